@@ -1,0 +1,153 @@
+//! Typed ids and a slab arena. Components address each other by id, never by pointer; packets
+//! live in a [`Slab`] whose freed slots are reused, so the steady state allocates nothing.
+
+use std::fmt;
+use std::marker::PhantomData;
+
+/// A typed index. `Id<Node>` and `Id<Link>` cannot be mixed up.
+pub struct Id<T> {
+    raw: u32,
+    _t: PhantomData<fn() -> T>,
+}
+
+impl<T> Id<T> {
+    /// From a raw index.
+    pub const fn new(raw: u32) -> Self {
+        Id {
+            raw,
+            _t: PhantomData,
+        }
+    }
+    /// The raw index.
+    pub const fn raw(self) -> u32 {
+        self.raw
+    }
+    /// The raw index as a usize, for indexing vectors.
+    pub const fn idx(self) -> usize {
+        self.raw as usize
+    }
+}
+
+impl<T> Clone for Id<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for Id<T> {}
+impl<T> PartialEq for Id<T> {
+    fn eq(&self, o: &Self) -> bool {
+        self.raw == o.raw
+    }
+}
+impl<T> Eq for Id<T> {}
+impl<T> PartialOrd for Id<T> {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl<T> Ord for Id<T> {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        self.raw.cmp(&o.raw)
+    }
+}
+impl<T> std::hash::Hash for Id<T> {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.raw.hash(h)
+    }
+}
+impl<T> fmt::Debug for Id<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "#{}", self.raw)
+    }
+}
+
+/// An arena of `T` with a free list; [`Slab::insert`] reuses freed slots first.
+pub struct Slab<T> {
+    slots: Vec<Option<T>>,
+    free: Vec<u32>,
+    live: usize,
+}
+
+impl<T> Default for Slab<T> {
+    fn default() -> Self {
+        Slab {
+            slots: Vec::new(),
+            free: Vec::new(),
+            live: 0,
+        }
+    }
+}
+
+impl<T> Slab<T> {
+    /// An empty slab with room for `n` values before it grows.
+    pub fn with_capacity(n: usize) -> Self {
+        Slab {
+            slots: Vec::with_capacity(n),
+            free: Vec::new(),
+            live: 0,
+        }
+    }
+    /// Stores `v` and returns its index.
+    pub fn insert(&mut self, v: T) -> u32 {
+        self.live += 1;
+        if let Some(i) = self.free.pop() {
+            debug_assert!(self.slots[i as usize].is_none());
+            self.slots[i as usize] = Some(v);
+            i
+        } else {
+            self.slots.push(Some(v));
+            (self.slots.len() - 1) as u32
+        }
+    }
+    /// Removes and returns the value at `i`. Removing an empty slot is a bug.
+    pub fn remove(&mut self, i: u32) -> T {
+        let v = self.slots[i as usize]
+            .take()
+            .expect("slab: removing an empty slot");
+        self.free.push(i);
+        self.live -= 1;
+        v
+    }
+    /// The value at `i`. Reading an empty slot is a bug.
+    pub fn get(&self, i: u32) -> &T {
+        self.slots[i as usize]
+            .as_ref()
+            .expect("slab: reading an empty slot")
+    }
+    /// The value at `i`, mutably.
+    pub fn get_mut(&mut self, i: u32) -> &mut T {
+        self.slots[i as usize]
+            .as_mut()
+            .expect("slab: reading an empty slot")
+    }
+    /// How many values are stored.
+    pub fn len(&self) -> usize {
+        self.live
+    }
+    /// Whether the slab holds nothing.
+    pub fn is_empty(&self) -> bool {
+        self.live == 0
+    }
+    /// The most slots ever in use at once.
+    pub fn high_water(&self) -> usize {
+        self.slots.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn freed_slots_are_reused() {
+        let mut s = Slab::default();
+        let a = s.insert(1);
+        let b = s.insert(2);
+        assert_eq!(s.remove(a), 1);
+        let c = s.insert(3);
+        assert_eq!(c, a);
+        assert_eq!(*s.get(b), 2);
+        assert_eq!(s.len(), 2);
+        assert_eq!(s.high_water(), 2);
+    }
+}

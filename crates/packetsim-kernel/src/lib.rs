@@ -1,0 +1,28 @@
+//! # packetsim-kernel
+//!
+//! The generic discrete-event core of packetsim. It knows nothing of packets, links or
+//! protocols: the compiler keeps it so, because the simulator library depends on this crate and
+//! never the other way round.
+//!
+//! - [`time`]: integer-nanosecond [`Time`] and [`Dur`], and [`Rate`] in bit/s.
+//! - [`queue`]: [`EventQueue`], a heap ordered by (time, sequence) so that ties run in the
+//!   order they were scheduled.
+//! - [`timer`]: lazy timer cancellation by generation counters.
+//! - [`id`]: typed ids and a slab arena that reuses freed slots.
+//! - [`rng`]: one PRNG stream per component, derived from (run seed, component name).
+//! - [`stats`]: counters, time-weighted averages, running mean/variance, Student-t intervals.
+//!
+//! Invariant: the same sequence of calls gives bit-identical results on every machine.
+
+pub mod id;
+pub mod queue;
+pub mod rng;
+pub mod stats;
+pub mod time;
+pub mod timer;
+
+pub use id::{Id, Slab};
+pub use queue::EventQueue;
+pub use rng::Rng;
+pub use time::{Dur, Rate, Time};
+pub use timer::{Generation, TimerSlot};

@@ -1,0 +1,120 @@
+//! Packets and their typed headers, Repr-style: plain structs, never bytes. Each header knows
+//! its length on the wire (`wire_len`), which is what links serialise and queues count.
+//!
+//! A [`Packet`] is small and `Clone`; in the world it lives in a slab and moves by index.
+//! Layering: this module uses only the kernel and [`crate::ids`].
+
+mod seq;
+mod tcp;
+
+pub use seq::Seq;
+pub use tcp::{SackBlocks, TcpFlags, TcpHeader, Timestamps};
+
+use crate::ids::{Addr, AgentId, FlowId};
+
+/// Bytes of the IPv4 header that every packet carries.
+pub const IP_HEADER_BYTES: u32 = 20;
+/// Bytes of a UDP header.
+pub const UDP_HEADER_BYTES: u32 = 8;
+
+/// The two ECN bits of the IP header (RFC 3168 §5).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Ecn {
+    /// Not ECN-capable transport.
+    #[default]
+    NotEct,
+    /// ECN-capable transport, ECT(0).
+    Ect0,
+    /// ECN-capable transport, ECT(1).
+    Ect1,
+    /// Congestion experienced, set by a router instead of dropping.
+    Ce,
+}
+
+impl Ecn {
+    /// Whether a router may mark this packet instead of dropping it.
+    pub fn is_ect(self) -> bool {
+        matches!(self, Ecn::Ect0 | Ecn::Ect1)
+    }
+}
+
+/// The transport part of a packet.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Body {
+    /// A TCP segment (header plus `payload` bytes of data).
+    Tcp(TcpHeader),
+    /// A UDP datagram with a sequence number (for loss accounting) and `payload` bytes.
+    Udp {
+        /// Sequence number of the datagram within its flow.
+        seq: u64,
+        /// Bytes of data.
+        payload: u32,
+    },
+}
+
+impl Body {
+    /// Bytes on the wire above the IP header.
+    pub fn transport_len(&self) -> u32 {
+        match self {
+            Body::Tcp(h) => h.wire_len(),
+            Body::Udp { payload, .. } => UDP_HEADER_BYTES + payload,
+        }
+    }
+}
+
+/// A packet in flight.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Packet {
+    /// Source address.
+    pub src: Addr,
+    /// Destination address; routing forwards on it.
+    pub dst: Addr,
+    /// The flow the packet belongs to (filled in by the agent adapter).
+    pub flow: FlowId,
+    /// The endpoint at `dst` that receives it (filled in by the agent adapter).
+    pub to: AgentId,
+    /// Bytes on the wire including the IP header (filled in by the adapter from the body).
+    pub size: u32,
+    /// ECN codepoint.
+    pub ecn: Ecn,
+    /// DiffServ code point (0 = best effort).
+    pub dscp: u8,
+    /// A number unique within the run (filled in by the adapter), for traces.
+    pub uid: u64,
+    /// The transport header and payload length.
+    pub body: Body,
+}
+
+impl Packet {
+    /// A packet from `src` to `dst` carrying `body`; the adapter fills in the rest.
+    pub fn new(src: Addr, dst: Addr, body: Body) -> Packet {
+        let size = IP_HEADER_BYTES + body.transport_len();
+        Packet {
+            src,
+            dst,
+            flow: FlowId(0),
+            to: AgentId(0),
+            size,
+            ecn: Ecn::NotEct,
+            dscp: 0,
+            uid: 0,
+            body,
+        }
+    }
+
+    /// The TCP header, if this is a TCP segment.
+    pub fn tcp(&self) -> Option<&TcpHeader> {
+        match &self.body {
+            Body::Tcp(h) => Some(h),
+            _ => None,
+        }
+    }
+
+    /// Bytes of application data carried.
+    pub fn payload(&self) -> u32 {
+        match &self.body {
+            Body::Tcp(h) => h.payload,
+            Body::Udp { payload, .. } => *payload,
+        }
+    }
+}

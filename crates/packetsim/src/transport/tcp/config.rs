@@ -1,0 +1,114 @@
+//! TCP configuration: one [`TcpConfig`] per flow, read from the scenario's `[tcp]` defaults
+//! table merged with the flow's own `tcp = { .. }` table. Every field has a documented default;
+//! [`TcpConfig::validate`] rejects nonsense before a run starts.
+
+use super::variant::Variant;
+use crate::units;
+use packetsim_kernel::Dur;
+use serde::{Deserialize, Serialize};
+
+/// Configuration of one TCP connection (both ends).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TcpConfig {
+    /// Congestion control and loss recovery pair: `tahoe`, `reno`, `newreno` or `sack`.
+    pub variant: Variant,
+    /// Maximum segment size: payload bytes per segment (default 1460, giving 1500-byte packets).
+    pub mss: u32,
+    /// Initial congestion window in segments (default 2; RFC 5681 §3.1 allows 2 to 4).
+    pub initial_cwnd: u32,
+    /// Initial slow-start threshold in bytes; absent means the receive window (RFC 5681 §3.1
+    /// allows it to be arbitrarily high).
+    #[serde(with = "units::bytes::opt", skip_serializing_if = "Option::is_none")]
+    pub initial_ssthresh: Option<u64>,
+    /// The receiver's fixed advertised window in bytes (default 64 KiB).
+    #[serde(with = "units::bytes")]
+    pub rcv_window: u64,
+    /// RTO before the first RTT sample (RFC 6298 §2.1: 1 s).
+    #[serde(with = "units::dur")]
+    pub rto_initial: Dur,
+    /// Lower bound on the RTO (RFC 6298 §2.4: 1 s).
+    #[serde(with = "units::dur")]
+    pub rto_min: Dur,
+    /// Upper bound on the RTO, including backoff (RFC 6298 §2.5: at least 60 s).
+    #[serde(with = "units::dur")]
+    pub rto_max: Dur,
+    /// Clock granularity G in RTO = SRTT + max(G, 4·RTTVAR) (RFC 6298 §2.3; default 1 ms).
+    #[serde(with = "units::dur")]
+    pub granularity: Dur,
+    /// Send and echo the timestamp option and take RTT samples from it (RFC 7323).
+    pub timestamps: bool,
+    /// Delayed ACK: when present, acknowledge every second full segment or after this long
+    /// (RFC 5681 §4.2; 200 ms is customary). Absent (default): ACK every segment.
+    #[serde(with = "units::dur::opt", skip_serializing_if = "Option::is_none")]
+    pub delayed_ack: Option<Dur>,
+    /// Duplicate ACKs that trigger fast retransmit (RFC 5681 §3.2: 3).
+    pub dupack_threshold: u32,
+    /// SACK blocks the receiver puts in each ACK (1 to 4; default 3).
+    pub sack_blocks: u32,
+    /// Negotiate ECN (RFC 3168).
+    pub ecn: bool,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            variant: Variant::NewReno,
+            mss: 1460,
+            initial_cwnd: 2,
+            initial_ssthresh: None,
+            rcv_window: 65_536,
+            rto_initial: Dur::from_secs(1),
+            rto_min: Dur::from_secs(1),
+            rto_max: Dur::from_secs(60),
+            granularity: Dur::from_millis(1),
+            timestamps: false,
+            delayed_ack: None,
+            dupack_threshold: 3,
+            sack_blocks: 3,
+            ecn: false,
+        }
+    }
+}
+
+impl TcpConfig {
+    /// Checks the values; the error names the offending key and says what was expected.
+    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+        if self.mss == 0 || self.mss > 65_000 {
+            return Err(("mss", format!("expected 1..=65000 bytes, got {}", self.mss)));
+        }
+        if self.initial_cwnd == 0 {
+            return Err(("initial_cwnd", "expected at least 1 segment".into()));
+        }
+        if self.rcv_window < self.mss as u64 {
+            return Err((
+                "rcv_window",
+                format!("expected at least one MSS ({} bytes)", self.mss),
+            ));
+        }
+        if self.rcv_window > u32::MAX as u64 / 2 {
+            return Err(("rcv_window", "expected less than 2 GiB".into()));
+        }
+        if self.rto_min > self.rto_max {
+            return Err(("rto_min", "expected rto_min <= rto_max".into()));
+        }
+        if self.rto_initial == Dur::ZERO {
+            return Err(("rto_initial", "expected a positive duration".into()));
+        }
+        if self.dupack_threshold == 0 {
+            return Err(("dupack_threshold", "expected at least 1".into()));
+        }
+        if !(1..=4).contains(&self.sack_blocks) {
+            return Err((
+                "sack_blocks",
+                format!("expected 1 to 4, got {}", self.sack_blocks),
+            ));
+        }
+        if let Some(s) = self.initial_ssthresh {
+            if s < 2 * self.mss as u64 {
+                return Err(("initial_ssthresh", "expected at least 2 MSS".into()));
+            }
+        }
+        Ok(())
+    }
+}

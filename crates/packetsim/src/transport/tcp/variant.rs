@@ -1,0 +1,45 @@
+//! The TCP variants a scenario can name. Each is a row pairing a congestion control with a
+//! loss recovery (see `cc/` and `recovery/`).
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// A TCP variant name as written in scenarios.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Variant {
+    /// Slow start, congestion avoidance, fast retransmit, no fast recovery (back to 1 MSS).
+    Tahoe,
+    /// Fast retransmit and fast recovery (RFC 5681).
+    Reno,
+    /// Reno with partial-ACK handling (RFC 6582).
+    NewReno,
+    /// SACK-based loss recovery (RFC 2018 blocks, RFC 6675 scoreboard and pipe).
+    Sack,
+}
+
+impl Variant {
+    /// Every variant, in a fixed order.
+    pub const ALL: [Variant; 4] = [
+        Variant::Tahoe,
+        Variant::Reno,
+        Variant::NewReno,
+        Variant::Sack,
+    ];
+
+    /// The scenario spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Tahoe => "tahoe",
+            Variant::Reno => "reno",
+            Variant::NewReno => "newreno",
+            Variant::Sack => "sack",
+        }
+    }
+}
+
+impl fmt::Display for Variant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}

@@ -1,0 +1,1 @@
+//! UDP endpoints: a constant-bit-rate source and a counting sink (written with the world).

@@ -1,0 +1,222 @@
+//! Quantities with units as they are written in scenarios: durations (`"10ms"`, `"1.5s"`),
+//! rates (`"2Mbps"`, `"1Gbps"`, decimal prefixes) and byte counts (`1500`, `"64KiB"`,
+//! `"4MB"`). A number without a unit is accepted only for byte counts; a duration or rate
+//! without its unit is an error, because "10" could mean anything.
+//!
+//! `serde(with = "crate::units::dur")` and friends plug these into config structs. Parse
+//! errors say what was expected, and the TOML layer adds file, line and key.
+
+use packetsim_kernel::{Dur, Rate};
+
+fn split_number(s: &str) -> Option<(f64, &str)> {
+    let s = s.trim();
+    let end = s
+        .find(|c: char| {
+            !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '-' || c == '+')
+        })
+        .unwrap_or(s.len());
+    // "1e3ms" parses; a bare "e" or "ms" does not.
+    let (num, unit) = s.split_at(end);
+    let v: f64 = num.parse().ok()?;
+    Some((v, unit.trim()))
+}
+
+/// Parses a duration such as `"10ms"`, `"1.5s"`, `"250us"`, `"40ns"`, `"2min"`.
+pub fn parse_dur(s: &str) -> Result<Dur, String> {
+    let expected = || {
+        format!("expected a duration with a unit (ns, us, ms, s, min), e.g. \"10ms\"; got {s:?}")
+    };
+    let (v, unit) = split_number(s).ok_or_else(expected)?;
+    if v < 0.0 {
+        return Err(format!("a duration cannot be negative; got {s:?}"));
+    }
+    let scale = match unit {
+        "ns" => 1e-9,
+        "us" | "µs" => 1e-6,
+        "ms" => 1e-3,
+        "s" => 1.0,
+        "min" => 60.0,
+        _ => return Err(expected()),
+    };
+    Ok(Dur::from_secs_f64(v * scale))
+}
+
+/// Parses a rate such as `"2Mbps"`, `"1Gbps"`, `"64kbps"`, `"9600bps"` (decimal prefixes).
+pub fn parse_rate(s: &str) -> Result<Rate, String> {
+    let expected = || {
+        format!("expected a rate with a unit (bps, kbps, Mbps, Gbps), e.g. \"10Mbps\"; got {s:?}")
+    };
+    let (v, unit) = split_number(s).ok_or_else(expected)?;
+    if v < 0.0 {
+        return Err(format!("a rate cannot be negative; got {s:?}"));
+    }
+    let scale = match unit {
+        "bps" => 1.0,
+        "kbps" | "Kbps" => 1e3,
+        "Mbps" => 1e6,
+        "Gbps" => 1e9,
+        _ => return Err(expected()),
+    };
+    Ok(Rate((v * scale).round() as u64))
+}
+
+/// Parses a byte count: a bare integer, or a number with B, KB/MB/GB (decimal) or
+/// KiB/MiB/GiB (binary), e.g. `"1500B"`, `"64KiB"`, `"4MiB"`.
+pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    let expected = || {
+        format!("expected a byte count such as 1500, \"1500B\", \"64KiB\" or \"4MB\"; got {s:?}")
+    };
+    let (v, unit) = split_number(s).ok_or_else(expected)?;
+    if v < 0.0 {
+        return Err(format!("a byte count cannot be negative; got {s:?}"));
+    }
+    let scale = match unit {
+        "" | "B" => 1.0,
+        "KB" | "kB" => 1e3,
+        "MB" => 1e6,
+        "GB" => 1e9,
+        "KiB" => 1024.0,
+        "MiB" => 1024.0 * 1024.0,
+        "GiB" => 1024.0 * 1024.0 * 1024.0,
+        _ => return Err(expected()),
+    };
+    let b = v * scale;
+    if b.fract() != 0.0 {
+        return Err(format!(
+            "a byte count must be a whole number of bytes; got {s:?}"
+        ));
+    }
+    Ok(b as u64)
+}
+
+/// Formats a duration so that [`parse_dur`] reads it back exactly.
+pub fn format_dur(d: Dur) -> String {
+    format!("{}ns", d.as_nanos())
+}
+
+/// Formats a rate so that [`parse_rate`] reads it back exactly.
+pub fn format_rate(r: Rate) -> String {
+    format!("{}bps", r.as_bps())
+}
+
+macro_rules! serde_unit {
+    ($modname:ident, $ty:ty, $parse:path, $format:path, $what:literal) => {
+        /// Serde adapter for this quantity (use with `#[serde(with = ...)]`).
+        pub mod $modname {
+            use super::*;
+            use serde::{de, Deserializer, Serializer};
+
+            /// Serializes as a string with a unit.
+            pub fn serialize<S: Serializer>(v: &$ty, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(&$format(*v))
+            }
+
+            /// Deserializes from a string with a unit.
+            pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<$ty, D::Error> {
+                struct V;
+                impl<'de> de::Visitor<'de> for V {
+                    type Value = $ty;
+                    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                        f.write_str($what)
+                    }
+                    fn visit_str<E: de::Error>(self, s: &str) -> Result<$ty, E> {
+                        $parse(s).map_err(E::custom)
+                    }
+                    fn visit_i64<E: de::Error>(self, n: i64) -> Result<$ty, E> {
+                        $parse(&n.to_string()).map_err(E::custom)
+                    }
+                    fn visit_u64<E: de::Error>(self, n: u64) -> Result<$ty, E> {
+                        $parse(&n.to_string()).map_err(E::custom)
+                    }
+                    fn visit_f64<E: de::Error>(self, n: f64) -> Result<$ty, E> {
+                        $parse(&n.to_string()).map_err(E::custom)
+                    }
+                }
+                d.deserialize_any(V)
+            }
+
+            /// Serde adapter for an optional value of this quantity.
+            pub mod opt {
+                use super::*;
+                use serde::Deserialize;
+
+                /// Serializes `None` as nothing and `Some` as a string with a unit.
+                pub fn serialize<S: Serializer>(v: &Option<$ty>, s: S) -> Result<S::Ok, S::Error> {
+                    match v {
+                        Some(v) => s.serialize_some(&$format(*v)),
+                        None => s.serialize_none(),
+                    }
+                }
+
+                /// Deserializes a present value; absence is handled by `#[serde(default)]`.
+                pub fn deserialize<'de, D: Deserializer<'de>>(
+                    d: D,
+                ) -> Result<Option<$ty>, D::Error> {
+                    #[derive(Deserialize)]
+                    struct W(#[serde(with = "super")] $ty);
+                    W::deserialize(d).map(|w| Some(w.0))
+                }
+            }
+        }
+    };
+}
+
+fn format_bytes(b: u64) -> String {
+    b.to_string()
+}
+
+serde_unit!(
+    dur,
+    Dur,
+    parse_dur,
+    format_dur,
+    "a duration with a unit, e.g. \"10ms\""
+);
+serde_unit!(
+    rate,
+    Rate,
+    parse_rate,
+    format_rate,
+    "a rate with a unit, e.g. \"10Mbps\""
+);
+serde_unit!(
+    bytes,
+    u64,
+    parse_bytes,
+    format_bytes,
+    "a byte count, e.g. 1500 or \"64KiB\""
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_need_a_known_unit() {
+        assert_eq!(parse_dur("10ms"), Ok(Dur::from_millis(10)));
+        assert_eq!(parse_dur("1.5s"), Ok(Dur::from_millis(1500)));
+        assert_eq!(parse_dur(" 250us "), Ok(Dur::from_micros(250)));
+        assert!(parse_dur("10").is_err());
+        assert!(parse_dur("10 sec").is_err());
+        assert!(parse_dur("-5ms").unwrap_err().contains("negative"));
+    }
+
+    #[test]
+    fn rates_use_decimal_prefixes() {
+        assert_eq!(parse_rate("2Mbps"), Ok(Rate::mbps(2)));
+        assert_eq!(parse_rate("1Gbps"), Ok(Rate(1_000_000_000)));
+        assert_eq!(parse_rate("1.5Mbps"), Ok(Rate(1_500_000)));
+        assert!(parse_rate("10 Mbs").is_err());
+        assert!(parse_rate("10").is_err());
+    }
+
+    #[test]
+    fn bytes_accept_bare_integers_and_binary_prefixes() {
+        assert_eq!(parse_bytes("1500"), Ok(1500));
+        assert_eq!(parse_bytes("64KiB"), Ok(65536));
+        assert_eq!(parse_bytes("4MiB"), Ok(4_194_304));
+        assert_eq!(parse_bytes("4MB"), Ok(4_000_000));
+        assert!(parse_bytes("1.5B").is_err());
+        assert!(parse_bytes("12 bytes").is_err());
+    }
+}
