@@ -1,1 +1,229 @@
-//! (being written)
+//! The network: nodes, full-duplex links and static shortest-path routing.
+//!
+//! - A node owns one or more addresses and forwards by destination address through a table
+//!   computed at build time ([`Net::compute_routes`], hop count, ties broken by link order).
+//! - A link is two [`Egress`]es, one per direction, each with its own queue, transmitter,
+//!   propagation delay and error model.
+//!
+//! Layering: uses the kernel, ids, packet and queue; knows nothing of transport protocols.
+
+mod link;
+
+pub use link::{Egress, ErrorModel, LinkStats};
+
+use crate::ids::{Addr, EgressId, LinkId, NodeId};
+use crate::queue::AnyAdmission;
+use packetsim_kernel::{Dur, Rate, Rng};
+use std::collections::VecDeque;
+
+/// A host or router.
+#[derive(Debug)]
+pub struct Node {
+    /// The scenario's name for it.
+    pub name: String,
+    /// The addresses it owns; the first is its primary address.
+    pub addrs: Vec<Addr>,
+    /// Next egress toward each address (indexed by address), `None` when unreachable or local.
+    pub routes: Vec<Option<EgressId>>,
+    /// Egresses leaving this node, in link order.
+    pub egresses: Vec<EgressId>,
+}
+
+/// A full-duplex link.
+#[derive(Debug)]
+pub struct Link {
+    /// The scenario's name for it.
+    pub name: String,
+    /// One end.
+    pub a: NodeId,
+    /// The other end.
+    pub b: NodeId,
+    /// The a→b direction.
+    pub ab: EgressId,
+    /// The b→a direction.
+    pub ba: EgressId,
+}
+
+/// Everything needed to build one direction of a link.
+#[derive(Debug, Clone)]
+pub struct DirectionParams {
+    /// Transmission rate.
+    pub rate: Rate,
+    /// One-way propagation delay.
+    pub delay: Dur,
+    /// The queue's admission policy.
+    pub admission: AnyAdmission,
+    /// The error model of this direction.
+    pub errors: ErrorModel,
+}
+
+/// Nodes, links and routes.
+#[derive(Debug, Default)]
+pub struct Net {
+    /// Nodes, indexed by [`NodeId`].
+    pub nodes: Vec<Node>,
+    /// Links, indexed by [`LinkId`].
+    pub links: Vec<Link>,
+    /// Link directions, indexed by [`EgressId`].
+    pub egresses: Vec<Egress>,
+    /// The node owning each address, indexed by [`Addr`].
+    pub addr_owner: Vec<NodeId>,
+}
+
+impl Net {
+    /// Adds a node with one address and returns its id.
+    pub fn add_node(&mut self, name: &str) -> NodeId {
+        let id = NodeId(self.nodes.len() as u32);
+        let addr = Addr(self.addr_owner.len() as u32);
+        self.addr_owner.push(id);
+        self.nodes.push(Node {
+            name: name.to_string(),
+            addrs: vec![addr],
+            routes: Vec::new(),
+            egresses: Vec::new(),
+        });
+        id
+    }
+
+    /// The primary address of `node`.
+    pub fn addr_of(&self, node: NodeId) -> Addr {
+        self.nodes[node.idx()].addrs[0]
+    }
+
+    /// Adds a full-duplex link between `a` and `b`. `seed` is the run seed: each direction
+    /// draws its errors from its own stream named `links.<name>.<from>-><to>`.
+    pub fn add_link(
+        &mut self,
+        name: &str,
+        a: NodeId,
+        b: NodeId,
+        ab: DirectionParams,
+        ba: DirectionParams,
+        seed: u64,
+    ) -> LinkId {
+        let id = LinkId(self.links.len() as u32);
+        let mut mk = |from: NodeId, to: NodeId, p: DirectionParams| {
+            let eid = EgressId(self.egresses.len() as u32);
+            let ename = format!(
+                "{}:{}->{}",
+                name,
+                self.nodes[from.idx()].name,
+                self.nodes[to.idx()].name
+            );
+            let rng = Rng::for_component(seed, &format!("links.{ename}"));
+            self.egresses.push(Egress::new(ename, id, from, to, p, rng));
+            self.nodes[from.idx()].egresses.push(eid);
+            eid
+        };
+        let e_ab = mk(a, b, ab);
+        let e_ba = mk(b, a, ba);
+        self.links.push(Link {
+            name: name.to_string(),
+            a,
+            b,
+            ab: e_ab,
+            ba: e_ba,
+        });
+        id
+    }
+
+    /// Computes every node's forwarding table: for each address, the first egress of a
+    /// shortest path (in hops) to the address's owner. Among equal-hop paths the one a
+    /// breadth-first search from the destination finds first wins, visiting links in scenario
+    /// order, so the result depends only on the scenario.
+    pub fn compute_routes(&mut self) {
+        let n_nodes = self.nodes.len();
+        let n_addrs = self.addr_owner.len();
+        for node in &mut self.nodes {
+            node.routes = vec![None; n_addrs];
+        }
+        // Breadth-first search from each destination node over reversed edges: the egress by
+        // which a node is first reached toward the destination is its next hop.
+        let mut next_hop: Vec<Option<EgressId>> = vec![None; n_nodes];
+        let mut seen = vec![false; n_nodes];
+        let mut frontier = VecDeque::new();
+        // incoming[v]: every (u, egress u -> v), in link order.
+        let mut incoming: Vec<Vec<(NodeId, EgressId)>> = vec![Vec::new(); n_nodes];
+        for link in &self.links {
+            incoming[link.b.idx()].push((link.a, link.ab));
+            incoming[link.a.idx()].push((link.b, link.ba));
+        }
+        for dest in 0..n_nodes {
+            next_hop.iter_mut().for_each(|h| *h = None);
+            seen.iter_mut().for_each(|s| *s = false);
+            seen[dest] = true;
+            frontier.clear();
+            frontier.push_back(dest);
+            while let Some(v) = frontier.pop_front() {
+                // Every egress u -> v makes u one hop closer to dest.
+                for &(u, e) in &incoming[v] {
+                    if !seen[u.idx()] {
+                        seen[u.idx()] = true;
+                        next_hop[u.idx()] = Some(e);
+                        frontier.push_back(u.idx());
+                    }
+                }
+            }
+            for (addr, owner) in self.addr_owner.iter().enumerate() {
+                if owner.idx() == dest {
+                    for (u, node) in self.nodes.iter_mut().enumerate() {
+                        node.routes[addr] = next_hop[u];
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether `node` can reach `addr` (or owns it).
+    pub fn reachable(&self, node: NodeId, addr: Addr) -> bool {
+        self.addr_owner[addr.0 as usize] == node
+            || self.nodes[node.idx()].routes[addr.0 as usize].is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::queue::{DropTail, QueueLimit};
+
+    fn dir() -> DirectionParams {
+        DirectionParams {
+            rate: Rate::mbps(10),
+            delay: Dur::from_millis(1),
+            admission: AnyAdmission::DropTail(DropTail::new(QueueLimit::Packets(10))),
+            errors: ErrorModel::default(),
+        }
+    }
+
+    #[test]
+    fn routes_follow_the_fewest_hops() {
+        // a - b - c - d, plus a shortcut a - d.
+        let mut net = Net::default();
+        let [a, b, c, d] = ["a", "b", "c", "d"].map(|n| net.add_node(n));
+        net.add_link("ab", a, b, dir(), dir(), 1);
+        net.add_link("bc", b, c, dir(), dir(), 1);
+        net.add_link("cd", c, d, dir(), dir(), 1);
+        let ad = net.add_link("ad", a, d, dir(), dir(), 1);
+        net.compute_routes();
+        let da = net.addr_of(d);
+        assert_eq!(
+            net.nodes[a.idx()].routes[da.0 as usize],
+            Some(net.links[ad.idx()].ab)
+        );
+        // c reaches a in two hops either way; the search from a reaches b (link ab) before d
+        // (link ad), so c goes through b.
+        let ca = net.nodes[c.idx()].routes[net.addr_of(a).0 as usize].unwrap();
+        assert_eq!(net.egresses[ca.idx()].to, b);
+        assert!(net.reachable(b, da));
+        assert_eq!(net.nodes[d.idx()].routes[da.0 as usize], None, "local");
+    }
+
+    #[test]
+    fn unreachable_destinations_have_no_route() {
+        let mut net = Net::default();
+        let a = net.add_node("a");
+        let b = net.add_node("b");
+        net.compute_routes();
+        assert!(!net.reachable(a, net.addr_of(b)));
+    }
+}

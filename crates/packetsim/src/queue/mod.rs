@@ -1,1 +1,152 @@
-//! (being written)
+//! Queue disciplines, drop reasons and queue statistics.
+//!
+//! A FIFO egress decides at enqueue time whether a packet is admitted; once admitted, its place
+//! in line (and so its departure time, on a fixed-rate link) is fixed. That lets the link
+//! schedule the packet's arrival at the next hop at once, with no transmission-complete event
+//! (DESIGN.md, Performance). Admission policies therefore implement [`Admission`]: given the
+//! queue's current length they return a [`Verdict`]. DropTail is one; RED and RIO (a later
+//! issue) fit the same trait, since they too decide on arrival and serve in FIFO order.
+//! Schedulers that reorder packets (WRR, priority) will need the pull model with a TxDone
+//! event; they will be a second egress kind beside the FIFO one, not a change to this trait.
+//!
+//! Bookkeeping identity, checked in debug builds and by tests:
+//! `arrivals = drops (all reasons) + departures + waiting`.
+
+mod droptail;
+
+pub use droptail::DropTail;
+
+use packetsim_kernel::stats::TimeAverage;
+use packetsim_kernel::Time;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Why a packet was dropped. Every drop in the simulator carries one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DropReason {
+    /// The queue was full.
+    Overflow,
+    /// An active queue management policy dropped it early (RED/RIO, between thresholds).
+    Early,
+    /// The average queue was above the maximum threshold (RED/RIO).
+    Forced,
+    /// The link's error model corrupted it (uniform loss or bit errors).
+    Error,
+    /// The link was down (scheduled outage).
+    LinkDown,
+    /// No route to the destination.
+    NoRoute,
+}
+
+impl DropReason {
+    /// Every reason, in report order.
+    pub const ALL: [DropReason; 6] = [
+        DropReason::Overflow,
+        DropReason::Early,
+        DropReason::Forced,
+        DropReason::Error,
+        DropReason::LinkDown,
+        DropReason::NoRoute,
+    ];
+
+    /// The name used in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            DropReason::Overflow => "overflow",
+            DropReason::Early => "early",
+            DropReason::Forced => "forced",
+            DropReason::Error => "error",
+            DropReason::LinkDown => "link_down",
+            DropReason::NoRoute => "no_route",
+        }
+    }
+}
+
+impl fmt::Display for DropReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What an admission policy decided for an arriving packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Queue it unchanged.
+    Queued,
+    /// Queue it with the ECN CE mark set.
+    Marked,
+    /// Drop it, for this reason.
+    Dropped(DropReason),
+}
+
+/// The queue's state that an admission policy may look at.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct QueueLen {
+    /// Packets waiting (not counting the one being transmitted).
+    pub packets: u32,
+    /// Bytes waiting.
+    pub bytes: u64,
+}
+
+/// A FIFO admission policy: decides on arrival, never reorders.
+pub trait Admission {
+    /// Decides for a packet of `size` bytes arriving at `now` to a queue of length `len`.
+    fn admit(&mut self, now: Time, len: QueueLen, size: u32) -> Verdict;
+}
+
+/// The admission policies a scenario can choose (enum dispatch, no allocation).
+#[derive(Clone, Debug)]
+pub enum AnyAdmission {
+    /// Drop arrivals when the queue is full.
+    DropTail(DropTail),
+}
+
+impl Admission for AnyAdmission {
+    #[inline]
+    fn admit(&mut self, now: Time, len: QueueLen, size: u32) -> Verdict {
+        match self {
+            AnyAdmission::DropTail(d) => d.admit(now, len, size),
+        }
+    }
+}
+
+/// A queue limit, in packets or in bytes (one unit, never both).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum QueueLimit {
+    /// At most this many packets waiting.
+    Packets(u32),
+    /// At most this many bytes waiting.
+    Bytes(u64),
+}
+
+/// Counters of one queue.
+#[derive(Clone, Debug, Default)]
+pub struct QueueStats {
+    /// Packets offered to the queue.
+    pub arrivals: u64,
+    /// Packets that left the queue for the transmitter.
+    pub departures: u64,
+    /// Packets dropped at the queue, by reason (indexed like [`DropReason::ALL`]).
+    pub drops: [u64; DropReason::ALL.len()],
+    /// Packets ECN-marked at the queue.
+    pub marks: u64,
+    /// Bytes offered.
+    pub arrival_bytes: u64,
+    /// Time-weighted length in packets (waiting, not counting the one in transmission).
+    pub len: TimeAverage,
+}
+
+impl QueueStats {
+    /// Counts a drop.
+    pub fn drop(&mut self, r: DropReason) {
+        self.drops[r as usize] += 1;
+    }
+    /// Drops for one reason.
+    pub fn drops_for(&self, r: DropReason) -> u64 {
+        self.drops[r as usize]
+    }
+    /// Drops for every reason.
+    pub fn total_drops(&self) -> u64 {
+        self.drops.iter().sum()
+    }
+}

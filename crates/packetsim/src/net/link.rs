@@ -1,0 +1,346 @@
+//! One direction of a link: FIFO queue, transmitter, propagation delay and error model.
+//!
+//! The queue is lazy: the transmitter's free time is known, so an admitted packet's start of
+//! transmission, its end, and its arrival at the far end are all computed on enqueue. Waiting
+//! packets are remembered only by their start times, popped as the clock passes them
+//! ([`Egress::drain`]), which gives exact queue lengths and time averages.
+//!
+//! Error model decisions are drawn at enqueue, in FIFO order, from this direction's own RNG
+//! stream. A lost packet still occupies the transmitter (it is corrupted on the wire). A packet
+//! whose transmission or propagation overlaps a scheduled outage `[from, to)` is lost.
+
+use super::DirectionParams;
+use crate::ids::{LinkId, NodeId};
+use crate::packet::{Ecn, Packet};
+use crate::queue::{Admission, AnyAdmission, DropReason, QueueLen, QueueStats, Verdict};
+use packetsim_kernel::stats::TimeAverage;
+use packetsim_kernel::{Dur, Rate, Rng, Time};
+use std::collections::VecDeque;
+
+/// Random and scheduled losses on one link direction.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ErrorModel {
+    /// Probability that a packet is lost, independently of all others (Bernoulli).
+    pub loss: f64,
+    /// Probability that a bit is corrupted; a packet of n bits survives with (1 - ber)^n.
+    pub ber: f64,
+    /// Intervals `[from, to)` during which the link is down, sorted and disjoint.
+    pub outages: Vec<(Time, Time)>,
+}
+
+impl ErrorModel {
+    fn down_during(&self, from: Time, to: Time) -> bool {
+        self.outages.iter().any(|&(a, b)| from < b && a <= to)
+    }
+
+    fn corrupts(&self, rng: &mut Rng, size: u32) -> bool {
+        let mut p = self.loss;
+        if self.ber > 0.0 {
+            let survive = (1.0 - self.ber).powf(size as f64 * 8.0);
+            p = 1.0 - (1.0 - p) * survive;
+        }
+        p > 0.0 && rng.bernoulli(p)
+    }
+}
+
+/// Counters of one link direction.
+#[derive(Clone, Debug, Default)]
+pub struct LinkStats {
+    /// Packets that entered the transmitter.
+    pub transmitted: u64,
+    /// Bytes that entered the transmitter.
+    pub transmitted_bytes: u64,
+    /// Packets lost to the error model.
+    pub lost_error: u64,
+    /// Packets lost to outages.
+    pub lost_down: u64,
+    /// Packets that reached the far end.
+    pub delivered: u64,
+    /// Total transmission time (for utilisation).
+    pub busy: Dur,
+}
+
+/// One direction of a link.
+#[derive(Debug)]
+pub struct Egress {
+    /// `<link>:<from>-><to>`, used in reports.
+    pub name: String,
+    /// The link this direction belongs to.
+    pub link: LinkId,
+    /// The sending end.
+    pub from: NodeId,
+    /// The receiving end.
+    pub to: NodeId,
+    /// Transmission rate.
+    pub rate: Rate,
+    /// One-way propagation delay.
+    pub delay: Dur,
+    /// Random and scheduled losses.
+    pub errors: ErrorModel,
+    /// Queue counters.
+    pub queue: QueueStats,
+    /// Link counters.
+    pub stats: LinkStats,
+    admission: AnyAdmission,
+    /// Start-of-transmission time and size of each packet still waiting, in FIFO order.
+    waiting: VecDeque<(Time, u32)>,
+    len: QueueLen,
+    busy_until: Time,
+    rng: Rng,
+}
+
+impl Egress {
+    pub(super) fn new(
+        name: String,
+        link: LinkId,
+        from: NodeId,
+        to: NodeId,
+        p: DirectionParams,
+        rng: Rng,
+    ) -> Egress {
+        Egress {
+            name,
+            link,
+            from,
+            to,
+            rate: p.rate,
+            delay: p.delay,
+            errors: p.errors,
+            queue: QueueStats {
+                len: TimeAverage::new(Time::ZERO),
+                ..Default::default()
+            },
+            stats: LinkStats::default(),
+            admission: p.admission,
+            waiting: VecDeque::new(),
+            len: QueueLen::default(),
+            busy_until: Time::ZERO,
+            rng,
+        }
+    }
+
+    /// Moves every packet whose transmission has started by `now` out of the queue.
+    #[inline]
+    pub fn drain(&mut self, now: Time) {
+        while let Some(&(start, size)) = self.waiting.front() {
+            if start > now {
+                break;
+            }
+            self.waiting.pop_front();
+            self.len.packets -= 1;
+            self.len.bytes -= size as u64;
+            self.queue.departures += 1;
+            self.queue.len.set(start, self.len.packets as f64);
+        }
+    }
+
+    /// Packets and bytes waiting at `now` (call [`Egress::drain`] first).
+    pub fn len(&self) -> QueueLen {
+        self.len
+    }
+
+    /// Offers `pkt` to this direction at `now`. Returns when it arrives at the far end, or
+    /// why it was dropped (at the queue or on the wire). May set the packet's CE mark.
+    #[inline]
+    pub fn send(&mut self, now: Time, pkt: &mut Packet) -> Result<Time, DropReason> {
+        self.drain(now);
+        self.queue.arrivals += 1;
+        self.queue.arrival_bytes += pkt.size as u64;
+        match self.admission.admit(now, self.len, pkt.size) {
+            Verdict::Queued => {}
+            Verdict::Marked => {
+                debug_assert!(pkt.ecn.is_ect(), "marking a packet that is not ECN-capable");
+                pkt.ecn = Ecn::Ce;
+                self.queue.marks += 1;
+            }
+            Verdict::Dropped(r) => {
+                self.queue.drop(r);
+                return Err(r);
+            }
+        }
+        let start = now.max(self.busy_until);
+        let tx = self.rate.tx_time(pkt.size);
+        self.busy_until = start + tx;
+        if start > now {
+            self.waiting.push_back((start, pkt.size));
+            self.len.packets += 1;
+            self.len.bytes += pkt.size as u64;
+            self.queue.len.set(now, self.len.packets as f64);
+        } else {
+            self.queue.departures += 1;
+        }
+        self.stats.transmitted += 1;
+        self.stats.transmitted_bytes += pkt.size as u64;
+        self.stats.busy += tx;
+        let arrival = self.busy_until + self.delay;
+        if !self.errors.outages.is_empty() && self.errors.down_during(start, arrival) {
+            self.stats.lost_down += 1;
+            return Err(DropReason::LinkDown);
+        }
+        if self.errors.corrupts(&mut self.rng, pkt.size) {
+            self.stats.lost_error += 1;
+            return Err(DropReason::Error);
+        }
+        Ok(arrival)
+    }
+
+    /// Fraction of `[0, end)` the transmitter was busy.
+    pub fn utilisation(&self, end: Time) -> f64 {
+        if end == Time::ZERO {
+            return 0.0;
+        }
+        let overrun = self.busy_until.saturating_since(end);
+        (self.stats.busy - overrun).as_nanos() as f64 / end.as_nanos() as f64
+    }
+
+    /// Packets in the transmitter or on the wire: transmitted, not yet delivered, not lost.
+    pub fn in_flight(&self) -> u64 {
+        self.stats.transmitted - self.stats.delivered - self.stats.lost_error - self.stats.lost_down
+    }
+
+    /// Checks the bookkeeping identities (debug builds and tests).
+    pub fn check_conservation(&self) -> Result<(), String> {
+        let q = &self.queue;
+        let waiting = self.waiting.len() as u64;
+        if q.arrivals != q.total_drops() + q.departures + waiting {
+            return Err(format!(
+                "{}: queue arrivals {} != drops {} + departures {} + waiting {}",
+                self.name,
+                q.arrivals,
+                q.total_drops(),
+                q.departures,
+                waiting
+            ));
+        }
+        let entered = self.stats.transmitted;
+        let out = self.stats.delivered + self.stats.lost_error + self.stats.lost_down;
+        if out > entered {
+            return Err(format!(
+                "{}: {} packets left the link but only {} entered",
+                self.name, out, entered
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::Addr;
+    use crate::packet::Body;
+    use crate::queue::{DropTail, QueueLimit};
+
+    fn egress(limit: u32, errors: ErrorModel) -> Egress {
+        let p = DirectionParams {
+            rate: Rate::mbps(8), // 1500 B take 1.5 ms
+            delay: Dur::from_millis(10),
+            admission: AnyAdmission::DropTail(DropTail::new(QueueLimit::Packets(limit))),
+            errors,
+        };
+        Egress::new(
+            "l:a->b".into(),
+            LinkId(0),
+            NodeId(0),
+            NodeId(1),
+            p,
+            Rng::from_seed(1),
+        )
+    }
+
+    fn pkt() -> Packet {
+        let mut p = Packet::new(
+            Addr(0),
+            Addr(1),
+            Body::Udp {
+                seq: 0,
+                payload: 1472,
+            },
+        );
+        p.size = 1500;
+        p
+    }
+
+    #[test]
+    fn back_to_back_packets_queue_behind_the_transmitter() {
+        let mut e = egress(10, ErrorModel::default());
+        let t0 = Time::ZERO;
+        assert_eq!(e.send(t0, &mut pkt()), Ok(Time::from_micros(11_500)));
+        assert_eq!(e.send(t0, &mut pkt()), Ok(Time::from_micros(13_000)));
+        assert_eq!(
+            e.len().packets,
+            1,
+            "the first is in transmission, the second waits"
+        );
+        e.drain(Time::from_micros(1_500));
+        assert_eq!(e.len().packets, 0);
+        // Waited 1.5 ms out of 3 ms: mean length 0.5.
+        assert!((e.queue.len.mean(Time::from_micros(3_000)) - 0.5).abs() < 1e-9);
+        assert_eq!(e.utilisation(Time::from_micros(3_000)), 1.0);
+    }
+
+    #[test]
+    fn overflow_drops_and_keeps_the_books_balanced() {
+        let mut e = egress(2, ErrorModel::default());
+        let verdicts: Vec<_> = (0..5)
+            .map(|_| e.send(Time::ZERO, &mut pkt()).is_ok())
+            .collect();
+        // One in transmission, two waiting, two dropped.
+        assert_eq!(verdicts, vec![true, true, true, false, false]);
+        assert_eq!(e.queue.drops_for(DropReason::Overflow), 2);
+        e.check_conservation().unwrap();
+    }
+
+    #[test]
+    fn outage_loses_packets_that_overlap_it() {
+        let errors = ErrorModel {
+            outages: vec![(Time::from_millis(100), Time::from_millis(200))],
+            ..Default::default()
+        };
+        let mut e = egress(10, errors);
+        assert!(e.send(Time::from_millis(50), &mut pkt()).is_ok());
+        assert_eq!(
+            e.send(Time::from_millis(95), &mut pkt()),
+            Err(DropReason::LinkDown),
+            "arrives during the outage"
+        );
+        assert_eq!(
+            e.send(Time::from_millis(150), &mut pkt()),
+            Err(DropReason::LinkDown)
+        );
+        assert!(e.send(Time::from_millis(200), &mut pkt()).is_ok());
+        assert_eq!(e.stats.lost_down, 2);
+    }
+
+    #[test]
+    fn uniform_loss_rate_is_close_to_p() {
+        let mut e = egress(
+            u32::MAX,
+            ErrorModel {
+                loss: 0.1,
+                ..Default::default()
+            },
+        );
+        let mut lost = 0;
+        for i in 0..20_000u64 {
+            if e.send(Time::from_millis(i * 2), &mut pkt()).is_err() {
+                lost += 1;
+            }
+        }
+        assert!((1_800..2_200).contains(&lost), "{lost}");
+    }
+
+    #[test]
+    fn bit_errors_hit_long_packets_more() {
+        let m = ErrorModel {
+            ber: 1e-5,
+            ..Default::default()
+        };
+        let mut rng = Rng::from_seed(3);
+        let long = (0..20_000).filter(|_| m.corrupts(&mut rng, 1500)).count();
+        let short = (0..20_000).filter(|_| m.corrupts(&mut rng, 40)).count();
+        // 1 - (1 - 1e-5)^12000 = 0.113; 1 - (1 - 1e-5)^320 = 0.0032
+        assert!((2_000..2_500).contains(&long), "{long}");
+        assert!(short < 150, "{short}");
+    }
+}
