@@ -1,1 +1,541 @@
-//! (being written)
+//! The assembled simulation: the network, the endpoints ("agents") and flows, the packet arena
+//! and the event queue, with the single dispatch `match` over [`Event`].
+//!
+//! The agent adapter ([`World::with_agent`]) is the only place where endpoints meet the world:
+//! it hands an endpoint a packet or a timer, then sends what the endpoint put in its outbox and
+//! keeps one timer event per endpoint at the endpoint's earliest deadline. Deadlines that move
+//! later (an RTO restarted on every ACK) schedule nothing: the pending event fires, finds the
+//! endpoint not yet due, and re-arms at the new deadline. So an ACK costs no timer event.
+//!
+//! Events per hop: one. A packet's arrival at the next node is scheduled when it is admitted
+//! to a FIFO egress (see `net::link`).
+
+use crate::ids::{AgentId, EgressId, FlowId, NodeId};
+use crate::net::Net;
+use crate::packet::{Packet, IP_HEADER_BYTES};
+use crate::queue::DropReason;
+use crate::transport::tcp::{AppData, TcpConfig, TcpReceiver, TcpSender};
+use crate::transport::udp::{CbrSource, UdpSink};
+use crate::transport::{Endpoint, Outbox};
+use packetsim_kernel::{Dur, EventQueue, Rate, Slab, Time};
+
+/// What can happen. Small and `Copy`: packets travel by slab index.
+#[derive(Clone, Copy, Debug)]
+enum Event {
+    /// A packet reaches the far end of an egress.
+    Arrive { pkt: u32, via: EgressId },
+    /// An endpoint may be due for `on_timer`.
+    Timer { agent: AgentId },
+    /// A flow's application starts.
+    Start { flow: FlowId },
+    /// A flow's application stops offering data.
+    Stop { flow: FlowId },
+    /// Record the time series.
+    Sample,
+}
+
+/// A transport endpoint of any kind (enum dispatch: no allocation, inlinable).
+#[allow(clippy::large_enum_variant)]
+pub enum Agent {
+    /// The sending end of a TCP connection.
+    TcpSender(Box<TcpSender>),
+    /// The receiving end of a TCP connection.
+    TcpReceiver(Box<TcpReceiver>),
+    /// A constant-bit-rate UDP source.
+    Cbr(CbrSource),
+    /// A UDP sink.
+    UdpSink(UdpSink),
+}
+
+impl Agent {
+    fn endpoint(&mut self) -> &mut dyn Endpoint {
+        match self {
+            Agent::TcpSender(a) => a.as_mut(),
+            Agent::TcpReceiver(a) => a.as_mut(),
+            Agent::Cbr(a) => a,
+            Agent::UdpSink(a) => a,
+        }
+    }
+    fn next_timeout(&self) -> Option<Time> {
+        match self {
+            Agent::TcpSender(a) => a.next_timeout(),
+            Agent::TcpReceiver(a) => a.next_timeout(),
+            Agent::Cbr(a) => a.next_timeout(),
+            Agent::UdpSink(a) => a.next_timeout(),
+        }
+    }
+}
+
+/// An agent and where it sits.
+pub struct AgentSlot {
+    /// The endpoint.
+    pub agent: Agent,
+    /// The node it is attached to.
+    pub node: NodeId,
+    /// The flow it belongs to.
+    pub flow: FlowId,
+    /// The endpoint at the other end.
+    pub peer: AgentId,
+    /// The earliest pending timer event for it, if any.
+    armed: Option<Time>,
+}
+
+/// What kind of traffic a flow carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FlowKind {
+    /// A TCP connection.
+    Tcp,
+    /// Constant-bit-rate UDP.
+    Cbr,
+}
+
+/// A flow: one sender, one receiver, and what was delivered.
+#[derive(Debug)]
+pub struct Flow {
+    /// The scenario's name for it.
+    pub name: String,
+    /// TCP or CBR.
+    pub kind: FlowKind,
+    /// The sending endpoint.
+    pub sender: AgentId,
+    /// The receiving endpoint.
+    pub receiver: AgentId,
+    /// When the application starts.
+    pub start: Time,
+    /// When the application stops offering data, if ever.
+    pub stop: Option<Time>,
+    /// The file size, for finite transfers.
+    pub app_bytes: Option<u64>,
+    /// Bytes delivered in order to the receiving application.
+    pub delivered: u64,
+    /// When the last byte of a finite transfer reached the receiving application.
+    pub completed_at: Option<Time>,
+    /// Data-carrying packets that reached the receiving endpoint (duplicates included).
+    pub data_packets_delivered: u64,
+}
+
+/// One sample of a TCP flow's congestion state.
+#[derive(Clone, Copy, Debug)]
+pub struct FlowSample {
+    /// When.
+    pub time: Time,
+    /// Which flow.
+    pub flow: FlowId,
+    /// Congestion window, bytes.
+    pub cwnd: u64,
+    /// Slow-start threshold, bytes.
+    pub ssthresh: u64,
+    /// Retransmission timeout.
+    pub rto: Dur,
+}
+
+/// One sample of a queue's length.
+#[derive(Clone, Copy, Debug)]
+pub struct QueueSample {
+    /// When.
+    pub time: Time,
+    /// Which queue.
+    pub egress: EgressId,
+    /// Packets waiting.
+    pub packets: u32,
+    /// Bytes waiting.
+    pub bytes: u64,
+}
+
+/// Time series recorded at a fixed interval.
+#[derive(Debug, Default)]
+pub struct Series {
+    /// Sampling interval.
+    pub interval: Dur,
+    /// cwnd/ssthresh samples of every TCP flow.
+    pub flows: Vec<FlowSample>,
+    /// Length samples of every queue.
+    pub queues: Vec<QueueSample>,
+}
+
+/// What a finished run reports about itself.
+#[derive(Clone, Copy, Debug)]
+pub struct RunInfo {
+    /// Events processed.
+    pub events: u64,
+    /// Wall-clock time the event loop took.
+    pub wall: std::time::Duration,
+    /// Most packets alive at once.
+    pub peak_packets: usize,
+}
+
+/// Packet counts of the whole run, for the conservation check.
+#[derive(Clone, Debug, Default)]
+pub struct PacketBooks {
+    /// Packets endpoints sent.
+    pub created: u64,
+    /// Packets handed to endpoints.
+    pub delivered: u64,
+    /// Packets dropped anywhere, by reason (indexed like [`DropReason::ALL`]).
+    pub dropped: [u64; DropReason::ALL.len()],
+}
+
+/// The simulation.
+pub struct World {
+    /// Nodes, links and routes.
+    pub net: Net,
+    /// Endpoints, indexed by [`AgentId`].
+    pub agents: Vec<AgentSlot>,
+    /// Flows, indexed by [`FlowId`].
+    pub flows: Vec<Flow>,
+    /// Time series, when sampling is on.
+    pub series: Option<Series>,
+    /// Run-wide packet counts.
+    pub books: PacketBooks,
+    packets: Slab<Packet>,
+    queue: EventQueue<Event>,
+    outbox: Outbox,
+    end: Time,
+}
+
+impl World {
+    /// A world over `net` (routes must already be computed) that runs until `end`.
+    pub fn new(net: Net, end: Time) -> World {
+        World {
+            net,
+            agents: Vec::new(),
+            flows: Vec::new(),
+            series: None,
+            books: PacketBooks::default(),
+            packets: Slab::with_capacity(4096),
+            queue: EventQueue::new(),
+            outbox: Outbox::default(),
+            end,
+        }
+    }
+
+    /// When the run stops.
+    pub fn end(&self) -> Time {
+        self.end
+    }
+
+    /// The current simulated time.
+    pub fn now(&self) -> Time {
+        self.queue.now()
+    }
+
+    fn add_agent(&mut self, agent: Agent, node: NodeId, flow: FlowId) -> AgentId {
+        let id = AgentId(self.agents.len() as u32);
+        self.agents.push(AgentSlot {
+            agent,
+            node,
+            flow,
+            peer: AgentId(0),
+            armed: None,
+        });
+        id
+    }
+
+    fn add_flow(
+        &mut self,
+        name: &str,
+        kind: FlowKind,
+        snd: Agent,
+        rcv: Agent,
+        ends: (NodeId, NodeId),
+        start: Time,
+        stop: Option<Time>,
+        app_bytes: Option<u64>,
+    ) -> FlowId {
+        let fid = FlowId(self.flows.len() as u32);
+        let s = self.add_agent(snd, ends.0, fid);
+        let r = self.add_agent(rcv, ends.1, fid);
+        self.agents[s.idx()].peer = r;
+        self.agents[r.idx()].peer = s;
+        self.flows.push(Flow {
+            name: name.to_string(),
+            kind,
+            sender: s,
+            receiver: r,
+            start,
+            stop,
+            app_bytes,
+            delivered: 0,
+            completed_at: None,
+            data_packets_delivered: 0,
+        });
+        self.queue.schedule(start, Event::Start { flow: fid });
+        if let Some(t) = stop {
+            self.queue.schedule(t, Event::Stop { flow: fid });
+        }
+        fid
+    }
+
+    /// Adds a TCP connection from `from` to `to` whose application offers `app`.
+    pub fn add_tcp_flow(
+        &mut self,
+        name: &str,
+        from: NodeId,
+        to: NodeId,
+        cfg: &TcpConfig,
+        app: AppData,
+        start: Time,
+        stop: Option<Time>,
+    ) -> FlowId {
+        let (la, ra) = (self.net.addr_of(from), self.net.addr_of(to));
+        let snd = Agent::TcpSender(Box::new(TcpSender::new(cfg, la, ra, app)));
+        let rcv = Agent::TcpReceiver(Box::new(TcpReceiver::new(cfg, ra, la)));
+        let bytes = match app {
+            AppData::Bytes(n) => Some(n),
+            AppData::Unlimited => None,
+        };
+        self.add_flow(
+            name,
+            FlowKind::Tcp,
+            snd,
+            rcv,
+            (from, to),
+            start,
+            stop,
+            bytes,
+        )
+    }
+
+    /// Adds a constant-bit-rate UDP flow of `payload`-byte datagrams.
+    pub fn add_cbr_flow(
+        &mut self,
+        name: &str,
+        from: NodeId,
+        to: NodeId,
+        rate: Rate,
+        payload: u32,
+        start: Time,
+        stop: Option<Time>,
+    ) -> FlowId {
+        let (la, ra) = (self.net.addr_of(from), self.net.addr_of(to));
+        let snd = Agent::Cbr(CbrSource::new(la, ra, rate, payload));
+        self.add_flow(
+            name,
+            FlowKind::Cbr,
+            snd,
+            Agent::UdpSink(UdpSink::default()),
+            (from, to),
+            start,
+            stop,
+            None,
+        )
+    }
+
+    /// Records cwnd/ssthresh of every TCP flow and the length of every queue every `interval`.
+    pub fn enable_sampling(&mut self, interval: Dur) {
+        if interval == Dur::ZERO {
+            return;
+        }
+        self.series = Some(Series {
+            interval,
+            ..Default::default()
+        });
+        self.queue.schedule(Time::ZERO, Event::Sample);
+    }
+
+    /// Runs until the end time (or until nothing is left to do).
+    pub fn run(&mut self) -> RunInfo {
+        let t0 = std::time::Instant::now();
+        while let Some((now, ev)) = self.queue.pop_until(self.end) {
+            self.handle(now, ev);
+        }
+        let end = self.end;
+        for e in &mut self.net.egresses {
+            e.drain(end);
+        }
+        debug_assert_eq!(self.check_conservation(), Ok(()));
+        RunInfo {
+            events: self.queue.popped(),
+            wall: t0.elapsed(),
+            peak_packets: self.packets.high_water(),
+        }
+    }
+
+    fn handle(&mut self, now: Time, ev: Event) {
+        match ev {
+            Event::Arrive { pkt, via } => self.arrive(now, pkt, via),
+            Event::Timer { agent } => {
+                let slot = &mut self.agents[agent.idx()];
+                if slot.armed == Some(now) {
+                    slot.armed = None;
+                }
+                if slot.agent.next_timeout().is_some_and(|t| t <= now) {
+                    self.with_agent(now, agent, |a, out| a.endpoint().on_timer(now, out));
+                } else {
+                    self.retarget(now, agent);
+                }
+            }
+            Event::Start { flow } => {
+                let agent = self.flows[flow.idx()].sender;
+                self.with_agent(now, agent, |a, out| match a {
+                    Agent::TcpSender(s) => s.open(now, out),
+                    Agent::Cbr(s) => s.start(now, out),
+                    Agent::TcpReceiver(_) | Agent::UdpSink(_) => {
+                        unreachable!("a flow's sender is a source")
+                    }
+                });
+            }
+            Event::Stop { flow } => {
+                let agent = self.flows[flow.idx()].sender;
+                self.with_agent(now, agent, |a, _out| match a {
+                    Agent::TcpSender(s) => s.stop_app(now),
+                    Agent::Cbr(s) => s.stop_at(now),
+                    Agent::TcpReceiver(_) | Agent::UdpSink(_) => {
+                        unreachable!("a flow's sender is a source")
+                    }
+                });
+            }
+            Event::Sample => self.sample(now),
+        }
+    }
+
+    fn arrive(&mut self, now: Time, pkt: u32, via: EgressId) {
+        let egress = &mut self.net.egresses[via.idx()];
+        egress.stats.delivered += 1;
+        let node = egress.to;
+        let dst = self.packets.get(pkt).dst;
+        if self.net.addr_owner[dst.0 as usize] == node {
+            let p = self.packets.remove(pkt);
+            self.books.delivered += 1;
+            if p.payload() > 0 {
+                self.flows[p.flow.idx()].data_packets_delivered += 1;
+            }
+            let to = p.to;
+            self.with_agent(now, to, |a, out| a.endpoint().on_packet(now, &p, out));
+        } else {
+            match self.net.nodes[node.idx()].routes[dst.0 as usize] {
+                Some(e) => {
+                    let p = self.packets.get_mut(pkt);
+                    match self.net.egresses[e.idx()].send(now, p) {
+                        Ok(at) => self.queue.schedule(at, Event::Arrive { pkt, via: e }),
+                        Err(r) => {
+                            self.packets.remove(pkt);
+                            self.books.dropped[r as usize] += 1;
+                        }
+                    }
+                }
+                None => {
+                    self.packets.remove(pkt);
+                    self.books.dropped[DropReason::NoRoute as usize] += 1;
+                }
+            }
+        }
+    }
+
+    /// The agent adapter: runs `f` on the agent with a fresh outbox, then accounts delivered
+    /// bytes, sends the outbox's packets from the agent's node and re-arms its timer.
+    fn with_agent(&mut self, now: Time, id: AgentId, f: impl FnOnce(&mut Agent, &mut Outbox)) {
+        let mut out = std::mem::take(&mut self.outbox);
+        out.clear();
+        f(&mut self.agents[id.idx()].agent, &mut out);
+        let slot = &self.agents[id.idx()];
+        let (node, flow, peer) = (slot.node, slot.flow, slot.peer);
+        if out.delivered_bytes > 0 {
+            let fl = &mut self.flows[flow.idx()];
+            fl.delivered += out.delivered_bytes;
+            if fl.completed_at.is_none() && fl.app_bytes.is_some_and(|n| fl.delivered >= n) {
+                fl.completed_at = Some(now);
+            }
+        }
+        for mut p in out.packets.drain(..) {
+            p.flow = flow;
+            p.to = peer;
+            p.uid = self.books.created;
+            p.size = IP_HEADER_BYTES + p.body.transport_len();
+            self.books.created += 1;
+            self.send_from(now, node, p);
+        }
+        self.outbox = out;
+        self.retarget(now, id);
+    }
+
+    fn send_from(&mut self, now: Time, node: NodeId, mut p: Packet) {
+        let Some(e) = self.net.nodes[node.idx()].routes[p.dst.0 as usize] else {
+            self.books.dropped[DropReason::NoRoute as usize] += 1;
+            return;
+        };
+        match self.net.egresses[e.idx()].send(now, &mut p) {
+            Ok(at) => {
+                let pkt = self.packets.insert(p);
+                self.queue.schedule(at, Event::Arrive { pkt, via: e });
+            }
+            Err(r) => self.books.dropped[r as usize] += 1,
+        }
+    }
+
+    fn retarget(&mut self, now: Time, id: AgentId) {
+        let slot = &mut self.agents[id.idx()];
+        if let Some(t) = slot.agent.next_timeout() {
+            if slot.armed.is_none_or(|a| t < a) {
+                let t = t.max(now);
+                slot.armed = Some(t);
+                self.queue.schedule(t, Event::Timer { agent: id });
+            }
+        }
+    }
+
+    fn sample(&mut self, now: Time) {
+        let Some(series) = self.series.as_mut() else {
+            return;
+        };
+        for (i, f) in self.flows.iter().enumerate() {
+            if let Agent::TcpSender(s) = &self.agents[f.sender.idx()].agent {
+                let m = s.cc_metrics();
+                series.flows.push(FlowSample {
+                    time: now,
+                    flow: FlowId(i as u32),
+                    cwnd: m.cwnd,
+                    ssthresh: m.ssthresh,
+                    rto: m.rto,
+                });
+            }
+        }
+        for (i, e) in self.net.egresses.iter_mut().enumerate() {
+            e.drain(now);
+            let len = e.len();
+            series.queues.push(QueueSample {
+                time: now,
+                egress: EgressId(i as u32),
+                packets: len.packets,
+                bytes: len.bytes,
+            });
+        }
+        let next = now + series.interval;
+        if next <= self.end {
+            self.queue.schedule(next, Event::Sample);
+        }
+    }
+
+    /// Packets alive in the network now (queued, in transmission or propagating).
+    pub fn packets_in_flight(&self) -> u64 {
+        self.packets.len() as u64
+    }
+
+    /// Checks that packets are conserved: at every queue and link, and over the whole run
+    /// (created = delivered + dropped + in flight).
+    pub fn check_conservation(&self) -> Result<(), String> {
+        for e in &self.net.egresses {
+            e.check_conservation()?;
+        }
+        let b = &self.books;
+        let dropped: u64 = b.dropped.iter().sum();
+        if b.created != b.delivered + dropped + self.packets_in_flight() {
+            return Err(format!(
+                "packets created {} != delivered {} + dropped {} + in flight {}",
+                b.created,
+                b.delivered,
+                dropped,
+                self.packets_in_flight()
+            ));
+        }
+        let in_links: u64 = self.net.egresses.iter().map(|e| e.in_flight()).sum();
+        if in_links != self.packets_in_flight() {
+            return Err(format!(
+                "{} packets on links but {} alive",
+                in_links,
+                self.packets_in_flight()
+            ));
+        }
+        Ok(())
+    }
+}

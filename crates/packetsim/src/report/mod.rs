@@ -1,1 +1,413 @@
-//! (being written)
+//! Run summaries and their writers: `summary.json`, `flows.csv`, `queues.csv`, the time
+//! series CSVs, and the readable table `packetsim run` prints.
+//!
+//! Contract other tools rely on (summary.json): `flows.<name>.goodput_bps`,
+//! `flows.<name>.completion_time_s` (null when the transfer did not finish),
+//! `flows.<name>.retransmits`, `.timeouts`, `.fast_retransmits`, `queues.<name>.arrivals`,
+//! `queues.<name>.drops`, `events` and `wall_time_s`. Queue names are `<link>:<from>-><to>`.
+//! Everything but `wall_time_s` is a pure function of the scenario and seed.
+
+use crate::queue::DropReason;
+use crate::world::{Agent, FlowKind, RunInfo, World};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::io;
+use std::path::Path;
+
+/// Per-flow results.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct FlowSummary {
+    /// "tcp" or "cbr".
+    pub kind: &'static str,
+    /// Sending node.
+    pub from: String,
+    /// Receiving node.
+    pub to: String,
+    /// TCP variant, or null for CBR.
+    pub variant: Option<String>,
+    /// When the application started, s.
+    pub start_s: f64,
+    /// Payload bytes transmitted, retransmissions included.
+    pub bytes_sent: u64,
+    /// Payload bytes delivered in order to the receiving application.
+    pub bytes_delivered: u64,
+    /// bytes_delivered × 8 over the flow's active time (start to completion, stop or end).
+    pub goodput_bps: f64,
+    /// Completion time of a finite transfer (last byte delivered − start), s; null if unfinished
+    /// or not a finite transfer.
+    pub completion_time_s: Option<f64>,
+    /// Data segments (TCP) or datagrams (CBR) sent, retransmissions included.
+    pub segments_sent: u64,
+    /// Data segments retransmitted.
+    pub retransmits: u64,
+    /// Retransmission timeouts.
+    pub timeouts: u64,
+    /// Fast retransmits.
+    pub fast_retransmits: u64,
+    /// Data segments received that carried only bytes already received.
+    pub duplicate_segments: u64,
+    /// Data packets that reached the receiver (duplicates included).
+    pub data_packets_delivered: u64,
+}
+
+/// Per-queue results (one per link direction).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct QueueSummary {
+    /// The link.
+    pub link: String,
+    /// Sending node.
+    pub from: String,
+    /// Receiving node.
+    pub to: String,
+    /// Packets offered.
+    pub arrivals: u64,
+    /// Packets that went on to the transmitter.
+    pub departures: u64,
+    /// Packets dropped at the queue (all reasons).
+    pub drops: u64,
+    /// Drops by reason (only reasons that occurred).
+    pub drops_by_reason: BTreeMap<&'static str, u64>,
+    /// Packets ECN-marked.
+    pub marks: u64,
+    /// Time-average number of packets waiting.
+    pub mean_len_pkts: f64,
+    /// Most packets waiting at once.
+    pub max_len_pkts: f64,
+    /// Fraction of the run the transmitter was busy.
+    pub utilisation: f64,
+    /// Packets lost on the wire (error model).
+    pub lost_error: u64,
+    /// Packets lost to outages.
+    pub lost_link_down: u64,
+}
+
+/// Everything `packetsim run` reports.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Summary {
+    /// Where the scenario came from.
+    pub scenario: String,
+    /// The run seed.
+    pub seed: u64,
+    /// Simulated duration, s.
+    pub duration_s: f64,
+    /// Events processed.
+    pub events: u64,
+    /// Wall-clock time of the event loop, s (the only non-deterministic field).
+    pub wall_time_s: f64,
+    /// packetsim version.
+    pub version: &'static str,
+    /// Per flow, by name.
+    pub flows: BTreeMap<String, FlowSummary>,
+    /// Per queue, by `<link>:<from>-><to>`.
+    pub queues: BTreeMap<String, QueueSummary>,
+    /// Drops anywhere in the network, by reason.
+    pub drops: BTreeMap<&'static str, u64>,
+}
+
+impl Summary {
+    /// Summarises a finished world.
+    pub fn new(world: &World, info: &RunInfo, scenario: &str, seed: u64) -> Summary {
+        let end = world.end();
+        let node = |n: crate::ids::NodeId| world.net.nodes[n.idx()].name.clone();
+        let mut flows = BTreeMap::new();
+        for f in &world.flows {
+            let snd = &world.agents[f.sender.idx()];
+            let rcv = &world.agents[f.receiver.idx()];
+            let mut s = FlowSummary {
+                kind: match f.kind {
+                    FlowKind::Tcp => "tcp",
+                    FlowKind::Cbr => "cbr",
+                },
+                from: node(snd.node),
+                to: node(rcv.node),
+                variant: None,
+                start_s: f.start.as_secs_f64(),
+                bytes_sent: 0,
+                bytes_delivered: f.delivered,
+                goodput_bps: 0.0,
+                completion_time_s: f.completed_at.map(|t| (t - f.start).as_secs_f64()),
+                segments_sent: 0,
+                retransmits: 0,
+                timeouts: 0,
+                fast_retransmits: 0,
+                duplicate_segments: 0,
+                data_packets_delivered: f.data_packets_delivered,
+            };
+            match &snd.agent {
+                Agent::TcpSender(t) => {
+                    let st = t.stats();
+                    s.variant = Some(t.variant().name().to_string());
+                    s.bytes_sent = st.bytes_sent;
+                    s.segments_sent = st.segments_sent;
+                    s.retransmits = st.retransmits;
+                    s.timeouts = st.timeouts;
+                    s.fast_retransmits = st.fast_retransmits;
+                }
+                Agent::Cbr(c) => {
+                    s.bytes_sent = c.bytes_sent();
+                    s.segments_sent = c.sent();
+                }
+                Agent::TcpReceiver(_) | Agent::UdpSink(_) => {}
+            }
+            if let Agent::TcpReceiver(r) = &rcv.agent {
+                s.duplicate_segments = r.stats().duplicate_segments;
+            }
+            let active_end = f.completed_at.unwrap_or(f.stop.map_or(end, |t| t.min(end)));
+            let active = active_end.saturating_since(f.start).as_secs_f64();
+            s.goodput_bps = if active > 0.0 {
+                f.delivered as f64 * 8.0 / active
+            } else {
+                0.0
+            };
+            flows.insert(f.name.clone(), s);
+        }
+        let mut queues = BTreeMap::new();
+        for e in &world.net.egresses {
+            let q = &e.queue;
+            let drops_by_reason = DropReason::ALL
+                .iter()
+                .filter(|&&r| q.drops_for(r) > 0)
+                .map(|&r| (r.name(), q.drops_for(r)))
+                .collect();
+            queues.insert(
+                e.name.clone(),
+                QueueSummary {
+                    link: world.net.links[e.link.idx()].name.clone(),
+                    from: node(e.from),
+                    to: node(e.to),
+                    arrivals: q.arrivals,
+                    departures: q.departures,
+                    drops: q.total_drops(),
+                    drops_by_reason,
+                    marks: q.marks,
+                    mean_len_pkts: q.len.mean(end),
+                    max_len_pkts: q.len.max(),
+                    utilisation: e.utilisation(end),
+                    lost_error: e.stats.lost_error,
+                    lost_link_down: e.stats.lost_down,
+                },
+            );
+        }
+        let drops = DropReason::ALL
+            .iter()
+            .filter(|&&r| world.books.dropped[r as usize] > 0)
+            .map(|&r| (r.name(), world.books.dropped[r as usize]))
+            .collect();
+        Summary {
+            scenario: scenario.to_string(),
+            seed,
+            duration_s: end.as_secs_f64(),
+            events: info.events,
+            wall_time_s: info.wall.as_secs_f64(),
+            version: env!("CARGO_PKG_VERSION"),
+            flows,
+            queues,
+            drops,
+        }
+    }
+
+    /// The summary as pretty JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a summary always serialises")
+    }
+
+    /// Every numeric value except `wall_time_s`, flattened to `a.b.c` paths (null kept as
+    /// `None`), for sweeps.
+    pub fn metrics(&self) -> Vec<(String, Option<f64>)> {
+        let v = serde_json::to_value(self).expect("a summary always serialises");
+        let mut out = Vec::new();
+        flatten("", &v, &mut out);
+        out.retain(|(k, _)| k != "wall_time_s" && k != "seed" && k != "duration_s");
+        out
+    }
+
+    /// A readable table of flows and queues.
+    pub fn table(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "{}  seed {}  {:.3} s simulated  {} events  {:.3} s wall",
+            self.scenario, self.seed, self.duration_s, self.events, self.wall_time_s
+        );
+        let _ = writeln!(s);
+        let _ = writeln!(
+            s,
+            "{:<16} {:<8} {:>12} {:>12} {:>10} {:>8} {:>8} {:>8}",
+            "flow", "kind", "goodput Mb/s", "delivered B", "done s", "retx", "rto", "fast rx"
+        );
+        for (name, f) in &self.flows {
+            let kind = f.variant.as_deref().unwrap_or(f.kind);
+            let done = f
+                .completion_time_s
+                .map_or("-".to_string(), |t| format!("{t:.3}"));
+            let _ = writeln!(
+                s,
+                "{:<16} {:<8} {:>12.3} {:>12} {:>10} {:>8} {:>8} {:>8}",
+                name,
+                kind,
+                f.goodput_bps / 1e6,
+                f.bytes_delivered,
+                done,
+                f.retransmits,
+                f.timeouts,
+                f.fast_retransmits
+            );
+        }
+        let _ = writeln!(s);
+        let _ = writeln!(
+            s,
+            "{:<28} {:>10} {:>8} {:>8} {:>9} {:>8} {:>7}",
+            "queue", "arrivals", "drops", "lost", "mean len", "max len", "util"
+        );
+        for (name, q) in &self.queues {
+            if q.arrivals == 0 {
+                continue;
+            }
+            let _ = writeln!(
+                s,
+                "{:<28} {:>10} {:>8} {:>8} {:>9.2} {:>8} {:>6.1}%",
+                name,
+                q.arrivals,
+                q.drops,
+                q.lost_error + q.lost_link_down,
+                q.mean_len_pkts,
+                q.max_len_pkts,
+                q.utilisation * 100.0
+            );
+        }
+        s
+    }
+
+    /// flows.csv: one row per flow.
+    pub fn flows_csv(&self) -> String {
+        let mut s = String::from("flow,kind,variant,from,to,start_s,bytes_sent,bytes_delivered,goodput_bps,completion_time_s,segments_sent,retransmits,timeouts,fast_retransmits,duplicate_segments,data_packets_delivered\n");
+        for (n, f) in &self.flows {
+            let _ = writeln!(
+                s,
+                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                n,
+                f.kind,
+                f.variant.as_deref().unwrap_or(""),
+                f.from,
+                f.to,
+                f.start_s,
+                f.bytes_sent,
+                f.bytes_delivered,
+                f.goodput_bps,
+                f.completion_time_s.map_or(String::new(), |t| t.to_string()),
+                f.segments_sent,
+                f.retransmits,
+                f.timeouts,
+                f.fast_retransmits,
+                f.duplicate_segments,
+                f.data_packets_delivered
+            );
+        }
+        s
+    }
+
+    /// queues.csv: one row per queue (link direction).
+    pub fn queues_csv(&self) -> String {
+        let mut s = String::from("queue,link,from,to,arrivals,departures,drops,drops_overflow,drops_early,drops_forced,marks,mean_len_pkts,max_len_pkts,utilisation,lost_error,lost_link_down\n");
+        for (n, q) in &self.queues {
+            let r = |k: &str| q.drops_by_reason.get(k).copied().unwrap_or(0);
+            let _ = writeln!(
+                s,
+                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                n,
+                q.link,
+                q.from,
+                q.to,
+                q.arrivals,
+                q.departures,
+                q.drops,
+                r("overflow"),
+                r("early"),
+                r("forced"),
+                q.marks,
+                q.mean_len_pkts,
+                q.max_len_pkts,
+                q.utilisation,
+                q.lost_error,
+                q.lost_link_down
+            );
+        }
+        s
+    }
+}
+
+fn flatten(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, Option<f64>)>) {
+    use serde_json::Value;
+    let key = |k: &str| {
+        if prefix.is_empty() {
+            k.to_string()
+        } else {
+            format!("{prefix}.{k}")
+        }
+    };
+    match v {
+        Value::Object(m) => {
+            for (k, v) in m {
+                flatten(&key(k), v, out);
+            }
+        }
+        Value::Number(n) => out.push((prefix.to_string(), n.as_f64())),
+        Value::Null => out.push((prefix.to_string(), None)),
+        _ => {}
+    }
+}
+
+/// The time series CSVs of a world that sampled: (flows, queues).
+pub fn series_csv(world: &World) -> Option<(String, String)> {
+    let series = world.series.as_ref()?;
+    let mut f = String::from("time_s,flow,cwnd_bytes,ssthresh_bytes,rto_s\n");
+    for x in &series.flows {
+        let _ = writeln!(
+            f,
+            "{},{},{},{},{}",
+            x.time.as_secs_f64(),
+            world.flows[x.flow.idx()].name,
+            x.cwnd,
+            x.ssthresh,
+            x.rto.as_secs_f64()
+        );
+    }
+    let mut q = String::from("time_s,queue,len_pkts,len_bytes\n");
+    for x in &series.queues {
+        let _ = writeln!(
+            q,
+            "{},{},{},{}",
+            x.time.as_secs_f64(),
+            world.net.egresses[x.egress.idx()].name,
+            x.packets,
+            x.bytes
+        );
+    }
+    Some((f, q))
+}
+
+/// Writes `contents` to `path` atomically (a temporary file renamed into place), so an
+/// interrupted run never leaves a half-written file.
+pub fn write_atomic(path: &Path, contents: &str) -> io::Result<()> {
+    let tmp = path.with_extension(format!(
+        "{}.tmp",
+        path.extension().and_then(|e| e.to_str()).unwrap_or("")
+    ));
+    std::fs::write(&tmp, contents)?;
+    std::fs::rename(&tmp, path)
+}
+
+/// Writes summary.json, flows.csv, queues.csv and (when sampled) timeseries_flows.csv and
+/// timeseries_queues.csv into `dir`.
+pub fn write_run(dir: &Path, summary: &Summary, world: &World) -> io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    write_atomic(&dir.join("summary.json"), &summary.to_json())?;
+    write_atomic(&dir.join("flows.csv"), &summary.flows_csv())?;
+    write_atomic(&dir.join("queues.csv"), &summary.queues_csv())?;
+    if let Some((f, q)) = series_csv(world) {
+        write_atomic(&dir.join("timeseries_flows.csv"), &f)?;
+        write_atomic(&dir.join("timeseries_queues.csv"), &q)?;
+    }
+    Ok(())
+}

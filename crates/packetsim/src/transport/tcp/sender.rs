@@ -77,3 +77,15 @@ impl Endpoint for TcpSender {
         None
     }
 }
+
+impl TcpSender {
+    /// The application stops offering new data at `now` (stub).
+    pub fn stop_app(&mut self, _now: Time) {}
+}
+
+impl TcpSender {
+    /// The variant (stub).
+    pub fn variant(&self) -> super::Variant {
+        super::Variant::NewReno
+    }
+}
