@@ -19,6 +19,7 @@
 
 pub use packetsim_kernel as kernel;
 
+pub mod bench;
 pub mod experiment;
 pub mod ids;
 pub mod net;

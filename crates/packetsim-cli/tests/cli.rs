@@ -1,0 +1,131 @@
+//! The `packetsim` command end to end: bad input, run outputs, sweeps.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn packetsim(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_packetsim")).args(args).output().expect("runs")
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("packetsim-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+const GOOD: &str = r#"[simulation]
+duration = "2s"
+
+[nodes.a]
+[nodes.b]
+
+[links.ab]
+a = "a"
+b = "b"
+rate = "10Mbps"
+delay = "5ms"
+
+[flows.f]
+from = "a"
+to = "b"
+app = "file"
+size = "100KB"
+"#;
+
+/// Writes GOOD with line `line` (1-based) replaced, runs `check`, and returns (exit ok, stderr).
+fn check_with(dir: &Path, line: usize, replacement: &str) -> (bool, String) {
+    let mut lines: Vec<&str> = GOOD.lines().collect();
+    lines[line - 1] = replacement;
+    let file = dir.join("bad.toml");
+    std::fs::write(&file, lines.join("\n")).unwrap();
+    let out = packetsim(&["check", file.to_str().unwrap()]);
+    (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn good_scenario_checks() {
+    let dir = tmp("good");
+    let file = dir.join("good.toml");
+    std::fs::write(&file, GOOD).unwrap();
+    let out = packetsim(&["check", file.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn bad_input_names_file_line_and_key() {
+    let dir = tmp("bad");
+    let cases = [
+        (9, "rat = \"10Mbps\"", ":9", "rat"),         // unknown key
+        (9, "rate = \"10 Mbs\"", ":9", "links.ab.rate"), // malformed unit
+        (10, "delay = \"-5ms\"", ":10", "links.ab.delay"), // negative delay
+        (14, "to = \"nowhere\"", ":14", "flows.f.to"),  // unknown node
+        (9, "# rate removed", ":6", "rate"),             // missing field: the table's line
+    ];
+    for (line, text, want_line, want_key) in cases {
+        let (ok, err) = check_with(&dir, line, text);
+        assert!(!ok, "{text}: accepted");
+        assert!(err.contains("bad.toml"), "{text}: no file name in {err:?}");
+        assert!(err.contains(want_line), "{text}: no line {want_line} in {err:?}");
+        assert!(err.contains(want_key), "{text}: no key {want_key} in {err:?}");
+        assert!(!err.contains("panicked"), "{text}: panic: {err}");
+    }
+}
+
+#[test]
+fn run_writes_the_summary_contract() {
+    let dir = tmp("run");
+    let file = dir.join("s.toml");
+    std::fs::write(&file, GOOD).unwrap();
+    let outdir = dir.join("out");
+    let out = packetsim(&["run", file.to_str().unwrap(), "--out", outdir.to_str().unwrap(), "--seed", "3", "--set", "links.ab.loss=0.01"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(outdir.join("summary.json")).unwrap()).unwrap();
+    for key in ["goodput_bps", "completion_time_s", "retransmits", "timeouts", "fast_retransmits"] {
+        assert!(v["flows"]["f"].get(key).is_some(), "flows.f.{key} missing");
+    }
+    assert!(v["flows"]["f"]["completion_time_s"].as_f64().unwrap() > 0.08);
+    assert!(v["queues"]["ab:a->b"]["arrivals"].as_u64().unwrap() > 60);
+    assert!(v["queues"]["ab:a->b"].get("drops").is_some());
+    assert!(v["events"].as_u64().unwrap() > 0);
+    assert!(v.get("wall_time_s").is_some());
+    assert!(outdir.join("flows.csv").exists() && outdir.join("queues.csv").exists());
+}
+
+#[test]
+fn sweep_results_do_not_depend_on_jobs_and_resume_skips_done_runs() {
+    let dir = tmp("sweep");
+    let file = dir.join("s.toml");
+    std::fs::write(&file, GOOD).unwrap();
+    let sweep = |out: &Path, jobs: &str| {
+        let o = packetsim(&[
+            "sweep", file.to_str().unwrap(), "--param", "links.ab.loss=0,0.02", "--param", "tcp.variant=reno,sack",
+            "--runs", "3", "--jobs", jobs, "--out", out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let (a, b) = (dir.join("j1"), dir.join("j2"));
+    let first = sweep(&a, "1");
+    assert!(first.contains("12 computed"), "{first}");
+    sweep(&b, "2");
+    let ra = std::fs::read_to_string(a.join("results.csv")).unwrap();
+    let rb = std::fs::read_to_string(b.join("results.csv")).unwrap();
+    assert_eq!(ra, rb);
+    assert!(ra.contains("flows.f.completion_time_s"));
+    let again = sweep(&a, "2");
+    assert!(again.contains("0 computed, 12 reused"), "{again}");
+}
+
+#[test]
+fn bad_override_and_unknown_workload_fail_cleanly() {
+    let dir = tmp("ovr");
+    let file = dir.join("s.toml");
+    std::fs::write(&file, GOOD).unwrap();
+    let o = packetsim(&["run", file.to_str().unwrap(), "--set", "links.ab.rate=fast", "--out", dir.join("o").to_str().unwrap()]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("links.ab.rate"), "{err}");
+    let o = packetsim(&["bench", "--workload", "nope"]);
+    assert!(!o.status.success());
+}

@@ -1,0 +1,107 @@
+//! The fixed workloads behind `packetsim bench`, shared with the criterion benchmarks and the
+//! ns-2/ns-3 peers in `bench/` (which build the same topology).
+//!
+//! Dumbbell: N senders s_i — r0 (1 Gb/s, 1 ms, DropTail 1000), r0 — r1 bottleneck
+//! (100 Mb/s, 10 ms, DropTail 100), r1 — d_i (1 Gb/s, 1 ms, DropTail 1000). Flow i is TCP
+//! NewReno from s_i to d_i starting at i·(1 s/N), unlimited data, 1500-byte packets, ACK
+//! every segment, initial cwnd 2, RTO min 200 ms, initial 1 s, receive window of 10,000
+//! segments (never limiting).
+
+use crate::scenario::{self, Override};
+use std::fmt::Write as _;
+
+/// The named workloads.
+pub const WORKLOADS: [(&str, u32); 2] = [("dumbbell-10", 10), ("dumbbell-100", 100)];
+
+/// The dumbbell scenario with `n` flows running for `duration_s` seconds, as TOML.
+pub fn dumbbell_toml(n: u32, duration_s: f64) -> String {
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        "[simulation]\nduration = \"{duration_s}s\"\n\n[tcp]\nvariant = \"newreno\"\nmss = 1460\ninitial_cwnd = 2\n\
+         rcv_window = {}\nrto_min = \"200ms\"\nrto_initial = \"1s\"\n\n[nodes.r0]\n[nodes.r1]\n",
+        10_000u64 * 1460
+    );
+    for i in 0..n {
+        let _ = write!(s, "[nodes.s{i}]\n[nodes.d{i}]\n");
+    }
+    s.push_str("\n[links.bottleneck]\na = \"r0\"\nb = \"r1\"\nrate = \"100Mbps\"\ndelay = \"10ms\"\nqueue = { kind = \"droptail\", limit = 100 }\n");
+    for i in 0..n {
+        let _ = write!(
+            s,
+            "\n[links.in{i}]\na = \"s{i}\"\nb = \"r0\"\nrate = \"1Gbps\"\ndelay = \"1ms\"\nqueue = {{ kind = \"droptail\", limit = 1000 }}\n\
+             \n[links.out{i}]\na = \"r1\"\nb = \"d{i}\"\nrate = \"1Gbps\"\ndelay = \"1ms\"\nqueue = {{ kind = \"droptail\", limit = 1000 }}\n"
+        );
+    }
+    let spacing_ns = 1_000_000_000u64 / n as u64;
+    for i in 0..n {
+        let _ = write!(s, "\n[flows.f{i}]\nfrom = \"s{i}\"\nto = \"d{i}\"\nstart = \"{}ns\"\n", i as u64 * spacing_ns);
+    }
+    s
+}
+
+/// What one benchmark run measured.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct BenchResult {
+    /// Always "packetsim".
+    pub sim: &'static str,
+    /// Workload name.
+    pub workload: String,
+    /// Number of flows.
+    pub flows: u32,
+    /// Simulated seconds.
+    pub sim_s: f64,
+    /// Events processed.
+    pub events: u64,
+    /// Wall-clock seconds of the event loop (building excluded).
+    pub wall_s: f64,
+    /// Events per wall-second.
+    pub events_per_s: f64,
+    /// Data packets that reached the receivers.
+    pub data_packets_delivered: u64,
+    /// Data packets delivered per wall-second.
+    pub data_packets_per_s: f64,
+    /// Total goodput of all flows, bit/s.
+    pub goodput_bps: f64,
+    /// Events per delivered data packet.
+    pub events_per_packet: f64,
+    /// Peak resident memory of this process, KiB (Linux; 0 elsewhere).
+    pub peak_rss_kib: u64,
+}
+
+/// The peak resident set size of this process in KiB (VmHWM), or 0 when unknown.
+pub fn peak_rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)?.parse().ok()))
+        .unwrap_or(0)
+}
+
+/// Runs workload `name` for `duration_s` simulated seconds.
+pub fn run_workload(name: &str, duration_s: f64) -> Result<BenchResult, String> {
+    let n = WORKLOADS
+        .iter()
+        .find(|(w, _)| *w == name)
+        .map(|&(_, n)| n)
+        .ok_or_else(|| format!("unknown workload {name:?}; expected one of: {}", WORKLOADS.map(|w| w.0).join(", ")))?;
+    let text = dumbbell_toml(n, duration_s);
+    let sc = scenario::load_str(&text, name, &[] as &[Override]).map_err(|e| e.to_string())?;
+    let out = scenario::run(&sc, 1).map_err(|e| e.to_string())?;
+    let wall = out.info.wall.as_secs_f64();
+    let delivered: u64 = out.world.flows.iter().map(|f| f.data_packets_delivered).sum();
+    let goodput: f64 = out.summary.flows.values().map(|f| f.goodput_bps).sum();
+    Ok(BenchResult {
+        sim: "packetsim",
+        workload: name.to_string(),
+        flows: n,
+        sim_s: duration_s,
+        events: out.info.events,
+        wall_s: wall,
+        events_per_s: out.info.events as f64 / wall,
+        data_packets_delivered: delivered,
+        data_packets_per_s: delivered as f64 / wall,
+        goodput_bps: goodput,
+        events_per_packet: out.info.events as f64 / delivered.max(1) as f64,
+        peak_rss_kib: peak_rss_kib(),
+    })
+}
