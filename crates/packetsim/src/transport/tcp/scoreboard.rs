@@ -28,8 +28,8 @@ impl Scoreboard {
     pub fn update(&mut self, blocks: &[(Seq, Seq)], snd_una: Seq, snd_max: Seq) -> u32 {
         let mut n = 0;
         for &(l, r) in blocks {
-            // Ignore blocks that are not within the window (stale or bogus).
-            if r <= snd_una || l >= snd_max || r - snd_una > snd_max - snd_una + 1 {
+            // Ignore blocks wholly outside (snd_una, snd_max) (stale); clip the rest.
+            if r <= snd_una || l >= snd_max || l >= r {
                 continue;
             }
             n += self.sacked.insert(l.max(snd_una), r.min(snd_max));

@@ -19,7 +19,7 @@ use super::cc::{AckInfo, AnyCc, CcState, Congestion, CongestionControl, Phase};
 use super::recovery::{AnyRecovery, Entry, LossRecovery, NewReno, PartialAck};
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
-use super::{TcpConfig, Variant};
+use super::{PartialAckTimer, TcpConfig, Variant};
 use crate::ids::Addr;
 use crate::packet::{Body, Packet, Seq, TcpFlags, TcpHeader, Timestamps};
 use crate::transport::{Endpoint, Outbox};
@@ -94,6 +94,8 @@ pub struct TcpSender {
     /// Window this end advertises (it receives no data; carried for realism).
     own_wnd: u32,
     want_ts: bool,
+    /// NewReno timer policy, kept for the fallback when SACK is not negotiated.
+    newreno_timer: PartialAckTimer,
     state: SenderState,
     iss: Seq,
     /// Oldest unacknowledged sequence number.
@@ -150,6 +152,7 @@ impl TcpSender {
             dupthresh: cfg.dupack_threshold,
             own_wnd: rwnd,
             want_ts: cfg.timestamps,
+            newreno_timer: cfg.newreno_partial_ack_timer,
             state: SenderState::Closed,
             iss,
             snd_una: iss,
@@ -402,7 +405,7 @@ impl TcpSender {
         self.sack_ok = self.variant == Variant::Sack && h.sack_permitted;
         self.ts_ok = self.want_ts && h.ts.is_some();
         if self.variant == Variant::Sack && !self.sack_ok {
-            self.rec = AnyRecovery::NewReno(NewReno::new(Default::default()));
+            self.rec = AnyRecovery::NewReno(NewReno::new(self.newreno_timer));
         }
         // RTT sample from the handshake: timestamp echo, or the SYN if never retransmitted.
         match (self.ts_ok, h.ts, self.timed) {
