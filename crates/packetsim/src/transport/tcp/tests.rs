@@ -262,6 +262,37 @@ mod sack {
         assert_eq!(p.snd.stats().fast_retransmits, 1);
     }
 
+    // RFC 2018 §2: SACK is used only if the SYN-ACK carries SACK-permitted; otherwise the
+    // sack variant recovers as NewReno (partial ACK retransmits the next hole).
+    #[test]
+    fn syn_sent_no_sack_permitted_falls_back_to_newreno() {
+        let c = cfg(Variant::Sack);
+        let mut s = Script::new(super::super::TcpSender::new(
+            &c,
+            SND,
+            RCV,
+            AppData::Unlimited,
+        ));
+        let mut out = crate::transport::Outbox::default();
+        s.ep.open(Time::ZERO, &mut out);
+        assert!(
+            out.packets[0].tcp().unwrap().sack_permitted,
+            "SYN offers SACK"
+        );
+        s.inject(ms(100), syn_ack());
+        for _ in 0..3 {
+            s.inject(ms(200), sack_ack(1, &[(seg(2), seg(3))]));
+        }
+        let st = *s.ep.cc_state();
+        assert_eq!(st.cwnd, 8000, "NewReno inflation: ssthresh + 3 SMSS");
+        let out = s.inject(ms(300), ack(seg(1)));
+        assert_eq!(
+            data_seqs(&out)[0],
+            seg(1),
+            "partial ACK retransmits the next hole"
+        );
+    }
+
     // Contrast (spec 3 §2.2): Reno usually needs a timeout for three losses in one window.
     #[test]
     fn pair_reno_three_drops_in_one_window_still_delivered() {
@@ -623,4 +654,13 @@ mod pair {
             assert_file_delivered(&mut p, size);
         }
     }
+}
+
+// Per-flow state stays compact (DESIGN: 100,000 concurrent flows).
+#[test]
+fn endpoint_state_sizes_are_compact() {
+    let snd = std::mem::size_of::<super::TcpSender>();
+    let rcv = std::mem::size_of::<TcpReceiver>();
+    eprintln!("TcpSender {snd} B, TcpReceiver {rcv} B");
+    assert!(snd <= 320 && rcv <= 192, "sender {snd} B, receiver {rcv} B");
 }
