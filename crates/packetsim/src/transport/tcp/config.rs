@@ -48,6 +48,20 @@ pub struct TcpConfig {
     pub sack_blocks: u32,
     /// Negotiate ECN (RFC 3168).
     pub ecn: bool,
+    /// NewReno: when a partial ACK restarts the retransmission timer (RFC 6582 §4):
+    /// `impatient` (default, first partial ACK only) or `slow_but_steady` (every one).
+    pub newreno_partial_ack_timer: PartialAckTimer,
+}
+
+/// When NewReno restarts the retransmission timer on partial ACKs (RFC 6582 §4).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PartialAckTimer {
+    /// Only on the first partial ACK of a recovery episode (RFC 6582 §3.2 step 5).
+    #[default]
+    Impatient,
+    /// On every partial ACK (spec 5 §2.6, the paper's initial setting).
+    SlowButSteady,
 }
 
 impl Default for TcpConfig {
@@ -67,6 +81,7 @@ impl Default for TcpConfig {
             dupack_threshold: 3,
             sack_blocks: 3,
             ecn: false,
+            newreno_partial_ack_timer: PartialAckTimer::Impatient,
         }
     }
 }

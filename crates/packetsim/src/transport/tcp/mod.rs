@@ -10,13 +10,38 @@
 //! - `TcpReceiver::new(cfg: &TcpConfig, local: Addr, remote: Addr) -> TcpReceiver`,
 //!   `TcpReceiver::stats(&self) -> &ReceiverStats`
 //! - both implement `crate::transport::Endpoint`.
+//!
+//! Layout: `sender.rs` and `receiver.rs` (endpoints; the sender owns the `Phase` machine),
+//! `rtt.rs` (RFC 6298), `cc/` (`CongestionControl`, `CcState`, `AnyCc`: RFC 5681 AIMD),
+//! `recovery/` (`LossRecovery`, `AnyRecovery`: Tahoe, Reno RFC 5681, NewReno RFC 6582,
+//! SACK RFC 6675), `scoreboard.rs` (RFC 6675 IsLost/pipe/NextSeg), `ranges.rs` (sorted byte
+//! ranges shared by the scoreboard and the receiver's out-of-order buffer), `window.rs`
+//! (`WindowPolicy`), `variant.rs` (the variant table), `config.rs`.
+//!
+//! Invariants (debug-asserted): snd_una <= snd_nxt <= snd_max, sequence spaces move forward
+//! only, cwnd >= 1 MSS; range sets are sorted, disjoint and their totals are exact.
+//! Data is one-directional (sender → receiver); there is no FIN: a file is done when all of
+//! its bytes are acknowledged. ECN negotiation (`cfg.ecn`) is not implemented yet.
+//!
+//! Layering: uses the kernel, `crate::ids`, `crate::packet` and `crate::transport` only.
 
+pub mod cc;
 mod config;
+mod ranges;
 mod receiver;
+pub mod recovery;
+mod rtt;
+mod scoreboard;
 mod sender;
 mod variant;
+pub mod window;
 
-pub use config::TcpConfig;
+#[cfg(test)]
+mod testkit;
+#[cfg(test)]
+mod tests;
+
+pub use config::{PartialAckTimer, TcpConfig};
 pub use receiver::{ReceiverStats, TcpReceiver};
-pub use sender::{AppData, CcMetrics, SenderStats, TcpSender};
+pub use sender::{AppData, CcMetrics, SenderState, SenderStats, TcpSender};
 pub use variant::Variant;

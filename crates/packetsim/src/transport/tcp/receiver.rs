@@ -1,9 +1,24 @@
-//! STUB to be replaced by the TCP implementation: only the public API is fixed here.
-use super::TcpConfig;
+//! The TCP receiver endpoint: answers the SYN (LISTEN → ESTABLISHED; the SYN-ACK is resent
+//! for every SYN), buffers out-of-order data as sorted ranges, delivers in-order bytes, and
+//! acknowledges:
+//! - every segment by default; with `cfg.delayed_ack`, every second in-order segment or when
+//!   the delay expires (RFC 5681 §4.2; RFC 1122 §4.2.3.2);
+//! - at once for an out-of-order or duplicate segment, and for one that fills a hole
+//!   (RFC 5681 §4.2);
+//! - with SACK blocks when negotiated (RFC 2018 §4: the first block holds the segment that
+//!   triggered the ACK, then the most recently reported other blocks);
+//! - echoing TS.Recent, updated per RFC 7323 §4.3 (TSval of a segment that covers
+//!   Last.ACK.sent).
+//!
+//! The advertised window comes from a `WindowPolicy` (`window.rs`).
+
+use super::ranges::RangeSet;
+use super::window::{AnyWindow, FixedWindow, WindowPolicy};
+use super::{TcpConfig, Variant};
 use crate::ids::Addr;
-use crate::packet::Packet;
+use crate::packet::{Body, Packet, SackBlocks, Seq, TcpFlags, TcpHeader, Timestamps};
 use crate::transport::{Endpoint, Outbox};
-use packetsim_kernel::Time;
+use packetsim_kernel::{Dur, Time};
 
 /// Counters of a TCP receiver.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -16,30 +31,247 @@ pub struct ReceiverStats {
     pub duplicate_segments: u64,
     /// ACKs sent.
     pub acks_sent: u64,
+    /// Data segments that arrived above a hole (out of order).
+    pub out_of_order_segments: u64,
 }
 
-/// A TCP receiver (stub).
+/// A TCP receiver.
 pub struct TcpReceiver {
+    local: Addr,
+    remote: Addr,
+    /// Whether a SYN has been received.
+    established: bool,
+    /// Next in-order sequence number expected.
+    rcv_nxt: Seq,
+    /// Out-of-order data above `rcv_nxt`.
+    ooo: RangeSet,
+    want_sack: bool,
+    want_ts: bool,
+    sack_ok: bool,
+    ts_ok: bool,
+    max_sack_blocks: u8,
+    /// TS.Recent (RFC 7323 §4.3).
+    ts_recent: Time,
+    /// The ACK number last sent (Last.ACK.sent).
+    last_ack_sent: Seq,
+    /// A byte inside each recently reported SACK block, most recent first (RFC 2018 §4).
+    sack_hist: [Seq; SackBlocks::MAX],
+    sack_hist_len: u8,
+    window: AnyWindow,
+    delayed_ack: Option<Dur>,
+    /// In-order segments received and not yet acknowledged (delayed ACK).
+    unacked_segments: u32,
+    /// Delayed-ACK deadline.
+    ack_at: Option<Time>,
     stats: ReceiverStats,
 }
 
 impl TcpReceiver {
     /// A receiver at `local` for a connection from `remote`.
-    pub fn new(_cfg: &TcpConfig, _local: Addr, _remote: Addr) -> TcpReceiver {
+    pub fn new(cfg: &TcpConfig, local: Addr, remote: Addr) -> TcpReceiver {
         TcpReceiver {
+            local,
+            remote,
+            established: false,
+            rcv_nxt: Seq(0),
+            ooo: RangeSet::new(),
+            want_sack: cfg.variant == Variant::Sack,
+            want_ts: cfg.timestamps,
+            sack_ok: false,
+            ts_ok: false,
+            max_sack_blocks: cfg.sack_blocks.clamp(1, SackBlocks::MAX as u32) as u8,
+            ts_recent: Time::ZERO,
+            last_ack_sent: Seq(0),
+            sack_hist: [Seq(0); SackBlocks::MAX],
+            sack_hist_len: 0,
+            window: AnyWindow::Fixed(FixedWindow {
+                bytes: cfg.rcv_window.min(u32::MAX as u64 / 2) as u32,
+            }),
+            delayed_ack: cfg.delayed_ack,
+            unacked_segments: 0,
+            ack_at: None,
             stats: ReceiverStats::default(),
         }
     }
+
     /// Counters.
     pub fn stats(&self) -> &ReceiverStats {
         &self.stats
     }
+
+    /// Next in-order sequence number expected.
+    pub fn rcv_nxt(&self) -> Seq {
+        self.rcv_nxt
+    }
+
+    /// Bytes held out of order.
+    pub fn out_of_order_bytes(&self) -> u32 {
+        self.ooo.total()
+    }
+
+    fn on_syn(&mut self, now: Time, h: &TcpHeader, out: &mut Outbox) {
+        if !self.established {
+            self.established = true;
+            self.rcv_nxt = h.seq + 1;
+            self.sack_ok = self.want_sack && h.sack_permitted;
+            self.ts_ok = self.want_ts && h.ts.is_some();
+        }
+        if let (true, Some(ts)) = (self.ts_ok, h.ts) {
+            self.ts_recent = self.ts_recent.max(ts.val);
+        }
+        let wnd = self.window.advertised(now, self.ooo.total());
+        let hdr = TcpHeader {
+            seq: Seq(0),
+            ack: self.rcv_nxt,
+            flags: TcpFlags::SYN | TcpFlags::ACK,
+            wnd,
+            payload: 0,
+            sack_permitted: self.sack_ok,
+            sack: SackBlocks::default(),
+            ts: self.ts_ok.then_some(Timestamps {
+                val: now,
+                ecr: self.ts_recent,
+            }),
+        };
+        self.last_ack_sent = self.rcv_nxt;
+        self.stats.acks_sent += 1;
+        out.send(Packet::new(self.local, self.remote, Body::Tcp(hdr)));
+    }
+
+    fn on_data(&mut self, now: Time, h: &TcpHeader, out: &mut Outbox) {
+        self.stats.segments_received += 1;
+        let l = h.seq;
+        let r = h.seq + h.payload;
+        // RFC 7323 §4.3 (R3): remember TSval if the segment covers Last.ACK.sent.
+        if let (true, Some(ts)) = (self.ts_ok, h.ts) {
+            if l <= self.last_ack_sent && ts.val >= self.ts_recent {
+                self.ts_recent = ts.val;
+            }
+        }
+        if r <= self.rcv_nxt {
+            // Every byte already delivered: a duplicate; ACK at once (RFC 5681 §4.2).
+            self.stats.duplicate_segments += 1;
+            self.send_ack(now, None, out);
+        } else if l <= self.rcv_nxt {
+            // In order (possibly overlapping what was delivered).
+            let had_hole = !self.ooo.is_empty();
+            let before = self.rcv_nxt;
+            self.rcv_nxt = r;
+            while let Some((ol, or)) = self.ooo.first() {
+                if ol > self.rcv_nxt {
+                    break;
+                }
+                self.rcv_nxt = self.rcv_nxt.max(or);
+                self.ooo.remove_below(or);
+            }
+            let n = (self.rcv_nxt - before) as u64;
+            out.delivered_bytes += n;
+            self.stats.bytes_delivered += n;
+            match self.delayed_ack {
+                // RFC 5681 §4.2: ACK at once when the segment fills (part of) a hole.
+                Some(d) if !had_hole => {
+                    self.unacked_segments += 1;
+                    if self.unacked_segments >= 2 {
+                        self.send_ack(now, None, out);
+                    } else if self.ack_at.is_none() {
+                        self.ack_at = Some(now + d);
+                    }
+                }
+                _ => self.send_ack(now, None, out),
+            }
+        } else {
+            // Above a hole: buffer and send an immediate duplicate ACK (RFC 5681 §4.2).
+            self.stats.out_of_order_segments += 1;
+            if self.ooo.insert(l, r) == 0 {
+                self.stats.duplicate_segments += 1;
+            }
+            self.send_ack(now, Some(l), out);
+        }
+    }
+
+    /// Builds the SACK blocks (RFC 2018 §4): the block holding `trigger` first, then the most
+    /// recently reported blocks still above rcv_nxt, without repeats.
+    fn sack_blocks(&mut self, trigger: Option<Seq>) -> SackBlocks {
+        let mut blocks = SackBlocks::default();
+        let mut hist = [Seq(0); SackBlocks::MAX];
+        let mut n = 0usize;
+        let max = self.max_sack_blocks as usize;
+        let candidates = trigger.into_iter().chain(
+            self.sack_hist[..self.sack_hist_len as usize]
+                .iter()
+                .copied(),
+        );
+        for x in candidates {
+            if n >= max {
+                break;
+            }
+            if x < self.rcv_nxt {
+                continue;
+            }
+            let Some(b) = self.ooo.containing(x) else {
+                continue;
+            };
+            if blocks.as_slice().iter().any(|&(bl, _)| bl == b.0) {
+                continue;
+            }
+            blocks.push(b);
+            hist[n] = b.0;
+            n += 1;
+        }
+        self.sack_hist = hist;
+        self.sack_hist_len = n as u8;
+        blocks
+    }
+
+    fn send_ack(&mut self, now: Time, trigger: Option<Seq>, out: &mut Outbox) {
+        self.unacked_segments = 0;
+        self.ack_at = None;
+        let sack = if self.sack_ok && !self.ooo.is_empty() {
+            self.sack_blocks(trigger)
+        } else {
+            self.sack_hist_len = 0;
+            SackBlocks::default()
+        };
+        let hdr = TcpHeader {
+            seq: Seq(1),
+            ack: self.rcv_nxt,
+            flags: TcpFlags::ACK,
+            wnd: self.window.advertised(now, self.ooo.total()),
+            payload: 0,
+            sack_permitted: false,
+            sack,
+            ts: self.ts_ok.then_some(Timestamps {
+                val: now,
+                ecr: self.ts_recent,
+            }),
+        };
+        self.last_ack_sent = self.rcv_nxt;
+        self.stats.acks_sent += 1;
+        out.send(Packet::new(self.local, self.remote, Body::Tcp(hdr)));
+    }
 }
 
 impl Endpoint for TcpReceiver {
-    fn on_packet(&mut self, _now: Time, _pkt: &Packet, _out: &mut Outbox) {}
-    fn on_timer(&mut self, _now: Time, _out: &mut Outbox) {}
+    fn on_packet(&mut self, now: Time, pkt: &Packet, out: &mut Outbox) {
+        let Some(h) = pkt.tcp() else {
+            return;
+        };
+        if h.flags.contains(TcpFlags::SYN) {
+            self.on_syn(now, h, out);
+        } else if self.established && h.payload > 0 {
+            self.on_data(now, h, out);
+        }
+    }
+
+    fn on_timer(&mut self, now: Time, out: &mut Outbox) {
+        if let Some(t) = self.ack_at {
+            if t <= now {
+                self.send_ack(now, None, out);
+            }
+        }
+    }
+
     fn next_timeout(&self) -> Option<Time> {
-        None
+        self.ack_at
     }
 }

@@ -1,9 +1,29 @@
-//! STUB to be replaced by the TCP implementation: only the public API is fixed here.
-use super::TcpConfig;
+//! The TCP sender endpoint: handshake (SYN-SENT → ESTABLISHED), segmentation, the send window
+//! min(cwnd, rwnd), RTT sampling (Karn's rule or timestamps) and the RFC 6298 timer, and the
+//! loss-recovery phase machine (`Phase`). Congestion control decides how much the window
+//! changes (`cc/`), loss recovery how it behaves during recovery (`recovery/`).
+//!
+//! Decisions recorded here:
+//! - The initial send sequence number is 0, so data byte `k` has sequence `1 + k`.
+//! - Only full segments go out unless the data ends (sender-side SWS avoidance, RFC 1122
+//!   §4.2.3.4; ns-2 behaves the same way with its packet-based window).
+//! - Fast retransmit restarts the retransmission timer (ns-2 `reset_rtx_timer`, Linux).
+//! - After a timeout, and after Tahoe's fast retransmit, the sender is in `Phase::Loss` until
+//!   the cumulative ACK reaches the `snd_max` of that moment; duplicate ACKs do not trigger a
+//!   fast retransmit meanwhile (RFC 6582 §4.1; ns-2 `bug_fix_`), for every variant.
+//! - A repeated timeout of the same segment keeps ssthresh (RFC 5681 §3.1, note on eq. 4).
+//! - A SACK sender skips SACKed ranges during go-back-N.
+//! - A `sack` variant whose peer does not permit SACK falls back to NewReno recovery.
+
+use super::cc::{AckInfo, AnyCc, CcState, Congestion, CongestionControl, Phase};
+use super::recovery::{AnyRecovery, Entry, LossRecovery, NewReno, PartialAck};
+use super::rtt::RttEstimator;
+use super::scoreboard::Scoreboard;
+use super::{PartialAckTimer, TcpConfig, Variant};
 use crate::ids::Addr;
-use crate::packet::Packet;
+use crate::packet::{Body, Packet, Seq, TcpFlags, TcpHeader, Timestamps};
 use crate::transport::{Endpoint, Outbox};
-use packetsim_kernel::Time;
+use packetsim_kernel::{Dur, Time};
 
 /// How much data the sending application offers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,7 +45,7 @@ pub struct SenderStats {
     pub segments_sent: u64,
     /// Data segments retransmitted (for any reason).
     pub retransmits: u64,
-    /// Retransmission timeouts.
+    /// Retransmission timeouts (including SYN retransmissions).
     pub timeouts: u64,
     /// Fast retransmits (entries into loss recovery by duplicate ACKs or SACK).
     pub fast_retransmits: u64,
@@ -42,39 +62,586 @@ pub struct CcMetrics {
     pub rto: packetsim_kernel::Dur,
 }
 
-/// A TCP sender (stub).
+/// Connection state of the sender (RFC 793 names; the sender never closes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SenderState {
+    /// `open` not yet called.
+    Closed,
+    /// SYN sent, waiting for the SYN-ACK.
+    SynSent,
+    /// Data may flow.
+    Established,
+}
+
+impl std::fmt::Display for SenderState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            SenderState::Closed => "CLOSED",
+            SenderState::SynSent => "SYN-SENT",
+            SenderState::Established => "ESTABLISHED",
+        })
+    }
+}
+
+/// A TCP sender.
 pub struct TcpSender {
+    local: Addr,
+    remote: Addr,
+    app: AppData,
+    variant: Variant,
+    mss: u32,
+    dupthresh: u32,
+    /// Window this end advertises (it receives no data; carried for realism).
+    own_wnd: u32,
+    want_ts: bool,
+    /// NewReno timer policy, kept for the fallback when SACK is not negotiated.
+    newreno_timer: PartialAckTimer,
+    state: SenderState,
+    iss: Seq,
+    /// Oldest unacknowledged sequence number.
+    snd_una: Seq,
+    /// Next sequence number to send (below `snd_max` during go-back-N).
+    snd_nxt: Seq,
+    /// One past the highest sequence number ever sent.
+    snd_max: Seq,
+    /// Application bytes below `snd_max`.
+    snd_max_off: u64,
+    /// The peer's advertised window, bytes.
+    peer_wnd: u32,
+    st: CcState,
+    cc: AnyCc,
+    rec: AnyRecovery,
+    dupacks: u32,
+    rtt: RttEstimator,
+    /// The one segment being timed (start sequence, send time) when timestamps are off.
+    timed: Option<(Seq, Time)>,
+    /// Retransmission timer deadline.
+    rto_at: Option<Time>,
+    /// snd_una at the last timeout (to spot a repeated timeout of the same segment).
+    last_rto_una: Option<Seq>,
+    sack_ok: bool,
+    ts_ok: bool,
+    /// TS.Recent: the peer's latest timestamp, echoed in TSecr (RFC 7323 §4.3).
+    ts_recent: Time,
+    sb: Scoreboard,
     stats: SenderStats,
 }
 
 impl TcpSender {
     /// A sender from `local` to `remote`.
-    pub fn new(_cfg: &TcpConfig, _local: Addr, _remote: Addr, _app: AppData) -> TcpSender {
+    pub fn new(cfg: &TcpConfig, local: Addr, remote: Addr, app: AppData) -> TcpSender {
+        debug_assert!(
+            cfg.validate().is_ok(),
+            "invalid TcpConfig: {:?}",
+            cfg.validate()
+        );
+        let (cc, rec) = cfg.variant.build(cfg);
+        let mss = cfg.mss;
+        let rwnd = cfg.rcv_window.min(u32::MAX as u64 / 2) as u32;
+        let ssthresh = cfg
+            .initial_ssthresh
+            .map(|s| s.min(u32::MAX as u64 / 2) as u32)
+            .unwrap_or(rwnd);
+        let iss = Seq(0);
         TcpSender {
+            local,
+            remote,
+            app,
+            variant: cfg.variant,
+            mss,
+            dupthresh: cfg.dupack_threshold,
+            own_wnd: rwnd,
+            want_ts: cfg.timestamps,
+            newreno_timer: cfg.newreno_partial_ack_timer,
+            state: SenderState::Closed,
+            iss,
+            snd_una: iss,
+            snd_nxt: iss,
+            snd_max: iss,
+            snd_max_off: 0,
+            peer_wnd: rwnd,
+            st: CcState {
+                // RFC 5681 §3.1: IW from the configuration.
+                cwnd: cfg.initial_cwnd.saturating_mul(mss),
+                ssthresh,
+                bytes_in_flight: 0,
+                mss,
+                phase: Phase::Open,
+            },
+            cc,
+            rec,
+            dupacks: 0,
+            rtt: RttEstimator::new(cfg),
+            timed: None,
+            rto_at: None,
+            last_rto_una: None,
+            sack_ok: false,
+            ts_ok: false,
+            ts_recent: Time::ZERO,
+            sb: Scoreboard::default(),
             stats: SenderStats::default(),
         }
     }
+
     /// Opens the connection (sends the SYN).
-    pub fn open(&mut self, _now: Time, _out: &mut Outbox) {}
+    pub fn open(&mut self, now: Time, out: &mut Outbox) {
+        debug_assert_eq!(self.state, SenderState::Closed, "open called twice");
+        self.state = SenderState::SynSent;
+        self.send_syn(now, out);
+        self.timed = Some((self.iss, now));
+    }
+
     /// Counters.
     pub fn stats(&self) -> &SenderStats {
         &self.stats
     }
+
     /// Congestion state.
     pub fn cc_metrics(&self) -> CcMetrics {
         CcMetrics {
-            cwnd: 0,
-            ssthresh: 0,
-            rto: packetsim_kernel::Dur::ZERO,
+            cwnd: self.st.cwnd as u64,
+            ssthresh: self.st.ssthresh as u64,
+            rto: self.rtt.rto(),
         }
+    }
+
+    /// The shared window state (cwnd, ssthresh, flight, phase).
+    pub fn cc_state(&self) -> &CcState {
+        &self.st
+    }
+
+    /// The connection state.
+    pub fn state(&self) -> SenderState {
+        self.state
+    }
+
+    /// Oldest unacknowledged sequence number.
+    pub fn snd_una(&self) -> Seq {
+        self.snd_una
+    }
+
+    /// One past the highest sequence number sent.
+    pub fn snd_max(&self) -> Seq {
+        self.snd_max
+    }
+
+    /// Smoothed RTT, once sampled.
+    pub fn srtt(&self) -> Option<Dur> {
+        self.rtt.srtt()
+    }
+
+    /// Whether every byte the application offered has been acknowledged.
+    pub fn is_done(&self) -> bool {
+        match self.app {
+            AppData::Unlimited => false,
+            AppData::Bytes(n) => self.stats.bytes_acked >= n,
+        }
+    }
+
+    // ---- transmission -------------------------------------------------------------------
+
+    fn send_syn(&mut self, now: Time, out: &mut Outbox) {
+        let hdr = TcpHeader {
+            seq: self.iss,
+            ack: Seq(0),
+            flags: TcpFlags::SYN,
+            wnd: self.own_wnd,
+            payload: 0,
+            sack_permitted: self.variant == Variant::Sack,
+            sack: Default::default(),
+            ts: self.want_ts.then_some(Timestamps {
+                val: now,
+                ecr: Time::ZERO,
+            }),
+        };
+        out.send(Packet::new(self.local, self.remote, Body::Tcp(hdr)));
+        self.rto_at = Some(now + self.rtt.rto());
+    }
+
+    /// Application bytes available from sequence `s` on.
+    fn avail_from(&self, s: Seq) -> u64 {
+        match self.app {
+            AppData::Unlimited => u64::MAX,
+            AppData::Bytes(n) => {
+                let off = self.snd_max_off - (self.snd_max - s) as u64;
+                n.saturating_sub(off)
+            }
+        }
+    }
+
+    /// Sends `[seq, seq + len)`; counts it, times it (Karn) and starts the timer (RFC 6298 §5.1).
+    fn send_segment(&mut self, now: Time, seq: Seq, len: u32, out: &mut Outbox) {
+        debug_assert!(len > 0 && len <= self.mss);
+        let is_rtx = seq < self.snd_max;
+        self.stats.bytes_sent += len as u64;
+        self.stats.segments_sent += 1;
+        if is_rtx {
+            self.stats.retransmits += 1;
+            // Karn: a retransmitted segment is never timed.
+            if let Some((t, _)) = self.timed {
+                if t >= seq && t < seq + len {
+                    self.timed = None;
+                }
+            }
+        } else if !self.ts_ok && self.timed.is_none() {
+            // RFC 6298 §3: time one segment per RTT.
+            self.timed = Some((seq, now));
+        }
+        if self.rto_at.is_none() {
+            self.rto_at = Some(now + self.rtt.rto());
+        }
+        let hdr = TcpHeader {
+            seq,
+            ack: Seq(1),
+            flags: TcpFlags::ACK,
+            wnd: self.own_wnd,
+            payload: len,
+            sack_permitted: false,
+            sack: Default::default(),
+            ts: self.ts_ok.then_some(Timestamps {
+                val: now,
+                ecr: self.ts_recent,
+            }),
+        };
+        out.send(Packet::new(self.local, self.remote, Body::Tcp(hdr)));
+        let end = seq + len;
+        if end > self.snd_max {
+            self.snd_max_off += (end - self.snd_max) as u64;
+            self.snd_max = end;
+        }
+    }
+
+    fn transmit(&mut self, now: Time, out: &mut Outbox) {
+        if self.state != SenderState::Established {
+            return;
+        }
+        if self.sack_ok && matches!(self.st.phase, Phase::Recovery { .. }) {
+            self.transmit_sack(now, out);
+        } else {
+            self.transmit_window(now, out);
+        }
+        self.check_invariants();
+    }
+
+    /// Window-based sending: while the segment at snd_nxt fits in snd_una + min(cwnd, rwnd).
+    fn transmit_window(&mut self, now: Time, out: &mut Outbox) {
+        let wnd = self.st.cwnd.min(self.peer_wnd);
+        loop {
+            let mut s = self.snd_nxt;
+            if self.sack_ok && s < self.snd_max {
+                // Go-back-N skips what the receiver has SACKed.
+                if let Some((_, r)) = self.sb.sacked.containing(s) {
+                    s = r;
+                    self.snd_nxt = r;
+                }
+            }
+            let mut len = self.avail_from(s).min(self.mss as u64) as u32;
+            if s < self.snd_max {
+                len = len.min(self.snd_max - s);
+            }
+            if len == 0 || (s + len) - self.snd_una > wnd {
+                break;
+            }
+            self.send_segment(now, s, len, out);
+            self.snd_nxt = s + len;
+        }
+    }
+
+    /// RFC 6675 §5 step (C): while cwnd - pipe >= SMSS, send NextSeg (§4).
+    fn transmit_sack(&mut self, now: Time, out: &mut Outbox) {
+        let lost = self
+            .sb
+            .lost_boundary(self.snd_una, self.dupthresh, self.mss);
+        let mut pipe = self.sb.pipe(self.snd_una, self.snd_max, lost);
+        while self.st.cwnd.saturating_sub(pipe) >= self.mss {
+            // NextSeg rule 1: the first unSACKed byte above HighRxt that IsLost.
+            if let Some((s, len)) = self.sb.next_hole(lost.0, self.snd_max, self.mss) {
+                self.send_segment(now, s, len, out);
+                self.sb.high_rxt = s + len;
+                pipe += len;
+                continue;
+            }
+            // Rule 2: new data, within the receiver's window.
+            let s = self.snd_max;
+            let len = self.avail_from(s).min(self.mss as u64) as u32;
+            if len > 0 && (s + len) - self.snd_una <= self.peer_wnd {
+                self.send_segment(now, s, len, out);
+                self.snd_nxt = self.snd_max;
+                pipe += len;
+                continue;
+            }
+            // Rule 3: an unSACKed byte above HighRxt below the highest SACKed byte.
+            let high_sacked = self.sb.sacked.last().map_or(self.snd_una, |r| r.1);
+            if let Some((s, len)) = self.sb.next_hole(high_sacked, self.snd_max, self.mss) {
+                self.send_segment(now, s, len, out);
+                self.sb.high_rxt = s + len;
+                pipe += len;
+                continue;
+            }
+            break;
+        }
+    }
+
+    /// Retransmits the segment at snd_una (fast retransmit, NewReno partial ACK).
+    fn retransmit_una(&mut self, now: Time, out: &mut Outbox) {
+        let s = self.snd_una;
+        let mut len = (self.snd_max - s).min(self.mss);
+        if let Some((l, _)) = self.sb.sacked.next_after(s) {
+            len = len.min(l - s);
+        }
+        if len > 0 {
+            self.send_segment(now, s, len, out);
+            self.sb.high_rxt = self.sb.high_rxt.max(s + len);
+        }
+    }
+
+    // ---- ACK processing -------------------------------------------------------------------
+
+    fn on_syn_ack(&mut self, now: Time, h: &TcpHeader, out: &mut Outbox) {
+        if !(h.flags.contains(TcpFlags::SYN | TcpFlags::ACK) && h.ack == self.iss + 1) {
+            return;
+        }
+        self.state = SenderState::Established;
+        self.sack_ok = self.variant == Variant::Sack && h.sack_permitted;
+        self.ts_ok = self.want_ts && h.ts.is_some();
+        if self.variant == Variant::Sack && !self.sack_ok {
+            self.rec = AnyRecovery::NewReno(NewReno::new(self.newreno_timer));
+        }
+        // RTT sample from the handshake: timestamp echo, or the SYN if never retransmitted.
+        match (self.ts_ok, h.ts, self.timed) {
+            (true, Some(ts), _) => {
+                self.ts_recent = ts.val;
+                self.rtt.on_sample(now - ts.ecr);
+            }
+            (false, _, Some((s, t))) if s == self.iss => self.rtt.on_sample(now - t),
+            _ => {}
+        }
+        self.timed = None;
+        self.peer_wnd = h.wnd;
+        self.snd_una = self.iss + 1;
+        self.snd_nxt = self.snd_una;
+        self.snd_max = self.snd_una;
+        self.rto_at = None;
+        self.transmit(now, out);
+    }
+
+    fn on_ack(&mut self, now: Time, h: &TcpHeader, out: &mut Outbox) {
+        let ack = h.ack;
+        // RFC 5681 / RFC 793: ignore ACKs of unsent data and old ACKs.
+        if ack > self.snd_max || ack < self.snd_una {
+            return;
+        }
+        if self.ts_ok {
+            if let Some(ts) = h.ts {
+                if ts.val >= self.ts_recent {
+                    self.ts_recent = ts.val;
+                }
+            }
+        }
+        let wnd_changed = h.wnd != self.peer_wnd;
+        self.peer_wnd = h.wnd;
+        if self.sack_ok && !h.sack.is_empty() {
+            self.sb
+                .update(h.sack.as_slice(), self.snd_una, self.snd_max);
+        }
+        if ack > self.snd_una {
+            self.on_new_ack(now, h, out);
+        } else if self.snd_max > self.snd_una && h.payload == 0 && !wnd_changed {
+            // RFC 5681 §2: a duplicate ACK.
+            self.on_dupack(now, out);
+        }
+        self.transmit(now, out);
+    }
+
+    fn on_new_ack(&mut self, now: Time, h: &TcpHeader, out: &mut Outbox) {
+        let ack = h.ack;
+        let acked = ack - self.snd_una;
+        // RTT sample: RFC 7323 §4.1 from the echoed timestamp of an ACK advancing snd_una,
+        // else the timed segment if it is covered (RFC 6298 §3; Karn cleared it on rtx).
+        if self.ts_ok {
+            if let Some(ts) = h.ts {
+                self.rtt.on_sample(now - ts.ecr);
+            }
+        } else if let Some((s, t)) = self.timed {
+            if ack > s {
+                self.rtt.on_sample(now - t);
+                self.timed = None;
+            }
+        }
+        self.snd_una = ack;
+        if self.snd_nxt < ack {
+            self.snd_nxt = ack;
+        }
+        self.stats.bytes_acked += acked as u64;
+        self.sb.advance(ack);
+        self.dupacks = 0;
+        self.st.bytes_in_flight = self.snd_max - self.snd_una;
+        let mut restart_timer = true;
+        match self.st.phase {
+            Phase::Open | Phase::Disorder => {
+                self.st.phase = Phase::Open;
+                self.cc.on_ack(&mut self.st, &AckInfo { acked });
+            }
+            Phase::Loss { recover } => {
+                if ack >= recover {
+                    self.st.phase = Phase::Open;
+                }
+                self.cc.on_ack(&mut self.st, &AckInfo { acked });
+            }
+            Phase::Recovery { recover } => {
+                if ack >= recover {
+                    // Full ACK: recovery ends (RFC 6582 §3.2 step 3, RFC 6675 §5).
+                    self.rec.exit(&mut self.st);
+                    self.st.phase = Phase::Open;
+                } else {
+                    match self.rec.on_partial_ack(&mut self.st, acked) {
+                        PartialAck::Exit => self.st.phase = Phase::Open,
+                        PartialAck::RetransmitNext { reset_timer } => {
+                            // RFC 6582 §3.2 step 5: retransmit the first unacknowledged segment.
+                            self.retransmit_una(now, out);
+                            restart_timer = reset_timer;
+                        }
+                        PartialAck::Stay => {}
+                    }
+                }
+            }
+        }
+        if self.snd_una == self.snd_max {
+            // RFC 6298 §5.2: all data acknowledged, stop the timer.
+            self.rto_at = None;
+        } else if restart_timer {
+            // RFC 6298 §5.3: restart the timer on an ACK of new data.
+            self.rto_at = Some(now + self.rtt.rto());
+        }
+    }
+
+    fn on_dupack(&mut self, now: Time, out: &mut Outbox) {
+        self.dupacks += 1;
+        match self.st.phase {
+            Phase::Open | Phase::Disorder => {
+                self.st.phase = Phase::Disorder;
+                // RFC 5681 §3.2 step 2 on the DupThresh-th dupack; RFC 6675 §5 also when
+                // IsLost(HighACK + 1).
+                let sack_lost = self.sack_ok
+                    && self
+                        .sb
+                        .lost_boundary(self.snd_una, self.dupthresh, self.mss)
+                        .0
+                        > self.snd_una;
+                if self.dupacks >= self.dupthresh || sack_lost {
+                    self.enter_recovery(now, out);
+                }
+            }
+            // RFC 6582 §4.1: no fast retransmit for dupacks covering pre-timeout data.
+            Phase::Loss { .. } => {}
+            Phase::Recovery { .. } => self.rec.on_dupack(&mut self.st),
+        }
+    }
+
+    fn enter_recovery(&mut self, now: Time, out: &mut Outbox) {
+        self.st.bytes_in_flight = self.snd_max - self.snd_una;
+        // RFC 5681 §3.2 step 2 / RFC 6675 §5 step 4.2: ssthresh = max(FlightSize/2, 2 SMSS).
+        self.cc.on_congestion(&mut self.st, Congestion::Loss);
+        self.stats.fast_retransmits += 1;
+        let recover = self.snd_max;
+        match self.rec.enter(&mut self.st) {
+            Entry::GoBackN => {
+                self.st.phase = Phase::Loss { recover };
+                self.snd_nxt = self.snd_una;
+                self.timed = None;
+                self.transmit_window(now, out);
+            }
+            Entry::FastRecovery => {
+                self.st.phase = Phase::Recovery { recover };
+                self.sb.high_rxt = self.snd_una;
+                // RFC 5681 §3.2 step 3 / RFC 6675 §5 step 4.3: retransmit the first segment.
+                self.retransmit_una(now, out);
+            }
+        }
+        self.rto_at = Some(now + self.rtt.rto());
+    }
+
+    fn on_rto(&mut self, now: Time, out: &mut Outbox) {
+        match self.state {
+            SenderState::Closed => {}
+            SenderState::SynSent => {
+                // RFC 6298 §5.5: back off, and retransmit the SYN (not an RTT sample: Karn).
+                self.stats.timeouts += 1;
+                self.rtt.on_timeout();
+                self.timed = None;
+                self.send_syn(now, out);
+            }
+            SenderState::Established => {
+                if self.snd_una == self.snd_max {
+                    return;
+                }
+                self.stats.timeouts += 1;
+                self.st.bytes_in_flight = self.snd_max - self.snd_una;
+                let old_ssthresh = self.st.ssthresh;
+                // RFC 5681 §3.1 eq. 4 and the loss window (cwnd = 1 SMSS).
+                self.cc.on_congestion(&mut self.st, Congestion::Timeout);
+                if self.last_rto_una == Some(self.snd_una) {
+                    // RFC 5681 §3.1: a segment retransmitted by the timer timed out again.
+                    self.st.ssthresh = old_ssthresh;
+                }
+                self.last_rto_una = Some(self.snd_una);
+                // RFC 6298 §5.5: back off the timer.
+                self.rtt.on_timeout();
+                // spec 3 §2.3: the scoreboard is cleared on timeout.
+                self.sb.clear(self.snd_una);
+                self.st.phase = Phase::Loss {
+                    recover: self.snd_max,
+                };
+                self.dupacks = 0;
+                // Go-back-N from snd_una (spec 3 §2.2); RFC 6298 §5.4 retransmits the first.
+                self.snd_nxt = self.snd_una;
+                self.timed = None;
+                self.rto_at = None;
+                self.transmit(now, out);
+                // RFC 6298 §5.6: the timer restarts with the backed-off RTO.
+                self.rto_at = Some(now + self.rtt.rto());
+            }
+        }
+    }
+
+    fn check_invariants(&self) {
+        debug_assert!(self.snd_una <= self.snd_nxt, "snd_una > snd_nxt");
+        debug_assert!(self.snd_nxt <= self.snd_max, "snd_nxt > snd_max");
+        debug_assert!(
+            self.st.cwnd >= self.mss,
+            "cwnd below one MSS: {}",
+            self.st.cwnd
+        );
     }
 }
 
 impl Endpoint for TcpSender {
-    fn on_packet(&mut self, _now: Time, _pkt: &Packet, _out: &mut Outbox) {}
-    fn on_timer(&mut self, _now: Time, _out: &mut Outbox) {}
+    fn on_packet(&mut self, now: Time, pkt: &Packet, out: &mut Outbox) {
+        let Some(h) = pkt.tcp() else {
+            return;
+        };
+        match self.state {
+            SenderState::Closed => {}
+            SenderState::SynSent => self.on_syn_ack(now, h, out),
+            SenderState::Established => {
+                if h.flags.contains(TcpFlags::ACK) && !h.flags.contains(TcpFlags::SYN) {
+                    self.on_ack(now, h, out);
+                }
+            }
+        }
+    }
+
+    fn on_timer(&mut self, now: Time, out: &mut Outbox) {
+        if let Some(t) = self.rto_at {
+            if t <= now {
+                self.rto_at = None;
+                self.on_rto(now, out);
+            }
+        }
+    }
+
     fn next_timeout(&self) -> Option<Time> {
-        None
+        self.rto_at
     }
 }
 

@@ -1,6 +1,9 @@
 //! The TCP variants a scenario can name. Each is a row pairing a congestion control with a
 //! loss recovery (see `cc/` and `recovery/`).
 
+use super::cc::{AnyCc, Reno};
+use super::recovery::{AnyRecovery, NewReno, RenoRecovery, SackRecovery, Tahoe};
+use super::TcpConfig;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -26,6 +29,17 @@ impl Variant {
         Variant::NewReno,
         Variant::Sack,
     ];
+
+    /// The (congestion control, loss recovery) pair of this variant: the variant table.
+    pub(crate) fn build(self, cfg: &TcpConfig) -> (AnyCc, AnyRecovery) {
+        let rec = match self {
+            Variant::Tahoe => AnyRecovery::Tahoe(Tahoe),
+            Variant::Reno => AnyRecovery::Reno(RenoRecovery),
+            Variant::NewReno => AnyRecovery::NewReno(NewReno::new(cfg.newreno_partial_ack_timer)),
+            Variant::Sack => AnyRecovery::Sack(SackRecovery),
+        };
+        (AnyCc::Reno(Reno), rec)
+    }
 
     /// The scenario spelling.
     pub fn name(self) -> &'static str {

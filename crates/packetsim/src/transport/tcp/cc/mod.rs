@@ -1,0 +1,132 @@
+//! Congestion control: *how much* the window changes (slow start, congestion avoidance, the
+//! reaction to a congestion signal). *When* to react is the sender's decision (it owns the
+//! [`Phase`] machine); how the window behaves during loss recovery is `recovery/`'s.
+//!
+//! Policies share one plain [`CcState`] passed `&mut` (STYLE habit 4). Built-ins are rows of
+//! [`AnyCc`] (enum dispatch, no boxing). All windows are in bytes.
+//!
+//! Invariant: `cwnd >= mss` after every hook (checked by the sender in debug builds).
+
+mod reno;
+
+pub use reno::Reno;
+
+use crate::packet::Seq;
+use std::fmt;
+
+/// The sender's loss-recovery phase (after ns-3 `TcpCongState_t`; Linux `tcp_ca_state`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Normal operation: no duplicate ACKs outstanding.
+    Open,
+    /// Some duplicate ACKs (fewer than the threshold) were received.
+    Disorder,
+    /// Fast recovery, until the cumulative ACK reaches `recover` (RFC 6582 / RFC 6675).
+    Recovery {
+        /// The highest sequence sent (exclusive end) when recovery began.
+        recover: Seq,
+    },
+    /// After a retransmission timeout (or Tahoe's fast retransmit): go-back-N from snd_una
+    /// until the cumulative ACK reaches `recover`; duplicate ACKs do not trigger another fast
+    /// retransmit meanwhile (RFC 6582 §4.1, ns-2 `bug_fix_`).
+    Loss {
+        /// `snd_max` when the loss was detected.
+        recover: Seq,
+    },
+}
+
+impl fmt::Display for Phase {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Phase::Open => f.write_str("Open"),
+            Phase::Disorder => f.write_str("Disorder"),
+            Phase::Recovery { recover } => write!(f, "Recovery(recover={recover})"),
+            Phase::Loss { recover } => write!(f, "Loss(recover={recover})"),
+        }
+    }
+}
+
+/// Window state shared by the sender, congestion control and loss recovery.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CcState {
+    /// Congestion window, bytes.
+    pub cwnd: u32,
+    /// Slow-start threshold, bytes.
+    pub ssthresh: u32,
+    /// FlightSize: bytes sent and not cumulatively acknowledged (`snd_max - snd_una`).
+    pub bytes_in_flight: u32,
+    /// Sender maximum segment size, bytes.
+    pub mss: u32,
+    /// Loss-recovery phase.
+    pub phase: Phase,
+}
+
+impl CcState {
+    /// Whether the sender is in slow start (RFC 5681 §3.1: cwnd < ssthresh).
+    pub fn in_slow_start(&self) -> bool {
+        self.cwnd < self.ssthresh
+    }
+}
+
+/// What a new cumulative ACK acknowledged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AckInfo {
+    /// Bytes newly acknowledged.
+    pub acked: u32,
+}
+
+/// A congestion signal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Congestion {
+    /// Loss detected by duplicate ACKs or SACK.
+    Loss,
+    /// An ECN echo (RFC 3168); not yet produced by the sender.
+    Ecn,
+    /// The retransmission timer expired.
+    Timeout,
+}
+
+/// A congestion controller (STYLE habit 2).
+pub trait CongestionControl {
+    /// A new cumulative ACK outside loss recovery: grow the window.
+    fn on_ack(&mut self, _st: &mut CcState, _ack: &AckInfo) {}
+    /// A congestion signal: set ssthresh (and cwnd for `Ecn`/`Timeout`; after `Loss` the loss
+    /// recovery sets cwnd).
+    fn on_congestion(&mut self, _st: &mut CcState, _cause: Congestion) {}
+    /// The slow-start threshold after a congestion signal.
+    fn ssthresh_after(&self, st: &CcState) -> u32;
+    /// Scenario name.
+    fn name(&self) -> &'static str;
+}
+
+/// The built-in congestion controllers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AnyCc {
+    /// RFC 5681 AIMD, shared by Tahoe, Reno, NewReno and SACK.
+    Reno(Reno),
+}
+
+impl CongestionControl for AnyCc {
+    #[inline]
+    fn on_ack(&mut self, st: &mut CcState, ack: &AckInfo) {
+        match self {
+            AnyCc::Reno(c) => c.on_ack(st, ack),
+        }
+    }
+    #[inline]
+    fn on_congestion(&mut self, st: &mut CcState, cause: Congestion) {
+        match self {
+            AnyCc::Reno(c) => c.on_congestion(st, cause),
+        }
+    }
+    fn ssthresh_after(&self, st: &CcState) -> u32 {
+        match self {
+            AnyCc::Reno(c) => c.ssthresh_after(st),
+        }
+    }
+    fn name(&self) -> &'static str {
+        match self {
+            AnyCc::Reno(c) => c.name(),
+        }
+    }
+}

@@ -1,0 +1,373 @@
+//! Test kit for TCP (compiled for tests only): segment templates, a one-endpoint script driver
+//! with explicit times (`Script::inject`, `Script::fire`), and a two-endpoint `Pair` harness on
+//! virtual time (one-way delay, serialisation rate, drop-by-sequence and seeded random loss).
+//!
+//! Conventions: MSS = 1000 bytes, the sender's ISS is 0, so segment `i` starts at
+//! `seg(i) = 1 + 1000·i`.
+
+use super::{AppData, TcpConfig, TcpReceiver, TcpSender, Variant};
+use crate::ids::Addr;
+use crate::packet::{Body, Packet, SackBlocks, Seq, TcpFlags, TcpHeader, Timestamps};
+use crate::transport::{Endpoint, Outbox};
+use packetsim_kernel::{Dur, Rate, Time};
+use std::collections::BTreeMap;
+
+/// Segment size used by the scripted tests.
+pub const MSS: u32 = 1000;
+/// Window advertised by scripted peers.
+pub const WND: u32 = 100_000;
+/// Sender address.
+pub const SND: Addr = Addr(1);
+/// Receiver address.
+pub const RCV: Addr = Addr(2);
+
+/// Start of segment `i`.
+pub fn seg(i: u32) -> u32 {
+    1 + i * MSS
+}
+
+/// Milliseconds as a `Time`.
+pub fn ms(m: u64) -> Time {
+    Time::from_millis(m)
+}
+
+/// A test configuration: MSS 1000, rcv_window 100 kB, RTO initial 1 s, min 200 ms, max 60 s.
+pub fn cfg(variant: Variant) -> TcpConfig {
+    TcpConfig {
+        variant,
+        mss: MSS,
+        initial_cwnd: 10,
+        initial_ssthresh: None,
+        rcv_window: WND as u64,
+        rto_initial: Dur::from_secs(1),
+        rto_min: Dur::from_millis(200),
+        rto_max: Dur::from_secs(60),
+        granularity: Dur::from_millis(1),
+        ..TcpConfig::default()
+    }
+}
+
+/// Template of a pure ACK from the receiver.
+pub fn ack(n: u32) -> TcpHeader {
+    TcpHeader {
+        seq: Seq(1),
+        ack: Seq(n),
+        flags: TcpFlags::ACK,
+        wnd: WND,
+        ..Default::default()
+    }
+}
+
+/// An ACK with SACK blocks.
+pub fn sack_ack(n: u32, blocks: &[(u32, u32)]) -> TcpHeader {
+    let bs: Vec<(Seq, Seq)> = blocks.iter().map(|&(l, r)| (Seq(l), Seq(r))).collect();
+    TcpHeader {
+        sack: SackBlocks::from_slice(&bs),
+        ..ack(n)
+    }
+}
+
+/// Template of a SYN-ACK answering the sender's SYN.
+pub fn syn_ack() -> TcpHeader {
+    TcpHeader {
+        seq: Seq(0),
+        ack: Seq(1),
+        flags: TcpFlags::SYN | TcpFlags::ACK,
+        wnd: WND,
+        ..Default::default()
+    }
+}
+
+/// Template of a SYN.
+pub fn syn() -> TcpHeader {
+    TcpHeader {
+        seq: Seq(0),
+        flags: TcpFlags::SYN,
+        wnd: WND,
+        ..Default::default()
+    }
+}
+
+/// A data segment `[start, start + len)`.
+pub fn data(start: u32, len: u32) -> TcpHeader {
+    TcpHeader {
+        seq: Seq(start),
+        ack: Seq(1),
+        flags: TcpFlags::ACK,
+        wnd: WND,
+        payload: len,
+        ..Default::default()
+    }
+}
+
+/// A data segment with a timestamp.
+pub fn data_ts(start: u32, len: u32, val: Time) -> TcpHeader {
+    TcpHeader {
+        ts: Some(Timestamps {
+            val,
+            ecr: Time::ZERO,
+        }),
+        ..data(start, len)
+    }
+}
+
+/// Start sequence numbers of the data segments among `hs`.
+pub fn data_seqs(hs: &[TcpHeader]) -> Vec<u32> {
+    hs.iter()
+        .filter(|h| h.payload > 0)
+        .map(|h| h.seq.0)
+        .collect()
+}
+
+/// One endpoint driven by a script with explicit times.
+pub struct Script<E: Endpoint> {
+    /// The endpoint under test.
+    pub ep: E,
+    /// Bytes delivered so far (receiver).
+    pub delivered: u64,
+    out: Outbox,
+    now: Time,
+}
+
+impl<E: Endpoint> Script<E> {
+    /// A script around `ep`.
+    pub fn new(ep: E) -> Script<E> {
+        Script {
+            ep,
+            delivered: 0,
+            out: Outbox::default(),
+            now: Time::ZERO,
+        }
+    }
+
+    fn take(&mut self) -> Vec<TcpHeader> {
+        self.delivered += self.out.delivered_bytes;
+        let hs = self
+            .out
+            .packets
+            .iter()
+            .map(|p| *p.tcp().expect("a TCP endpoint sent a non-TCP packet"))
+            .collect();
+        self.out.clear();
+        hs
+    }
+
+    /// Injects `hdr` at `at` (the timer must not be due before); returns what was sent.
+    pub fn inject(&mut self, at: Time, hdr: TcpHeader) -> Vec<TcpHeader> {
+        assert!(at >= self.now, "script went back in time");
+        if let Some(t) = self.ep.next_timeout() {
+            assert!(t >= at, "timer due at {t} before injection at {at}");
+        }
+        self.now = at;
+        let p = Packet::new(RCV, SND, Body::Tcp(hdr));
+        self.ep.on_packet(at, &p, &mut self.out);
+        self.take()
+    }
+
+    /// Asserts that the next timer is due exactly at `at`, fires it; returns what was sent.
+    pub fn fire(&mut self, at: Time) -> Vec<TcpHeader> {
+        assert_eq!(
+            self.ep.next_timeout(),
+            Some(at),
+            "timer not due when expected"
+        );
+        self.now = at;
+        self.ep.on_timer(at, &mut self.out);
+        self.take()
+    }
+}
+
+impl Script<TcpSender> {
+    /// A sender opened at 0 and established by a SYN-ACK at 100 ms (RTT sample 100 ms);
+    /// also returns what it sent on establishment.
+    pub fn established(cfg: &TcpConfig, app: AppData) -> (Script<TcpSender>, Vec<TcpHeader>) {
+        let mut s = Script::new(TcpSender::new(cfg, SND, RCV, app));
+        s.ep.open(Time::ZERO, &mut s.out);
+        let syn = s.take();
+        assert_eq!(syn.len(), 1);
+        assert!(syn[0].flags.contains(TcpFlags::SYN));
+        let sa = TcpHeader {
+            sack_permitted: cfg.variant == Variant::Sack,
+            ..syn_ack()
+        };
+        let sent = s.inject(ms(100), sa);
+        (s, sent)
+    }
+}
+
+/// Direction of a packet in the pair harness.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dir {
+    /// Sender to receiver.
+    Fwd,
+    /// Receiver to sender.
+    Rev,
+}
+
+/// Two endpoints on virtual time: per direction a FIFO transmitter of fixed rate followed by a
+/// fixed one-way delay, and a lossy point before the transmitter.
+pub struct Pair {
+    /// The sender.
+    pub snd: TcpSender,
+    /// The receiver.
+    pub rcv: TcpReceiver,
+    /// Current virtual time.
+    pub now: Time,
+    /// Bytes delivered in order to the receiving application.
+    pub delivered: u64,
+    /// Data segments (time, start seq, len) the sender transmitted, in order.
+    pub sent: Vec<(Time, u32, u32)>,
+    /// Data segments to drop at their next transmission (by start sequence number).
+    pub drop_once: Vec<u32>,
+    /// Random per-packet loss probability.
+    pub loss: f64,
+    /// Whether random loss applies to ACKs and handshake packets too.
+    pub loss_both_ways: bool,
+    delay: Dur,
+    rate: Rate,
+    link_free: [Time; 2],
+    rng: u64,
+    seqno: u64,
+    events: BTreeMap<(Time, u64), (Dir, Packet)>,
+    out: Outbox,
+}
+
+impl Pair {
+    /// A pair with the given config and application data, 10 ms one-way delay, 10 Mb/s.
+    pub fn new(cfg: &TcpConfig, app: AppData) -> Pair {
+        Pair {
+            snd: TcpSender::new(cfg, SND, RCV, app),
+            rcv: TcpReceiver::new(cfg, RCV, SND),
+            now: Time::ZERO,
+            delivered: 0,
+            sent: Vec::new(),
+            drop_once: Vec::new(),
+            loss: 0.0,
+            loss_both_ways: false,
+            delay: Dur::from_millis(10),
+            rate: Rate::mbps(10),
+            link_free: [Time::ZERO; 2],
+            rng: 0x9E37_79B9_7F4A_7C15,
+            seqno: 0,
+            events: BTreeMap::new(),
+            out: Outbox::default(),
+        }
+    }
+
+    /// Seeds the random loss.
+    pub fn seed(&mut self, seed: u64) {
+        self.rng = seed ^ 0x9E37_79B9_7F4A_7C15;
+    }
+
+    fn uniform(&mut self) -> f64 {
+        // SplitMix64.
+        self.rng = self.rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.rng;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        (z >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    fn flush(&mut self, dir: Dir) {
+        self.delivered += self.out.delivered_bytes;
+        let pkts: Vec<Packet> = self.out.packets.drain(..).collect();
+        self.out.delivered_bytes = 0;
+        for p in pkts {
+            let h = *p.tcp().unwrap();
+            if dir == Dir::Fwd && h.payload > 0 {
+                self.sent.push((self.now, h.seq.0, h.payload));
+                if let Some(i) = self.drop_once.iter().position(|&s| s == h.seq.0) {
+                    self.drop_once.remove(i);
+                    continue;
+                }
+            }
+            let lossy = dir == Dir::Fwd && h.payload > 0 || self.loss_both_ways;
+            if lossy && self.loss > 0.0 && self.uniform() < self.loss {
+                continue;
+            }
+            let k = (dir == Dir::Rev) as usize;
+            let start = self.now.max(self.link_free[k]);
+            let done = start + self.rate.tx_time(p.size);
+            self.link_free[k] = done;
+            self.seqno += 1;
+            self.events
+                .insert((done + self.delay, self.seqno), (dir, p));
+        }
+    }
+
+    /// Opens the connection at the current time.
+    pub fn open(&mut self) {
+        self.snd.open(self.now, &mut self.out);
+        self.flush(Dir::Fwd);
+    }
+
+    /// Runs until nothing is pending or `end` is reached; returns the time of the last event.
+    pub fn run_until(&mut self, end: Time) -> Time {
+        loop {
+            let ev = self.events.keys().next().map(|k| k.0);
+            let ts = self.snd.next_timeout();
+            let tr = self.rcv.next_timeout();
+            let next = [ev, ts, tr].into_iter().flatten().min();
+            let Some(t) = next else {
+                return self.now;
+            };
+            if t > end {
+                return self.now;
+            }
+            self.now = t;
+            if ev == Some(t) {
+                let (_, (dir, p)) = self.events.pop_first().unwrap();
+                match dir {
+                    Dir::Fwd => {
+                        self.rcv.on_packet(t, &p, &mut self.out);
+                        self.flush(Dir::Rev);
+                    }
+                    Dir::Rev => {
+                        self.snd.on_packet(t, &p, &mut self.out);
+                        self.flush(Dir::Fwd);
+                    }
+                }
+            } else if ts == Some(t) {
+                self.snd.on_timer(t, &mut self.out);
+                self.flush(Dir::Fwd);
+            } else {
+                self.rcv.on_timer(t, &mut self.out);
+                self.flush(Dir::Rev);
+            }
+        }
+    }
+
+    /// Start sequence numbers of every retransmitted data segment, in order.
+    pub fn retransmitted(&self) -> Vec<u32> {
+        let mut max = 0u32;
+        let mut v = Vec::new();
+        for &(_, s, l) in &self.sent {
+            if s + l <= max {
+                v.push(s);
+            }
+            max = max.max(s + l);
+        }
+        v
+    }
+}
+
+/// Runs a file transfer of `bytes` through a pair and asserts exact, once, in-order delivery.
+pub fn assert_file_delivered(pair: &mut Pair, bytes: u64) {
+    pair.open();
+    pair.run_until(Time::from_secs_f64(100_000.0));
+    assert_eq!(pair.delivered, bytes, "bytes delivered to the application");
+    assert_eq!(pair.rcv.stats().bytes_delivered, bytes);
+    assert_eq!(
+        pair.rcv.rcv_nxt(),
+        Seq(1) + bytes as u32,
+        "receiver's next sequence"
+    );
+    assert_eq!(pair.rcv.out_of_order_bytes(), 0);
+    assert!(
+        pair.snd.is_done(),
+        "sender did not see every byte acknowledged"
+    );
+    assert_eq!(pair.snd.stats().bytes_acked, bytes);
+    assert_eq!(pair.snd.next_timeout(), None, "timer left running");
+}

@@ -1,0 +1,666 @@
+//! Endpoint scripts and pair-harness tests for TCP. Each test cites the rule it checks.
+
+use super::cc::Phase;
+use super::testkit::*;
+use super::{AppData, PartialAckTimer, TcpReceiver, Variant};
+use crate::packet::{Seq, TcpFlags};
+use crate::transport::Endpoint;
+use packetsim_kernel::{Dur, Time};
+
+fn recovery(recover: u32) -> Phase {
+    Phase::Recovery {
+        recover: Seq(recover),
+    }
+}
+
+mod reno {
+    use super::*;
+
+    // RFC 5681 §3.2 steps 2-6: fast retransmit on exactly the 3rd duplicate ACK,
+    // ssthresh = max(FlightSize/2, 2 SMSS) (eq. 4), cwnd = ssthresh + 3 SMSS, +SMSS per further
+    // dupack (new data when the window allows), deflation to ssthresh on the first new ACK.
+    #[test]
+    fn open_third_dupack_fast_retransmits_inflates_then_deflates() {
+        let c = cfg(Variant::Reno);
+        let (mut s, sent) = Script::established(&c, AppData::Unlimited);
+        assert_eq!(data_seqs(&sent), (0..10).map(seg).collect::<Vec<_>>());
+        // Segment 0 is lost; segments 1.. produce duplicate ACKs of 1.
+        assert!(s.inject(ms(200), ack(1)).is_empty());
+        assert!(
+            s.inject(ms(201), ack(1)).is_empty(),
+            "no fast retransmit on the 2nd dupack"
+        );
+        assert_eq!(s.ep.cc_state().phase, Phase::Disorder);
+        let out = s.inject(ms(202), ack(1));
+        assert_eq!(
+            data_seqs(&out),
+            vec![seg(0)],
+            "fast retransmit on the 3rd dupack"
+        );
+        let st = *s.ep.cc_state();
+        assert_eq!(
+            st.ssthresh, 5000,
+            "max(FlightSize/2, 2 SMSS) with FlightSize 10000"
+        );
+        assert_eq!(st.cwnd, 8000, "ssthresh + 3 SMSS");
+        assert_eq!(st.phase, recovery(seg(10)));
+        assert_eq!(s.ep.stats().fast_retransmits, 1);
+        // Inflation: +1 MSS per dupack; new data once cwnd exceeds the 10000 bytes in flight.
+        assert!(s.inject(ms(203), ack(1)).is_empty());
+        assert_eq!(s.ep.cc_state().cwnd, 9000);
+        assert!(s.inject(ms(204), ack(1)).is_empty());
+        assert_eq!(s.ep.cc_state().cwnd, 10_000);
+        assert_eq!(data_seqs(&s.inject(ms(205), ack(1))), vec![seg(10)]);
+        assert_eq!(s.ep.cc_state().cwnd, 11_000);
+        // First ACK of new data, a partial one: deflate to ssthresh and leave recovery.
+        let out = s.inject(ms(300), ack(seg(2)));
+        assert!(
+            out.is_empty(),
+            "flight 9000 exceeds the deflated window 5000"
+        );
+        let st = *s.ep.cc_state();
+        assert_eq!((st.cwnd, st.ssthresh, st.phase), (5000, 5000, Phase::Open));
+    }
+}
+
+mod newreno {
+    use super::*;
+
+    // RFC 6582 §3.2 step 5: a partial ACK retransmits the first unacknowledged segment,
+    // deflates cwnd by the bytes acked and adds back SMSS, stays in recovery and (impatient,
+    // first partial ACK) restarts the timer; step 3: the full ACK exits with
+    // cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS).
+    #[test]
+    fn recovery_partial_ack_retransmits_next_hole_full_ack_exits() {
+        let c = cfg(Variant::NewReno);
+        let (mut s, _) = Script::established(&c, AppData::Unlimited);
+        // Segments 0 and 5 lost: 4 dupacks (segments 1-4), fast retransmit on the 3rd.
+        s.inject(ms(200), ack(1));
+        s.inject(ms(200), ack(1));
+        assert_eq!(data_seqs(&s.inject(ms(200), ack(1))), vec![seg(0)]);
+        s.inject(ms(200), ack(1));
+        // Segments 6-9: 4 more dupacks; cwnd 10000 -> 13000 sends segments 10, 11, 12.
+        let mut new = vec![];
+        for _ in 0..4 {
+            new.extend(data_seqs(&s.inject(ms(201), ack(1))));
+        }
+        assert_eq!(new, vec![seg(10), seg(11), seg(12)]);
+        assert_eq!(s.ep.cc_state().cwnd, 13_000);
+        // The retransmission of segment 0 arrives: partial ACK up to the hole at segment 5.
+        let out = s.inject(ms(300), ack(seg(5)));
+        assert_eq!(
+            data_seqs(&out),
+            vec![seg(5), seg(13)],
+            "next hole, then new data"
+        );
+        let st = *s.ep.cc_state();
+        assert_eq!(st.cwnd, 13_000 - 5000 + 1000);
+        assert_eq!(st.phase, recovery(seg(10)), "stays in recovery");
+        assert_eq!(
+            s.ep.next_timeout(),
+            Some(ms(300) + s.ep.cc_metrics().rto),
+            "timer restarted"
+        );
+        // Full ACK (everything up to segment 12 received): recovery ends.
+        let out = s.inject(ms(400), ack(seg(13)));
+        let st = *s.ep.cc_state();
+        assert_eq!(st.phase, Phase::Open);
+        assert_eq!(st.cwnd, 2000, "min(ssthresh 5000, FlightSize 1000 + SMSS)");
+        assert_eq!(data_seqs(&out), vec![seg(14)]);
+    }
+
+    // RFC 6582 §4 / spec 5 §2.6: impatient restarts the timer on the first partial ACK only;
+    // slow-but-steady on every one.
+    #[test]
+    fn recovery_second_partial_ack_timer_depends_on_policy() {
+        for (policy, restarted) in [
+            (PartialAckTimer::Impatient, false),
+            (PartialAckTimer::SlowButSteady, true),
+        ] {
+            let mut c = cfg(Variant::NewReno);
+            c.newreno_partial_ack_timer = policy;
+            let (mut s, _) = Script::established(&c, AppData::Unlimited);
+            for _ in 0..3 {
+                s.inject(ms(200), ack(1));
+            }
+            s.inject(ms(300), ack(seg(3)));
+            let t1 = s.ep.next_timeout().unwrap();
+            s.inject(ms(350), ack(seg(6)));
+            let t2 = s.ep.next_timeout().unwrap();
+            assert_eq!(t2 != t1, restarted, "{policy:?}");
+        }
+    }
+
+    // RFC 6582 §4.1: after a timeout, duplicate ACKs for data sent before it do not trigger a
+    // fast retransmit.
+    #[test]
+    fn loss_dupacks_below_recover_no_fast_retransmit() {
+        let c = cfg(Variant::NewReno);
+        let (mut s, _) = Script::established(&c, AppData::Unlimited);
+        let rto = s.ep.cc_metrics().rto;
+        let out = s.fire(ms(100) + rto);
+        assert_eq!(data_seqs(&out), vec![seg(0)]);
+        assert_eq!(
+            s.ep.cc_state().phase,
+            Phase::Loss {
+                recover: Seq(seg(10))
+            }
+        );
+        let t = ms(100) + rto + Dur::from_millis(50);
+        // ACK of segment 0 then dupacks caused by go-back-N duplicates.
+        s.inject(t, ack(seg(1)));
+        for _ in 0..4 {
+            let out = s.inject(t, ack(seg(1)));
+            assert!(out.iter().all(|h| h.seq.0 != seg(1)), "no fast retransmit");
+        }
+        assert_eq!(s.ep.stats().fast_retransmits, 0);
+    }
+}
+
+mod tahoe {
+    use super::*;
+
+    // spec 5 §2.6 Tahoe (RFC 5681 §3.2 step 2 without fast recovery): on the 3rd dupack,
+    // ssthresh = max(FlightSize/2, 2 SMSS), cwnd = 1 SMSS, retransmit, then slow start.
+    #[test]
+    fn open_third_dupack_one_mss_then_slow_start() {
+        let c = cfg(Variant::Tahoe);
+        let (mut s, _) = Script::established(&c, AppData::Unlimited);
+        s.inject(ms(200), ack(1));
+        s.inject(ms(200), ack(1));
+        let out = s.inject(ms(200), ack(1));
+        assert_eq!(data_seqs(&out), vec![seg(0)]);
+        let st = *s.ep.cc_state();
+        assert_eq!((st.cwnd, st.ssthresh), (1000, 5000));
+        assert!(s.inject(ms(201), ack(1)).is_empty());
+        // The retransmission fills the hole: slow start +1 SMSS -> 2 segments.
+        let out = s.inject(ms(300), ack(seg(10)));
+        assert_eq!(data_seqs(&out), vec![seg(10), seg(11)]);
+        assert_eq!(s.ep.cc_state().cwnd, 2000);
+        assert_eq!(s.ep.cc_state().phase, Phase::Open);
+        let out = s.inject(ms(400), ack(seg(11)));
+        assert_eq!(data_seqs(&out), vec![seg(12), seg(13)]);
+        assert_eq!(s.ep.cc_state().cwnd, 3000);
+    }
+}
+
+mod sack {
+    use super::*;
+
+    // RFC 6675 §5: on the 3rd dupack, ssthresh = cwnd = max(FlightSize/2, 2 SMSS), retransmit
+    // the first hole; then while cwnd - pipe >= SMSS send NextSeg (§4): the holes judged lost,
+    // in order; no timeout.
+    #[test]
+    fn recovery_three_losses_in_window_retransmitted_by_nextseg() {
+        let c = cfg(Variant::Sack);
+        let (mut s, _) = Script::established(&c, AppData::Unlimited);
+        // Segments 2, 5, 7 lost out of 0..9.
+        s.inject(ms(200), ack(seg(1)));
+        s.inject(ms(200), ack(seg(2)));
+        // Slow start sent segments 10..13 meanwhile; they are not lost.
+        let t = ms(201);
+        assert!(s
+            .inject(t, sack_ack(seg(2), &[(seg(3), seg(4))]))
+            .is_empty());
+        assert!(s
+            .inject(t, sack_ack(seg(2), &[(seg(3), seg(5))]))
+            .is_empty());
+        let out = s.inject(t, sack_ack(seg(2), &[(seg(6), seg(7)), (seg(3), seg(5))]));
+        assert_eq!(
+            data_seqs(&out),
+            vec![seg(2)],
+            "3rd dupack: first hole, then pipe >= cwnd"
+        );
+        let st = *s.ep.cc_state();
+        assert_eq!(st.phase, recovery(seg(14)));
+        assert_eq!((st.cwnd, st.ssthresh), (6000, 6000), "FlightSize 12000 / 2");
+        // SACK of 8 and 9: the hole at 5 becomes lost and pipe drops.
+        let out = s.inject(
+            t,
+            sack_ack(
+                seg(2),
+                &[(seg(8), seg(9)), (seg(6), seg(7)), (seg(3), seg(5))],
+            ),
+        );
+        let out2 = s.inject(
+            t,
+            sack_ack(
+                seg(2),
+                &[(seg(8), seg(10)), (seg(6), seg(7)), (seg(3), seg(5))],
+            ),
+        );
+        let out3 = s.inject(
+            t,
+            sack_ack(
+                seg(2),
+                &[(seg(8), seg(11)), (seg(6), seg(7)), (seg(3), seg(5))],
+            ),
+        );
+        let rtx: Vec<u32> = [out, out2, out3]
+            .iter()
+            .flat_map(|o| data_seqs(o))
+            .filter(|&q| q < seg(14))
+            .collect();
+        assert_eq!(rtx, vec![seg(5), seg(7)]);
+        assert_eq!(s.ep.stats().timeouts, 0);
+        assert_eq!(s.ep.stats().retransmits, 3);
+        // The retransmissions arrive: the cumulative ACK passes recover, recovery ends.
+        s.inject(ms(300), ack(seg(14)));
+        assert_eq!(s.ep.cc_state().phase, Phase::Open);
+    }
+
+    // spec 3 §2.3 and RFC 6675 §5.1: in the pair harness, three drops in one window are
+    // repaired by exactly three retransmissions, with no timeout.
+    #[test]
+    fn pair_three_drops_in_one_window_repaired_without_timeout() {
+        let c = cfg(Variant::Sack);
+        let mut p = Pair::new(&c, AppData::Bytes(100_000));
+        p.drop_once = vec![seg(22), seg(25), seg(27)];
+        assert_file_delivered(&mut p, 100_000);
+        assert_eq!(p.retransmitted(), vec![seg(22), seg(25), seg(27)]);
+        assert_eq!(p.snd.stats().timeouts, 0);
+        assert_eq!(p.snd.stats().fast_retransmits, 1);
+    }
+
+    // RFC 2018 §2: SACK is used only if the SYN-ACK carries SACK-permitted; otherwise the
+    // sack variant recovers as NewReno (partial ACK retransmits the next hole).
+    #[test]
+    fn syn_sent_no_sack_permitted_falls_back_to_newreno() {
+        let c = cfg(Variant::Sack);
+        let mut s = Script::new(super::super::TcpSender::new(
+            &c,
+            SND,
+            RCV,
+            AppData::Unlimited,
+        ));
+        let mut out = crate::transport::Outbox::default();
+        s.ep.open(Time::ZERO, &mut out);
+        assert!(
+            out.packets[0].tcp().unwrap().sack_permitted,
+            "SYN offers SACK"
+        );
+        s.inject(ms(100), syn_ack());
+        for _ in 0..3 {
+            s.inject(ms(200), sack_ack(1, &[(seg(2), seg(3))]));
+        }
+        let st = *s.ep.cc_state();
+        assert_eq!(st.cwnd, 8000, "NewReno inflation: ssthresh + 3 SMSS");
+        let out = s.inject(ms(300), ack(seg(1)));
+        assert_eq!(
+            data_seqs(&out)[0],
+            seg(1),
+            "partial ACK retransmits the next hole"
+        );
+    }
+
+    // Contrast (spec 3 §2.2): Reno usually needs a timeout for three losses in one window.
+    #[test]
+    fn pair_reno_three_drops_in_one_window_still_delivered() {
+        let c = cfg(Variant::Reno);
+        let mut p = Pair::new(&c, AppData::Bytes(100_000));
+        p.drop_once = vec![seg(22), seg(25), seg(27)];
+        assert_file_delivered(&mut p, 100_000);
+    }
+}
+
+mod rto {
+    use super::*;
+
+    // RFC 6298 §2.1: the initial RTO is used before any sample; §5.5: it doubles on each
+    // expiry (SYN retransmissions) and §2.5 caps at rto_max.
+    #[test]
+    fn syn_sent_repeated_expiry_backoff_doubles_and_caps() {
+        let mut c = cfg(Variant::NewReno);
+        c.rto_max = Dur::from_secs(5);
+        let mut s = Script::new(super::super::TcpSender::new(
+            &c,
+            SND,
+            RCV,
+            AppData::Unlimited,
+        ));
+        let mut out = crate::transport::Outbox::default();
+        s.ep.open(Time::ZERO, &mut out);
+        let mut t = Time::ZERO;
+        let mut gaps = vec![];
+        for _ in 0..5 {
+            let next = s.ep.next_timeout().unwrap();
+            gaps.push((next - t).as_secs_f64());
+            t = next;
+            let sent = s.fire(t);
+            assert!(sent[0].flags.contains(TcpFlags::SYN), "SYN retransmitted");
+        }
+        assert_eq!(gaps, vec![1.0, 2.0, 4.0, 5.0, 5.0]);
+        assert_eq!(s.ep.stats().timeouts, 5);
+    }
+
+    // RFC 6298 §5.5/§5.6 on data, Karn & Partridge / RFC 6298 §3: the ACK of a retransmitted
+    // segment gives no sample, so the RTO stays backed off until a fresh segment is timed.
+    #[test]
+    fn established_ack_of_retransmission_no_sample_rto_stays_backed_off() {
+        let mut c = cfg(Variant::Reno);
+        c.initial_cwnd = 1;
+        let (mut s, sent) = Script::established(&c, AppData::Unlimited);
+        assert_eq!(data_seqs(&sent), vec![seg(0)]);
+        // SYN-ACK after 100 ms: SRTT 100, RTTVAR 50 -> RTO 300 ms.
+        assert_eq!(s.ep.cc_metrics().rto, Dur::from_millis(300));
+        let out = s.fire(ms(400));
+        assert_eq!(data_seqs(&out), vec![seg(0)]);
+        assert_eq!(s.ep.cc_metrics().rto, Dur::from_millis(600));
+        assert_eq!(s.ep.next_timeout(), Some(ms(1000)));
+        let out = s.fire(ms(1000));
+        assert_eq!(data_seqs(&out), vec![seg(0)]);
+        assert_eq!(s.ep.cc_metrics().rto, Dur::from_millis(1200));
+        // ACK of the retransmitted segment: no sample (Karn), RTO still backed off.
+        let out = s.inject(ms(1050), ack(seg(1)));
+        assert_eq!(s.ep.cc_metrics().rto, Dur::from_millis(1200));
+        assert_eq!(data_seqs(&out), vec![seg(1), seg(2)]);
+        assert_eq!(s.ep.next_timeout(), Some(ms(1050 + 1200)));
+        // A fresh segment is timed: a valid sample of 100 ms resets the backoff.
+        s.inject(ms(1150), ack(seg(2)));
+        // SRTT 100, RTTVAR = 3/4*50 = 37.5 -> RTO 250 ms.
+        assert_eq!(s.ep.cc_metrics().rto, Dur::from_millis(250));
+    }
+
+    // RFC 6298 §2.4: RTO below rto_min is rounded up.
+    #[test]
+    fn established_tiny_rtt_rto_min_honoured() {
+        let c = cfg(Variant::Reno);
+        let mut s = Script::new(super::super::TcpSender::new(
+            &c,
+            SND,
+            RCV,
+            AppData::Unlimited,
+        ));
+        let mut out = crate::transport::Outbox::default();
+        s.ep.open(Time::ZERO, &mut out);
+        assert_eq!(s.ep.cc_metrics().rto, Dur::from_secs(1), "initial RTO");
+        s.inject(Time::from_micros(10), syn_ack());
+        assert_eq!(s.ep.cc_metrics().rto, Dur::from_millis(200));
+        assert_eq!(
+            s.ep.next_timeout(),
+            Some(Time::from_micros(10) + Dur::from_millis(200))
+        );
+    }
+
+    // RFC 6298 §5.2/§5.3: restart on new ACK, stop when everything is acknowledged.
+    #[test]
+    fn established_all_acked_timer_stops() {
+        let mut c = cfg(Variant::Reno);
+        c.initial_cwnd = 2;
+        let (mut s, _) = Script::established(&c, AppData::Bytes(1500));
+        s.inject(ms(200), ack(seg(1)));
+        assert_eq!(s.ep.next_timeout(), Some(ms(200) + s.ep.cc_metrics().rto));
+        s.inject(ms(250), ack(1501));
+        assert_eq!(s.ep.next_timeout(), None);
+        assert!(s.ep.is_done());
+    }
+
+    // RFC 5681 §3.1 eq. 4 + loss window; spec 3 §2.2: go-back-N from snd_una.
+    #[test]
+    fn established_timeout_halves_flight_one_mss_go_back_n() {
+        let c = cfg(Variant::Reno);
+        let (mut s, _) = Script::established(&c, AppData::Unlimited);
+        let out = s.fire(ms(400));
+        assert_eq!(data_seqs(&out), vec![seg(0)]);
+        let st = *s.ep.cc_state();
+        assert_eq!((st.cwnd, st.ssthresh), (1000, 5000));
+        // ACK of segment 0 (no sample): slow start, resend 1 and 2.
+        let out = s.inject(ms(450), ack(seg(1)));
+        assert_eq!(data_seqs(&out), vec![seg(1), seg(2)]);
+    }
+
+    // RFC 7323 §4.1: with timestamps every ACK of new data gives a sample from TSecr, even
+    // for a retransmitted segment.
+    #[test]
+    fn timestamps_ack_of_retransmission_samples_echo() {
+        let mut c = cfg(Variant::Reno);
+        c.timestamps = true;
+        c.initial_cwnd = 1;
+        let mut s = Script::new(super::super::TcpSender::new(
+            &c,
+            SND,
+            RCV,
+            AppData::Unlimited,
+        ));
+        let mut out = crate::transport::Outbox::default();
+        s.ep.open(Time::ZERO, &mut out);
+        let syn = &out.packets[0].tcp().unwrap();
+        assert!(syn.ts.is_some());
+        let sa = crate::packet::TcpHeader {
+            ts: Some(crate::packet::Timestamps {
+                val: ms(50),
+                ecr: Time::ZERO,
+            }),
+            ..syn_ack()
+        };
+        let sent = s.inject(ms(100), sa);
+        assert_eq!(sent[0].ts.unwrap().ecr, ms(50), "TS.Recent echoed");
+        let rtx = s.fire(ms(400));
+        let val = rtx[0].ts.unwrap().val;
+        let a = crate::packet::TcpHeader {
+            ts: Some(crate::packet::Timestamps {
+                val: ms(420),
+                ecr: val,
+            }),
+            ..ack(seg(1))
+        };
+        s.inject(ms(440), a);
+        // Sample 40 ms: SRTT = 7/8*100 + 1/8*40 = 92.5; RTTVAR = 3/4*50 + 1/4*60 = 52.5.
+        assert_eq!(s.ep.srtt(), Some(Dur::from_micros(92_500)));
+    }
+}
+
+mod receiver {
+    use super::*;
+
+    fn established(variant: Variant) -> Script<TcpReceiver> {
+        let c = cfg(variant);
+        let mut r = Script::new(TcpReceiver::new(&c, RCV, SND));
+        let out = r.inject(
+            ms(0),
+            crate::packet::TcpHeader {
+                sack_permitted: true,
+                ..syn()
+            },
+        );
+        assert_eq!(out.len(), 1);
+        assert!(out[0].flags.contains(TcpFlags::SYN | TcpFlags::ACK));
+        assert_eq!(out[0].ack, Seq(1));
+        assert_eq!(out[0].sack_permitted, variant == Variant::Sack);
+        r
+    }
+
+    // RFC 5681 §4.2: an out-of-order segment triggers an immediate duplicate ACK; only the
+    // in-order bytes are delivered; filling the hole delivers the buffered bytes at once.
+    #[test]
+    fn established_out_of_order_dupack_and_exact_delivery() {
+        let mut r = established(Variant::Reno);
+        let out = r.inject(ms(1), data(seg(0), MSS));
+        assert_eq!((out.len(), out[0].ack), (1, Seq(seg(1))));
+        assert_eq!(r.delivered, 1000);
+        let out = r.inject(ms(2), data(seg(2), MSS));
+        assert_eq!((out.len(), out[0].ack), (1, Seq(seg(1))), "dup ACK");
+        assert!(out[0].sack.is_empty(), "no SACK without negotiation");
+        assert_eq!(r.delivered, 1000);
+        let out = r.inject(ms(3), data(seg(1), MSS));
+        assert_eq!(out[0].ack, Seq(seg(3)));
+        assert_eq!(r.delivered, 3000);
+        assert_eq!(r.ep.stats().bytes_delivered, 3000);
+        assert_eq!(r.ep.stats().segments_received, 3);
+    }
+
+    // RFC 2018 §4: the first block holds the segment that triggered the ACK, then the most
+    // recently reported blocks; a segment that advances the ACK is not reported.
+    #[test]
+    fn established_sack_blocks_most_recent_first() {
+        let mut r = established(Variant::Sack);
+        r.inject(ms(1), data(seg(0), MSS));
+        let b = |o: &Vec<crate::packet::TcpHeader>| -> Vec<(u32, u32)> {
+            o[0].sack
+                .as_slice()
+                .iter()
+                .map(|&(l, r)| (l.0, r.0))
+                .collect()
+        };
+        let o = r.inject(ms(2), data(seg(2), MSS));
+        assert_eq!(b(&o), vec![(seg(2), seg(3))]);
+        let o = r.inject(ms(3), data(seg(4), MSS));
+        assert_eq!(b(&o), vec![(seg(4), seg(5)), (seg(2), seg(3))]);
+        let o = r.inject(ms(4), data(seg(6), MSS));
+        assert_eq!(
+            b(&o),
+            vec![(seg(6), seg(7)), (seg(4), seg(5)), (seg(2), seg(3))]
+        );
+        let o = r.inject(ms(5), data(seg(8), MSS));
+        assert_eq!(
+            b(&o),
+            vec![(seg(8), seg(9)), (seg(6), seg(7)), (seg(4), seg(5))],
+            "at most sack_blocks = 3"
+        );
+        // Segment 3 joins blocks 2 and 4: that block comes first, then the recent ones.
+        let o = r.inject(ms(6), data(seg(3), MSS));
+        assert_eq!(
+            b(&o),
+            vec![(seg(2), seg(5)), (seg(8), seg(9)), (seg(6), seg(7))]
+        );
+        // Segment 1 advances the ACK: no block for it; the rest remain, most recent first.
+        let o = r.inject(ms(7), data(seg(1), MSS));
+        assert_eq!(o[0].ack, Seq(seg(5)));
+        assert_eq!(b(&o), vec![(seg(8), seg(9)), (seg(6), seg(7))]);
+        assert_eq!(r.delivered, 5000);
+    }
+
+    // RFC 5681 §4.2: duplicates are acknowledged at once and counted.
+    #[test]
+    fn established_duplicate_segment_counted_and_acked() {
+        let mut r = established(Variant::Sack);
+        r.inject(ms(1), data(seg(0), MSS));
+        let o = r.inject(ms(2), data(seg(0), MSS));
+        assert_eq!((o.len(), o[0].ack), (1, Seq(seg(1))));
+        r.inject(ms(3), data(seg(2), MSS));
+        r.inject(ms(4), data(seg(2), MSS));
+        assert_eq!(r.ep.stats().duplicate_segments, 2);
+        assert_eq!(r.ep.stats().segments_received, 4);
+        assert_eq!(r.delivered, 1000);
+    }
+
+    // RFC 5681 §4.2 / RFC 1122 §4.2.3.2: with delayed ACK, every second segment is ACKed at
+    // once, a lone one after the delay.
+    #[test]
+    fn delayed_ack_second_segment_or_timeout() {
+        let mut c = cfg(Variant::Reno);
+        c.delayed_ack = Some(Dur::from_millis(200));
+        let mut r = Script::new(TcpReceiver::new(&c, RCV, SND));
+        r.inject(ms(0), syn());
+        assert!(r.inject(ms(1), data(seg(0), MSS)).is_empty());
+        assert_eq!(r.inject(ms(2), data(seg(1), MSS))[0].ack, Seq(seg(2)));
+        assert!(r.inject(ms(3), data(seg(2), MSS)).is_empty());
+        let o = r.fire(ms(203));
+        assert_eq!(o[0].ack, Seq(seg(3)));
+        // Out of order: immediate.
+        assert_eq!(r.inject(ms(300), data(seg(4), MSS)).len(), 1);
+    }
+
+    // RFC 7323 §4.3: TS.Recent is taken from a segment covering Last.ACK.sent; an
+    // out-of-order segment does not update it.
+    #[test]
+    fn timestamps_ts_recent_only_from_in_sequence_segments() {
+        let mut c = cfg(Variant::Reno);
+        c.timestamps = true;
+        let mut r = Script::new(TcpReceiver::new(&c, RCV, SND));
+        r.inject(ms(0), data_ts(0, 0, ms(0)).with_syn());
+        let o = r.inject(ms(10), data_ts(seg(0), MSS, ms(5)));
+        assert_eq!(o[0].ts.unwrap().ecr, ms(5));
+        let o = r.inject(ms(20), data_ts(seg(2), MSS, ms(15)));
+        assert_eq!(
+            o[0].ts.unwrap().ecr,
+            ms(5),
+            "out of order: TS.Recent unchanged"
+        );
+    }
+}
+
+trait WithSyn {
+    fn with_syn(self) -> Self;
+}
+impl WithSyn for crate::packet::TcpHeader {
+    fn with_syn(mut self) -> Self {
+        self.flags = TcpFlags::SYN;
+        self
+    }
+}
+
+mod pair {
+    use super::*;
+    use proptest::prelude::*;
+
+    // RFC 793 reliability: every byte delivered exactly once, in order, for each variant, with
+    // scripted drops (including the first and last segments and a retransmission).
+    #[test]
+    fn pair_file_with_drops_delivered_exactly_each_variant() {
+        for v in Variant::ALL {
+            let c = cfg(v);
+            let n = 250_500;
+            let mut p = Pair::new(&c, AppData::Bytes(n));
+            p.drop_once = vec![seg(0), seg(40), seg(41), seg(43), seg(40), seg(250)];
+            assert_file_delivered(&mut p, n);
+        }
+    }
+
+    // RFC 6298 §5.5, RFC 793 §3.4: SYN and SYN-ACK loss are repaired by the RTO.
+    #[test]
+    fn pair_handshake_loss_retried() {
+        let c = cfg(Variant::Sack);
+        let mut p = Pair::new(&c, AppData::Bytes(10_000));
+        p.loss = 0.5;
+        p.loss_both_ways = true;
+        p.seed(3);
+        assert_file_delivered(&mut p, 10_000);
+    }
+
+    #[test]
+    fn pair_bulk_no_loss_no_retransmission() {
+        for v in Variant::ALL {
+            let mut c = cfg(v);
+            c.timestamps = true;
+            c.delayed_ack = Some(Dur::from_millis(100));
+            let mut p = Pair::new(&c, AppData::Bytes(1_000_000));
+            assert_file_delivered(&mut p, 1_000_000);
+            assert_eq!(p.snd.stats().retransmits, 0, "{v}");
+            assert_eq!(p.rcv.stats().duplicate_segments, 0);
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(32))]
+        // Exact delivery with no panic under random loss in both directions.
+        #[test]
+        fn pair_random_loss_file_delivered_exactly(
+            vi in 0usize..4,
+            seed in any::<u64>(),
+            loss in 0.0f64..0.2,
+            size in 1u64..120_000,
+            ts in any::<bool>(),
+            delack in any::<bool>(),
+        ) {
+            let mut c = cfg(Variant::ALL[vi]);
+            c.timestamps = ts;
+            c.delayed_ack = delack.then_some(Dur::from_millis(100));
+            c.initial_cwnd = 2;
+            let mut p = Pair::new(&c, AppData::Bytes(size));
+            p.loss = loss;
+            p.loss_both_ways = true;
+            p.seed(seed);
+            assert_file_delivered(&mut p, size);
+        }
+    }
+}
+
+// Per-flow state stays compact (DESIGN: 100,000 concurrent flows).
+#[test]
+fn endpoint_state_sizes_are_compact() {
+    let snd = std::mem::size_of::<super::TcpSender>();
+    let rcv = std::mem::size_of::<TcpReceiver>();
+    eprintln!("TcpSender {snd} B, TcpReceiver {rcv} B");
+    assert!(snd <= 320 && rcv <= 192, "sender {snd} B, receiver {rcv} B");
+}

@@ -1,0 +1,41 @@
+//! Receive-window policies: what a receiver advertises. The fixed buffer (`FixedWindow`,
+//! `cfg.rcv_window`) is the default and ns-2's behaviour (TCPSink advertises a constant
+//! window). Study 2 adds a base-station-buffer-driven policy as another variant of
+//! [`AnyWindow`] (enum dispatch, no boxing).
+
+use packetsim_kernel::Time;
+
+/// A rule for the window a receiver advertises.
+pub trait WindowPolicy {
+    /// The window to advertise at `now`, in bytes, given the bytes held out of order.
+    fn advertised(&mut self, now: Time, out_of_order_bytes: u32) -> u32;
+}
+
+/// A fixed advertised window (the receive buffer size). Out-of-order bytes are not
+/// subtracted: the sender already limits itself to `snd_una + window`, which counts them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FixedWindow {
+    /// Window, bytes.
+    pub bytes: u32,
+}
+
+impl WindowPolicy for FixedWindow {
+    fn advertised(&mut self, _now: Time, _ooo: u32) -> u32 {
+        self.bytes
+    }
+}
+
+/// The built-in window policies.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AnyWindow {
+    /// A fixed buffer.
+    Fixed(FixedWindow),
+}
+
+impl WindowPolicy for AnyWindow {
+    fn advertised(&mut self, now: Time, ooo: u32) -> u32 {
+        match self {
+            AnyWindow::Fixed(w) => w.advertised(now, ooo),
+        }
+    }
+}
