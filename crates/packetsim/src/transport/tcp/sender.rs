@@ -646,13 +646,19 @@ impl Endpoint for TcpSender {
 }
 
 impl TcpSender {
-    /// The application stops offering new data at `now` (stub).
-    pub fn stop_app(&mut self, _now: Time) {}
-}
+    /// The application stops offering new data at `now`: what was already sent is still
+    /// delivered (and retransmitted as needed), nothing new is sent. A finite transfer keeps
+    /// its own end if that comes first.
+    pub fn stop_app(&mut self, _now: Time) {
+        let sent = self.snd_max_off;
+        self.app = match self.app {
+            AppData::Unlimited => AppData::Bytes(sent),
+            AppData::Bytes(n) => AppData::Bytes(n.min(sent)),
+        };
+    }
 
-impl TcpSender {
-    /// The variant (stub).
-    pub fn variant(&self) -> super::Variant {
-        super::Variant::NewReno
+    /// The variant this sender runs.
+    pub fn variant(&self) -> Variant {
+        self.variant
     }
 }
