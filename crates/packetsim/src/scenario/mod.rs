@@ -1,1 +1,174 @@
-//! (being written)
+//! Scenarios: the TOML description of a network and its traffic, read into typed, validated
+//! structs. The format is documented, with a complete example, in `docs/scenario-format.md`.
+//!
+//! Loading runs in four steps, each of which reports errors naming the file, the line (or the
+//! `--set` override) and the key path, and saying what was expected ([`ScenarioError`]):
+//!
+//! 1. parse the text as TOML (syntax errors);
+//! 2. apply `--set path=value` overrides ([`Override`]) to the document;
+//! 3. deserialize into the serde schema (`schema.rs`: unknown keys, missing keys, types,
+//!    units, enumerated values);
+//! 4. validate and normalise (`load.rs`: ranges, names, references between tables, tcp merge,
+//!    `count` expansion).
+//!
+//! Everything keeps file order ([`Scenario::nodes`], [`Scenario::links`], [`Scenario::flows`]),
+//! because the builder assigns ids in this order and ids feed the per-component RNG streams:
+//! the same file gives the same run.
+//!
+//! This module uses `units` and `transport::tcp` (for [`TcpConfig`]) only; building a `World`
+//! from a [`Scenario`] is the builder's job.
+
+mod error;
+mod load;
+mod locate;
+mod overrides;
+mod schema;
+#[cfg(test)]
+mod tests;
+
+pub use error::{Location, ScenarioError};
+pub use load::{
+    load_file, load_str, DEFAULT_CBR_PACKET_SIZE, DEFAULT_QUEUE_PACKETS, MAX_FLOW_COUNT,
+    MAX_UDP_PAYLOAD,
+};
+pub use overrides::{Override, OverrideParseError};
+
+use crate::transport::tcp::TcpConfig;
+use packetsim_kernel::{Dur, Rate, Time};
+use serde::Deserialize;
+
+/// A loaded, validated scenario.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    /// The file name used in messages (as given to [`load_str`] or [`load_file`]).
+    pub origin: String,
+    /// The effective TOML text, after overrides: record it with the results of a run.
+    pub text: String,
+    /// `[simulation]`: run length, seed, sampling.
+    pub simulation: SimulationSpec,
+    /// Node names, in file order.
+    pub nodes: Vec<String>,
+    /// Links, in file order.
+    pub links: Vec<LinkSpec>,
+    /// Flows after `count` expansion, in file order (copies of one table are adjacent).
+    pub flows: Vec<FlowSpec>,
+}
+
+/// `[simulation]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SimulationSpec {
+    /// The run stops at this simulated time (positive).
+    pub duration: Dur,
+    /// Run seed (default 1); the CLI's `--seed` overrides it.
+    pub seed: u64,
+    /// When present, time series (cwnd/ssthresh per TCP flow, length per queue) are sampled
+    /// at this interval (positive).
+    pub sample_interval: Option<Dur>,
+}
+
+/// One full-duplex link between two nodes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkSpec {
+    /// The link's name (the key of its `[links.NAME]` table).
+    pub name: String,
+    /// One end (node name).
+    pub a: String,
+    /// The other end (node name, different from `a`).
+    pub b: String,
+    /// Transmission rate of each direction, bit/s.
+    pub rate: Rate,
+    /// One-way propagation delay.
+    pub delay: Dur,
+    /// Egress queue discipline of each direction.
+    pub queue: QueueSpec,
+    /// Uniform per-packet loss probability, in [0, 1].
+    pub loss: f64,
+    /// Per-bit error rate, in [0, 1).
+    pub ber: f64,
+    /// Which directions `loss` and `ber` apply to.
+    pub errors: ErrorDirection,
+    /// Intervals `[from, to)` during which the link is down in both directions, file order.
+    pub outages: Vec<(Time, Time)>,
+}
+
+/// A link's egress queue discipline (one instance per direction).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueueSpec {
+    /// First in, first out; arrivals to a full queue are dropped.
+    DropTail {
+        /// Capacity (default 100 packets).
+        limit: QueueLimit,
+    },
+}
+
+/// A queue capacity, in one unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueueLimit {
+    /// At most this many packets (positive).
+    Packets(u32),
+    /// At most this many bytes (positive).
+    Bytes(u64),
+}
+
+/// Which directions of a link an error model applies to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+pub enum ErrorDirection {
+    /// From `a` to `b` only (default).
+    #[default]
+    #[serde(rename = "a_to_b")]
+    AToB,
+    /// From `b` to `a` only.
+    #[serde(rename = "b_to_a")]
+    BToA,
+    /// Both directions.
+    #[serde(rename = "both")]
+    Both,
+}
+
+/// One flow (after `count` expansion).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowSpec {
+    /// The flow's name: the table key, or `NAME_i` for copy `i` when `count > 1`.
+    pub name: String,
+    /// Sending node.
+    pub from: String,
+    /// Receiving node (different from `from`).
+    pub to: String,
+    /// When the source starts (for copy `i`: `start + i * stagger`).
+    pub start: Time,
+    /// When the source stops offering data, if ever (later than `start`).
+    pub stop: Option<Time>,
+    /// Transport and application.
+    pub kind: FlowKind,
+}
+
+/// A flow's transport and application.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FlowKind {
+    /// A TCP connection carrying `app`.
+    Tcp {
+        /// What the sending application offers.
+        app: App,
+        /// The connection's configuration: `[tcp]` merged key by key with the flow's `tcp`.
+        tcp: TcpConfig,
+    },
+    /// A UDP constant-bit-rate source.
+    Cbr {
+        /// Sending rate, bit/s of UDP payload.
+        rate: Rate,
+        /// UDP payload per packet, bytes.
+        packet_size: u32,
+    },
+}
+
+/// The application on a TCP flow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum App {
+    /// An unlimited backlog of data (FTP bulk transfer).
+    Bulk,
+    /// A transfer of a fixed size; the flow completes when it is delivered.
+    File {
+        /// Size of the file, bytes.
+        bytes: u64,
+    },
+}

@@ -1,0 +1,97 @@
+//! User-facing scenario errors. Every message names the file, then either the line or the
+//! `--set` override the value came from, then the key path, then what was expected:
+//!
+//! ```text
+//! scenarios/x.toml:12: links.bottleneck.rate: expected a rate with a unit (bps, kbps, Mbps, Gbps), e.g. "10Mbps"; got "10 Mbs"
+//! scenarios/x.toml: --set links.bottleneck.loss=2: links.bottleneck.loss: expected a probability in [0, 1]; got 2
+//! ```
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// Where in the user's input a problem is: a line of the file, or a command-line override.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Location {
+    /// A 1-based line number in the scenario file.
+    Line(usize),
+    /// A `--set path=value` override, written as the user gave it (without `--set`).
+    Override(String),
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Location::Line(l) => write!(f, "{l}"),
+            Location::Override(o) => write!(f, " --set {o}"),
+        }
+    }
+}
+
+/// Why a scenario could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum ScenarioError {
+    /// The file could not be read.
+    #[error("{}: cannot read the scenario file: {source}", path.display())]
+    Read {
+        /// The file asked for.
+        path: PathBuf,
+        /// The underlying I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The text is not valid TOML.
+    #[error("{origin}:{line}: invalid TOML: {message}")]
+    Syntax {
+        /// File name used in messages.
+        origin: String,
+        /// 1-based line of the syntax error.
+        line: usize,
+        /// What the TOML parser expected.
+        message: String,
+    },
+    /// A `--set` override could not be applied to the document.
+    #[error("{origin}: --set {set}: {message}")]
+    Override {
+        /// File name used in messages.
+        origin: String,
+        /// The override as the user wrote it (`path=value`).
+        set: String,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// A key is unknown, missing, of the wrong type or has a value out of range, or the
+    /// scenario is inconsistent (unknown node, duplicate name, ...).
+    #[error("{origin}:{at}: {key}: {message}")]
+    Invalid {
+        /// File name used in messages.
+        origin: String,
+        /// The line, or the override the offending value came from.
+        at: Location,
+        /// Dotted key path, e.g. `links.bottleneck.rate` or `links.l1.outages[0].from`.
+        key: String,
+        /// What was expected, and what was found.
+        message: String,
+    },
+}
+
+impl ScenarioError {
+    /// The 1-based line the error points at, when it points at a line of the file.
+    pub fn line(&self) -> Option<usize> {
+        match self {
+            ScenarioError::Syntax { line, .. } => Some(*line),
+            ScenarioError::Invalid {
+                at: Location::Line(l),
+                ..
+            } => Some(*l),
+            _ => None,
+        }
+    }
+
+    /// The dotted key path the error is about, when there is one.
+    pub fn key(&self) -> Option<&str> {
+        match self {
+            ScenarioError::Invalid { key, .. } => Some(key),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,536 @@
+//! Loading: TOML text → overrides → serde schema → validated [`Scenario`]. Every error is
+//! turned into a [`ScenarioError`] naming the file, the line (or the `--set`), the key path
+//! and what was expected. Nothing here panics on any input.
+
+use super::error::{Location, ScenarioError};
+use super::locate::{is_bare, KeyPath, SpanIndex};
+use super::overrides::Override;
+use super::schema::{RawApp, RawFlow, RawFlowKind, RawLink, RawQueueKind, RawScenario};
+use super::{App, FlowKind, FlowSpec, LinkSpec, QueueLimit, QueueSpec, Scenario, SimulationSpec};
+use crate::transport::tcp::TcpConfig;
+use packetsim_kernel::{Dur, Time};
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+use toml_edit::ImDocument;
+
+/// Queue capacity when a link gives none, packets.
+pub const DEFAULT_QUEUE_PACKETS: u32 = 100;
+/// Largest `count` a flow table may ask for (copies are materialised as [`FlowSpec`]s).
+pub const MAX_FLOW_COUNT: u32 = 1_000_000;
+/// Largest UDP payload of a CBR packet, bytes (IPv4 limit).
+pub const MAX_UDP_PAYLOAD: u64 = 65_507;
+/// Default UDP payload of a CBR packet, bytes.
+pub const DEFAULT_CBR_PACKET_SIZE: u32 = 1000;
+
+type Result<T> = std::result::Result<T, ScenarioError>;
+
+/// Reads and loads a scenario file; `overrides` are applied in order (a later one wins).
+pub fn load_file(path: &Path, overrides: &[Override]) -> Result<Scenario> {
+    let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    load_str(&text, &path.display().to_string(), overrides)
+}
+
+/// Loads a scenario from its text; `origin` is the file name used in messages.
+pub fn load_str(text: &str, origin: &str, overrides: &[Override]) -> Result<Scenario> {
+    let original = ImDocument::parse(text).map_err(|e| ScenarioError::Syntax {
+        origin: origin.to_owned(),
+        line: line_of_span(text, e.span()),
+        message: e.message().trim().to_owned(),
+    })?;
+    let orig = SpanIndex::new(&original, text);
+
+    let effective = if overrides.is_empty() {
+        text.to_owned()
+    } else {
+        let mut doc = original.clone().into_mut();
+        for o in overrides {
+            o.apply(&mut doc)
+                .map_err(|message| ScenarioError::Override {
+                    origin: origin.to_owned(),
+                    set: o.to_string(),
+                    message,
+                })?;
+        }
+        doc.to_string()
+    };
+    let eff_doc = ImDocument::parse(effective.as_str()).map_err(|e| ScenarioError::Syntax {
+        origin: format!("{origin} (after --set overrides)"),
+        line: line_of_span(&effective, e.span()),
+        message: e.message().trim().to_owned(),
+    })?;
+    let eff = SpanIndex::new(&eff_doc, &effective);
+
+    let ctx = Ctx {
+        origin,
+        orig,
+        eff,
+        overrides: overrides
+            .iter()
+            .filter_map(|o| o.keys().ok().map(|k| (KeyPath::keys(&k), o)))
+            .collect(),
+    };
+    let raw: RawScenario = toml::from_str(&effective).map_err(|e| ctx.serde_err(&e))?;
+    let table: toml::Table = toml::from_str(&effective).map_err(|e| ctx.serde_err(&e))?;
+    let mut s = ctx.validate(raw, &table)?;
+    s.text = effective;
+    Ok(s)
+}
+
+fn line_of_span(text: &str, span: Option<std::ops::Range<usize>>) -> usize {
+    let end = span.map_or(0, |s| s.start).min(text.len());
+    1 + text.as_bytes()[..end]
+        .iter()
+        .filter(|b| **b == b'\n')
+        .count()
+}
+
+struct Ctx<'a> {
+    origin: &'a str,
+    /// Spans of the file as written: lines in messages refer to it.
+    orig: SpanIndex,
+    /// Spans of the document after overrides: serde error spans refer to it.
+    eff: SpanIndex,
+    overrides: Vec<(KeyPath, &'a Override)>,
+}
+
+impl Ctx<'_> {
+    /// Where the value at `path` came from: an override, else its line in the file.
+    fn locate(&self, path: &KeyPath) -> Location {
+        let by_override = |f: &dyn Fn(&KeyPath) -> bool| {
+            self.overrides
+                .iter()
+                .rev()
+                .find(|(p, _)| f(p))
+                .map(|(_, o)| Location::Override(o.to_string()))
+        };
+        // The value at `path` (or a table holding it) was set by an override.
+        if let Some(l) = by_override(&|p| path.starts_with(p)) {
+            return l;
+        }
+        if self.orig.contains(path) {
+            if let Some(l) = self.orig.line_of_path(path) {
+                return Location::Line(l);
+            }
+        }
+        // Not in the file: an override created something under it.
+        if let Some(l) = by_override(&|p| p.starts_with(path)) {
+            return l;
+        }
+        Location::Line(self.orig.line_of_path(path).unwrap_or(1))
+    }
+
+    fn err(&self, path: &KeyPath, message: impl Into<String>) -> ScenarioError {
+        ScenarioError::Invalid {
+            origin: self.origin.to_owned(),
+            at: self.locate(path),
+            key: path.to_string(),
+            message: message.into(),
+        }
+    }
+
+    fn serde_err(&self, e: &toml::de::Error) -> ScenarioError {
+        let mut path = e
+            .span()
+            .and_then(|s| self.eff.path_at(&s))
+            .unwrap_or_default();
+        let msg = e.message().trim();
+        let message = if let Some(field) = between(msg, "missing field `", "`") {
+            path = path.key(field);
+            format!("missing required key `{field}`")
+        } else {
+            msg.replacen("unknown field", "unknown key", 1)
+                .replacen("`, expected", "`; expected", 1)
+                .replacen(", there are no fields", "; this table takes no keys", 1)
+                .replacen("unknown variant", "unknown value", 1)
+        };
+        self.err(&path, message)
+    }
+
+    fn validate(&self, raw: RawScenario, table: &toml::Table) -> Result<Scenario> {
+        let sim_path = KeyPath::keys(&["simulation"]);
+        let sim = raw.simulation;
+        if sim.duration == Dur::ZERO {
+            return Err(self.err(
+                &sim_path.key("duration"),
+                "expected a positive duration, e.g. \"60s\"; got 0",
+            ));
+        }
+        if sim.sample_interval == Some(Dur::ZERO) {
+            return Err(self.err(
+                &sim_path.key("sample_interval"),
+                "expected a positive duration, e.g. \"100ms\"; got 0",
+            ));
+        }
+        let simulation = SimulationSpec {
+            duration: sim.duration,
+            seed: sim.seed.unwrap_or(1),
+            sample_interval: sim.sample_interval,
+        };
+
+        let tcp_defaults = raw.tcp.unwrap_or_default();
+        tcp_defaults
+            .validate()
+            .map_err(|(key, msg)| self.err(&KeyPath::keys(&["tcp", key]), msg))?;
+        let tcp_defaults_raw = table
+            .get("tcp")
+            .and_then(|t| t.as_table())
+            .cloned()
+            .unwrap_or_default();
+
+        let mut nodes = Vec::with_capacity(raw.nodes.0.len());
+        for (name, _) in raw.nodes.0 {
+            self.check_name(&KeyPath::keys(&["nodes", &name]), &name, "node")?;
+            nodes.push(name);
+        }
+        let node_set: HashSet<&str> = nodes.iter().map(String::as_str).collect();
+
+        let mut links = Vec::with_capacity(raw.links.0.len());
+        for (name, l) in raw.links.0 {
+            links.push(self.link(name, l, &nodes, &node_set)?);
+        }
+
+        let mut flows = Vec::new();
+        let mut flow_names: HashMap<String, String> = HashMap::new();
+        for (name, f) in raw.flows.0 {
+            let path = KeyPath::keys(&["flows", &name]);
+            let flow_tcp_raw = table
+                .get("flows")
+                .and_then(|t| t.get(&name))
+                .and_then(|t| t.get("tcp"))
+                .and_then(|t| t.as_table());
+            let expanded = self.flow(
+                &name,
+                f,
+                &nodes,
+                &node_set,
+                &tcp_defaults,
+                &tcp_defaults_raw,
+                flow_tcp_raw,
+            )?;
+            for spec in expanded {
+                if let Some(other) = flow_names.get(&spec.name) {
+                    return Err(self.err(
+                        &path,
+                        format!(
+                            "flow name `{}` is used twice: by flows.{other} and by flows.{name} \
+                             (a table with count = N > 1 makes flows NAME_0 .. NAME_{{N-1}})",
+                            spec.name
+                        ),
+                    ));
+                }
+                flow_names.insert(spec.name.clone(), name.clone());
+                flows.push(spec);
+            }
+        }
+
+        Ok(Scenario {
+            origin: self.origin.to_owned(),
+            text: String::new(),
+            simulation,
+            nodes,
+            links,
+            flows,
+        })
+    }
+
+    fn check_name(&self, path: &KeyPath, name: &str, what: &str) -> Result<()> {
+        if is_bare(name) {
+            Ok(())
+        } else {
+            Err(self.err(
+                path,
+                format!(
+                    "expected a {what} name made of letters, digits, `_` and `-`; got {name:?}"
+                ),
+            ))
+        }
+    }
+
+    fn check_node(
+        &self,
+        path: &KeyPath,
+        name: &str,
+        nodes: &[String],
+        node_set: &HashSet<&str>,
+    ) -> Result<()> {
+        if node_set.contains(name) {
+            return Ok(());
+        }
+        let known = if nodes.is_empty() {
+            "there are no [nodes.NAME] tables".to_owned()
+        } else {
+            let mut list: Vec<&str> = nodes.iter().take(12).map(String::as_str).collect();
+            if nodes.len() > 12 {
+                list.push("...");
+            }
+            format!("known nodes: {}", list.join(", "))
+        };
+        Err(self.err(
+            path,
+            format!("expected the name of a node; `{name}` is not one ({known})"),
+        ))
+    }
+
+    fn link(
+        &self,
+        name: String,
+        l: RawLink,
+        nodes: &[String],
+        node_set: &HashSet<&str>,
+    ) -> Result<LinkSpec> {
+        let path = KeyPath::keys(&["links", &name]);
+        self.check_name(&path, &name, "link")?;
+        self.check_node(&path.key("a"), &l.a, nodes, node_set)?;
+        self.check_node(&path.key("b"), &l.b, nodes, node_set)?;
+        if l.a == l.b {
+            return Err(self.err(
+                &path.key("b"),
+                format!(
+                    "expected a node other than a = `{}`: a link joins two different nodes",
+                    l.a
+                ),
+            ));
+        }
+        if l.rate.as_bps() == 0 {
+            return Err(self.err(
+                &path.key("rate"),
+                "expected a positive rate, e.g. \"10Mbps\"; got 0",
+            ));
+        }
+        let queue = match l.queue {
+            None => QueueSpec::DropTail {
+                limit: QueueLimit::Packets(DEFAULT_QUEUE_PACKETS),
+            },
+            Some(q) => match q.kind {
+                RawQueueKind::DropTail => QueueSpec::DropTail {
+                    limit: q
+                        .limit
+                        .unwrap_or(QueueLimit::Packets(DEFAULT_QUEUE_PACKETS)),
+                },
+            },
+        };
+        let loss = l.loss.unwrap_or(0.0);
+        if !(0.0..=1.0).contains(&loss) {
+            return Err(self.err(
+                &path.key("loss"),
+                format!("expected a probability in [0, 1]; got {loss}"),
+            ));
+        }
+        let ber = l.ber.unwrap_or(0.0);
+        if !(0.0..1.0).contains(&ber) {
+            return Err(self.err(
+                &path.key("ber"),
+                format!("expected a bit error rate in [0, 1), e.g. 1e-6; got {ber}"),
+            ));
+        }
+        let mut outages = Vec::with_capacity(l.outages.len());
+        for (i, o) in l.outages.iter().enumerate() {
+            if o.from >= o.to {
+                return Err(self.err(
+                    &path.key("outages").index(i).key("to"),
+                    format!("expected `to` later than `from` ({}); got {}", o.from, o.to),
+                ));
+            }
+            outages.push((Time(o.from.as_nanos()), Time(o.to.as_nanos())));
+        }
+        Ok(LinkSpec {
+            name,
+            a: l.a,
+            b: l.b,
+            rate: l.rate,
+            delay: l.delay,
+            queue,
+            loss,
+            ber,
+            errors: l.errors.unwrap_or_default(),
+            outages,
+        })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn flow(
+        &self,
+        name: &str,
+        f: RawFlow,
+        nodes: &[String],
+        node_set: &HashSet<&str>,
+        tcp_defaults: &TcpConfig,
+        tcp_defaults_raw: &toml::Table,
+        flow_tcp_raw: Option<&toml::Table>,
+    ) -> Result<Vec<FlowSpec>> {
+        let path = KeyPath::keys(&["flows", name]);
+        self.check_name(&path, name, "flow")?;
+        self.check_node(&path.key("from"), &f.from, nodes, node_set)?;
+        self.check_node(&path.key("to"), &f.to, nodes, node_set)?;
+        if f.from == f.to {
+            return Err(self.err(
+                &path.key("to"),
+                format!(
+                    "expected a node other than from = `{}`: a flow joins two different nodes",
+                    f.from
+                ),
+            ));
+        }
+        let only = |key: &str, kind: &str, is_set: bool| -> Result<()> {
+            if is_set {
+                let this = if kind == "tcp" { "cbr" } else { "tcp" };
+                Err(self.err(
+                    &path.key(key),
+                    format!(
+                        "`{key}` is only allowed on {kind} flows; this flow has kind = \"{this}\""
+                    ),
+                ))
+            } else {
+                Ok(())
+            }
+        };
+        let kind = match f.kind {
+            RawFlowKind::Tcp => {
+                only("rate", "cbr", f.rate.is_some())?;
+                only("packet_size", "cbr", f.packet_size.is_some())?;
+                let app = match (f.app.unwrap_or(RawApp::Bulk), f.size) {
+                    (RawApp::File, Some(0)) => {
+                        return Err(self.err(
+                            &path.key("size"),
+                            "expected a positive byte count, e.g. \"4MiB\"; got 0",
+                        ))
+                    }
+                    (RawApp::File, Some(bytes)) => App::File { bytes },
+                    (RawApp::File, None) => {
+                        return Err(self.err(
+                            &path.key("size"),
+                            "missing required key `size`: app = \"file\" needs the file size, \
+                             a byte count such as \"4MiB\"",
+                        ))
+                    }
+                    (RawApp::Bulk, Some(_)) => return Err(self.err(
+                        &path.key("size"),
+                        "`size` is only allowed with app = \"file\" (bulk transfers are unlimited)",
+                    )),
+                    (RawApp::Bulk, None) => App::Bulk,
+                };
+                let tcp = match flow_tcp_raw {
+                    None => tcp_defaults.clone(),
+                    Some(own) => self.merge_tcp(name, &path, tcp_defaults_raw, own)?,
+                };
+                FlowKind::Tcp { app, tcp }
+            }
+            RawFlowKind::Cbr => {
+                only("app", "tcp", f.app.is_some())?;
+                only("size", "tcp", f.size.is_some())?;
+                only("tcp", "tcp", f.tcp.is_some())?;
+                let rate = f.rate.ok_or_else(|| {
+                    self.err(
+                        &path.key("rate"),
+                        "missing required key `rate`: a cbr flow needs its sending rate, e.g. \"1Mbps\"",
+                    )
+                })?;
+                if rate.as_bps() == 0 {
+                    return Err(self.err(
+                        &path.key("rate"),
+                        "expected a positive rate, e.g. \"1Mbps\"; got 0",
+                    ));
+                }
+                let packet_size =
+                    match f.packet_size {
+                        None => DEFAULT_CBR_PACKET_SIZE,
+                        Some(n) if (1..=MAX_UDP_PAYLOAD).contains(&n) => n as u32,
+                        Some(n) => return Err(self.err(
+                            &path.key("packet_size"),
+                            format!(
+                                "expected a UDP payload of 1 to {MAX_UDP_PAYLOAD} bytes; got {n}"
+                            ),
+                        )),
+                    };
+                FlowKind::Cbr { rate, packet_size }
+            }
+        };
+        let start = Time(f.start.unwrap_or(Dur::ZERO).as_nanos());
+        let stop = f.stop.map(|d| Time(d.as_nanos()));
+        if let Some(stop) = stop {
+            if stop <= start {
+                return Err(self.err(
+                    &path.key("stop"),
+                    format!(
+                        "expected a time later than start ({}); got {}",
+                        Dur(start.as_nanos()),
+                        Dur(stop.as_nanos())
+                    ),
+                ));
+            }
+        }
+        let count = f.count.unwrap_or(1);
+        if !(1..=MAX_FLOW_COUNT).contains(&count) {
+            return Err(self.err(
+                &path.key("count"),
+                format!("expected 1 to {MAX_FLOW_COUNT} copies; got {count}"),
+            ));
+        }
+        let stagger = f.stagger.unwrap_or(Dur::ZERO);
+        let last_start = start + stagger * (count as u64 - 1);
+        if let Some(stop) = stop {
+            if last_start >= stop {
+                return Err(self.err(
+                    &path.key("stagger"),
+                    format!(
+                        "the last copy ({name}_{}) would start at {}, not before stop ({})",
+                        count - 1,
+                        Dur(last_start.as_nanos()),
+                        Dur(stop.as_nanos())
+                    ),
+                ));
+            }
+        }
+        Ok((0..count)
+            .map(|i| FlowSpec {
+                name: if count == 1 {
+                    name.to_owned()
+                } else {
+                    format!("{name}_{i}")
+                },
+                from: f.from.clone(),
+                to: f.to.clone(),
+                start: start + stagger * i as u64,
+                stop,
+                kind: kind.clone(),
+            })
+            .collect())
+    }
+
+    /// `[tcp]` overlaid key by key with the flow's own `tcp` table, then validated.
+    fn merge_tcp(
+        &self,
+        name: &str,
+        path: &KeyPath,
+        defaults_raw: &toml::Table,
+        own: &toml::Table,
+    ) -> Result<TcpConfig> {
+        let tcp_path = path.key("tcp");
+        let mut merged = defaults_raw.clone();
+        for (k, v) in own {
+            merged.insert(k.clone(), v.clone());
+        }
+        // Both halves were deserialized on their own already, so this only fails on a bug.
+        let cfg: TcpConfig = toml::Value::Table(merged)
+            .try_into()
+            .map_err(|e: toml::de::Error| self.err(&tcp_path, e.message().trim().to_owned()))?;
+        cfg.validate().map_err(|(key, msg)| {
+            let p = if own.contains_key(key) || !defaults_raw.contains_key(key) {
+                tcp_path.key(key)
+            } else {
+                KeyPath::keys(&["tcp", key])
+            };
+            self.err(&p, format!("{msg} (TCP configuration of flow `{name}`)"))
+        })?;
+        Ok(cfg)
+    }
+}
+
+/// The text between `prefix` (at the start of `s`) and the next `end`.
+fn between<'s>(s: &'s str, prefix: &str, end: &str) -> Option<&'s str> {
+    let rest = s.strip_prefix(prefix)?;
+    rest.find(end).map(|i| &rest[..i])
+}

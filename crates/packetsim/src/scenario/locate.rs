@@ -1,0 +1,200 @@
+//! Mapping between byte spans of a TOML document and dotted key paths, so that errors from
+//! serde (which carry a span) and from validation (which know a key path) can both name the
+//! key and the line.
+
+use std::fmt;
+use std::ops::Range;
+use toml_edit::{ImDocument, Item, TableLike, Value};
+
+/// One step of a key path: a table key or an array index.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Seg {
+    /// A key in a table.
+    Key(String),
+    /// An index in an array.
+    Index(usize),
+}
+
+/// A path from the document root to a key, e.g. `links.l1.outages[0].from`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub(crate) struct KeyPath(pub Vec<Seg>);
+
+impl KeyPath {
+    /// A path of table keys.
+    pub fn keys<S: AsRef<str>>(keys: &[S]) -> KeyPath {
+        KeyPath(
+            keys.iter()
+                .map(|k| Seg::Key(k.as_ref().to_owned()))
+                .collect(),
+        )
+    }
+    /// This path extended by a key.
+    pub fn key(&self, k: &str) -> KeyPath {
+        let mut p = self.clone();
+        p.0.push(Seg::Key(k.to_owned()));
+        p
+    }
+    /// This path extended by an array index.
+    pub fn index(&self, i: usize) -> KeyPath {
+        let mut p = self.clone();
+        p.0.push(Seg::Index(i));
+        p
+    }
+    /// Whether `prefix` is a prefix of (or equal to) this path.
+    pub fn starts_with(&self, prefix: &KeyPath) -> bool {
+        self.0.len() >= prefix.0.len() && self.0[..prefix.0.len()] == prefix.0[..]
+    }
+    /// The path without its last step (the root stays the root).
+    pub fn parent(&self) -> KeyPath {
+        let mut p = self.clone();
+        p.0.pop();
+        p
+    }
+}
+
+/// Whether `k` can be written as a bare TOML key.
+pub(crate) fn is_bare(k: &str) -> bool {
+    !k.is_empty()
+        && k.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+impl fmt::Display for KeyPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.is_empty() {
+            return f.write_str("(top level)");
+        }
+        for (i, s) in self.0.iter().enumerate() {
+            match s {
+                Seg::Key(k) => {
+                    if i > 0 {
+                        f.write_str(".")?;
+                    }
+                    if is_bare(k) {
+                        f.write_str(k)?;
+                    } else {
+                        write!(f, "{k:?}")?;
+                    }
+                }
+                Seg::Index(n) => write!(f, "[{n}]")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Every key, value and table of a parsed document with its byte span.
+pub(crate) struct SpanIndex {
+    entries: Vec<(KeyPath, Range<usize>)>,
+    line_starts: Vec<usize>,
+}
+
+impl SpanIndex {
+    /// Indexes a document parsed from `text`.
+    pub fn new(doc: &ImDocument<&str>, text: &str) -> SpanIndex {
+        let mut entries = Vec::new();
+        walk_table(&KeyPath::default(), doc.as_table(), &mut entries);
+        let mut line_starts = vec![0];
+        line_starts.extend(
+            text.bytes()
+                .enumerate()
+                .filter(|(_, b)| *b == b'\n')
+                .map(|(i, _)| i + 1),
+        );
+        SpanIndex {
+            entries,
+            line_starts,
+        }
+    }
+
+    /// The 1-based line holding byte `offset` (clamped to the text).
+    pub fn line_of_offset(&self, offset: usize) -> usize {
+        self.line_starts.partition_point(|&s| s <= offset).max(1)
+    }
+
+    /// The innermost key, value or table whose span contains `span`.
+    pub fn path_at(&self, span: &Range<usize>) -> Option<KeyPath> {
+        self.entries
+            .iter()
+            .filter(|(_, s)| {
+                s.start <= span.start
+                    && (span.end <= s.end || (span.is_empty() && span.start < s.end))
+            })
+            .min_by_key(|(p, s)| (s.len(), usize::MAX - p.0.len()))
+            .map(|(p, _)| p.clone())
+    }
+
+    /// The first byte of `path` in the document (its key, or its table header), if present.
+    pub fn offset_of(&self, path: &KeyPath) -> Option<usize> {
+        self.entries
+            .iter()
+            .filter(|(p, _)| p == path)
+            .map(|(_, s)| s.start)
+            .min()
+    }
+
+    /// The line of `path`, or of its nearest ancestor present in the document.
+    pub fn line_of_path(&self, path: &KeyPath) -> Option<usize> {
+        let mut p = path.clone();
+        loop {
+            if let Some(o) = self.offset_of(&p) {
+                return Some(self.line_of_offset(o));
+            }
+            if p.0.is_empty() {
+                return None;
+            }
+            p = p.parent();
+        }
+    }
+
+    /// Whether `path` itself is present in the document.
+    pub fn contains(&self, path: &KeyPath) -> bool {
+        self.entries.iter().any(|(p, _)| p == path)
+    }
+}
+
+fn walk_table(path: &KeyPath, t: &dyn TableLike, out: &mut Vec<(KeyPath, Range<usize>)>) {
+    for (k, item) in t.iter() {
+        let p = path.key(k);
+        if let Some(span) = t.key(k).and_then(|key| key.span()) {
+            out.push((p.clone(), span));
+        }
+        walk_item(&p, item, out);
+    }
+}
+
+fn walk_item(path: &KeyPath, item: &Item, out: &mut Vec<(KeyPath, Range<usize>)>) {
+    if let Some(span) = item.span() {
+        out.push((path.clone(), span));
+    }
+    match item {
+        Item::None => {}
+        Item::Value(v) => walk_value(path, v, out),
+        Item::Table(t) => walk_table(path, t, out),
+        Item::ArrayOfTables(a) => {
+            for (i, t) in a.iter().enumerate() {
+                let p = path.index(i);
+                if let Some(span) = t.span() {
+                    out.push((p.clone(), span));
+                }
+                walk_table(&p, t, out);
+            }
+        }
+    }
+}
+
+fn walk_value(path: &KeyPath, v: &Value, out: &mut Vec<(KeyPath, Range<usize>)>) {
+    match v {
+        Value::Array(a) => {
+            for (i, e) in a.iter().enumerate() {
+                let p = path.index(i);
+                if let Some(span) = e.span() {
+                    out.push((p.clone(), span));
+                }
+                walk_value(&p, e, out);
+            }
+        }
+        Value::InlineTable(t) => walk_table(path, t, out),
+        _ => {}
+    }
+}

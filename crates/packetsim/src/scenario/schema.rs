@@ -1,0 +1,211 @@
+//! The scenario file as serde reads it: one struct per table, unknown keys rejected, optional
+//! keys as `Option` so that validation can tell "absent" from "default". `load.rs` turns
+//! these into the validated types of `mod.rs`.
+
+use super::{ErrorDirection, QueueLimit};
+use crate::transport::tcp::TcpConfig;
+use crate::units;
+use packetsim_kernel::{Dur, Rate};
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::Deserialize;
+use std::fmt;
+use std::marker::PhantomData;
+
+/// The whole file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawScenario {
+    pub simulation: RawSimulation,
+    #[serde(default)]
+    pub tcp: Option<TcpConfig>,
+    #[serde(default)]
+    pub nodes: Named<RawNode>,
+    #[serde(default)]
+    pub links: Named<RawLink>,
+    #[serde(default)]
+    pub flows: Named<RawFlow>,
+}
+
+/// `[simulation]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawSimulation {
+    #[serde(with = "units::dur")]
+    pub duration: Dur,
+    #[serde(default)]
+    pub seed: Option<u64>,
+    #[serde(default, with = "units::dur::opt")]
+    pub sample_interval: Option<Dur>,
+}
+
+/// `[nodes.NAME]`: no keys yet.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawNode {}
+
+/// `[links.NAME]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawLink {
+    pub a: String,
+    pub b: String,
+    #[serde(with = "units::rate")]
+    pub rate: Rate,
+    #[serde(with = "units::dur")]
+    pub delay: Dur,
+    #[serde(default)]
+    pub queue: Option<RawQueue>,
+    #[serde(default)]
+    pub loss: Option<f64>,
+    #[serde(default)]
+    pub ber: Option<f64>,
+    #[serde(default)]
+    pub errors: Option<ErrorDirection>,
+    #[serde(default)]
+    pub outages: Vec<RawOutage>,
+}
+
+/// `queue = { kind = "droptail", limit = 50 }`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawQueue {
+    #[serde(default)]
+    pub kind: RawQueueKind,
+    #[serde(default)]
+    pub limit: Option<QueueLimit>,
+}
+
+/// Queue disciplines a link can name.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum RawQueueKind {
+    #[default]
+    DropTail,
+}
+
+/// `{ from = "10s", to = "12s" }`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawOutage {
+    #[serde(with = "units::dur")]
+    pub from: Dur,
+    #[serde(with = "units::dur")]
+    pub to: Dur,
+}
+
+/// `[flows.NAME]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawFlow {
+    pub from: String,
+    pub to: String,
+    #[serde(default)]
+    pub kind: RawFlowKind,
+    #[serde(default)]
+    pub app: Option<RawApp>,
+    #[serde(default, with = "units::bytes::opt")]
+    pub size: Option<u64>,
+    #[serde(default, with = "units::dur::opt")]
+    pub start: Option<Dur>,
+    #[serde(default, with = "units::dur::opt")]
+    pub stop: Option<Dur>,
+    #[serde(default)]
+    pub count: Option<u32>,
+    #[serde(default, with = "units::dur::opt")]
+    pub stagger: Option<Dur>,
+    #[serde(default)]
+    pub tcp: Option<TcpConfig>,
+    #[serde(default, with = "units::rate::opt")]
+    pub rate: Option<Rate>,
+    #[serde(default, with = "units::bytes::opt")]
+    pub packet_size: Option<u64>,
+}
+
+/// `kind = "tcp" | "cbr"`.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum RawFlowKind {
+    #[default]
+    Tcp,
+    Cbr,
+}
+
+/// `app = "bulk" | "file"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum RawApp {
+    Bulk,
+    File,
+}
+
+/// A table of named sub-tables, kept in file order (ids are assigned in this order).
+#[derive(Debug)]
+pub(crate) struct Named<T>(pub Vec<(String, T)>);
+
+impl<T> Default for Named<T> {
+    fn default() -> Self {
+        Named(Vec::new())
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Named<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+            type Value = Named<T>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a table of named tables")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Named<T>, A::Error> {
+                let mut out = Vec::new();
+                while let Some((k, v)) = map.next_entry::<String, T>()? {
+                    out.push((k, v));
+                }
+                Ok(Named(out))
+            }
+        }
+        d.deserialize_map(V(PhantomData))
+    }
+}
+
+impl<'de> Deserialize<'de> for QueueLimit {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        const WHAT: &str = "a queue limit: an integer number of packets (e.g. 50) or a byte count with a unit (e.g. \"64KiB\")";
+        impl Visitor<'_> for V {
+            type Value = QueueLimit;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str(WHAT)
+            }
+            fn visit_i64<E: de::Error>(self, n: i64) -> Result<QueueLimit, E> {
+                match u32::try_from(n) {
+                    Ok(p) if p > 0 => Ok(QueueLimit::Packets(p)),
+                    _ => Err(E::custom(format!(
+                        "expected a queue limit of 1 to {} packets; got {n}",
+                        u32::MAX
+                    ))),
+                }
+            }
+            fn visit_u64<E: de::Error>(self, n: u64) -> Result<QueueLimit, E> {
+                self.visit_i64(i64::try_from(n).unwrap_or(-1))
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<QueueLimit, E> {
+                if s.trim().bytes().all(|b| b.is_ascii_digit()) {
+                    return Err(E::custom(format!(
+                        "expected {WHAT}; got the string {s:?} without a unit (write {} for packets or \"{}B\" for bytes)",
+                        s.trim(),
+                        s.trim()
+                    )));
+                }
+                match units::parse_bytes(s) {
+                    Ok(0) => Err(E::custom(format!(
+                        "expected a positive queue limit; got {s:?}"
+                    ))),
+                    Ok(b) => Ok(QueueLimit::Bytes(b)),
+                    Err(e) => Err(E::custom(e)),
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
