@@ -40,6 +40,16 @@ pub use grid::{grid, run_seed, validate_params, GridPoint, Param, ParamError};
 pub use store::{ResultsStore, StoredRun};
 pub use sweep::{sweep, RunOutput, SweepReport, SweepSpec};
 
+/// An experiment key for `label` (e.g. the scenario file name or a study's experiment name)
+/// that changes whenever the scenario text or the packetsim version changes:
+/// `label@VERSION#HASH`, HASH = 64-bit FNV-1a of the scenario text in hex. Callers with other
+/// inputs that change results (code not covered by the version, fixed overrides) should fold
+/// them into `scenario_text`.
+pub fn experiment_key(label: &str, scenario_text: &str) -> String {
+    let hash = packetsim_kernel::rng::fnv1a(scenario_text.as_bytes());
+    format!("{label}@{}#{hash:016x}", env!("CARGO_PKG_VERSION"))
+}
+
 /// Why an experiment could not be run or its results not be stored or written.
 #[derive(Debug, thiserror::Error)]
 pub enum ExperimentError {
@@ -93,6 +103,26 @@ pub enum ExperimentError {
         seed: u64,
         /// The runner's error message.
         message: String,
+    },
+    /// A stored run was computed with another seed than this sweep derives for it (another
+    /// base seed under the same experiment key).
+    #[error(
+        "results store {}: {point}, replication {replication} was computed with seed {stored}, \
+         but this sweep derives seed {expected} (another base seed?); use another output \
+         directory or the same seed",
+        path.display()
+    )]
+    SeedMismatch {
+        /// The store file.
+        path: PathBuf,
+        /// The grid point, as displayed by [`GridPoint`].
+        point: String,
+        /// Replication number, from 0.
+        replication: u32,
+        /// The seed in the store.
+        stored: u64,
+        /// The seed this sweep derives.
+        expected: u64,
     },
     /// The worker pool could not be started.
     #[error("cannot start {jobs} worker threads: {source}")]

@@ -24,7 +24,7 @@
 //! which a resumed sweep then recomputes. A run already stored is left as it is (`INSERT OR
 //! IGNORE`), so two sweeps racing on one directory cannot corrupt it.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -213,20 +213,29 @@ impl ResultsStore {
         tx.commit().map_err(&err)
     }
 
-    /// The (point key, replication) pairs already stored for `experiment_key`.
+    /// The runs already stored for `experiment_key`: (point key, replication) → seed.
     pub fn done_runs(
         &self,
         experiment_key: &str,
-    ) -> Result<HashSet<(String, u32)>, ExperimentError> {
+    ) -> Result<HashMap<(String, u32), u64>, ExperimentError> {
         let err = self.sql_err();
         let mut stmt = self
             .conn
-            .prepare("SELECT point_key, replication FROM runs WHERE experiment_key = ?1")
+            .prepare("SELECT point_key, replication, seed FROM runs WHERE experiment_key = ?1")
             .map_err(&err)?;
-        let rows = stmt
-            .query_map([experiment_key], |r| Ok((r.get(0)?, r.get(1)?)))
-            .map_err(&err)?;
-        rows.collect::<Result<_, _>>().map_err(&err)
+        let mut rows = stmt.query([experiment_key]).map_err(&err)?;
+        let mut out = HashMap::new();
+        while let Some(r) = rows.next().map_err(&err)? {
+            let point_key: String = r.get(0).map_err(&err)?;
+            let replication: u32 = r.get(1).map_err(&err)?;
+            let seed: String = r.get(2).map_err(&err)?;
+            let seed = seed.parse().map_err(|_| ExperimentError::StoreCorrupt {
+                path: self.path.clone(),
+                detail: format!("run {point_key} #{replication}: seed `{seed}`"),
+            })?;
+            out.insert((point_key, replication), seed);
+        }
+        Ok(out)
     }
 
     /// Whether one run is stored.
@@ -354,7 +363,7 @@ mod tests {
         assert_eq!(r.metrics, want);
         assert_eq!(
             store.done_runs("k").unwrap(),
-            HashSet::from([(pts[1].key(), 4)])
+            HashMap::from([((pts[1].key(), 4), u64::MAX)])
         );
         assert!(store.load_runs("other").unwrap().is_empty());
     }

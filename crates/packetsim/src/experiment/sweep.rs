@@ -6,6 +6,10 @@
 //! runs of the grid (reused and new alike, so both go through the same store round trip) and
 //! aggregate them. Only store writes are serialised (one connection behind a `Mutex`).
 //!
+//! Stored runs are reused only if their seed is the one this spec derives: a results directory
+//! filled with another base seed is refused ([`ExperimentError::SeedMismatch`]) rather than
+//! silently mixed. (Put the base seed in the experiment key to keep both in one directory.)
+//!
 //! A run that returns `Err` or panics stops the sweep: no new runs start, runs already in
 //! flight finish and are stored, and the first error seen is returned (with several jobs,
 //! which failing run is reported first is not deterministic). A runner returning a metric name
@@ -127,16 +131,26 @@ where
     let store = ResultsStore::open(&spec.out_dir)?;
     let done = store.done_runs(&spec.experiment_key)?;
 
-    let jobs: Vec<Job> = points
-        .iter()
-        .flat_map(|point| {
-            let key = point.key();
-            let done = &done;
-            (0..spec.runs).filter_map(move |replication| {
-                (!done.contains(&(key.clone(), replication))).then_some(Job { point, replication })
-            })
-        })
-        .collect();
+    let mut jobs: Vec<Job> = Vec::new();
+    for point in &points {
+        let key = point.key();
+        for replication in 0..spec.runs {
+            let seed = run_seed(spec.base_seed, point, replication);
+            match done.get(&(key.clone(), replication)) {
+                None => jobs.push(Job { point, replication }),
+                Some(&stored) if stored == seed => {}
+                Some(&stored) => {
+                    return Err(ExperimentError::SeedMismatch {
+                        path: store.path().to_path_buf(),
+                        point: point.to_string(),
+                        replication,
+                        stored,
+                        expected: seed,
+                    })
+                }
+            }
+        }
+    }
     let total = points.len() * spec.runs as usize;
     let reused = total - jobs.len();
 

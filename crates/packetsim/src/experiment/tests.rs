@@ -101,7 +101,8 @@ fn sweep_fresh_computes_all_runs_and_writes_csvs() {
 #[test]
 fn sweep_rerun_reuses_everything_and_rewrites_same_csv() {
     let dir = TempDir::new("rerun");
-    let s = spec(&dir, params(&["a=1,2"]), 4, 0);
+    let mut s = spec(&dir, params(&["a=1,2"]), 4, 0);
+    s.progress = true;
     sweep(&s, fake_runner).unwrap();
     let first = read(&dir, "results.csv");
     let report = sweep(&s, |_: &GridPoint, _| -> Result<RunOutput, String> {
@@ -261,6 +262,34 @@ fn sweep_other_experiment_key_shares_nothing() {
     // No parameters: one point, no parameter columns.
     assert_eq!(report.points.len(), 1);
     assert!(read(&dir, "results.csv").starts_with("metric,n,missing,"));
+}
+
+#[test]
+fn sweep_other_base_seed_in_same_store_is_refused() {
+    let dir = TempDir::new("seed-mismatch");
+    let mut s = spec(&dir, params(&["a=1,2"]), 2, 1);
+    sweep(&s, fake_runner).unwrap();
+    s.base_seed += 1;
+    let err = sweep(&s, fake_runner).unwrap_err();
+    assert!(
+        matches!(err, ExperimentError::SeedMismatch { .. }),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("results.sqlite"), "{err}");
+}
+
+#[test]
+fn experiment_key_changes_with_scenario_text() {
+    let k = experiment_key("dumbbell", "[links.a]\nrate = \"10Mbps\"\n");
+    assert!(k.starts_with(&format!("dumbbell@{}#", env!("CARGO_PKG_VERSION"))));
+    assert_eq!(
+        k,
+        experiment_key("dumbbell", "[links.a]\nrate = \"10Mbps\"\n")
+    );
+    assert_ne!(
+        k,
+        experiment_key("dumbbell", "[links.a]\nrate = \"20Mbps\"\n")
+    );
 }
 
 #[test]
