@@ -1,1 +1,136 @@
-//! (being written)
+//! Experiments: parameter sweeps × replications on all cores, with seeds derived from (base
+//! seed, grid point, replication), an embedded SQLite results store that makes sweeps
+//! resumable, and per-point statistics with Student-t confidence intervals.
+//!
+//! The engine knows nothing of networks: [`sweep`] calls a runner closure `run(point, seed)`
+//! that builds and runs whatever the point describes and returns flattened metrics. The
+//! `packetsim sweep` command and each study's `reproduce` command supply their own runner.
+//!
+//! - [`grid`]: `--param PATH=V1,V2,...` ([`Param`]), the cartesian product ([`GridPoint`],
+//!   first parameter slowest), run seeds ([`run_seed`]), which depend on a point's
+//!   assignments, not its index, so adding a value to a sweep reseeds no other point.
+//! - [`store`]: `DIR/results.sqlite` ([`ResultsStore`]); one committed transaction per run.
+//! - [`sweep`](mod@sweep): the driver ([`sweep()`], [`SweepSpec`], [`SweepReport`]).
+//! - [`aggregate`]: statistics ([`MetricSummary`]), `DIR/results.csv` and `DIR/runs.csv`
+//!   (formats in that module's doc; floats in shortest round-trip form).
+//!
+//! Invariants: a (experiment key, point, replication) is computed at most once per results
+//! directory, however often a sweep is interrupted and restarted; a run counts as done only
+//! once it is committed; the numbers written depend only on the stored runs, never on `jobs`
+//! or completion order. The experiment key must change whenever the scenario text or the code
+//! changes, or stale runs would be reused; choosing it is the caller's job.
+//!
+//! Uses: the kernel crate (`rng::mix_seed`, `stats`), rusqlite, rayon, indicatif. No other
+//! packetsim layer.
+
+pub mod aggregate;
+pub mod grid;
+pub mod store;
+pub mod sweep;
+
+#[cfg(test)]
+mod test_support;
+#[cfg(test)]
+mod tests;
+
+use std::path::PathBuf;
+
+pub use aggregate::{MetricSummary, PointSummary};
+pub use grid::{grid, run_seed, validate_params, GridPoint, Param, ParamError};
+pub use store::{ResultsStore, StoredRun};
+pub use sweep::{sweep, RunOutput, SweepReport, SweepSpec};
+
+/// An experiment key for `label` (e.g. the scenario file name or a study's experiment name)
+/// that changes whenever the scenario text or the packetsim version changes:
+/// `label@VERSION#HASH`, HASH = 64-bit FNV-1a of the scenario text in hex. Callers with other
+/// inputs that change results (code not covered by the version, fixed overrides) should fold
+/// them into `scenario_text`.
+pub fn experiment_key(label: &str, scenario_text: &str) -> String {
+    let hash = packetsim_kernel::rng::fnv1a(scenario_text.as_bytes());
+    format!("{label}@{}#{hash:016x}", env!("CARGO_PKG_VERSION"))
+}
+
+/// Why an experiment could not be run or its results not be stored or written.
+#[derive(Debug, thiserror::Error)]
+pub enum ExperimentError {
+    /// The swept parameters are unusable.
+    #[error(transparent)]
+    Param(#[from] ParamError),
+    /// The results store could not be opened or set up.
+    #[error("cannot open results store {}: {source}", path.display())]
+    StoreOpen {
+        /// The store file.
+        path: PathBuf,
+        /// SQLite's error.
+        #[source]
+        source: rusqlite::Error,
+    },
+    /// A read or write of the results store failed.
+    #[error("results store {}: {source}", path.display())]
+    Store {
+        /// The store file.
+        path: PathBuf,
+        /// SQLite's error.
+        #[source]
+        source: rusqlite::Error,
+    },
+    /// The results store holds something this code cannot read.
+    #[error("results store {}: {detail}", path.display())]
+    StoreCorrupt {
+        /// The store file.
+        path: PathBuf,
+        /// What is wrong.
+        detail: String,
+    },
+    /// A file or directory could not be created or written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A run failed (returned an error, panicked, or returned malformed output). Runs finished
+    /// before it stay stored.
+    #[error("run failed at {point}, replication {replication}, seed {seed}: {message}")]
+    Run {
+        /// The grid point, as displayed by [`GridPoint`].
+        point: String,
+        /// Replication number, from 0.
+        replication: u32,
+        /// The seed it was given.
+        seed: u64,
+        /// The runner's error message.
+        message: String,
+    },
+    /// A stored run was computed with another seed than this sweep derives for it (another
+    /// base seed under the same experiment key).
+    #[error(
+        "results store {}: {point}, replication {replication} was computed with seed {stored}, \
+         but this sweep derives seed {expected} (another base seed?); use another output \
+         directory or the same seed",
+        path.display()
+    )]
+    SeedMismatch {
+        /// The store file.
+        path: PathBuf,
+        /// The grid point, as displayed by [`GridPoint`].
+        point: String,
+        /// Replication number, from 0.
+        replication: u32,
+        /// The seed in the store.
+        stored: u64,
+        /// The seed this sweep derives.
+        expected: u64,
+    },
+    /// The worker pool could not be started.
+    #[error("cannot start {jobs} worker threads: {source}")]
+    ThreadPool {
+        /// Requested thread count (0 = number of cores).
+        jobs: usize,
+        /// rayon's error.
+        #[source]
+        source: rayon::ThreadPoolBuildError,
+    },
+}

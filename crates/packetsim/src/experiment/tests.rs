@@ -1,0 +1,349 @@
+//! Sweep tests with a fake deterministic runner (metrics computed from the seed and point).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use super::test_support::TempDir;
+use super::*;
+
+fn params(args: &[&str]) -> Vec<Param> {
+    args.iter().map(|a| a.parse().unwrap()).collect()
+}
+
+fn spec(dir: &TempDir, params: Vec<Param>, runs: u32, jobs: usize) -> SweepSpec {
+    SweepSpec {
+        experiment_key: "test-scenario@v1".into(),
+        params,
+        runs,
+        base_seed: 2024,
+        jobs,
+        out_dir: dir.path().to_path_buf(),
+        progress: false,
+    }
+}
+
+/// Deterministic metrics: from the seed, plus one from the value of `a` if swept, plus one
+/// that is not available for odd seeds.
+fn fake_output(point: &GridPoint, seed: u64) -> RunOutput {
+    let a: f64 = point
+        .assignments
+        .iter()
+        .find(|(p, _)| p == "a")
+        .map_or(0.0, |(_, v)| v.parse().unwrap());
+    RunOutput {
+        summary_json: format!("{{\"seed\":{seed}}}"),
+        metrics: vec![
+            ("noise".into(), Some((seed % 1000) as f64 / 7.0)),
+            ("twice_a".into(), Some(2.0 * a)),
+            ("even_only_s".into(), (seed & 1 == 0).then_some(1.0)),
+        ],
+    }
+}
+
+fn fake_runner(point: &GridPoint, seed: u64) -> Result<RunOutput, String> {
+    Ok(fake_output(point, seed))
+}
+
+fn read(dir: &TempDir, name: &str) -> String {
+    std::fs::read_to_string(dir.path().join(name)).unwrap()
+}
+
+fn stored_count(dir: &TempDir, key: &str) -> usize {
+    ResultsStore::open(dir.path())
+        .unwrap()
+        .load_runs(key)
+        .unwrap()
+        .len()
+}
+
+#[test]
+fn sweep_fresh_computes_all_runs_and_writes_csvs() {
+    let dir = TempDir::new("fresh");
+    let s = spec(&dir, params(&["a=1,2", "b=x,y,z"]), 3, 2);
+    let report = sweep(&s, fake_runner).unwrap();
+    assert_eq!((report.computed, report.reused), (18, 0));
+    assert_eq!(report.points.len(), 6);
+    assert_eq!(stored_count(&dir, &s.experiment_key), 18);
+
+    // Point 4 is (a=2, b=y); check its numbers against the runner directly.
+    let p4 = &report.points[4];
+    assert_eq!(p4.point.to_string(), "point#4 (a=2, b=y)");
+    let names: Vec<&str> = p4.metrics.iter().map(|m| m.name.as_str()).collect();
+    assert_eq!(names, ["noise", "twice_a", "even_only_s"]);
+    let noise: Vec<Option<f64>> = (0..3)
+        .map(|r| fake_output(&p4.point, run_seed(2024, &p4.point, r)).metrics[0].1)
+        .collect();
+    assert_eq!(p4.metrics[0], MetricSummary::from_values("noise", &noise));
+    assert_eq!((p4.metrics[1].mean, p4.metrics[1].n), (4.0, 3));
+    let even = &p4.metrics[2];
+    assert_eq!(even.n + even.missing, 3);
+
+    let results = read(&dir, "results.csv");
+    let lines: Vec<&str> = results.lines().collect();
+    assert_eq!(
+        lines[0],
+        "a,b,metric,n,missing,mean,std_dev,ci95_low,ci95_high,median,min,max"
+    );
+    assert_eq!(lines.len(), 1 + 6 * 3);
+    assert!(lines[1].starts_with("1,x,noise,3,0,"));
+    assert_eq!(lines[14], "2,y,twice_a,3,0,4.0,0.0,4.0,4.0,4.0,4.0,4.0");
+
+    let runs = read(&dir, "runs.csv");
+    let lines: Vec<&str> = runs.lines().collect();
+    assert_eq!(lines[0], "a,b,replication,seed,metric,value");
+    assert_eq!(lines.len(), 1 + 18 * 3);
+    let seed = run_seed(2024, &report.points[0].point, 0);
+    assert!(lines[1].starts_with(&format!("1,x,0,{seed},noise,")));
+}
+
+#[test]
+fn sweep_rerun_reuses_everything_and_rewrites_same_csv() {
+    let dir = TempDir::new("rerun");
+    let mut s = spec(&dir, params(&["a=1,2"]), 4, 0);
+    s.progress = true;
+    sweep(&s, fake_runner).unwrap();
+    let first = read(&dir, "results.csv");
+    let report = sweep(&s, |_: &GridPoint, _| -> Result<RunOutput, String> {
+        panic!("nothing should be recomputed")
+    })
+    .unwrap();
+    assert_eq!((report.computed, report.reused), (0, 8));
+    assert_eq!(read(&dir, "results.csv"), first);
+}
+
+/// Records each successful (point key, replication-seed) call; fails every call from the
+/// `fail_from`-th on (counting from 0) while `fail_from` is set.
+struct CountingRunner {
+    calls: AtomicUsize,
+    fail_from: Option<usize>,
+    succeeded: Mutex<HashMap<(String, u64), usize>>,
+}
+
+impl CountingRunner {
+    fn new(fail_from: Option<usize>) -> Self {
+        CountingRunner {
+            calls: AtomicUsize::new(0),
+            fail_from,
+            succeeded: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn run(&self, point: &GridPoint, seed: u64) -> Result<RunOutput, String> {
+        let n = self.calls.fetch_add(1, Ordering::SeqCst);
+        if self.fail_from.is_some_and(|k| n >= k) {
+            return Err("boom: simulated failure".into());
+        }
+        *self
+            .succeeded
+            .lock()
+            .unwrap()
+            .entry((point.key(), seed))
+            .or_default() += 1;
+        Ok(fake_output(point, seed))
+    }
+}
+
+#[test]
+fn sweep_failing_runner_keeps_finished_runs_and_resume_computes_the_rest() {
+    let dir = TempDir::new("resume");
+    let s = spec(&dir, params(&["a=1,2,3", "b=x,y"]), 4, 2);
+    let total = 3 * 2 * 4;
+    let k = 7;
+
+    let failing = CountingRunner::new(Some(k));
+    let err = sweep(&s, |p: &GridPoint, seed| failing.run(p, seed)).unwrap_err();
+    match &err {
+        ExperimentError::Run {
+            point,
+            seed,
+            message,
+            ..
+        } => {
+            assert!(point.starts_with("point#"), "{point}");
+            assert!(message.contains("boom"));
+            assert!(err.to_string().contains(&seed.to_string()));
+        }
+        other => panic!("expected a run error, got {other:?}"),
+    }
+    assert_eq!(stored_count(&dir, &s.experiment_key), k);
+    // No CSV is written for an unfinished sweep.
+    assert!(!dir.path().join("results.csv").exists());
+
+    let good = CountingRunner::new(None);
+    let report = sweep(&s, |p: &GridPoint, seed| good.run(p, seed)).unwrap();
+    assert_eq!((report.computed, report.reused), (total - k, k));
+    assert_eq!(good.calls.load(Ordering::SeqCst), total - k);
+    assert_eq!(stored_count(&dir, &s.experiment_key), total);
+
+    // Every (point, replication) succeeded exactly once over both sweeps.
+    let mut all = failing.succeeded.into_inner().unwrap();
+    for (key, n) in good.succeeded.into_inner().unwrap() {
+        *all.entry(key).or_default() += n;
+    }
+    assert_eq!(all.len(), total);
+    assert!(all.values().all(|&n| n == 1), "{all:?}");
+    for pt in grid(&s.params) {
+        for r in 0..s.runs {
+            assert!(all.contains_key(&(pt.key(), run_seed(s.base_seed, &pt, r))));
+        }
+    }
+
+    // The resumed result equals an uninterrupted sweep's.
+    let clean = TempDir::new("resume-clean");
+    sweep(&spec(&clean, s.params.clone(), 4, 1), fake_runner).unwrap();
+    assert_eq!(read(&dir, "results.csv"), read(&clean, "results.csv"));
+    assert_eq!(read(&dir, "runs.csv"), read(&clean, "runs.csv"));
+}
+
+#[test]
+fn sweep_single_job_stops_at_first_failure() {
+    let dir = TempDir::new("stop");
+    let s = spec(&dir, params(&["a=1,2,3,4"]), 5, 1);
+    let runner = CountingRunner::new(Some(3));
+    assert!(sweep(&s, |p: &GridPoint, seed| runner.run(p, seed)).is_err());
+    assert_eq!(runner.calls.load(Ordering::SeqCst), 4);
+    assert_eq!(stored_count(&dir, &s.experiment_key), 3);
+}
+
+#[test]
+fn sweep_jobs_one_and_two_give_identical_csv() {
+    let (d1, d2) = (TempDir::new("jobs1"), TempDir::new("jobs2"));
+    let ps = params(&["a=0.5,1.5,2.5", "b=p,q"]);
+    // Varying run times scramble the completion order with two jobs.
+    let slow = |p: &GridPoint, seed: u64| {
+        std::thread::sleep(Duration::from_millis(seed % 4));
+        fake_runner(p, seed)
+    };
+    let r1 = sweep(&spec(&d1, ps.clone(), 6, 1), slow).unwrap();
+    let r2 = sweep(&spec(&d2, ps, 6, 2), slow).unwrap();
+    assert_eq!(r1.points, r2.points);
+    assert_eq!(read(&d1, "results.csv"), read(&d2, "results.csv"));
+    assert_eq!(read(&d1, "runs.csv"), read(&d2, "runs.csv"));
+}
+
+#[test]
+fn sweep_added_value_and_more_runs_reuse_existing_points() {
+    let dir = TempDir::new("grow");
+    let first = sweep(&spec(&dir, params(&["a=1,2"]), 2, 2), fake_runner).unwrap();
+    assert_eq!(first.computed, 4);
+    let grown = sweep(&spec(&dir, params(&["a=0,1,2"]), 3, 2), fake_runner).unwrap();
+    // Old points keep replications 0 and 1; new: point a=0 (3 runs) + replication 2 twice.
+    assert_eq!((grown.computed, grown.reused), (5, 4));
+    // Point a=1 moved from index 0 to 1; its first two runs are the same numbers.
+    let noise = |r: &SweepReport, i: usize| r.points[i].metrics[0].clone();
+    let a1 = &grown.points[1].point;
+    let values: Vec<Option<f64>> = (0..3)
+        .map(|r| fake_output(a1, run_seed(2024, a1, r)).metrics[0].1)
+        .collect();
+    assert_eq!(
+        noise(&grown, 1),
+        MetricSummary::from_values("noise", &values)
+    );
+    assert_eq!(
+        noise(&first, 0),
+        MetricSummary::from_values("noise", &values[..2])
+    );
+    // Asking for fewer runs again aggregates only replications 0..runs.
+    let fewer = sweep(&spec(&dir, params(&["a=2,1"]), 2, 2), fake_runner).unwrap();
+    assert_eq!((fewer.computed, fewer.reused), (0, 4));
+    assert_eq!(noise(&fewer, 1), noise(&first, 0));
+}
+
+#[test]
+fn sweep_other_experiment_key_shares_nothing() {
+    let dir = TempDir::new("keys");
+    let mut s = spec(&dir, vec![], 3, 1);
+    assert_eq!(sweep(&s, fake_runner).unwrap().computed, 3);
+    s.experiment_key = "test-scenario@v2".into();
+    let report = sweep(&s, fake_runner).unwrap();
+    assert_eq!((report.computed, report.reused), (3, 0));
+    // No parameters: one point, no parameter columns.
+    assert_eq!(report.points.len(), 1);
+    assert!(read(&dir, "results.csv").starts_with("metric,n,missing,"));
+}
+
+#[test]
+fn sweep_other_base_seed_in_same_store_is_refused() {
+    let dir = TempDir::new("seed-mismatch");
+    let mut s = spec(&dir, params(&["a=1,2"]), 2, 1);
+    sweep(&s, fake_runner).unwrap();
+    s.base_seed += 1;
+    let err = sweep(&s, fake_runner).unwrap_err();
+    assert!(
+        matches!(err, ExperimentError::SeedMismatch { .. }),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("results.sqlite"), "{err}");
+}
+
+#[test]
+fn experiment_key_changes_with_scenario_text() {
+    let k = experiment_key("dumbbell", "[links.a]\nrate = \"10Mbps\"\n");
+    assert!(k.starts_with(&format!("dumbbell@{}#", env!("CARGO_PKG_VERSION"))));
+    assert_eq!(
+        k,
+        experiment_key("dumbbell", "[links.a]\nrate = \"10Mbps\"\n")
+    );
+    assert_ne!(
+        k,
+        experiment_key("dumbbell", "[links.a]\nrate = \"20Mbps\"\n")
+    );
+}
+
+#[test]
+fn sweep_panicking_runner_is_a_run_error() {
+    let dir = TempDir::new("panic");
+    let s = spec(&dir, params(&["a=1"]), 1, 1);
+    let err = sweep(&s, |_: &GridPoint, _| -> Result<RunOutput, String> {
+        panic!("scenario exploded")
+    })
+    .unwrap_err();
+    assert!(
+        matches!(&err, ExperimentError::Run { message, .. } if message.contains("scenario exploded")),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn sweep_metric_reported_twice_is_a_run_error() {
+    let dir = TempDir::new("dup-metric");
+    let s = spec(&dir, vec![], 1, 1);
+    let err = sweep(&s, |_: &GridPoint, _| {
+        Ok(RunOutput {
+            summary_json: "{}".into(),
+            metrics: vec![("m".into(), Some(1.0)), ("m".into(), Some(2.0))],
+        })
+    })
+    .unwrap_err();
+    assert!(
+        err.to_string().contains("`m` reported more than once"),
+        "{err}"
+    );
+    assert_eq!(stored_count(&dir, &s.experiment_key), 0);
+}
+
+#[test]
+fn sweep_invalid_params_rejected_before_any_run() {
+    let dir = TempDir::new("bad-params");
+    let ps = vec![
+        Param {
+            path: "a".into(),
+            values: vec!["1".into()],
+        },
+        Param {
+            path: "a".into(),
+            values: vec!["2".into()],
+        },
+    ];
+    let err = sweep(
+        &spec(&dir, ps, 1, 1),
+        |_: &GridPoint, _| -> Result<RunOutput, String> { panic!("must not run") },
+    )
+    .unwrap_err();
+    assert!(matches!(
+        err,
+        ExperimentError::Param(ParamError::DuplicatePath { .. })
+    ));
+}
