@@ -149,7 +149,7 @@ pub fn runs_by_point<'a>(
 }
 
 /// Aggregates stored runs per point (see the module doc). `points` must be indexed 0..len as
-/// [`super::grid`] makes them; only replications `0..runs` count.
+/// [`super::grid()`] makes them; only replications `0..runs` count.
 pub fn summarize(points: &[GridPoint], runs: u32, stored: &[StoredRun]) -> Vec<PointSummary> {
     let by_point = runs_by_point(points, runs, stored);
     let mut names: Vec<&str> = Vec::new();

@@ -2,11 +2,11 @@
 //! seed, grid point, replication), an embedded SQLite results store that makes sweeps
 //! resumable, and per-point statistics with Student-t confidence intervals.
 //!
-//! The engine knows nothing of networks: [`sweep`] calls a runner closure `run(point, seed)`
+//! The engine knows nothing of networks: [`sweep()`] calls a runner closure `run(point, seed)`
 //! that builds and runs whatever the point describes and returns flattened metrics. The
 //! `packetsim sweep` command and each study's `reproduce` command supply their own runner.
 //!
-//! - [`grid`]: `--param PATH=V1,V2,...` ([`Param`]), the cartesian product ([`GridPoint`],
+//! - [`grid`](mod@grid): `--param PATH=V1,V2,...` ([`Param`]), the cartesian product ([`GridPoint`],
 //!   first parameter slowest), run seeds ([`run_seed`]), which depend on a point's
 //!   assignments, not its index, so adding a value to a sweep reseeds no other point.
 //! - [`store`]: `DIR/results.sqlite` ([`ResultsStore`]); one committed transaction per run.

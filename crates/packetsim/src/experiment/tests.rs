@@ -347,3 +347,83 @@ fn sweep_invalid_params_rejected_before_any_run() {
         ExperimentError::Param(ParamError::DuplicatePath { .. })
     ));
 }
+
+const KILL_DIR_ENV: &str = "PACKETSIM_EXPERIMENT_KILL_TEST_DIR";
+
+fn kill_test_spec(dir: &std::path::Path) -> SweepSpec {
+    SweepSpec {
+        experiment_key: "kill-test".into(),
+        params: params(&["a=1,2,3,4"]),
+        runs: 10,
+        base_seed: 9,
+        jobs: 2,
+        out_dir: dir.to_path_buf(),
+        progress: false,
+    }
+}
+
+/// Not a test of its own: the child process of `sweep_killed_process_resumes_cleanly`.
+#[test]
+#[ignore = "run as a child process by sweep_killed_process_resumes_cleanly"]
+fn sweep_child_for_kill_test() {
+    let Some(dir) = std::env::var_os(KILL_DIR_ENV) else {
+        return;
+    };
+    let s = kill_test_spec(std::path::Path::new(&dir));
+    sweep(&s, |p: &GridPoint, seed| {
+        std::thread::sleep(Duration::from_millis(25));
+        fake_runner(p, seed)
+    })
+    .unwrap();
+}
+
+#[test]
+fn sweep_killed_process_resumes_cleanly() {
+    let dir = TempDir::new("killed");
+    let s = kill_test_spec(dir.path());
+    let total = 4 * 10;
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--ignored",
+            "--exact",
+            "experiment::tests::sweep_child_for_kill_test",
+        ])
+        .env(KILL_DIR_ENV, dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Kill it (SIGKILL on Unix) once a few runs are committed.
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let stored = dir.path().join("results.sqlite").exists()
+            && stored_count(&dir, &s.experiment_key) >= 6;
+        if stored || std::time::Instant::now() > deadline {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+
+    // Every stored run is whole: all its metrics are there.
+    let runs = ResultsStore::open(dir.path())
+        .unwrap()
+        .load_runs(&s.experiment_key)
+        .unwrap();
+    assert!(runs.len() >= 6 && runs.len() < total, "{} runs", runs.len());
+    for r in &runs {
+        assert_eq!(r.metrics.len(), 3, "{r:?}");
+    }
+
+    let report = sweep(&s, fake_runner).unwrap();
+    assert_eq!(
+        (report.computed, report.reused),
+        (total - runs.len(), runs.len())
+    );
+    let clean = TempDir::new("killed-clean");
+    let mut cs = kill_test_spec(clean.path());
+    cs.jobs = 1;
+    sweep(&cs, fake_runner).unwrap();
+    assert_eq!(read(&dir, "results.csv"), read(&clean, "results.csv"));
+}
