@@ -8,7 +8,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "packetsim", version, about = "A fast packet-level network simulator for transport-protocol research")]
+#[command(
+    name = "packetsim",
+    version,
+    about = "A fast packet-level network simulator for transport-protocol research"
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
@@ -98,26 +102,50 @@ fn dispatch(cmd: Cmd) -> Result<(), String> {
         Cmd::Check { file, set } => {
             let sc = load(&file, &set)?;
             scenario::build(&sc, sc.simulation.seed).map_err(|e| e.to_string())?;
-            println!("{}: ok ({} nodes, {} links, {} flows)", file.display(), sc.nodes.len(), sc.links.len(), sc.flows.len());
+            println!(
+                "{}: ok ({} nodes, {} links, {} flows)",
+                file.display(),
+                sc.nodes.len(),
+                sc.links.len(),
+                sc.flows.len()
+            );
             Ok(())
         }
-        Cmd::Run { file, set, seed, out, quiet } => {
+        Cmd::Run {
+            file,
+            set,
+            seed,
+            out,
+            quiet,
+        } => {
             let sc = load(&file, &set)?;
             let seed = seed.unwrap_or(sc.simulation.seed);
             let outcome = scenario::run(&sc, seed).map_err(|e| e.to_string())?;
-            report::write_run(&out, &outcome.summary, &outcome.world).map_err(|e| format!("{}: {e}", out.display()))?;
+            report::write_run(&out, &outcome.summary, &outcome.world)
+                .map_err(|e| format!("{}: {e}", out.display()))?;
             if !quiet {
                 print!("{}", outcome.summary.table());
                 println!("\nwrote {}", out.display());
             }
             Ok(())
         }
-        Cmd::Sweep { file, params, set, runs, jobs, seed, out } => {
+        Cmd::Sweep {
+            file,
+            params,
+            set,
+            runs,
+            jobs,
+            seed,
+            out,
+        } => {
             let sc = load(&file, &set)?;
             for p in &params {
                 for v in &p.values {
                     let mut all = set.clone();
-                    all.push(Override { path: p.path.clone(), value: v.clone() });
+                    all.push(Override {
+                        path: p.path.clone(),
+                        value: v.clone(),
+                    });
                     load(&file, &all).map_err(|e| format!("--param {}={v}: {e}", p.path))?;
                 }
             }
@@ -132,10 +160,16 @@ fn dispatch(cmd: Cmd) -> Result<(), String> {
             };
             let report = experiment::sweep(&spec, |point, seed| {
                 let mut all = set.clone();
-                all.extend(point.assignments.iter().map(|(k, v)| Override { path: k.clone(), value: v.clone() }));
+                all.extend(point.assignments.iter().map(|(k, v)| Override {
+                    path: k.clone(),
+                    value: v.clone(),
+                }));
                 let sc = load(&file, &all)?;
                 let o = scenario::run(&sc, seed).map_err(|e| e.to_string())?;
-                Ok(RunOutput { summary_json: o.summary.to_json(), metrics: o.summary.metrics() })
+                Ok(RunOutput {
+                    summary_json: o.summary.to_json(),
+                    metrics: o.summary.metrics(),
+                })
             })
             .map_err(|e| e.to_string())?;
             println!(
@@ -148,14 +182,28 @@ fn dispatch(cmd: Cmd) -> Result<(), String> {
             );
             Ok(())
         }
-        Cmd::Bench { workload, duration, json } => {
+        Cmd::Bench {
+            workload,
+            duration,
+            json,
+        } => {
             let names: Vec<&str> = if workload == "all" {
                 packetsim::bench::WORKLOADS.iter().map(|w| w.0).collect()
             } else {
                 vec![workload.as_str()]
             };
             if !json {
-                println!("{:<14} {:>10} {:>12} {:>14} {:>16} {:>10} {:>12} {:>10}", "workload", "wall s", "events/s", "data pkts", "data pkts/s", "ev/pkt", "goodput Mb/s", "peak MiB");
+                println!(
+                    "{:<14} {:>10} {:>12} {:>14} {:>16} {:>10} {:>12} {:>10}",
+                    "workload",
+                    "wall s",
+                    "events/s",
+                    "data pkts",
+                    "data pkts/s",
+                    "ev/pkt",
+                    "goodput Mb/s",
+                    "peak MiB"
+                );
             }
             for name in names {
                 let r = packetsim::bench::run_workload(name, duration)?;

@@ -4,7 +4,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn packetsim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_packetsim")).args(args).output().expect("runs")
+    Command::new(env!("CARGO_BIN_EXE_packetsim"))
+        .args(args)
+        .output()
+        .expect("runs")
 }
 
 fn tmp(name: &str) -> PathBuf {
@@ -40,7 +43,10 @@ fn check_with(dir: &Path, line: usize, replacement: &str) -> (bool, String) {
     let file = dir.join("bad.toml");
     std::fs::write(&file, lines.join("\n")).unwrap();
     let out = packetsim(&["check", file.to_str().unwrap()]);
-    (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 #[test]
@@ -49,25 +55,35 @@ fn good_scenario_checks() {
     let file = dir.join("good.toml");
     std::fs::write(&file, GOOD).unwrap();
     let out = packetsim(&["check", file.to_str().unwrap()]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]
 fn bad_input_names_file_line_and_key() {
     let dir = tmp("bad");
     let cases = [
-        (9, "rat = \"10Mbps\"", ":9", "rat"),         // unknown key
-        (9, "rate = \"10 Mbs\"", ":9", "links.ab.rate"), // malformed unit
+        (9, "rat = \"10Mbps\"", ":9", "rat"),              // unknown key
+        (9, "rate = \"10 Mbs\"", ":9", "links.ab.rate"),   // malformed unit
         (10, "delay = \"-5ms\"", ":10", "links.ab.delay"), // negative delay
-        (14, "to = \"nowhere\"", ":14", "flows.f.to"),  // unknown node
-        (9, "# rate removed", ":6", "rate"),             // missing field: the table's line
+        (14, "to = \"nowhere\"", ":14", "flows.f.to"),     // unknown node
+        (9, "# rate removed", ":6", "rate"),               // missing field: the table's line
     ];
     for (line, text, want_line, want_key) in cases {
         let (ok, err) = check_with(&dir, line, text);
         assert!(!ok, "{text}: accepted");
         assert!(err.contains("bad.toml"), "{text}: no file name in {err:?}");
-        assert!(err.contains(want_line), "{text}: no line {want_line} in {err:?}");
-        assert!(err.contains(want_key), "{text}: no key {want_key} in {err:?}");
+        assert!(
+            err.contains(want_line),
+            "{text}: no line {want_line} in {err:?}"
+        );
+        assert!(
+            err.contains(want_key),
+            "{text}: no key {want_key} in {err:?}"
+        );
         assert!(!err.contains("panicked"), "{text}: panic: {err}");
     }
 }
@@ -78,10 +94,31 @@ fn run_writes_the_summary_contract() {
     let file = dir.join("s.toml");
     std::fs::write(&file, GOOD).unwrap();
     let outdir = dir.join("out");
-    let out = packetsim(&["run", file.to_str().unwrap(), "--out", outdir.to_str().unwrap(), "--seed", "3", "--set", "links.ab.loss=0.01"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(outdir.join("summary.json")).unwrap()).unwrap();
-    for key in ["goodput_bps", "completion_time_s", "retransmits", "timeouts", "fast_retransmits"] {
+    let out = packetsim(&[
+        "run",
+        file.to_str().unwrap(),
+        "--out",
+        outdir.to_str().unwrap(),
+        "--seed",
+        "3",
+        "--set",
+        "links.ab.loss=0.01",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(outdir.join("summary.json")).unwrap())
+            .unwrap();
+    for key in [
+        "goodput_bps",
+        "completion_time_s",
+        "retransmits",
+        "timeouts",
+        "fast_retransmits",
+    ] {
         assert!(v["flows"]["f"].get(key).is_some(), "flows.f.{key} missing");
     }
     assert!(v["flows"]["f"]["completion_time_s"].as_f64().unwrap() > 0.08);
@@ -99,8 +136,18 @@ fn sweep_results_do_not_depend_on_jobs_and_resume_skips_done_runs() {
     std::fs::write(&file, GOOD).unwrap();
     let sweep = |out: &Path, jobs: &str| {
         let o = packetsim(&[
-            "sweep", file.to_str().unwrap(), "--param", "links.ab.loss=0,0.02", "--param", "tcp.variant=reno,sack",
-            "--runs", "3", "--jobs", jobs, "--out", out.to_str().unwrap(),
+            "sweep",
+            file.to_str().unwrap(),
+            "--param",
+            "links.ab.loss=0,0.02",
+            "--param",
+            "tcp.variant=reno,sack",
+            "--runs",
+            "3",
+            "--jobs",
+            jobs,
+            "--out",
+            out.to_str().unwrap(),
         ]);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         String::from_utf8_lossy(&o.stdout).into_owned()
@@ -122,7 +169,14 @@ fn bad_override_and_unknown_workload_fail_cleanly() {
     let dir = tmp("ovr");
     let file = dir.join("s.toml");
     std::fs::write(&file, GOOD).unwrap();
-    let o = packetsim(&["run", file.to_str().unwrap(), "--set", "links.ab.rate=fast", "--out", dir.join("o").to_str().unwrap()]);
+    let o = packetsim(&[
+        "run",
+        file.to_str().unwrap(),
+        "--set",
+        "links.ab.rate=fast",
+        "--out",
+        dir.join("o").to_str().unwrap(),
+    ]);
     assert!(!o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("links.ab.rate"), "{err}");

@@ -35,7 +35,11 @@ pub fn dumbbell_toml(n: u32, duration_s: f64) -> String {
     }
     let spacing_ns = 1_000_000_000u64 / n as u64;
     for i in 0..n {
-        let _ = write!(s, "\n[flows.f{i}]\nfrom = \"s{i}\"\nto = \"d{i}\"\nstart = \"{}ns\"\n", i as u64 * spacing_ns);
+        let _ = write!(
+            s,
+            "\n[flows.f{i}]\nfrom = \"s{i}\"\nto = \"d{i}\"\nstart = \"{}ns\"\n",
+            i as u64 * spacing_ns
+        );
     }
     s
 }
@@ -73,7 +77,11 @@ pub struct BenchResult {
 pub fn peak_rss_kib() -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)?.parse().ok()))
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
         .unwrap_or(0)
 }
 
@@ -83,12 +91,22 @@ pub fn run_workload(name: &str, duration_s: f64) -> Result<BenchResult, String> 
         .iter()
         .find(|(w, _)| *w == name)
         .map(|&(_, n)| n)
-        .ok_or_else(|| format!("unknown workload {name:?}; expected one of: {}", WORKLOADS.map(|w| w.0).join(", ")))?;
+        .ok_or_else(|| {
+            format!(
+                "unknown workload {name:?}; expected one of: {}",
+                WORKLOADS.map(|w| w.0).join(", ")
+            )
+        })?;
     let text = dumbbell_toml(n, duration_s);
     let sc = scenario::load_str(&text, name, &[] as &[Override]).map_err(|e| e.to_string())?;
     let out = scenario::run(&sc, 1).map_err(|e| e.to_string())?;
     let wall = out.info.wall.as_secs_f64();
-    let delivered: u64 = out.world.flows.iter().map(|f| f.data_packets_delivered).sum();
+    let delivered: u64 = out
+        .world
+        .flows
+        .iter()
+        .map(|f| f.data_packets_delivered)
+        .sum();
     let goodput: f64 = out.summary.flows.values().map(|f| f.goodput_bps).sum();
     Ok(BenchResult {
         sim: "packetsim",

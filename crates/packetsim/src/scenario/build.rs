@@ -26,13 +26,21 @@ pub struct BuildError {
 
 /// Builds the world of `sc`, seeded with `seed`.
 pub fn build(sc: &Scenario, seed: u64) -> Result<World, BuildError> {
-    let err = |key: String, msg: String| BuildError { origin: sc.origin.clone(), key, msg };
+    let err = |key: String, msg: String| BuildError {
+        origin: sc.origin.clone(),
+        key,
+        msg,
+    };
     let mut net = Net::default();
     let mut ids: HashMap<&str, NodeId> = HashMap::new();
     for n in &sc.nodes {
         ids.insert(n.as_str(), net.add_node(n));
     }
-    let node = |name: &str, key: String| ids.get(name).copied().ok_or_else(|| err(key, format!("unknown node {name:?}")));
+    let node = |name: &str, key: String| {
+        ids.get(name)
+            .copied()
+            .ok_or_else(|| err(key, format!("unknown node {name:?}")))
+    };
     for l in &sc.links {
         let a = node(&l.a, format!("links.{}.a", l.name))?;
         let b = node(&l.b, format!("links.{}.b", l.name))?;
@@ -42,14 +50,26 @@ pub fn build(sc: &Scenario, seed: u64) -> Result<World, BuildError> {
                 QueueLimit::Bytes(b) => queue::QueueLimit::Bytes(b),
             })),
         };
-        let lossy = ErrorModel { loss: l.loss, ber: l.ber, outages: l.outages.clone() };
-        let clean = ErrorModel { outages: l.outages.clone(), ..Default::default() };
+        let lossy = ErrorModel {
+            loss: l.loss,
+            ber: l.ber,
+            outages: l.outages.clone(),
+        };
+        let clean = ErrorModel {
+            outages: l.outages.clone(),
+            ..Default::default()
+        };
         let (e_ab, e_ba) = match l.errors {
             ErrorDirection::AToB => (lossy, clean),
             ErrorDirection::BToA => (clean, lossy),
             ErrorDirection::Both => (lossy.clone(), lossy),
         };
-        let dir = |errors| DirectionParams { rate: l.rate, delay: l.delay, admission: admission.clone(), errors };
+        let dir = |errors| DirectionParams {
+            rate: l.rate,
+            delay: l.delay,
+            admission: admission.clone(),
+            errors,
+        };
         net.add_link(&l.name, a, b, dir(e_ab), dir(e_ba), seed);
     }
     net.compute_routes();
@@ -57,8 +77,16 @@ pub fn build(sc: &Scenario, seed: u64) -> Result<World, BuildError> {
     for f in &sc.flows {
         let from = node(&f.from, format!("flows.{}.from", f.name))?;
         let to = node(&f.to, format!("flows.{}.to", f.name))?;
-        if !world.net.reachable(from, world.net.addr_of(to)) || !world.net.reachable(to, world.net.addr_of(from)) {
-            return Err(err(format!("flows.{}", f.name), format!("no route between {:?} and {:?}: the links do not connect them", f.from, f.to)));
+        if !world.net.reachable(from, world.net.addr_of(to))
+            || !world.net.reachable(to, world.net.addr_of(from))
+        {
+            return Err(err(
+                format!("flows.{}", f.name),
+                format!(
+                    "no route between {:?} and {:?}: the links do not connect them",
+                    f.from, f.to
+                ),
+            ));
         }
         match &f.kind {
             FlowKind::Tcp { app, tcp } => {
@@ -95,5 +123,9 @@ pub fn run(sc: &Scenario, seed: u64) -> Result<Outcome, BuildError> {
     let mut world = build(sc, seed)?;
     let info = world.run();
     let summary = Summary::new(&world, &info, &sc.origin, seed);
-    Ok(Outcome { world, info, summary })
+    Ok(Outcome {
+        world,
+        info,
+        summary,
+    })
 }

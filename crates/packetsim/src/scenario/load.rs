@@ -434,17 +434,18 @@ impl Ctx<'_> {
                         "expected a positive rate, e.g. \"1Mbps\"; got 0",
                     ));
                 }
-                let packet_size =
-                    match f.packet_size {
-                        None => DEFAULT_CBR_PACKET_SIZE,
-                        Some(n) if (1..=MAX_UDP_PAYLOAD).contains(&n) => n as u32,
-                        Some(n) => return Err(self.err(
+                let packet_size = match f.packet_size {
+                    None => DEFAULT_CBR_PACKET_SIZE,
+                    Some(n) if (1..=MAX_UDP_PAYLOAD).contains(&n) => n as u32,
+                    Some(n) => {
+                        return Err(self.err(
                             &path.key("packet_size"),
                             format!(
                                 "expected a UDP payload of 1 to {MAX_UDP_PAYLOAD} bytes; got {n}"
                             ),
-                        )),
-                    };
+                        ))
+                    }
+                };
                 FlowKind::Cbr { rate, packet_size }
             }
         };

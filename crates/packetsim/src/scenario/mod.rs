@@ -18,6 +18,7 @@
 //! This module uses `units` and `transport::tcp` (for [`TcpConfig`]) only; building a `World`
 //! from a [`Scenario`] is the builder's job.
 
+mod build;
 mod error;
 mod load;
 mod locate;
@@ -26,6 +27,7 @@ mod schema;
 #[cfg(test)]
 mod tests;
 
+pub use build::{build, run, BuildError, Outcome};
 pub use error::{Location, ScenarioError};
 pub use load::{
     load_file, load_str, DEFAULT_CBR_PACKET_SIZE, DEFAULT_QUEUE_PACKETS, MAX_FLOW_COUNT,

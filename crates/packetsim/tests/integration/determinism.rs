@@ -5,7 +5,10 @@ use packetsim::scenario;
 
 fn summary_without_wall_time(seed: u64) -> String {
     let text = std::fs::read_to_string(scenarios_dir().join("dumbbell.toml")).unwrap();
-    let sc = load(&text, &["simulation.duration=\"5s\"", "links.bottleneck.loss=0.001"]);
+    let sc = load(
+        &text,
+        &["simulation.duration=\"5s\"", "links.bottleneck.loss=0.001"],
+    );
     let mut s = scenario::run(&sc, seed).unwrap().summary;
     s.wall_time_s = 0.0;
     s.to_json()
