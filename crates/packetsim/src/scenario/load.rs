@@ -38,7 +38,7 @@ pub fn load_str(text: &str, origin: &str, overrides: &[Override]) -> Result<Scen
     let original = ImDocument::parse(text).map_err(|e| ScenarioError::Syntax {
         origin: origin.to_owned(),
         line: line_of_span(text, e.span()),
-        message: e.message().trim().to_owned(),
+        message: one_line(e.message()),
     })?;
     let orig = SpanIndex::new(&original, text);
 
@@ -59,7 +59,7 @@ pub fn load_str(text: &str, origin: &str, overrides: &[Override]) -> Result<Scen
     let eff_doc = ImDocument::parse(effective.as_str()).map_err(|e| ScenarioError::Syntax {
         origin: format!("{origin} (after --set overrides)"),
         line: line_of_span(&effective, e.span()),
-        message: e.message().trim().to_owned(),
+        message: one_line(e.message()),
     })?;
     let eff = SpanIndex::new(&eff_doc, &effective);
 
@@ -77,6 +77,15 @@ pub fn load_str(text: &str, origin: &str, overrides: &[Override]) -> Result<Scen
     let mut s = ctx.validate(raw, &table)?;
     s.text = effective;
     Ok(s)
+}
+
+/// A parser message on one line: `first; second`.
+fn one_line(msg: &str) -> String {
+    msg.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 fn line_of_span(text: &str, span: Option<std::ops::Range<usize>>) -> usize {
@@ -434,17 +443,18 @@ impl Ctx<'_> {
                         "expected a positive rate, e.g. \"1Mbps\"; got 0",
                     ));
                 }
-                let packet_size =
-                    match f.packet_size {
-                        None => DEFAULT_CBR_PACKET_SIZE,
-                        Some(n) if (1..=MAX_UDP_PAYLOAD).contains(&n) => n as u32,
-                        Some(n) => return Err(self.err(
+                let packet_size = match f.packet_size {
+                    None => DEFAULT_CBR_PACKET_SIZE,
+                    Some(n) if (1..=MAX_UDP_PAYLOAD).contains(&n) => n as u32,
+                    Some(n) => {
+                        return Err(self.err(
                             &path.key("packet_size"),
                             format!(
                                 "expected a UDP payload of 1 to {MAX_UDP_PAYLOAD} bytes; got {n}"
                             ),
-                        )),
-                    };
+                        ))
+                    }
+                };
                 FlowKind::Cbr { rate, packet_size }
             }
         };
