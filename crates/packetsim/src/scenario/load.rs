@@ -124,8 +124,15 @@ impl Ctx<'_> {
                 return Location::Line(l);
             }
         }
-        // Not in the file: an override created something under it.
-        if let Some(l) = by_override(&|p| p.starts_with(path)) {
+        // Not in the file: was its first missing ancestor created by an override?
+        let mut missing = KeyPath::default();
+        for seg in &path.0 {
+            missing.0.push(seg.clone());
+            if !self.orig.contains(&missing) {
+                break;
+            }
+        }
+        if let Some(l) = by_override(&|p| p.starts_with(&missing)) {
             return l;
         }
         Location::Line(self.orig.line_of_path(path).unwrap_or(1))
@@ -150,10 +157,18 @@ impl Ctx<'_> {
             path = path.key(field);
             format!("missing required key `{field}`")
         } else {
-            msg.replacen("unknown field", "unknown key", 1)
-                .replacen("`, expected", "`; expected", 1)
-                .replacen(", there are no fields", "; this table takes no keys", 1)
-                .replacen("unknown variant", "unknown value", 1)
+            table_not_struct(
+                &msg.replacen("unknown field", "unknown key", 1)
+                    .replacen(", there are no fields", "; this table takes no keys", 1)
+                    .replacen(", expected", "; expected", 1)
+                    .replacen("unknown variant", "unknown value", 1)
+                    .replacen("expected u64", "expected a non-negative integer", 1)
+                    .replacen(
+                        "expected u32",
+                        "expected an integer from 0 to 4294967295",
+                        1,
+                    ),
+            )
         };
         self.err(&path, message)
     }
@@ -536,6 +551,20 @@ impl Ctx<'_> {
             self.err(&p, format!("{msg} (TCP configuration of flow `{name}`)"))
         })?;
         Ok(cfg)
+    }
+}
+
+/// Serde names our schema structs (`struct RawLink`); the user sees tables.
+fn table_not_struct(msg: &str) -> String {
+    match msg.find("struct ") {
+        Some(i) => {
+            let rest = &msg[i + "struct ".len()..];
+            let end = rest
+                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .unwrap_or(rest.len());
+            format!("{}a table{}", &msg[..i], &rest[end..])
+        }
+        None => msg.to_owned(),
     }
 }
 

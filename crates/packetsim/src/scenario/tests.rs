@@ -551,3 +551,80 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn queue_limits_need_packets_or_a_byte_unit() {
+    let q = |v: &str| {
+        BASE.replace(
+            "delay = \"5ms\"",
+            &format!("delay = \"5ms\"\nqueue = {{ limit = {v} }}"),
+        )
+    };
+    assert_at(
+        &bad(&q("\"100\""), &[]),
+        13,
+        "links.l1.queue.limit",
+        "without a unit",
+    );
+    assert_at(
+        &bad(&q("0"), &[]),
+        13,
+        "links.l1.queue.limit",
+        "expected a queue limit of 1 to",
+    );
+    assert_at(
+        &bad(&q("1.5"), &[]),
+        13,
+        "links.l1.queue.limit",
+        "an integer number of packets",
+    );
+    let e = bad(
+        &BASE.replace(
+            "delay = \"5ms\"",
+            "delay = \"5ms\"\nqueue = { kind = \"red\" }",
+        ),
+        &[],
+    );
+    assert_at(
+        &e,
+        13,
+        "links.l1.queue.kind",
+        "unknown value `red`; expected `droptail`",
+    );
+}
+
+#[test]
+fn a_table_created_by_an_override_is_blamed_on_the_override() {
+    let e = bad(BASE, &["links.l9.rate=1Mbps"]);
+    assert_eq!(
+        e.to_string(),
+        "x.toml: --set links.l9.rate=1Mbps: links.l9.a: missing required key `a`"
+    );
+    let e = bad(BASE, &["simulation.seed=-1"]);
+    assert!(
+        e.to_string().ends_with(
+            "simulation.seed: invalid value: integer `-1`; expected a non-negative integer"
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn named_tables_must_be_tables() {
+    assert_at(
+        &bad(&format!("{BASE}\n[[flows.g]]\n"), &[]),
+        24,
+        "flows.g[0]",
+        "expected a table",
+    );
+    let e = bad(
+        &BASE.replace("[simulation]\nduration = \"10s\"", "simulation = 5"),
+        &[],
+    );
+    assert_at(
+        &e,
+        1,
+        "simulation",
+        "invalid type: integer `5`; expected a table",
+    );
+}
