@@ -38,7 +38,7 @@ pub fn load_str(text: &str, origin: &str, overrides: &[Override]) -> Result<Scen
     let original = ImDocument::parse(text).map_err(|e| ScenarioError::Syntax {
         origin: origin.to_owned(),
         line: line_of_span(text, e.span()),
-        message: e.message().trim().to_owned(),
+        message: one_line(e.message()),
     })?;
     let orig = SpanIndex::new(&original, text);
 
@@ -59,7 +59,7 @@ pub fn load_str(text: &str, origin: &str, overrides: &[Override]) -> Result<Scen
     let eff_doc = ImDocument::parse(effective.as_str()).map_err(|e| ScenarioError::Syntax {
         origin: format!("{origin} (after --set overrides)"),
         line: line_of_span(&effective, e.span()),
-        message: e.message().trim().to_owned(),
+        message: one_line(e.message()),
     })?;
     let eff = SpanIndex::new(&eff_doc, &effective);
 
@@ -77,6 +77,15 @@ pub fn load_str(text: &str, origin: &str, overrides: &[Override]) -> Result<Scen
     let mut s = ctx.validate(raw, &table)?;
     s.text = effective;
     Ok(s)
+}
+
+/// A parser message on one line: `first; second`.
+fn one_line(msg: &str) -> String {
+    msg.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 fn line_of_span(text: &str, span: Option<std::ops::Range<usize>>) -> usize {
@@ -115,8 +124,15 @@ impl Ctx<'_> {
                 return Location::Line(l);
             }
         }
-        // Not in the file: an override created something under it.
-        if let Some(l) = by_override(&|p| p.starts_with(path)) {
+        // Not in the file: was its first missing ancestor created by an override?
+        let mut missing = KeyPath::default();
+        for seg in &path.0 {
+            missing.0.push(seg.clone());
+            if !self.orig.contains(&missing) {
+                break;
+            }
+        }
+        if let Some(l) = by_override(&|p| p.starts_with(&missing)) {
             return l;
         }
         Location::Line(self.orig.line_of_path(path).unwrap_or(1))
@@ -141,10 +157,18 @@ impl Ctx<'_> {
             path = path.key(field);
             format!("missing required key `{field}`")
         } else {
-            msg.replacen("unknown field", "unknown key", 1)
-                .replacen("`, expected", "`; expected", 1)
-                .replacen(", there are no fields", "; this table takes no keys", 1)
-                .replacen("unknown variant", "unknown value", 1)
+            table_not_struct(
+                &msg.replacen("unknown field", "unknown key", 1)
+                    .replacen(", there are no fields", "; this table takes no keys", 1)
+                    .replacen(", expected", "; expected", 1)
+                    .replacen("unknown variant", "unknown value", 1)
+                    .replacen("expected u64", "expected a non-negative integer", 1)
+                    .replacen(
+                        "expected u32",
+                        "expected an integer from 0 to 4294967295",
+                        1,
+                    ),
+            )
         };
         self.err(&path, message)
     }
@@ -527,6 +551,20 @@ impl Ctx<'_> {
             self.err(&p, format!("{msg} (TCP configuration of flow `{name}`)"))
         })?;
         Ok(cfg)
+    }
+}
+
+/// Serde names our schema structs (`struct RawLink`); the user sees tables.
+fn table_not_struct(msg: &str) -> String {
+    match msg.find("struct ") {
+        Some(i) => {
+            let rest = &msg[i + "struct ".len()..];
+            let end = rest
+                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .unwrap_or(rest.len());
+            format!("{}a table{}", &msg[..i], &rest[end..])
+        }
+        None => msg.to_owned(),
     }
 }
 

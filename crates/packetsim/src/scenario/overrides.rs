@@ -114,14 +114,20 @@ impl Override {
             };
         }
         let mut value = self.toml_value();
+        // A new table under a standard table becomes a `[header]` table, so that it is
+        // printed after its siblings and keeps its place in file order.
+        let as_item = |v: Value| match v {
+            Value::InlineTable(t) if !inline => Item::Table(t.into_table()),
+            v => Item::Value(v),
+        };
         match table.get_mut(last) {
             Some(Item::Value(old)) => {
                 *value.decor_mut() = old.decor().clone();
                 *old = value;
             }
-            Some(item) => *item = Item::Value(value),
+            Some(item) => *item = as_item(value),
             None => {
-                table.insert(last, Item::Value(value));
+                table.insert(last, as_item(value));
             }
         }
         Ok(())

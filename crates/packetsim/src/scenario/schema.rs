@@ -158,13 +158,32 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Named<T> {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Named<T>, A::Error> {
                 let mut out = Vec::new();
-                while let Some((k, v)) = map.next_entry::<String, T>()? {
-                    out.push((k, v));
+                while let Some((k, v)) = map.next_entry::<String, OnlyTable<T>>()? {
+                    out.push((k, v.0));
                 }
                 Ok(Named(out))
             }
         }
         d.deserialize_map(V(PhantomData))
+    }
+}
+
+/// A `T` that must be written as a table (serde would also accept an array for a struct).
+struct OnlyTable<T>(T);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for OnlyTable<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+            type Value = OnlyTable<T>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a table")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<OnlyTable<T>, A::Error> {
+                T::deserialize(de::value::MapAccessDeserializer::new(map)).map(OnlyTable)
+            }
+        }
+        d.deserialize_any(V(PhantomData))
     }
 }
 

@@ -1,1 +1,630 @@
+//! Scenario loading: the documented example, expansion, merging, overrides, and one test per
+//! kind of error asserting file, line and key path. Plus a never-panics property test.
 
+use super::*;
+use crate::transport::tcp::Variant;
+use proptest::prelude::*;
+
+const ORIGIN: &str = "x.toml";
+
+fn doc_example() -> String {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/scenario-format.md");
+    let md = std::fs::read_to_string(path).expect("docs/scenario-format.md exists");
+    let start = md.find("```toml\n").expect("the doc has a ```toml block") + "```toml\n".len();
+    let len = md[start..].find("```").expect("the toml block is closed");
+    md[start..start + len].to_owned()
+}
+
+fn ok(text: &str, sets: &[&str]) -> Scenario {
+    let sets: Vec<Override> = sets.iter().map(|s| s.parse().unwrap()).collect();
+    load_str(text, ORIGIN, &sets).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn bad(text: &str, sets: &[&str]) -> ScenarioError {
+    let sets: Vec<Override> = sets.iter().map(|s| s.parse().unwrap()).collect();
+    match load_str(text, ORIGIN, &sets) {
+        Ok(_) => panic!("expected an error for:\n{text}"),
+        Err(e) => e,
+    }
+}
+
+/// Asserts the message names the file and line, the key path, and contains `what`.
+#[track_caller]
+fn assert_at(e: &ScenarioError, line: usize, key: &str, what: &str) {
+    let msg = e.to_string();
+    assert!(
+        msg.starts_with(&format!("{ORIGIN}:{line}: {key}: ")),
+        "expected {ORIGIN}:{line}: {key}: ..., got: {msg}"
+    );
+    assert!(msg.contains(what), "expected {what:?} in: {msg}");
+    assert_eq!(e.line(), Some(line), "{msg}");
+    assert_eq!(e.key(), Some(key), "{msg}");
+}
+
+const BASE: &str = r#"[simulation]
+duration = "10s"
+
+[nodes.a]
+[nodes.b]
+[nodes.c]
+
+[links.l1]
+a = "a"
+b = "b"
+rate = "10Mbps"
+delay = "5ms"
+
+[links.l2]
+a = "b"
+b = "c"
+rate = "2Mbps"
+delay = "20ms"
+
+[flows.f]
+from = "a"
+to = "c"
+"#;
+
+// ---- good input ----------------------------------------------------------------------
+
+#[test]
+fn doc_example_loads_with_every_key() {
+    let s = ok(&doc_example(), &[]);
+    assert_eq!(s.simulation.duration, Dur::from_secs(60));
+    assert_eq!(s.simulation.seed, 1);
+    assert_eq!(s.simulation.sample_interval, Some(Dur::from_millis(100)));
+    assert_eq!(s.nodes, ["s1", "s2", "r1", "r2", "d1", "d2"]);
+    let names: Vec<&str> = s.links.iter().map(|l| l.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["access1", "access2", "bottleneck", "egress1", "egress2"]
+    );
+    let b = &s.links[2];
+    assert_eq!((b.a.as_str(), b.b.as_str()), ("r1", "r2"));
+    assert_eq!(b.rate, Rate::mbps(2));
+    assert_eq!(b.delay, Dur::from_millis(15));
+    assert_eq!(
+        b.queue,
+        QueueSpec::DropTail {
+            limit: QueueLimit::Packets(50)
+        }
+    );
+    assert_eq!(
+        (b.loss, b.ber, b.errors),
+        (0.01, 1e-6, ErrorDirection::AToB)
+    );
+    assert_eq!(
+        b.outages,
+        [(Time::from_millis(10_000), Time::from_millis(12_000))]
+    );
+    assert_eq!(
+        s.links[3].queue,
+        QueueSpec::DropTail {
+            limit: QueueLimit::Bytes(150_000)
+        }
+    );
+    assert_eq!(
+        s.links[0].queue,
+        QueueSpec::DropTail {
+            limit: QueueLimit::Packets(DEFAULT_QUEUE_PACKETS)
+        }
+    );
+    let names: Vec<&str> = s.flows.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, ["ftp", "web_0", "web_1", "web_2", "web_3", "video"]);
+    match &s.flows[0].kind {
+        FlowKind::Tcp { app, tcp } => {
+            assert_eq!(*app, App::File { bytes: 4 << 20 });
+            assert_eq!(tcp.variant, Variant::Sack);
+        }
+        k => panic!("ftp is tcp, got {k:?}"),
+    }
+    assert_eq!(
+        s.flows[5].kind,
+        FlowKind::Cbr {
+            rate: Rate::mbps(1),
+            packet_size: 1000
+        }
+    );
+    assert_eq!(s.flows[5].stop, Some(Time::from_millis(45_000)));
+    assert_eq!(s.text, doc_example());
+}
+
+#[test]
+fn count_expands_into_staggered_copies_with_a_shared_stop() {
+    let text = format!("{BASE}count = 3\nstart = \"1s\"\nstagger = \"10ms\"\nstop = \"5s\"\n");
+    let s = ok(&text, &[]);
+    let got: Vec<(&str, Time, Option<Time>)> = s
+        .flows
+        .iter()
+        .map(|f| (f.name.as_str(), f.start, f.stop))
+        .collect();
+    let stop = Some(Time::from_millis(5000));
+    assert_eq!(
+        got,
+        [
+            ("f_0", Time::from_millis(1000), stop),
+            ("f_1", Time::from_millis(1010), stop),
+            ("f_2", Time::from_millis(1020), stop),
+        ]
+    );
+    assert_eq!(
+        s.flows[0].kind,
+        FlowKind::Tcp {
+            app: App::Bulk,
+            tcp: TcpConfig::default()
+        }
+    );
+}
+
+#[test]
+fn count_one_keeps_the_plain_name_and_defaults_apply() {
+    let s = ok(BASE, &[]);
+    assert_eq!(s.flows.len(), 1);
+    assert_eq!(s.flows[0].name, "f");
+    assert_eq!(s.flows[0].start, Time::ZERO);
+    assert_eq!(s.flows[0].stop, None);
+    assert_eq!(s.simulation.seed, 1);
+    assert_eq!(s.links[0].errors, ErrorDirection::AToB);
+    assert_eq!((s.links[0].loss, s.links[0].ber), (0.0, 0.0));
+}
+
+#[test]
+fn flow_tcp_is_merged_key_by_key_over_tcp_defaults() {
+    let text = BASE.replace(
+        "[nodes.a]",
+        "[tcp]\nvariant = \"reno\"\nmss = 1000\necn = true\n\n[nodes.a]",
+    )
+        + "tcp = { mss = 500, variant = \"sack\" }\n\n[flows.g]\nfrom = \"c\"\nto = \"a\"\n";
+    let s = ok(&text, &[]);
+    let tcp = |i: usize| match &s.flows[i].kind {
+        FlowKind::Tcp { tcp, .. } => tcp.clone(),
+        k => panic!("{k:?}"),
+    };
+    let f = tcp(0);
+    assert_eq!((f.variant, f.mss, f.ecn), (Variant::Sack, 500, true));
+    assert_eq!(f.rcv_window, TcpConfig::default().rcv_window);
+    let g = tcp(1);
+    assert_eq!((g.variant, g.mss, g.ecn), (Variant::Reno, 1000, true));
+}
+
+#[test]
+fn overrides_set_numbers_strings_nested_keys_and_create_missing_ones() {
+    let s = ok(
+        BASE,
+        &[
+            "links.l2.loss=0.01",
+            "links.l2.rate=10Mbps",
+            "flows.f.tcp.variant=sack",
+            "simulation.seed=7",
+            "links.l1.queue={ limit = \"64KiB\" }",
+            "flows.f.stop = 3s",
+        ],
+    );
+    assert_eq!(s.links[1].loss, 0.01);
+    assert_eq!(s.links[1].rate, Rate::mbps(10));
+    assert_eq!(s.simulation.seed, 7);
+    assert_eq!(
+        s.links[0].queue,
+        QueueSpec::DropTail {
+            limit: QueueLimit::Bytes(65536)
+        }
+    );
+    assert_eq!(s.flows[0].stop, Some(Time::from_millis(3000)));
+    match &s.flows[0].kind {
+        FlowKind::Tcp { tcp, .. } => assert_eq!(tcp.variant, Variant::Sack),
+        k => panic!("{k:?}"),
+    }
+    // The effective text records the overrides and reloads to the same scenario.
+    let again = ok(&s.text, &[]);
+    assert_eq!(again.links, s.links);
+    assert_eq!(again.flows, s.flows);
+}
+
+#[test]
+fn overrides_can_add_a_whole_table_and_later_ones_win() {
+    let s = ok(
+        BASE,
+        &[
+            "nodes.d={}",
+            "flows.h.from=a",
+            "flows.h.to=d",
+            "links.l3={ a = \"c\", b = \"d\", rate = \"1Mbps\", delay = \"1ms\" }",
+            "links.l1.loss=0.5",
+            "links.l1.loss=0.25",
+        ],
+    );
+    assert_eq!(s.nodes, ["a", "b", "c", "d"]);
+    assert_eq!(s.links.len(), 3);
+    assert_eq!(s.links[2].name, "l3");
+    assert_eq!(s.flows[1].name, "h");
+    assert_eq!(s.links[0].loss, 0.25);
+}
+
+#[test]
+fn override_syntax_needs_a_path_and_an_equals_sign() {
+    assert!("links.l1.loss".parse::<Override>().is_err());
+    assert!("=3".parse::<Override>().is_err());
+    let o: Override = "a.b=c=d".parse().unwrap();
+    assert_eq!((o.path.as_str(), o.value.as_str()), ("a.b", "c=d"));
+}
+
+#[test]
+fn file_order_is_kept_not_sorted() {
+    let text = "[simulation]\nduration = \"1s\"\n[nodes.z]\n[nodes.m]\n[nodes.a]\n\
+        [links.zz]\na = \"z\"\nb = \"m\"\nrate = \"1Mbps\"\ndelay = \"1ms\"\n\
+        [links.aa]\na = \"m\"\nb = \"a\"\nrate = \"1Mbps\"\ndelay = \"1ms\"\n\
+        [flows.q]\nfrom = \"z\"\nto = \"a\"\n[flows.b]\nfrom = \"a\"\nto = \"z\"\n";
+    let s = ok(text, &[]);
+    assert_eq!(s.nodes, ["z", "m", "a"]);
+    assert_eq!(s.links[0].name, "zz");
+    assert_eq!(s.flows[0].name, "q");
+}
+
+// ---- bad input: file, line, key ------------------------------------------------------
+
+#[test]
+fn unknown_key_is_rejected_with_the_allowed_keys() {
+    let e = bad(
+        &BASE.replace("delay = \"5ms\"", "delay = \"5ms\"\njitter = 3"),
+        &[],
+    );
+    assert_at(
+        &e,
+        13,
+        "links.l1.jitter",
+        "unknown key `jitter`; expected one of `a`, `b`",
+    );
+    let e = bad(&format!("{BASE}\n[routes]\n"), &[]);
+    assert_at(&e, 24, "routes", "unknown key `routes`");
+    let e = bad(&BASE.replace("[nodes.b]", "[nodes.b]\nx = 1"), &[]);
+    assert_at(&e, 6, "nodes.b.x", "takes no keys");
+}
+
+#[test]
+fn malformed_unit_names_the_expected_form() {
+    let e = bad(&BASE.replace("rate = \"2Mbps\"", "rate = \"10 Mbs\""), &[]);
+    assert_at(
+        &e,
+        17,
+        "links.l2.rate",
+        "expected a rate with a unit (bps, kbps, Mbps, Gbps), e.g. \"10Mbps\"; got \"10 Mbs\"",
+    );
+    let e = bad(&BASE.replace("rate = \"2Mbps\"", "rate = 2"), &[]);
+    assert_at(&e, 17, "links.l2.rate", "expected a rate with a unit");
+}
+
+#[test]
+fn negative_delay_is_rejected() {
+    let e = bad(&BASE.replace("delay = \"20ms\"", "delay = \"-5ms\""), &[]);
+    assert_at(&e, 18, "links.l2.delay", "cannot be negative");
+}
+
+#[test]
+fn unknown_node_in_a_link_or_flow_lists_the_known_nodes() {
+    let e = bad(&BASE.replace("b = \"c\"", "b = \"q\""), &[]);
+    assert_at(
+        &e,
+        16,
+        "links.l2.b",
+        "`q` is not one (known nodes: a, b, c)",
+    );
+    let e = bad(&BASE.replace("to = \"c\"", "to = \"zz\""), &[]);
+    assert_at(&e, 22, "flows.f.to", "`zz` is not one");
+}
+
+#[test]
+fn missing_required_key_points_at_the_table_header() {
+    let e = bad(&BASE.replace("delay = \"20ms\"\n", ""), &[]);
+    assert_at(&e, 14, "links.l2.delay", "missing required key `delay`");
+    let e = bad(&BASE.replace("[simulation]\nduration = \"10s\"\n", ""), &[]);
+    assert_at(&e, 1, "simulation", "missing required key `simulation`");
+}
+
+#[test]
+fn loss_above_one_is_out_of_range() {
+    let e = bad(
+        &BASE.replace("delay = \"5ms\"", "delay = \"5ms\"\nloss = 1.5"),
+        &[],
+    );
+    assert_at(
+        &e,
+        13,
+        "links.l1.loss",
+        "expected a probability in [0, 1]; got 1.5",
+    );
+    let e = bad(
+        &BASE.replace("delay = \"5ms\"", "delay = \"5ms\"\nber = 1"),
+        &[],
+    );
+    assert_at(&e, 13, "links.l1.ber", "[0, 1)");
+}
+
+#[test]
+fn bad_override_path_names_the_override() {
+    let e = bad(BASE, &["links.l1.rate.x=3"]);
+    let msg = e.to_string();
+    assert!(
+        msg.starts_with("x.toml: --set links.l1.rate.x=3: links.l1.rate is a string"),
+        "{msg}"
+    );
+    let e = bad(BASE, &["links..rate=3"]);
+    assert!(
+        e.to_string()
+            .starts_with("x.toml: --set links..rate=3: expected a dotted key path"),
+        "{e}"
+    );
+}
+
+#[test]
+fn bad_override_value_names_the_override_not_a_line() {
+    let e = bad(BASE, &["links.l1.loss=2"]);
+    assert_eq!(
+        e.to_string(),
+        "x.toml: --set links.l1.loss=2: links.l1.loss: expected a probability in [0, 1]; got 2"
+    );
+    let e = bad(BASE, &["links.l1.rate=10 Mbs"]);
+    assert!(
+        e.to_string()
+            .starts_with("x.toml: --set links.l1.rate=10 Mbs: links.l1.rate: expected a rate"),
+        "{e}"
+    );
+    let e = bad(BASE, &["links.l1.colour=red"]);
+    assert!(
+        e.to_string()
+            .contains("--set links.l1.colour=red: links.l1.colour: unknown key"),
+        "{e}"
+    );
+    // An error unrelated to the override still points at its line.
+    let e = bad(
+        &BASE.replace("delay = \"20ms\"", "delay = \"-5ms\""),
+        &["links.l1.loss=0.1"],
+    );
+    assert_at(&e, 18, "links.l2.delay", "negative");
+}
+
+#[test]
+fn syntax_errors_name_the_line() {
+    let e = bad(&BASE.replace("rate = \"2Mbps\"", "rate = \"2Mbps"), &[]);
+    assert!(e.to_string().starts_with("x.toml:17: invalid TOML"), "{e}");
+    let e = bad(&format!("{BASE}[links.l1]\n"), &[]);
+    assert!(
+        e.to_string()
+            .starts_with("x.toml:23: invalid TOML: invalid table header; duplicate key `l1`"),
+        "{e}"
+    );
+}
+
+#[test]
+fn inconsistent_flows_and_links_are_rejected() {
+    let with = |extra: &str| format!("{BASE}{extra}");
+    assert_at(
+        &bad(&with("app = \"file\"\n"), &[]),
+        20,
+        "flows.f.size",
+        "app = \"file\" needs",
+    );
+    assert_at(
+        &bad(&with("size = \"1MiB\"\n"), &[]),
+        23,
+        "flows.f.size",
+        "only allowed with app = \"file\"",
+    );
+    assert_at(
+        &bad(&with("kind = \"cbr\"\n"), &[]),
+        20,
+        "flows.f.rate",
+        "a cbr flow needs",
+    );
+    assert_at(
+        &bad(
+            &with("kind = \"cbr\"\nrate = \"1Mbps\"\ntcp = { mss = 500 }\n"),
+            &[],
+        ),
+        25,
+        "flows.f.tcp",
+        "only allowed on tcp flows",
+    );
+    assert_at(
+        &bad(&with("rate = \"1Mbps\"\n"), &[]),
+        23,
+        "flows.f.rate",
+        "only allowed on cbr flows",
+    );
+    assert_at(
+        &bad(&with("start = \"2s\"\nstop = \"2s\"\n"), &[]),
+        24,
+        "flows.f.stop",
+        "later than start",
+    );
+    assert_at(
+        &bad(&with("kind = \"udp\"\n"), &[]),
+        23,
+        "flows.f.kind",
+        "unknown value `udp`",
+    );
+    assert_at(
+        &bad(&with("count = 0\n"), &[]),
+        23,
+        "flows.f.count",
+        "expected 1 to",
+    );
+    assert_at(
+        &bad(&BASE.replace("to = \"c\"", "to = \"a\""), &[]),
+        22,
+        "flows.f.to",
+        "other than from",
+    );
+    assert_at(
+        &bad(&BASE.replace("b = \"c\"", "b = \"b\""), &[]),
+        16,
+        "links.l2.b",
+        "other than a",
+    );
+    assert_at(
+        &bad(
+            &BASE.replace("delay = \"5ms\"", "delay = \"5ms\"\nouttages = 1"),
+            &[],
+        ),
+        13,
+        "links.l1.outtages",
+        "unknown key",
+    );
+    assert_at(
+        &bad(
+            &BASE.replace(
+                "delay = \"5ms\"",
+                "delay = \"5ms\"\noutages = [\n  { from = \"1s\", to = \"2s\" },\n  { from = \"3s\", to = \"3s\" },\n]",
+            ),
+            &[],
+        ),
+        15,
+        "links.l1.outages[1].to",
+        "later than `from`",
+    );
+    assert_at(
+        &bad(
+            &with("count = 2\n[flows.f_1]\nfrom = \"a\"\nto = \"b\"\n"),
+            &[],
+        ),
+        24,
+        "flows.f_1",
+        "used twice",
+    );
+    assert_at(
+        &bad(&BASE.replace("[nodes.c]", "[nodes.\"c d\"]"), &[]),
+        6,
+        "nodes.\"c d\"",
+        "name made of letters",
+    );
+}
+
+#[test]
+fn tcp_validation_errors_name_the_table_holding_the_key() {
+    let e = bad(
+        &BASE.replace("[nodes.a]", "[tcp]\nsack_blocks = 9\n[nodes.a]"),
+        &[],
+    );
+    assert_at(&e, 5, "tcp.sack_blocks", "expected 1 to 4");
+    let e = bad(&format!("{BASE}tcp = {{ mss = 0 }}\n"), &[]);
+    assert_at(&e, 23, "flows.f.tcp.mss", "expected 1..=65000");
+    let e = bad(&format!("{BASE}tcp = {{ variant = \"vegas\" }}\n"), &[]);
+    assert_at(&e, 23, "flows.f.tcp.variant", "unknown value `vegas`");
+}
+
+#[test]
+fn missing_file_is_a_read_error() {
+    let e = load_file(std::path::Path::new("/nonexistent/x.toml"), &[]).unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("/nonexistent/x.toml: cannot read"),
+        "{e}"
+    );
+}
+
+// ---- never panics --------------------------------------------------------------------
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_text_never_panics(text in "\\PC{0,200}") {
+        let _ = load_str(&text, ORIGIN, &[]);
+    }
+
+    #[test]
+    fn mutated_scenarios_never_panic(
+        edits in proptest::collection::vec((any::<prop::sample::Index>(), 0usize..4, "[ -~\\n]{0,8}"), 1..6),
+        set in "[a-z_.]{1,20}=[ -~]{0,12}",
+    ) {
+        let mut text = doc_example();
+        for (at, n, ins) in edits {
+            let mut i = at.index(text.len() + 1);
+            while !text.is_char_boundary(i) { i -= 1; }
+            let mut j = (i + n).min(text.len());
+            while !text.is_char_boundary(j) { j -= 1; }
+            text.replace_range(i..j.max(i), &ins);
+        }
+        let _ = load_str(&text, ORIGIN, &[]);
+        if let Ok(o) = set.parse::<Override>() {
+            let _ = load_str(&doc_example(), ORIGIN, std::slice::from_ref(&o));
+            let _ = load_str(&text, ORIGIN, &[o]);
+        }
+    }
+}
+
+#[test]
+fn queue_limits_need_packets_or_a_byte_unit() {
+    let q = |v: &str| {
+        BASE.replace(
+            "delay = \"5ms\"",
+            &format!("delay = \"5ms\"\nqueue = {{ limit = {v} }}"),
+        )
+    };
+    assert_at(
+        &bad(&q("\"100\""), &[]),
+        13,
+        "links.l1.queue.limit",
+        "without a unit",
+    );
+    assert_at(
+        &bad(&q("0"), &[]),
+        13,
+        "links.l1.queue.limit",
+        "expected a queue limit of 1 to",
+    );
+    assert_at(
+        &bad(&q("1.5"), &[]),
+        13,
+        "links.l1.queue.limit",
+        "an integer number of packets",
+    );
+    let e = bad(
+        &BASE.replace(
+            "delay = \"5ms\"",
+            "delay = \"5ms\"\nqueue = { kind = \"red\" }",
+        ),
+        &[],
+    );
+    assert_at(
+        &e,
+        13,
+        "links.l1.queue.kind",
+        "unknown value `red`; expected `droptail`",
+    );
+}
+
+#[test]
+fn a_table_created_by_an_override_is_blamed_on_the_override() {
+    let e = bad(BASE, &["links.l9.rate=1Mbps"]);
+    assert_eq!(
+        e.to_string(),
+        "x.toml: --set links.l9.rate=1Mbps: links.l9.a: missing required key `a`"
+    );
+    let e = bad(BASE, &["simulation.seed=-1"]);
+    assert!(
+        e.to_string().ends_with(
+            "simulation.seed: invalid value: integer `-1`; expected a non-negative integer"
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn named_tables_must_be_tables() {
+    assert_at(
+        &bad(&format!("{BASE}\n[[flows.g]]\n"), &[]),
+        24,
+        "flows.g[0]",
+        "expected a table",
+    );
+    let e = bad(
+        &BASE.replace("[simulation]\nduration = \"10s\"", "simulation = 5"),
+        &[],
+    );
+    assert_at(
+        &e,
+        1,
+        "simulation",
+        "invalid type: integer `5`; expected a table",
+    );
+}
