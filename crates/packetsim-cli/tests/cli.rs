@@ -66,11 +66,11 @@ fn good_scenario_checks() {
 fn bad_input_names_file_line_and_key() {
     let dir = tmp("bad");
     let cases = [
-        (9, "rat = \"10Mbps\"", ":9", "rat"),              // unknown key
-        (9, "rate = \"10 Mbs\"", ":9", "links.ab.rate"),   // malformed unit
-        (10, "delay = \"-5ms\"", ":10", "links.ab.delay"), // negative delay
-        (14, "to = \"nowhere\"", ":14", "flows.f.to"),     // unknown node
-        (9, "# rate removed", ":6", "rate"),               // missing field: the table's line
+        (10, "rat = \"10Mbps\"", ":10", "links.ab.rat"), // unknown key
+        (10, "rate = \"10 Mbs\"", ":10", "links.ab.rate"), // malformed unit
+        (11, "delay = \"-5ms\"", ":11", "links.ab.delay"), // negative delay
+        (15, "to = \"nowhere\"", ":15", "flows.f.to"),   // unknown node
+        (10, "# rate removed", ":7", "rate"),            // missing field: the table's line
     ];
     for (line, text, want_line, want_key) in cases {
         let (ok, err) = check_with(&dir, line, text);

@@ -333,10 +333,12 @@ impl World {
         self.queue.schedule(Time::ZERO, Event::Sample);
     }
 
-    /// Runs until the end time (or until nothing is left to do).
+    /// Runs over `[0, end)`: events due at the end time itself do not run. Stops early when
+    /// nothing is left to do.
     pub fn run(&mut self) -> RunInfo {
         let t0 = std::time::Instant::now();
-        while let Some((now, ev)) = self.queue.pop_until(self.end) {
+        let last = Time(self.end.0.saturating_sub(1));
+        while let Some((now, ev)) = self.queue.pop_until(last) {
             self.handle(now, ev);
         }
         let end = self.end;
