@@ -7,10 +7,13 @@
 //! - [`time`]: integer-nanosecond [`Time`] and [`Dur`], and [`Rate`] in bit/s.
 //! - [`queue`]: [`EventQueue`], a heap ordered by (time, sequence) so that ties run in the
 //!   order they were scheduled.
-//! - [`timer`]: lazy timer cancellation by generation counters.
 //! - [`id`]: typed ids and a slab arena that reuses freed slots.
 //! - [`rng`]: one PRNG stream per component, derived from (run seed, component name).
 //! - [`stats`]: counters, time-weighted averages, running mean/variance, Student-t intervals.
+//!
+//! Timers are cancelled lazily without any kernel support: a component schedules a wake-up
+//! only when its deadline moves earlier, and a wake-up that finds the component not yet due
+//! re-arms at the current deadline (see the simulator's `world` module).
 //!
 //! Invariant: the same sequence of calls gives bit-identical results on every machine.
 
@@ -19,10 +22,8 @@ pub mod queue;
 pub mod rng;
 pub mod stats;
 pub mod time;
-pub mod timer;
 
 pub use id::{Id, Slab};
 pub use queue::EventQueue;
 pub use rng::Rng;
 pub use time::{Dur, Rate, Time};
-pub use timer::{Generation, TimerSlot};
