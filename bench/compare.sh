@@ -59,7 +59,7 @@ if want packetsim; then
         echo "compare: building packetsim (release)" >&2
         if (cd "$ROOT" && cargo build --release -p packetsim-cli >&2) \
             && [ -x "$ROOT/target/release/packetsim" ] \
-            && "$ROOT/target/release/packetsim" bench --help > /dev/null 2>&1; then
+            && "$ROOT/target/release/packetsim" bench --help 2>&1 | grep -q -- "workload"; then
             PACKETSIM_CMD="$ROOT/target/release/packetsim bench --json --workload"
             HAVE_PACKETSIM=1
         fi
@@ -170,7 +170,7 @@ out.append("|---|---:|---:|---:|---:|---:|---:|")
 for (n, sim) in sorted(rows, key=lambda k: (k[0], order.get(k[1], 9))):
     r = rows[(n, sim)]
     out.append(f"| {sim} | {n} | {r['wall']:.2f} | {r['pkts']:,} | {r['pps']:,.0f} | {r['goodput']:.2f} | {r['rss']:.1f} |")
-if want_ps and not have_ps:
+if want_ps and not any(sim == "packetsim" for (_, sim) in rows):
     out.append("")
     out.append("packetsim: not built (no `packetsim bench` command yet); its column is skipped.")
 ratio_lines = []
