@@ -68,6 +68,23 @@ enum Cmd {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Reproduce a study's experiments: figures (CSV + SVG) and a report against the paper.
+    Reproduce {
+        /// A study name, or `all` for every study implemented so far.
+        study: String,
+        /// Output folder (each study writes a subfolder).
+        #[arg(long, default_value = "out/reproduce")]
+        out: PathBuf,
+        /// Replications per point (default: the study's, e.g. the paper's 100).
+        #[arg(long)]
+        runs: Option<u32>,
+        /// A fast smoke version: few runs, few points.
+        #[arg(long)]
+        quick: bool,
+        /// Parallel jobs (default: all cores).
+        #[arg(long, default_value_t = 0)]
+        jobs: usize,
+    },
     /// Run the fixed speed benchmarks and print events and packets per wall-second.
     Bench {
         /// dumbbell-10, dumbbell-100 or all.
@@ -180,6 +197,45 @@ fn dispatch(cmd: Cmd) -> Result<(), String> {
                 report.reused,
                 out.join("results.csv").display()
             );
+            Ok(())
+        }
+        Cmd::Reproduce {
+            study,
+            out,
+            runs,
+            quick,
+            jobs,
+        } => {
+            use packetsim::studies::{ReproduceOptions, STUDIES};
+            let chosen: Vec<_> = STUDIES
+                .iter()
+                .filter(|s| study == "all" || s.name == study)
+                .collect();
+            if chosen.is_empty() {
+                let names: Vec<&str> = STUDIES.iter().map(|s| s.name).collect();
+                return Err(format!(
+                    "unknown study {study:?}; expected `all` or one of: {}",
+                    names.join(", ")
+                ));
+            }
+            let opts = ReproduceOptions {
+                out,
+                runs,
+                quick,
+                jobs,
+                progress: true,
+            };
+            for s in chosen {
+                eprintln!("reproducing {}: {}", s.name, s.title);
+                let o = (s.run)(&opts)?;
+                println!(
+                    "{}: {} shape checks hold, {} do not; report: {}",
+                    o.name,
+                    o.passed,
+                    o.failed,
+                    o.report.display()
+                );
+            }
             Ok(())
         }
         Cmd::Bench {

@@ -183,3 +183,52 @@ fn bad_override_and_unknown_workload_fail_cleanly() {
     let o = packetsim(&["bench", "--workload", "nope"]);
     assert!(!o.status.success());
 }
+
+#[test]
+fn reproduce_quick_writes_figures_and_a_report_and_resumes() {
+    let dir = tmp("repro");
+    let out = dir.join("r");
+    let args = [
+        "reproduce",
+        "all",
+        "--quick",
+        "--runs",
+        "3",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let o = packetsim(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let root = out.join("tcp-baselines");
+    for f in [
+        "fig2/figure.svg",
+        "fig2/figure.csv",
+        "fig2/results.csv",
+        "fig3/figure.svg",
+        "report.md",
+    ] {
+        assert!(root.join(f).exists(), "{f} missing");
+    }
+    let report = std::fs::read_to_string(root.join("report.md")).unwrap();
+    assert!(report.contains("| S1 (TCP part) |"), "{report}");
+    let csv = std::fs::read_to_string(root.join("fig2/figure.csv")).unwrap();
+    assert_eq!(
+        csv.lines().count(),
+        1 + 3 * 3,
+        "3 variants x 3 loss points:\n{csv}"
+    );
+    // A second run finds every run in the store and writes the same figures.
+    let o = packetsim(&args);
+    assert!(o.status.success());
+    assert_eq!(
+        std::fs::read_to_string(root.join("fig2/figure.csv")).unwrap(),
+        csv
+    );
+}
+
+#[test]
+fn reproduce_unknown_study_fails_cleanly() {
+    let o = packetsim(&["reproduce", "no-such-study"]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("tcp-baselines"));
+}

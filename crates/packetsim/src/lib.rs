@@ -27,6 +27,7 @@ pub mod packet;
 pub mod queue;
 pub mod report;
 pub mod scenario;
+pub mod studies;
 pub mod transport;
 pub mod units;
 pub mod world;

@@ -7,6 +7,8 @@
 //! `queues.<name>.drops`, `events` and `wall_time_s`. Queue names are `<link>:<from>-><to>`.
 //! Everything but `wall_time_s` is a pure function of the scenario and seed.
 
+pub mod svg;
+
 use crate::queue::DropReason;
 use crate::world::{Agent, FlowKind, RunInfo, World};
 use serde::Serialize;

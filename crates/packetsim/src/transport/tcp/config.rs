@@ -51,6 +51,22 @@ pub struct TcpConfig {
     /// NewReno: when a partial ACK restarts the retransmission timer (RFC 6582 §4):
     /// `impatient` (default, first partial ACK only) or `slow_but_steady` (every one).
     pub newreno_partial_ack_timer: PartialAckTimer,
+    /// NewReno: cwnd on the full ACK that ends recovery (RFC 6582 §3.2 step 3 allows both):
+    /// `ssthresh` (default; ns-2 and Linux) or `flight_size` (min(ssthresh, FlightSize + SMSS)).
+    pub newreno_full_ack: FullAckCwnd,
+}
+
+/// What NewReno sets cwnd to on the full ACK that ends fast recovery (RFC 6582 §3.2 step 3).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FullAckCwnd {
+    /// cwnd = ssthresh (option 2; ns-2's and Linux's choice).
+    #[default]
+    Ssthresh,
+    /// cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS) (option 1), which avoids a burst when
+    /// little is in flight but restarts from a small window when the receive window capped
+    /// the new data sent during recovery.
+    FlightSize,
 }
 
 /// When NewReno restarts the retransmission timer on partial ACKs (RFC 6582 §4).
@@ -82,6 +98,7 @@ impl Default for TcpConfig {
             sack_blocks: 3,
             ecn: false,
             newreno_partial_ack_timer: PartialAckTimer::Impatient,
+            newreno_full_ack: FullAckCwnd::Ssthresh,
         }
     }
 }

@@ -41,7 +41,7 @@ mod testkit;
 #[cfg(test)]
 mod tests;
 
-pub use config::{PartialAckTimer, TcpConfig};
+pub use config::{FullAckCwnd, PartialAckTimer, TcpConfig};
 pub use receiver::{ReceiverStats, TcpReceiver};
 pub use sender::{AppData, CcMetrics, SenderState, SenderStats, TcpSender};
 pub use variant::Variant;

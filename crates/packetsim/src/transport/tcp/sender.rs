@@ -19,7 +19,7 @@ use super::cc::{AckInfo, AnyCc, CcState, Congestion, CongestionControl, Phase};
 use super::recovery::{AnyRecovery, Entry, LossRecovery, NewReno, PartialAck};
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
-use super::{PartialAckTimer, TcpConfig, Variant};
+use super::{FullAckCwnd, PartialAckTimer, TcpConfig, Variant};
 use crate::ids::Addr;
 use crate::packet::{Body, Packet, Seq, TcpFlags, TcpHeader, Timestamps};
 use crate::transport::{Endpoint, Outbox};
@@ -96,6 +96,7 @@ pub struct TcpSender {
     want_ts: bool,
     /// NewReno timer policy, kept for the fallback when SACK is not negotiated.
     newreno_timer: PartialAckTimer,
+    newreno_full_ack: FullAckCwnd,
     state: SenderState,
     iss: Seq,
     /// Oldest unacknowledged sequence number.
@@ -153,6 +154,7 @@ impl TcpSender {
             own_wnd: rwnd,
             want_ts: cfg.timestamps,
             newreno_timer: cfg.newreno_partial_ack_timer,
+            newreno_full_ack: cfg.newreno_full_ack,
             state: SenderState::Closed,
             iss,
             snd_una: iss,
@@ -405,7 +407,8 @@ impl TcpSender {
         self.sack_ok = self.variant == Variant::Sack && h.sack_permitted;
         self.ts_ok = self.want_ts && h.ts.is_some();
         if self.variant == Variant::Sack && !self.sack_ok {
-            self.rec = AnyRecovery::NewReno(NewReno::new(self.newreno_timer));
+            self.rec =
+                AnyRecovery::NewReno(NewReno::new(self.newreno_timer, self.newreno_full_ack));
         }
         // RTT sample from the handshake: timestamp echo, or the SYN if never retransmitted.
         match (self.ts_ok, h.ts, self.timed) {

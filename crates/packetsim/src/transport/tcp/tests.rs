@@ -2,7 +2,7 @@
 
 use super::cc::Phase;
 use super::testkit::*;
-use super::{AppData, PartialAckTimer, TcpReceiver, Variant};
+use super::{AppData, FullAckCwnd, PartialAckTimer, TcpReceiver, Variant};
 use crate::packet::{Seq, TcpFlags};
 use crate::transport::Endpoint;
 use packetsim_kernel::{Dur, Time};
@@ -72,41 +72,53 @@ mod newreno {
     // cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS).
     #[test]
     fn recovery_partial_ack_retransmits_next_hole_full_ack_exits() {
-        let c = cfg(Variant::NewReno);
-        let (mut s, _) = Script::established(&c, AppData::Unlimited);
-        // Segments 0 and 5 lost: 4 dupacks (segments 1-4), fast retransmit on the 3rd.
-        s.inject(ms(200), ack(1));
-        s.inject(ms(200), ack(1));
-        assert_eq!(data_seqs(&s.inject(ms(200), ack(1))), vec![seg(0)]);
-        s.inject(ms(200), ack(1));
-        // Segments 6-9: 4 more dupacks; cwnd 10000 -> 13000 sends segments 10, 11, 12.
-        let mut new = vec![];
-        for _ in 0..4 {
-            new.extend(data_seqs(&s.inject(ms(201), ack(1))));
+        // RFC 6582 §3.2 step 3: the full ACK sets cwnd to ssthresh (option 2, the default) or to
+        // min(ssthresh, FlightSize + SMSS) (option 1).
+        for (full_ack, cwnd_after, sent_after) in [
+            (
+                FullAckCwnd::Ssthresh,
+                5000,
+                vec![seg(14), seg(15), seg(16), seg(17)],
+            ),
+            (FullAckCwnd::FlightSize, 2000, vec![seg(14)]),
+        ] {
+            let mut c = cfg(Variant::NewReno);
+            c.newreno_full_ack = full_ack;
+            let (mut s, _) = Script::established(&c, AppData::Unlimited);
+            // Segments 0 and 5 lost: 4 dupacks (segments 1-4), fast retransmit on the 3rd.
+            s.inject(ms(200), ack(1));
+            s.inject(ms(200), ack(1));
+            assert_eq!(data_seqs(&s.inject(ms(200), ack(1))), vec![seg(0)]);
+            s.inject(ms(200), ack(1));
+            // Segments 6-9: 4 more dupacks; cwnd 10000 -> 13000 sends segments 10, 11, 12.
+            let mut new = vec![];
+            for _ in 0..4 {
+                new.extend(data_seqs(&s.inject(ms(201), ack(1))));
+            }
+            assert_eq!(new, vec![seg(10), seg(11), seg(12)]);
+            assert_eq!(s.ep.cc_state().cwnd, 13_000);
+            // The retransmission of segment 0 arrives: partial ACK up to the hole at segment 5.
+            let out = s.inject(ms(300), ack(seg(5)));
+            assert_eq!(
+                data_seqs(&out),
+                vec![seg(5), seg(13)],
+                "next hole, then new data"
+            );
+            let st = *s.ep.cc_state();
+            assert_eq!(st.cwnd, 13_000 - 5000 + 1000);
+            assert_eq!(st.phase, recovery(seg(10)), "stays in recovery");
+            assert_eq!(
+                s.ep.next_timeout(),
+                Some(ms(300) + s.ep.cc_metrics().rto),
+                "timer restarted"
+            );
+            // Full ACK (everything up to segment 12 received): recovery ends.
+            let out = s.inject(ms(400), ack(seg(13)));
+            let st = *s.ep.cc_state();
+            assert_eq!(st.phase, Phase::Open);
+            assert_eq!(st.cwnd, cwnd_after, "{full_ack:?}");
+            assert_eq!(data_seqs(&out), sent_after, "{full_ack:?}");
         }
-        assert_eq!(new, vec![seg(10), seg(11), seg(12)]);
-        assert_eq!(s.ep.cc_state().cwnd, 13_000);
-        // The retransmission of segment 0 arrives: partial ACK up to the hole at segment 5.
-        let out = s.inject(ms(300), ack(seg(5)));
-        assert_eq!(
-            data_seqs(&out),
-            vec![seg(5), seg(13)],
-            "next hole, then new data"
-        );
-        let st = *s.ep.cc_state();
-        assert_eq!(st.cwnd, 13_000 - 5000 + 1000);
-        assert_eq!(st.phase, recovery(seg(10)), "stays in recovery");
-        assert_eq!(
-            s.ep.next_timeout(),
-            Some(ms(300) + s.ep.cc_metrics().rto),
-            "timer restarted"
-        );
-        // Full ACK (everything up to segment 12 received): recovery ends.
-        let out = s.inject(ms(400), ack(seg(13)));
-        let st = *s.ep.cc_state();
-        assert_eq!(st.phase, Phase::Open);
-        assert_eq!(st.cwnd, 2000, "min(ssthresh 5000, FlightSize 1000 + SMSS)");
-        assert_eq!(data_seqs(&out), vec![seg(14)]);
     }
 
     // RFC 6582 §4 / spec 5 §2.6: impatient restarts the timer on the first partial ACK only;

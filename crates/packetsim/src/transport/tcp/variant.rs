@@ -35,7 +35,10 @@ impl Variant {
         let rec = match self {
             Variant::Tahoe => AnyRecovery::Tahoe(Tahoe),
             Variant::Reno => AnyRecovery::Reno(RenoRecovery),
-            Variant::NewReno => AnyRecovery::NewReno(NewReno::new(cfg.newreno_partial_ack_timer)),
+            Variant::NewReno => AnyRecovery::NewReno(NewReno::new(
+                cfg.newreno_partial_ack_timer,
+                cfg.newreno_full_ack,
+            )),
             Variant::Sack => AnyRecovery::Sack(SackRecovery),
         };
         (AnyCc::Reno(Reno), rec)

@@ -111,7 +111,7 @@ impl LossRecovery for AnyRecovery {
 #[cfg(test)]
 mod tests {
     use super::super::cc::Phase;
-    use super::super::config::PartialAckTimer;
+    use super::super::config::{FullAckCwnd, PartialAckTimer};
     use super::*;
 
     fn st() -> CcState {
@@ -142,7 +142,7 @@ mod tests {
     #[test]
     fn newreno_partial_ack_deflates_and_impatient_resets_once() {
         let mut s = st();
-        let mut r = NewReno::new(PartialAckTimer::Impatient);
+        let mut r = NewReno::new(PartialAckTimer::Impatient, FullAckCwnd::FlightSize);
         r.enter(&mut s);
         assert_eq!(s.cwnd, 8000);
         assert_eq!(

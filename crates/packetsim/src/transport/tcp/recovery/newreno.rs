@@ -5,22 +5,24 @@
 //! one ("slow-but-steady", spec 5 §2.6), per [`PartialAckTimer`]. The full ACK ends recovery
 //! with cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS) (step 3, option 1).
 
-use super::super::config::PartialAckTimer;
+use super::super::config::{FullAckCwnd, PartialAckTimer};
 use super::{CcState, Entry, LossRecovery, PartialAck};
 
 /// RFC 6582 fast recovery.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NewReno {
     timer: PartialAckTimer,
+    full_ack: FullAckCwnd,
     /// Whether a partial ACK was already seen in this recovery episode.
     partial_seen: bool,
 }
 
 impl NewReno {
     /// A NewReno recovery with the given partial-ACK timer policy.
-    pub fn new(timer: PartialAckTimer) -> NewReno {
+    pub fn new(timer: PartialAckTimer, full_ack: FullAckCwnd) -> NewReno {
         NewReno {
             timer,
+            full_ack,
             partial_seen: false,
         }
     }
@@ -49,11 +51,12 @@ impl LossRecovery for NewReno {
         PartialAck::RetransmitNext { reset_timer }
     }
     fn exit(&mut self, st: &mut CcState) {
-        // RFC 6582 §3.2 step 3, option 1.
-        st.cwnd = st
-            .ssthresh
-            .min(st.bytes_in_flight.max(st.mss) + st.mss)
-            .max(st.mss);
+        // RFC 6582 §3.2 step 3: on the full ACK, option 2 (ssthresh) or option 1.
+        st.cwnd = match self.full_ack {
+            FullAckCwnd::Ssthresh => st.ssthresh,
+            FullAckCwnd::FlightSize => st.ssthresh.min(st.bytes_in_flight.max(st.mss) + st.mss),
+        }
+        .max(st.mss);
     }
     fn name(&self) -> &'static str {
         "newreno"

@@ -1,0 +1,90 @@
+//! Reproductions of published studies: each module runs a study's experiments through the
+//! sweep engine (parallel, resumable), writes per-figure CSVs and SVG plots, and a report.md
+//! that sets each of the paper's claims beside the measured result with a verdict.
+//!
+//! Implemented so far:
+//! - `tcp-baselines`: the TCP half of study 3 (spec/3-sctp-multihoming.md, Figures 2 and 3):
+//!   TCP Reno and SACK (and NewReno, as an extension) transferring 4 MiB over a lossy path.
+//!   The SCTP curves join when SCTP lands.
+
+pub mod tcp_baselines;
+
+use std::path::PathBuf;
+
+/// Options shared by every study's reproduction.
+#[derive(Clone, Debug)]
+pub struct ReproduceOptions {
+    /// Output folder; each study writes into a subfolder named after it.
+    pub out: PathBuf,
+    /// Replications per point (None: the study's default, e.g. the paper's 100).
+    pub runs: Option<u32>,
+    /// A fast smoke version: few runs, few points.
+    pub quick: bool,
+    /// Parallel jobs (0 = all cores).
+    pub jobs: usize,
+    /// Show progress bars.
+    pub progress: bool,
+}
+
+/// What a reproduction produced.
+#[derive(Clone, Debug)]
+pub struct StudyOutcome {
+    /// The study's name.
+    pub name: &'static str,
+    /// Where its report is.
+    pub report: PathBuf,
+    /// Shape checks that held.
+    pub passed: usize,
+    /// Shape checks that did not.
+    pub failed: usize,
+}
+
+/// A reproducible study.
+pub struct Study {
+    /// Its name on the command line.
+    pub name: &'static str,
+    /// One line about it.
+    pub title: &'static str,
+    /// Runs it.
+    pub run: fn(&ReproduceOptions) -> Result<StudyOutcome, String>,
+}
+
+/// Every study implemented so far, in the order `reproduce all` runs them.
+pub const STUDIES: &[Study] = &[Study {
+    name: tcp_baselines::NAME,
+    title: "TCP Reno/NewReno/SACK 4 MiB transfer time vs loss (study 3, Figs 2-3, TCP curves)",
+    run: tcp_baselines::run,
+}];
+
+/// One shape check: the paper's claim, what was measured, and whether it held.
+#[derive(Clone, Debug)]
+pub struct ShapeCheck {
+    /// The spec's id (e.g. "S1").
+    pub id: &'static str,
+    /// The claim, paraphrased.
+    pub claim: String,
+    /// What packetsim measured.
+    pub measured: String,
+    /// Whether the claim held.
+    pub holds: bool,
+    /// Why, when it did not (or a caveat).
+    pub note: String,
+}
+
+/// Renders shape checks as a Markdown table.
+pub fn checks_table(checks: &[ShapeCheck]) -> String {
+    let mut s = String::from(
+        "| check | paper's claim | packetsim | verdict | note |\n|---|---|---|---|---|\n",
+    );
+    for c in checks {
+        s.push_str(&format!(
+            "| {} | {} | {} | {} | {} |\n",
+            c.id,
+            c.claim,
+            c.measured,
+            if c.holds { "holds" } else { "DOES NOT HOLD" },
+            c.note
+        ));
+    }
+    s
+}
