@@ -167,7 +167,7 @@ fn dispatch(cmd: Cmd) -> Result<(), String> {
                 }
             }
             let spec = SweepSpec {
-                experiment_key: experiment_key(&sc),
+                experiment_key: experiment::experiment_key(&sc.origin, &sc.text),
                 params,
                 runs,
                 base_seed: seed.unwrap_or(sc.simulation.seed),
@@ -282,11 +282,4 @@ fn dispatch(cmd: Cmd) -> Result<(), String> {
             Ok(())
         }
     }
-}
-
-/// Identifies an experiment in the results store: the effective scenario text and the code
-/// version, so that a changed scenario or a new packetsim never reuses stale results.
-fn experiment_key(sc: &Scenario) -> String {
-    let h = packetsim::kernel::rng::fnv1a(sc.text.as_bytes());
-    format!("{}:{:016x}:v{}", sc.origin, h, env!("CARGO_PKG_VERSION"))
 }

@@ -41,13 +41,30 @@ pub use store::{ResultsStore, StoredRun};
 pub use sweep::{sweep, RunOutput, SweepReport, SweepSpec};
 
 /// An experiment key for `label` (e.g. the scenario file name or a study's experiment name)
-/// that changes whenever the scenario text or the packetsim version changes:
-/// `label@VERSION#HASH`, HASH = 64-bit FNV-1a of the scenario text in hex. Callers with other
-/// inputs that change results (code not covered by the version, fixed overrides) should fold
-/// them into `scenario_text`.
+/// that changes whenever the scenario text or the code changes: `label@CODE_VERSION#HASH`,
+/// HASH = 64-bit FNV-1a of the scenario text in hex. Callers with other inputs that change
+/// results (fixed overrides) should fold them into `scenario_text`.
 pub fn experiment_key(label: &str, scenario_text: &str) -> String {
     let hash = packetsim_kernel::rng::fnv1a(scenario_text.as_bytes());
-    format!("{label}@{}#{hash:016x}", env!("CARGO_PKG_VERSION"))
+    format!("{label}@{}#{hash:016x}", code_version())
+}
+
+/// The version of the code computing results: the package version plus a hash of the running
+/// executable, so that results stored by an older build (committed or not) are never reused
+/// by a newer one. Falls back to the package version alone if the executable cannot be read.
+pub fn code_version() -> &'static str {
+    static VERSION: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    VERSION.get_or_init(|| {
+        let exe = std::env::current_exe().and_then(std::fs::read);
+        match exe {
+            Ok(bytes) => format!(
+                "{}+exe.{:016x}",
+                env!("CARGO_PKG_VERSION"),
+                packetsim_kernel::rng::fnv1a(&bytes)
+            ),
+            Err(_) => env!("CARGO_PKG_VERSION").to_string(),
+        }
+    })
 }
 
 /// Why an experiment could not be run or its results not be stored or written.

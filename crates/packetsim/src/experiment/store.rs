@@ -8,7 +8,7 @@
 //!      params_json,          -- [[path, value], ...] in parameter order
 //!      summary_json,         -- the runner's free-form JSON summary
 //!      metrics_json,         -- [[name, value|null], ...], a readable copy
-//!      code_version,         -- CARGO_PKG_VERSION of the packetsim crate
+//!      code_version,         -- experiment::code_version(): package version + executable hash
 //!      created_unix_s)
 //! run_metrics(experiment_key, point_key, replication, ordinal,  -- primary key
 //!      name, value REAL)     -- NULL = not available; what aggregation reads
@@ -81,7 +81,7 @@ pub struct StoredRun {
     pub summary_json: String,
     /// Metric name → value (`None` = not available), in the order the runner gave them.
     pub metrics: Vec<(String, Option<f64>)>,
-    /// `CARGO_PKG_VERSION` of the code that computed it.
+    /// [`super::code_version`] of the code that computed it.
     pub code_version: String,
     /// When it was stored, seconds since the Unix epoch.
     pub created_unix_s: i64,
@@ -186,7 +186,7 @@ impl ResultsStore {
                     point.params_json(),
                     summary_json,
                     metrics_json,
-                    env!("CARGO_PKG_VERSION"),
+                    super::code_version(),
                     created,
                 ],
             )
@@ -353,7 +353,7 @@ mod tests {
         assert_eq!(r.params, pts[1].assignments);
         assert_eq!((r.replication, r.seed), (4, u64::MAX));
         assert_eq!(r.summary_json, r#"{"ok":true}"#);
-        assert_eq!(r.code_version, env!("CARGO_PKG_VERSION"));
+        assert_eq!(r.code_version, crate::experiment::code_version());
         let want = vec![
             ("z".to_string(), Some(0.1 + 0.2)),
             ("gone".to_string(), None),

@@ -281,7 +281,8 @@ fn sweep_other_base_seed_in_same_store_is_refused() {
 #[test]
 fn experiment_key_changes_with_scenario_text() {
     let k = experiment_key("dumbbell", "[links.a]\nrate = \"10Mbps\"\n");
-    assert!(k.starts_with(&format!("dumbbell@{}#", env!("CARGO_PKG_VERSION"))));
+    assert!(k.starts_with(&format!("dumbbell@{}#", super::code_version())));
+    assert!(super::code_version().starts_with(concat!(env!("CARGO_PKG_VERSION"), "+exe.")));
     assert_eq!(
         k,
         experiment_key("dumbbell", "[links.a]\nrate = \"10Mbps\"\n")
