@@ -172,7 +172,7 @@ fn count_one_keeps_the_plain_name_and_defaults_apply() {
 fn flow_tcp_is_merged_key_by_key_over_tcp_defaults() {
     let text = BASE.replace(
         "[nodes.a]",
-        "[tcp]\nvariant = \"reno\"\nmss = 1000\necn = true\n\n[nodes.a]",
+        "[tcp]\nvariant = \"reno\"\nmss = 1000\ntimestamps = true\n\n[nodes.a]",
     )
         + "tcp = { mss = 500, variant = \"sack\" }\n\n[flows.g]\nfrom = \"c\"\nto = \"a\"\n";
     let s = ok(&text, &[]);
@@ -181,10 +181,13 @@ fn flow_tcp_is_merged_key_by_key_over_tcp_defaults() {
         k => panic!("{k:?}"),
     };
     let f = tcp(0);
-    assert_eq!((f.variant, f.mss, f.ecn), (Variant::Sack, 500, true));
+    assert_eq!((f.variant, f.mss, f.timestamps), (Variant::Sack, 500, true));
     assert_eq!(f.rcv_window, TcpConfig::default().rcv_window);
     let g = tcp(1);
-    assert_eq!((g.variant, g.mss, g.ecn), (Variant::Reno, 1000, true));
+    assert_eq!(
+        (g.variant, g.mss, g.timestamps),
+        (Variant::Reno, 1000, true)
+    );
 }
 
 #[test]

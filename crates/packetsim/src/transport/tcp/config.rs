@@ -46,7 +46,7 @@ pub struct TcpConfig {
     pub dupack_threshold: u32,
     /// SACK blocks the receiver puts in each ACK (1 to 4; default 3).
     pub sack_blocks: u32,
-    /// Negotiate ECN (RFC 3168).
+    /// Negotiate ECN (RFC 3168). Not implemented yet: `validate` rejects `true`.
     pub ecn: bool,
     /// NewReno: when a partial ACK restarts the retransmission timer (RFC 6582 §4):
     /// `impatient` (default, first partial ACK only) or `slow_but_steady` (every one).
@@ -136,11 +136,38 @@ impl TcpConfig {
                 format!("expected 1 to 4, got {}", self.sack_blocks),
             ));
         }
+        if self.ecn {
+            return Err((
+                "ecn",
+                "ECN is not implemented yet (it comes with the DiffServ/ECN study); expected false"
+                    .into(),
+            ));
+        }
         if let Some(s) = self.initial_ssthresh {
             if s < 2 * self.mss as u64 {
                 return Err(("initial_ssthresh", "expected at least 2 MSS".into()));
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_validate_and_unimplemented_ecn_is_refused() {
+        assert_eq!(TcpConfig::default().validate(), Ok(()));
+        let c = TcpConfig {
+            ecn: true,
+            ..TcpConfig::default()
+        };
+        assert_eq!(c.validate().unwrap_err().0, "ecn");
+        let c = TcpConfig {
+            sack_blocks: 5,
+            ..TcpConfig::default()
+        };
+        assert_eq!(c.validate().unwrap_err().0, "sack_blocks");
     }
 }
