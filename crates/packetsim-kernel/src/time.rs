@@ -186,7 +186,7 @@ impl fmt::Display for Dur {
 impl fmt::Display for Rate {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let b = self.0;
-        if b >= 1_000_000_000 && b % 1_000_000 == 0 {
+        if b >= 1_000_000_000 && b.is_multiple_of(1_000_000) {
             write!(f, "{}Gbps", b as f64 / 1e9)
         } else if b >= 1_000_000 {
             write!(f, "{}Mbps", b as f64 / 1e6)

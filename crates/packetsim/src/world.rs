@@ -80,6 +80,19 @@ pub struct AgentSlot {
     armed: Option<Time>,
 }
 
+/// Where and when a flow runs.
+#[derive(Clone, Copy, Debug)]
+pub struct FlowPlacement {
+    /// The sending node.
+    pub from: NodeId,
+    /// The receiving node.
+    pub to: NodeId,
+    /// When the application starts.
+    pub start: Time,
+    /// When the application stops offering data, if ever.
+    pub stop: Option<Time>,
+}
+
 /// What kind of traffic a flow carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FlowKind {
@@ -237,14 +250,12 @@ impl World {
         kind: FlowKind,
         snd: Agent,
         rcv: Agent,
-        ends: (NodeId, NodeId),
-        start: Time,
-        stop: Option<Time>,
+        at: FlowPlacement,
         app_bytes: Option<u64>,
     ) -> FlowId {
         let fid = FlowId(self.flows.len() as u32);
-        let s = self.add_agent(snd, ends.0, fid);
-        let r = self.add_agent(rcv, ends.1, fid);
+        let s = self.add_agent(snd, at.from, fid);
+        let r = self.add_agent(rcv, at.to, fid);
         self.agents[s.idx()].peer = r;
         self.agents[r.idx()].peer = s;
         self.flows.push(Flow {
@@ -252,71 +263,54 @@ impl World {
             kind,
             sender: s,
             receiver: r,
-            start,
-            stop,
+            start: at.start,
+            stop: at.stop,
             app_bytes,
             delivered: 0,
             completed_at: None,
             data_packets_delivered: 0,
         });
-        self.queue.schedule(start, Event::Start { flow: fid });
-        if let Some(t) = stop {
+        self.queue.schedule(at.start, Event::Start { flow: fid });
+        if let Some(t) = at.stop {
             self.queue.schedule(t, Event::Stop { flow: fid });
         }
         fid
     }
 
-    /// Adds a TCP connection from `from` to `to` whose application offers `app`.
+    /// Adds a TCP connection placed at `at` whose application offers `app`.
     pub fn add_tcp_flow(
         &mut self,
         name: &str,
-        from: NodeId,
-        to: NodeId,
+        at: FlowPlacement,
         cfg: &TcpConfig,
         app: AppData,
-        start: Time,
-        stop: Option<Time>,
     ) -> FlowId {
-        let (la, ra) = (self.net.addr_of(from), self.net.addr_of(to));
+        let (la, ra) = (self.net.addr_of(at.from), self.net.addr_of(at.to));
         let snd = Agent::TcpSender(Box::new(TcpSender::new(cfg, la, ra, app)));
         let rcv = Agent::TcpReceiver(Box::new(TcpReceiver::new(cfg, ra, la)));
         let bytes = match app {
             AppData::Bytes(n) => Some(n),
             AppData::Unlimited => None,
         };
-        self.add_flow(
-            name,
-            FlowKind::Tcp,
-            snd,
-            rcv,
-            (from, to),
-            start,
-            stop,
-            bytes,
-        )
+        self.add_flow(name, FlowKind::Tcp, snd, rcv, at, bytes)
     }
 
-    /// Adds a constant-bit-rate UDP flow of `payload`-byte datagrams.
+    /// Adds a constant-bit-rate UDP flow of `payload`-byte datagrams placed at `at`.
     pub fn add_cbr_flow(
         &mut self,
         name: &str,
-        from: NodeId,
-        to: NodeId,
+        at: FlowPlacement,
         rate: Rate,
         payload: u32,
-        start: Time,
-        stop: Option<Time>,
     ) -> FlowId {
-        let (la, ra) = (self.net.addr_of(from), self.net.addr_of(to));
+        let (la, ra) = (self.net.addr_of(at.from), self.net.addr_of(at.to));
         let snd = Agent::Cbr(CbrSource::new(la, ra, rate, payload));
         self.add_flow(
             name,
             FlowKind::Cbr,
             snd,
             Agent::UdpSink(UdpSink::default()),
-            (from, to),
-            start,
-            stop,
+            at,
             None,
         )
     }

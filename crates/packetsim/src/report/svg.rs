@@ -38,7 +38,10 @@ const BOTTOM: f64 = 60.0;
 
 /// Tick positions covering [lo, hi] with a 1/2/5 × 10^k step.
 pub fn nice_ticks(lo: f64, hi: f64, target: usize) -> Vec<f64> {
-    if !(hi > lo) || !lo.is_finite() || !hi.is_finite() {
+    if hi.partial_cmp(&lo) != Some(std::cmp::Ordering::Greater)
+        || !lo.is_finite()
+        || !hi.is_finite()
+    {
         return vec![lo];
     }
     let raw = (hi - lo) / target.max(1) as f64;

@@ -8,7 +8,7 @@ use crate::net::{DirectionParams, ErrorModel, Net};
 use crate::queue::{self, AnyAdmission, DropTail};
 use crate::report::Summary;
 use crate::transport::tcp::AppData;
-use crate::world::{RunInfo, World};
+use crate::world::{FlowPlacement, RunInfo, World};
 use packetsim_kernel::Time;
 use std::collections::HashMap;
 
@@ -88,16 +88,22 @@ pub fn build(sc: &Scenario, seed: u64) -> Result<World, BuildError> {
                 ),
             ));
         }
+        let at = FlowPlacement {
+            from,
+            to,
+            start: f.start,
+            stop: f.stop,
+        };
         match &f.kind {
             FlowKind::Tcp { app, tcp } => {
                 let data = match app {
                     App::Bulk => AppData::Unlimited,
                     App::File { bytes } => AppData::Bytes(*bytes),
                 };
-                world.add_tcp_flow(&f.name, from, to, tcp, data, f.start, f.stop);
+                world.add_tcp_flow(&f.name, at, tcp, data);
             }
             FlowKind::Cbr { rate, packet_size } => {
-                world.add_cbr_flow(&f.name, from, to, *rate, *packet_size, f.start, f.stop);
+                world.add_cbr_flow(&f.name, at, *rate, *packet_size);
             }
         }
     }

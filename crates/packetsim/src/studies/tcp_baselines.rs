@@ -30,9 +30,12 @@ const FIG2: [f64; 11] = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0];
 /// Figure 3's loss points, in percent.
 const FIG3: [f64; 10] = [0.0, 1.0, 2.0, 4.0, 6.0, 8.0, 10.0, 12.0, 14.0, 16.0];
 
-/// One figure's results: per variant, per loss point, (loss %, mean, ci low, ci high, n).
+/// One point of a curve: (loss %, mean, ci low, ci high, n).
+type Point = (f64, f64, f64, f64, u64);
+
+/// One figure's results: per variant, its points in loss order.
 struct Figure {
-    curves: Vec<(String, Vec<(f64, f64, f64, f64, u64)>)>,
+    curves: Vec<(String, Vec<Point>)>,
 }
 
 impl Figure {
@@ -94,7 +97,7 @@ fn run_figure(
 }
 
 fn collect(points: &[PointSummary]) -> Figure {
-    let mut curves: Vec<(String, Vec<(f64, f64, f64, f64, u64)>)> = VARIANTS
+    let mut curves: Vec<(String, Vec<Point>)> = VARIANTS
         .iter()
         .map(|v| (v.to_string(), Vec::new()))
         .collect();
