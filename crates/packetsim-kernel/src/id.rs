@@ -1,65 +1,6 @@
-//! Typed ids and a slab arena. Components address each other by id, never by pointer; packets
-//! live in a [`Slab`] whose freed slots are reused, so the steady state allocates nothing.
-
-use std::fmt;
-use std::marker::PhantomData;
-
-/// A typed index. `Id<Node>` and `Id<Link>` cannot be mixed up.
-pub struct Id<T> {
-    raw: u32,
-    _t: PhantomData<fn() -> T>,
-}
-
-impl<T> Id<T> {
-    /// From a raw index.
-    pub const fn new(raw: u32) -> Self {
-        Id {
-            raw,
-            _t: PhantomData,
-        }
-    }
-    /// The raw index.
-    pub const fn raw(self) -> u32 {
-        self.raw
-    }
-    /// The raw index as a usize, for indexing vectors.
-    pub const fn idx(self) -> usize {
-        self.raw as usize
-    }
-}
-
-impl<T> Clone for Id<T> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<T> Copy for Id<T> {}
-impl<T> PartialEq for Id<T> {
-    fn eq(&self, o: &Self) -> bool {
-        self.raw == o.raw
-    }
-}
-impl<T> Eq for Id<T> {}
-impl<T> PartialOrd for Id<T> {
-    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl<T> Ord for Id<T> {
-    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
-        self.raw.cmp(&o.raw)
-    }
-}
-impl<T> std::hash::Hash for Id<T> {
-    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        self.raw.hash(h)
-    }
-}
-impl<T> fmt::Debug for Id<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "#{}", self.raw)
-    }
-}
+//! A slab arena. Packets live in a [`Slab`] and move by index; freed slots are reused, so the
+//! steady state allocates nothing. (The simulator's typed ids, `node#3` and friends, are
+//! network-specific and live in the simulator crate.)
 
 /// An arena of `T` with a free list; [`Slab::insert`] reuses freed slots first.
 pub struct Slab<T> {

@@ -7,7 +7,7 @@
 //! - [`time`]: integer-nanosecond [`Time`] and [`Dur`], and [`Rate`] in bit/s.
 //! - [`queue`]: [`EventQueue`], a heap ordered by (time, sequence) so that ties run in the
 //!   order they were scheduled.
-//! - [`id`]: typed ids and a slab arena that reuses freed slots.
+//! - [`id`]: a slab arena that reuses freed slots.
 //! - [`rng`]: one PRNG stream per component, derived from (run seed, component name).
 //! - [`stats`]: counters, time-weighted averages, running mean/variance, Student-t intervals.
 //!
@@ -23,7 +23,7 @@ pub mod rng;
 pub mod stats;
 pub mod time;
 
-pub use id::{Id, Slab};
+pub use id::Slab;
 pub use queue::EventQueue;
 pub use rng::Rng;
 pub use time::{Dur, Rate, Time};
