@@ -236,7 +236,7 @@ impl Summary {
         let _ = writeln!(
             s,
             "{:<16} {:<8} {:>12} {:>12} {:>10} {:>8} {:>8} {:>8}",
-            "flow", "kind", "goodput Mb/s", "delivered B", "done s", "retx", "rto", "fast rx"
+            "flow", "kind", "goodput Mb/s", "delivered B", "done s", "retx", "timeouts", "fast rx"
         );
         for (name, f) in &self.flows {
             let kind = f.variant.as_deref().unwrap_or(f.kind);
