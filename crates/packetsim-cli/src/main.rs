@@ -140,6 +140,8 @@ fn dispatch(cmd: Cmd) -> Result<(), String> {
             let outcome = scenario::run(&sc, seed).map_err(|e| e.to_string())?;
             report::write_run(&out, &outcome.summary, &outcome.world)
                 .map_err(|e| format!("{}: {e}", out.display()))?;
+            report::write_atomic(&out.join("scenario.toml"), &sc.text)
+                .map_err(|e| format!("{}: {e}", out.display()))?;
             if !quiet {
                 print!("{}", outcome.summary.table());
                 println!("\nwrote {}", out.display());
@@ -175,6 +177,9 @@ fn dispatch(cmd: Cmd) -> Result<(), String> {
                 out_dir: out.clone(),
                 progress: true,
             };
+            std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+            report::write_atomic(&out.join("scenario.toml"), &sc.text)
+                .map_err(|e| format!("{}: {e}", out.display()))?;
             let report = experiment::sweep(&spec, |point, seed| {
                 let mut all = set.clone();
                 all.extend(point.assignments.iter().map(|(k, v)| Override {

@@ -127,6 +127,11 @@ fn run_writes_the_summary_contract() {
     assert!(v["events"].as_u64().unwrap() > 0);
     assert!(v.get("wall_time_s").is_some());
     assert!(outdir.join("flows.csv").exists() && outdir.join("queues.csv").exists());
+    let recorded = std::fs::read_to_string(outdir.join("scenario.toml")).unwrap();
+    assert!(
+        recorded.contains("loss = 0.01"),
+        "the effective scenario, overrides applied: {recorded}"
+    );
 }
 
 #[test]
