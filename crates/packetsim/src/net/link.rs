@@ -11,8 +11,8 @@
 
 use super::DirectionParams;
 use crate::ids::{LinkId, NodeId};
-use crate::packet::{Ecn, Packet};
-use crate::queue::{Admission, AnyAdmission, DropReason, QueueLen, QueueStats, Verdict};
+use crate::packet::{Ecn, Packet, Precedence};
+use crate::queue::{Admission, AnyAdmission, DropReason, QueueLen, QueueStats, QueueView, Verdict};
 use packetsim_kernel::stats::TimeAverage;
 use packetsim_kernel::{Dur, Rate, Rng, Time};
 use std::collections::VecDeque;
@@ -82,11 +82,15 @@ pub struct Egress {
     /// Link counters.
     pub stats: LinkStats,
     admission: AnyAdmission,
-    /// Start-of-transmission time and size of each packet still waiting, in FIFO order.
-    waiting: VecDeque<(Time, u32)>,
+    /// Start-of-transmission time, size and IN-ness of each packet still waiting, in FIFO order.
+    waiting: VecDeque<(Time, u32, bool)>,
     len: QueueLen,
+    in_packets: u32,
     busy_until: Time,
+    /// The error model's random stream.
     rng: Rng,
+    /// The admission policy's random stream (RED's drop decisions).
+    queue_rng: Rng,
 }
 
 impl Egress {
@@ -114,7 +118,9 @@ impl Egress {
             admission: p.admission,
             waiting: VecDeque::new(),
             len: QueueLen::default(),
+            in_packets: 0,
             busy_until: Time::ZERO,
+            queue_rng: Rng::from_seed(rng.clone().next_u64() ^ 0x5157_5545_5545_0000),
             rng,
         }
     }
@@ -122,13 +128,14 @@ impl Egress {
     /// Moves every packet whose transmission has started by `now` out of the queue.
     #[inline]
     pub fn drain(&mut self, now: Time) {
-        while let Some(&(start, size)) = self.waiting.front() {
+        while let Some(&(start, size, is_in)) = self.waiting.front() {
             if start > now {
                 break;
             }
             self.waiting.pop_front();
             self.len.packets -= 1;
             self.len.bytes -= size as u64;
+            self.in_packets -= is_in as u32;
             self.queue.departures += 1;
             self.queue.len.set(start, self.len.packets as f64);
         }
@@ -146,10 +153,22 @@ impl Egress {
         self.drain(now);
         self.queue.arrivals += 1;
         self.queue.arrival_bytes += pkt.size as u64;
-        match self.admission.admit(now, self.len, pkt.size) {
+        let view = QueueView {
+            len: self.len,
+            in_packets: self.in_packets,
+            idle_since: (self.len.packets == 0 && self.busy_until <= now)
+                .then_some(self.busy_until),
+        };
+        let arrived_as = pkt.precedence();
+        let verdict = self.admission.admit(now, &view, pkt, &mut self.queue_rng);
+        self.queue.count_verdict(arrived_as, verdict);
+        match verdict {
             Verdict::Queued => {}
             Verdict::Marked => {
-                debug_assert!(pkt.ecn.is_ect(), "marking a packet that is not ECN-capable");
+                debug_assert!(
+                    pkt.ecn.is_ect() || pkt.ecn == Ecn::Ce,
+                    "marking a packet that is not ECN-capable"
+                );
                 pkt.ecn = Ecn::Ce;
                 self.queue.marks += 1;
             }
@@ -162,9 +181,11 @@ impl Egress {
         let tx = self.rate.tx_time(pkt.size);
         self.busy_until = start + tx;
         if start > now {
-            self.waiting.push_back((start, pkt.size));
+            let is_in = pkt.precedence() == Precedence::In;
+            self.waiting.push_back((start, pkt.size, is_in));
             self.len.packets += 1;
             self.len.bytes += pkt.size as u64;
+            self.in_packets += is_in as u32;
             self.queue.len.set(now, self.len.packets as f64);
         } else {
             self.queue.departures += 1;

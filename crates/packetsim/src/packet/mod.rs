@@ -38,6 +38,36 @@ impl Ecn {
     }
 }
 
+/// DiffServ code points (RFC 2474, RFC 2597, RFC 3246) used by the simulator.
+pub mod dscp {
+    /// Best effort (default PHB).
+    pub const BE: u8 = 0;
+    /// Assured Forwarding class 1, low drop precedence ("IN").
+    pub const AF11: u8 = 10;
+    /// Assured Forwarding class 1, medium drop precedence ("OUT" in two-level RIO).
+    pub const AF12: u8 = 12;
+    /// Assured Forwarding class 1, high drop precedence.
+    pub const AF13: u8 = 14;
+    /// Expedited Forwarding.
+    pub const EF: u8 = 46;
+
+    /// Whether `d` is an Assured Forwarding code point (AFxy: x in 1..=4, y in 1..=3).
+    pub const fn is_af(d: u8) -> bool {
+        let class = d >> 3;
+        let prec = (d >> 1) & 3;
+        d & 1 == 0 && class >= 1 && class <= 4 && prec >= 1
+    }
+}
+
+/// The two drop precedences of RIO (RFC 2597 folded to two levels, as the study does).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Precedence {
+    /// In profile (low drop precedence); also every non-AF packet.
+    In = 0,
+    /// Out of profile (medium or high drop precedence).
+    Out = 1,
+}
+
 /// The transport part of a packet.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Body {
@@ -110,11 +140,54 @@ impl Packet {
         }
     }
 
+    /// The packet's drop precedence: OUT for AF code points of medium or high precedence,
+    /// IN for everything else.
+    pub fn precedence(&self) -> Precedence {
+        if dscp::is_af(self.dscp) && (self.dscp >> 1) & 3 >= 2 {
+            Precedence::Out
+        } else {
+            Precedence::In
+        }
+    }
+
+    /// Sets the drop precedence of an AF packet (AFx1 for IN, AFx2 for OUT); other packets
+    /// are left unchanged.
+    pub fn set_precedence(&mut self, p: Precedence) {
+        if dscp::is_af(self.dscp) {
+            let y = match p {
+                Precedence::In => 1,
+                Precedence::Out => 2,
+            };
+            self.dscp = (self.dscp & !0b110) | (y << 1);
+        }
+    }
+
     /// Bytes of application data carried.
     pub fn payload(&self) -> u32 {
         match &self.body {
             Body::Tcp(h) => h.payload,
             Body::Udp { payload, .. } => *payload,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn af_precedence_reads_and_lowers() {
+        let mut p = Packet::new(Addr(0), Addr(1), Body::Udp { seq: 0, payload: 1 });
+        assert_eq!(p.precedence(), Precedence::In, "best effort counts as IN");
+        p.dscp = dscp::AF12;
+        assert_eq!(p.precedence(), Precedence::Out);
+        p.set_precedence(Precedence::In);
+        assert_eq!(p.dscp, dscp::AF11);
+        p.dscp = dscp::AF13;
+        assert_eq!(p.precedence(), Precedence::Out);
+        p.dscp = dscp::EF;
+        p.set_precedence(Precedence::Out);
+        assert_eq!(p.dscp, dscp::EF, "EF has no drop precedence");
+        assert!(dscp::is_af(34) && !dscp::is_af(dscp::EF) && !dscp::is_af(dscp::BE));
     }
 }

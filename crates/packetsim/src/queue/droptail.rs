@@ -1,8 +1,9 @@
 //! DropTail: admit while the queue is below its limit, drop arrivals when it is full.
 
-use super::{Admission, QueueLen, QueueLimit, Verdict};
+use super::{Admission, QueueLen, QueueLimit, QueueView, Verdict};
+use crate::packet::Packet;
 use crate::queue::DropReason;
-use packetsim_kernel::Time;
+use packetsim_kernel::{Rng, Time};
 
 /// Tail drop with a limit in packets or bytes.
 #[derive(Clone, Debug)]
@@ -15,16 +16,20 @@ impl DropTail {
     pub fn new(limit: QueueLimit) -> DropTail {
         DropTail { limit }
     }
+
+    /// Whether a packet of `size` bytes would overflow a queue of length `len`.
+    pub fn is_full(&self, len: QueueLen, size: u32) -> bool {
+        match self.limit {
+            QueueLimit::Packets(n) => len.packets >= n,
+            QueueLimit::Bytes(b) => len.bytes + size as u64 > b,
+        }
+    }
 }
 
 impl Admission for DropTail {
     #[inline]
-    fn admit(&mut self, _now: Time, len: QueueLen, size: u32) -> Verdict {
-        let full = match self.limit {
-            QueueLimit::Packets(n) => len.packets >= n,
-            QueueLimit::Bytes(b) => len.bytes + size as u64 > b,
-        };
-        if full {
+    fn admit(&mut self, _now: Time, q: &QueueView, pkt: &mut Packet, _rng: &mut Rng) -> Verdict {
+        if self.is_full(q.len, pkt.size) {
             Verdict::Dropped(DropReason::Overflow)
         } else {
             Verdict::Queued
@@ -35,18 +40,26 @@ impl Admission for DropTail {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ids::Addr;
+    use crate::packet::Body;
+
+    fn admit(d: &mut DropTail, packets: u32, bytes: u64, size: u32) -> Verdict {
+        let q = QueueView {
+            len: QueueLen { packets, bytes },
+            ..Default::default()
+        };
+        let mut p = Packet::new(Addr(0), Addr(1), Body::Udp { seq: 0, payload: 0 });
+        p.size = size;
+        d.admit(Time(0), &q, &mut p, &mut Rng::from_seed(1))
+    }
 
     #[test]
     fn packet_limit_drops_the_arrival_that_would_exceed_it() {
         let mut d = DropTail::new(QueueLimit::Packets(2));
-        let len = |p| QueueLen {
-            packets: p,
-            bytes: p as u64 * 1500,
-        };
-        assert_eq!(d.admit(Time(0), len(0), 1500), Verdict::Queued);
-        assert_eq!(d.admit(Time(0), len(1), 1500), Verdict::Queued);
+        assert_eq!(admit(&mut d, 0, 0, 1500), Verdict::Queued);
+        assert_eq!(admit(&mut d, 1, 1500, 1500), Verdict::Queued);
         assert_eq!(
-            d.admit(Time(0), len(2), 1500),
+            admit(&mut d, 2, 3000, 1500),
             Verdict::Dropped(DropReason::Overflow)
         );
     }
@@ -54,26 +67,9 @@ mod tests {
     #[test]
     fn byte_limit_counts_the_arriving_packet() {
         let mut d = DropTail::new(QueueLimit::Bytes(3000));
+        assert_eq!(admit(&mut d, 1, 1500, 1500), Verdict::Queued);
         assert_eq!(
-            d.admit(
-                Time(0),
-                QueueLen {
-                    packets: 1,
-                    bytes: 1500
-                },
-                1500
-            ),
-            Verdict::Queued
-        );
-        assert_eq!(
-            d.admit(
-                Time(0),
-                QueueLen {
-                    packets: 1,
-                    bytes: 1500
-                },
-                1501
-            ),
+            admit(&mut d, 1, 1500, 1501),
             Verdict::Dropped(DropReason::Overflow)
         );
     }

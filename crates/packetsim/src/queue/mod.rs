@@ -16,8 +16,9 @@ mod droptail;
 
 pub use droptail::DropTail;
 
+use crate::packet::{Packet, Precedence};
 use packetsim_kernel::stats::TimeAverage;
-use packetsim_kernel::Time;
+use packetsim_kernel::{Rng, Time};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -79,7 +80,19 @@ pub enum Verdict {
     Dropped(DropReason),
 }
 
-/// The queue's state that an admission policy may look at.
+/// What an admission policy sees of the queue when a packet arrives.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct QueueView {
+    /// Packets and bytes waiting (not counting the one being transmitted).
+    pub len: QueueLen,
+    /// Waiting packets of IN precedence (RIO's q_in).
+    pub in_packets: u32,
+    /// When the link went idle (queue empty and nothing in transmission), if it is idle now:
+    /// RED's idle-time correction of the average.
+    pub idle_since: Option<Time>,
+}
+
+/// The queue's length that an admission policy may look at.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct QueueLen {
     /// Packets waiting (not counting the one being transmitted).
@@ -89,9 +102,14 @@ pub struct QueueLen {
 }
 
 /// A FIFO admission policy: decides on arrival, never reorders.
+///
+/// A policy may change the packet it admits: set CE (returning [`Verdict::Marked`]) and, for
+/// the study's ECN scheme, lower its drop precedence. Statistics by precedence are counted by
+/// the caller on the packet as it arrived.
 pub trait Admission {
-    /// Decides for a packet of `size` bytes arriving at `now` to a queue of length `len`.
-    fn admit(&mut self, now: Time, len: QueueLen, size: u32) -> Verdict;
+    /// Decides for `pkt` arriving at `now` to a queue in state `q`; `rng` is the queue's own
+    /// random stream.
+    fn admit(&mut self, now: Time, q: &QueueView, pkt: &mut Packet, rng: &mut Rng) -> Verdict;
 }
 
 /// The admission policies a scenario can choose (enum dispatch, no allocation).
@@ -103,9 +121,9 @@ pub enum AnyAdmission {
 
 impl Admission for AnyAdmission {
     #[inline]
-    fn admit(&mut self, now: Time, len: QueueLen, size: u32) -> Verdict {
+    fn admit(&mut self, now: Time, q: &QueueView, pkt: &mut Packet, rng: &mut Rng) -> Verdict {
         match self {
-            AnyAdmission::DropTail(d) => d.admit(now, len, size),
+            AnyAdmission::DropTail(d) => d.admit(now, q, pkt, rng),
         }
     }
 }
@@ -119,9 +137,26 @@ pub enum QueueLimit {
     Bytes(u64),
 }
 
+/// Counters of one drop precedence at a queue, counted on the packet as it arrived.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PrecedenceStats {
+    /// Packets of this precedence offered.
+    pub arrivals: u64,
+    /// Dropped early (RED/RIO, between the thresholds).
+    pub early: u64,
+    /// Dropped because the average was above the maximum threshold.
+    pub forced: u64,
+    /// Dropped because the queue was full.
+    pub overflow: u64,
+    /// Given the ECN action (CE set) instead of an early drop.
+    pub marks: u64,
+}
+
 /// Counters of one queue.
 #[derive(Clone, Debug, Default)]
 pub struct QueueStats {
+    /// Per drop precedence, indexed by [`Precedence`] (IN, OUT).
+    pub by_precedence: [PrecedenceStats; 2],
     /// Packets offered to the queue.
     pub arrivals: u64,
     /// Packets that left the queue for the transmitter.
@@ -137,6 +172,20 @@ pub struct QueueStats {
 }
 
 impl QueueStats {
+    /// Counts an arrival of precedence `p` and what became of it.
+    pub fn count_verdict(&mut self, p: Precedence, v: Verdict) {
+        let s = &mut self.by_precedence[p as usize];
+        s.arrivals += 1;
+        match v {
+            Verdict::Queued => {}
+            Verdict::Marked => s.marks += 1,
+            Verdict::Dropped(DropReason::Early) => s.early += 1,
+            Verdict::Dropped(DropReason::Forced) => s.forced += 1,
+            Verdict::Dropped(DropReason::Overflow) => s.overflow += 1,
+            Verdict::Dropped(_) => {}
+        }
+    }
+
     /// Counts a drop.
     pub fn drop(&mut self, r: DropReason) {
         self.drops[r as usize] += 1;
