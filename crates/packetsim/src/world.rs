@@ -24,6 +24,8 @@ use packetsim_kernel::{Dur, EventQueue, Rate, Slab, Time};
 enum Event {
     /// A packet reaches the far end of an egress.
     Arrive { pkt: u32, via: EgressId },
+    /// A classful egress's transmitter frees: it may start the next packet.
+    TxDone { egress: EgressId },
     /// An endpoint may be due for `on_timer`.
     Timer { agent: AgentId },
     /// A flow's application starts.
@@ -91,6 +93,8 @@ pub struct FlowPlacement {
     pub start: Time,
     /// When the application stops offering data, if ever.
     pub stop: Option<Time>,
+    /// DiffServ code point of the sender's packets.
+    pub dscp: u8,
 }
 
 /// What kind of traffic a flow carries.
@@ -125,6 +129,8 @@ pub struct Flow {
     pub completed_at: Option<Time>,
     /// Data-carrying packets that reached the receiving endpoint (duplicates included).
     pub data_packets_delivered: u64,
+    /// DiffServ code point of the sender's packets.
+    pub dscp: u8,
 }
 
 /// One sample of a TCP flow's congestion state.
@@ -269,6 +275,7 @@ impl World {
             delivered: 0,
             completed_at: None,
             data_packets_delivered: 0,
+            dscp: at.dscp,
         });
         self.queue.schedule(at.start, Event::Start { flow: fid });
         if let Some(t) = at.stop {
@@ -350,6 +357,7 @@ impl World {
     fn handle(&mut self, now: Time, ev: Event) {
         match ev {
             Event::Arrive { pkt, via } => self.arrive(now, pkt, via),
+            Event::TxDone { egress } => self.start_tx(now, egress),
             Event::Timer { agent } => {
                 let slot = &mut self.agents[agent.idx()];
                 if slot.armed == Some(now) {
@@ -400,6 +408,9 @@ impl World {
             self.with_agent(now, to, |a, out| a.endpoint().on_packet(now, &p, out));
         } else {
             match self.net.nodes[node.idx()].routes[dst.0 as usize] {
+                Some(e) if self.net.egresses[e.idx()].is_classful() => {
+                    self.enqueue_held(now, e, pkt)
+                }
                 Some(e) => {
                     let p = self.packets.get_mut(pkt);
                     match self.net.egresses[e.idx()].send(now, p) {
@@ -426,6 +437,11 @@ impl World {
         f(&mut self.agents[id.idx()].agent, &mut out);
         let slot = &self.agents[id.idx()];
         let (node, flow, peer) = (slot.node, slot.flow, slot.peer);
+        let dscp = if self.flows[flow.idx()].sender == id {
+            self.flows[flow.idx()].dscp
+        } else {
+            0
+        };
         if out.delivered_bytes > 0 {
             let fl = &mut self.flows[flow.idx()];
             fl.delivered += out.delivered_bytes;
@@ -436,6 +452,7 @@ impl World {
         for mut p in out.packets.drain(..) {
             p.flow = flow;
             p.to = peer;
+            p.dscp = dscp;
             p.uid = self.books.created;
             p.size = IP_HEADER_BYTES + p.body.transport_len();
             self.books.created += 1;
@@ -450,12 +467,44 @@ impl World {
             self.books.dropped[DropReason::NoRoute as usize] += 1;
             return;
         };
+        if self.net.egresses[e.idx()].is_classful() {
+            let pkt = self.packets.insert(p);
+            self.enqueue_held(now, e, pkt);
+            return;
+        }
         match self.net.egresses[e.idx()].send(now, &mut p) {
             Ok(at) => {
                 let pkt = self.packets.insert(p);
                 self.queue.schedule(at, Event::Arrive { pkt, via: e });
             }
             Err(r) => self.books.dropped[r as usize] += 1,
+        }
+    }
+
+    /// Offers a packet held in the arena to a classful egress, and starts the transmitter if
+    /// it is idle.
+    fn enqueue_held(&mut self, now: Time, e: EgressId, pkt: u32) {
+        let p = self.packets.get_mut(pkt);
+        match self.net.egresses[e.idx()].enqueue_held(now, pkt, p) {
+            Ok(()) => self.start_tx(now, e),
+            Err(r) => {
+                self.packets.remove(pkt);
+                self.books.dropped[r as usize] += 1;
+            }
+        }
+    }
+
+    /// Starts a classful egress's next transmission if its transmitter is idle.
+    fn start_tx(&mut self, now: Time, e: EgressId) {
+        if let Some((pkt, fate, free_at)) = self.net.egresses[e.idx()].start_next(now) {
+            self.queue.schedule(free_at, Event::TxDone { egress: e });
+            match fate {
+                Ok(at) => self.queue.schedule(at, Event::Arrive { pkt, via: e }),
+                Err(r) => {
+                    self.packets.remove(pkt);
+                    self.books.dropped[r as usize] += 1;
+                }
+            }
         }
     }
 
@@ -524,7 +573,20 @@ impl World {
                 self.packets_in_flight()
             ));
         }
-        let in_links: u64 = self.net.egresses.iter().map(|e| e.in_flight()).sum();
+        // Alive = on a wire (or in a transmitter) + held in class queues.
+        let in_links: u64 = self
+            .net
+            .egresses
+            .iter()
+            .map(|e| {
+                e.in_flight()
+                    + if e.is_classful() {
+                        e.len().packets as u64
+                    } else {
+                        0
+                    }
+            })
+            .sum();
         if in_links != self.packets_in_flight() {
             return Err(format!(
                 "{} packets on links but {} alive",

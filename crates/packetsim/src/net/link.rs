@@ -12,7 +12,7 @@
 use super::DirectionParams;
 use crate::ids::{LinkId, NodeId};
 use crate::packet::{Ecn, Packet, Precedence};
-use crate::queue::{Admission, AnyAdmission, DropReason, QueueLen, QueueStats, QueueView, Verdict};
+use crate::queue::{Admission, DropReason, QueueDisc, QueueLen, QueueStats, QueueView, Verdict};
 use packetsim_kernel::stats::TimeAverage;
 use packetsim_kernel::{Dur, Rate, Rng, Time};
 use std::collections::VecDeque;
@@ -81,7 +81,7 @@ pub struct Egress {
     pub queue: QueueStats,
     /// Link counters.
     pub stats: LinkStats,
-    admission: AnyAdmission,
+    disc: QueueDisc,
     /// Start-of-transmission time, size and IN-ness of each packet still waiting, in FIFO order.
     waiting: VecDeque<(Time, u32, bool)>,
     len: QueueLen,
@@ -115,7 +115,7 @@ impl Egress {
                 ..Default::default()
             },
             stats: LinkStats::default(),
-            admission: p.admission,
+            disc: p.queue,
             waiting: VecDeque::new(),
             len: QueueLen::default(),
             in_packets: 0,
@@ -143,7 +143,84 @@ impl Egress {
 
     /// Packets and bytes waiting at `now` (call [`Egress::drain`] first).
     pub fn len(&self) -> QueueLen {
-        self.len
+        match &self.disc {
+            QueueDisc::Fifo(_) => self.len,
+            QueueDisc::Classful(c) => c.len(),
+        }
+    }
+
+    /// Whether this direction schedules class queues (pull model) rather than one lazy FIFO.
+    pub fn is_classful(&self) -> bool {
+        matches!(self.disc, QueueDisc::Classful(_))
+    }
+
+    /// The class queues, for a classful egress.
+    pub fn classes(&self) -> Option<&crate::queue::Classful> {
+        match &self.disc {
+            QueueDisc::Classful(c) => Some(c),
+            QueueDisc::Fifo(_) => None,
+        }
+    }
+
+    /// Pull model: offers packet `id` (held by the caller; `pkt` is its contents) to the class
+    /// queues at `now`. On `Err` the caller drops it.
+    pub fn enqueue_held(&mut self, now: Time, id: u32, pkt: &mut Packet) -> Result<(), DropReason> {
+        let link_idle = self.busy_until <= now;
+        let QueueDisc::Classful(c) = &mut self.disc else {
+            unreachable!("{}: enqueue_held() on a FIFO egress; use send()", self.name)
+        };
+        let arrived_as = pkt.precedence();
+        let verdict = c.enqueue(now, id, pkt, link_idle, &mut self.queue_rng);
+        let total = c.len().packets;
+        self.queue.arrivals += 1;
+        self.queue.arrival_bytes += pkt.size as u64;
+        self.queue.count_verdict(arrived_as, verdict);
+        match verdict {
+            Verdict::Dropped(r) => {
+                self.queue.drop(r);
+                Err(r)
+            }
+            Verdict::Queued | Verdict::Marked => {
+                if verdict == Verdict::Marked {
+                    pkt.ecn = Ecn::Ce;
+                    self.queue.marks += 1;
+                }
+                self.queue.len.set(now, total as f64);
+                Ok(())
+            }
+        }
+    }
+
+    /// Pull model: if the transmitter is idle at `now` and a packet waits, starts sending the
+    /// one the scheduler picks. Returns its id, when it arrives at the far end (or why it is
+    /// lost on the wire), and when the transmitter frees again.
+    pub fn start_next(&mut self, now: Time) -> Option<(u32, Result<Time, DropReason>, Time)> {
+        if self.busy_until > now {
+            return None;
+        }
+        let QueueDisc::Classful(c) = &mut self.disc else {
+            return None;
+        };
+        let (id, size) = c.dequeue(now)?;
+        let total = c.len().packets;
+        self.queue.departures += 1;
+        self.queue.len.set(now, total as f64);
+        let tx = self.rate.tx_time(size);
+        self.busy_until = now + tx;
+        self.stats.transmitted += 1;
+        self.stats.transmitted_bytes += size as u64;
+        self.stats.busy += tx;
+        let arrival = self.busy_until + self.delay;
+        let fate = if !self.errors.outages.is_empty() && self.errors.down_during(now, arrival) {
+            self.stats.lost_down += 1;
+            Err(DropReason::LinkDown)
+        } else if self.errors.corrupts(&mut self.rng, size) {
+            self.stats.lost_error += 1;
+            Err(DropReason::Error)
+        } else {
+            Ok(arrival)
+        };
+        Some((id, fate, self.busy_until))
     }
 
     /// Offers `pkt` to this direction at `now`. Returns when it arrives at the far end, or
@@ -160,7 +237,13 @@ impl Egress {
                 .then_some(self.busy_until),
         };
         let arrived_as = pkt.precedence();
-        let verdict = self.admission.admit(now, &view, pkt, &mut self.queue_rng);
+        let QueueDisc::Fifo(admission) = &mut self.disc else {
+            unreachable!(
+                "{}: send() on a classful egress; use enqueue_held()",
+                self.name
+            )
+        };
+        let verdict = admission.admit(now, &view, pkt, &mut self.queue_rng);
         self.queue.count_verdict(arrived_as, verdict);
         match verdict {
             Verdict::Queued => {}
@@ -222,7 +305,13 @@ impl Egress {
     /// Checks the bookkeeping identities (debug builds and tests).
     pub fn check_conservation(&self) -> Result<(), String> {
         let q = &self.queue;
-        let waiting = self.waiting.len() as u64;
+        let waiting = match &self.disc {
+            QueueDisc::Fifo(_) => self.waiting.len() as u64,
+            QueueDisc::Classful(c) => {
+                c.check_conservation(&self.name)?;
+                c.len().packets as u64
+            }
+        };
         if q.arrivals != q.total_drops() + q.departures + waiting {
             return Err(format!(
                 "{}: queue arrivals {} != drops {} + departures {} + waiting {}",
@@ -250,13 +339,15 @@ mod tests {
     use super::*;
     use crate::ids::Addr;
     use crate::packet::Body;
-    use crate::queue::{DropTail, QueueLimit};
+    use crate::queue::{AnyAdmission, DropTail, QueueLimit};
 
     fn egress(limit: u32, errors: ErrorModel) -> Egress {
         let p = DirectionParams {
             rate: Rate::mbps(8), // 1500 B take 1.5 ms
             delay: Dur::from_millis(10),
-            admission: AnyAdmission::DropTail(DropTail::new(QueueLimit::Packets(limit))),
+            queue: QueueDisc::Fifo(AnyAdmission::DropTail(DropTail::new(QueueLimit::Packets(
+                limit,
+            )))),
             errors,
         };
         Egress::new(

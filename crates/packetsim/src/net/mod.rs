@@ -12,7 +12,7 @@ mod link;
 pub use link::{Egress, ErrorModel, LinkStats};
 
 use crate::ids::{Addr, EgressId, LinkId, NodeId};
-use crate::queue::AnyAdmission;
+use crate::queue::QueueDisc;
 use packetsim_kernel::{Dur, Rate, Rng};
 use std::collections::VecDeque;
 
@@ -45,14 +45,14 @@ pub struct Link {
 }
 
 /// Everything needed to build one direction of a link.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct DirectionParams {
     /// Transmission rate.
     pub rate: Rate,
     /// One-way propagation delay.
     pub delay: Dur,
-    /// The queue's admission policy.
-    pub admission: AnyAdmission,
+    /// The queueing discipline.
+    pub queue: QueueDisc,
     /// The error model of this direction.
     pub errors: ErrorModel,
 }
@@ -184,13 +184,15 @@ impl Net {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::queue::{DropTail, QueueLimit};
+    use crate::queue::{AnyAdmission, DropTail, QueueLimit};
 
     fn dir() -> DirectionParams {
         DirectionParams {
             rate: Rate::mbps(10),
             delay: Dur::from_millis(1),
-            admission: AnyAdmission::DropTail(DropTail::new(QueueLimit::Packets(10))),
+            queue: QueueDisc::Fifo(AnyAdmission::DropTail(DropTail::new(QueueLimit::Packets(
+                10,
+            )))),
             errors: ErrorModel::default(),
         }
     }

@@ -12,8 +12,10 @@
 //! Bookkeeping identity, checked in debug builds and by tests:
 //! `arrivals = drops (all reasons) + departures + waiting`.
 
+mod classful;
 mod droptail;
 
+pub use classful::{ClassQueue, Classful, Scheduler, Wrr};
 pub use droptail::DropTail;
 
 use crate::packet::{Packet, Precedence};
@@ -126,6 +128,15 @@ impl Admission for AnyAdmission {
             AnyAdmission::DropTail(d) => d.admit(now, q, pkt, rng),
         }
     }
+}
+
+/// The queueing discipline of one link direction.
+#[derive(Debug)]
+pub enum QueueDisc {
+    /// One FIFO whose admission policy decides on arrival (lazy: one event per hop).
+    Fifo(AnyAdmission),
+    /// Class queues under a scheduler (pull model: a TxDone event per packet).
+    Classful(Box<Classful>),
 }
 
 /// A queue limit, in packets or in bytes (one unit, never both).

@@ -191,6 +191,36 @@ impl Summary {
                 },
             );
         }
+        // Classful egresses: one more entry per class, `<egress>/<class>`.
+        for e in &world.net.egresses {
+            let Some(cq) = e.classes() else { continue };
+            for c in &cq.classes {
+                let q = &c.stats;
+                let drops_by_reason = DropReason::ALL
+                    .iter()
+                    .filter(|&&r| q.drops_for(r) > 0)
+                    .map(|&r| (r.name(), q.drops_for(r)))
+                    .collect();
+                queues.insert(
+                    format!("{}/{}", e.name, c.name),
+                    QueueSummary {
+                        link: world.net.links[e.link.idx()].name.clone(),
+                        from: node(e.from),
+                        to: node(e.to),
+                        arrivals: q.arrivals,
+                        departures: q.departures,
+                        drops: q.total_drops(),
+                        drops_by_reason,
+                        marks: q.marks,
+                        mean_len_pkts: q.len.mean(end),
+                        max_len_pkts: q.len.max(),
+                        utilisation: e.utilisation(end),
+                        lost_error: 0,
+                        lost_link_down: 0,
+                    },
+                );
+            }
+        }
         let drops = DropReason::ALL
             .iter()
             .filter(|&&r| world.books.dropped[r as usize] > 0)

@@ -2,10 +2,10 @@
 //! then flows. Per-component random streams are derived from the run seed and the component's
 //! scenario name, so adding a link or flow never changes another's random numbers.
 
-use super::{App, ErrorDirection, FlowKind, QueueLimit, QueueSpec, Scenario};
+use super::{App, ErrorDirection, FlowKind, QueueLimit, QueueSpec, Scenario, SchedulerSpec};
 use crate::ids::NodeId;
 use crate::net::{DirectionParams, ErrorModel, Net};
-use crate::queue::{self, AnyAdmission, DropTail};
+use crate::queue::{self, AnyAdmission, ClassQueue, Classful, DropTail, QueueDisc, Scheduler, Wrr};
 use crate::report::Summary;
 use crate::transport::tcp::AppData;
 use crate::world::{FlowPlacement, RunInfo, World};
@@ -22,6 +22,37 @@ pub struct BuildError {
     pub key: String,
     /// What is wrong.
     pub msg: String,
+}
+
+/// The admission policy of a single (non-classful) queue.
+fn admission(q: &QueueSpec) -> AnyAdmission {
+    match q {
+        QueueSpec::DropTail { limit } => AnyAdmission::DropTail(DropTail::new(match *limit {
+            QueueLimit::Packets(p) => queue::QueueLimit::Packets(p),
+            QueueLimit::Bytes(b) => queue::QueueLimit::Bytes(b),
+        })),
+        QueueSpec::Classful { .. } => unreachable!("the loader rejects nested classful queues"),
+    }
+}
+
+/// A fresh queueing discipline for one link direction.
+fn queue_disc(q: &QueueSpec) -> QueueDisc {
+    match q {
+        QueueSpec::DropTail { .. } => QueueDisc::Fifo(admission(q)),
+        QueueSpec::Classful { scheduler, classes } => {
+            let qs = classes
+                .iter()
+                .map(|c| ClassQueue::new(&c.name, c.dscps.clone(), admission(&c.queue)))
+                .collect();
+            let sched = match scheduler {
+                SchedulerSpec::Wrr => {
+                    Scheduler::Wrr(Wrr::new(classes.iter().map(|c| c.weight).collect()))
+                }
+                SchedulerSpec::Priority => Scheduler::Priority,
+            };
+            QueueDisc::Classful(Box::new(Classful::new(qs, sched)))
+        }
+    }
 }
 
 /// Builds the world of `sc`, seeded with `seed`.
@@ -44,12 +75,6 @@ pub fn build(sc: &Scenario, seed: u64) -> Result<World, BuildError> {
     for l in &sc.links {
         let a = node(&l.a, format!("links.{}.a", l.name))?;
         let b = node(&l.b, format!("links.{}.b", l.name))?;
-        let admission = match &l.queue {
-            QueueSpec::DropTail { limit } => AnyAdmission::DropTail(DropTail::new(match *limit {
-                QueueLimit::Packets(p) => queue::QueueLimit::Packets(p),
-                QueueLimit::Bytes(b) => queue::QueueLimit::Bytes(b),
-            })),
-        };
         let lossy = ErrorModel {
             loss: l.loss,
             ber: l.ber,
@@ -67,7 +92,7 @@ pub fn build(sc: &Scenario, seed: u64) -> Result<World, BuildError> {
         let dir = |errors| DirectionParams {
             rate: l.rate,
             delay: l.delay,
-            admission: admission.clone(),
+            queue: queue_disc(&l.queue),
             errors,
         };
         net.add_link(&l.name, a, b, dir(e_ab), dir(e_ba), seed);
@@ -93,6 +118,7 @@ pub fn build(sc: &Scenario, seed: u64) -> Result<World, BuildError> {
             to,
             start: f.start,
             stop: f.stop,
+            dscp: f.dscp,
         };
         match &f.kind {
             FlowKind::Tcp { app, tcp } => {

@@ -5,8 +5,11 @@
 use super::error::{Location, ScenarioError};
 use super::locate::{is_bare, KeyPath, SpanIndex};
 use super::overrides::Override;
-use super::schema::{RawApp, RawFlow, RawFlowKind, RawLink, RawQueueKind, RawScenario};
-use super::{App, FlowKind, FlowSpec, LinkSpec, QueueLimit, QueueSpec, Scenario, SimulationSpec};
+use super::schema::{RawApp, RawFlow, RawFlowKind, RawLink, RawQueue, RawQueueKind, RawScenario};
+use super::{
+    App, ClassSpec, FlowKind, FlowSpec, LinkSpec, QueueLimit, QueueSpec, Scenario, SchedulerSpec,
+    SimulationSpec,
+};
 use crate::transport::tcp::TcpConfig;
 use packetsim_kernel::{Dur, Time};
 use std::collections::{HashMap, HashSet};
@@ -298,6 +301,99 @@ impl Ctx<'_> {
         ))
     }
 
+    /// A queue table; `top` says whether classes are allowed (not inside a class).
+    fn queue(&self, path: &KeyPath, q: RawQueue, top: bool) -> Result<QueueSpec> {
+        let scheduler = match q.kind {
+            RawQueueKind::DropTail => {
+                if q.classes.is_some() {
+                    return Err(self.err(&path.key("classes"), "`classes` belongs to kind = \"wrr\" or \"priority\"; a droptail queue takes only `limit`"));
+                }
+                return Ok(QueueSpec::DropTail {
+                    limit: q
+                        .limit
+                        .unwrap_or(QueueLimit::Packets(DEFAULT_QUEUE_PACKETS)),
+                });
+            }
+            RawQueueKind::Wrr => SchedulerSpec::Wrr,
+            RawQueueKind::Priority => SchedulerSpec::Priority,
+        };
+        if !top {
+            return Err(self.err(
+                &path.key("kind"),
+                "expected a single queue (droptail) inside a class; classes do not nest",
+            ));
+        }
+        if q.limit.is_some() {
+            return Err(self.err(
+                &path.key("limit"),
+                "a classful queue has no limit of its own; give each class's queue a limit",
+            ));
+        }
+        let Some(raw) = q.classes.filter(|c| !c.is_empty()) else {
+            return Err(self.err(&path.key("classes"), "expected at least one class: classes = [{ name = \"ef\", dscp = [46], weight = 1, queue = { kind = \"droptail\", limit = 50 } }, ...]"));
+        };
+        let mut classes = Vec::with_capacity(raw.len());
+        let mut defaults = 0;
+        for (i, c) in raw.into_iter().enumerate() {
+            let cp = path.key("classes").index(i);
+            if c.name.is_empty() || classes.iter().any(|x: &ClassSpec| x.name == c.name) {
+                return Err(self.err(
+                    &cp.key("name"),
+                    format!(
+                        "expected a non-empty class name used once; got {:?}",
+                        c.name
+                    ),
+                ));
+            }
+            if let Some(&d) = c.dscp.iter().find(|&&d| d > 63) {
+                return Err(self.err(
+                    &cp.key("dscp"),
+                    format!("expected code points 0 to 63; got {d}"),
+                ));
+            }
+            defaults += c.dscp.is_empty() as usize;
+            let weight = match (scheduler, c.weight) {
+                (SchedulerSpec::Wrr, None) => {
+                    return Err(self.err(
+                        &cp,
+                        "expected `weight`, a positive number of packets per round",
+                    ))
+                }
+                (SchedulerSpec::Wrr, Some(w)) if w <= 0 || w > u32::MAX as i64 => {
+                    return Err(self.err(
+                        &cp.key("weight"),
+                        format!("expected a positive weight; got {w}"),
+                    ))
+                }
+                (SchedulerSpec::Wrr, Some(w)) => w as u32,
+                (SchedulerSpec::Priority, Some(_)) => {
+                    return Err(self.err(
+                        &cp.key("weight"),
+                        "a priority class has no weight: classes are served in order",
+                    ))
+                }
+                (SchedulerSpec::Priority, None) => 1,
+            };
+            let Some(inner) = c.queue else {
+                return Err(self.err(&cp, "expected `queue`, the class's own queue, e.g. queue = { kind = \"droptail\", limit = 50 }"));
+            };
+            let queue = self.queue(&cp.key("queue"), *inner, false)?;
+            classes.push(ClassSpec {
+                name: c.name,
+                dscps: c.dscp,
+                weight,
+                queue,
+            });
+        }
+        if defaults > 1 {
+            return Err(self.err(
+                &path.key("classes"),
+                "expected at most one default class (a class without `dscp`)",
+            ));
+        }
+        Ok(QueueSpec::Classful { scheduler, classes })
+    }
+
     fn link(
         &self,
         name: String,
@@ -328,13 +424,7 @@ impl Ctx<'_> {
             None => QueueSpec::DropTail {
                 limit: QueueLimit::Packets(DEFAULT_QUEUE_PACKETS),
             },
-            Some(q) => match q.kind {
-                RawQueueKind::DropTail => QueueSpec::DropTail {
-                    limit: q
-                        .limit
-                        .unwrap_or(QueueLimit::Packets(DEFAULT_QUEUE_PACKETS)),
-                },
-            },
+            Some(q) => self.queue(&path.key("queue"), q, true)?,
         };
         let loss = l.loss.unwrap_or(0.0);
         if !(0.0..=1.0).contains(&loss) {
@@ -494,6 +584,18 @@ impl Ctx<'_> {
                 format!("expected 1 to {MAX_FLOW_COUNT} copies; got {count}"),
             ));
         }
+        let dscp = match f.dscp {
+            None => 0,
+            Some(d) if (0..=63).contains(&d) => d as u8,
+            Some(d) => {
+                return Err(self.err(
+                    &path.key("dscp"),
+                    format!(
+                    "expected a code point from 0 to 63 (EF = 46, AF11 = 10, AF12 = 12); got {d}"
+                ),
+                ))
+            }
+        };
         let stagger = f.stagger.unwrap_or(Dur::ZERO);
         let last_start = start + stagger * (count as u64 - 1);
         if let Some(stop) = stop {
@@ -520,6 +622,7 @@ impl Ctx<'_> {
                 to: f.to.clone(),
                 start: start + stagger * i as u64,
                 stop,
+                dscp,
                 kind: kind.clone(),
             })
             .collect())

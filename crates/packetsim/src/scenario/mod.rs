@@ -94,13 +94,42 @@ pub struct LinkSpec {
 }
 
 /// A link's egress queue discipline (one instance per direction).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum QueueSpec {
     /// First in, first out; arrivals to a full queue are dropped.
     DropTail {
         /// Capacity (default 100 packets).
         limit: QueueLimit,
     },
+    /// Class queues under a scheduler.
+    Classful {
+        /// Weighted round robin (weights in packets) or strict priority (class order).
+        scheduler: SchedulerSpec,
+        /// The classes, in scheduling order.
+        classes: Vec<ClassSpec>,
+    },
+}
+
+/// How a classful queue picks the next class.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SchedulerSpec {
+    /// Weighted round robin.
+    Wrr,
+    /// Strict priority, first class first.
+    Priority,
+}
+
+/// One class of a classful queue.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClassSpec {
+    /// Its name in reports.
+    pub name: String,
+    /// DSCPs it takes; empty = every code point no other class takes.
+    pub dscps: Vec<u8>,
+    /// WRR weight in packets per round (1 under priority).
+    pub weight: u32,
+    /// Its own queue (not classful).
+    pub queue: QueueSpec,
 }
 
 /// A queue capacity, in one unit.
@@ -141,6 +170,8 @@ pub struct FlowSpec {
     /// When the source stops offering data, if ever (later than `start`).
     pub stop: Option<Time>,
     /// Transport and application.
+    /// DiffServ code point of the sender's packets (0 = best effort; ACKs stay 0).
+    pub dscp: u8,
     pub kind: FlowKind,
 }
 

@@ -65,7 +65,8 @@ pub(crate) struct RawLink {
     pub outages: Vec<RawOutage>,
 }
 
-/// `queue = { kind = "droptail", limit = 50 }`.
+/// `queue = { kind = "droptail", limit = 50 }`, or a classful one:
+/// `queue = { kind = "wrr", classes = [{ name = "ef", dscp = [46], weight = 1, queue = {..} }, ..] }`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawQueue {
@@ -73,14 +74,33 @@ pub(crate) struct RawQueue {
     pub kind: RawQueueKind,
     #[serde(default)]
     pub limit: Option<QueueLimit>,
+    #[serde(default)]
+    pub classes: Option<Vec<RawClass>>,
+}
+
+/// One class of a classful queue.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawClass {
+    pub name: String,
+    #[serde(default)]
+    pub dscp: Vec<u8>,
+    #[serde(default)]
+    pub weight: Option<i64>,
+    #[serde(default)]
+    pub queue: Option<Box<RawQueue>>,
 }
 
 /// Queue disciplines a link can name.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub(crate) enum RawQueueKind {
     #[default]
     DropTail,
+    /// Weighted round robin over classes.
+    Wrr,
+    /// Strict priority over classes.
+    Priority,
 }
 
 /// `{ from = "10s", to = "12s" }`.
@@ -119,6 +139,8 @@ pub(crate) struct RawFlow {
     pub rate: Option<Rate>,
     #[serde(default, with = "units::bytes::opt")]
     pub packet_size: Option<u64>,
+    #[serde(default)]
+    pub dscp: Option<i64>,
 }
 
 /// `kind = "tcp" | "cbr"`.

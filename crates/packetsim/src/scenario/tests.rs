@@ -584,7 +584,7 @@ fn queue_limits_need_packets_or_a_byte_unit() {
     let e = bad(
         &BASE.replace(
             "delay = \"5ms\"",
-            "delay = \"5ms\"\nqueue = { kind = \"red\" }",
+            "delay = \"5ms\"\nqueue = { kind = \"fifo\" }",
         ),
         &[],
     );
@@ -592,7 +592,7 @@ fn queue_limits_need_packets_or_a_byte_unit() {
         &e,
         13,
         "links.l1.queue.kind",
-        "unknown value `red`; expected `droptail`",
+        "unknown value `fifo`; expected one of `droptail`",
     );
 }
 
