@@ -46,7 +46,8 @@ pub struct TcpConfig {
     pub dupack_threshold: u32,
     /// SACK blocks the receiver puts in each ACK (1 to 4; default 3).
     pub sack_blocks: u32,
-    /// Negotiate ECN (RFC 3168). Not implemented yet: `validate` rejects `true`.
+    /// Offer (sender) or accept (receiver) ECN (RFC 3168 §6.1.1); used only when both ends
+    /// have it. Default false.
     pub ecn: bool,
     /// NewReno: when a partial ACK restarts the retransmission timer (RFC 6582 §4):
     /// `impatient` (default, first partial ACK only) or `slow_but_steady` (every one).
@@ -136,13 +137,6 @@ impl TcpConfig {
                 format!("expected 1 to 4, got {}", self.sack_blocks),
             ));
         }
-        if self.ecn {
-            return Err((
-                "ecn",
-                "ECN is not implemented yet (it comes with the DiffServ/ECN study); expected false"
-                    .into(),
-            ));
-        }
         if let Some(s) = self.initial_ssthresh {
             if s < 2 * self.mss as u64 {
                 return Err(("initial_ssthresh", "expected at least 2 MSS".into()));
@@ -157,13 +151,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn defaults_validate_and_unimplemented_ecn_is_refused() {
+    fn defaults_and_ecn_validate_bad_sack_blocks_refused() {
         assert_eq!(TcpConfig::default().validate(), Ok(()));
         let c = TcpConfig {
             ecn: true,
             ..TcpConfig::default()
         };
-        assert_eq!(c.validate().unwrap_err().0, "ecn");
+        assert_eq!(c.validate(), Ok(()), "ECN is implemented (RFC 3168)");
         let c = TcpConfig {
             sack_blocks: 5,
             ..TcpConfig::default()

@@ -21,7 +21,13 @@
 //! Invariants (debug-asserted): snd_una <= snd_nxt <= snd_max, sequence spaces move forward
 //! only, cwnd >= 1 MSS; range sets are sorted, disjoint and their totals are exact.
 //! Data is one-directional (sender → receiver); there is no FIN: a file is done when all of
-//! its bytes are acknowledged. ECN negotiation (`cfg.ecn`) is not implemented yet.
+//! its bytes are acknowledged.
+//!
+//! ECN (RFC 3168 §6.1; spec 4 §2.6): with `cfg.ecn` on both ends the handshake negotiates it;
+//! the sender then sends new data ECT(0) and halves its window at most once per window on an
+//! ECE ACK (`Congestion::Ecn`, counted in `SenderStats::ecn_reductions`), setting CWR on the
+//! next new data segment; the receiver echoes ECE from a CE segment until a CWR segment
+//! (`ReceiverStats::ce_received`). See `sender.rs` and `receiver.rs` for the decisions.
 //!
 //! Layering: uses the kernel, `crate::ids`, `crate::packet` and `crate::transport` only.
 

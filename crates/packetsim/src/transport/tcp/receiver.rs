@@ -10,13 +10,19 @@
 //! - echoing TS.Recent, updated per RFC 7323 §4.3 (TSval of a segment that covers
 //!   Last.ACK.sent).
 //!
+//! - with ECE, when ECN was negotiated (RFC 3168 §6.1.1: the SYN had ECE and CWR and
+//!   `cfg.ecn` is set; the SYN-ACK then carries ECE), on every ACK from a CE data segment
+//!   until a data segment with CWR arrives (§6.1.3; a CE mark on that segment starts the
+//!   echo again). A CE segment is acknowledged at once even with delayed ACK (§6.1.3
+//!   recommends it). ACKs are never ECT (§6.1.4).
+//!
 //! The advertised window comes from a `WindowPolicy` (`window.rs`).
 
 use super::ranges::RangeSet;
 use super::window::{AnyWindow, FixedWindow, WindowPolicy};
 use super::{TcpConfig, Variant};
 use crate::ids::Addr;
-use crate::packet::{Body, Packet, SackBlocks, Seq, TcpFlags, TcpHeader, Timestamps};
+use crate::packet::{Body, Ecn, Packet, SackBlocks, Seq, TcpFlags, TcpHeader, Timestamps};
 use crate::transport::{Endpoint, Outbox};
 use packetsim_kernel::{Dur, Time};
 
@@ -33,6 +39,22 @@ pub struct ReceiverStats {
     pub acks_sent: u64,
     /// Data segments that arrived above a hole (out of order).
     pub out_of_order_segments: u64,
+    /// Data segments that arrived marked CE (RFC 3168).
+    pub ce_received: u64,
+}
+
+/// ECN at the receiver (RFC 3168 §6.1.1, §6.1.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ReceiverEcn {
+    /// Not configured, or the SYN did not ask for it.
+    Off,
+    /// Configured; waiting for an ECN-setup SYN.
+    Willing,
+    /// Negotiated.
+    On {
+        /// Set ECE on every ACK (a CE segment arrived since the last CWR segment).
+        echo: bool,
+    },
 }
 
 /// A TCP receiver.
@@ -63,6 +85,7 @@ pub struct TcpReceiver {
     unacked_segments: u32,
     /// Delayed-ACK deadline.
     ack_at: Option<Time>,
+    ecn: ReceiverEcn,
     stats: ReceiverStats,
 }
 
@@ -90,6 +113,11 @@ impl TcpReceiver {
             delayed_ack: cfg.delayed_ack,
             unacked_segments: 0,
             ack_at: None,
+            ecn: if cfg.ecn {
+                ReceiverEcn::Willing
+            } else {
+                ReceiverEcn::Off
+            },
             stats: ReceiverStats::default(),
         }
     }
@@ -115,15 +143,26 @@ impl TcpReceiver {
             self.rcv_nxt = h.seq + 1;
             self.sack_ok = self.want_sack && h.sack_permitted;
             self.ts_ok = self.want_ts && h.ts.is_some();
+            // RFC 3168 §6.1.1: an ECN-setup SYN has both ECE and CWR.
+            let setup = h.flags.contains(TcpFlags::ECE | TcpFlags::CWR);
+            self.ecn = match self.ecn {
+                ReceiverEcn::Willing if setup => ReceiverEcn::On { echo: false },
+                _ => ReceiverEcn::Off,
+            };
         }
         if let (true, Some(ts)) = (self.ts_ok, h.ts) {
             self.ts_recent = self.ts_recent.max(ts.val);
         }
         let wnd = self.window.advertised(now, self.ooo.total());
+        // RFC 3168 §6.1.1: the ECN-setup SYN-ACK has ECE set and CWR clear.
+        let ece = match self.ecn {
+            ReceiverEcn::On { .. } => TcpFlags::ECE,
+            ReceiverEcn::Off | ReceiverEcn::Willing => TcpFlags::NONE,
+        };
         let hdr = TcpHeader {
             seq: Seq(0),
             ack: self.rcv_nxt,
-            flags: TcpFlags::SYN | TcpFlags::ACK,
+            flags: TcpFlags::SYN | TcpFlags::ACK | ece,
             wnd,
             payload: 0,
             sack_permitted: self.sack_ok,
@@ -138,8 +177,21 @@ impl TcpReceiver {
         out.send(Packet::new(self.local, self.remote, Body::Tcp(hdr)));
     }
 
-    fn on_data(&mut self, now: Time, h: &TcpHeader, out: &mut Outbox) {
+    fn on_data(&mut self, now: Time, h: &TcpHeader, ecn: Ecn, out: &mut Outbox) {
         self.stats.segments_received += 1;
+        let ce = ecn == Ecn::Ce;
+        if ce {
+            self.stats.ce_received += 1;
+        }
+        if let ReceiverEcn::On { echo } = &mut self.ecn {
+            // RFC 3168 §6.1.3: CWR ends the echo; a CE mark (even on the CWR segment) starts it.
+            if h.flags.contains(TcpFlags::CWR) {
+                *echo = false;
+            }
+            if ce {
+                *echo = true;
+            }
+        }
         let l = h.seq;
         let r = h.seq + h.payload;
         // RFC 7323 §4.3 (R3): remember TSval if the segment covers Last.ACK.sent.
@@ -168,8 +220,9 @@ impl TcpReceiver {
             out.delivered_bytes += n;
             self.stats.bytes_delivered += n;
             match self.delayed_ack {
-                // RFC 5681 §4.2: ACK at once when the segment fills (part of) a hole.
-                Some(d) if !had_hole => {
+                // RFC 5681 §4.2: ACK at once when the segment fills (part of) a hole;
+                // RFC 3168 §6.1.3: and when it was marked CE.
+                Some(d) if !had_hole && !ce => {
                     self.unacked_segments += 1;
                     if self.unacked_segments >= 2 {
                         self.send_ack(now, None, out);
@@ -232,10 +285,15 @@ impl TcpReceiver {
             self.sack_hist_len = 0;
             SackBlocks::default()
         };
+        // RFC 3168 §6.1.3: ECE on every ACK while the echo is on.
+        let ece = match self.ecn {
+            ReceiverEcn::On { echo: true } => TcpFlags::ECE,
+            _ => TcpFlags::NONE,
+        };
         let hdr = TcpHeader {
             seq: Seq(1),
             ack: self.rcv_nxt,
-            flags: TcpFlags::ACK,
+            flags: TcpFlags::ACK | ece,
             wnd: self.window.advertised(now, self.ooo.total()),
             payload: 0,
             sack_permitted: false,
@@ -259,7 +317,7 @@ impl Endpoint for TcpReceiver {
         if h.flags.contains(TcpFlags::SYN) {
             self.on_syn(now, h, out);
         } else if self.established && h.payload > 0 {
-            self.on_data(now, h, out);
+            self.on_data(now, h, pkt.ecn, out);
         }
     }
 

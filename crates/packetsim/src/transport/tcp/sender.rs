@@ -14,6 +14,16 @@
 //! - A repeated timeout of the same segment keeps ssthresh (RFC 5681 §3.1, note on eq. 4).
 //! - A SACK sender skips SACKed ranges during go-back-N.
 //! - A `sack` variant whose peer does not permit SACK falls back to NewReno recovery.
+//! - ECN (RFC 3168 §6.1; spec 4 §2.6), when the SYN-ACK agreed to it: new data segments are
+//!   ECT(0); the SYN and retransmissions are not (§6.1.5). An ECE ACK reduces the window
+//!   (`Congestion::Ecn`, no retransmission, no change of phase) only in `Open`/`Disorder`
+//!   and only if it acknowledges data sent after the last reduction of any kind (§6.1.2: at
+//!   most once per window; the loss response covers ECE during recovery). It is handled
+//!   before the ACK's new data, so FlightSize is the window that was marked. ECE ACKs never
+//!   grow cwnd (§6.1.2). After every reduction (ECE, fast retransmit, timeout: §6.1.2 "for
+//!   any reason") the first new data segment carries CWR.
+//! - A loss after an ECE reduction in the same window is still handled as Reno (spec 4
+//!   §2.6); ns-2 would retransmit without a second reduction.
 
 use super::cc::{AckInfo, AnyCc, CcState, Congestion, CongestionControl, Phase};
 use super::recovery::{AnyRecovery, Entry, LossRecovery, NewReno, PartialAck};
@@ -21,7 +31,7 @@ use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::{FullAckCwnd, PartialAckTimer, TcpConfig, Variant};
 use crate::ids::Addr;
-use crate::packet::{Body, Packet, Seq, TcpFlags, TcpHeader, Timestamps};
+use crate::packet::{Body, Ecn, Packet, Seq, TcpFlags, TcpHeader, Timestamps};
 use crate::transport::{Endpoint, Outbox};
 use packetsim_kernel::{Dur, Time};
 
@@ -49,6 +59,8 @@ pub struct SenderStats {
     pub timeouts: u64,
     /// Fast retransmits (entries into loss recovery by duplicate ACKs or SACK).
     pub fast_retransmits: u64,
+    /// Window reductions in response to ECN echoes (RFC 3168 §6.1.2).
+    pub ecn_reductions: u64,
 }
 
 /// A snapshot of the congestion state.
@@ -81,6 +93,23 @@ impl std::fmt::Display for SenderState {
             SenderState::Established => "ESTABLISHED",
         })
     }
+}
+
+/// ECN at the sender (RFC 3168 §6.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SenderEcn {
+    /// Not configured, or the peer did not agree: data is Not-ECT, ECE is ignored.
+    Off,
+    /// Configured; the SYN offers it (ECE and CWR set), awaiting the SYN-ACK.
+    Offered,
+    /// Negotiated.
+    On {
+        /// `snd_max` at the last window reduction: ECE reduces again only on an ACK beyond
+        /// it (§6.1.2, once per window).
+        recover: Seq,
+        /// Set CWR on the next new data segment (§6.1.2).
+        cwr_pending: bool,
+    },
 }
 
 /// A TCP sender.
@@ -125,6 +154,7 @@ pub struct TcpSender {
     /// TS.Recent: the peer's latest timestamp, echoed in TSecr (RFC 7323 §4.3).
     ts_recent: Time,
     sb: Scoreboard,
+    ecn: SenderEcn,
     stats: SenderStats,
 }
 
@@ -181,6 +211,11 @@ impl TcpSender {
             ts_ok: false,
             ts_recent: Time::ZERO,
             sb: Scoreboard::default(),
+            ecn: if cfg.ecn {
+                SenderEcn::Offered
+            } else {
+                SenderEcn::Off
+            },
             stats: SenderStats::default(),
         }
     }
@@ -243,10 +278,15 @@ impl TcpSender {
     // ---- transmission -------------------------------------------------------------------
 
     fn send_syn(&mut self, now: Time, out: &mut Outbox) {
+        // RFC 3168 §6.1.1: an ECN-setup SYN has ECE and CWR set (and is not ECT).
+        let ecn_setup = match self.ecn {
+            SenderEcn::Offered => TcpFlags::ECE | TcpFlags::CWR,
+            SenderEcn::Off | SenderEcn::On { .. } => TcpFlags::NONE,
+        };
         let hdr = TcpHeader {
             seq: self.iss,
             ack: Seq(0),
-            flags: TcpFlags::SYN,
+            flags: TcpFlags::SYN | ecn_setup,
             wnd: self.own_wnd,
             payload: 0,
             sack_permitted: self.variant == Variant::Sack,
@@ -292,10 +332,21 @@ impl TcpSender {
         if self.rto_at.is_none() {
             self.rto_at = Some(now + self.rtt.rto());
         }
+        // RFC 3168 §6.1.5: only new data is ECT; §6.1.2: CWR on the first new data segment
+        // after a reduction.
+        let mut flags = TcpFlags::ACK;
+        let mut ecn = Ecn::NotEct;
+        if let (false, SenderEcn::On { cwr_pending, .. }) = (is_rtx, &mut self.ecn) {
+            ecn = Ecn::Ect0;
+            if *cwr_pending {
+                flags = flags | TcpFlags::CWR;
+                *cwr_pending = false;
+            }
+        }
         let hdr = TcpHeader {
             seq,
             ack: Seq(1),
-            flags: TcpFlags::ACK,
+            flags,
             wnd: self.own_wnd,
             payload: len,
             sack_permitted: false,
@@ -305,7 +356,9 @@ impl TcpSender {
                 ecr: self.ts_recent,
             }),
         };
-        out.send(Packet::new(self.local, self.remote, Body::Tcp(hdr)));
+        let mut pkt = Packet::new(self.local, self.remote, Body::Tcp(hdr));
+        pkt.ecn = ecn;
+        out.send(pkt);
         let end = seq + len;
         if end > self.snd_max {
             self.snd_max_off += (end - self.snd_max) as u64;
@@ -406,6 +459,15 @@ impl TcpSender {
         self.state = SenderState::Established;
         self.sack_ok = self.variant == Variant::Sack && h.sack_permitted;
         self.ts_ok = self.want_ts && h.ts.is_some();
+        // RFC 3168 §6.1.1: ECN is on only if the SYN-ACK is an ECN-setup one (ECE, not CWR).
+        let setup = h.flags.contains(TcpFlags::ECE) && !h.flags.contains(TcpFlags::CWR);
+        self.ecn = match self.ecn {
+            SenderEcn::Offered if setup => SenderEcn::On {
+                recover: self.iss + 1,
+                cwr_pending: false,
+            },
+            _ => SenderEcn::Off,
+        };
         if self.variant == Variant::Sack && !self.sack_ok {
             self.rec =
                 AnyRecovery::NewReno(NewReno::new(self.newreno_timer, self.newreno_full_ack));
@@ -447,8 +509,12 @@ impl TcpSender {
             self.sb
                 .update(h.sack.as_slice(), self.snd_una, self.snd_max);
         }
+        let ece = h.flags.contains(TcpFlags::ECE) && matches!(self.ecn, SenderEcn::On { .. });
+        if ece {
+            self.on_ece(ack);
+        }
         if ack > self.snd_una {
-            self.on_new_ack(now, h, out);
+            self.on_new_ack(now, h, ece, out);
         } else if self.snd_max > self.snd_una && h.payload == 0 && !wnd_changed {
             // RFC 5681 §2: a duplicate ACK.
             self.on_dupack(now, out);
@@ -456,7 +522,36 @@ impl TcpSender {
         self.transmit(now, out);
     }
 
-    fn on_new_ack(&mut self, now: Time, h: &TcpHeader, out: &mut Outbox) {
+    /// An ACK with ECE (ECN negotiated), before its new data is applied.
+    fn on_ece(&mut self, ack: Seq) {
+        let SenderEcn::On { recover, .. } = self.ecn else {
+            return;
+        };
+        // RFC 3168 §6.1.2: once per window (only for data sent after the last reduction), and
+        // not during loss recovery, whose own reduction covers this congestion.
+        if ack <= recover || !matches!(self.st.phase, Phase::Open | Phase::Disorder) {
+            return;
+        }
+        self.st.bytes_in_flight = self.snd_max - self.snd_una;
+        // RFC 3168 §6.1.2, spec 4 §2.6: halve the window; nothing is retransmitted.
+        self.cc.on_congestion(&mut self.st, Congestion::Ecn);
+        self.stats.ecn_reductions += 1;
+        self.window_reduced();
+    }
+
+    /// Records a window reduction (ECE, fast retransmit or timeout) for ECN: the next new
+    /// data segment carries CWR and ECE is ignored until data sent from now on is
+    /// acknowledged (RFC 3168 §6.1.2).
+    fn window_reduced(&mut self) {
+        if let SenderEcn::On { .. } = self.ecn {
+            self.ecn = SenderEcn::On {
+                recover: self.snd_max,
+                cwr_pending: true,
+            };
+        }
+    }
+
+    fn on_new_ack(&mut self, now: Time, h: &TcpHeader, ece: bool, out: &mut Outbox) {
         let ack = h.ack;
         let acked = ack - self.snd_una;
         // RTT sample: RFC 7323 §4.1 from the echoed timestamp of an ACK advancing snd_una,
@@ -483,13 +578,18 @@ impl TcpSender {
         match self.st.phase {
             Phase::Open | Phase::Disorder => {
                 self.st.phase = Phase::Open;
-                self.cc.on_ack(&mut self.st, &AckInfo { acked });
+                // RFC 3168 §6.1.2: an ECE ACK does not increase cwnd.
+                if !ece {
+                    self.cc.on_ack(&mut self.st, &AckInfo { acked });
+                }
             }
             Phase::Loss { recover } => {
                 if ack >= recover {
                     self.st.phase = Phase::Open;
                 }
-                self.cc.on_ack(&mut self.st, &AckInfo { acked });
+                if !ece {
+                    self.cc.on_ack(&mut self.st, &AckInfo { acked });
+                }
             }
             Phase::Recovery { recover } => {
                 if ack >= recover {
@@ -546,6 +646,7 @@ impl TcpSender {
         // RFC 5681 §3.2 step 2 / RFC 6675 §5 step 4.2: ssthresh = max(FlightSize/2, 2 SMSS).
         self.cc.on_congestion(&mut self.st, Congestion::Loss);
         self.stats.fast_retransmits += 1;
+        self.window_reduced();
         let recover = self.snd_max;
         match self.rec.enter(&mut self.st) {
             Entry::GoBackN => {
@@ -588,6 +689,7 @@ impl TcpSender {
                     self.st.ssthresh = old_ssthresh;
                 }
                 self.last_rto_una = Some(self.snd_una);
+                self.window_reduced();
                 // RFC 6298 §5.5: back off the timer.
                 self.rtt.on_timeout();
                 // spec 3 §2.3: the scoreboard is cleared on timeout.

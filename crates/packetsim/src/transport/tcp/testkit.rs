@@ -1,13 +1,14 @@
 //! Test kit for TCP (compiled for tests only): segment templates, a one-endpoint script driver
 //! with explicit times (`Script::inject`, `Script::fire`), and a two-endpoint `Pair` harness on
-//! virtual time (one-way delay, serialisation rate, drop-by-sequence and seeded random loss).
+//! virtual time (one-way delay, serialisation rate, drop-by-sequence, seeded random loss and
+//! CE marking of chosen or periodic data segments, as a congested ECN router would).
 //!
 //! Conventions: MSS = 1000 bytes, the sender's ISS is 0, so segment `i` starts at
 //! `seg(i) = 1 + 1000·i`.
 
 use super::{AppData, TcpConfig, TcpReceiver, TcpSender, Variant};
 use crate::ids::Addr;
-use crate::packet::{Body, Packet, SackBlocks, Seq, TcpFlags, TcpHeader, Timestamps};
+use crate::packet::{Body, Ecn, Packet, SackBlocks, Seq, TcpFlags, TcpHeader, Timestamps};
 use crate::transport::{Endpoint, Outbox};
 use packetsim_kernel::{Dur, Rate, Time};
 use std::collections::BTreeMap;
@@ -125,6 +126,8 @@ pub struct Script<E: Endpoint> {
     pub ep: E,
     /// Bytes delivered so far (receiver).
     pub delivered: u64,
+    /// ECN codepoints of the packets returned by the last `inject`/`fire`, in order.
+    pub last_ecn: Vec<Ecn>,
     out: Outbox,
     now: Time,
 }
@@ -135,6 +138,7 @@ impl<E: Endpoint> Script<E> {
         Script {
             ep,
             delivered: 0,
+            last_ecn: Vec::new(),
             out: Outbox::default(),
             now: Time::ZERO,
         }
@@ -142,6 +146,7 @@ impl<E: Endpoint> Script<E> {
 
     fn take(&mut self) -> Vec<TcpHeader> {
         self.delivered += self.out.delivered_bytes;
+        self.last_ecn = self.out.packets.iter().map(|p| p.ecn).collect();
         let hs = self
             .out
             .packets
@@ -154,12 +159,19 @@ impl<E: Endpoint> Script<E> {
 
     /// Injects `hdr` at `at` (the timer must not be due before); returns what was sent.
     pub fn inject(&mut self, at: Time, hdr: TcpHeader) -> Vec<TcpHeader> {
+        self.inject_ecn(at, hdr, Ecn::NotEct)
+    }
+
+    /// As `inject`, with the packet's ECN codepoint set to `ecn` (e.g. `Ce` as a router
+    /// marked it).
+    pub fn inject_ecn(&mut self, at: Time, hdr: TcpHeader, ecn: Ecn) -> Vec<TcpHeader> {
         assert!(at >= self.now, "script went back in time");
         if let Some(t) = self.ep.next_timeout() {
             assert!(t >= at, "timer due at {t} before injection at {at}");
         }
         self.now = at;
-        let p = Packet::new(RCV, SND, Body::Tcp(hdr));
+        let mut p = Packet::new(RCV, SND, Body::Tcp(hdr));
+        p.ecn = ecn;
         self.ep.on_packet(at, &p, &mut self.out);
         self.take()
     }
@@ -178,20 +190,45 @@ impl<E: Endpoint> Script<E> {
 }
 
 impl Script<TcpSender> {
-    /// A sender opened at 0 and established by a SYN-ACK at 100 ms (RTT sample 100 ms);
-    /// also returns what it sent on establishment.
-    pub fn established(cfg: &TcpConfig, app: AppData) -> (Script<TcpSender>, Vec<TcpHeader>) {
+    /// A sender opened at 0; also returns its SYN (its ECN codepoint is in `last_ecn`).
+    pub fn opened(cfg: &TcpConfig, app: AppData) -> (Script<TcpSender>, TcpHeader) {
         let mut s = Script::new(TcpSender::new(cfg, SND, RCV, app));
         s.ep.open(Time::ZERO, &mut s.out);
         let syn = s.take();
         assert_eq!(syn.len(), 1);
         assert!(syn[0].flags.contains(TcpFlags::SYN));
+        (s, syn[0])
+    }
+
+    /// A sender opened at 0 and established by a SYN-ACK at 100 ms (RTT sample 100 ms);
+    /// also returns what it sent on establishment. The SYN-ACK agrees to SACK for the sack
+    /// variant and to ECN when `cfg.ecn` (RFC 3168 §6.1.1: ECE set, CWR clear).
+    pub fn established(cfg: &TcpConfig, app: AppData) -> (Script<TcpSender>, Vec<TcpHeader>) {
+        let (mut s, _) = Script::opened(cfg, app);
         let sa = TcpHeader {
             sack_permitted: cfg.variant == Variant::Sack,
             ..syn_ack()
         };
+        let sa = if cfg.ecn {
+            sa.with_flags(TcpFlags::ECE)
+        } else {
+            sa
+        };
         let sent = s.inject(ms(100), sa);
         (s, sent)
+    }
+}
+
+/// Adds flags to a header template.
+pub trait WithFlags {
+    /// The header with `f` added to its flags.
+    fn with_flags(self, f: TcpFlags) -> Self;
+}
+
+impl WithFlags for TcpHeader {
+    fn with_flags(mut self, f: TcpFlags) -> Self {
+        self.flags = self.flags | f;
+        self
     }
 }
 
@@ -223,6 +260,14 @@ pub struct Pair {
     pub loss: f64,
     /// Whether random loss applies to ACKs and handshake packets too.
     pub loss_both_ways: bool,
+    /// Data segments to mark CE at their next transmission (by start sequence number), if
+    /// they are ECN-capable (a router marks only ECT packets, RFC 3168 §5).
+    pub mark_once: Vec<u32>,
+    /// Mark CE every `n`-th ECN-capable data segment transmitted (0: never).
+    pub mark_every: u32,
+    /// Data segments marked CE so far.
+    pub marked: u64,
+    ect_seen: u64,
     delay: Dur,
     rate: Rate,
     link_free: [Time; 2],
@@ -244,6 +289,10 @@ impl Pair {
             drop_once: Vec::new(),
             loss: 0.0,
             loss_both_ways: false,
+            mark_once: Vec::new(),
+            mark_every: 0,
+            marked: 0,
+            ect_seen: 0,
             delay: Dur::from_millis(10),
             rate: Rate::mbps(10),
             link_free: [Time::ZERO; 2],
@@ -273,13 +322,26 @@ impl Pair {
         self.delivered += self.out.delivered_bytes;
         let pkts: Vec<Packet> = self.out.packets.drain(..).collect();
         self.out.delivered_bytes = 0;
-        for p in pkts {
+        for mut p in pkts {
             let h = *p.tcp().unwrap();
             if dir == Dir::Fwd && h.payload > 0 {
                 self.sent.push((self.now, h.seq.0, h.payload));
                 if let Some(i) = self.drop_once.iter().position(|&s| s == h.seq.0) {
                     self.drop_once.remove(i);
                     continue;
+                }
+                if p.ecn.is_ect() {
+                    self.ect_seen += 1;
+                    let periodic =
+                        self.mark_every > 0 && self.ect_seen.is_multiple_of(self.mark_every as u64);
+                    let chosen = self.mark_once.iter().position(|&s| s == h.seq.0);
+                    if let Some(i) = chosen {
+                        self.mark_once.remove(i);
+                    }
+                    if periodic || chosen.is_some() {
+                        p.ecn = Ecn::Ce;
+                        self.marked += 1;
+                    }
                 }
             }
             let lossy = dir == Dir::Fwd && h.payload > 0 || self.loss_both_ways;

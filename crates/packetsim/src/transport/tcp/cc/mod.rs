@@ -80,7 +80,7 @@ pub struct AckInfo {
 pub enum Congestion {
     /// Loss detected by duplicate ACKs or SACK.
     Loss,
-    /// An ECN echo (RFC 3168); not yet produced by the sender.
+    /// An ECN echo (RFC 3168 §6.1.2), at most once per window; no retransmission follows.
     Ecn,
     /// The retransmission timer expired.
     Timeout,

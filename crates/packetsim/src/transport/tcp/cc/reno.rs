@@ -1,6 +1,10 @@
 //! RFC 5681 AIMD: slow start (§3.1, +min(acked, SMSS) per ACK, RFC 3465 L = 1), congestion
 //! avoidance (§3.1 eq. 3, +max(1, SMSS·SMSS/cwnd) per ACK) and ssthresh = max(FlightSize/2,
-//! 2·SMSS) on congestion (§3.1 eq. 4).
+//! 2·SMSS) on congestion (§3.1 eq. 4). An ECN echo halves the window without retransmitting
+//! (RFC 3168 §6.1.2; spec 4 §2.6): ssthresh = cwnd = max(min(cwnd, FlightSize)/2, 2·SMSS).
+//! Spec 4 writes cwnd/2; ns-2 halves `window()` = min(⌊cwnd⌋, rwnd), so the smaller of cwnd
+//! and FlightSize is halved: when the receive window limits the sender (cwnd keeps growing
+//! past it), halving cwnd alone would not slow it down.
 
 use super::{AckInfo, CcState, Congestion, CongestionControl};
 
@@ -24,14 +28,19 @@ impl CongestionControl for Reno {
     }
 
     fn on_congestion(&mut self, st: &mut CcState, cause: Congestion) {
-        st.ssthresh = self.ssthresh_after(st);
         match cause {
             // Loss recovery decides cwnd (Tahoe 1 MSS, Reno ssthresh + 3 MSS, SACK ssthresh).
-            Congestion::Loss => {}
-            // RFC 3168 §6.1.2: reduce as for a loss, without retransmitting.
-            Congestion::Ecn => st.cwnd = st.ssthresh,
+            Congestion::Loss => st.ssthresh = self.ssthresh_after(st),
+            // RFC 3168 §6.1.2, spec 4 §2.6: halve the window, without retransmitting.
+            Congestion::Ecn => {
+                st.ssthresh = (st.cwnd.min(st.bytes_in_flight) / 2).max(2 * st.mss);
+                st.cwnd = st.ssthresh;
+            }
             // RFC 5681 §3.1: after a timeout cwnd = loss window = 1 SMSS.
-            Congestion::Timeout => st.cwnd = st.mss,
+            Congestion::Timeout => {
+                st.ssthresh = self.ssthresh_after(st);
+                st.cwnd = st.mss;
+            }
         }
     }
 
@@ -87,5 +96,23 @@ mod tests {
         let mut s = st(3000, 64_000);
         Reno.on_congestion(&mut s, Congestion::Loss);
         assert_eq!(s.ssthresh, 2000);
+    }
+
+    // RFC 3168 §6.1.2, spec 4 §2.6: an ECN echo sets ssthresh = cwnd = max(half the window,
+    // 2 SMSS), the window being the smaller of cwnd and FlightSize (ns-2 `window()`).
+    #[test]
+    fn open_ecn_halves_smaller_of_cwnd_and_flight() {
+        let mut s = st(10_000, 64_000);
+        Reno.on_congestion(&mut s, Congestion::Ecn);
+        assert_eq!((s.cwnd, s.ssthresh), (5000, 5000));
+        // Receive-window limited: cwnd 30000 but only 8000 in flight.
+        let mut s = st(30_000, 64_000);
+        s.bytes_in_flight = 8000;
+        Reno.on_congestion(&mut s, Congestion::Ecn);
+        assert_eq!((s.cwnd, s.ssthresh), (4000, 4000));
+        // Never below 2 SMSS.
+        let mut s = st(3000, 64_000);
+        Reno.on_congestion(&mut s, Congestion::Ecn);
+        assert_eq!((s.cwnd, s.ssthresh), (2000, 2000));
     }
 }
