@@ -13,8 +13,13 @@
 //! `arrivals = drops (all reasons) + departures + waiting`.
 
 mod droptail;
+mod marker;
 
 pub use droptail::DropTail;
+pub use marker::{
+    AnyMarker, Class, Classifier, Color, ColorCounts, FlowClassConfig, MarkerConfig, MarkerIdx,
+    MeterMode, SrTcm, SrTcmConfig, TokenBucket, TokenBucketConfig, TrTcm, TrTcmConfig,
+};
 
 use crate::packet::{Packet, Precedence};
 use packetsim_kernel::stats::TimeAverage;
