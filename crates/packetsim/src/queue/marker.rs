@@ -522,7 +522,12 @@ pub enum Class {
 }
 
 /// A flow's DiffServ treatment as a scenario states it, e.g.
-/// `diffserv = { class = "af", marker = { kind = "token_bucket", rate = "500kbps", depth = 2080 } }`.
+///
+/// ```toml
+/// [flows.af1.diffserv]
+/// class = "af"
+/// marker = { kind = "token_bucket", rate = "500kbps", depth = 2080 }
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FlowClassConfig {
@@ -1030,7 +1035,10 @@ mod tests {
             diffserv: FlowClassConfig,
         }
         let w: W = toml::from_str(
-            r#"diffserv = { class = "af", marker = { kind = "token_bucket", rate = "500kbps", depth = 2080 } }"#,
+            r#"
+            [diffserv]
+            class = "af"
+            marker = { kind = "token_bucket", rate = "500kbps", depth = 2080 }"#,
         )
         .unwrap();
         assert_eq!(
@@ -1041,7 +1049,12 @@ mod tests {
             }))
         );
         let m: MarkerConfig = toml::from_str(
-            "kind = \"trtcm\"\ncir = \"250kbps\"\ncbs = 2080\npir = \"500kbps\"\npbs = \"10KB\"\nmode = \"color_aware\"",
+            r#"kind = "trtcm"
+            cir = "250kbps"
+            cbs = 2080
+            pir = "500kbps"
+            pbs = "10KB"
+            mode = "color_aware""#,
         )
         .unwrap();
         assert_eq!(
