@@ -14,9 +14,14 @@
 
 mod classful;
 mod droptail;
+mod marker;
 
 pub use classful::{ClassQueue, Classful, Scheduler, Wrr};
 pub use droptail::DropTail;
+pub use marker::{
+    AnyMarker, Class, Classifier, Color, ColorCounts, FlowClassConfig, MarkerConfig, MarkerIdx,
+    MeterMode, SrTcm, SrTcmConfig, TokenBucket, TokenBucketConfig, TrTcm, TrTcmConfig,
+};
 
 use crate::packet::{Packet, Precedence};
 use packetsim_kernel::stats::TimeAverage;
