@@ -13,8 +13,14 @@
 //! `arrivals = drops (all reasons) + departures + waiting`.
 
 mod droptail;
+mod red;
+mod rio;
 
 pub use droptail::DropTail;
+pub use red::{
+    EcnAction, EcnMode, Red, RedConfig, RedCore, RedDecision, RedOptions, RedParams, RedState,
+};
+pub use rio::{Rio, RioConfig, RioState};
 
 use crate::packet::{Packet, Precedence};
 use packetsim_kernel::stats::TimeAverage;
@@ -117,6 +123,10 @@ pub trait Admission {
 pub enum AnyAdmission {
     /// Drop arrivals when the queue is full.
     DropTail(DropTail),
+    /// Random Early Detection (spec 4 §2.3).
+    Red(Red),
+    /// RED with IN and OUT, coupled (spec 4 §2.4).
+    Rio(Rio),
 }
 
 impl Admission for AnyAdmission {
@@ -124,6 +134,8 @@ impl Admission for AnyAdmission {
     fn admit(&mut self, now: Time, q: &QueueView, pkt: &mut Packet, rng: &mut Rng) -> Verdict {
         match self {
             AnyAdmission::DropTail(d) => d.admit(now, q, pkt, rng),
+            AnyAdmission::Red(r) => r.admit(now, q, pkt, rng),
+            AnyAdmission::Rio(r) => r.admit(now, q, pkt, rng),
         }
     }
 }
