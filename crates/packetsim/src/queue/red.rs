@@ -33,6 +33,8 @@
 //! - **Byte mode** (`byte_mode = true`, F&J §4 "byte mode"): the queue length is taken in
 //!   bytes divided by `mean_pkt_size`, so thresholds stay in (typical) packets, and `p_b` is
 //!   scaled by `size / mean_pkt_size` before the count correction.
+//! - **An arrival already CE** counts as ECN-capable (RFC 3168 §5): it may get the ECN
+//!   action (CE kept) instead of an early drop.
 //! - **Overflow resets `count`** when the average is in the early region, as ns-2 does: a
 //!   packet was dropped.
 
@@ -435,7 +437,10 @@ pub(crate) fn verdict(
         RedDecision::Spared => (false, true),
         RedDecision::Chosen => (true, true),
     };
-    let ecn_action = in_region && pkt.ecn.is_ect() && ecn.applies(chosen);
+    // RFC 3168 §5: a packet already marked CE (by an upstream router) is ECN-capable too; a
+    // router that would drop it early forwards it with CE kept instead.
+    let capable = pkt.ecn.is_ect() || pkt.ecn == Ecn::Ce;
+    let ecn_action = in_region && capable && ecn.applies(chosen);
     if chosen && !ecn_action {
         return Verdict::Dropped(DropReason::Early);
     }
@@ -851,6 +856,35 @@ mod tests {
         assert_eq!((p.ecn, p.precedence()), (Ecn::Ect0, Precedence::Out));
     }
 
+    // RFC 3168 §5: an arrival already marked CE upstream is ECN-capable: marked again (CE
+    // kept) instead of an early drop; with ECN off it is dropped like any other.
+    #[test]
+    fn ce_arrival_is_treated_as_ecn_capable() {
+        for (ecn, want) in [
+            (EcnAction::Standard, Verdict::Marked),
+            (EcnAction::Off, Verdict::Dropped(DropReason::Early)),
+        ] {
+            // max_p = 1 at avg = max_th - tiny: p_b ≈ 1, so the arrival is chosen.
+            let mut red = Red::new(
+                &RedConfig {
+                    ecn,
+                    ..cfg(1.0, 5.0, 15.0, 1.0)
+                },
+                RATE,
+            );
+            let mut rng = Rng::from_seed(1);
+            let mut p = pkt(Ecn::Ce, dscp::BE);
+            let mut v = Verdict::Queued;
+            for _ in 0..3 {
+                v = arrive(&mut red, Time::ZERO, busy(14), &mut p, &mut rng);
+                if v != Verdict::Queued {
+                    break;
+                }
+            }
+            assert_eq!((v, p.ecn), (want, Ecn::Ce), "{ecn:?}");
+        }
+    }
+
     // Spec 4 §2.5 and §6 Q3: ecn_mode = probabilistic marks only the arrivals RED chooses
     // (rate as for early drops); lower_precedence = false keeps OUT.
     #[test]
@@ -1040,6 +1074,9 @@ mod tests {
             (QueueLimit::Bytes(65536), EcnAction::Standard)
         );
         assert!(toml::from_str::<RedConfig>("min_thresh = 5").is_err());
+        let typo = "ecn = { mark_and_demote = { mod = \"probabilistic\" } }";
+        assert!(toml::from_str::<RedConfig>(typo).is_err());
+        assert!(toml::from_str::<RedConfig>("ecn = \"on\"").is_err());
         assert!(toml::from_str::<RedConfig>("limit = \"50\"").is_err());
         let round = toml::to_string(&RedConfig::default()).unwrap();
         assert_eq!(
