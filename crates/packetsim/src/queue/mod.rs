@@ -4,10 +4,11 @@
 //! in line (and so its departure time, on a fixed-rate link) is fixed. That lets the link
 //! schedule the packet's arrival at the next hop at once, with no transmission-complete event
 //! (DESIGN.md, Performance). Admission policies therefore implement [`Admission`]: given the
-//! queue's current length they return a [`Verdict`]. DropTail is one; RED and RIO (a later
-//! issue) fit the same trait, since they too decide on arrival and serve in FIFO order.
-//! Schedulers that reorder packets (WRR, priority) will need the pull model with a TxDone
-//! event; they will be a second egress kind beside the FIFO one, not a change to this trait.
+//! queue's current state they return a [`Verdict`]. DropTail, RED and RIO are such policies:
+//! they decide on arrival and serve in FIFO order. Schedulers that reorder packets (WRR,
+//! priority, [`Classful`]) keep the pull model with a TxDone event: a second egress kind
+//! ([`QueueDisc::Classful`]) whose class queues each have an admission policy of their own.
+//! Meters and markers (token bucket, srTCM, trTCM) and the DSCP classifier are in `marker`.
 //!
 //! Bookkeeping identity, checked in debug builds and by tests:
 //! `arrivals = drops (all reasons) + departures + waiting`.
@@ -15,6 +16,8 @@
 mod classful;
 mod droptail;
 mod marker;
+mod red;
+mod rio;
 
 pub use classful::{ClassQueue, Classful, Scheduler, Wrr};
 pub use droptail::DropTail;
@@ -22,6 +25,10 @@ pub use marker::{
     AnyMarker, Class, Classifier, Color, ColorCounts, FlowClassConfig, MarkerConfig, MarkerIdx,
     MeterMode, SrTcm, SrTcmConfig, TokenBucket, TokenBucketConfig, TrTcm, TrTcmConfig,
 };
+pub use red::{
+    EcnAction, EcnMode, Red, RedConfig, RedCore, RedDecision, RedOptions, RedParams, RedState,
+};
+pub use rio::{Rio, RioConfig, RioState};
 
 use crate::packet::{Packet, Precedence};
 use packetsim_kernel::stats::TimeAverage;
@@ -124,6 +131,10 @@ pub trait Admission {
 pub enum AnyAdmission {
     /// Drop arrivals when the queue is full.
     DropTail(DropTail),
+    /// Random Early Detection (spec 4 §2.3).
+    Red(Red),
+    /// RED with IN and OUT, coupled (spec 4 §2.4).
+    Rio(Rio),
 }
 
 impl Admission for AnyAdmission {
@@ -131,6 +142,8 @@ impl Admission for AnyAdmission {
     fn admit(&mut self, now: Time, q: &QueueView, pkt: &mut Packet, rng: &mut Rng) -> Verdict {
         match self {
             AnyAdmission::DropTail(d) => d.admit(now, q, pkt, rng),
+            AnyAdmission::Red(r) => r.admit(now, q, pkt, rng),
+            AnyAdmission::Rio(r) => r.admit(now, q, pkt, rng),
         }
     }
 }
