@@ -76,8 +76,11 @@ foreach {a b} [list $S $R0a $R0a $R0b $R0b $D] {
 }
 
 # ---- uniform per-packet loss, R0a -> R0b only ----
+# Run <seed> uses substream <seed> of a fresh RNG stream (MRG32k3a). Seeding with "$rng seed N"
+# for small N was tried first and is wrong here: its first draw was tiny for every seed tried,
+# so the SYN (the first packet) was lost in every lossy run.
 set rng [new RNG]
-$rng seed $seed
+for {set i 1} {$i < $seed} {incr i} { $rng next-substream }
 set uni [new RandomVariable/Uniform]
 $uni set min_ 0.0
 $uni set max_ 1.0
