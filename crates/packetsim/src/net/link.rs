@@ -12,7 +12,9 @@
 use super::DirectionParams;
 use crate::ids::{LinkId, NodeId};
 use crate::packet::{Ecn, Packet, Precedence};
-use crate::queue::{Admission, DropReason, QueueDisc, QueueLen, QueueStats, QueueView, Verdict};
+use crate::queue::{
+    Admission, Classifier, DropReason, QueueDisc, QueueLen, QueueStats, QueueView, Verdict,
+};
 use packetsim_kernel::stats::TimeAverage;
 use packetsim_kernel::{Dur, Rate, Rng, Time};
 use std::collections::VecDeque;
@@ -91,6 +93,8 @@ pub struct Egress {
     rng: Rng,
     /// The admission policy's random stream (RED's drop decisions).
     queue_rng: Rng,
+    /// At a DiffServ edge: classifies and meters data packets before the queue.
+    classifier: Option<Box<Classifier>>,
 }
 
 impl Egress {
@@ -120,6 +124,7 @@ impl Egress {
             len: QueueLen::default(),
             in_packets: 0,
             busy_until: Time::ZERO,
+            classifier: None,
             queue_rng: Rng::from_seed(rng.clone().next_u64() ^ 0x5157_5545_5545_0000),
             rng,
         }
@@ -149,6 +154,26 @@ impl Egress {
         }
     }
 
+    /// Makes this direction a DiffServ edge: `c` classifies and marks data packets on arrival,
+    /// before the queue sees them. Packets without payload (ACKs, SYNs) are left as they are.
+    pub fn set_classifier(&mut self, c: Classifier) {
+        self.classifier = Some(Box::new(c));
+    }
+
+    /// The edge classifier, if this direction is a DiffServ edge.
+    pub fn classifier(&self) -> Option<&Classifier> {
+        self.classifier.as_deref()
+    }
+
+    #[inline]
+    fn condition(&mut self, now: Time, pkt: &mut Packet) {
+        if let Some(c) = self.classifier.as_mut() {
+            if pkt.payload() > 0 {
+                c.classify(now, pkt);
+            }
+        }
+    }
+
     /// Whether this direction schedules class queues (pull model) rather than one lazy FIFO.
     pub fn is_classful(&self) -> bool {
         matches!(self.disc, QueueDisc::Classful(_))
@@ -169,6 +194,11 @@ impl Egress {
         let QueueDisc::Classful(c) = &mut self.disc else {
             unreachable!("{}: enqueue_held() on a FIFO egress; use send()", self.name)
         };
+        if let Some(cl) = self.classifier.as_mut() {
+            if pkt.payload() > 0 {
+                cl.classify(now, pkt);
+            }
+        }
         let arrived_as = pkt.precedence();
         let verdict = c.enqueue(now, id, pkt, link_idle, &mut self.queue_rng);
         let total = c.len().packets;
@@ -230,6 +260,7 @@ impl Egress {
         self.drain(now);
         self.queue.arrivals += 1;
         self.queue.arrival_bytes += pkt.size as u64;
+        self.condition(now, pkt);
         let view = QueueView {
             len: self.len,
             in_packets: self.in_packets,

@@ -167,7 +167,7 @@ pub enum QueueLimit {
 }
 
 /// Counters of one drop precedence at a queue, counted on the packet as it arrived.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct PrecedenceStats {
     /// Packets of this precedence offered.
     pub arrivals: u64,

@@ -9,7 +9,7 @@
 
 pub mod svg;
 
-use crate::queue::DropReason;
+use crate::queue::{DropReason, PrecedenceStats};
 use crate::world::{Agent, FlowKind, RunInfo, World};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -51,6 +51,14 @@ pub struct FlowSummary {
     pub duplicate_segments: u64,
     /// Data packets that reached the receiver (duplicates included).
     pub data_packets_delivered: u64,
+    /// ECN: congestion-window reductions on ECE (TCP).
+    pub ecn_reductions: u64,
+    /// ECN: data segments received with CE (TCP).
+    pub ce_received: u64,
+    /// DiffServ edge: data packets metered in profile (green/IN).
+    pub marked_in: u64,
+    /// DiffServ edge: data packets metered out of profile (yellow or red/OUT).
+    pub marked_out: u64,
 }
 
 /// Per-queue results (one per link direction).
@@ -82,6 +90,10 @@ pub struct QueueSummary {
     pub lost_error: u64,
     /// Packets lost to outages.
     pub lost_link_down: u64,
+    /// IN-precedence arrivals and their fates (as they arrived).
+    pub precedence_in: PrecedenceStats,
+    /// OUT-precedence arrivals and their fates (as they arrived).
+    pub precedence_out: PrecedenceStats,
 }
 
 /// Everything `packetsim run` reports.
@@ -113,7 +125,7 @@ impl Summary {
         let end = world.end();
         let node = |n: crate::ids::NodeId| world.net.nodes[n.idx()].name.clone();
         let mut flows = BTreeMap::new();
-        for f in &world.flows {
+        for (fi, f) in world.flows.iter().enumerate() {
             let snd = &world.agents[f.sender.idx()];
             let rcv = &world.agents[f.receiver.idx()];
             let mut s = FlowSummary {
@@ -135,7 +147,16 @@ impl Summary {
                 fast_retransmits: 0,
                 duplicate_segments: 0,
                 data_packets_delivered: f.data_packets_delivered,
+                ecn_reductions: 0,
+                ce_received: 0,
+                marked_in: 0,
+                marked_out: 0,
             };
+            if let Some(c) = world.net.egresses.iter().find_map(|e| e.classifier()) {
+                let [g, y, r] = c.counts(crate::ids::FlowId(fi as u32));
+                s.marked_in = g;
+                s.marked_out = y + r;
+            }
             match &snd.agent {
                 Agent::TcpSender(t) => {
                     let st = t.stats();
@@ -145,6 +166,7 @@ impl Summary {
                     s.retransmits = st.retransmits;
                     s.timeouts = st.timeouts;
                     s.fast_retransmits = st.fast_retransmits;
+                    s.ecn_reductions = st.ecn_reductions;
                 }
                 Agent::Cbr(c) => {
                     s.bytes_sent = c.bytes_sent();
@@ -154,6 +176,7 @@ impl Summary {
             }
             if let Agent::TcpReceiver(r) = &rcv.agent {
                 s.duplicate_segments = r.stats().duplicate_segments;
+                s.ce_received = r.stats().ce_received;
             }
             let active_end = f.completed_at.unwrap_or(f.stop.map_or(end, |t| t.min(end)));
             let active = active_end.saturating_since(f.start).as_secs_f64();
@@ -188,6 +211,8 @@ impl Summary {
                     utilisation: e.utilisation(end),
                     lost_error: e.stats.lost_error,
                     lost_link_down: e.stats.lost_down,
+                    precedence_in: q.by_precedence[0],
+                    precedence_out: q.by_precedence[1],
                 },
             );
         }
@@ -217,6 +242,8 @@ impl Summary {
                         utilisation: e.utilisation(end),
                         lost_error: 0,
                         lost_link_down: 0,
+                        precedence_in: q.by_precedence[0],
+                        precedence_out: q.by_precedence[1],
                     },
                 );
             }

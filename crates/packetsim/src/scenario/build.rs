@@ -5,10 +5,14 @@
 use super::{App, ErrorDirection, FlowKind, QueueLimit, QueueSpec, Scenario, SchedulerSpec};
 use crate::ids::NodeId;
 use crate::net::{DirectionParams, ErrorModel, Net};
-use crate::queue::{self, AnyAdmission, ClassQueue, Classful, DropTail, QueueDisc, Scheduler, Wrr};
+use crate::queue::{
+    self, AnyAdmission, ClassQueue, Classful, Classifier, DropTail, QueueDisc, Red, Rio, Scheduler,
+    Wrr,
+};
 use crate::report::Summary;
 use crate::transport::tcp::AppData;
 use crate::world::{FlowPlacement, RunInfo, World};
+use packetsim_kernel::Rate;
 use packetsim_kernel::Time;
 use std::collections::HashMap;
 
@@ -24,9 +28,11 @@ pub struct BuildError {
     pub msg: String,
 }
 
-/// The admission policy of a single (non-classful) queue.
-fn admission(q: &QueueSpec) -> AnyAdmission {
+/// The admission policy of a single (non-classful) queue on a link of `rate`.
+fn admission(q: &QueueSpec, rate: Rate) -> AnyAdmission {
     match q {
+        QueueSpec::Red(cfg) => AnyAdmission::Red(Red::new(cfg, rate)),
+        QueueSpec::Rio(cfg) => AnyAdmission::Rio(Rio::new(cfg, rate)),
         QueueSpec::DropTail { limit } => AnyAdmission::DropTail(DropTail::new(match *limit {
             QueueLimit::Packets(p) => queue::QueueLimit::Packets(p),
             QueueLimit::Bytes(b) => queue::QueueLimit::Bytes(b),
@@ -35,14 +41,16 @@ fn admission(q: &QueueSpec) -> AnyAdmission {
     }
 }
 
-/// A fresh queueing discipline for one link direction.
-fn queue_disc(q: &QueueSpec) -> QueueDisc {
+/// A fresh queueing discipline for one link direction of `rate`.
+fn queue_disc(q: &QueueSpec, rate: Rate) -> QueueDisc {
     match q {
-        QueueSpec::DropTail { .. } => QueueDisc::Fifo(admission(q)),
+        QueueSpec::DropTail { .. } | QueueSpec::Red(_) | QueueSpec::Rio(_) => {
+            QueueDisc::Fifo(admission(q, rate))
+        }
         QueueSpec::Classful { scheduler, classes } => {
             let qs = classes
                 .iter()
-                .map(|c| ClassQueue::new(&c.name, c.dscps.clone(), admission(&c.queue)))
+                .map(|c| ClassQueue::new(&c.name, c.dscps.clone(), admission(&c.queue, rate)))
                 .collect();
             let sched = match scheduler {
                 SchedulerSpec::Wrr => {
@@ -92,7 +100,7 @@ pub fn build(sc: &Scenario, seed: u64) -> Result<World, BuildError> {
         let dir = |errors| DirectionParams {
             rate: l.rate,
             delay: l.delay,
-            queue: queue_disc(&l.queue),
+            queue: queue_disc(&l.queue, l.rate),
             errors,
         };
         net.add_link(&l.name, a, b, dir(e_ab), dir(e_ba), seed);
@@ -131,6 +139,25 @@ pub fn build(sc: &Scenario, seed: u64) -> Result<World, BuildError> {
             FlowKind::Cbr { rate, packet_size } => {
                 world.add_cbr_flow(&f.name, at, *rate, *packet_size);
             }
+        }
+    }
+    // DiffServ edges: each marked direction gets its own classifier (and token buckets).
+    for (li, l) in sc.links.iter().enumerate() {
+        let Some(dir) = l.diffserv_edge else { continue };
+        let link = &world.net.links[li];
+        let egresses = match dir {
+            ErrorDirection::AToB => vec![link.ab],
+            ErrorDirection::BToA => vec![link.ba],
+            ErrorDirection::Both => vec![link.ab, link.ba],
+        };
+        for e in egresses {
+            let mut c = Classifier::new();
+            for (fi, f) in sc.flows.iter().enumerate() {
+                if let Some(ds) = &f.diffserv {
+                    c.assign_config(crate::ids::FlowId(fi as u32), ds);
+                }
+            }
+            world.net.egresses[e.idx()].set_classifier(c);
         }
     }
     if let Some(iv) = sc.simulation.sample_interval {

@@ -303,20 +303,57 @@ impl Ctx<'_> {
 
     /// A queue table; `top` says whether classes are allowed (not inside a class).
     fn queue(&self, path: &KeyPath, q: RawQueue, top: bool) -> Result<QueueSpec> {
+        let only = |allowed: &[&str], q: &RawQueue| -> Result<()> {
+            for (key, present) in [
+                ("limit", q.limit.is_some()),
+                ("classes", q.classes.is_some()),
+                ("red", q.red.is_some()),
+                ("rio", q.rio.is_some()),
+            ] {
+                if present && !allowed.contains(&key) {
+                    return Err(self.err(
+                        &path.key(key),
+                        format!(
+                            "`{key}` does not belong to this kind of queue; it takes: kind{}",
+                            allowed.iter().map(|k| format!(", {k}")).collect::<String>()
+                        ),
+                    ));
+                }
+            }
+            Ok(())
+        };
         let scheduler = match q.kind {
             RawQueueKind::DropTail => {
-                if q.classes.is_some() {
-                    return Err(self.err(&path.key("classes"), "`classes` belongs to kind = \"wrr\" or \"priority\"; a droptail queue takes only `limit`"));
-                }
+                only(&["limit"], &q)?;
                 return Ok(QueueSpec::DropTail {
                     limit: q
                         .limit
                         .unwrap_or(QueueLimit::Packets(DEFAULT_QUEUE_PACKETS)),
                 });
             }
+            RawQueueKind::Red => {
+                only(&["red"], &q)?;
+                let cfg = q.red.unwrap_or_default();
+                cfg.validate()
+                    .map_err(|(k, m)| self.err(&path.key("red").key(k), m))?;
+                return Ok(QueueSpec::Red(cfg));
+            }
+            RawQueueKind::Rio => {
+                only(&["rio"], &q)?;
+                let cfg = q.rio.unwrap_or_default();
+                cfg.validate().map_err(|(k, m)| {
+                    let mut p = path.key("rio");
+                    for part in k.split('.') {
+                        p = p.key(part);
+                    }
+                    self.err(&p, m)
+                })?;
+                return Ok(QueueSpec::Rio(cfg));
+            }
             RawQueueKind::Wrr => SchedulerSpec::Wrr,
             RawQueueKind::Priority => SchedulerSpec::Priority,
         };
+        only(&["classes"], &q)?;
         if !top {
             return Err(self.err(
                 &path.key("kind"),
@@ -461,6 +498,7 @@ impl Ctx<'_> {
             ber,
             errors: l.errors.unwrap_or_default(),
             outages,
+            diffserv_edge: l.diffserv_edge,
         })
     }
 
@@ -596,6 +634,15 @@ impl Ctx<'_> {
                 ))
             }
         };
+        if let Some(ds) = &f.diffserv {
+            ds.validate().map_err(|(k, m)| {
+                let mut p = path.key("diffserv");
+                for part in k.split('.') {
+                    p = p.key(part);
+                }
+                self.err(&p, m)
+            })?;
+        }
         let stagger = f.stagger.unwrap_or(Dur::ZERO);
         let last_start = start + stagger * (count as u64 - 1);
         if let Some(stop) = stop {
@@ -623,6 +670,7 @@ impl Ctx<'_> {
                 start: start + stagger * i as u64,
                 stop,
                 dscp,
+                diffserv: f.diffserv.clone(),
                 kind: kind.clone(),
             })
             .collect())

@@ -91,16 +91,22 @@ pub struct LinkSpec {
     pub errors: ErrorDirection,
     /// Intervals `[from, to)` during which the link is down in both directions, file order.
     pub outages: Vec<(Time, Time)>,
+    /// Directions whose egress classifies and marks packets as a DiffServ edge.
+    pub diffserv_edge: Option<ErrorDirection>,
 }
 
 /// A link's egress queue discipline (one instance per direction).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum QueueSpec {
     /// First in, first out; arrivals to a full queue are dropped.
     DropTail {
         /// Capacity (default 100 packets).
         limit: QueueLimit,
     },
+    /// RED (Floyd and Jacobson) on one FIFO.
+    Red(crate::queue::RedConfig),
+    /// RIO (coupled, IN/OUT) on one FIFO.
+    Rio(crate::queue::RioConfig),
     /// Class queues under a scheduler.
     Classful {
         /// Weighted round robin (weights in packets) or strict priority (class order).
@@ -120,7 +126,7 @@ pub enum SchedulerSpec {
 }
 
 /// One class of a classful queue.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ClassSpec {
     /// Its name in reports.
     pub name: String,
@@ -169,9 +175,11 @@ pub struct FlowSpec {
     pub start: Time,
     /// When the source stops offering data, if ever (later than `start`).
     pub stop: Option<Time>,
-    /// Transport and application.
     /// DiffServ code point of the sender's packets (0 = best effort; ACKs stay 0).
     pub dscp: u8,
+    /// DiffServ class and meter/marker applied at an edge egress (`diffserv_edge` links).
+    pub diffserv: Option<crate::queue::FlowClassConfig>,
+    /// Transport and application.
     pub kind: FlowKind,
 }
 
@@ -187,7 +195,7 @@ pub enum FlowKind {
     },
     /// A UDP constant-bit-rate source.
     Cbr {
-        /// Sending rate, bit/s of UDP payload.
+        /// Sending rate, bit/s of whole IP packets.
         rate: Rate,
         /// UDP payload per packet, bytes.
         packet_size: u32,

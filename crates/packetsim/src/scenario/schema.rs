@@ -63,6 +63,8 @@ pub(crate) struct RawLink {
     pub errors: Option<ErrorDirection>,
     #[serde(default)]
     pub outages: Vec<RawOutage>,
+    #[serde(default)]
+    pub diffserv_edge: Option<ErrorDirection>,
 }
 
 /// `queue = { kind = "droptail", limit = 50 }`, or a classful one:
@@ -76,6 +78,10 @@ pub(crate) struct RawQueue {
     pub limit: Option<QueueLimit>,
     #[serde(default)]
     pub classes: Option<Vec<RawClass>>,
+    #[serde(default)]
+    pub red: Option<crate::queue::RedConfig>,
+    #[serde(default)]
+    pub rio: Option<crate::queue::RioConfig>,
 }
 
 /// One class of a classful queue.
@@ -97,6 +103,10 @@ pub(crate) struct RawClass {
 pub(crate) enum RawQueueKind {
     #[default]
     DropTail,
+    /// RED; parameters in `red = { .. }`.
+    Red,
+    /// RIO; parameters in `rio = { .. }`.
+    Rio,
     /// Weighted round robin over classes.
     Wrr,
     /// Strict priority over classes.
@@ -141,6 +151,8 @@ pub(crate) struct RawFlow {
     pub packet_size: Option<u64>,
     #[serde(default)]
     pub dscp: Option<i64>,
+    #[serde(default)]
+    pub diffserv: Option<crate::queue::FlowClassConfig>,
 }
 
 /// `kind = "tcp" | "cbr"`.

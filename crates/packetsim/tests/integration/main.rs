@@ -3,6 +3,7 @@
 mod behaviour;
 mod conservation;
 mod determinism;
+mod diffserv;
 mod scenarios;
 
 use packetsim::scenario::{self, Override, Scenario};
