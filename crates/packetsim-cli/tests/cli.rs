@@ -216,6 +216,33 @@ fn reproduce_quick_writes_figures_and_a_report_and_resumes() {
     }
     let report = std::fs::read_to_string(root.join("report.md")).unwrap();
     assert!(report.contains("| S1 (TCP part) |"), "{report}");
+    let ds = out.join("diffserv-ecn");
+    for f in [
+        "fig2.svg",
+        "fig3.svg",
+        "fig4.svg",
+        "fig5.svg",
+        "fig8.svg",
+        "fig9.svg",
+        "table3.csv",
+        "table4.csv",
+        "runs/results.csv",
+        "report.md",
+    ] {
+        assert!(ds.join(f).exists(), "diffserv-ecn/{f} missing");
+    }
+    let ds_report = std::fs::read_to_string(ds.join("report.md")).unwrap();
+    for s in [
+        "| S1 |",
+        "| S6 |",
+        "| S10 |",
+        "Average OUT/IN packets ratio",
+    ] {
+        assert!(
+            ds_report.contains(s),
+            "{s} missing from the diffserv report"
+        );
+    }
     let csv = std::fs::read_to_string(root.join("fig2/figure.csv")).unwrap();
     assert_eq!(
         csv.lines().count(),
@@ -235,5 +262,9 @@ fn reproduce_quick_writes_figures_and_a_report_and_resumes() {
 fn reproduce_unknown_study_fails_cleanly() {
     let o = packetsim(&["reproduce", "no-such-study"]);
     assert!(!o.status.success());
-    assert!(String::from_utf8_lossy(&o.stderr).contains("tcp-baselines"));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("tcp-baselines") && err.contains("diffserv-ecn"),
+        "{err}"
+    );
 }

@@ -275,3 +275,180 @@ mod tests {
         assert!(svg.contains("loss (%)") && svg.contains("time (s)"));
     }
 }
+
+/// A grouped bar chart: for each category on the x axis, one bar per series, with an error bar.
+#[derive(Clone, Debug)]
+pub struct BarChart {
+    /// Title above the plot.
+    pub title: String,
+    /// Y-axis label, with its unit.
+    pub y_label: String,
+    /// Category names along the x axis.
+    pub categories: Vec<String>,
+    /// (series name, per category (value, error half-width)).
+    pub series: Vec<(String, Vec<(f64, f64)>)>,
+    /// Optional horizontal reference line (value, label).
+    pub reference: Option<(f64, String)>,
+}
+
+impl BarChart {
+    /// The chart as an SVG document.
+    pub fn to_svg(&self) -> String {
+        let mut hi = self
+            .series
+            .iter()
+            .flat_map(|s| s.1.iter())
+            .map(|(v, e)| v + e.max(0.0))
+            .fold(0.0, f64::max);
+        if let Some((r, _)) = &self.reference {
+            hi = hi.max(*r);
+        }
+        if hi <= 0.0 || !hi.is_finite() {
+            hi = 1.0;
+        }
+        let yt = nice_ticks(0.0, hi * 1.08, 6);
+        let y1 = *yt.last().unwrap_or(&hi);
+        let py = |y: f64| H - BOTTOM - y / y1 * (H - TOP - BOTTOM);
+        let n_cat = self.categories.len().max(1) as f64;
+        let n_ser = self.series.len().max(1) as f64;
+        let group_w = (W - LEFT - RIGHT) / n_cat;
+        let bar_w = group_w * 0.8 / n_ser;
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" font-family="sans-serif" font-size="12">"#
+        );
+        let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
+        let _ = writeln!(
+            s,
+            r#"<text x="{}" y="22" text-anchor="middle" font-size="15">{}</text>"#,
+            W / 2.0,
+            esc(&self.title)
+        );
+        for &t in &yt {
+            let y = py(t);
+            let _ = writeln!(
+                s,
+                r##"<line x1="{LEFT}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#e0e0e0"/>"##,
+                W - RIGHT
+            );
+            let _ = writeln!(
+                s,
+                r#"<text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
+                LEFT - 6.0,
+                y + 4.0,
+                fmt_tick(t)
+            );
+        }
+        for (si, (name, vals)) in self.series.iter().enumerate() {
+            let col = COLOURS[si % COLOURS.len()];
+            for (ci, &(v, e)) in vals.iter().enumerate() {
+                if !v.is_finite() {
+                    continue;
+                }
+                let x = LEFT + group_w * ci as f64 + group_w * 0.1 + bar_w * si as f64;
+                let _ = writeln!(
+                    s,
+                    r#"<rect x="{x:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="{col}"/>"#,
+                    py(v),
+                    bar_w * 0.92,
+                    (py(0.0) - py(v)).max(0.0)
+                );
+                if e.is_finite() && e > 0.0 {
+                    let cx = x + bar_w * 0.46;
+                    let _ = writeln!(
+                        s,
+                        r##"<line x1="{cx:.1}" y1="{:.1}" x2="{cx:.1}" y2="{:.1}" stroke="#222"/>"##,
+                        py(v - e),
+                        py(v + e)
+                    );
+                    for yy in [v - e, v + e] {
+                        let _ = writeln!(
+                            s,
+                            r##"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#222"/>"##,
+                            cx - 4.0,
+                            py(yy),
+                            cx + 4.0,
+                            py(yy)
+                        );
+                    }
+                }
+            }
+            let ly = TOP + 16.0 + 18.0 * si as f64;
+            let _ = writeln!(
+                s,
+                r#"<rect x="{:.1}" y="{:.1}" width="14" height="10" fill="{col}"/>"#,
+                W - RIGHT - 190.0,
+                ly - 8.0
+            );
+            let _ = writeln!(
+                s,
+                r#"<text x="{:.1}" y="{:.1}">{}</text>"#,
+                W - RIGHT - 170.0,
+                ly + 1.0,
+                esc(name)
+            );
+        }
+        if let Some((r, label)) = &self.reference {
+            let y = py(*r);
+            let _ = writeln!(
+                s,
+                r##"<line x1="{LEFT}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#555" stroke-dasharray="6,4"/>"##,
+                W - RIGHT
+            );
+            let _ = writeln!(
+                s,
+                r##"<text x="{:.1}" y="{:.1}" fill="#555">{}</text>"##,
+                LEFT + 6.0,
+                y - 4.0,
+                esc(label)
+            );
+        }
+        for (ci, c) in self.categories.iter().enumerate() {
+            let x = LEFT + group_w * (ci as f64 + 0.5);
+            let _ = writeln!(
+                s,
+                r#"<text x="{x:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+                H - BOTTOM + 18.0,
+                esc(c)
+            );
+        }
+        let _ = writeln!(
+            s,
+            r##"<rect x="{LEFT}" y="{TOP}" width="{:.1}" height="{:.1}" fill="none" stroke="#333"/>"##,
+            W - LEFT - RIGHT,
+            H - TOP - BOTTOM
+        );
+        let _ = writeln!(
+            s,
+            r#"<text transform="translate(18,{:.1}) rotate(-90)" text-anchor="middle">{}</text>"#,
+            (TOP + H - BOTTOM) / 2.0,
+            esc(&self.y_label)
+        );
+        s.push_str("</svg>\n");
+        s
+    }
+}
+
+#[cfg(test)]
+mod bar_tests {
+    use super::*;
+
+    #[test]
+    fn one_bar_per_series_and_category_with_error_bars() {
+        let c = BarChart {
+            title: "t".into(),
+            y_label: "goodput (kb/s)".into(),
+            categories: vec!["AF1".into(), "AF2".into()],
+            series: vec![
+                ("no ecn".into(), vec![(600.0, 10.0), (700.0, 0.0)]),
+                ("ecn".into(), vec![(650.0, 5.0), (680.0, 5.0)]),
+            ],
+            reference: Some((666.7, "share".into())),
+        };
+        let svg = c.to_svg();
+        // 4 bars + 2 legend swatches + the frame and background.
+        assert_eq!(svg.matches("<rect x=").count(), 4 + 2 + 1);
+        assert!(svg.contains("stroke-dasharray") && svg.contains("goodput (kb/s)"));
+    }
+}

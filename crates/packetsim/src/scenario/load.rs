@@ -670,7 +670,7 @@ impl Ctx<'_> {
                 start: start + stagger * i as u64,
                 stop,
                 dscp,
-                diffserv: f.diffserv.clone(),
+                diffserv: f.diffserv,
                 kind: kind.clone(),
             })
             .collect())

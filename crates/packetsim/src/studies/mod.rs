@@ -6,7 +6,9 @@
 //! - `tcp-baselines`: the TCP half of study 3 (spec/3-sctp-multihoming.md, Figures 2 and 3):
 //!   TCP Reno and SACK (and NewReno, as an extension) transferring 4 MiB over a lossy path.
 //!   The SCTP curves join when SCTP lands.
+//! - `diffserv-ecn`: study 4 (spec/4-diffserv-ecn.md), Figures 2-5, 8, 9 and Tables 3-4.
 
+pub mod diffserv_ecn;
 pub mod tcp_baselines;
 
 use std::path::PathBuf;
@@ -50,11 +52,18 @@ pub struct Study {
 }
 
 /// Every study implemented so far, in the order `reproduce all` runs them.
-pub const STUDIES: &[Study] = &[Study {
-    name: tcp_baselines::NAME,
-    title: "TCP Reno/NewReno/SACK 4 MiB transfer time vs loss (study 3, Figs 2-3, TCP curves)",
-    run: tcp_baselines::run,
-}];
+pub const STUDIES: &[Study] = &[
+    Study {
+        name: tcp_baselines::NAME,
+        title: "TCP Reno/NewReno/SACK 4 MiB transfer time vs loss (study 3, Figs 2-3, TCP curves)",
+        run: tcp_baselines::run,
+    },
+    Study {
+        name: diffserv_ecn::NAME,
+        title: "TCP ECN in a DiffServ Assured Service: token bucket, RIO, RED, WRR (study 4)",
+        run: diffserv_ecn::run,
+    },
+];
 
 /// One shape check: the paper's claim, what was measured, and whether it held.
 #[derive(Clone, Debug)]
