@@ -307,7 +307,7 @@ impl BarChart {
             hi = 1.0;
         }
         let yt = nice_ticks(0.0, hi * 1.08, 6);
-        let y1 = *yt.last().unwrap_or(&hi);
+        let y1 = yt.last().copied().unwrap_or(hi).max(hi * 1.08);
         let py = |y: f64| H - BOTTOM - y / y1 * (H - TOP - BOTTOM);
         let n_cat = self.categories.len().max(1) as f64;
         let n_ser = self.series.len().max(1) as f64;
@@ -449,6 +449,19 @@ mod bar_tests {
         let svg = c.to_svg();
         // 4 bars + 2 legend swatches + the frame and background.
         assert_eq!(svg.matches("<rect x=").count(), 4 + 2 + 1);
+        // Every bar stays inside the plot area (y >= TOP).
+        for part in svg.split("<rect x=").skip(1) {
+            let y: f64 = part
+                .split("y=\"")
+                .nth(1)
+                .unwrap()
+                .split('"')
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap();
+            assert!(y >= TOP - 1e-9, "bar above the frame: y = {y}");
+        }
         assert!(svg.contains("stroke-dasharray") && svg.contains("goodput (kb/s)"));
     }
 }

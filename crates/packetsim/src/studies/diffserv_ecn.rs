@@ -505,7 +505,7 @@ pub fn run(opts: &ReproduceOptions) -> Result<StudyOutcome, String> {
             [".", "20.17", "18.52"],
         ),
         (
-            "IN packets early drop + CE ratio (%)",
+            "IN packets early drop ratio (%)",
             "in_early_pct",
             [".", ".", "."],
             [".", ".", "."],
