@@ -9,7 +9,7 @@
 
 pub mod svg;
 
-use crate::queue::{DropReason, PrecedenceStats};
+use crate::queue::{DropReason, PrecedenceStats, QueueStats};
 use crate::world::{Agent, FlowKind, RunInfo, World};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -187,17 +187,17 @@ impl Summary {
             };
             flows.insert(f.name.clone(), s);
         }
+        // One entry per link direction, plus one per class of a classful direction
+        // (`<egress>/<class>`, with no wire losses of its own).
         let mut queues = BTreeMap::new();
         for e in &world.net.egresses {
-            let q = &e.queue;
-            let drops_by_reason = DropReason::ALL
-                .iter()
-                .filter(|&&r| q.drops_for(r) > 0)
-                .map(|&r| (r.name(), q.drops_for(r)))
-                .collect();
-            queues.insert(
-                e.name.clone(),
-                QueueSummary {
+            let mut entry = |name: String, q: &QueueStats, wire: bool| {
+                let drops_by_reason = DropReason::ALL
+                    .iter()
+                    .filter(|&&r| q.drops_for(r) > 0)
+                    .map(|&r| (r.name(), q.drops_for(r)))
+                    .collect();
+                let summary = QueueSummary {
                     link: world.net.links[e.link.idx()].name.clone(),
                     from: node(e.from),
                     to: node(e.to),
@@ -209,43 +209,16 @@ impl Summary {
                     mean_len_pkts: q.len.mean(end),
                     max_len_pkts: q.len.max(),
                     utilisation: e.utilisation(end),
-                    lost_error: e.stats.lost_error,
-                    lost_link_down: e.stats.lost_down,
+                    lost_error: if wire { e.stats.lost_error } else { 0 },
+                    lost_link_down: if wire { e.stats.lost_down } else { 0 },
                     precedence_in: q.by_precedence[0],
                     precedence_out: q.by_precedence[1],
-                },
-            );
-        }
-        // Classful egresses: one more entry per class, `<egress>/<class>`.
-        for e in &world.net.egresses {
-            let Some(cq) = e.classes() else { continue };
-            for c in &cq.classes {
-                let q = &c.stats;
-                let drops_by_reason = DropReason::ALL
-                    .iter()
-                    .filter(|&&r| q.drops_for(r) > 0)
-                    .map(|&r| (r.name(), q.drops_for(r)))
-                    .collect();
-                queues.insert(
-                    format!("{}/{}", e.name, c.name),
-                    QueueSummary {
-                        link: world.net.links[e.link.idx()].name.clone(),
-                        from: node(e.from),
-                        to: node(e.to),
-                        arrivals: q.arrivals,
-                        departures: q.departures,
-                        drops: q.total_drops(),
-                        drops_by_reason,
-                        marks: q.marks,
-                        mean_len_pkts: q.len.mean(end),
-                        max_len_pkts: q.len.max(),
-                        utilisation: e.utilisation(end),
-                        lost_error: 0,
-                        lost_link_down: 0,
-                        precedence_in: q.by_precedence[0],
-                        precedence_out: q.by_precedence[1],
-                    },
-                );
+                };
+                queues.insert(name, summary);
+            };
+            entry(e.name.clone(), &e.queue, true);
+            for c in e.classes().map_or(&[][..], |cq| &cq.classes[..]) {
+                entry(format!("{}/{}", e.name, c.name), &c.stats, false);
             }
         }
         let drops = DropReason::ALL

@@ -77,6 +77,56 @@ fn esc(s: &str) -> String {
         .replace('>', "&gt;")
 }
 
+/// The start of a chart: document, background, title and the horizontal grid with its labels.
+fn open_svg(title: &str, y_ticks: &[f64], py: impl Fn(f64) -> f64) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" font-family="sans-serif" font-size="12">"#
+    );
+    let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
+    let _ = writeln!(
+        s,
+        r#"<text x="{}" y="22" text-anchor="middle" font-size="15">{}</text>"#,
+        W / 2.0,
+        esc(title)
+    );
+    for &t in y_ticks {
+        let y = py(t);
+        let _ = writeln!(
+            s,
+            r##"<line x1="{LEFT}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#e0e0e0"/>"##,
+            W - RIGHT
+        );
+        let _ = writeln!(
+            s,
+            r#"<text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
+            LEFT - 6.0,
+            y + 4.0,
+            fmt_tick(t)
+        );
+    }
+    s
+}
+
+/// The end of a chart: the plot frame, the y-axis label and the closing tag.
+fn close_svg(mut s: String, y_label: &str) -> String {
+    let _ = writeln!(
+        s,
+        r##"<rect x="{LEFT}" y="{TOP}" width="{:.1}" height="{:.1}" fill="none" stroke="#333"/>"##,
+        W - LEFT - RIGHT,
+        H - TOP - BOTTOM
+    );
+    let _ = writeln!(
+        s,
+        r#"<text transform="translate(18,{:.1}) rotate(-90)" text-anchor="middle">{}</text>"#,
+        (TOP + H - BOTTOM) / 2.0,
+        esc(y_label)
+    );
+    s.push_str("</svg>\n");
+    s
+}
+
 impl LineChart {
     /// The chart as an SVG document.
     pub fn to_svg(&self) -> String {
@@ -113,33 +163,7 @@ impl LineChart {
         let (y0, y1) = (yt[0].min(y0), yt.last().copied().unwrap_or(y1).max(y1));
         let px = |x: f64| LEFT + (x - x0) / (x1 - x0) * (W - LEFT - RIGHT);
         let py = |y: f64| H - BOTTOM - (y - y0) / (y1 - y0) * (H - TOP - BOTTOM);
-        let mut s = String::new();
-        let _ = writeln!(
-            s,
-            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" font-family="sans-serif" font-size="12">"#
-        );
-        let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
-        let _ = writeln!(
-            s,
-            r#"<text x="{}" y="22" text-anchor="middle" font-size="15">{}</text>"#,
-            W / 2.0,
-            esc(&self.title)
-        );
-        for &t in &yt {
-            let y = py(t);
-            let _ = writeln!(
-                s,
-                r##"<line x1="{LEFT}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#e0e0e0"/>"##,
-                W - RIGHT
-            );
-            let _ = writeln!(
-                s,
-                r#"<text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
-                LEFT - 6.0,
-                y + 4.0,
-                fmt_tick(t)
-            );
-        }
+        let mut s = open_svg(&self.title, &yt, py);
         for &t in &xt {
             let x = px(t);
             let _ = writeln!(
@@ -157,22 +181,10 @@ impl LineChart {
         }
         let _ = writeln!(
             s,
-            r##"<rect x="{LEFT}" y="{TOP}" width="{:.1}" height="{:.1}" fill="none" stroke="#333"/>"##,
-            W - LEFT - RIGHT,
-            H - TOP - BOTTOM
-        );
-        let _ = writeln!(
-            s,
             r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
             (LEFT + W - RIGHT) / 2.0,
             H - 16.0,
             esc(&self.x_label)
-        );
-        let _ = writeln!(
-            s,
-            r#"<text transform="translate(18,{:.1}) rotate(-90)" text-anchor="middle">{}</text>"#,
-            (TOP + H - BOTTOM) / 2.0,
-            esc(&self.y_label)
         );
         for (i, c) in self.curves.iter().enumerate() {
             let col = COLOURS[i % COLOURS.len()];
@@ -230,8 +242,7 @@ impl LineChart {
                 esc(&c.label)
             );
         }
-        s.push_str("</svg>\n");
-        s
+        close_svg(s, &self.y_label)
     }
 }
 
@@ -313,33 +324,7 @@ impl BarChart {
         let n_ser = self.series.len().max(1) as f64;
         let group_w = (W - LEFT - RIGHT) / n_cat;
         let bar_w = group_w * 0.8 / n_ser;
-        let mut s = String::new();
-        let _ = writeln!(
-            s,
-            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" font-family="sans-serif" font-size="12">"#
-        );
-        let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
-        let _ = writeln!(
-            s,
-            r#"<text x="{}" y="22" text-anchor="middle" font-size="15">{}</text>"#,
-            W / 2.0,
-            esc(&self.title)
-        );
-        for &t in &yt {
-            let y = py(t);
-            let _ = writeln!(
-                s,
-                r##"<line x1="{LEFT}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#e0e0e0"/>"##,
-                W - RIGHT
-            );
-            let _ = writeln!(
-                s,
-                r#"<text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
-                LEFT - 6.0,
-                y + 4.0,
-                fmt_tick(t)
-            );
-        }
+        let mut s = open_svg(&self.title, &yt, py);
         for (si, (name, vals)) in self.series.iter().enumerate() {
             let col = COLOURS[si % COLOURS.len()];
             for (ci, &(v, e)) in vals.iter().enumerate() {
@@ -413,20 +398,7 @@ impl BarChart {
                 esc(c)
             );
         }
-        let _ = writeln!(
-            s,
-            r##"<rect x="{LEFT}" y="{TOP}" width="{:.1}" height="{:.1}" fill="none" stroke="#333"/>"##,
-            W - LEFT - RIGHT,
-            H - TOP - BOTTOM
-        );
-        let _ = writeln!(
-            s,
-            r#"<text transform="translate(18,{:.1}) rotate(-90)" text-anchor="middle">{}</text>"#,
-            (TOP + H - BOTTOM) / 2.0,
-            esc(&self.y_label)
-        );
-        s.push_str("</svg>\n");
-        s
+        close_svg(s, &self.y_label)
     }
 }
 
