@@ -97,13 +97,20 @@ pub fn build(sc: &Scenario, seed: u64) -> Result<World, BuildError> {
             ErrorDirection::BToA => (clean, lossy),
             ErrorDirection::Both => (lossy.clone(), lossy),
         };
-        let dir = |errors| DirectionParams {
+        let dir = |q: &QueueSpec, errors| DirectionParams {
             rate: l.rate,
             delay: l.delay,
-            queue: queue_disc(&l.queue, l.rate),
+            queue: queue_disc(q, l.rate),
             errors,
         };
-        net.add_link(&l.name, a, b, dir(e_ab), dir(e_ba), seed);
+        net.add_link(
+            &l.name,
+            a,
+            b,
+            dir(&l.queue, e_ab),
+            dir(l.queue_ba.as_ref().unwrap_or(&l.queue), e_ba),
+            seed,
+        );
     }
     net.compute_routes();
     let mut world = World::new(net, Time::ZERO + sc.simulation.duration);

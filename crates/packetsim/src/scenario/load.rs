@@ -463,6 +463,10 @@ impl Ctx<'_> {
             },
             Some(q) => self.queue(&path.key("queue"), q, true)?,
         };
+        let queue_ba = match l.queue_ba {
+            None => None,
+            Some(q) => Some(self.queue(&path.key("queue_ba"), q, true)?),
+        };
         let loss = l.loss.unwrap_or(0.0);
         if !(0.0..=1.0).contains(&loss) {
             return Err(self.err(
@@ -494,6 +498,7 @@ impl Ctx<'_> {
             rate: l.rate,
             delay: l.delay,
             queue,
+            queue_ba,
             loss,
             ber,
             errors: l.errors.unwrap_or_default(),

@@ -83,6 +83,8 @@ pub struct LinkSpec {
     pub delay: Dur,
     /// Egress queue discipline of each direction.
     pub queue: QueueSpec,
+    /// The b→a direction's queue when it differs (`queue_ba`); `None`: the same as `queue`.
+    pub queue_ba: Option<QueueSpec>,
     /// Uniform per-packet loss probability, in [0, 1].
     pub loss: f64,
     /// Per-bit error rate, in [0, 1).

@@ -56,6 +56,8 @@ pub(crate) struct RawLink {
     #[serde(default)]
     pub queue: Option<RawQueue>,
     #[serde(default)]
+    pub queue_ba: Option<RawQueue>,
+    #[serde(default)]
     pub loss: Option<f64>,
     #[serde(default)]
     pub ber: Option<f64>,

@@ -4,11 +4,7 @@
 //! Between the thresholds, RIO/RED mark ECT packets CE, lower them to IN and queue them (the
 //! paper's scheme, deterministic by default, spec 4 §2.5 and Q2). Scenarios: `no ecn`,
 //! `ecn to AF`, `ecn to AF, BE`. Simulation 1 (3 AF at 500 kb/s) and 2 (6 AF at 250 kb/s).
-//!
-//! Deviations from the spec, recorded in the report: the reverse (ACK) direction of the
-//! bottleneck uses the same class queues as the forward one (a link has one queue spec for
-//! both directions); it carries only ACKs, which stay best effort and far below any RED
-//! threshold.
+//! The reverse (ACK) direction of the bottleneck is a plain 100-packet DropTail (spec 4 §3).
 
 use super::{checks_table, ReproduceOptions, ShapeCheck, StudyOutcome};
 use crate::experiment::{self, Param, PointSummary, RunOutput, SweepSpec};
@@ -102,6 +98,7 @@ pub fn scenario_toml(sim: u32, ecn: &str, seed: u64, duration_s: f64) -> String 
     let _ = write!(
         s,
         "\n[links.core]\na = \"ingress\"\nb = \"egress\"\nrate = \"5Mbps\"\ndelay = \"1ms\"\ndiffserv_edge = \"a_to_b\"\n\
+         queue_ba = {{ kind = \"droptail\", limit = 100 }}\n\
          queue = {{ kind = \"wrr\", classes = [\n\
            {{ name = \"ef\", dscp = [46], weight = 1, queue = {{ kind = \"droptail\", limit = 50 }} }},\n\
            {{ name = \"af\", dscp = [10, 12, 14], weight = 4, queue = {{ kind = \"rio\", rio = {{ in = {{ min_th = 45, max_th = 90, max_p = 0.02 }}, out = {{ min_th = 20, max_th = 40, max_p = 0.04 }}, weight = 0.002, limit = 100, mean_pkt_size = 1040, ecn = {ecn_action} }} }} }},\n\
@@ -550,7 +547,6 @@ pub fn run(opts: &ReproduceOptions) -> Result<StudyOutcome, String> {
          ECN action: mark CE and lower to IN, deterministic (spec 4 Q2). Per-run results: runs/results.csv.\n",
         if opts.quick { " (quick mode: 40 s runs)" } else { "" }
     );
-    let _ = writeln!(md, "Deviation: the bottleneck's reverse (ACK) direction uses the same WRR class queues as the forward one, not a plain 100-packet DropTail (a link has one queue specification for both directions); it carries only best-effort ACKs at low load.\n");
     let _ = writeln!(md, "## Shape checks\n\n{}\n", checks_table(&checks));
     let _ = writeln!(md, "## Figures\n");
     for (f, t) in [

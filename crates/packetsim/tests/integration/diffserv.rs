@@ -194,3 +194,21 @@ fn bad_diffserv_input_names_the_key() {
         assert!(err.contains(key), "expected {key} in: {err}");
     }
 }
+
+#[test]
+fn queue_ba_gives_the_reverse_direction_its_own_queue() {
+    let text = diffserv_net(WRR_QUEUE, true, "").replace(
+        "diffserv_edge",
+        "queue_ba = { kind = \"droptail\", limit = 7 }\n# diffserv_edge",
+    );
+    let sc = load(&text, &[]);
+    let core = sc.links.iter().find(|l| l.name == "core").unwrap();
+    assert!(core.queue_ba.is_some());
+    let world = scenario::build(&sc, 1).unwrap();
+    let link = world.net.links.iter().find(|l| l.name == "core").unwrap();
+    assert!(world.net.egresses[link.ab.idx()].is_classful());
+    assert!(
+        !world.net.egresses[link.ba.idx()].is_classful(),
+        "r2 -> r1 is a plain FIFO"
+    );
+}
