@@ -157,13 +157,66 @@ pub enum QueueDisc {
     Classful(Box<Classful>),
 }
 
-/// A queue limit, in packets or in bytes (one unit, never both).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// A queue limit, in packets or in bytes (one unit, never both). Written in scenarios as an
+/// integer (packets) or a byte count with a unit (`"64KiB"`); both must be positive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum QueueLimit {
     /// At most this many packets waiting.
     Packets(u32),
     /// At most this many bytes waiting.
     Bytes(u64),
+}
+
+impl Serialize for QueueLimit {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            QueueLimit::Packets(n) => s.serialize_u32(*n),
+            QueueLimit::Bytes(b) => s.serialize_str(&format!("{b}B")),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for QueueLimit {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{self, Visitor};
+        struct V;
+        const WHAT: &str = "a queue limit: an integer number of packets (e.g. 50) or a byte count with a unit (e.g. \"64KiB\")";
+        impl Visitor<'_> for V {
+            type Value = QueueLimit;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str(WHAT)
+            }
+            fn visit_i64<E: de::Error>(self, n: i64) -> Result<QueueLimit, E> {
+                match u32::try_from(n) {
+                    Ok(p) if p > 0 => Ok(QueueLimit::Packets(p)),
+                    _ => Err(E::custom(format!(
+                        "expected a queue limit of 1 to {} packets; got {n}",
+                        u32::MAX
+                    ))),
+                }
+            }
+            fn visit_u64<E: de::Error>(self, n: u64) -> Result<QueueLimit, E> {
+                self.visit_i64(i64::try_from(n).unwrap_or(-1))
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<QueueLimit, E> {
+                if s.trim().bytes().all(|b| b.is_ascii_digit()) {
+                    return Err(E::custom(format!(
+                        "expected {WHAT}; got the string {s:?} without a unit (write {} for packets or \"{}B\" for bytes)",
+                        s.trim(),
+                        s.trim()
+                    )));
+                }
+                match crate::units::parse_bytes(s) {
+                    Ok(0) => Err(E::custom(format!(
+                        "expected a positive queue limit; got {s:?}"
+                    ))),
+                    Ok(b) => Ok(QueueLimit::Bytes(b)),
+                    Err(e) => Err(E::custom(e)),
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// Counters of one drop precedence at a queue, counted on the packet as it arrived.

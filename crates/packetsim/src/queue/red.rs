@@ -184,7 +184,6 @@ pub struct RedConfig {
     pub max_p: f64,
     /// Physical queue limit: an integer is packets, a byte count with a unit is bytes
     /// (default 50 packets, ns-2's default queue limit).
-    #[serde(with = "limit_serde")]
     pub limit: QueueLimit,
     /// Bytes of a typical packet: the idle correction's `s` is its transmission time at the
     /// link rate, and byte mode's unit (default 1000; ns-2 uses 500, the study 1040).
@@ -519,54 +518,6 @@ impl Admission for Red {
         let d = self.core.decide(&self.opts, scale, rng);
         let full = self.tail.is_full(q.len, pkt.size);
         verdict(&mut self.core, d, self.ecn, full, pkt)
-    }
-}
-
-/// Serde for a [`QueueLimit`] as scenarios write it: an integer is packets, a string with a
-/// unit (`"64KiB"`) is bytes.
-pub(crate) mod limit_serde {
-    use super::QueueLimit;
-    use crate::units;
-    use serde::{de, Deserializer, Serializer};
-    use std::fmt;
-
-    /// An integer for packets, `"<n>B"` for bytes.
-    pub fn serialize<S: Serializer>(v: &QueueLimit, s: S) -> Result<S::Ok, S::Error> {
-        match v {
-            QueueLimit::Packets(n) => s.serialize_u32(*n),
-            QueueLimit::Bytes(b) => s.serialize_str(&format!("{b}B")),
-        }
-    }
-
-    /// Reads an integer as packets, a byte count with a unit as bytes.
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<QueueLimit, D::Error> {
-        struct V;
-        impl de::Visitor<'_> for V {
-            type Value = QueueLimit;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a queue limit: an integer number of packets (e.g. 50) or a byte count with a unit (e.g. \"64KiB\")")
-            }
-            fn visit_i64<E: de::Error>(self, n: i64) -> Result<QueueLimit, E> {
-                u32::try_from(n)
-                    .map(QueueLimit::Packets)
-                    .map_err(|_| E::custom(format!("expected 0 to {} packets; got {n}", u32::MAX)))
-            }
-            fn visit_u64<E: de::Error>(self, n: u64) -> Result<QueueLimit, E> {
-                self.visit_i64(i64::try_from(n).unwrap_or(-1))
-            }
-            fn visit_str<E: de::Error>(self, s: &str) -> Result<QueueLimit, E> {
-                if s.trim().bytes().all(|b| b.is_ascii_digit()) {
-                    return Err(E::custom(format!(
-                        "a string limit needs a unit: write {0} for packets or \"{0}B\" for bytes; got {s:?}",
-                        s.trim()
-                    )));
-                }
-                units::parse_bytes(s)
-                    .map(QueueLimit::Bytes)
-                    .map_err(E::custom)
-            }
-        }
-        d.deserialize_any(V)
     }
 }
 

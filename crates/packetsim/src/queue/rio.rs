@@ -16,7 +16,7 @@
 //! correction applies only when an IN packet is the first arrival after an idle period.
 //! There is no byte mode: `q_in` is counted in packets.
 
-use super::red::{self, limit_serde, typical_tx_time, EcnAction, RedCore, RedOptions, RedParams};
+use super::red::{self, typical_tx_time, EcnAction, RedCore, RedOptions, RedParams};
 use super::{Admission, DropTail, QueueLimit, QueueView, Verdict};
 use crate::packet::{Packet, Precedence};
 use crate::units;
@@ -36,7 +36,6 @@ pub struct RioConfig {
     pub weight: f64,
     /// Physical queue limit shared by both precedences: an integer is packets, a byte count
     /// with a unit is bytes (default 100 packets).
-    #[serde(with = "limit_serde")]
     pub limit: QueueLimit,
     /// Bytes of a typical packet; the idle correction's `s` is its transmission time at the
     /// link rate (default 1040, the study's TCP packet on the wire).

@@ -2,12 +2,11 @@
 //! then flows. Per-component random streams are derived from the run seed and the component's
 //! scenario name, so adding a link or flow never changes another's random numbers.
 
-use super::{App, ErrorDirection, FlowKind, QueueLimit, QueueSpec, Scenario, SchedulerSpec};
+use super::{App, ErrorDirection, FlowKind, QueueSpec, Scenario, SchedulerSpec};
 use crate::ids::NodeId;
 use crate::net::{DirectionParams, ErrorModel, Net};
 use crate::queue::{
-    self, AnyAdmission, ClassQueue, Classful, Classifier, DropTail, QueueDisc, Red, Rio, Scheduler,
-    Wrr,
+    AnyAdmission, ClassQueue, Classful, Classifier, DropTail, QueueDisc, Red, Rio, Scheduler, Wrr,
 };
 use crate::report::Summary;
 use crate::transport::tcp::AppData;
@@ -33,10 +32,7 @@ fn admission(q: &QueueSpec, rate: Rate) -> AnyAdmission {
     match q {
         QueueSpec::Red(cfg) => AnyAdmission::Red(Red::new(cfg, rate)),
         QueueSpec::Rio(cfg) => AnyAdmission::Rio(Rio::new(cfg, rate)),
-        QueueSpec::DropTail { limit } => AnyAdmission::DropTail(DropTail::new(match *limit {
-            QueueLimit::Packets(p) => queue::QueueLimit::Packets(p),
-            QueueLimit::Bytes(b) => queue::QueueLimit::Bytes(b),
-        })),
+        QueueSpec::DropTail { limit } => AnyAdmission::DropTail(DropTail::new(*limit)),
         QueueSpec::Classful { .. } => unreachable!("the loader rejects nested classful queues"),
     }
 }

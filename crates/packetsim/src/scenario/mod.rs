@@ -27,6 +27,7 @@ mod schema;
 #[cfg(test)]
 mod tests;
 
+pub use crate::queue::QueueLimit;
 pub use build::{build, run, BuildError, Outcome};
 pub use error::{Location, ScenarioError};
 pub use load::{
@@ -138,15 +139,6 @@ pub struct ClassSpec {
     pub weight: u32,
     /// Its own queue (not classful).
     pub queue: QueueSpec,
-}
-
-/// A queue capacity, in one unit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum QueueLimit {
-    /// At most this many packets (positive).
-    Packets(u32),
-    /// At most this many bytes (positive).
-    Bytes(u64),
 }
 
 /// Which directions of a link an error model applies to.
