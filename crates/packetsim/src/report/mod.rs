@@ -419,15 +419,12 @@ pub fn series_csv(world: &World) -> Option<(String, String)> {
     Some((f, q))
 }
 
-/// Writes `contents` to `path` atomically (a temporary file renamed into place), so an
-/// interrupted run never leaves a half-written file.
+/// Writes `contents` to `path` atomically (a synced temporary file renamed into place), so an
+/// interrupted run never leaves a half-written file. The experiment engine's writer, as
+/// `io::Result` for report callers.
 pub fn write_atomic(path: &Path, contents: &str) -> io::Result<()> {
-    let tmp = path.with_extension(format!(
-        "{}.tmp",
-        path.extension().and_then(|e| e.to_str()).unwrap_or("")
-    ));
-    std::fs::write(&tmp, contents)?;
-    std::fs::rename(&tmp, path)
+    crate::experiment::aggregate::write_atomic(path, contents)
+        .map_err(|e| io::Error::other(e.to_string()))
 }
 
 /// Writes summary.json, flows.csv, queues.csv and (when sampled) timeseries_flows.csv and
