@@ -4,9 +4,14 @@
 //! A [`Packet`] is small and `Clone`; in the world it lives in a slab and moves by index.
 //! Layering: this module uses only the kernel and [`crate::ids`].
 
+mod sctp;
 mod seq;
 mod tcp;
 
+pub use sctp::{
+    pad4, Chunk, DataChunk, GapBlock, HeartbeatInfo, InitChunk, SackChunk, SctpPacket, Tsn,
+    DATA_CHUNK_HEADER_BYTES, SACK_CHUNK_BASE_BYTES, SCTP_COMMON_HEADER_BYTES,
+};
 pub use seq::Seq;
 pub use tcp::{SackBlocks, TcpFlags, TcpHeader, Timestamps};
 
@@ -73,6 +78,8 @@ pub enum Precedence {
 pub enum Body {
     /// A TCP segment (header plus `payload` bytes of data).
     Tcp(TcpHeader),
+    /// An SCTP packet (common header and chunks), boxed to keep `Body` small.
+    Sctp(Box<SctpPacket>),
     /// A UDP datagram with a sequence number (for loss accounting) and `payload` bytes.
     Udp {
         /// Sequence number of the datagram within its flow.
@@ -87,6 +94,7 @@ impl Body {
     pub fn transport_len(&self) -> u32 {
         match self {
             Body::Tcp(h) => h.wire_len(),
+            Body::Sctp(p) => p.wire_len(),
             Body::Udp { payload, .. } => UDP_HEADER_BYTES + payload,
         }
     }
@@ -140,6 +148,14 @@ impl Packet {
         }
     }
 
+    /// The SCTP packet, if this is one.
+    pub fn sctp(&self) -> Option<&SctpPacket> {
+        match &self.body {
+            Body::Sctp(p) => Some(p),
+            _ => None,
+        }
+    }
+
     /// The packet's drop precedence: OUT for AF code points of medium or high precedence,
     /// IN for everything else.
     pub fn precedence(&self) -> Precedence {
@@ -166,6 +182,7 @@ impl Packet {
     pub fn payload(&self) -> u32 {
         match &self.body {
             Body::Tcp(h) => h.payload,
+            Body::Sctp(p) => p.user_bytes(),
             Body::Udp { payload, .. } => *payload,
         }
     }

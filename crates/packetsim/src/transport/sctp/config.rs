@@ -1,0 +1,189 @@
+//! SCTP configuration: one [`SctpConfig`] per association (both ends), read from the
+//! scenario's `[sctp]` defaults table merged with the flow's own `sctp = { .. }` table. Defaults
+//! are RFC 4960's protocol parameters (§15) except where spec 3 (the study) fixes another value:
+//! the fast-retransmit threshold of 4 missing reports (RFC 2960 with the implementer's guide)
+//! and RFC 2960's lack of a fast-recovery guard.
+
+use crate::units;
+use packetsim_kernel::Dur;
+use serde::{Deserialize, Serialize};
+
+/// Where retransmissions go (spec 3 §2.5, the variable of Figs 4-6).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RtxPolicy {
+    /// Every retransmission, fast or on timeout, goes to an active destination other than the
+    /// one the chunk was last sent to (RFC 2960 §6.4).
+    #[default]
+    Alternate,
+    /// Retransmissions go to the destination the chunk was last sent to, unless it is inactive.
+    Same,
+    /// Fast retransmissions stay on the same destination; timeout retransmissions go to an
+    /// alternate (an extension).
+    AlternateTimeoutsOnly,
+}
+
+/// How the heartbeat period of an idle destination is drawn (spec 3 §2.5, Q2).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HeartbeatJitter {
+    /// `HB.interval + RTO + U(-RTO/2, +RTO/2)` (RFC 2960 §8.3, ns-2).
+    #[default]
+    Rfc,
+    /// `HB.interval + U(-HB.interval/2, +HB.interval/2)`, the paper's "30 s ± 0-15 s".
+    Paper,
+}
+
+/// Configuration of one SCTP association.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SctpConfig {
+    /// Path MTU in bytes, IP header included (default 1500: one 1452-byte DATA chunk).
+    pub mtu: u32,
+    /// Largest user data per DATA chunk; absent means what fills one MTU
+    /// (MTU - 20 - 12 - 16, i.e. 1452 for 1500).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_chunk_data: Option<u32>,
+    /// Initial cwnd per destination, in MTUs (default 2; RFC 2960 §7.2.1).
+    pub initial_cwnd_mtus: u32,
+    /// Initial ssthresh per destination in bytes; absent means the peer's rwnd.
+    #[serde(with = "units::bytes::opt", skip_serializing_if = "Option::is_none")]
+    pub initial_ssthresh: Option<u64>,
+    /// The receive buffer each end advertises (default 65,536 B, ns-2's).
+    #[serde(with = "units::bytes")]
+    pub rwnd: u64,
+    /// Missing reports that trigger fast retransmit (default 4, RFC 2960 + implementer's guide;
+    /// RFC 4960 uses 3).
+    pub fast_rtx_threshold: u32,
+    /// RFC 4960 §7.2.4 fast recovery: at most one cwnd cut per window (default off, RFC 2960).
+    pub fast_recovery: bool,
+    /// Packets sent per send opportunity at most (default 4; 0 means unlimited).
+    pub max_burst: u32,
+    /// RTO.Initial (3 s).
+    #[serde(with = "units::dur")]
+    pub rto_initial: Dur,
+    /// RTO.Min (1 s).
+    #[serde(with = "units::dur")]
+    pub rto_min: Dur,
+    /// RTO.Max (60 s).
+    #[serde(with = "units::dur")]
+    pub rto_max: Dur,
+    /// HB.interval (30 s).
+    #[serde(with = "units::dur")]
+    pub hb_interval: Dur,
+    /// How the heartbeat period is jittered (default `rfc`).
+    pub hb_jitter: HeartbeatJitter,
+    /// Heartbeat each non-primary destination right after setup (default true, as ns-2).
+    pub hb_on_setup: bool,
+    /// Heartbeat a destination right after a retransmission timeout on it (ns-2's
+    /// `HbAfterRto`; default false, an extension).
+    pub hb_after_rto: bool,
+    /// Path.Max.Retrans (5).
+    pub path_max_retrans: u32,
+    /// Association.Max.Retrans (10).
+    pub assoc_max_retrans: u32,
+    /// Abort the association when its error count exceeds Association.Max.Retrans (default
+    /// false: the study logs the event and continues, spec 3 §2.5).
+    pub abort_on_assoc_max: bool,
+    /// Delayed SACK timeout; absent: SACK every packet (default 200 ms).
+    #[serde(with = "units::dur::opt", skip_serializing_if = "Option::is_none")]
+    pub sack_delay: Option<Dur>,
+    /// Packets received before a delayed SACK is sent (default 2).
+    pub sack_every: u32,
+    /// Where retransmissions go (default `alternate`).
+    pub rtx_policy: RtxPolicy,
+    /// Streams opened (default 1).
+    pub streams: u16,
+    /// Send user data unordered (the U bit; default false).
+    pub unordered: bool,
+}
+
+impl Default for SctpConfig {
+    fn default() -> Self {
+        SctpConfig {
+            mtu: 1500,
+            max_chunk_data: None,
+            initial_cwnd_mtus: 2,
+            initial_ssthresh: None,
+            rwnd: 65_536,
+            fast_rtx_threshold: 4,
+            fast_recovery: false,
+            max_burst: 4,
+            rto_initial: Dur::from_secs(3),
+            rto_min: Dur::from_secs(1),
+            rto_max: Dur::from_secs(60),
+            hb_interval: Dur::from_secs(30),
+            hb_jitter: HeartbeatJitter::Rfc,
+            hb_on_setup: true,
+            hb_after_rto: false,
+            path_max_retrans: 5,
+            assoc_max_retrans: 10,
+            abort_on_assoc_max: false,
+            sack_delay: Some(Dur::from_millis(200)),
+            sack_every: 2,
+            rtx_policy: RtxPolicy::Alternate,
+            streams: 1,
+            unordered: false,
+        }
+    }
+}
+
+impl SctpConfig {
+    /// User data bytes per DATA chunk.
+    pub fn chunk_data(&self) -> u32 {
+        self.max_chunk_data.unwrap_or_else(|| {
+            self.mtu
+                .saturating_sub(crate::packet::IP_HEADER_BYTES)
+                .saturating_sub(crate::packet::SCTP_COMMON_HEADER_BYTES)
+                .saturating_sub(crate::packet::DATA_CHUNK_HEADER_BYTES)
+        })
+    }
+
+    /// Checks the values make sense; the error names the offending key (relative to the
+    /// `sctp` table) and what was expected.
+    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+        let bad = |k: &'static str, m: &str| Err((k, m.to_string()));
+        let overhead = crate::packet::IP_HEADER_BYTES
+            + crate::packet::SCTP_COMMON_HEADER_BYTES
+            + crate::packet::DATA_CHUNK_HEADER_BYTES;
+        if self.mtu <= overhead + 4 {
+            return bad("mtu", &format!("expected more than {} bytes", overhead + 4));
+        }
+        if let Some(c) = self.max_chunk_data {
+            if c == 0 || c > self.mtu - overhead {
+                return bad(
+                    "max_chunk_data",
+                    &format!("expected 1 to {} bytes (MTU minus headers)", self.mtu - overhead),
+                );
+            }
+        }
+        if self.initial_cwnd_mtus == 0 {
+            return bad("initial_cwnd_mtus", "expected at least 1");
+        }
+        if self.rwnd < self.mtu as u64 {
+            return bad("rwnd", "expected at least one MTU");
+        }
+        if self.fast_rtx_threshold == 0 {
+            return bad("fast_rtx_threshold", "expected at least 1");
+        }
+        if self.rto_min == Dur::ZERO {
+            return bad("rto_min", "expected a positive duration");
+        }
+        if self.rto_min > self.rto_max {
+            return bad("rto_min", "expected at most rto_max");
+        }
+        if self.rto_initial < self.rto_min || self.rto_initial > self.rto_max {
+            return bad("rto_initial", "expected a value between rto_min and rto_max");
+        }
+        if self.hb_interval == Dur::ZERO {
+            return bad("hb_interval", "expected a positive duration");
+        }
+        if self.sack_every == 0 {
+            return bad("sack_every", "expected at least 1");
+        }
+        if self.streams == 0 {
+            return bad("streams", "expected at least 1");
+        }
+        Ok(())
+    }
+}
