@@ -204,18 +204,24 @@ fn reproduce_quick_writes_figures_and_a_report_and_resumes() {
     ];
     let o = packetsim(&args);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let root = out.join("tcp-baselines");
+    let root = out.join("sctp-multihoming");
     for f in [
         "fig2/figure.svg",
         "fig2/figure.csv",
         "fig2/results.csv",
         "fig3/figure.svg",
+        "fig4/figure.svg",
+        "fig5/figure.svg",
+        "fig6/figure.svg",
+        "fig6/figure.csv",
         "report.md",
     ] {
         assert!(root.join(f).exists(), "{f} missing");
     }
     let report = std::fs::read_to_string(root.join("report.md")).unwrap();
-    assert!(report.contains("| S1 (TCP part) |"), "{report}");
+    for s in ["| S1 |", "| S7 |", "| S11 |", "| S15 |"] {
+        assert!(report.contains(s), "{s} missing from the sctp report:\n{report}");
+    }
     let ds = out.join("diffserv-ecn");
     for f in [
         "fig2.svg",
@@ -246,8 +252,8 @@ fn reproduce_quick_writes_figures_and_a_report_and_resumes() {
     let csv = std::fs::read_to_string(root.join("fig2/figure.csv")).unwrap();
     assert_eq!(
         csv.lines().count(),
-        1 + 3 * 3,
-        "3 variants x 3 loss points:\n{csv}"
+        1 + 4 * 4,
+        "4 transports x 4 loss points:\n{csv}"
     );
     // A second run finds every run in the store and writes the same figures.
     let o = packetsim(&args);
@@ -264,7 +270,7 @@ fn reproduce_unknown_study_fails_cleanly() {
     assert!(!o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        err.contains("tcp-baselines") && err.contains("diffserv-ecn"),
+        err.contains("sctp-multihoming") && err.contains("diffserv-ecn"),
         "{err}"
     );
 }

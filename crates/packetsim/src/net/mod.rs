@@ -2,6 +2,10 @@
 //!
 //! - A node owns one or more addresses and forwards by destination address through a table
 //!   computed at build time ([`Net::compute_routes`], hop count, ties broken by link order).
+//! - An extra address may be bound to one of its node's links, an interface
+//!   ([`Net::add_address`]): traffic to it then arrives over that link only, which is how a
+//!   multihomed host's addresses each map to a path (spec 3 §2.5: "traffic to D0 uses path0
+//!   and traffic to D1 uses path1, in both directions").
 //! - A link is two [`Egress`]es, one per direction, each with its own queue, transmitter,
 //!   propagation delay and error model.
 //!
@@ -68,6 +72,8 @@ pub struct Net {
     pub egresses: Vec<Egress>,
     /// The node owning each address, indexed by [`Addr`].
     pub addr_owner: Vec<NodeId>,
+    /// The link each address is bound to (its interface), if any, indexed by [`Addr`].
+    pub addr_link: Vec<Option<LinkId>>,
 }
 
 impl Net {
@@ -76,6 +82,7 @@ impl Net {
         let id = NodeId(self.nodes.len() as u32);
         let addr = Addr(self.addr_owner.len() as u32);
         self.addr_owner.push(id);
+        self.addr_link.push(None);
         self.nodes.push(Node {
             name: name.to_string(),
             addrs: vec![addr],
@@ -83,6 +90,21 @@ impl Net {
             egresses: Vec::new(),
         });
         id
+    }
+
+    /// Gives `node` another address, bound to `link` (which must attach to `node`) when given:
+    /// packets to it are routed so that they arrive over that link. Call before
+    /// [`Net::compute_routes`].
+    pub fn add_address(&mut self, node: NodeId, link: Option<LinkId>) -> Addr {
+        if let Some(l) = link {
+            let l = &self.links[l.idx()];
+            assert!(l.a == node || l.b == node, "an interface's link must attach to its node");
+        }
+        let addr = Addr(self.addr_owner.len() as u32);
+        self.addr_owner.push(node);
+        self.addr_link.push(link);
+        self.nodes[node.idx()].addrs.push(addr);
+        addr
     }
 
     /// The primary address of `node`.
@@ -149,25 +171,53 @@ impl Net {
             incoming[link.a.idx()].push((link.b, link.ba));
         }
         for dest in 0..n_nodes {
-            next_hop.iter_mut().for_each(|h| *h = None);
-            seen.iter_mut().for_each(|s| *s = false);
-            seen[dest] = true;
-            frontier.clear();
-            frontier.push_back(dest);
-            while let Some(v) = frontier.pop_front() {
-                // Every egress u -> v makes u one hop closer to dest.
-                for &(u, e) in &incoming[v] {
-                    if !seen[u.idx()] {
-                        seen[u.idx()] = true;
-                        next_hop[u.idx()] = Some(e);
-                        frontier.push_back(u.idx());
+            // One search for the node's unbound addresses, one per interface address.
+            let mut searches: Vec<Option<LinkId>> = vec![None];
+            for (addr, owner) in self.addr_owner.iter().enumerate() {
+                if owner.idx() == dest {
+                    if let Some(l) = self.addr_link[addr] {
+                        if !searches.contains(&Some(l)) {
+                            searches.push(Some(l));
+                        }
                     }
                 }
             }
-            for (addr, owner) in self.addr_owner.iter().enumerate() {
-                if owner.idx() == dest {
-                    for (u, node) in self.nodes.iter_mut().enumerate() {
-                        node.routes[addr] = next_hop[u];
+            for via in searches {
+                next_hop.iter_mut().for_each(|h| *h = None);
+                seen.iter_mut().for_each(|s| *s = false);
+                seen[dest] = true;
+                frontier.clear();
+                match via {
+                    None => frontier.push_back(dest),
+                    Some(l) => {
+                        // Bound to link l: the only last hop is the neighbour across l, and
+                        // no path passes through dest itself.
+                        let link = &self.links[l.idx()];
+                        let (nb, e) = if link.a.idx() == dest {
+                            (link.b, link.ba)
+                        } else {
+                            (link.a, link.ab)
+                        };
+                        seen[nb.idx()] = true;
+                        next_hop[nb.idx()] = Some(e);
+                        frontier.push_back(nb.idx());
+                    }
+                }
+                while let Some(v) = frontier.pop_front() {
+                    // Every egress u -> v makes u one hop closer to dest.
+                    for &(u, e) in &incoming[v] {
+                        if !seen[u.idx()] {
+                            seen[u.idx()] = true;
+                            next_hop[u.idx()] = Some(e);
+                            frontier.push_back(u.idx());
+                        }
+                    }
+                }
+                for (addr, owner) in self.addr_owner.iter().enumerate() {
+                    if owner.idx() == dest && self.addr_link[addr] == via {
+                        for (u, node) in self.nodes.iter_mut().enumerate() {
+                            node.routes[addr] = if u == dest { None } else { next_hop[u] };
+                        }
                     }
                 }
             }
@@ -218,6 +268,35 @@ mod tests {
         assert_eq!(net.egresses[ca.idx()].to, b);
         assert!(net.reachable(b, da));
         assert_eq!(net.nodes[d.idx()].routes[da.0 as usize], None, "local");
+    }
+
+    #[test]
+    fn interface_addresses_arrive_over_their_own_link() {
+        // Two disjoint two-hop paths s - r0 - d and s - r1 - d (spec 3's topology, shortened).
+        // Each host has an address bound to each path; traffic to d1 must take path 1 even
+        // from s, whose first link (toward r0) is listed first.
+        let mut net = Net::default();
+        let [s, r0, r1, d] = ["s", "r0", "r1", "d"].map(|n| net.add_node(n));
+        let s_r0 = net.add_link("s_r0", s, r0, dir(), dir(), 1);
+        let r0_d = net.add_link("r0_d", r0, d, dir(), dir(), 1);
+        let s_r1 = net.add_link("s_r1", s, r1, dir(), dir(), 1);
+        let r1_d = net.add_link("r1_d", r1, d, dir(), dir(), 1);
+        let s1 = net.add_address(s, Some(s_r1));
+        let d0 = net.add_address(d, Some(r0_d));
+        let d1 = net.add_address(d, Some(r1_d));
+        net.compute_routes();
+        let hop = |n: NodeId, a: Addr| net.nodes[n.idx()].routes[a.0 as usize];
+        assert_eq!(hop(s, d1), Some(net.links[s_r1.idx()].ab));
+        assert_eq!(hop(s, d0), Some(net.links[s_r0.idx()].ab));
+        assert_eq!(hop(r1, d1), Some(net.links[r1_d.idx()].ab));
+        // r0 cannot reach d1 through d: it goes back through s and path 1.
+        assert_eq!(hop(r0, d1), Some(net.links[s_r0.idx()].ba));
+        // Replies to s1 leave d over path 1; the unbound primary address of s is reached
+        // the ordinary way (first link in order).
+        assert_eq!(hop(d, s1), Some(net.links[r1_d.idx()].ba));
+        assert_eq!(hop(d, net.addr_of(s)), Some(net.links[r0_d.idx()].ba));
+        assert_eq!(hop(d, d1), None, "local");
+        assert_eq!(net.nodes[d.idx()].addrs, vec![net.addr_of(d), d0, d1]);
     }
 
     #[test]

@@ -39,6 +39,9 @@ pub struct FlowSummary {
     /// Completion time of a finite transfer (last byte delivered − start), s; null if unfinished
     /// or not a finite transfer.
     pub completion_time_s: Option<f64>,
+    /// Transfer time of a finite transfer with the handshake excluded (last byte delivered −
+    /// connection or association established), s, as spec 3 §4 defines it; null if unfinished.
+    pub transfer_time_s: Option<f64>,
     /// Data segments (TCP) or datagrams (CBR) sent, retransmissions included.
     pub segments_sent: u64,
     /// Data segments retransmitted.
@@ -59,6 +62,67 @@ pub struct FlowSummary {
     pub marked_in: u64,
     /// DiffServ edge: data packets metered out of profile (yellow or red/OUT).
     pub marked_out: u64,
+    /// SCTP associations: the sender's per-destination diagnostics (spec 3 §4).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sctp: Option<SctpSummary>,
+}
+
+/// The sending end of an SCTP association, as spec 3 §4 asks to log it.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct SctpSummary {
+    /// Per destination, by index in the association's address list ("0" is the first).
+    pub paths: BTreeMap<String, SctpPathSummary>,
+    /// HEARTBEAT chunks sent.
+    pub heartbeats_sent: u64,
+    /// Chunks retransmitted more than once.
+    pub chunks_lost_twice: u64,
+    /// Time with a T3-rtx running on a non-primary destination while the cumulative ack was
+    /// blocked by a chunk outstanding there, s.
+    pub alt_t3_wait_s: f64,
+    /// Times the association error count passed Association.Max.Retrans.
+    pub assoc_max_retrans_events: u64,
+}
+
+/// One destination of an SCTP association.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct SctpPathSummary {
+    /// T3-rtx expiries.
+    pub t3_expiries: u64,
+    /// Chunks fast-retransmitted that had last been sent to this destination.
+    pub fast_retransmits: u64,
+    /// Chunks retransmitted to this destination (fast or after a timeout).
+    pub retransmitted_chunks: u64,
+    /// HEARTBEATs sent to it.
+    pub heartbeats_sent: u64,
+    /// RTT samples from HEARTBEAT-ACKs.
+    pub heartbeat_samples: u64,
+    /// RTT samples from DATA chunks.
+    pub data_samples: u64,
+    /// RTO at the end, s.
+    pub rto_final_s: f64,
+    /// Time-weighted mean RTO from the end of the handshake to the transfer's completion (or
+    /// the end of the run), s.
+    pub rto_mean_s: f64,
+}
+
+/// The time-weighted mean of a step function given by its changes, over `[from, to)`.
+fn step_mean(changes: &[(packetsim_kernel::Time, packetsim_kernel::Dur)], from: packetsim_kernel::Time, to: packetsim_kernel::Time) -> f64 {
+    if to <= from || changes.is_empty() {
+        return changes.last().map_or(f64::NAN, |c| c.1.as_secs_f64());
+    }
+    let mut area = 0.0;
+    for (i, &(t, v)) in changes.iter().enumerate() {
+        let start = t.max(from);
+        let end = changes.get(i + 1).map_or(to, |n| n.0).min(to);
+        if end > start {
+            area += v.as_secs_f64() * (end - start).as_secs_f64();
+        }
+    }
+    // Before the first change the value is the first one.
+    if changes[0].0 > from {
+        area += changes[0].1.as_secs_f64() * (changes[0].0.min(to) - from).as_secs_f64();
+    }
+    area / (to - from).as_secs_f64()
 }
 
 /// Per-queue results (one per link direction).
@@ -131,6 +195,7 @@ impl Summary {
             let mut s = FlowSummary {
                 kind: match f.kind {
                     FlowKind::Tcp => "tcp",
+                    FlowKind::Sctp => "sctp",
                     FlowKind::Cbr => "cbr",
                 },
                 from: node(snd.node),
@@ -141,6 +206,10 @@ impl Summary {
                 bytes_delivered: f.delivered,
                 goodput_bps: 0.0,
                 completion_time_s: f.completed_at.map(|t| (t - f.start).as_secs_f64()),
+                transfer_time_s: f
+                    .completed_at
+                    .zip(world.established_at(crate::ids::FlowId(fi as u32)))
+                    .map(|(done, est)| (done - est).as_secs_f64()),
                 segments_sent: 0,
                 retransmits: 0,
                 timeouts: 0,
@@ -151,6 +220,7 @@ impl Summary {
                 ce_received: 0,
                 marked_in: 0,
                 marked_out: 0,
+                sctp: None,
             };
             if let Some(c) = world.net.egresses.iter().find_map(|e| e.classifier()) {
                 let [g, y, r] = c.counts(crate::ids::FlowId(fi as u32));
@@ -171,6 +241,45 @@ impl Summary {
                 Agent::Cbr(c) => {
                     s.bytes_sent = c.bytes_sent();
                     s.segments_sent = c.sent();
+                }
+                Agent::Sctp(a) => {
+                    let st = a.stats();
+                    s.bytes_sent = st.bytes_sent;
+                    s.segments_sent = st.data_chunks_sent;
+                    s.retransmits = st.retransmissions;
+                    s.timeouts = st.t3_expiries;
+                    s.fast_retransmits = st.fast_retransmits;
+                    let from = world
+                        .established_at(crate::ids::FlowId(fi as u32))
+                        .unwrap_or(f.start);
+                    let to = f.completed_at.unwrap_or(end);
+                    let paths = a
+                        .paths()
+                        .iter()
+                        .enumerate()
+                        .map(|(i, p)| {
+                            (
+                                i.to_string(),
+                                SctpPathSummary {
+                                    t3_expiries: p.t3_expiries,
+                                    fast_retransmits: p.fast_retransmits,
+                                    retransmitted_chunks: p.retransmissions_sent,
+                                    heartbeats_sent: p.heartbeats_sent,
+                                    heartbeat_samples: p.heartbeat_samples,
+                                    data_samples: p.data_samples,
+                                    rto_final_s: p.rto.as_secs_f64(),
+                                    rto_mean_s: step_mean(&p.rto_history, from, to),
+                                },
+                            )
+                        })
+                        .collect();
+                    s.sctp = Some(SctpSummary {
+                        paths,
+                        heartbeats_sent: st.heartbeats_sent,
+                        chunks_lost_twice: st.chunks_lost_twice,
+                        alt_t3_wait_s: st.alt_t3_wait.as_secs_f64(),
+                        assoc_max_retrans_events: st.assoc_max_retrans_events,
+                    });
                 }
                 Agent::TcpReceiver(_) | Agent::UdpSink(_) => {}
             }

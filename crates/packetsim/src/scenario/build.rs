@@ -3,7 +3,7 @@
 //! scenario name, so adding a link or flow never changes another's random numbers.
 
 use super::{App, ErrorDirection, FlowKind, QueueSpec, Scenario, SchedulerSpec};
-use crate::ids::NodeId;
+use crate::ids::{Addr, LinkId, NodeId};
 use crate::net::{DirectionParams, ErrorModel, Net};
 use crate::queue::{
     AnyAdmission, ClassQueue, Classful, Classifier, DropTail, QueueDisc, Red, Rio, Scheduler, Wrr,
@@ -68,6 +68,7 @@ pub fn build(sc: &Scenario, seed: u64) -> Result<World, BuildError> {
     };
     let mut net = Net::default();
     let mut ids: HashMap<&str, NodeId> = HashMap::new();
+    let mut addrs: HashMap<&str, Addr> = HashMap::new();
     for n in &sc.nodes {
         ids.insert(n.as_str(), net.add_node(n));
     }
@@ -108,6 +109,13 @@ pub fn build(sc: &Scenario, seed: u64) -> Result<World, BuildError> {
             seed,
         );
     }
+    for a in &sc.addresses {
+        let owner = ids[a.node.as_str()];
+        let link = a.link.as_ref().map(|l| {
+            LinkId(sc.links.iter().position(|x| &x.name == l).expect("the loader checks links") as u32)
+        });
+        addrs.insert(a.name.as_str(), net.add_address(owner, link));
+    }
     net.compute_routes();
     let mut world = World::new(net, Time::ZERO + sc.simulation.duration);
     for f in &sc.flows {
@@ -138,6 +146,38 @@ pub fn build(sc: &Scenario, seed: u64) -> Result<World, BuildError> {
                     App::File { bytes } => AppData::Bytes(*bytes),
                 };
                 world.add_tcp_flow(&f.name, at, tcp, data);
+            }
+            FlowKind::Sctp {
+                app,
+                sctp,
+                from_addresses,
+                to_addresses,
+                primary,
+            } => {
+                let data = match app {
+                    App::Bulk => AppData::Unlimited,
+                    App::File { bytes } => AppData::Bytes(*bytes),
+                };
+                let local: Vec<Addr> = from_addresses.iter().map(|a| addrs[a.as_str()]).collect();
+                let peer: Vec<Addr> = to_addresses.iter().map(|a| addrs[a.as_str()]).collect();
+                // Every address pair the association may use must be routable both ways:
+                // destination i is reached from local i (or the first local address).
+                for (i, &p) in peer.iter().enumerate() {
+                    let l = local.get(i).or(local.first()).copied();
+                    let from_ok = world.net.reachable(from, p);
+                    let back_ok = l.is_none_or(|l| world.net.reachable(to, l));
+                    if !from_ok || !back_ok {
+                        return Err(err(
+                            format!("flows.{}.to_addresses[{i}]", f.name),
+                            format!(
+                                "no path between {:?} and address {:?}: the links do not \
+                                 connect them",
+                                f.from, to_addresses[i]
+                            ),
+                        ));
+                    }
+                }
+                world.add_sctp_flow(&f.name, at, sctp, local, peer, *primary, data, seed);
             }
             FlowKind::Cbr { rate, packet_size } => {
                 world.add_cbr_flow(&f.name, at, *rate, *packet_size);

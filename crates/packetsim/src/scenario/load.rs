@@ -5,11 +5,14 @@
 use super::error::{Location, ScenarioError};
 use super::locate::{is_bare, KeyPath, SpanIndex};
 use super::overrides::Override;
-use super::schema::{RawApp, RawFlow, RawFlowKind, RawLink, RawQueue, RawQueueKind, RawScenario};
+use super::schema::{
+    RawAddress, RawApp, RawFlow, RawFlowKind, RawLink, RawQueue, RawQueueKind, RawScenario,
+};
 use super::{
-    App, ClassSpec, FlowKind, FlowSpec, LinkSpec, QueueLimit, QueueSpec, Scenario, SchedulerSpec,
+    AddressSpec, App, ClassSpec, FlowKind, FlowSpec, LinkSpec, QueueLimit, QueueSpec, Scenario, SchedulerSpec,
     SimulationSpec,
 };
+use crate::transport::sctp::SctpConfig;
 use crate::transport::tcp::TcpConfig;
 use packetsim_kernel::{Dur, Time};
 use std::collections::{HashMap, HashSet};
@@ -207,9 +210,21 @@ impl Ctx<'_> {
             .cloned()
             .unwrap_or_default();
 
+        let sctp_defaults = raw.sctp.unwrap_or_default();
+        sctp_defaults
+            .validate()
+            .map_err(|(key, msg)| self.err(&KeyPath::keys(&["sctp", key]), msg))?;
+        let sctp_defaults_raw = table
+            .get("sctp")
+            .and_then(|t| t.as_table())
+            .cloned()
+            .unwrap_or_default();
+
         let mut nodes = Vec::with_capacity(raw.nodes.0.len());
-        for (name, _) in raw.nodes.0 {
+        let mut raw_addresses = Vec::new();
+        for (name, n) in raw.nodes.0 {
             self.check_name(&KeyPath::keys(&["nodes", &name]), &name, "node")?;
+            raw_addresses.push((name.clone(), n.addresses));
             nodes.push(name);
         }
         let node_set: HashSet<&str> = nodes.iter().map(String::as_str).collect();
@@ -218,6 +233,7 @@ impl Ctx<'_> {
         for (name, l) in raw.links.0 {
             links.push(self.link(name, l, &nodes, &node_set)?);
         }
+        let addresses = self.addresses(raw_addresses, &node_set, &links)?;
 
         let mut flows = Vec::new();
         let mut flow_names: HashMap<String, String> = HashMap::new();
@@ -228,15 +244,21 @@ impl Ctx<'_> {
                 .and_then(|t| t.get(&name))
                 .and_then(|t| t.get("tcp"))
                 .and_then(|t| t.as_table());
-            let expanded = self.flow(
-                &name,
-                f,
-                &nodes,
-                &node_set,
-                &tcp_defaults,
-                &tcp_defaults_raw,
+            let flow_sctp_raw = table
+                .get("flows")
+                .and_then(|t| t.get(&name))
+                .and_then(|t| t.get("sctp"))
+                .and_then(|t| t.as_table());
+            let defaults = Defaults {
+                tcp: &tcp_defaults,
+                tcp_raw: &tcp_defaults_raw,
                 flow_tcp_raw,
-            )?;
+                sctp: &sctp_defaults,
+                sctp_raw: &sctp_defaults_raw,
+                flow_sctp_raw,
+                addresses: &addresses,
+            };
+            let expanded = self.flow(&name, f, &nodes, &node_set, &defaults)?;
             for spec in expanded {
                 if let Some(other) = flow_names.get(&spec.name) {
                     return Err(self.err(
@@ -258,9 +280,70 @@ impl Ctx<'_> {
             text: String::new(),
             simulation,
             nodes,
+            addresses,
             links,
             flows,
         })
+    }
+
+    /// Every node's named addresses: names unique among addresses and nodes, links that
+    /// exist and attach to the node.
+    fn addresses(
+        &self,
+        raw: Vec<(String, Vec<RawAddress>)>,
+        node_set: &HashSet<&str>,
+        links: &[LinkSpec],
+    ) -> Result<Vec<AddressSpec>> {
+        let mut out: Vec<AddressSpec> = Vec::new();
+        for (node, list) in raw {
+            for (i, a) in list.into_iter().enumerate() {
+                let path = KeyPath::keys(&["nodes", &node, "addresses"]).index(i);
+                self.check_name(&path.key("name"), &a.name, "address")?;
+                if let Some(other) = out.iter().find(|o| o.name == a.name) {
+                    return Err(self.err(
+                        &path.key("name"),
+                        format!(
+                            "address name `{}` is already used by node `{}`: address names \
+                             are unique in a scenario",
+                            a.name, other.node
+                        ),
+                    ));
+                }
+                if node_set.contains(a.name.as_str()) {
+                    return Err(self.err(
+                        &path.key("name"),
+                        format!("`{}` is a node's name; give the address its own name", a.name),
+                    ));
+                }
+                if let Some(l) = &a.link {
+                    match links.iter().find(|x| &x.name == l) {
+                        None => {
+                            return Err(self.err(
+                                &path.key("link"),
+                                format!("expected the name of a link; `{l}` is not one"),
+                            ))
+                        }
+                        Some(x) if x.a != node && x.b != node => {
+                            return Err(self.err(
+                                &path.key("link"),
+                                format!(
+                                    "link `{l}` joins `{}` and `{}`, not node `{node}`: an \
+                                     address is bound to one of its own node's links",
+                                    x.a, x.b
+                                ),
+                            ))
+                        }
+                        Some(_) => {}
+                    }
+                }
+                out.push(AddressSpec {
+                    name: a.name,
+                    node: node.clone(),
+                    link: a.link,
+                });
+            }
+        }
+        Ok(out)
     }
 
     fn check_name(&self, path: &KeyPath, name: &str, what: &str) -> Result<()> {
@@ -507,16 +590,13 @@ impl Ctx<'_> {
         })
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn flow(
         &self,
         name: &str,
         f: RawFlow,
         nodes: &[String],
         node_set: &HashSet<&str>,
-        tcp_defaults: &TcpConfig,
-        tcp_defaults_raw: &toml::Table,
-        flow_tcp_raw: Option<&toml::Table>,
+        d: &Defaults,
     ) -> Result<Vec<FlowSpec>> {
         let path = KeyPath::keys(&["flows", name]);
         self.check_name(&path, name, "flow")?;
@@ -531,9 +611,13 @@ impl Ctx<'_> {
                 ),
             ));
         }
+        let this = match f.kind {
+            RawFlowKind::Tcp => "tcp",
+            RawFlowKind::Sctp => "sctp",
+            RawFlowKind::Cbr => "cbr",
+        };
         let only = |key: &str, kind: &str, is_set: bool| -> Result<()> {
             if is_set {
-                let this = if kind == "tcp" { "cbr" } else { "tcp" };
                 Err(self.err(
                     &path.key(key),
                     format!(
@@ -544,11 +628,8 @@ impl Ctx<'_> {
                 Ok(())
             }
         };
-        let kind = match f.kind {
-            RawFlowKind::Tcp => {
-                only("rate", "cbr", f.rate.is_some())?;
-                only("packet_size", "cbr", f.packet_size.is_some())?;
-                let app = match (f.app.unwrap_or(RawApp::Bulk), f.size) {
+        let app = || -> Result<App> {
+            Ok(match (f.app.unwrap_or(RawApp::Bulk), f.size) {
                     (RawApp::File, Some(0)) => {
                         return Err(self.err(
                             &path.key("size"),
@@ -568,17 +649,93 @@ impl Ctx<'_> {
                         "`size` is only allowed with app = \"file\" (bulk transfers are unlimited)",
                     )),
                     (RawApp::Bulk, None) => App::Bulk,
-                };
-                let tcp = match flow_tcp_raw {
-                    None => tcp_defaults.clone(),
-                    Some(own) => self.merge_tcp(name, &path, tcp_defaults_raw, own)?,
+                })
+        };
+        if f.kind != RawFlowKind::Tcp {
+            only("tcp", "tcp", f.tcp.is_some())?;
+        }
+        if f.kind != RawFlowKind::Sctp {
+            only("sctp", "sctp", f.sctp.is_some())?;
+            only("from_addresses", "sctp", f.from_addresses.is_some())?;
+            only("to_addresses", "sctp", f.to_addresses.is_some())?;
+            only("primary", "sctp", f.primary.is_some())?;
+        }
+        if f.kind != RawFlowKind::Cbr {
+            only("rate", "cbr", f.rate.is_some())?;
+            only("packet_size", "cbr", f.packet_size.is_some())?;
+        }
+        let kind = match f.kind {
+            RawFlowKind::Tcp => {
+                let app = app()?;
+                let tcp = match d.flow_tcp_raw {
+                    None => d.tcp.clone(),
+                    Some(own) => self.merge_config(name, &path, "tcp", d.tcp_raw, own, |c: &TcpConfig| c.validate())?,
                 };
                 FlowKind::Tcp { app, tcp }
             }
+            RawFlowKind::Sctp => {
+                let app = app()?;
+                if f.stop.is_some() {
+                    return Err(self.err(
+                        &path.key("stop"),
+                        "`stop` is not supported on sctp flows yet: an association sends its \
+                         whole file (app = \"file\") or runs to the end of the simulation",
+                    ));
+                }
+                let sctp = match d.flow_sctp_raw {
+                    None => d.sctp.clone(),
+                    Some(own) => self.merge_config(name, &path, "sctp", d.sctp_raw, own, |c: &SctpConfig| c.validate())?,
+                };
+                let pick = |key: &str, node: &str, list: &Option<Vec<String>>| -> Result<Vec<String>> {
+                    let list = list.clone().unwrap_or_default();
+                    for (i, a) in list.iter().enumerate() {
+                        match d.addresses.iter().find(|x| &x.name == a) {
+                            Some(x) if x.node == node => {}
+                            Some(x) => {
+                                return Err(self.err(
+                                    &path.key(key).index(i),
+                                    format!("address `{a}` belongs to node `{}`, not to `{node}`", x.node),
+                                ))
+                            }
+                            None => {
+                                return Err(self.err(
+                                    &path.key(key).index(i),
+                                    format!(
+                                        "expected the name of an address of node `{node}` \
+                                         (declared in [nodes.{node}] addresses); `{a}` is not one"
+                                    ),
+                                ))
+                            }
+                        }
+                        if list[..i].contains(a) {
+                            return Err(self.err(&path.key(key).index(i), format!("address `{a}` is listed twice")));
+                        }
+                    }
+                    Ok(list)
+                };
+                let from_addresses = pick("from_addresses", &f.from, &f.from_addresses)?;
+                let to_addresses = pick("to_addresses", &f.to, &f.to_addresses)?;
+                let primary = match &f.primary {
+                    None => 0,
+                    Some(p) => to_addresses.iter().position(|a| a == p).ok_or_else(|| {
+                        self.err(
+                            &path.key("primary"),
+                            if to_addresses.is_empty() {
+                                format!("`primary` needs `to_addresses`: expected one of the peer's addresses; `{p}` is not one")
+                            } else {
+                                format!(
+                                    "expected one of the peer's addresses ({}); `{p}` is not one",
+                                    to_addresses.join(", ")
+                                )
+                            },
+                        )
+                    })?,
+                };
+                FlowKind::Sctp { app, sctp, from_addresses, to_addresses, primary }
+            }
             RawFlowKind::Cbr => {
-                only("app", "tcp", f.app.is_some())?;
-                only("size", "tcp", f.size.is_some())?;
-                only("tcp", "tcp", f.tcp.is_some())?;
+                only("app", "tcp or sctp", f.app.is_some())?;
+                only("size", "tcp or sctp", f.size.is_some())?;
                 let rate = f.rate.ok_or_else(|| {
                     self.err(
                         &path.key("rate"),
@@ -681,33 +838,50 @@ impl Ctx<'_> {
             .collect())
     }
 
-    /// `[tcp]` overlaid key by key with the flow's own `tcp` table, then validated.
-    fn merge_tcp(
+    /// A defaults table (`[tcp]`, `[sctp]`) overlaid key by key with the flow's own table of
+    /// the same name, then validated.
+    fn merge_config<T: serde::de::DeserializeOwned>(
         &self,
         name: &str,
         path: &KeyPath,
+        table: &str,
         defaults_raw: &toml::Table,
         own: &toml::Table,
-    ) -> Result<TcpConfig> {
-        let tcp_path = path.key("tcp");
+        validate: impl Fn(&T) -> std::result::Result<(), (&'static str, String)>,
+    ) -> Result<T> {
+        let tcp_path = path.key(table);
         let mut merged = defaults_raw.clone();
         for (k, v) in own {
             merged.insert(k.clone(), v.clone());
         }
         // Both halves were deserialized on their own already, so this only fails on a bug.
-        let cfg: TcpConfig = toml::Value::Table(merged)
+        let cfg: T = toml::Value::Table(merged)
             .try_into()
             .map_err(|e: toml::de::Error| self.err(&tcp_path, e.message().trim().to_owned()))?;
-        cfg.validate().map_err(|(key, msg)| {
+        validate(&cfg).map_err(|(key, msg)| {
             let p = if own.contains_key(key) || !defaults_raw.contains_key(key) {
                 tcp_path.key(key)
             } else {
-                KeyPath::keys(&["tcp", key])
+                KeyPath::keys(&[table, key])
             };
-            self.err(&p, format!("{msg} (TCP configuration of flow `{name}`)"))
+            self.err(
+                &p,
+                format!("{msg} ({} configuration of flow `{name}`)", table.to_uppercase()),
+            )
         })?;
         Ok(cfg)
     }
+}
+
+/// The defaults a flow table is merged with, and the scenario's named addresses.
+struct Defaults<'a> {
+    tcp: &'a TcpConfig,
+    tcp_raw: &'a toml::Table,
+    flow_tcp_raw: Option<&'a toml::Table>,
+    sctp: &'a SctpConfig,
+    sctp_raw: &'a toml::Table,
+    flow_sctp_raw: Option<&'a toml::Table>,
+    addresses: &'a [AddressSpec],
 }
 
 /// Serde names our schema structs (`struct RawLink`); the user sees tables.

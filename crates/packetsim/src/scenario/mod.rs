@@ -36,6 +36,7 @@ pub use load::{
 };
 pub use overrides::{Override, OverrideParseError};
 
+use crate::transport::sctp::SctpConfig;
 use crate::transport::tcp::TcpConfig;
 use packetsim_kernel::{Dur, Rate, Time};
 use serde::Deserialize;
@@ -51,6 +52,9 @@ pub struct Scenario {
     pub simulation: SimulationSpec,
     /// Node names, in file order.
     pub nodes: Vec<String>,
+    /// Extra (named) node addresses, in file order; every node also has an unnamed primary
+    /// address, which TCP and CBR flows use.
+    pub addresses: Vec<AddressSpec>,
     /// Links, in file order.
     pub links: Vec<LinkSpec>,
     /// Flows after `count` expansion, in file order (copies of one table are adjacent).
@@ -67,6 +71,17 @@ pub struct SimulationSpec {
     /// When present, time series (cwnd/ssthresh per TCP flow, length per queue) are sampled
     /// at this interval (positive).
     pub sample_interval: Option<Dur>,
+}
+
+/// A named address of a node (`[nodes.NAME] addresses = [{ name, link }]`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AddressSpec {
+    /// The address's name, unique in the scenario.
+    pub name: String,
+    /// The node that owns it.
+    pub node: String,
+    /// The link (interface) it is bound to: traffic to it arrives over this link.
+    pub link: Option<String>,
 }
 
 /// One full-duplex link between two nodes.
@@ -186,6 +201,19 @@ pub enum FlowKind {
         app: App,
         /// The connection's configuration: `[tcp]` merged key by key with the flow's `tcp`.
         tcp: TcpConfig,
+    },
+    /// An SCTP association carrying `app` from the first to the second node.
+    Sctp {
+        /// What the sending application offers.
+        app: App,
+        /// The association's configuration: `[sctp]` merged key by key with the flow's `sctp`.
+        sctp: SctpConfig,
+        /// The sender's addresses by name (`from_addresses`); empty: the node's primary one.
+        from_addresses: Vec<String>,
+        /// The receiver's addresses by name (`to_addresses`); empty: the node's primary one.
+        to_addresses: Vec<String>,
+        /// Index into `to_addresses` of the primary destination (`primary`; default 0).
+        primary: usize,
     },
     /// A UDP constant-bit-rate source.
     Cbr {

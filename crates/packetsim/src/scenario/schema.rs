@@ -3,6 +3,7 @@
 //! these into the validated types of `mod.rs`.
 
 use super::{ErrorDirection, QueueLimit};
+use crate::transport::sctp::SctpConfig;
 use crate::transport::tcp::TcpConfig;
 use crate::units;
 use packetsim_kernel::{Dur, Rate};
@@ -18,6 +19,8 @@ pub(crate) struct RawScenario {
     pub simulation: RawSimulation,
     #[serde(default)]
     pub tcp: Option<TcpConfig>,
+    #[serde(default)]
+    pub sctp: Option<SctpConfig>,
     #[serde(default)]
     pub nodes: Named<RawNode>,
     #[serde(default)]
@@ -38,10 +41,22 @@ pub(crate) struct RawSimulation {
     pub sample_interval: Option<Dur>,
 }
 
-/// `[nodes.NAME]`: no keys yet.
+/// `[nodes.NAME]`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct RawNode {}
+pub(crate) struct RawNode {
+    #[serde(default)]
+    pub addresses: Vec<RawAddress>,
+}
+
+/// `{ name = "S1", link = "path1_in" }`: an extra address of a node, bound to one of its links.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawAddress {
+    pub name: String,
+    #[serde(default)]
+    pub link: Option<String>,
+}
 
 /// `[links.NAME]`.
 #[derive(Debug, Deserialize)]
@@ -147,6 +162,14 @@ pub(crate) struct RawFlow {
     pub stagger: Option<Dur>,
     #[serde(default)]
     pub tcp: Option<TcpConfig>,
+    #[serde(default)]
+    pub sctp: Option<SctpConfig>,
+    #[serde(default)]
+    pub from_addresses: Option<Vec<String>>,
+    #[serde(default)]
+    pub to_addresses: Option<Vec<String>>,
+    #[serde(default)]
+    pub primary: Option<String>,
     #[serde(default, with = "units::rate::opt")]
     pub rate: Option<Rate>,
     #[serde(default, with = "units::bytes::opt")]
@@ -157,12 +180,13 @@ pub(crate) struct RawFlow {
     pub diffserv: Option<crate::queue::FlowClassConfig>,
 }
 
-/// `kind = "tcp" | "cbr"`.
+/// `kind = "tcp" | "sctp" | "cbr"`.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub(crate) enum RawFlowKind {
     #[default]
     Tcp,
+    Sctp,
     Cbr,
 }
 

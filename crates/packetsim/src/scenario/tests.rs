@@ -631,3 +631,126 @@ fn named_tables_must_be_tables() {
         "invalid type: integer `5`; expected a table",
     );
 }
+
+const MULTIHOMED: &str = r#"[simulation]
+duration = "10s"
+
+[nodes.s]
+addresses = [{ name = "s0", link = "s_r0" }, { name = "s1", link = "s_r1" }]
+[nodes.r0]
+[nodes.r1]
+[nodes.d]
+addresses = [{ name = "d0", link = "r0_d" }, { name = "d1", link = "r1_d" }]
+
+[links.s_r0]
+a = "s"
+b = "r0"
+rate = "10Mbps"
+delay = "5ms"
+
+[links.r0_d]
+a = "r0"
+b = "d"
+rate = "10Mbps"
+delay = "5ms"
+
+[links.s_r1]
+a = "s"
+b = "r1"
+rate = "10Mbps"
+delay = "5ms"
+
+[links.r1_d]
+a = "r1"
+b = "d"
+rate = "10Mbps"
+delay = "5ms"
+
+[flows.f]
+kind = "sctp"
+from = "s"
+to = "d"
+app = "file"
+size = "100kB"
+from_addresses = ["s0", "s1"]
+to_addresses = ["d0", "d1"]
+primary = "d1"
+sctp = { rtx_policy = "same" }
+"#;
+
+#[test]
+fn sctp_flows_name_addresses_a_primary_and_a_merged_configuration() {
+    let sc = ok(MULTIHOMED, &["sctp.rto_min=\"500ms\""]);
+    assert_eq!(sc.addresses.len(), 4);
+    assert_eq!(
+        sc.addresses[3],
+        AddressSpec {
+            name: "d1".into(),
+            node: "d".into(),
+            link: Some("r1_d".into())
+        }
+    );
+    let FlowKind::Sctp {
+        app,
+        sctp,
+        from_addresses,
+        to_addresses,
+        primary,
+    } = &sc.flows[0].kind
+    else {
+        panic!("an sctp flow")
+    };
+    assert_eq!(*app, App::File { bytes: 100_000 });
+    assert_eq!(from_addresses, &["s0", "s1"]);
+    assert_eq!(to_addresses, &["d0", "d1"]);
+    assert_eq!(*primary, 1);
+    assert_eq!(sctp.rtx_policy, crate::transport::sctp::RtxPolicy::Same);
+    assert_eq!(sctp.rto_min, Dur::from_millis(500), "[sctp] defaults merge under the flow's");
+}
+
+#[test]
+fn sctp_bad_addresses_primaries_and_policies_name_the_key() {
+    // A primary that is not one of the peer's addresses.
+    let e = bad(MULTIHOMED, &["flows.f.primary=\"s0\""]);
+    assert!(e.to_string().contains("flows.f.primary: expected one of the peer's addresses (d0, d1)"), "{e}");
+    // An address of the wrong node.
+    let e = bad(MULTIHOMED, &["flows.f.to_addresses=[\"d0\", \"s1\"]"]);
+    assert!(e.to_string().contains("flows.f.to_addresses[1]: address `s1` belongs to node `s`"), "{e}");
+    // An unknown address.
+    let e = bad(MULTIHOMED, &["flows.f.from_addresses=[\"s7\"]"]);
+    assert!(e.to_string().contains("flows.f.from_addresses[0]: expected the name of an address of node `s`"), "{e}");
+    // An unknown policy.
+    let e = bad(MULTIHOMED, &["flows.f.sctp.rtx_policy=\"sideways\""]);
+    let m = e.to_string();
+    assert!(m.contains("flows.f.sctp.rtx_policy") && m.contains("alternate"), "{m}");
+    // An address bound to a link of another node, and to no link at all.
+    let e = bad(MULTIHOMED, &["nodes.s.addresses=[{ name = \"s0\", link = \"r1_d\" }]"]);
+    assert!(e.to_string().contains("nodes.s.addresses[0].link: link `r1_d` joins `r1` and `d`, not node `s`"), "{e}");
+    let e = bad(MULTIHOMED, &["nodes.s.addresses=[{ name = \"s0\", link = \"nowhere\" }]"]);
+    assert!(e.to_string().contains("nodes.s.addresses[0].link: expected the name of a link"), "{e}");
+    // Duplicate names.
+    let e = bad(MULTIHOMED, &["nodes.d.addresses=[{ name = \"s0\" }]"]);
+    assert!(e.to_string().contains("already used by node `s`"), "{e}");
+    // SCTP keys on a TCP flow, and bad SCTP values.
+    let e = bad(MULTIHOMED, &["flows.f.kind=\"tcp\""]);
+    assert!(e.to_string().contains("`sctp` is only allowed on sctp flows"), "{e}");
+    let e = bad(MULTIHOMED, &["flows.f.sctp.rto_min=\"0s\""]);
+    assert!(e.to_string().contains("flows.f.sctp.rto_min: expected a positive duration"), "{e}");
+}
+
+#[test]
+fn sctp_an_address_with_no_path_is_a_build_error_naming_the_address() {
+    // Path1 now starts at an island node, so s has no way to d1 (bound to r1_d).
+    let text = MULTIHOMED
+        .replace("[nodes.d]\n", "[nodes.d]\n[nodes.island]\n")
+        .replace("[links.s_r1]\na = \"s\"", "[links.s_r1]\na = \"island\"")
+        .replace(", { name = \"s1\", link = \"s_r1\" }", "")
+        .replace("from_addresses = [\"s0\", \"s1\"]", "from_addresses = [\"s0\"]");
+    let sc = ok(&text, &[]);
+    let e = match build(&sc, 1) {
+        Ok(_) => panic!("expected a build error"),
+        Err(e) => e,
+    };
+    assert_eq!(e.key, "flows.f.to_addresses[1]", "{e}");
+    assert!(e.msg.contains("no path"), "{e}");
+}

@@ -3,13 +3,13 @@
 //! that sets each of the paper's claims beside the measured result with a verdict.
 //!
 //! Implemented so far:
-//! - `tcp-baselines`: the TCP half of study 3 (spec/3-sctp-multihoming.md, Figures 2 and 3):
-//!   TCP Reno and SACK (and NewReno, as an extension) transferring 4 MiB over a lossy path.
-//!   The SCTP curves join when SCTP lands.
+//! - `sctp-multihoming`: study 3 (spec/3-sctp-multihoming.md), Figures 2-6: SCTP single- and
+//!   multihomed against TCP Reno and SACK (NewReno as an extension), the retransmission-path
+//!   policies, and extension runs. It replaced `tcp-baselines`, which held the TCP curves only.
 //! - `diffserv-ecn`: study 4 (spec/4-diffserv-ecn.md), Figures 2-5, 8, 9 and Tables 3-4.
 
 pub mod diffserv_ecn;
-pub mod tcp_baselines;
+pub mod sctp_multihoming;
 
 use std::path::PathBuf;
 
@@ -54,9 +54,9 @@ pub struct Study {
 /// Every study implemented so far, in the order `reproduce all` runs them.
 pub const STUDIES: &[Study] = &[
     Study {
-        name: tcp_baselines::NAME,
-        title: "TCP Reno/NewReno/SACK 4 MiB transfer time vs loss (study 3, Figs 2-3, TCP curves)",
-        run: tcp_baselines::run,
+        name: sctp_multihoming::NAME,
+        title: "SCTP multihoming vs TCP Reno/SACK, retransmission-path policies (study 3, Figs 2-6)",
+        run: sctp_multihoming::run,
     },
     Study {
         name: diffserv_ecn::NAME,

@@ -127,6 +127,8 @@ pub struct TcpSender {
     newreno_timer: PartialAckTimer,
     newreno_full_ack: FullAckCwnd,
     state: SenderState,
+    /// When the SYN-ACK arrived (the connection became ESTABLISHED).
+    established_at: Option<Time>,
     iss: Seq,
     /// Oldest unacknowledged sequence number.
     snd_una: Seq,
@@ -186,6 +188,7 @@ impl TcpSender {
             newreno_timer: cfg.newreno_partial_ack_timer,
             newreno_full_ack: cfg.newreno_full_ack,
             state: SenderState::Closed,
+            established_at: None,
             iss,
             snd_una: iss,
             snd_nxt: iss,
@@ -226,6 +229,11 @@ impl TcpSender {
         self.state = SenderState::SynSent;
         self.send_syn(now, out);
         self.timed = Some((self.iss, now));
+    }
+
+    /// When the connection became ESTABLISHED (the SYN-ACK arrived), if it has.
+    pub fn established_at(&self) -> Option<Time> {
+        self.established_at
     }
 
     /// Counters.
@@ -457,6 +465,7 @@ impl TcpSender {
             return;
         }
         self.state = SenderState::Established;
+        self.established_at = Some(now);
         self.sack_ok = self.variant == Variant::Sack && h.sack_permitted;
         self.ts_ok = self.want_ts && h.ts.is_some();
         // RFC 3168 §6.1.1: ECN is on only if the SYN-ACK is an ECN-setup one (ECE, not CWR).

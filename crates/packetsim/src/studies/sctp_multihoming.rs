@@ -1,0 +1,1116 @@
+//! Study 3 (spec/3-sctp-multihoming.md): SCTP multihoming against TCP Reno and TCP SACK, and
+//! the retransmission-path policy. A 4 MiB file crosses one of two identical disjoint paths
+//! (2 Mb/s bottleneck, 35 ms one way) whose bottlenecks drop packets uniformly at random.
+//!
+//! - Figures 2 and 3: path0 loss 0-1% and 0-16%, path1 perfect: TCP Reno, TCP SACK, SCTP
+//!   single-homed, SCTP multihomed (retransmissions to the alternate); TCP NewReno as an
+//!   extension.
+//! - Figure 4: primary loss 0.2%, 2%, 4%; alternate loss 0-5%; policy `alternate` vs `same`.
+//! - Figures 5 and 6: primary 4%, alternate 2%; the alternate's bottleneck bandwidth, then its
+//!   delay (all three path1 links scaled, spec 3 Q7), as ratios of the primary's.
+//! - Beyond the paper (spec 3 §4 extensions and Q2/Q3): at primary 4%, the policy
+//!   `alternate_timeouts_only`, a heartbeat after every RTO, the paper's heartbeat jitter, and
+//!   loss in both directions.
+//!
+//! Metric: `flows.file.transfer_time_s` (the handshake excluded, spec 3 §4), mean and 95% CI
+//! over `runs` replications (100 by default, as in the paper). Each figure is one resumable
+//! sweep whose grid is (curve, x); the points run in parallel.
+
+use super::{checks_table, ReproduceOptions, ShapeCheck, StudyOutcome};
+use crate::experiment::{self, Param, PointSummary, RunOutput, SweepSpec};
+use crate::report::svg::{Curve, LineChart};
+use crate::report::write_atomic;
+use crate::scenario::{self, Override};
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// The study's name on the command line.
+pub const NAME: &str = "sctp-multihoming";
+
+/// The SCTP scenario (multihomed; single-homed by overrides), shipped in scenarios/.
+pub const SCTP_SCENARIO: &str = include_str!("../../../../scenarios/sctp-multihoming.toml");
+/// The TCP scenario (path0 only), shipped in scenarios/.
+pub const TCP_SCENARIO: &str = include_str!("../../../../scenarios/sctp-tcp-path.toml");
+
+const METRIC: &str = "flows.file.transfer_time_s";
+
+/// Figure 2's path0 loss points, percent (spec 3 §3).
+const FIG2: [f64; 11] = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0];
+/// Figure 3's path0 loss points, percent.
+const FIG3: [f64; 10] = [0.0, 1.0, 2.0, 4.0, 6.0, 8.0, 10.0, 12.0, 14.0, 16.0];
+/// Figure 4's alternate-path loss points, percent.
+const FIG4: [f64; 11] = [0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0];
+/// Figures 5 and 6: alternate / primary ratios.
+const RATIOS: [f64; 9] = [0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0, 4.0];
+
+/// A transport configuration: which scenario, and the overrides that make it.
+#[derive(Clone, Debug)]
+struct CurveSpec {
+    /// Short id (the grid value).
+    id: String,
+    /// Legend label.
+    label: String,
+    /// TCP (path0 only) or SCTP.
+    tcp: bool,
+    /// Overrides on top of the scenario, fixed along the curve.
+    fixed: Vec<(String, String)>,
+}
+
+fn tcp(variant: &str) -> CurveSpec {
+    CurveSpec {
+        id: format!("tcp_{variant}"),
+        label: format!(
+            "TCP {}",
+            match variant {
+                "sack" => "SACK",
+                "newreno" => "NewReno (ext.)",
+                _ => "Reno",
+            }
+        ),
+        tcp: true,
+        fixed: vec![("tcp.variant".into(), format!("\"{variant}\""))],
+    }
+}
+
+fn sctp_single() -> CurveSpec {
+    CurveSpec {
+        id: "sctp_single".into(),
+        label: "SCTP single-homed".into(),
+        tcp: false,
+        fixed: vec![
+            ("flows.file.from_addresses".into(), "[\"S0\"]".into()),
+            ("flows.file.to_addresses".into(), "[\"D0\"]".into()),
+        ],
+    }
+}
+
+fn sctp_multi(policy: &str, id: &str, label: &str, extra: &[(&str, &str)]) -> CurveSpec {
+    let mut fixed = vec![("flows.file.sctp.rtx_policy".to_string(), format!("\"{policy}\""))];
+    fixed.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+    CurveSpec {
+        id: id.into(),
+        label: label.into(),
+        tcp: false,
+        fixed,
+    }
+}
+
+/// How a figure's x value becomes overrides.
+#[derive(Clone, Copy, Debug)]
+enum Axis {
+    /// Path0 (primary) loss, percent.
+    PrimaryLoss,
+    /// Path1 (alternate) loss, percent.
+    AlternateLoss,
+    /// Path1 bottleneck rate / 2 Mb/s.
+    BandwidthRatio,
+    /// Path1 one-way delay / 35 ms (all three links scaled).
+    DelayRatio,
+}
+
+impl Axis {
+    fn label(self) -> &'static str {
+        match self {
+            Axis::PrimaryLoss => "path0 (primary) loss rate (%)",
+            Axis::AlternateLoss => "path1 (alternate) loss rate (%)",
+            Axis::BandwidthRatio => "alternate / primary bottleneck bandwidth",
+            Axis::DelayRatio => "alternate / primary one-way delay",
+        }
+    }
+
+    fn overrides(self, x: f64) -> Vec<(String, String)> {
+        let loss = |link: &str, pct: f64| (format!("links.{link}.loss"), format!("{}", pct / 100.0));
+        match self {
+            Axis::PrimaryLoss => vec![loss("path0_core", x)],
+            Axis::AlternateLoss => vec![loss("path1_core", x)],
+            Axis::BandwidthRatio => vec![(
+                "links.path1_core.rate".into(),
+                format!("\"{}bps\"", (2e6 * x).round() as u64),
+            )],
+            Axis::DelayRatio => [("path1_in", 10.0), ("path1_core", 15.0), ("path1_out", 10.0)]
+                .iter()
+                .map(|(l, ms)| {
+                    (
+                        format!("links.{l}.delay"),
+                        format!("\"{}us\"", (ms * 1000.0 * x).round() as u64),
+                    )
+                })
+                .collect(),
+        }
+    }
+}
+
+/// One figure: its curves over one x axis, with overrides shared by every point.
+#[derive(Clone, Debug)]
+struct FigureSpec {
+    dir: &'static str,
+    title: String,
+    axis: Axis,
+    xs: Vec<f64>,
+    curves: Vec<CurveSpec>,
+    shared: Vec<(String, String)>,
+}
+
+/// One point of a curve: x, mean, CI low, CI high, n, and the point's mean diagnostics.
+#[derive(Clone, Debug)]
+struct Point {
+    x: f64,
+    mean: f64,
+    lo: f64,
+    hi: f64,
+    n: u64,
+    diag: Vec<(String, f64)>,
+}
+
+/// A figure's results, per curve id.
+struct Results {
+    spec: FigureSpec,
+    curves: Vec<(CurveSpec, Vec<Point>)>,
+}
+
+impl Results {
+    fn curve(&self, id: &str) -> &[Point] {
+        self.curves
+            .iter()
+            .find(|c| c.0.id == id)
+            .map_or(&[][..], |c| &c.1[..])
+    }
+    fn at(&self, id: &str, x: f64) -> Option<&Point> {
+        self.curve(id).iter().find(|p| (p.x - x).abs() < 1e-9)
+    }
+    fn mean(&self, id: &str, x: f64) -> f64 {
+        self.at(id, x).map_or(f64::NAN, |p| p.mean)
+    }
+}
+
+/// Diagnostics averaged per point (beside the transfer time), for S4 and S11.
+const DIAGNOSTICS: [&str; 8] = [
+    "flows.file.sctp.paths.0.t3_expiries",
+    "flows.file.sctp.paths.1.t3_expiries",
+    "flows.file.sctp.paths.0.fast_retransmits",
+    "flows.file.sctp.paths.1.fast_retransmits",
+    "flows.file.sctp.paths.0.rto_mean_s",
+    "flows.file.sctp.paths.1.rto_mean_s",
+    "flows.file.sctp.paths.1.retransmitted_chunks",
+    "flows.file.sctp.alt_t3_wait_s",
+];
+
+fn run_figure(root: &Path, fig: &FigureSpec, opts: &ReproduceOptions, runs: u32) -> Result<Results, String> {
+    let params = vec![
+        Param {
+            path: "curve".into(),
+            values: fig.curves.iter().map(|c| c.id.clone()).collect(),
+        },
+        Param {
+            path: "x".into(),
+            values: fig.xs.iter().map(|x| format!("{x}")).collect(),
+        },
+    ];
+    let label = format!("{NAME}/{}", fig.dir);
+    let mut keyed = String::from(SCTP_SCENARIO);
+    keyed.push_str(TCP_SCENARIO);
+    for (k, v) in &fig.shared {
+        let _ = writeln!(keyed, "{k}={v}");
+    }
+    for c in &fig.curves {
+        let _ = writeln!(keyed, "{}:{:?}", c.id, c.fixed);
+    }
+    let dir = root.join(fig.dir);
+    let spec = SweepSpec {
+        experiment_key: experiment::experiment_key(&label, &keyed),
+        params,
+        runs,
+        base_seed: 3,
+        jobs: opts.jobs,
+        out_dir: dir.clone(),
+        progress: opts.progress,
+    };
+    let report = experiment::sweep(&spec, |point, seed| {
+        let get = |k: &str| {
+            point
+                .assignments
+                .iter()
+                .find(|a| a.0 == k)
+                .map(|a| a.1.clone())
+                .unwrap_or_default()
+        };
+        let curve = fig
+            .curves
+            .iter()
+            .find(|c| c.id == get("curve"))
+            .ok_or("unknown curve")?;
+        let x: f64 = get("x").parse().map_err(|_| "bad x")?;
+        let mut ovs: Vec<Override> = Vec::new();
+        for (k, v) in fig.shared.iter().chain(&curve.fixed).cloned().chain(fig.axis.overrides(x)) {
+            // TCP runs only use path0; path1 settings do not apply to them.
+            if curve.tcp && (k.starts_with("links.path1") || k.starts_with("flows.file.sctp")) {
+                continue;
+            }
+            ovs.push(Override { path: k, value: v });
+        }
+        let (text, origin) = if curve.tcp {
+            (TCP_SCENARIO, "scenarios/sctp-tcp-path.toml")
+        } else {
+            (SCTP_SCENARIO, "scenarios/sctp-multihoming.toml")
+        };
+        let sc = scenario::load_str(text, origin, &ovs).map_err(|e| e.to_string())?;
+        let out = scenario::run(&sc, seed).map_err(|e| e.to_string())?;
+        Ok(RunOutput {
+            summary_json: out.summary.to_json(),
+            metrics: out.summary.metrics(),
+        })
+    })
+    .map_err(|e| e.to_string())?;
+    let res = collect(fig, &report.points);
+    write_figure(&dir, &res)?;
+    Ok(res)
+}
+
+fn collect(fig: &FigureSpec, points: &[PointSummary]) -> Results {
+    let mut curves: Vec<(CurveSpec, Vec<Point>)> =
+        fig.curves.iter().map(|c| (c.clone(), Vec::new())).collect();
+    for p in points {
+        let get = |k: &str| {
+            p.point
+                .assignments
+                .iter()
+                .find(|a| a.0 == k)
+                .map(|a| a.1.clone())
+                .unwrap_or_default()
+        };
+        let x: f64 = get("x").parse().unwrap_or(f64::NAN);
+        let id = get("curve");
+        let Some(m) = p.metrics.iter().find(|m| m.name == METRIC) else {
+            continue;
+        };
+        let diag = DIAGNOSTICS
+            .iter()
+            .filter_map(|d| {
+                p.metrics
+                    .iter()
+                    .find(|m| m.name == *d)
+                    .map(|m| (d.to_string(), m.mean))
+            })
+            .collect();
+        if let Some(c) = curves.iter_mut().find(|c| c.0.id == id) {
+            c.1.push(Point {
+                x,
+                mean: m.mean,
+                lo: m.ci95_low,
+                hi: m.ci95_high,
+                n: m.n,
+                diag,
+            });
+        }
+    }
+    for c in &mut curves {
+        c.1.sort_by(|a, b| a.x.total_cmp(&b.x));
+    }
+    Results {
+        spec: fig.clone(),
+        curves,
+    }
+}
+
+fn write_figure(dir: &Path, r: &Results) -> Result<(), String> {
+    let chart = LineChart {
+        title: r.spec.title.clone(),
+        x_label: r.spec.axis.label().into(),
+        y_label: "4 MiB transfer time (s), mean and 95% CI".into(),
+        curves: r
+            .curves
+            .iter()
+            .map(|(c, pts)| Curve {
+                label: c.label.clone(),
+                points: pts.iter().map(|p| (p.x, p.mean, p.lo, p.hi)).collect(),
+            })
+            .collect(),
+    };
+    let mut csv = String::from("curve,label,x,n,mean_s,ci95_low_s,ci95_high_s");
+    for d in DIAGNOSTICS {
+        let _ = write!(csv, ",{}", d.trim_start_matches("flows.file.sctp."));
+    }
+    csv.push('\n');
+    for (c, pts) in &r.curves {
+        for p in pts {
+            let _ = write!(
+                csv,
+                "{},{},{},{},{:?},{:?},{:?}",
+                c.id, c.label, p.x, p.n, p.mean, p.lo, p.hi
+            );
+            for d in DIAGNOSTICS {
+                let v = p.diag.iter().find(|x| x.0 == d).map(|x| x.1);
+                let _ = write!(csv, ",{}", v.map_or(String::new(), |v| format!("{v:?}")));
+            }
+            csv.push('\n');
+        }
+    }
+    write_atomic(&dir.join("figure.csv"), &csv).map_err(|e| e.to_string())?;
+    write_atomic(&dir.join("figure.svg"), &chart.to_svg()).map_err(|e| e.to_string())
+}
+
+/// The figures, full or reduced (`quick`).
+fn figures(quick: bool) -> Vec<FigureSpec> {
+    let pick = |full: &[f64], few: &[f64]| if quick { few.to_vec() } else { full.to_vec() };
+    let four = || {
+        vec![
+            tcp("reno"),
+            tcp("sack"),
+            sctp_single(),
+            sctp_multi("alternate", "sctp_multi", "SCTP multihomed", &[]),
+        ]
+    };
+    let mut f23 = four();
+    if !quick {
+        f23.push(tcp("newreno"));
+    }
+    let policies = |p: f64| {
+        vec![
+            sctp_multi(
+                "alternate",
+                &format!("alt_{p}"),
+                &format!("RTX_TO_ALT, primary {p}%"),
+                &[],
+            ),
+            sctp_multi("same", &format!("same_{p}"), &format!("RTX_SAME, primary {p}%"), &[]),
+        ]
+    };
+    let mut fig4_curves = Vec::new();
+    for p in [0.2, 2.0, 4.0] {
+        fig4_curves.extend(policies(p));
+    }
+    let both = |pct: f64| (format!("links.path0_core.loss"), format!("{}", pct / 100.0));
+    let two_policies = vec![
+        sctp_multi("alternate", "alt", "RTX_TO_ALT", &[]),
+        sctp_multi("same", "same", "RTX_SAME", &[]),
+    ];
+    let fixed_losses = vec![
+        ("links.path0_core.loss".to_string(), "0.04".to_string()),
+        ("links.path1_core.loss".to_string(), "0.02".to_string()),
+    ];
+    let mut figs = vec![
+        FigureSpec {
+            dir: "fig2",
+            title: "Figure 2: 4 MiB transfer time, path0 loss 0-1%, path1 perfect".into(),
+            axis: Axis::PrimaryLoss,
+            xs: pick(&FIG2, &[0.0, 0.1, 0.6, 1.0]),
+            curves: f23.clone(),
+            shared: vec![],
+        },
+        FigureSpec {
+            dir: "fig3",
+            title: "Figure 3: 4 MiB transfer time, path0 loss 0-16%, path1 perfect".into(),
+            axis: Axis::PrimaryLoss,
+            xs: pick(&FIG3, &[0.0, 4.0, 10.0, 16.0]),
+            curves: f23,
+            shared: vec![],
+        },
+    ];
+    // Figure 4: each primary loss is its own pair of curves; the primary loss is part of the
+    // curve (a fixed override), the alternate loss is the axis.
+    let mut fig4 = FigureSpec {
+        dir: "fig4",
+        title: "Figure 4: RTX_TO_ALT vs RTX_SAME, alternate loss 0-5%".into(),
+        axis: Axis::AlternateLoss,
+        xs: pick(&FIG4, &[0.0, 0.5, 2.0, 5.0]),
+        curves: fig4_curves,
+        shared: vec![],
+    };
+    for c in &mut fig4.curves {
+        let p: f64 = c.id.split('_').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0.0);
+        c.fixed.push(both(p));
+    }
+    figs.push(fig4);
+    figs.push(FigureSpec {
+        dir: "fig5",
+        title: "Figure 5: alternate bottleneck bandwidth ratio (primary 4%, alternate 2% loss)"
+            .into(),
+        axis: Axis::BandwidthRatio,
+        xs: pick(&RATIOS, &[0.5, 1.0, 2.0, 4.0]),
+        curves: two_policies.clone(),
+        shared: fixed_losses.clone(),
+    });
+    figs.push(FigureSpec {
+        dir: "fig6",
+        title: "Figure 6: alternate one-way delay ratio (primary 4%, alternate 2% loss)".into(),
+        axis: Axis::DelayRatio,
+        xs: pick(&RATIOS, &[0.25, 1.0, 2.0, 4.0]),
+        curves: two_policies,
+        shared: fixed_losses,
+    });
+    if !quick {
+        figs.push(FigureSpec {
+            dir: "ext-fig4",
+            title: "Beyond the paper: primary 4%, alternate loss 0-5%, policy and probing variants"
+                .into(),
+            axis: Axis::AlternateLoss,
+            xs: vec![0.0, 1.0, 2.0, 3.0, 5.0],
+            curves: vec![
+                sctp_multi("alternate", "alt", "RTX_TO_ALT", &[]),
+                sctp_multi("same", "same", "RTX_SAME", &[]),
+                sctp_multi(
+                    "alternate_timeouts_only",
+                    "alt_to_only",
+                    "RTX_ALT_TIMEOUTS_ONLY",
+                    &[],
+                ),
+                sctp_multi(
+                    "alternate",
+                    "alt_hb_after_rto",
+                    "RTX_TO_ALT + heartbeat after RTO",
+                    &[("flows.file.sctp.hb_after_rto", "true")],
+                ),
+                sctp_multi(
+                    "alternate",
+                    "alt_paper_jitter",
+                    "RTX_TO_ALT, paper's heartbeat jitter (Q2)",
+                    &[("flows.file.sctp.hb_jitter", "\"paper\"")],
+                ),
+                sctp_multi(
+                    "alternate",
+                    "alt_both_dirs",
+                    "RTX_TO_ALT, loss both directions (Q3)",
+                    &[
+                        ("links.path0_core.errors", "\"both\""),
+                        ("links.path1_core.errors", "\"both\""),
+                    ],
+                ),
+                sctp_multi(
+                    "same",
+                    "same_both_dirs",
+                    "RTX_SAME, loss both directions (Q3)",
+                    &[
+                        ("links.path0_core.errors", "\"both\""),
+                        ("links.path1_core.errors", "\"both\""),
+                    ],
+                ),
+            ],
+            shared: vec![("links.path0_core.loss".into(), "0.04".into())],
+        });
+    }
+    figs
+}
+
+/// Where curve `a` minus curve `b` changes sign along x (linear interpolation), if it does
+/// exactly once from negative to positive.
+fn crossover(r: &Results, a: &str, b: &str) -> Option<f64> {
+    let d: Vec<(f64, f64)> = r
+        .curve(a)
+        .iter()
+        .filter_map(|p| r.at(b, p.x).map(|q| (p.x, p.mean - q.mean)))
+        .collect();
+    let mut found = None;
+    for w in d.windows(2) {
+        if w[0].1 < 0.0 && w[1].1 >= 0.0 {
+            if found.is_some() {
+                return None;
+            }
+            found = Some(w[0].0 + (w[1].0 - w[0].0) * (-w[0].1) / (w[1].1 - w[0].1));
+        }
+    }
+    found
+}
+
+fn fmt_pts(r: &Results, id: &str, xs: &[f64]) -> String {
+    xs.iter()
+        .map(|&x| format!("{x}: {:.2}", r.mean(id, x)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Whether the CIs of two points do not overlap and `a` is below `b`.
+fn clearly_below(a: Option<&Point>, b: Option<&Point>) -> bool {
+    matches!((a, b), (Some(a), Some(b)) if a.hi < b.lo)
+}
+
+fn diag(p: Option<&Point>, name: &str) -> f64 {
+    p.and_then(|p| p.diag.iter().find(|d| d.0.ends_with(name)).map(|d| d.1))
+        .unwrap_or(f64::NAN)
+}
+
+/// Evaluates the shape checks of spec 3 §5.1 on the figures' results.
+fn checks(figs: &[Results]) -> Vec<ShapeCheck> {
+    let f = |dir: &str| figs.iter().find(|r| r.spec.dir == dir);
+    let mut out = Vec::new();
+    let (Some(f2), Some(f3), Some(f4), Some(f5), Some(f6)) =
+        (f("fig2"), f("fig3"), f("fig4"), f("fig5"), f("fig6"))
+    else {
+        return out;
+    };
+    let xs2: Vec<f64> = f2.spec.xs.clone();
+    let xs3: Vec<f64> = f3.spec.xs.clone();
+    // Zero-loss sanity check (spec 3 §5.2).
+    let (r0, s0) = (f2.mean("tcp_reno", 0.0), f2.mean("sctp_single", 0.0));
+    out.push(ShapeCheck {
+        id: "baseline",
+        claim: "at 0% loss: serialisation alone is 17.24 s (TCP) and 17.33 s (SCTP); about \
+                17.3-17.5 s plus slow start"
+            .into(),
+        measured: format!("TCP Reno {r0:.3} s, SCTP single-homed {s0:.3} s"),
+        holds: r0 > 17.24 && r0 < 19.5 && s0 > 17.33 && s0 < 19.5,
+        note: String::new(),
+    });
+    // S1.
+    let above: Vec<f64> = xs2.iter().copied().filter(|&x| x > 0.5).collect();
+    let order = |x: f64| {
+        let m = |id| f2.mean(id, x);
+        m("sctp_multi") < m("tcp_sack")
+            && m("tcp_sack") < m("sctp_single")
+            && m("sctp_single") < m("tcp_reno")
+    };
+    let ordered: Vec<f64> = above.iter().copied().filter(|&x| order(x)).collect();
+    let gap = |x: f64| f2.mean("tcp_reno", x) - f2.mean("sctp_multi", x);
+    let widen = above.len() >= 2 && gap(*above.last().unwrap()) > gap(above[0]);
+    out.push(ShapeCheck {
+        id: "S1",
+        claim: "path0 loss > 0.5%: SCTP multihomed < TCP SACK < SCTP single-homed < TCP Reno, \
+                gaps widening"
+            .into(),
+        measured: format!(
+            "order holds at {} of {} points above 0.5% ({}); Reno - multihomed gap {:.2} s at \
+             {}% and {:.2} s at {}%",
+            ordered.len(),
+            above.len(),
+            above
+                .iter()
+                .map(|&x| format!(
+                    "{x}%: M {:.2} / S {:.2} / 1 {:.2} / R {:.2}",
+                    f2.mean("sctp_multi", x),
+                    f2.mean("tcp_sack", x),
+                    f2.mean("sctp_single", x),
+                    f2.mean("tcp_reno", x)
+                ))
+                .collect::<Vec<_>>()
+                .join("; "),
+            above.first().map_or(f64::NAN, |&x| gap(x)),
+            above.first().unwrap_or(&f64::NAN),
+            above.last().map_or(f64::NAN, |&x| gap(x)),
+            above.last().unwrap_or(&f64::NAN),
+        ),
+        holds: !above.is_empty() && ordered.len() == above.len() && widen,
+        note: String::new(),
+    });
+    // S2.
+    let lossy2: Vec<f64> = xs2.iter().copied().filter(|&x| x >= 0.5).collect();
+    let s2 = lossy2
+        .iter()
+        .all(|&x| f2.mean("sctp_single", x) > f2.mean("tcp_sack", x));
+    out.push(ShapeCheck {
+        id: "S2",
+        claim: "loss 0.5-1%: SCTP single-homed is slower than TCP SACK".into(),
+        measured: format!(
+            "single-homed - SACK: {}",
+            lossy2
+                .iter()
+                .map(|&x| format!("{x}%: {:+.2} s", f2.mean("sctp_single", x) - f2.mean("tcp_sack", x)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        holds: !lossy2.is_empty() && s2,
+        note: String::new(),
+    });
+    // S3.
+    let low: Vec<f64> = xs2.iter().copied().filter(|&x| x <= 0.1).collect();
+    let s3 = low.iter().all(|&x| {
+        let t = f2.mean("tcp_reno", x).max(f2.mean("tcp_sack", x));
+        let s = f2.mean("sctp_single", x).min(f2.mean("sctp_multi", x));
+        t < s
+    });
+    out.push(ShapeCheck {
+        id: "S3",
+        claim: "at 0% and 0.1% loss both TCPs finish a little faster than both SCTPs".into(),
+        measured: low
+            .iter()
+            .map(|&x| {
+                format!(
+                    "{x}%: Reno {:.3}, SACK {:.3}, single {:.3}, multi {:.3}",
+                    f2.mean("tcp_reno", x),
+                    f2.mean("tcp_sack", x),
+                    f2.mean("sctp_single", x),
+                    f2.mean("sctp_multi", x)
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("; "),
+        holds: !low.is_empty() && s3,
+        note: String::new(),
+    });
+    // S4: the multihomed gain comes from retransmissions on the loss-free path.
+    let x4 = *xs2.last().unwrap_or(&1.0);
+    let pm = f2.at("sctp_multi", x4);
+    let rtx_alt = diag(pm, "paths.1.retransmitted_chunks");
+    out.push(ShapeCheck {
+        id: "S4",
+        claim: "multihomed SCTP gains because its retransmissions travel on the loss-free \
+                alternate"
+            .into(),
+        measured: format!(
+            "at {x4}%: multihomed {:.2} s vs single-homed {:.2} s; {rtx_alt:.1} chunks per \
+             run retransmitted on path1",
+            f2.mean("sctp_multi", x4),
+            f2.mean("sctp_single", x4)
+        ),
+        holds: f2.mean("sctp_multi", x4) < f2.mean("sctp_single", x4) && rtx_alt > 0.0,
+        note: String::new(),
+    });
+    // S5.
+    let big: Vec<f64> = xs3.iter().copied().filter(|&x| x >= 4.0).collect();
+    let s5 = big.iter().all(|&x| {
+        let s = f3.mean("sctp_single", x).max(f3.mean("sctp_multi", x));
+        let t = f3.mean("tcp_reno", x).min(f3.mean("tcp_sack", x));
+        s < t
+    });
+    let hi = *xs3.last().unwrap_or(&16.0);
+    out.push(ShapeCheck {
+        id: "S5",
+        claim: "as loss grows both SCTP variants are far faster than both TCP variants (single-\
+                homed too: the gain is SCTP's congestion control)"
+            .into(),
+        measured: format!(
+            "at {hi}%: Reno {:.1}, SACK {:.1}, single {:.1}, multi {:.1} s; SCTP < TCP at {} of \
+             {} points >= 4%",
+            f3.mean("tcp_reno", hi),
+            f3.mean("tcp_sack", hi),
+            f3.mean("sctp_single", hi),
+            f3.mean("sctp_multi", hi),
+            big.iter()
+                .filter(|&&x| f3.mean("sctp_single", x).max(f3.mean("sctp_multi", x))
+                    < f3.mean("tcp_reno", x).min(f3.mean("tcp_sack", x)))
+                .count(),
+            big.len()
+        ),
+        holds: !big.is_empty() && s5,
+        note: String::new(),
+    });
+    // S6.
+    let over4: Vec<f64> = xs3.iter().copied().filter(|&x| x > 4.0).collect();
+    let s6 = over4
+        .iter()
+        .all(|&x| clearly_below(f3.at("sctp_multi", x), f3.at("sctp_single", x)));
+    out.push(ShapeCheck {
+        id: "S6",
+        claim: "above 4% loss multihomed SCTP is clearly faster than single-homed (CIs apart)"
+            .into(),
+        measured: format!(
+            "multi / single: {}",
+            over4
+                .iter()
+                .map(|&x| format!(
+                    "{x}%: {:.1} / {:.1}",
+                    f3.mean("sctp_multi", x),
+                    f3.mean("sctp_single", x)
+                ))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        holds: !over4.is_empty() && s6,
+        note: String::new(),
+    });
+    // S7-S9: Figure 4.
+    let xs4 = f4.spec.xs.clone();
+    let last4 = *xs4.last().unwrap_or(&5.0);
+    let pair = |p: f64| (format!("alt_{p}"), format!("same_{p}"));
+    let (a4, s4) = pair(4.0);
+    let c4 = crossover(f4, &a4, &s4);
+    out.push(ShapeCheck {
+        id: "S7",
+        claim: "primary 4%: RTX_TO_ALT faster at low alternate loss, RTX_SAME faster once the \
+                alternate loss passes about 2%, gap widening"
+            .into(),
+        measured: format!(
+            "ALT: {}; SAME: {}; crossover {}",
+            fmt_pts(f4, &a4, &xs4),
+            fmt_pts(f4, &s4, &xs4),
+            c4.map_or("none".into(), |c| format!("at {c:.2}%"))
+        ),
+        holds: f4.mean(&a4, 0.0) < f4.mean(&s4, 0.0)
+            && f4.mean(&s4, last4) < f4.mean(&a4, last4)
+            && c4.is_some_and(|c| (1.0..=3.0).contains(&c)),
+        note: String::new(),
+    });
+    let (a2, s2p) = pair(2.0);
+    let c2 = crossover(f4, &a2, &s2p);
+    out.push(ShapeCheck {
+        id: "S8",
+        claim: "primary 2%: RTX_TO_ALT helps only slightly and only below about 0.5% alternate \
+                loss"
+            .into(),
+        measured: format!(
+            "ALT: {}; SAME: {}; crossover {}",
+            fmt_pts(f4, &a2, &xs4),
+            fmt_pts(f4, &s2p, &xs4),
+            c2.map_or("none".into(), |c| format!("at {c:.2}%"))
+        ),
+        holds: f4.mean(&s2p, last4) < f4.mean(&a2, last4)
+            && c2.is_none_or(|c| c <= 1.25)
+            && (c2.is_some() || f4.mean(&a2, 0.0) >= f4.mean(&s2p, 0.0)),
+        note: String::new(),
+    });
+    let (a02, s02) = pair(0.2);
+    let rel: Vec<f64> = xs4
+        .iter()
+        .map(|&x| (f4.mean(&a02, x) - f4.mean(&s02, x)) / f4.mean(&s02, x))
+        .collect();
+    let max_rel = rel.iter().fold(0.0f64, |m, r| m.max(r.abs()));
+    out.push(ShapeCheck {
+        id: "S9",
+        claim: "primary 0.2%: both policies give almost the same transfer time over the sweep"
+            .into(),
+        measured: format!("largest relative difference {:.1}%", 100.0 * max_rel),
+        holds: max_rel < 0.05,
+        note: "'almost the same' read as within 5%".into(),
+    });
+    // S10: equal loss is not enough.
+    let eq: Vec<(f64, f64, f64)> = [2.0, 4.0]
+        .iter()
+        .filter(|p| xs4.iter().any(|x| (x - **p).abs() < 1e-9))
+        .map(|&p| {
+            let (a, s) = pair(p);
+            (p, f4.mean(&a, p), f4.mean(&s, p))
+        })
+        .collect();
+    out.push(ShapeCheck {
+        id: "S10",
+        claim: "with equal loss on both paths RTX_TO_ALT does not pay off".into(),
+        measured: eq
+            .iter()
+            .map(|(p, a, s)| format!("both {p}%: ALT {a:.2} s, SAME {s:.2} s"))
+            .collect::<Vec<_>>()
+            .join("; "),
+        holds: !eq.is_empty() && eq.iter().all(|(_, a, s)| a >= s),
+        note: String::new(),
+    });
+    // S11: the mechanism, from the diagnostics of the primary-4% curves at the highest
+    // alternate loss.
+    let pa = f4.at(&a4, last4);
+    let ps = f4.at(&s4, last4);
+    let alt_t3 = diag(pa, "paths.1.t3_expiries");
+    let alt_fr = diag(pa, "paths.1.fast_retransmits");
+    let alt_rto = diag(pa, "paths.1.rto_mean_s");
+    let same_rto = diag(ps, "paths.0.rto_mean_s");
+    out.push(ShapeCheck {
+        id: "S11",
+        claim: "RTX_TO_ALT with a lossy alternate: chunks lost on the alternate wait for its T3; \
+                its RTO stays high; under RTX_SAME the primary's RTO is pulled down by new-data \
+                samples"
+            .into(),
+        measured: format!(
+            "primary 4%, alternate {last4}%: ALT has {alt_t3:.1} path1 T3 expiries and \
+             {alt_fr:.1} path1 fast retransmits per run, path1 mean RTO {alt_rto:.2} s \
+             (time-weighted), {:.2} s per run waiting on path1's T3; SAME's path0 mean RTO \
+             {same_rto:.2} s",
+            diag(pa, "alt_t3_wait_s")
+        ),
+        holds: alt_t3 > 0.0 && alt_rto > same_rto && alt_rto >= 1.0,
+        note: String::new(),
+    });
+    // S12-S14: Figures 5 and 6.
+    let adv = |r: &Results, x: f64| r.mean("same", x) - r.mean("alt", x);
+    let xs5 = f5.spec.xs.clone();
+    let s12 = xs5.iter().all(|&x| {
+        if x < 1.0 - 1e-9 {
+            adv(f5, x) <= 0.0
+        } else if x > 1.0 + 1e-9 {
+            adv(f5, x) > 0.0
+        } else {
+            true
+        }
+    });
+    out.push(ShapeCheck {
+        id: "S12",
+        claim: "RTX_TO_ALT beats RTX_SAME only when the alternate's bandwidth is higher (ratio > \
+                1); about equal at 1"
+            .into(),
+        measured: format!(
+            "SAME - ALT: {}",
+            xs5.iter()
+                .map(|&x| format!("{x}: {:+.2} s", adv(f5, x)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        holds: s12,
+        note: String::new(),
+    });
+    let xs6 = f6.spec.xs.clone();
+    let s13 = xs6.iter().all(|&x| {
+        if x < 1.0 - 1e-9 {
+            adv(f6, x) > 0.0
+        } else if x > 1.0 + 1e-9 {
+            adv(f6, x) <= 0.0
+        } else {
+            true
+        }
+    });
+    out.push(ShapeCheck {
+        id: "S13",
+        claim: "RTX_TO_ALT beats RTX_SAME only when the alternate's delay is shorter (ratio < 1)"
+            .into(),
+        measured: format!(
+            "SAME - ALT: {}",
+            xs6.iter()
+                .map(|&x| format!("{x}: {:+.2} s", adv(f6, x)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        holds: s13,
+        note: String::new(),
+    });
+    let span = |r: &Results| {
+        let v: Vec<f64> = r.curve("alt").iter().map(|p| p.mean).collect();
+        v.iter().cloned().fold(f64::MIN, f64::max) - v.iter().cloned().fold(f64::MAX, f64::min)
+    };
+    let (sp5, sp6) = (span(f5), span(f6));
+    out.push(ShapeCheck {
+        id: "S14",
+        claim: "transfer time is more sensitive to the delay ratio than to the bandwidth ratio"
+            .into(),
+        measured: format!(
+            "RTX_TO_ALT range over the ratios: {sp6:.2} s for delay, {sp5:.2} s for bandwidth"
+        ),
+        holds: sp6 > sp5,
+        note: "both sweeps cover the same ratios, 0.25 to 4".into(),
+    });
+    let s10 = out.iter().find(|c| c.id == "S10").is_some_and(|c| c.holds);
+    out.push(ShapeCheck {
+        id: "S15",
+        claim: "with similar losses, retransmitting to the alternate pays off only if its RTT is \
+                smaller"
+            .into(),
+        measured: format!("S10 {}, S13 {}", verdict(s10), verdict(s13)),
+        holds: s10 && s13,
+        note: "the conclusion combines S10 (equal loss is not enough) and S13 (a shorter \
+               alternate RTT is what helps)"
+            .into(),
+    });
+    out
+}
+
+fn verdict(b: bool) -> &'static str {
+    if b {
+        "holds"
+    } else {
+        "does not hold"
+    }
+}
+
+/// Extension checks (spec 3 Q2, Q3 and the §4 extensions), on the `ext-fig4` results.
+fn extension_checks(ext: &Results) -> Vec<ShapeCheck> {
+    let xs = ext.spec.xs.clone();
+    let last = *xs.last().unwrap_or(&5.0);
+    let c = |a: &str, b: &str| crossover(ext, a, b);
+    let show = |id: &str| fmt_pts(ext, id, &xs);
+    let base = c("alt", "same");
+    let paper = c("alt_paper_jitter", "same");
+    let both = c("alt_both_dirs", "same_both_dirs");
+    vec![
+        ShapeCheck {
+            id: "Q2",
+            claim: "the paper's heartbeat jitter (30 s ± 15 s) does not change the conclusions"
+                .into(),
+            measured: format!(
+                "crossover with RFC jitter {}, with the paper's {}",
+                base.map_or("none".into(), |c| format!("{c:.2}%")),
+                paper.map_or("none".into(), |c| format!("{c:.2}%"))
+            ),
+            holds: base.is_some() == paper.is_some()
+                && ext.mean("same", last) < ext.mean("alt_paper_jitter", last),
+            note: String::new(),
+        },
+        ShapeCheck {
+            id: "Q3",
+            claim: "with loss in both directions RTX_SAME still wins at high alternate loss".into(),
+            measured: format!(
+                "ALT {}; SAME {}; crossover {}",
+                show("alt_both_dirs"),
+                show("same_both_dirs"),
+                both.map_or("none".into(), |c| format!("{c:.2}%"))
+            ),
+            holds: ext.mean("same_both_dirs", last) < ext.mean("alt_both_dirs", last),
+            note: String::new(),
+        },
+        ShapeCheck {
+            id: "ext. timeouts only",
+            claim: "(not in the paper) fast retransmits on the primary, timeouts to the \
+                    alternate: recorded beside the two policies"
+                .into(),
+            measured: show("alt_to_only"),
+            holds: true,
+            note: "a measurement, not a claim".into(),
+        },
+        ShapeCheck {
+            id: "ext. probe after RTO",
+            claim: "(paper's conclusion) a fresher estimate of the alternate (heartbeat after \
+                    each RTO) makes RTX_TO_ALT less costly on a lossy alternate"
+                .into(),
+            measured: format!(
+                "at {last}% alternate loss: ALT {:.2} s, ALT + heartbeat after RTO {:.2} s",
+                ext.mean("alt", last),
+                ext.mean("alt_hb_after_rto", last)
+            ),
+            holds: ext.mean("alt_hb_after_rto", last) < ext.mean("alt", last),
+            note: String::new(),
+        },
+    ]
+}
+
+fn table(r: &Results) -> String {
+    let mut md = format!("| {} |", r.spec.axis.label());
+    for (c, _) in &r.curves {
+        let _ = write!(md, " {} (s) |", c.label);
+    }
+    md.push_str("\n|---|");
+    md.push_str(&"---|".repeat(r.curves.len()));
+    md.push('\n');
+    for &x in &r.spec.xs {
+        let _ = write!(md, "| {x} |");
+        for (c, _) in &r.curves {
+            let cell = r
+                .at(&c.id, x)
+                .map_or("-".into(), |p| format!("{:.2} [{:.2}, {:.2}]", p.mean, p.lo, p.hi));
+            let _ = write!(md, " {cell} |");
+        }
+        md.push('\n');
+    }
+    md
+}
+
+/// Runs the study and writes `<out>/sctp-multihoming/{fig2..fig6,ext-fig4}/` and report.md.
+pub fn run(opts: &ReproduceOptions) -> Result<StudyOutcome, String> {
+    let root = opts.out.join(NAME);
+    let runs = opts.runs.unwrap_or(if opts.quick { 10 } else { 100 });
+    let mut results = Vec::new();
+    for fig in figures(opts.quick) {
+        results.push(run_figure(&root, &fig, opts, runs)?);
+    }
+    let mut checks = checks(&results);
+    if let Some(ext) = results.iter().find(|r| r.spec.dir == "ext-fig4") {
+        checks.extend(extension_checks(ext));
+    }
+    let passed = checks.iter().filter(|c| c.holds).count();
+    let md = report(&results, &checks, runs, opts.quick);
+    let report = root.join("report.md");
+    write_atomic(&report, &md).map_err(|e| e.to_string())?;
+    Ok(StudyOutcome {
+        name: NAME,
+        report,
+        passed,
+        failed: checks.len() - passed,
+    })
+}
+
+fn report(results: &[Results], checks: &[ShapeCheck], runs: u32, quick: bool) -> String {
+    let mut md = String::new();
+    let _ = writeln!(md, "# Study 3: SCTP multihoming against TCP Reno and SACK\n");
+    let _ = writeln!(
+        md,
+        "Source: spec/3-sctp-multihoming.md. Scenarios: scenarios/sctp-multihoming.toml (SCTP; \
+         single-homed by restricting the association to S0/D0) and scenarios/sctp-tcp-path.toml \
+         (TCP, path0 only). Each path: 10 Mb/s 10 ms, 2 Mb/s 15 ms, 10 Mb/s 10 ms, DropTail 50; \
+         uniform loss on the 2 Mb/s link in the data direction. A 4 MiB file; transfer time \
+         from the end of the handshake to the last byte delivered in order. {runs} runs per \
+         point{}; mean with a 95% Student-t confidence interval.\n",
+        if quick {
+            " (quick mode: reduced points)"
+        } else {
+            ""
+        }
+    );
+    let _ = writeln!(md, "## Shape checks\n\n{}", checks_table(checks));
+    for r in results {
+        let _ = writeln!(
+            md,
+            "## {}\n\n![{}]({}/figure.svg)\n\n{}",
+            r.spec.title,
+            r.spec.dir,
+            r.spec.dir,
+            table(r)
+        );
+    }
+    md
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn res(points: &[(&str, &[(f64, f64)])]) -> Results {
+        let curves = points
+            .iter()
+            .map(|(id, pts)| {
+                (
+                    CurveSpec {
+                        id: id.to_string(),
+                        label: id.to_string(),
+                        tcp: false,
+                        fixed: vec![],
+                    },
+                    pts.iter()
+                        .map(|&(x, m)| Point {
+                            x,
+                            mean: m,
+                            lo: m - 0.1,
+                            hi: m + 0.1,
+                            n: 10,
+                            diag: vec![],
+                        })
+                        .collect(),
+                )
+            })
+            .collect();
+        Results {
+            spec: FigureSpec {
+                dir: "t",
+                title: String::new(),
+                axis: Axis::AlternateLoss,
+                xs: vec![],
+                curves: vec![],
+                shared: vec![],
+            },
+            curves,
+        }
+    }
+
+    #[test]
+    fn crossover_interpolates_the_single_sign_change() {
+        let r = res(&[
+            ("a", &[(0.0, 10.0), (2.0, 12.0), (4.0, 16.0)]),
+            ("b", &[(0.0, 11.0), (2.0, 13.0), (4.0, 14.0)]),
+        ]);
+        // a - b: -1, -1, +2: crosses between 2 and 4, at 2 + 2 * 1/3.
+        let c = crossover(&r, "a", "b").unwrap();
+        assert!((c - (2.0 + 2.0 / 3.0)).abs() < 1e-9);
+        assert_eq!(crossover(&r, "b", "a"), None, "b - a goes from + to -");
+    }
+
+    #[test]
+    fn axes_write_the_overrides_the_scenarios_understand() {
+        assert_eq!(
+            Axis::BandwidthRatio.overrides(0.25),
+            vec![("links.path1_core.rate".to_string(), "\"500000bps\"".to_string())]
+        );
+        let d = Axis::DelayRatio.overrides(2.0);
+        assert_eq!(d[1], ("links.path1_core.delay".into(), "\"30000us\"".into()));
+        // Every override of every figure loads.
+        for fig in figures(false) {
+            for c in &fig.curves {
+                for &x in &fig.xs {
+                    let ovs: Vec<Override> = fig
+                        .shared
+                        .iter()
+                        .chain(&c.fixed)
+                        .cloned()
+                        .chain(fig.axis.overrides(x))
+                        .filter(|(k, _)| {
+                            !(c.tcp && (k.starts_with("links.path1") || k.starts_with("flows.file.sctp")))
+                        })
+                        .map(|(path, value)| Override { path, value })
+                        .collect();
+                    let text = if c.tcp { TCP_SCENARIO } else { SCTP_SCENARIO };
+                    if let Err(e) = scenario::load_str(text, "t", &ovs) {
+                        panic!("{} {} x={x}: {e}", fig.dir, c.id);
+                    }
+                }
+            }
+        }
+    }
+}
