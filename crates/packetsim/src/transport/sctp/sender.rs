@@ -455,8 +455,10 @@ impl Sender {
         false
     }
 
-    /// T3-rtx of destination `x` expired (RFC 2960 §6.3.3): E1 cut, E2 backoff, E3 mark every
-    /// chunk outstanding on `x` for retransmission; plus the error counters. Returns whether
+    /// T3-rtx of destination `x` expired (RFC 2960 §6.3.3): E1 cut, E2 backoff, the error
+    /// counters (RFC 2960 §8.1, §8.2), then E3: every chunk outstanding on `x` is marked for
+    /// retransmission. The error is counted before E3 picks the retransmission destination,
+    /// so the expiry that makes `x` inactive already retransmits elsewhere. Returns whether
     /// Association.Max.Retrans was exceeded. The caller sends immediately.
     pub fn on_t3(&mut self, now: Time, x: usize, stats: &mut SctpStats) -> bool {
         stats.t3_expiries += 1;
@@ -465,6 +467,7 @@ impl Sender {
         p.t3_expiries += 1;
         p.on_timeout_cut();
         p.back_off(now);
+        let exceeded = self.path_error(x);
         for i in 0..self.queue.len() {
             let c = &self.queue[i];
             if c.dest == x && !c.gap_acked && c.pending.is_none() && c.tx_count > 0 {
@@ -476,6 +479,6 @@ impl Sender {
             "E3 leaves nothing outstanding on the destination"
         );
         self.paths[x].on_drained();
-        self.path_error(x)
+        exceeded
     }
 }
