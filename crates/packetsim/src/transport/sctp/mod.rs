@@ -20,7 +20,37 @@
 //! - it implements `crate::transport::Endpoint`.
 //!
 //! Application data uses `crate::transport::tcp::AppData` (`Unlimited` or `Bytes(n)`).
+//!
+//! Layout (one concept per file): `association.rs` (the RFC states), `endpoint.rs` (the
+//! endpoint: handshake, shutdown, heartbeats, the receiving side's glue), `sender.rs` (DATA
+//! chunks, the retransmission queue, SACK processing, fast retransmit, T3-rtx), `path.rs`
+//! (per-destination congestion, RTO and heartbeat state), `rtx_policy.rs` (which destination
+//! new data and retransmissions use), `receiver.rs` (TSN map, SACK generation, reassembly),
+//! `stats.rs` (counters and per-destination snapshots), `config.rs`.
+//!
+//! Invariants: a destination's outstanding bytes equal the wire length of the chunks last
+//! sent to it that are neither acknowledged, gap-acknowledged nor marked for
+//! retransmission; its T3-rtx runs exactly while something is outstanding there (after each
+//! SACK and timer event). Data flows from the client to the server only.
+//!
+//! Layering: uses the kernel, `crate::ids`, `crate::packet` and `crate::transport` only.
 
+mod association;
 mod config;
+mod endpoint;
+mod path;
+mod receiver_stub;
+use receiver_stub as receiver;
+mod rtx_policy;
+mod sender;
+mod stats;
 
+#[cfg(test)]
+mod tests;
+
+pub use crate::packet::Tsn;
+pub use association::AssocState;
 pub use config::{HeartbeatJitter, RtxPolicy, SctpConfig};
+pub use endpoint::SctpEndpoint;
+pub use receiver::Delivery;
+pub use stats::{PathMetrics, SctpStats};

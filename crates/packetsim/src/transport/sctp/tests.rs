@@ -1,0 +1,689 @@
+//! Endpoint scripts for SCTP: one endpoint driven by hand with packets built here and
+//! explicit times, asserting what it sends and its per-destination state; plus a small
+//! two-endpoint run. Each test cites the rule it checks (RFC 2960 / RFC 4960 / spec 3 §2.5).
+//!
+//! Conventions: the client has S0, S1 and the server D0, D1; D0 is the primary; MTU 1500, so
+//! a full DATA chunk carries 1452 user bytes and is 1468 bytes on the wire; the client's TSNs
+//! start at 1; the association is established at 70 ms.
+
+use super::*;
+use crate::ids::Addr;
+use crate::packet::{
+    Body, Chunk, DataChunk, GapBlock, HeartbeatInfo, InitChunk, Packet, SackChunk, Seq,
+    SctpPacket,
+};
+use crate::transport::tcp::AppData;
+use crate::transport::{Endpoint, Outbox};
+use packetsim_kernel::{Dur, Rng, Time};
+
+const S0: Addr = Addr(1);
+const S1: Addr = Addr(2);
+const D0: Addr = Addr(11);
+const D1: Addr = Addr(12);
+/// A full DATA chunk on the wire.
+const CHUNK: u64 = 1468;
+
+fn ms(m: u64) -> Time {
+    Time::from_millis(m)
+}
+
+fn pkt(src: Addr, dst: Addr, chunks: Vec<Chunk>) -> Packet {
+    Packet::new(src, dst, Body::Sctp(Box::new(SctpPacket { chunks })))
+}
+
+fn chunks(p: &Packet) -> &[Chunk] {
+    &p.sctp().expect("an SCTP packet").chunks
+}
+
+/// (TSN, destination) of every DATA chunk sent.
+fn data(out: &[Packet]) -> Vec<(u32, Addr)> {
+    out.iter()
+        .flat_map(|p| {
+            chunks(p).iter().filter_map(move |c| match c {
+                Chunk::Data(d) => Some((d.tsn.0, p.dst)),
+                _ => None,
+            })
+        })
+        .collect()
+}
+
+fn heartbeats(out: &[Packet]) -> Vec<(Addr, Addr, HeartbeatInfo)> {
+    out.iter()
+        .flat_map(|p| {
+            chunks(p).iter().filter_map(move |c| match c {
+                Chunk::Heartbeat(h) => Some((p.src, p.dst, *h)),
+                _ => None,
+            })
+        })
+        .collect()
+}
+
+/// A SACK from D0 with cumulative ack `cum` and gap blocks (offsets from `cum`).
+fn sack(cum: u32, gaps: &[(u16, u16)]) -> Packet {
+    sack_from(D0, cum, gaps)
+}
+
+fn sack_from(from: Addr, cum: u32, gaps: &[(u16, u16)]) -> Packet {
+    let to = if from == D0 { S0 } else { S1 };
+    pkt(
+        from,
+        to,
+        vec![Chunk::Sack(SackChunk {
+            cum_tsn: Seq(cum),
+            a_rwnd: 1_000_000,
+            gaps: gaps.iter().map(|&(start, end)| GapBlock { start, end }).collect(),
+            dups: vec![],
+        })],
+    )
+}
+
+fn init_ack() -> Packet {
+    pkt(
+        D0,
+        S0,
+        vec![Chunk::InitAck {
+            init: InitChunk {
+                initial_tsn: Seq(1),
+                a_rwnd: 1_000_000,
+                streams: 1,
+                addrs: vec![D0, D1],
+            },
+            cookie_len: 32,
+        }],
+    )
+}
+
+/// A client driven by hand.
+struct Script {
+    ep: SctpEndpoint,
+}
+
+impl Script {
+    fn inject(&mut self, t: Time, p: Packet) -> Vec<Packet> {
+        let mut out = Outbox::default();
+        self.ep.on_packet(t, &p, &mut out);
+        out.packets
+    }
+    /// Fires the timer at `t` (asserting it is due).
+    fn fire(&mut self, t: Time) -> Vec<Packet> {
+        let due = self.ep.next_timeout().expect("a timer is pending");
+        assert!(due <= t, "timer due at {due}, not by {t}");
+        let mut out = Outbox::default();
+        self.ep.on_timer(t, &mut out);
+        out.packets
+    }
+    fn path(&self, i: usize) -> PathMetrics {
+        self.ep.paths()[i].clone()
+    }
+    fn cwnd(&self, i: usize) -> u64 {
+        self.ep.sender().paths[i].cwnd
+    }
+    fn outstanding(&self, i: usize) -> u64 {
+        self.ep.sender().paths[i].outstanding
+    }
+}
+
+/// A dual-homed client established at 70 ms (peer rwnd 1 MB), with what it sent on
+/// COOKIE-ACK; its setup HEARTBEAT to D1 is answered at 140 ms when `answer_hb`.
+fn established(cfg: &SctpConfig, app: AppData, answer_hb: bool) -> (Script, Vec<Packet>) {
+    let rng = Rng::from_seed(7);
+    let mut s = Script {
+        ep: SctpEndpoint::client(cfg, vec![S0, S1], vec![D0, D1], 0, app, rng),
+    };
+    let mut out = Outbox::default();
+    s.ep.open(Time::ZERO, &mut out);
+    assert_eq!(chunks(&out.packets[0]).len(), 1);
+    s.inject(ms(35), init_ack());
+    let sent = s.inject(ms(70), pkt(D0, S0, vec![Chunk::CookieAck]));
+    assert_eq!(s.ep.state(), AssocState::Established);
+    if answer_hb {
+        let hb = heartbeats(&sent);
+        assert_eq!(hb.len(), 1);
+        let (src, dst, info) = hb[0];
+        assert!(s.inject(ms(140), pkt(dst, src, vec![Chunk::HeartbeatAck(info)])).is_empty());
+    }
+    (s, sent)
+}
+
+/// Lots of window: cwnd 10 MTUs, no burst limit.
+fn wide(policy: RtxPolicy) -> SctpConfig {
+    SctpConfig {
+        initial_cwnd_mtus: 10,
+        max_burst: 0,
+        rtx_policy: policy,
+        ..SctpConfig::default()
+    }
+}
+
+mod handshake {
+    use super::*;
+
+    // RFC 4960 §5.1 A, C, E: INIT to the primary, COOKIE-ECHO on INIT-ACK, ESTABLISHED on
+    // COOKIE-ACK; spec 3 §2.5 (INFERRED, ns-2): one HEARTBEAT to the non-primary destination
+    // right after setup; data starts at once to the primary.
+    #[test]
+    fn cookie_wait_to_established_sends_data_and_setup_heartbeat() {
+        let c = SctpConfig::default();
+        let mut s = Script {
+            ep: SctpEndpoint::client(&c, vec![S0, S1], vec![D0, D1], 0, AppData::Unlimited, Rng::from_seed(1)),
+        };
+        let mut out = Outbox::default();
+        s.ep.open(Time::ZERO, &mut out);
+        assert_eq!(s.ep.state().to_string(), "COOKIE-WAIT");
+        let p = &out.packets[0];
+        assert_eq!((p.src, p.dst), (S0, D0));
+        assert!(matches!(&chunks(p)[0], Chunk::Init(i) if i.addrs == vec![S0, S1]));
+        let out = s.inject(ms(35), init_ack());
+        assert_eq!(s.ep.state().to_string(), "COOKIE-ECHOED");
+        assert!(matches!(chunks(&out[0])[0], Chunk::CookieEcho { cookie_len: 32 }));
+        assert_eq!(s.ep.established_at(), None);
+        let out = s.inject(ms(70), pkt(D0, S0, vec![Chunk::CookieAck]));
+        assert_eq!(s.ep.established_at(), Some(ms(70)));
+        let hb = heartbeats(&out);
+        assert_eq!(hb.len(), 1);
+        assert_eq!((hb[0].0, hb[0].1), (S1, D1));
+        // RFC 2960 §6.1 B: new data while outstanding < cwnd (3000): three 1468-byte chunks.
+        assert_eq!(data(&out), vec![(1, D0), (2, D0), (3, D0)]);
+    }
+
+    // RFC 4960 §5.1 A / §4 note: an unanswered INIT is resent on T1-init with the timer
+    // doubled each time; likewise COOKIE-ECHO on T1-cookie.
+    #[test]
+    fn cookie_wait_init_lost_retransmits_with_backoff() {
+        let c = SctpConfig::default();
+        let mut s = Script {
+            ep: SctpEndpoint::client(&c, vec![S0], vec![D0], 0, AppData::Unlimited, Rng::from_seed(1)),
+        };
+        let mut out = Outbox::default();
+        s.ep.open(Time::ZERO, &mut out);
+        assert_eq!(s.ep.next_timeout(), Some(ms(3000)));
+        let out = s.fire(ms(3000));
+        assert!(matches!(chunks(&out[0])[0], Chunk::Init(_)));
+        assert_eq!(s.ep.next_timeout(), Some(ms(9000)), "T1 doubled to 6 s");
+        s.inject(ms(9100), init_ack());
+        assert_eq!(s.ep.next_timeout(), Some(ms(12_100)), "T1-cookie starts at RTO.Initial");
+        let out = s.fire(ms(12_100));
+        assert!(matches!(chunks(&out[0])[0], Chunk::CookieEcho { .. }));
+        assert_eq!(s.ep.stats().t1_expiries, 2);
+    }
+
+    // RFC 4960 §5.1 B, D and §6.4 (spec 3 Q8): the server answers from the address a packet
+    // arrived on to its source: INIT-ACK, COOKIE-ACK, SACK and HEARTBEAT-ACK.
+    #[test]
+    fn server_answers_each_packet_from_arrival_address_to_source() {
+        let c = SctpConfig::default();
+        let mut srv = SctpEndpoint::server(&c, vec![D0, D1], Rng::from_seed(3));
+        let mut out = Outbox::default();
+        let init = InitChunk { initial_tsn: Seq(1), a_rwnd: 65_536, streams: 1, addrs: vec![S0, S1] };
+        srv.on_packet(ms(0), &pkt(S0, D0, vec![Chunk::Init(init)]), &mut out);
+        let p = &out.packets[0];
+        assert_eq!((p.src, p.dst), (D0, S0));
+        assert!(matches!(&chunks(p)[0], Chunk::InitAck { init, .. } if init.addrs == vec![D0, D1]));
+        out.clear();
+        srv.on_packet(ms(70), &pkt(S0, D0, vec![Chunk::CookieEcho { cookie_len: 32 }]), &mut out);
+        assert_eq!(chunks(&out.packets[0])[0], Chunk::CookieAck);
+        assert_eq!(srv.established_at(), Some(ms(70)));
+        out.clear();
+        // A retransmitted chunk arriving on path1: the SACK goes back on path1.
+        let d = |tsn| Chunk::Data(DataChunk { tsn: Seq(tsn), stream: 0, ssn: (tsn - 1) as u16, unordered: false, len: 1452 });
+        srv.on_packet(ms(100), &pkt(S1, D1, vec![d(2)]), &mut out);
+        let p = &out.packets[0];
+        assert_eq!((p.src, p.dst), (D1, S1), "immediate SACK on a gap, to the source");
+        assert!(matches!(&chunks(p)[0], Chunk::Sack(s) if s.cum_tsn == Seq(0) && s.gaps == vec![GapBlock { start: 2, end: 2 }]));
+        out.clear();
+        srv.on_packet(ms(110), &pkt(S1, D1, vec![d(1)]), &mut out);
+        assert_eq!(out.delivered_bytes, 2 * 1452);
+        out.clear();
+        let info = HeartbeatInfo { sent_at: ms(120), dest: D1, nonce: 9 };
+        srv.on_packet(ms(150), &pkt(S1, D1, vec![Chunk::Heartbeat(info)]), &mut out);
+        let p = &out.packets[0];
+        assert_eq!((p.src, p.dst), (D1, S1));
+        assert_eq!(chunks(p)[0], Chunk::HeartbeatAck(info));
+    }
+
+    // Spec 3 §2.5 packet format: IP 20 + common header 12 + DATA 16 + 1452 = 1500 bytes.
+    #[test]
+    fn established_full_data_packet_is_1500_bytes_with_1452_user_bytes() {
+        let (_, sent) = established(&SctpConfig::default(), AppData::Unlimited, false);
+        let p = sent.iter().find(|p| !data(std::slice::from_ref(p)).is_empty()).unwrap();
+        assert_eq!(p.size, 1500);
+        assert_eq!(p.payload(), 1452);
+    }
+
+    // Spec 3 §2.5 / RFC 4960 §6.10: small chunks are bundled up to the MTU; streams are
+    // served round-robin with their own SSNs; the U bit follows the configuration.
+    #[test]
+    fn established_small_chunks_bundle_and_rotate_streams() {
+        let c = SctpConfig { max_chunk_data: Some(100), streams: 2, unordered: true, ..SctpConfig::default() };
+        let (_, sent) = established(&c, AppData::Unlimited, false);
+        let dp: Vec<&Packet> = sent.iter().filter(|p| !data(std::slice::from_ref(*p)).is_empty()).collect();
+        // 1468 bytes of room / 116 per chunk = 12 chunks per packet; cwnd 3000 allows 26.
+        let per: Vec<usize> = dp.iter().map(|p| chunks(p).len()).collect();
+        assert_eq!(per, vec![12, 12, 2]);
+        let ds: Vec<DataChunk> = chunks(dp[0]).iter().map(|c| match c { Chunk::Data(d) => *d, _ => panic!() }).collect();
+        assert_eq!(ds.iter().map(|d| (d.stream, d.ssn)).take(4).collect::<Vec<_>>(), vec![(0, 0), (1, 0), (0, 1), (1, 1)]);
+        assert!(ds.iter().all(|d| d.unordered && d.len == 100));
+        assert_eq!(dp[0].size, 20 + 12 + 12 * 116);
+    }
+
+    // RFC 4960 §9.2: once the file is acknowledged, SHUTDOWN; SHUTDOWN-ACK is answered with
+    // SHUTDOWN-COMPLETE and the association closes with no timer left.
+    #[test]
+    fn established_file_acked_shuts_down_and_goes_quiet() {
+        let (mut s, sent) = established(&SctpConfig::default(), AppData::Bytes(2000), true);
+        assert_eq!(data(&sent), vec![(1, D0), (2, D0)]);
+        let out = s.inject(ms(200), sack(2, &[]));
+        assert_eq!(s.ep.state().to_string(), "SHUTDOWN-SENT");
+        assert!(matches!(chunks(&out[0])[0], Chunk::Shutdown { .. }));
+        let out = s.inject(ms(270), pkt(D0, S0, vec![Chunk::ShutdownAck]));
+        assert_eq!(chunks(&out[0])[0], Chunk::ShutdownComplete);
+        assert_eq!(s.ep.state(), AssocState::Closed);
+        assert_eq!(s.ep.next_timeout(), None, "no heartbeats after close");
+        assert_eq!(s.ep.stats().bytes_acked, 2000);
+    }
+}
+
+mod congestion {
+    use super::*;
+
+    // RFC 2960 §7.2.1 / spec 3 §2.5: slow start while cwnd <= ssthresh grows by
+    // min(bytes newly acked, MTU) only when the window was full; at cwnd == ssthresh it is
+    // still slow start (the "<="); above it, congestion avoidance by partial_bytes_acked
+    // (RFC 2960 §7.2.2).
+    #[test]
+    fn slow_start_grows_by_bytes_through_boundary_then_partial_bytes_acked() {
+        let c = SctpConfig { initial_ssthresh: Some(4500), ..SctpConfig::default() };
+        let (mut s, sent) = established(&c, AppData::Unlimited, true);
+        assert_eq!(data(&sent).len(), 3);
+        assert_eq!(s.outstanding(0), 3 * CHUNK);
+        // Two chunks acked, window full (4404 >= 3000): +min(2936, 1500).
+        let out = s.inject(ms(200), sack(2, &[]));
+        assert_eq!(s.cwnd(0), 4500);
+        // outstanding 1468 -> 4404 < 4500 after two more, so three new chunks go.
+        assert_eq!(data(&out), vec![(4, D0), (5, D0), (6, D0)]);
+        // cwnd == ssthresh: still slow start, +1468 for one chunk (window full: 5872 >= 4500).
+        let out = s.inject(ms(210), sack(3, &[]));
+        assert_eq!(s.cwnd(0), 4500 + CHUNK);
+        // outstanding 4404 -> two more chunks (5872 < 5968 still allows the second).
+        assert_eq!(data(&out), vec![(7, D0), (8, D0)]);
+        // Congestion avoidance: partial_bytes_acked accumulates, no growth until >= cwnd.
+        s.inject(ms(300), sack(5, &[]));
+        assert_eq!(s.cwnd(0), 5968);
+        assert_eq!(s.ep.sender().paths[0].partial_bytes_acked, 2 * CHUNK);
+        s.inject(ms(310), sack(7, &[]));
+        assert_eq!(s.cwnd(0), 5968);
+        assert_eq!(s.ep.sender().paths[0].partial_bytes_acked, 4 * CHUNK);
+        s.inject(ms(320), sack(9, &[]));
+        assert_eq!(s.cwnd(0), 5968 + 1500);
+        assert_eq!(s.ep.sender().paths[0].partial_bytes_acked, 6 * CHUNK - 5968);
+    }
+
+    // RFC 2960 §7.2.1: no growth when the window was not full before the SACK.
+    #[test]
+    fn slow_start_window_not_full_no_growth() {
+        let c = SctpConfig { initial_cwnd_mtus: 4, ..SctpConfig::default() };
+        let (mut s, _) = established(&c, AppData::Bytes(2 * 1452), true);
+        assert_eq!(s.outstanding(0), 2 * CHUNK);
+        s.inject(ms(200), sack(1, &[]));
+        assert_eq!(s.cwnd(0), 6000);
+    }
+
+    // Spec 3 §2.5 (INFERRED, ns-2 useMaxBurst): at most Max.Burst = 4 packets per send
+    // opportunity even when cwnd allows more.
+    #[test]
+    fn established_large_cwnd_sends_at_most_max_burst_packets() {
+        let c = SctpConfig { initial_cwnd_mtus: 20, ..SctpConfig::default() };
+        let (mut s, sent) = established(&c, AppData::Unlimited, true);
+        assert_eq!(data(&sent).len(), 4);
+        let out = s.inject(ms(200), sack(1, &[]));
+        assert_eq!(data(&out).len(), 4, "one chunk acked, but four more packets go");
+    }
+
+    // Spec 3 §2.5: gap-acked chunks stop counting as outstanding, so new data flows during
+    // loss recovery without inflating cwnd.
+    #[test]
+    fn established_gap_acks_release_outstanding_bytes() {
+        let (mut s, sent) = established(&wide(RtxPolicy::Alternate), AppData::Unlimited, true);
+        assert_eq!(data(&sent).len(), 11);
+        let out = s.inject(ms(200), sack(0, &[(2, 3)]));
+        assert_eq!(s.outstanding(0), 11 * CHUNK - 2 * CHUNK + 2 * CHUNK);
+        assert_eq!(data(&out), vec![(12, D0), (13, D0)]);
+        assert_eq!(s.cwnd(0), 15_000, "no growth: the cumulative ack did not advance");
+    }
+}
+
+mod fast_rtx {
+    use super::*;
+
+    /// Feeds SACKs reporting TSN 1 missing (cum 0, gap 2..=k+1 for k = 1..=n); returns the
+    /// DATA sent after each.
+    fn miss_reports(s: &mut Script, from: u16, n: u16, t0: u64) -> Vec<Vec<(u32, Addr)>> {
+        (from..from + n).map(|k| data(&s.inject(ms(t0 + k as u64), sack(0, &[(2, k + 1)])))).collect()
+    }
+
+    // RFC 2960 §7.2.4 + implementer's guide (spec 3 §2.5): the 4th missing report triggers
+    // the fast retransmit, sent at once (regardless of cwnd) to the alternate under
+    // RTX_TO_ALT; ssthresh = max(cwnd/2, 2 MTU), cwnd = ssthresh (RFC 2960 §7.2.3).
+    #[test]
+    fn established_fourth_missing_report_fast_retransmits_to_alternate() {
+        let (mut s, _) = established(&wide(RtxPolicy::Alternate), AppData::Unlimited, true);
+        let sent = miss_reports(&mut s, 1, 3, 200);
+        // Each gap ack frees a chunk of outstanding: one new chunk each time, no rtx.
+        assert!(sent.iter().all(|d| d.iter().all(|&(tsn, _)| tsn > 11)));
+        let out = s.inject(ms(204), sack(0, &[(2, 5)]));
+        let sent = data(&out);
+        assert_eq!(sent[0], (1, D1), "TSN 1 to the alternate first");
+        assert_eq!(out[0].src, S1);
+        assert_eq!(s.ep.stats().fast_retransmits, 1);
+        assert_eq!(s.path(0).fast_retransmits, 1);
+        assert_eq!((s.path(0).ssthresh, s.path(0).cwnd), (7500, 7500));
+        assert_eq!(s.outstanding(1), CHUNK);
+        assert!(s.ep.sender().paths[1].t3.is_some(), "R1: T3 started on the alternate");
+    }
+
+    // RFC 4960 §7.2.4 uses 3: the threshold is configurable.
+    #[test]
+    fn established_configured_third_missing_report_fast_retransmits() {
+        let c = SctpConfig { fast_rtx_threshold: 3, ..wide(RtxPolicy::Alternate) };
+        let (mut s, _) = established(&c, AppData::Unlimited, true);
+        miss_reports(&mut s, 1, 2, 200);
+        assert_eq!(s.ep.stats().fast_retransmits, 0);
+        let out = s.inject(ms(203), sack(0, &[(2, 4)]));
+        assert_eq!(data(&out)[0], (1, D1));
+        assert_eq!(s.ep.stats().fast_retransmits, 1);
+    }
+
+    // Implementer's guide (spec 3 §2.5): a TSN is fast-retransmitted at most once; a second
+    // round of missing reports does not resend it; only the T3 of the destination it went
+    // to recovers it, and that retransmission goes back to the primary under RTX_TO_ALT.
+    #[test]
+    fn fast_retransmitted_chunk_lost_again_waits_for_alternate_t3() {
+        let (mut s, _) = established(&wide(RtxPolicy::Alternate), AppData::Unlimited, true);
+        miss_reports(&mut s, 1, 4, 200);
+        assert_eq!(s.ep.stats().fast_retransmits, 1);
+        // The alternate's RTO is 1 s after the setup heartbeat's 70 ms sample.
+        assert_eq!(s.path(1).rto, Dur::from_secs(1));
+        let rtx_at = ms(204);
+        let later = miss_reports(&mut s, 5, 20, 300);
+        assert!(later.iter().all(|d| !d.iter().any(|&(tsn, _)| tsn == 1)), "not resent");
+        assert_eq!(s.ep.stats().fast_retransmits, 1);
+        // Acknowledge everything else so that only the alternate's T3 remains.
+        let top = s.ep.sender().next_tsn.0 - 1;
+        s.inject(ms(400), sack(0, &[(2, top as u16)]));
+        assert_eq!(s.ep.sender().paths[0].t3, None, "R2: nothing outstanding on D0");
+        assert_eq!(s.ep.next_timeout(), Some(rtx_at + Dur::from_secs(1)));
+        let out = s.fire(rtx_at + Dur::from_secs(1));
+        assert_eq!(data(&out)[0], (1, D0), "T3 on D1; RTX_TO_ALT sends it back to D0");
+        assert_eq!(s.path(1).t3_expiries, 1);
+        assert_eq!(s.path(1).rto, Dur::from_secs(2), "E2: the alternate's RTO doubled");
+        assert_eq!(s.ep.stats().chunks_lost_twice, 1);
+    }
+
+    // Spec 3 §2.5 RTX_SAME: the fast retransmission stays on the destination the chunk was
+    // last sent to.
+    #[test]
+    fn established_same_policy_fast_retransmits_to_original_destination() {
+        let (mut s, _) = established(&wide(RtxPolicy::Same), AppData::Unlimited, true);
+        miss_reports(&mut s, 1, 3, 200);
+        let out = s.inject(ms(204), sack(0, &[(2, 5)]));
+        assert_eq!(data(&out)[0], (1, D0));
+        assert_eq!(out[0].src, S0);
+    }
+
+    // RFC 4960 §7.2.4 (option `fast_recovery`): one cwnd cut per window; off (RFC 2960), a
+    // second loss in the same window cuts again.
+    #[test]
+    fn fast_recovery_option_cuts_once_per_window() {
+        for (guard, cwnd) in [(false, 3750), (true, 7500)] {
+            let c = SctpConfig { fast_recovery: guard, ..wide(RtxPolicy::Alternate) };
+            let (mut s, _) = established(&c, AppData::Unlimited, true);
+            miss_reports(&mut s, 1, 4, 200);
+            assert_eq!(s.cwnd(0), 7500);
+            // TSNs 1 and 6 missing: gaps 2..5 and 7..k.
+            for k in 7..11u16 {
+                s.inject(ms(300 + k as u64), sack(0, &[(2, 5), (7, k)]));
+            }
+            assert_eq!(s.ep.stats().fast_retransmits, 2);
+            assert_eq!(s.cwnd(0), cwnd, "guard {guard}");
+        }
+    }
+}
+
+mod timer {
+    use super::*;
+
+    fn single(cfg: &SctpConfig, app: AppData) -> (Script, Vec<Packet>) {
+        let mut s = Script {
+            ep: SctpEndpoint::client(cfg, vec![S0], vec![D0], 0, app, Rng::from_seed(5)),
+        };
+        let mut out = Outbox::default();
+        s.ep.open(Time::ZERO, &mut out);
+        s.inject(ms(35), init_ack());
+        let sent = s.inject(ms(70), pkt(D0, S0, vec![Chunk::CookieAck]));
+        (s, sent)
+    }
+
+    // RFC 2960 §6.3.1 C2/C3 and C5 (Karn): a first-transmission sample sets the RTO; the
+    // T3 expiry doubles it (E2, capped at RTO.max) and the doubled value stays when the
+    // retransmitted chunk is acknowledged (no sample from it); the next new chunk's sample
+    // brings it down.
+    #[test]
+    fn rto_karn_backoff_kept_until_new_sample() {
+        let c = SctpConfig { rto_min: Dur::from_millis(100), ..SctpConfig::default() };
+        let (mut s, sent) = single(&c, AppData::Unlimited);
+        assert_eq!(data(&sent).len(), 3);
+        // TSN 1 was timed: 100 ms sample -> SRTT 100, RTTVAR 50, RTO 300 ms.
+        s.inject(ms(170), sack(1, &[]));
+        assert_eq!(s.path(0).rto, Dur::from_millis(300));
+        assert_eq!(s.path(0).data_samples, 1);
+        // Everything is lost now; T3 fires 300 ms after the restart at 170 ms (R3).
+        assert_eq!(s.ep.next_timeout(), Some(ms(470)));
+        let out = s.fire(ms(470));
+        assert_eq!(data(&out)[0], (2, D0), "single-homed: retransmission to D0");
+        assert_eq!(s.path(0).rto, Dur::from_millis(600));
+        assert_eq!((s.path(0).cwnd, s.path(0).ssthresh), (1500, 3000), "E1");
+        // The retransmitted chunks are acked: no sample (Karn), the backoff stays.
+        let out = s.inject(ms(600), sack(2, &[]));
+        assert_eq!(s.path(0).rto, Dur::from_millis(600));
+        assert_eq!(s.path(0).data_samples, 1);
+        // New data goes out now and is timed; its ack gives a sample that clears the backoff.
+        let fresh = data(&out).iter().map(|d| d.0).find(|&t| t > 3).expect("new data");
+        s.inject(ms(700), sack(fresh, &[]));
+        assert_eq!(s.path(0).data_samples, 2);
+        assert!(s.path(0).rto < Dur::from_millis(600));
+    }
+
+    // RFC 2960 §6.3.3 E2: repeated expiries double the RTO up to RTO.max (60 s).
+    #[test]
+    fn rto_repeated_expiry_doubles_to_rto_max() {
+        let c = SctpConfig { hb_interval: Dur::from_secs(10_000), ..SctpConfig::default() };
+        let (mut s, _) = single(&c, AppData::Unlimited);
+        let mut rtos = vec![];
+        for _ in 0..6 {
+            let t = s.ep.next_timeout().unwrap();
+            s.fire(t);
+            rtos.push(s.path(0).rto.0 / 1_000_000_000);
+        }
+        assert_eq!(rtos, vec![6, 12, 24, 48, 60, 60]);
+        let hist: Vec<u64> = s.path(0).rto_history.iter().map(|&(_, r)| r.0 / 1_000_000_000).collect();
+        assert_eq!(hist, vec![3, 6, 12, 24, 48, 60]);
+    }
+
+    // RFC 2960 §6.3.3 E3 under RTX_TO_ALT: the timed-out chunks go to the alternate, whose
+    // T3 starts with its own RTO; under RTX_SAME they stay on the primary.
+    #[test]
+    fn t3_expiry_retransmits_per_policy() {
+        for (policy, to) in [(RtxPolicy::Alternate, D1), (RtxPolicy::Same, D0)] {
+            let (mut s, _) = established(&SctpConfig { rtx_policy: policy, ..SctpConfig::default() }, AppData::Unlimited, true);
+            // D0's T3 started at 70 ms with RTO.Initial 3 s.
+            let out = s.fire(ms(3070));
+            let d = data(&out);
+            assert_eq!(d[0], (1, to), "{policy:?}");
+            assert_eq!(s.path(0).t3_expiries, 1);
+            assert_eq!(s.path(0).cwnd, 1500);
+            if to == D1 {
+                assert_eq!(s.ep.sender().paths[1].t3, Some(ms(3070) + Dur::from_secs(1)), "D1's own RTO");
+                assert_eq!(s.outstanding(0), 0);
+            }
+        }
+    }
+
+    // RFC 2960 §8.2 / spec 3 §2.5: after more than Path.Max.Retrans (5) consecutive expiries
+    // the primary is inactive and new data fails over to the alternate.
+    #[test]
+    fn primary_failure_after_path_max_retrans_fails_over() {
+        let c = SctpConfig { rtx_policy: RtxPolicy::Same, hb_interval: Dur::from_secs(10_000), ..SctpConfig::default() };
+        let (mut s, _) = established(&c, AppData::Unlimited, true);
+        for k in 1..=5 {
+            let t = s.ep.next_timeout().unwrap();
+            let out = s.fire(t);
+            assert!(data(&out).iter().all(|&(_, d)| d == D0), "expiry {k} stays on D0");
+            assert!(s.path(0).active);
+            assert_eq!(s.path(0).error_count, k);
+        }
+        let t = s.ep.next_timeout().unwrap();
+        let out = s.fire(t);
+        assert!(!s.path(0).active, "6 errors > Path.Max.Retrans");
+        let d = data(&out);
+        assert!(d.iter().all(|&(_, a)| a == D1), "everything moves to D1: {d:?}");
+        assert!(d.iter().any(|&(tsn, _)| tsn > 3), "new data on D1 too: {d:?}");
+        // The association error counter passed 10? No: 6 errors so far.
+        assert_eq!(s.ep.stats().assoc_max_retrans_events, 0);
+    }
+
+    // RFC 2960 §8.1 / spec 3 §2.5 (INFERRED): exceeding Association.Max.Retrans is counted
+    // and the association continues unless `abort_on_assoc_max`.
+    #[test]
+    fn assoc_max_retrans_counted_or_aborts() {
+        for abort in [false, true] {
+            let c = SctpConfig { abort_on_assoc_max: abort, hb_interval: Dur::from_secs(100_000), ..SctpConfig::default() };
+            let (mut s, _) = single(&c, AppData::Unlimited);
+            for _ in 0..11 {
+                let t = s.ep.next_timeout().unwrap();
+                s.fire(t);
+            }
+            assert_eq!(s.ep.stats().assoc_max_retrans_events, 1);
+            assert_eq!(s.ep.state() == AssocState::Closed, abort);
+        }
+    }
+}
+
+mod heartbeat {
+    use super::*;
+
+    // RFC 2960 §8.3 / spec 3 §2.5: the HEARTBEAT-ACK is an RTT sample for that destination:
+    // the alternate's RTO goes from RTO.Initial 3 s to RTO.Min 1 s after a 70 ms sample.
+    #[test]
+    fn heartbeat_ack_updates_alternate_rto() {
+        let (s, _) = established(&SctpConfig::default(), AppData::Unlimited, false);
+        assert_eq!(s.path(1).rto, Dur::from_secs(3));
+        let (s, _) = established(&SctpConfig::default(), AppData::Unlimited, true);
+        let p = s.path(1);
+        assert_eq!(p.rto, Dur::from_secs(1));
+        assert_eq!(p.srtt, Some(Dur::from_millis(70)));
+        assert_eq!(p.heartbeat_samples, 1);
+        assert_eq!(p.rto_history, vec![(Time::ZERO, Dur::from_secs(3)), (ms(140), Dur::from_secs(1))]);
+        assert_eq!(s.ep.stats().heartbeats_acked, 1);
+        assert_eq!(s.path(0).rto, Dur::from_secs(3), "the primary is untouched");
+    }
+
+    // RFC 2960 §8.3: an unanswered HEARTBEAT (none within RTO) counts an error and doubles
+    // that destination's RTO; an idle destination is heartbeaten once per period,
+    // HB.interval + RTO ± RTO/2 (Rfc jitter), and one carrying new data is not.
+    #[test]
+    fn heartbeat_unanswered_counts_error_and_idle_period_reprobes() {
+        let c = SctpConfig { hb_interval: Dur::from_secs(30), ..SctpConfig::default() };
+        let (mut s, _) = established(&c, AppData::Unlimited, false);
+        // D0's T3 (3.07 s) and D1's heartbeat deadline (70 ms + 3 s) coincide.
+        let out = s.fire(ms(3070));
+        assert_eq!(s.path(1).error_count, 1);
+        assert_eq!(s.path(1).rto, Dur::from_secs(6));
+        // The period timers: D1 idle -> a HEARTBEAT within [30+6·0.5, 30+6·1.5] s of setup
+        // (drawn with the RTO of then: 3 s -> [31.5, 34.5] s after 70 ms).
+        let _ = out;
+        let mut t = s.ep.next_timeout().unwrap();
+        let mut hbs = vec![];
+        while t < ms(40_000) {
+            let out = s.fire(t);
+            hbs.extend(heartbeats(&out).into_iter().map(|h| (t, h.1)));
+            t = s.ep.next_timeout().unwrap();
+        }
+        let d1: Vec<Time> = hbs.iter().filter(|h| h.1 == D1).map(|h| h.0).collect();
+        assert_eq!(d1.len(), 1, "{hbs:?}");
+        assert!(d1[0] >= ms(31_570) && d1[0] <= ms(34_570), "{:?}", d1[0]);
+        assert!(hbs.iter().all(|h| h.1 != D0), "D0 carried new data: not idle");
+    }
+}
+
+mod pair {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    /// Client and server on two paths with 35 ms one way, no serialisation, and seeded loss
+    /// on path0's forward direction; returns (client, server, time of the last event).
+    fn run(cfg: &SctpConfig, file: u64, loss0: f64, seed: u64) -> (SctpEndpoint, SctpEndpoint, Time) {
+        let mut cl = SctpEndpoint::client(cfg, vec![S0, S1], vec![D0, D1], 0, AppData::Bytes(file), Rng::from_seed(seed));
+        let mut sv = SctpEndpoint::server(cfg, vec![D0, D1], Rng::from_seed(seed + 1));
+        let mut loss = Rng::from_seed(seed + 2);
+        let mut q: BTreeMap<(Time, u64), Packet> = BTreeMap::new();
+        let mut n = 0u64;
+        let mut out = Outbox::default();
+        cl.open(Time::ZERO, &mut out);
+        let mut push = |q: &mut BTreeMap<(Time, u64), Packet>, now: Time, out: &mut Outbox, loss: &mut Rng| {
+            for p in out.packets.drain(..) {
+                let fwd_path0 = p.dst == D0 && !matches!(chunks(&p)[0], Chunk::Init(_) | Chunk::CookieEcho { .. });
+                if fwd_path0 && loss.bernoulli(loss0) {
+                    continue;
+                }
+                n += 1;
+                q.insert((now + Dur::from_millis(35), n), p);
+            }
+        };
+        push(&mut q, Time::ZERO, &mut out, &mut loss);
+        let mut last = Time::ZERO;
+        for _ in 0..2_000_000 {
+            let tq = q.keys().next().map(|k| k.0);
+            let tc = cl.next_timeout();
+            let ts = sv.next_timeout();
+            let Some(t) = [tq, tc, ts].into_iter().flatten().min() else { break };
+            last = t;
+            out.clear();
+            if tq == Some(t) {
+                let k = *q.keys().next().unwrap();
+                let p = q.remove(&k).unwrap();
+                if p.dst == D0 || p.dst == D1 {
+                    sv.on_packet(t, &p, &mut out);
+                } else {
+                    cl.on_packet(t, &p, &mut out);
+                }
+            } else if tc == Some(t) {
+                cl.on_timer(t, &mut out);
+            } else {
+                sv.on_timer(t, &mut out);
+            }
+            push(&mut q, t, &mut out, &mut loss);
+        }
+        (cl, sv, last)
+    }
+
+    // End to end: every byte arrives once and in order, the association closes and the
+    // simulation goes quiet (spec 3 §2.5; RFC 4960 §9.2), with and without loss.
+    #[test]
+    fn pair_lossy_transfer_delivers_everything_then_closes() {
+        for (policy, loss) in [(RtxPolicy::Alternate, 0.0), (RtxPolicy::Alternate, 0.05), (RtxPolicy::Same, 0.05), (RtxPolicy::Alternate, 0.2)] {
+            let c = SctpConfig { rtx_policy: policy, ..SctpConfig::default() };
+            let file = 300_000;
+            let (cl, sv, last) = run(&c, file, loss, 42);
+            let got: u64 = sv.deliveries().iter().map(|d| d.len as u64).sum();
+            assert_eq!(got, file, "{policy:?} {loss}");
+            let ssns: Vec<u16> = sv.deliveries().iter().map(|d| d.ssn).collect();
+            assert!(ssns.windows(2).all(|w| w[1] == w[0] + 1));
+            assert_eq!(cl.state(), AssocState::Closed, "{policy:?} {loss}");
+            assert_eq!(sv.state(), AssocState::Closed);
+            assert!(last < ms(600_000), "{last}");
+            if loss > 0.0 {
+                assert!(cl.stats().retransmissions > 0);
+            }
+        }
+    }
+}
