@@ -280,7 +280,7 @@ fn unknown_key_is_rejected_with_the_allowed_keys() {
     let e = bad(&format!("{BASE}\n[routes]\n"), &[]);
     assert_at(&e, 24, "routes", "unknown key `routes`");
     let e = bad(&BASE.replace("[nodes.b]", "[nodes.b]\nx = 1"), &[]);
-    assert_at(&e, 6, "nodes.b.x", "takes no keys");
+    assert_at(&e, 6, "nodes.b.x", "unknown key `x`; expected `addresses`");
 }
 
 #[test]
@@ -742,7 +742,7 @@ fn sctp_bad_addresses_primaries_and_policies_name_the_key() {
 fn sctp_an_address_with_no_path_is_a_build_error_naming_the_address() {
     // Path1 now starts at an island node, so s has no way to d1 (bound to r1_d).
     let text = MULTIHOMED
-        .replace("[nodes.d]\n", "[nodes.d]\n[nodes.island]\n")
+        .replace("[nodes.d]\n", "[nodes.island]\n[nodes.d]\n")
         .replace("[links.s_r1]\na = \"s\"", "[links.s_r1]\na = \"island\"")
         .replace(", { name = \"s1\", link = \"s_r1\" }", "")
         .replace("from_addresses = [\"s0\", \"s1\"]", "from_addresses = [\"s0\"]");

@@ -196,6 +196,7 @@ impl SctpEndpoint {
                 error_count: p.errors,
                 fast_retransmits: p.fast_retransmits,
                 t3_expiries: p.t3_expiries,
+                retransmissions_sent: p.retransmissions_sent,
                 heartbeats_sent: p.heartbeats_sent,
                 heartbeat_samples: p.heartbeat_samples,
                 data_samples: p.data_samples,

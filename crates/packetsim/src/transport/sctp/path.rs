@@ -57,6 +57,8 @@ pub struct Path {
     pub fast_retransmits: u64,
     /// T3 expiries here.
     pub t3_expiries: u64,
+    /// Chunks retransmitted to this destination (fast or after a timeout).
+    pub retransmissions_sent: u64,
     /// HEARTBEATs sent here.
     pub heartbeats_sent: u64,
     /// RTT samples from HEARTBEAT-ACKs.
@@ -95,6 +97,7 @@ impl Path {
             hb_pending: None,
             fast_retransmits: 0,
             t3_expiries: 0,
+            retransmissions_sent: 0,
             heartbeats_sent: 0,
             heartbeat_samples: 0,
             data_samples: 0,

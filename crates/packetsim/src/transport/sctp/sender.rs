@@ -160,6 +160,7 @@ impl Sender {
                 p.timed = Some((data.tsn, now));
             }
         } else {
+            p.retransmissions_sent += 1;
             stats.retransmissions += 1;
             if tx == 3 {
                 stats.chunks_lost_twice += 1;

@@ -65,6 +65,8 @@ pub struct PathMetrics {
     pub fast_retransmits: u64,
     /// T3-rtx expiries of this destination.
     pub t3_expiries: u64,
+    /// Chunks retransmitted to this destination (fast or after a timeout).
+    pub retransmissions_sent: u64,
     /// HEARTBEATs sent to this destination.
     pub heartbeats_sent: u64,
     /// RTT samples taken from HEARTBEAT-ACKs of this destination.
