@@ -176,6 +176,7 @@ fn dispatch(cmd: Cmd) -> Result<(), String> {
                 jobs,
                 out_dir: out.clone(),
                 progress: true,
+                shared_seed_params: Vec::new(),
             };
             std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
             report::write_atomic(&out.join("scenario.toml"), &sc.text)

@@ -180,8 +180,16 @@ impl GridPoint {
     /// A stable 64-bit hash of the assignments (FNV-1a over length-prefixed, path-sorted
     /// fields), independent of Rust version, `index` and parameter order.
     pub fn assignments_hash(&self) -> u64 {
+        self.assignments_hash_without(&[])
+    }
+
+    /// [`GridPoint::assignments_hash`] over the assignments whose path is not in `left_out`.
+    pub fn assignments_hash_without(&self, left_out: &[String]) -> u64 {
         let mut bytes = Vec::new();
         for (p, v) in self.canonical() {
+            if left_out.iter().any(|l| l == p) {
+                continue;
+            }
             for s in [p, v] {
                 bytes.extend_from_slice(&(s.len() as u64).to_le_bytes());
                 bytes.extend_from_slice(s.as_bytes());
@@ -231,7 +239,14 @@ pub fn grid(params: &[Param]) -> Vec<GridPoint> {
 /// The seed of replication `replication` at `point`: kernel `mix_seed` over (base seed,
 /// [`GridPoint::assignments_hash`], replication). Independent of the point's index.
 pub fn run_seed(base_seed: u64, point: &GridPoint, replication: u32) -> u64 {
-    mix_seed(&[base_seed, point.assignments_hash(), u64::from(replication)])
+    run_seed_sharing(base_seed, point, replication, &[])
+}
+
+/// [`run_seed`] with the parameters in `shared` left out of the hash: points that differ only
+/// in those parameters get the same seeds (common random numbers), so that their comparison
+/// is paired and far less noisy. With `shared` empty it is [`run_seed`].
+pub fn run_seed_sharing(base_seed: u64, point: &GridPoint, replication: u32, shared: &[String]) -> u64 {
+    mix_seed(&[base_seed, point.assignments_hash_without(shared), u64::from(replication)])
 }
 
 #[cfg(test)]
@@ -333,6 +348,19 @@ mod tests {
         assert_eq!(ab[0].assignments_hash(), ba[1].assignments_hash());
         assert_eq!(ab[0].params_json(), r#"[["a","1"],["b","x"]]"#);
         assert_eq!(ba[1].params_json(), r#"[["b","x"],["a","1"]]"#);
+    }
+
+    #[test]
+    fn shared_parameters_give_common_random_numbers() {
+        let g = grid(&[p("curve=a,b"), p("x=1,2")]);
+        let shared = vec!["curve".to_string()];
+        let seed = |i: usize, r| run_seed_sharing(7, &g[i], r, &shared);
+        // g: (a,1) (a,2) (b,1) (b,2): the curves share seeds at each x, not across x.
+        assert_eq!(seed(0, 0), seed(2, 0));
+        assert_eq!(seed(1, 3), seed(3, 3));
+        assert_ne!(seed(0, 0), seed(1, 0));
+        assert_ne!(seed(0, 0), seed(0, 1));
+        assert_eq!(run_seed_sharing(7, &g[1], 2, &[]), run_seed(7, &g[1], 2));
     }
 
     #[test]

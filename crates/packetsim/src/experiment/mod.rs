@@ -36,7 +36,7 @@ mod tests;
 use std::path::PathBuf;
 
 pub use aggregate::{MetricSummary, PointSummary};
-pub use grid::{grid, run_seed, validate_params, GridPoint, Param, ParamError};
+pub use grid::{grid, run_seed, run_seed_sharing, validate_params, GridPoint, Param, ParamError};
 pub use store::{ResultsStore, StoredRun};
 pub use sweep::{sweep, RunOutput, SweepReport, SweepSpec};
 

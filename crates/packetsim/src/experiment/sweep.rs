@@ -25,7 +25,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 
 use super::aggregate::{results_csv, runs_csv, summarize, write_atomic, PointSummary};
-use super::grid::{grid, run_seed, validate_params, GridPoint, Param};
+use super::grid::{grid, run_seed_sharing, validate_params, GridPoint, Param};
 use super::store::ResultsStore;
 use super::ExperimentError;
 
@@ -62,6 +62,9 @@ pub struct SweepSpec {
     pub out_dir: PathBuf,
     /// Show a progress bar on stderr (hidden anyway when stderr is not a terminal).
     pub progress: bool,
+    /// Parameters left out of the run seeds: points that differ only in these share their
+    /// seeds (common random numbers, for paired comparisons of curves). Usually empty.
+    pub shared_seed_params: Vec<String>,
 }
 
 /// What a finished sweep did and found.
@@ -135,7 +138,7 @@ where
     for point in &points {
         let key = point.key();
         for replication in 0..spec.runs {
-            let seed = run_seed(spec.base_seed, point, replication);
+            let seed = run_seed_sharing(spec.base_seed, point, replication, &spec.shared_seed_params);
             match done.get(&(key.clone(), replication)) {
                 None => jobs.push(Job { point, replication }),
                 Some(&stored) if stored == seed => {}
@@ -168,7 +171,12 @@ where
 
     let outcome = pool.install(|| {
         jobs.par_iter().try_for_each(|job| {
-            let seed = run_seed(spec.base_seed, job.point, job.replication);
+            let seed = run_seed_sharing(
+                spec.base_seed,
+                job.point,
+                job.replication,
+                &spec.shared_seed_params,
+            );
             let run_err = |message: String| ExperimentError::Run {
                 point: job.point.to_string(),
                 replication: job.replication,

@@ -21,6 +21,7 @@ fn spec(dir: &TempDir, params: Vec<Param>, runs: u32, jobs: usize) -> SweepSpec 
         jobs,
         out_dir: dir.path().to_path_buf(),
         progress: false,
+        shared_seed_params: Vec::new(),
     }
 }
 
@@ -360,6 +361,7 @@ fn kill_test_spec(dir: &std::path::Path) -> SweepSpec {
         jobs: 2,
         out_dir: dir.to_path_buf(),
         progress: false,
+        shared_seed_params: Vec::new(),
     }
 }
 

@@ -397,6 +397,7 @@ pub fn run(opts: &ReproduceOptions) -> Result<StudyOutcome, String> {
         jobs: opts.jobs,
         out_dir: root.join("runs"),
         progress: opts.progress,
+        shared_seed_params: Vec::new(),
     };
     let report = experiment::sweep(&spec, |point, seed| {
         let get = |k: &str| {

@@ -224,6 +224,7 @@ fn run_figure(root: &Path, fig: &FigureSpec, opts: &ReproduceOptions, runs: u32)
         jobs: opts.jobs,
         out_dir: dir.clone(),
         progress: opts.progress,
+        shared_seed_params: vec!["curve".into()],
     };
     let report = experiment::sweep(&spec, |point, seed| {
         let get = |k: &str| {
