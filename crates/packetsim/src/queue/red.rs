@@ -199,6 +199,10 @@ pub struct RedConfig {
     /// ns-2's `wait_` variant: `p_a = p_b/(2 - count p_b)`, zero while `count p_b < 1`
     /// (default false).
     pub wait: bool,
+    /// ns-2 dsRED's `p_a` (diffserv/dsredq.cc): `p_b/(1 - count p_b)` with no clamp, so once
+    /// `count p_b` steps past 1 without a choice, `p_a` is negative and nothing is chosen until
+    /// the average leaves the region (default false: F&J's clamp to 1, spec 4 §2.3).
+    pub ns2_dsred_count: bool,
 }
 
 impl Default for RedConfig {
@@ -214,6 +218,7 @@ impl Default for RedConfig {
             byte_mode: false,
             ecn: EcnAction::Off,
             wait: false,
+            ns2_dsred_count: false,
         }
     }
 }
@@ -273,6 +278,8 @@ pub struct RedOptions {
     pub gentle: bool,
     /// ns-2's wait variant of `p_a`.
     pub wait: bool,
+    /// ns-2 dsRED's unclamped `p_a` (see [`RedConfig::ns2_dsred_count`]).
+    pub ns2_dsred_count: bool,
 }
 
 /// Where the average put an arrival, after the random choice (before ECN and overflow).
@@ -388,6 +395,19 @@ impl RedCore {
         }
     }
 
+    /// ns-2 dsRED's `p_a` (diffserv/dsredq.cc): `p_b/(1 - count p_b)` unclamped. At
+    /// `count p_b = 1` it is infinite (certain choice); beyond, negative (never chosen), which
+    /// happens when `p_b` grows between arrivals so that `count p_b` skips over 1.
+    #[inline]
+    pub fn p_a_ns2_dsred(p_b: f64, count: i64) -> f64 {
+        let d = 1.0 - count as f64 * p_b;
+        if d == 0.0 {
+            1.0
+        } else {
+            (p_b / d).min(1.0)
+        }
+    }
+
     /// Judges an arrival with the current average (update it first). `scale` multiplies
     /// `p_b` (byte mode: size / mean size; else 1). Updates `count` (F&J §4, spec 4 §2.3).
     #[inline]
@@ -401,7 +421,12 @@ impl RedCore {
             return RedDecision::Forced;
         };
         self.count += 1;
-        let p_a = RedCore::p_a((p_b * scale).min(1.0), self.count, opts.wait);
+        let p_b = (p_b * scale).min(1.0);
+        let p_a = if opts.ns2_dsred_count {
+            RedCore::p_a_ns2_dsred(p_b, self.count)
+        } else {
+            RedCore::p_a(p_b, self.count, opts.wait)
+        };
         if rng.bernoulli(p_a) {
             self.count = 0;
             RedDecision::Chosen
@@ -477,6 +502,7 @@ impl Red {
                 s: typical_tx_time(cfg.mean_pkt_size, link_rate),
                 gentle: cfg.gentle,
                 wait: cfg.wait,
+                ns2_dsred_count: cfg.ns2_dsred_count,
             },
             tail: DropTail::new(cfg.limit),
             ecn: cfg.ecn,

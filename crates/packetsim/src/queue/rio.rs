@@ -47,6 +47,9 @@ pub struct RioConfig {
     pub ecn: EcnAction,
     /// ns-2's wait variant of `p_a`, for both precedences (default false).
     pub wait: bool,
+    /// ns-2 dsRED's unclamped `p_a`, for both precedences (see
+    /// [`super::red::RedConfig::ns2_dsred_count`]; default false).
+    pub ns2_dsred_count: bool,
 }
 
 impl Default for RioConfig {
@@ -68,6 +71,7 @@ impl Default for RioConfig {
             gentle: false,
             ecn: EcnAction::Off,
             wait: false,
+            ns2_dsred_count: false,
         }
     }
 }
@@ -120,6 +124,7 @@ impl Rio {
                 s: typical_tx_time(cfg.mean_pkt_size, link_rate),
                 gentle: cfg.gentle,
                 wait: cfg.wait,
+                ns2_dsred_count: cfg.ns2_dsred_count,
             },
             tail: DropTail::new(cfg.limit),
             ecn: cfg.ecn,
