@@ -336,7 +336,6 @@ impl SctpEndpoint {
                 self.send_heartbeat(now, d, out);
             }
         }
-        self.pump(now, false, out);
     }
 
     fn on_heartbeat_ack(&mut self, now: Time, info: &HeartbeatInfo) {

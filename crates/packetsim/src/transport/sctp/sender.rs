@@ -459,7 +459,8 @@ impl Sender {
     /// T3-rtx of destination `x` expired (RFC 2960 §6.3.3): E1 cut, E2 backoff, the error
     /// counters (RFC 2960 §8.1, §8.2), then E3: every chunk outstanding on `x` is marked for
     /// retransmission. The error is counted before E3 picks the retransmission destination,
-    /// so the expiry that makes `x` inactive already retransmits elsewhere. Returns whether
+    /// so the expiry that makes `x` inactive already retransmits elsewhere. Chunks that were
+    /// waiting to be retransmitted to `x` get a new destination as if last sent to `x`. Returns whether
     /// Association.Max.Retrans was exceeded. The caller sends immediately.
     pub fn on_t3(&mut self, now: Time, x: usize, stats: &mut SctpStats) -> bool {
         stats.t3_expiries += 1;
@@ -473,6 +474,10 @@ impl Sender {
             let c = &self.queue[i];
             if c.dest == x && !c.gap_acked && c.pending.is_none() && c.tx_count > 0 {
                 self.mark(i, RtxCause::Timeout);
+            } else if c.pending == Some(x) {
+                // Still waiting to be retransmitted to `x`: choose again, as from `x`.
+                let to = rtx_dest(self.cfg.rtx_policy, RtxCause::Timeout, &self.paths, x);
+                self.queue[i].pending = Some(to);
             }
         }
         debug_assert_eq!(

@@ -9,8 +9,7 @@
 use super::*;
 use crate::ids::Addr;
 use crate::packet::{
-    Body, Chunk, DataChunk, GapBlock, HeartbeatInfo, InitChunk, Packet, SackChunk, Seq,
-    SctpPacket,
+    Body, Chunk, DataChunk, GapBlock, HeartbeatInfo, InitChunk, Packet, SackChunk, SctpPacket, Seq,
 };
 use crate::transport::tcp::AppData;
 use crate::transport::{Endpoint, Outbox};
@@ -71,7 +70,10 @@ fn sack_from(from: Addr, cum: u32, gaps: &[(u16, u16)]) -> Packet {
         vec![Chunk::Sack(SackChunk {
             cum_tsn: Seq(cum),
             a_rwnd: 1_000_000,
-            gaps: gaps.iter().map(|&(start, end)| GapBlock { start, end }).collect(),
+            gaps: gaps
+                .iter()
+                .map(|&(start, end)| GapBlock { start, end })
+                .collect(),
             dups: vec![],
         })],
     )
@@ -140,7 +142,9 @@ fn established(cfg: &SctpConfig, app: AppData, answer_hb: bool) -> (Script, Vec<
         let hb = heartbeats(&sent);
         assert_eq!(hb.len(), 1);
         let (src, dst, info) = hb[0];
-        assert!(s.inject(ms(140), pkt(dst, src, vec![Chunk::HeartbeatAck(info)])).is_empty());
+        assert!(s
+            .inject(ms(140), pkt(dst, src, vec![Chunk::HeartbeatAck(info)]))
+            .is_empty());
     }
     (s, sent)
 }
@@ -165,7 +169,14 @@ mod handshake {
     fn cookie_wait_to_established_sends_data_and_setup_heartbeat() {
         let c = SctpConfig::default();
         let mut s = Script {
-            ep: SctpEndpoint::client(&c, vec![S0, S1], vec![D0, D1], 0, AppData::Unlimited, Rng::from_seed(1)),
+            ep: SctpEndpoint::client(
+                &c,
+                vec![S0, S1],
+                vec![D0, D1],
+                0,
+                AppData::Unlimited,
+                Rng::from_seed(1),
+            ),
         };
         let mut out = Outbox::default();
         s.ep.open(Time::ZERO, &mut out);
@@ -175,7 +186,10 @@ mod handshake {
         assert!(matches!(&chunks(p)[0], Chunk::Init(i) if i.addrs == vec![S0, S1]));
         let out = s.inject(ms(35), init_ack());
         assert_eq!(s.ep.state().to_string(), "COOKIE-ECHOED");
-        assert!(matches!(chunks(&out[0])[0], Chunk::CookieEcho { cookie_len: 32 }));
+        assert!(matches!(
+            chunks(&out[0])[0],
+            Chunk::CookieEcho { cookie_len: 32 }
+        ));
         assert_eq!(s.ep.established_at(), None);
         let out = s.inject(ms(70), pkt(D0, S0, vec![Chunk::CookieAck]));
         assert_eq!(s.ep.established_at(), Some(ms(70)));
@@ -192,7 +206,14 @@ mod handshake {
     fn cookie_wait_init_lost_retransmits_with_backoff() {
         let c = SctpConfig::default();
         let mut s = Script {
-            ep: SctpEndpoint::client(&c, vec![S0], vec![D0], 0, AppData::Unlimited, Rng::from_seed(1)),
+            ep: SctpEndpoint::client(
+                &c,
+                vec![S0],
+                vec![D0],
+                0,
+                AppData::Unlimited,
+                Rng::from_seed(1),
+            ),
         };
         let mut out = Outbox::default();
         s.ep.open(Time::ZERO, &mut out);
@@ -201,7 +222,11 @@ mod handshake {
         assert!(matches!(chunks(&out[0])[0], Chunk::Init(_)));
         assert_eq!(s.ep.next_timeout(), Some(ms(9000)), "T1 doubled to 6 s");
         s.inject(ms(9100), init_ack());
-        assert_eq!(s.ep.next_timeout(), Some(ms(12_100)), "T1-cookie starts at RTO.Initial");
+        assert_eq!(
+            s.ep.next_timeout(),
+            Some(ms(12_100)),
+            "T1-cookie starts at RTO.Initial"
+        );
         let out = s.fire(ms(12_100));
         assert!(matches!(chunks(&out[0])[0], Chunk::CookieEcho { .. }));
         assert_eq!(s.ep.stats().t1_expiries, 2);
@@ -214,28 +239,59 @@ mod handshake {
         let c = SctpConfig::default();
         let mut srv = SctpEndpoint::server(&c, vec![D0, D1], Rng::from_seed(3));
         let mut out = Outbox::default();
-        let init = InitChunk { initial_tsn: Seq(1), a_rwnd: 65_536, streams: 1, addrs: vec![S0, S1] };
+        let init = InitChunk {
+            initial_tsn: Seq(1),
+            a_rwnd: 65_536,
+            streams: 1,
+            addrs: vec![S0, S1],
+        };
         srv.on_packet(ms(0), &pkt(S0, D0, vec![Chunk::Init(init)]), &mut out);
         let p = &out.packets[0];
         assert_eq!((p.src, p.dst), (D0, S0));
         assert!(matches!(&chunks(p)[0], Chunk::InitAck { init, .. } if init.addrs == vec![D0, D1]));
         out.clear();
-        srv.on_packet(ms(70), &pkt(S0, D0, vec![Chunk::CookieEcho { cookie_len: 32 }]), &mut out);
+        srv.on_packet(
+            ms(70),
+            &pkt(S0, D0, vec![Chunk::CookieEcho { cookie_len: 32 }]),
+            &mut out,
+        );
         assert_eq!(chunks(&out.packets[0])[0], Chunk::CookieAck);
         assert_eq!(srv.established_at(), Some(ms(70)));
         out.clear();
         // A retransmitted chunk arriving on path1: the SACK goes back on path1.
-        let d = |tsn| Chunk::Data(DataChunk { tsn: Seq(tsn), stream: 0, ssn: (tsn - 1) as u16, unordered: false, len: 1452 });
+        let d = |tsn| {
+            Chunk::Data(DataChunk {
+                tsn: Seq(tsn),
+                stream: 0,
+                ssn: (tsn - 1) as u16,
+                unordered: false,
+                len: 1452,
+            })
+        };
         srv.on_packet(ms(100), &pkt(S1, D1, vec![d(2)]), &mut out);
         let p = &out.packets[0];
-        assert_eq!((p.src, p.dst), (D1, S1), "immediate SACK on a gap, to the source");
-        assert!(matches!(&chunks(p)[0], Chunk::Sack(s) if s.cum_tsn == Seq(0) && s.gaps == vec![GapBlock { start: 2, end: 2 }]));
+        assert_eq!(
+            (p.src, p.dst),
+            (D1, S1),
+            "immediate SACK on a gap, to the source"
+        );
+        assert!(
+            matches!(&chunks(p)[0], Chunk::Sack(s) if s.cum_tsn == Seq(0) && s.gaps == vec![GapBlock { start: 2, end: 2 }])
+        );
         out.clear();
         srv.on_packet(ms(110), &pkt(S1, D1, vec![d(1)]), &mut out);
         assert_eq!(out.delivered_bytes, 2 * 1452);
         out.clear();
-        let info = HeartbeatInfo { sent_at: ms(120), dest: D1, nonce: 9 };
-        srv.on_packet(ms(150), &pkt(S1, D1, vec![Chunk::Heartbeat(info)]), &mut out);
+        let info = HeartbeatInfo {
+            sent_at: ms(120),
+            dest: D1,
+            nonce: 9,
+        };
+        srv.on_packet(
+            ms(150),
+            &pkt(S1, D1, vec![Chunk::Heartbeat(info)]),
+            &mut out,
+        );
         let p = &out.packets[0];
         assert_eq!((p.src, p.dst), (D1, S1));
         assert_eq!(chunks(p)[0], Chunk::HeartbeatAck(info));
@@ -245,7 +301,10 @@ mod handshake {
     #[test]
     fn established_full_data_packet_is_1500_bytes_with_1452_user_bytes() {
         let (_, sent) = established(&SctpConfig::default(), AppData::Unlimited, false);
-        let p = sent.iter().find(|p| !data(std::slice::from_ref(p)).is_empty()).unwrap();
+        let p = sent
+            .iter()
+            .find(|p| !data(std::slice::from_ref(p)).is_empty())
+            .unwrap();
         assert_eq!(p.size, 1500);
         assert_eq!(p.payload(), 1452);
     }
@@ -254,14 +313,34 @@ mod handshake {
     // served round-robin with their own SSNs; the U bit follows the configuration.
     #[test]
     fn established_small_chunks_bundle_and_rotate_streams() {
-        let c = SctpConfig { max_chunk_data: Some(100), streams: 2, unordered: true, ..SctpConfig::default() };
+        let c = SctpConfig {
+            max_chunk_data: Some(100),
+            streams: 2,
+            unordered: true,
+            ..SctpConfig::default()
+        };
         let (_, sent) = established(&c, AppData::Unlimited, false);
-        let dp: Vec<&Packet> = sent.iter().filter(|p| !data(std::slice::from_ref(*p)).is_empty()).collect();
+        let dp: Vec<&Packet> = sent
+            .iter()
+            .filter(|p| !data(std::slice::from_ref(*p)).is_empty())
+            .collect();
         // 1468 bytes of room / 116 per chunk = 12 chunks per packet; cwnd 3000 allows 26.
         let per: Vec<usize> = dp.iter().map(|p| chunks(p).len()).collect();
         assert_eq!(per, vec![12, 12, 2]);
-        let ds: Vec<DataChunk> = chunks(dp[0]).iter().map(|c| match c { Chunk::Data(d) => *d, _ => panic!() }).collect();
-        assert_eq!(ds.iter().map(|d| (d.stream, d.ssn)).take(4).collect::<Vec<_>>(), vec![(0, 0), (1, 0), (0, 1), (1, 1)]);
+        let ds: Vec<DataChunk> = chunks(dp[0])
+            .iter()
+            .map(|c| match c {
+                Chunk::Data(d) => *d,
+                _ => panic!(),
+            })
+            .collect();
+        assert_eq!(
+            ds.iter()
+                .map(|d| (d.stream, d.ssn))
+                .take(4)
+                .collect::<Vec<_>>(),
+            vec![(0, 0), (1, 0), (0, 1), (1, 1)]
+        );
         assert!(ds.iter().all(|d| d.unordered && d.len == 100));
         assert_eq!(dp[0].size, 20 + 12 + 12 * 116);
     }
@@ -292,7 +371,10 @@ mod congestion {
     // (RFC 2960 §7.2.2).
     #[test]
     fn slow_start_grows_by_bytes_through_boundary_then_partial_bytes_acked() {
-        let c = SctpConfig { initial_ssthresh: Some(4500), ..SctpConfig::default() };
+        let c = SctpConfig {
+            initial_ssthresh: Some(4500),
+            ..SctpConfig::default()
+        };
         let (mut s, sent) = established(&c, AppData::Unlimited, true);
         assert_eq!(data(&sent).len(), 3);
         assert_eq!(s.outstanding(0), 3 * CHUNK);
@@ -321,7 +403,10 @@ mod congestion {
     // RFC 2960 §7.2.1: no growth when the window was not full before the SACK.
     #[test]
     fn slow_start_window_not_full_no_growth() {
-        let c = SctpConfig { initial_cwnd_mtus: 4, ..SctpConfig::default() };
+        let c = SctpConfig {
+            initial_cwnd_mtus: 4,
+            ..SctpConfig::default()
+        };
         let (mut s, _) = established(&c, AppData::Bytes(2 * 1452), true);
         assert_eq!(s.outstanding(0), 2 * CHUNK);
         s.inject(ms(200), sack(1, &[]));
@@ -332,11 +417,18 @@ mod congestion {
     // opportunity even when cwnd allows more.
     #[test]
     fn established_large_cwnd_sends_at_most_max_burst_packets() {
-        let c = SctpConfig { initial_cwnd_mtus: 20, ..SctpConfig::default() };
-        let (mut s, sent) = established(&c, AppData::Unlimited, true);
+        let c = SctpConfig {
+            initial_cwnd_mtus: 20,
+            ..SctpConfig::default()
+        };
+        let (mut s, sent) = established(&c, AppData::Unlimited, false);
         assert_eq!(data(&sent).len(), 4);
         let out = s.inject(ms(200), sack(1, &[]));
-        assert_eq!(data(&out).len(), 4, "one chunk acked, but four more packets go");
+        assert_eq!(
+            data(&out).len(),
+            4,
+            "one chunk acked, but four more packets go"
+        );
     }
 
     // Spec 3 §2.5: gap-acked chunks stop counting as outstanding, so new data flows during
@@ -348,7 +440,11 @@ mod congestion {
         let out = s.inject(ms(200), sack(0, &[(2, 3)]));
         assert_eq!(s.outstanding(0), 11 * CHUNK - 2 * CHUNK + 2 * CHUNK);
         assert_eq!(data(&out), vec![(12, D0), (13, D0)]);
-        assert_eq!(s.cwnd(0), 15_000, "no growth: the cumulative ack did not advance");
+        assert_eq!(
+            s.cwnd(0),
+            15_000,
+            "no growth: the cumulative ack did not advance"
+        );
     }
 }
 
@@ -358,7 +454,9 @@ mod fast_rtx {
     /// Feeds SACKs reporting TSN 1 missing (cum 0, gap 2..=k+1 for k = 1..=n); returns the
     /// DATA sent after each.
     fn miss_reports(s: &mut Script, from: u16, n: u16, t0: u64) -> Vec<Vec<(u32, Addr)>> {
-        (from..from + n).map(|k| data(&s.inject(ms(t0 + k as u64), sack(0, &[(2, k + 1)])))).collect()
+        (from..from + n)
+            .map(|k| data(&s.inject(ms(t0 + k as u64), sack(0, &[(2, k + 1)]))))
+            .collect()
     }
 
     // RFC 2960 §7.2.4 + implementer's guide (spec 3 §2.5): the 4th missing report triggers
@@ -378,13 +476,19 @@ mod fast_rtx {
         assert_eq!(s.path(0).fast_retransmits, 1);
         assert_eq!((s.path(0).ssthresh, s.path(0).cwnd), (7500, 7500));
         assert_eq!(s.outstanding(1), CHUNK);
-        assert!(s.ep.sender().paths[1].t3.is_some(), "R1: T3 started on the alternate");
+        assert!(
+            s.ep.sender().paths[1].t3.is_some(),
+            "R1: T3 started on the alternate"
+        );
     }
 
     // RFC 4960 §7.2.4 uses 3: the threshold is configurable.
     #[test]
     fn established_configured_third_missing_report_fast_retransmits() {
-        let c = SctpConfig { fast_rtx_threshold: 3, ..wide(RtxPolicy::Alternate) };
+        let c = SctpConfig {
+            fast_rtx_threshold: 3,
+            ..wide(RtxPolicy::Alternate)
+        };
         let (mut s, _) = established(&c, AppData::Unlimited, true);
         miss_reports(&mut s, 1, 2, 200);
         assert_eq!(s.ep.stats().fast_retransmits, 0);
@@ -398,24 +502,39 @@ mod fast_rtx {
     // to recovers it, and that retransmission goes back to the primary under RTX_TO_ALT.
     #[test]
     fn fast_retransmitted_chunk_lost_again_waits_for_alternate_t3() {
-        let (mut s, _) = established(&wide(RtxPolicy::Alternate), AppData::Unlimited, true);
+        let (mut s, _) = established(&wide(RtxPolicy::Alternate), AppData::Bytes(30 * 1452), true);
         miss_reports(&mut s, 1, 4, 200);
         assert_eq!(s.ep.stats().fast_retransmits, 1);
         // The alternate's RTO is 1 s after the setup heartbeat's 70 ms sample.
         assert_eq!(s.path(1).rto, Dur::from_secs(1));
         let rtx_at = ms(204);
         let later = miss_reports(&mut s, 5, 20, 300);
-        assert!(later.iter().all(|d| !d.iter().any(|&(tsn, _)| tsn == 1)), "not resent");
+        assert!(
+            later.iter().all(|d| !d.iter().any(|&(tsn, _)| tsn == 1)),
+            "not resent"
+        );
         assert_eq!(s.ep.stats().fast_retransmits, 1);
         // Acknowledge everything else so that only the alternate's T3 remains.
         let top = s.ep.sender().next_tsn.0 - 1;
         s.inject(ms(400), sack(0, &[(2, top as u16)]));
-        assert_eq!(s.ep.sender().paths[0].t3, None, "R2: nothing outstanding on D0");
+        assert_eq!(
+            s.ep.sender().paths[0].t3,
+            None,
+            "R2: nothing outstanding on D0"
+        );
         assert_eq!(s.ep.next_timeout(), Some(rtx_at + Dur::from_secs(1)));
         let out = s.fire(rtx_at + Dur::from_secs(1));
-        assert_eq!(data(&out)[0], (1, D0), "T3 on D1; RTX_TO_ALT sends it back to D0");
+        assert_eq!(
+            data(&out)[0],
+            (1, D0),
+            "T3 on D1; RTX_TO_ALT sends it back to D0"
+        );
         assert_eq!(s.path(1).t3_expiries, 1);
-        assert_eq!(s.path(1).rto, Dur::from_secs(2), "E2: the alternate's RTO doubled");
+        assert_eq!(
+            s.path(1).rto,
+            Dur::from_secs(2),
+            "E2: the alternate's RTO doubled"
+        );
         assert_eq!(s.ep.stats().chunks_lost_twice, 1);
     }
 
@@ -435,7 +554,10 @@ mod fast_rtx {
     #[test]
     fn fast_recovery_option_cuts_once_per_window() {
         for (guard, cwnd) in [(false, 3750), (true, 7500)] {
-            let c = SctpConfig { fast_recovery: guard, ..wide(RtxPolicy::Alternate) };
+            let c = SctpConfig {
+                fast_recovery: guard,
+                ..wide(RtxPolicy::Alternate)
+            };
             let (mut s, _) = established(&c, AppData::Unlimited, true);
             miss_reports(&mut s, 1, 4, 200);
             assert_eq!(s.cwnd(0), 7500);
@@ -469,7 +591,10 @@ mod timer {
     // brings it down.
     #[test]
     fn rto_karn_backoff_kept_until_new_sample() {
-        let c = SctpConfig { rto_min: Dur::from_millis(100), ..SctpConfig::default() };
+        let c = SctpConfig {
+            rto_min: Dur::from_millis(100),
+            ..SctpConfig::default()
+        };
         let (mut s, sent) = single(&c, AppData::Unlimited);
         assert_eq!(data(&sent).len(), 3);
         // TSN 1 was timed: 100 ms sample -> SRTT 100, RTTVAR 50, RTO 300 ms.
@@ -487,16 +612,29 @@ mod timer {
         assert_eq!(s.path(0).rto, Dur::from_millis(600));
         assert_eq!(s.path(0).data_samples, 1);
         // New data goes out now and is timed; its ack gives a sample that clears the backoff.
-        let fresh = data(&out).iter().map(|d| d.0).find(|&t| t > 3).expect("new data");
-        s.inject(ms(700), sack(fresh, &[]));
+        let _ = out;
+        s.inject(ms(650), sack(5, &[]));
+        assert_eq!(
+            s.path(0).rto,
+            Dur::from_millis(600),
+            "no sample from retransmissions"
+        );
+        assert_eq!(s.path(0).data_samples, 1);
+        let fresh = s.ep.sender().next_tsn.0 - 1;
+        assert!(fresh > 5, "new data went out");
+        s.inject(ms(750), sack(fresh, &[]));
         assert_eq!(s.path(0).data_samples, 2);
-        assert!(s.path(0).rto < Dur::from_millis(600));
+        // Second 100 ms sample: RTTVAR 3/4·50 = 37.5, SRTT 100: RTO 250 ms.
+        assert_eq!(s.path(0).rto, Dur::from_millis(250));
     }
 
     // RFC 2960 §6.3.3 E2: repeated expiries double the RTO up to RTO.max (60 s).
     #[test]
     fn rto_repeated_expiry_doubles_to_rto_max() {
-        let c = SctpConfig { hb_interval: Dur::from_secs(10_000), ..SctpConfig::default() };
+        let c = SctpConfig {
+            hb_interval: Dur::from_secs(10_000),
+            ..SctpConfig::default()
+        };
         let (mut s, _) = single(&c, AppData::Unlimited);
         let mut rtos = vec![];
         for _ in 0..6 {
@@ -505,7 +643,12 @@ mod timer {
             rtos.push(s.path(0).rto.0 / 1_000_000_000);
         }
         assert_eq!(rtos, vec![6, 12, 24, 48, 60, 60]);
-        let hist: Vec<u64> = s.path(0).rto_history.iter().map(|&(_, r)| r.0 / 1_000_000_000).collect();
+        let hist: Vec<u64> = s
+            .path(0)
+            .rto_history
+            .iter()
+            .map(|&(_, r)| r.0 / 1_000_000_000)
+            .collect();
         assert_eq!(hist, vec![3, 6, 12, 24, 48, 60]);
     }
 
@@ -514,7 +657,14 @@ mod timer {
     #[test]
     fn t3_expiry_retransmits_per_policy() {
         for (policy, to) in [(RtxPolicy::Alternate, D1), (RtxPolicy::Same, D0)] {
-            let (mut s, _) = established(&SctpConfig { rtx_policy: policy, ..SctpConfig::default() }, AppData::Unlimited, true);
+            let (mut s, _) = established(
+                &SctpConfig {
+                    rtx_policy: policy,
+                    ..SctpConfig::default()
+                },
+                AppData::Unlimited,
+                true,
+            );
             // D0's T3 started at 70 ms with RTO.Initial 3 s.
             let out = s.fire(ms(3070));
             let d = data(&out);
@@ -522,8 +672,12 @@ mod timer {
             assert_eq!(s.path(0).t3_expiries, 1);
             assert_eq!(s.path(0).cwnd, 1500);
             if to == D1 {
-                assert_eq!(s.ep.sender().paths[1].t3, Some(ms(3070) + Dur::from_secs(1)), "D1's own RTO");
-                assert_eq!(s.outstanding(0), 0);
+                assert_eq!(
+                    s.ep.sender().paths[1].t3,
+                    Some(ms(3070) + Dur::from_secs(1)),
+                    "D1's own RTO"
+                );
+                assert!(d.contains(&(4, D0)), "new data stays on the primary: {d:?}");
             }
         }
     }
@@ -532,12 +686,19 @@ mod timer {
     // the primary is inactive and new data fails over to the alternate.
     #[test]
     fn primary_failure_after_path_max_retrans_fails_over() {
-        let c = SctpConfig { rtx_policy: RtxPolicy::Same, hb_interval: Dur::from_secs(10_000), ..SctpConfig::default() };
+        let c = SctpConfig {
+            rtx_policy: RtxPolicy::Same,
+            hb_interval: Dur::from_secs(10_000),
+            ..SctpConfig::default()
+        };
         let (mut s, _) = established(&c, AppData::Unlimited, true);
         for k in 1..=5 {
             let t = s.ep.next_timeout().unwrap();
             let out = s.fire(t);
-            assert!(data(&out).iter().all(|&(_, d)| d == D0), "expiry {k} stays on D0");
+            assert!(
+                data(&out).iter().all(|&(_, d)| d == D0),
+                "expiry {k} stays on D0"
+            );
             assert!(s.path(0).active);
             assert_eq!(s.path(0).error_count, k);
         }
@@ -545,8 +706,17 @@ mod timer {
         let out = s.fire(t);
         assert!(!s.path(0).active, "6 errors > Path.Max.Retrans");
         let d = data(&out);
-        assert!(d.iter().all(|&(_, a)| a == D1), "everything moves to D1: {d:?}");
-        assert!(d.iter().any(|&(tsn, _)| tsn > 3), "new data on D1 too: {d:?}");
+        assert!(
+            d.iter().all(|&(_, a)| a == D1),
+            "everything moves to D1: {d:?}"
+        );
+        // New data now goes to D1 as well (failover).
+        let out = s.inject(t + Dur::from_millis(70), sack_from(D1, 3, &[]));
+        let d = data(&out);
+        assert!(
+            !d.is_empty() && d.iter().all(|&(tsn, a)| tsn > 3 && a == D1),
+            "{d:?}"
+        );
         // The association error counter passed 10? No: 6 errors so far.
         assert_eq!(s.ep.stats().assoc_max_retrans_events, 0);
     }
@@ -556,7 +726,11 @@ mod timer {
     #[test]
     fn assoc_max_retrans_counted_or_aborts() {
         for abort in [false, true] {
-            let c = SctpConfig { abort_on_assoc_max: abort, hb_interval: Dur::from_secs(100_000), ..SctpConfig::default() };
+            let c = SctpConfig {
+                abort_on_assoc_max: abort,
+                hb_interval: Dur::from_secs(100_000),
+                ..SctpConfig::default()
+            };
             let (mut s, _) = single(&c, AppData::Unlimited);
             for _ in 0..11 {
                 let t = s.ep.next_timeout().unwrap();
@@ -582,7 +756,13 @@ mod heartbeat {
         assert_eq!(p.rto, Dur::from_secs(1));
         assert_eq!(p.srtt, Some(Dur::from_millis(70)));
         assert_eq!(p.heartbeat_samples, 1);
-        assert_eq!(p.rto_history, vec![(Time::ZERO, Dur::from_secs(3)), (ms(140), Dur::from_secs(1))]);
+        assert_eq!(
+            p.rto_history,
+            vec![
+                (Time::ZERO, Dur::from_secs(3)),
+                (ms(140), Dur::from_secs(1))
+            ]
+        );
         assert_eq!(s.ep.stats().heartbeats_acked, 1);
         assert_eq!(s.path(0).rto, Dur::from_secs(3), "the primary is untouched");
     }
@@ -592,26 +772,50 @@ mod heartbeat {
     // HB.interval + RTO ± RTO/2 (Rfc jitter), and one carrying new data is not.
     #[test]
     fn heartbeat_unanswered_counts_error_and_idle_period_reprobes() {
-        let c = SctpConfig { hb_interval: Dur::from_secs(30), ..SctpConfig::default() };
+        let c = SctpConfig {
+            hb_interval: Dur::from_secs(30),
+            ..SctpConfig::default()
+        };
         let (mut s, _) = established(&c, AppData::Unlimited, false);
         // D0's T3 (3.07 s) and D1's heartbeat deadline (70 ms + 3 s) coincide.
-        let out = s.fire(ms(3070));
+        s.fire(ms(3070));
         assert_eq!(s.path(1).error_count, 1);
         assert_eq!(s.path(1).rto, Dur::from_secs(6));
-        // The period timers: D1 idle -> a HEARTBEAT within [30+6·0.5, 30+6·1.5] s of setup
-        // (drawn with the RTO of then: 3 s -> [31.5, 34.5] s after 70 ms).
-        let _ = out;
-        let mut t = s.ep.next_timeout().unwrap();
+        // D1's first period: busy with the setup HEARTBEAT, so no periodic one.
+        let first_due = s.ep.sender().paths[1].hb_due.unwrap();
+        let rto0 = Dur::from_secs(3).as_secs_f64();
+        let len0 = (first_due - ms(70)).as_secs_f64();
+        assert!(
+            len0 >= 30.0 + rto0 / 2.0 && len0 <= 30.0 + 1.5 * rto0,
+            "{len0}"
+        );
         let mut hbs = vec![];
-        while t < ms(40_000) {
+        let mut t = s.ep.next_timeout().unwrap();
+        while t <= first_due {
             let out = s.fire(t);
             hbs.extend(heartbeats(&out).into_iter().map(|h| (t, h.1)));
             t = s.ep.next_timeout().unwrap();
         }
-        let d1: Vec<Time> = hbs.iter().filter(|h| h.1 == D1).map(|h| h.0).collect();
-        assert_eq!(d1.len(), 1, "{hbs:?}");
-        assert!(d1[0] >= ms(31_570) && d1[0] <= ms(34_570), "{:?}", d1[0]);
-        assert!(hbs.iter().all(|h| h.1 != D0), "D0 carried new data: not idle");
+        assert!(hbs.is_empty(), "{hbs:?}");
+        // The next period is drawn with D1's RTO of that moment (backed off by its T3s).
+        let p1 = &s.ep.sender().paths[1];
+        let (due, rto) = (p1.hb_due.unwrap(), p1.rto.as_secs_f64());
+        let len = (due - first_due).as_secs_f64();
+        assert!(
+            len >= 30.0 + rto / 2.0 && len <= 30.0 + 1.5 * rto,
+            "{len} with RTO {rto}"
+        );
+        while t <= due {
+            let out = s.fire(t);
+            hbs.extend(heartbeats(&out).into_iter().map(|h| (t, h.1)));
+            t = s.ep.next_timeout().unwrap();
+        }
+        // Idle (it only carried retransmissions): one HEARTBEAT at the period's end.
+        assert_eq!(hbs, vec![(due, D1)]);
+        assert!(
+            hbs.iter().all(|h| h.1 != D0),
+            "D0 carried new data: not idle"
+        );
     }
 }
 
@@ -621,31 +825,47 @@ mod pair {
 
     /// Client and server on two paths with 35 ms one way, no serialisation, and seeded loss
     /// on path0's forward direction; returns (client, server, time of the last event).
-    fn run(cfg: &SctpConfig, file: u64, loss0: f64, seed: u64) -> (SctpEndpoint, SctpEndpoint, Time) {
-        let mut cl = SctpEndpoint::client(cfg, vec![S0, S1], vec![D0, D1], 0, AppData::Bytes(file), Rng::from_seed(seed));
+    fn run(
+        cfg: &SctpConfig,
+        file: u64,
+        loss0: f64,
+        seed: u64,
+    ) -> (SctpEndpoint, SctpEndpoint, Time) {
+        let mut cl = SctpEndpoint::client(
+            cfg,
+            vec![S0, S1],
+            vec![D0, D1],
+            0,
+            AppData::Bytes(file),
+            Rng::from_seed(seed),
+        );
         let mut sv = SctpEndpoint::server(cfg, vec![D0, D1], Rng::from_seed(seed + 1));
         let mut loss = Rng::from_seed(seed + 2);
         let mut q: BTreeMap<(Time, u64), Packet> = BTreeMap::new();
         let mut n = 0u64;
         let mut out = Outbox::default();
         cl.open(Time::ZERO, &mut out);
-        let mut push = |q: &mut BTreeMap<(Time, u64), Packet>, now: Time, out: &mut Outbox, loss: &mut Rng| {
-            for p in out.packets.drain(..) {
-                let fwd_path0 = p.dst == D0 && !matches!(chunks(&p)[0], Chunk::Init(_) | Chunk::CookieEcho { .. });
-                if fwd_path0 && loss.bernoulli(loss0) {
-                    continue;
+        let mut push =
+            |q: &mut BTreeMap<(Time, u64), Packet>, now: Time, out: &mut Outbox, loss: &mut Rng| {
+                for p in out.packets.drain(..) {
+                    let fwd_path0 = p.dst == D0
+                        && !matches!(chunks(&p)[0], Chunk::Init(_) | Chunk::CookieEcho { .. });
+                    if fwd_path0 && loss.bernoulli(loss0) {
+                        continue;
+                    }
+                    n += 1;
+                    q.insert((now + Dur::from_millis(35), n), p);
                 }
-                n += 1;
-                q.insert((now + Dur::from_millis(35), n), p);
-            }
-        };
+            };
         push(&mut q, Time::ZERO, &mut out, &mut loss);
         let mut last = Time::ZERO;
         for _ in 0..2_000_000 {
             let tq = q.keys().next().map(|k| k.0);
             let tc = cl.next_timeout();
             let ts = sv.next_timeout();
-            let Some(t) = [tq, tc, ts].into_iter().flatten().min() else { break };
+            let Some(t) = [tq, tc, ts].into_iter().flatten().min() else {
+                break;
+            };
             last = t;
             out.clear();
             if tq == Some(t) {
@@ -670,8 +890,16 @@ mod pair {
     // simulation goes quiet (spec 3 §2.5; RFC 4960 §9.2), with and without loss.
     #[test]
     fn pair_lossy_transfer_delivers_everything_then_closes() {
-        for (policy, loss) in [(RtxPolicy::Alternate, 0.0), (RtxPolicy::Alternate, 0.05), (RtxPolicy::Same, 0.05), (RtxPolicy::Alternate, 0.2)] {
-            let c = SctpConfig { rtx_policy: policy, ..SctpConfig::default() };
+        for (policy, loss) in [
+            (RtxPolicy::Alternate, 0.0),
+            (RtxPolicy::Alternate, 0.05),
+            (RtxPolicy::Same, 0.05),
+            (RtxPolicy::Alternate, 0.2),
+        ] {
+            let c = SctpConfig {
+                rtx_policy: policy,
+                ..SctpConfig::default()
+            };
             let file = 300_000;
             let (cl, sv, last) = run(&c, file, loss, 42);
             let got: u64 = sv.deliveries().iter().map(|d| d.len as u64).sum();
