@@ -22,5 +22,13 @@
 //! Application data uses `crate::transport::tcp::AppData` (`Unlimited` or `Bytes(n)`).
 
 mod config;
+mod receiver;
+#[cfg(test)]
+mod testkit;
+// The end-to-end property test needs `SctpEndpoint` (client/server/deliveries); enable it
+// once the endpoint has landed:
+// #[cfg(test)]
+// mod proptests;
 
 pub use config::{HeartbeatJitter, RtxPolicy, SctpConfig};
+pub use receiver::Delivery;
