@@ -360,7 +360,6 @@ fn prev(t: Tsn) -> Tsn {
     t + u32::MAX
 }
 
-
 #[cfg(test)]
 mod tests {
     //! Scripted receiver tests: chunks injected with explicit times, SACKs checked exactly.
@@ -412,7 +411,9 @@ mod tests {
     }
 
     fn gaps(bs: &[(u16, u16)]) -> Vec<GapBlock> {
-        bs.iter().map(|&(start, end)| GapBlock { start, end }).collect()
+        bs.iter()
+            .map(|&(start, end)| GapBlock { start, end })
+            .collect()
     }
 
     fn tsns(r: &Receiver) -> Vec<u32> {
@@ -471,7 +472,9 @@ mod tests {
         assert_eq!(s.cum_tsn, Seq(101));
         assert_eq!(s.gaps, gaps(&[(2, 3), (5, 5), (7, 7)]));
         assert_eq!(
-            r.ranges_above().map(|(a, b)| (a.0, b.0)).collect::<Vec<_>>(),
+            r.ranges_above()
+                .map(|(a, b)| (a.0, b.0))
+                .collect::<Vec<_>>(),
             vec![(103, 104), (106, 106), (108, 108)]
         );
         // 105 joins two blocks; 102 then advances the cumulative point over 103..=106.
@@ -579,7 +582,11 @@ mod tests {
     fn out_of_order_data_shrinks_a_rwnd_then_recovers() {
         let mut r = Receiver::new(&cfg(), Seq(100));
         packet(&mut r, ms(0), &[data(100, 0)]);
-        assert_eq!(r.take_sack().a_rwnd, 65_536, "in-order data is read at once");
+        assert_eq!(
+            r.take_sack().a_rwnd,
+            65_536,
+            "in-order data is read at once"
+        );
         packet(&mut r, ms(1), &[data(102, 2), data(103, 3)]);
         packet(&mut r, ms(2), &[data(105, 5)]);
         assert_eq!(r.buffered_bytes(), 3000);
@@ -621,7 +628,10 @@ mod tests {
         assert!(now, "a gap: immediate SACK");
         assert_eq!(r.buffered_bytes(), 0);
         let s = r.take_sack();
-        assert_eq!((s.cum_tsn, s.gaps, s.a_rwnd), (Seq(99), gaps(&[(2, 2)]), 65_536));
+        assert_eq!(
+            (s.cum_tsn, s.gaps, s.a_rwnd),
+            (Seq(99), gaps(&[(2, 2)]), 65_536)
+        );
         // The ordered chunk 100 (SSN 0) is not blocked by the unordered one's SSN.
         assert_eq!(packet(&mut r, ms(1), &[data(100, 0)]).0, LEN as u64);
         assert_eq!(r.cum_tsn(), Seq(101));

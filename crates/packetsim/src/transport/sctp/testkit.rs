@@ -367,9 +367,9 @@ impl<EA: Endpoint, EB: Endpoint> Harness<EA, EB> {
     /// Routes `p` by destination, applies the drops and the loss, and schedules its arrival.
     fn transmit(&mut self, dir: Dir, p: Packet) {
         let n = self.paths.len();
-        let (own, peer): (fn(usize) -> Addr, fn(usize) -> Addr) = match dir {
-            Dir::AtoB => (addr_a, addr_b),
-            Dir::BtoA => (addr_b, addr_a),
+        let (own, peer) = match dir {
+            Dir::AtoB => (addr_a as fn(usize) -> Addr, addr_b as fn(usize) -> Addr),
+            Dir::BtoA => (addr_b as fn(usize) -> Addr, addr_a as fn(usize) -> Addr),
         };
         assert!(
             (0..n).any(|i| own(i) == p.src),
@@ -594,7 +594,10 @@ mod tests {
         assert_eq!((sack.dir, sack.path), (Dir::BtoA, 0));
         assert_eq!(sack.at, Time::from_nanos(2 * 4_192_000 + 35_000_000));
         assert_eq!(h.a.acked, Some(Seq(1)));
-        assert_eq!(h.now, sack.at + Rate::mbps(2).tx_time(20 + 12 + 16) + Dur::from_millis(35));
+        assert_eq!(
+            h.now,
+            sack.at + Rate::mbps(2).tx_time(20 + 12 + 16) + Dur::from_millis(35)
+        );
         // Sent on path 1: the other delay applies.
         let mut h = pair(1, 1, two_paths(), 1);
         h.run(secs(10));
@@ -641,13 +644,18 @@ mod tests {
     #[test]
     fn random_loss_is_seeded_per_direction() {
         let lossy = |ab: f64, ba: f64, seed: u64| {
-            let paths = vec![PathSpec::new(Dur::from_millis(10), Rate::mbps(100)).with_loss(ab, ba)];
+            let paths =
+                vec![PathSpec::new(Dur::from_millis(10), Rate::mbps(100)).with_loss(ab, ba)];
             let mut h = pair(200, 0, paths, seed);
             h.run(secs(1_000));
             h
         };
         let fates = |h: &Harness<ToySender, ToySink>, d: Dir| -> Vec<Fate> {
-            h.log.iter().filter(|s| s.dir == d).map(|s| s.fate).collect()
+            h.log
+                .iter()
+                .filter(|s| s.dir == d)
+                .map(|s| s.fate)
+                .collect()
         };
         let h1 = lossy(0.2, 0.0, 7);
         let h2 = lossy(0.2, 0.0, 7);
@@ -657,7 +665,10 @@ mod tests {
             .iter()
             .filter(|&&f| f == Fate::Lost)
             .count();
-        assert!((20..=80).contains(&lost), "about 20% of the first 200 lost: {lost}");
+        assert!(
+            (20..=80).contains(&lost),
+            "about 20% of the first 200 lost: {lost}"
+        );
         assert_eq!(h1.stats(0, Dir::BtoA).lost, 0);
         // The first flight's fates do not depend on the reverse direction's loss rate.
         let h3 = lossy(0.2, 0.5, 7);
@@ -709,7 +720,7 @@ mod tests {
             out.send(Packet::new(
                 addr_a(0),
                 addr_b(5),
-                Body::Sctp(Box::new(SctpPacket::default())),
+                Body::Sctp(Box::default()),
             ))
         });
     }
