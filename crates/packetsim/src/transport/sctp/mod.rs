@@ -39,11 +39,14 @@ mod association;
 mod config;
 mod endpoint;
 mod path;
-mod receiver_stub;
-use receiver_stub as receiver;
+mod receiver;
 mod rtx_policy;
 mod sender;
 mod stats;
+#[cfg(test)]
+mod testkit;
+#[cfg(test)]
+mod proptests;
 
 #[cfg(test)]
 mod tests;
