@@ -32,7 +32,7 @@ fn assert_exactly_once_in_order(ds: &[Delivery], bytes: u64) -> Result<(), TestC
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(24))]
+    #![proptest_config(ProptestConfig::with_cases(64))]
     // Issue 3 (properties), RFC 4960 §6.2-§6.5: reliable, ordered-per-stream delivery under
     // random loss on either or both paths, with either retransmission policy.
     #[test]
@@ -42,7 +42,7 @@ proptest! {
         loss1 in 0.0f64..0.2,
         streams in 1u16..4,
         same_policy in any::<bool>(),
-        size in 1u64..60_000,
+        size in 1u64..200_000,
     ) {
         let cfg = SctpConfig {
             streams,
