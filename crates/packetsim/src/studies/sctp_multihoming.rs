@@ -371,6 +371,12 @@ fn figures(quick: bool) -> Vec<FigureSpec> {
         w.label = "SCTP single-homed, rwnd 20 packets (ext.)".into();
         w.fixed.push(("flows.file.sctp.rwnd".into(), "29040".into()));
         f23.push(w);
+        f23.push(sctp_multi(
+            "alternate",
+            "sctp_multi_w20",
+            "SCTP multihomed, rwnd 20 packets (ext.)",
+            &[("flows.file.sctp.rwnd", "29040")],
+        ));
     }
     let policies = |p: f64| {
         vec![
@@ -447,6 +453,32 @@ fn figures(quick: bool) -> Vec<FigureSpec> {
         shared: fixed_losses,
     });
     if !quick {
+        // Figures 5 and 6 again at packetsim's own crossover of the primary-4% pair (about
+        // 1% alternate loss, see S7), so that the policies are about equal at ratio 1 by
+        // construction, as the paper's 4%/2% point was for ns-2.
+        let at_crossover = vec![
+            ("links.path0_core.loss".to_string(), "0.04".to_string()),
+            ("links.path1_core.loss".to_string(), "0.01".to_string()),
+        ];
+        for (dir, axis, what) in [
+            ("ext-fig5", Axis::BandwidthRatio, "bandwidth"),
+            ("ext-fig6", Axis::DelayRatio, "one-way delay"),
+        ] {
+            figs.push(FigureSpec {
+                dir,
+                title: format!(
+                    "Beyond the paper: alternate {what} ratio at packetsim's crossover \
+                     (primary 4%, alternate 1% loss)"
+                ),
+                axis,
+                xs: RATIOS.to_vec(),
+                curves: vec![
+                    sctp_multi("alternate", "alt", "RTX_TO_ALT", &[]),
+                    sctp_multi("same", "same", "RTX_SAME", &[]),
+                ],
+                shared: at_crossover.clone(),
+            });
+        }
         figs.push(FigureSpec {
             dir: "ext-fig4",
             title: "Beyond the paper: primary 4%, alternate loss 0-5%, policy and probing variants"
@@ -812,48 +844,25 @@ fn checks(figs: &[Results]) -> Vec<ShapeCheck> {
         holds: alt_t3 > 0.0 && alt_rto > same_rto && alt_rto >= 1.0,
         note: String::new(),
     });
-    // S12-S14: Figures 5 and 6. A policy "beats" the other at a point when it is faster by
-    // more than 2% of the slower one (the curves are paired, common random numbers); closer
-    // than that counts as equal.
-    let adv = |r: &Results, x: f64| r.mean("same", x) - r.mean("alt", x);
-    let verdict_at = |r: &Results, x: f64| {
-        let tol = 0.02 * r.mean("same", x).max(r.mean("alt", x));
-        let d = adv(r, x);
-        if d > tol {
-            1
-        } else if d < -tol {
-            -1
-        } else {
-            0
-        }
-    };
-    let show = |r: &Results, xs: &[f64]| {
-        xs.iter()
-            .map(|&x| format!("{x}: {:+.2} s", adv(r, x)))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
+    // S12-S14: Figures 5 and 6 (see `ratio_check` for what "beats" means).
     let xs5 = f5.spec.xs.clone();
-    // Only when the ratio is above 1: never ahead at or below 1, ahead at the largest ratio.
-    let s12 = xs5.iter().all(|&x| x > 1.0 + 1e-9 || verdict_at(f5, x) <= 0)
-        && xs5.last().is_some_and(|&x| x > 1.0 && verdict_at(f5, x) > 0);
+    let s12 = ratio_check(f5, true);
     out.push(ShapeCheck {
         id: "S12",
         claim: "RTX_TO_ALT beats RTX_SAME only when the alternate's bandwidth is higher (ratio > \
                 1); about equal at 1"
             .into(),
-        measured: format!("SAME - ALT: {}", show(f5, &xs5)),
+        measured: format!("SAME - ALT: {}", show_adv(f5, &xs5)),
         holds: s12,
         note: "beats = faster by more than 2%".into(),
     });
     let xs6 = f6.spec.xs.clone();
-    let s13 = xs6.iter().all(|&x| x < 1.0 - 1e-9 || verdict_at(f6, x) <= 0)
-        && xs6.first().is_some_and(|&x| x < 1.0 && verdict_at(f6, x) > 0);
+    let s13 = ratio_check(f6, false);
     out.push(ShapeCheck {
         id: "S13",
         claim: "RTX_TO_ALT beats RTX_SAME only when the alternate's delay is shorter (ratio < 1)"
             .into(),
-        measured: format!("SAME - ALT: {}", show(f6, &xs6)),
+        measured: format!("SAME - ALT: {}", show_adv(f6, &xs6)),
         holds: s13,
         note: "beats = faster by more than 2%".into(),
     });
@@ -887,6 +896,65 @@ fn checks(figs: &[Results]) -> Vec<ShapeCheck> {
     out
 }
 
+/// SAME's transfer time minus ALT's at `x` (positive: RTX_TO_ALT is faster).
+fn adv(r: &Results, x: f64) -> f64 {
+    r.mean("same", x) - r.mean("alt", x)
+}
+
+fn show_adv(r: &Results, xs: &[f64]) -> String {
+    xs.iter()
+        .map(|&x| format!("{x}: {:+.2} s", adv(r, x)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Whether RTX_TO_ALT beats RTX_SAME only on one side of ratio 1 of a Figure 5/6 sweep: above
+/// it (`above`, bandwidth) or below it (delay). "Beats" means faster by more than 2% of the
+/// slower curve (the curves are paired by common random numbers); closer counts as equal.
+/// Holds when ALT never beats SAME on the wrong side (ratio 1 included) and does beat it at
+/// the most favourable ratio.
+fn ratio_check(r: &Results, above: bool) -> bool {
+    let beats = |x: f64| adv(r, x) > 0.02 * r.mean("same", x).max(r.mean("alt", x));
+    let xs = &r.spec.xs;
+    let wrong_side = |x: f64| if above { x <= 1.0 + 1e-9 } else { x >= 1.0 - 1e-9 };
+    let best = if above { xs.last() } else { xs.first() };
+    xs.iter().all(|&x| !wrong_side(x) || !beats(x))
+        && best.is_some_and(|&x| !wrong_side(x) && beats(x))
+}
+
+/// Why a check that does not hold disagrees with the paper: the evidence is in the extension
+/// checks and curves named here (the notes are only attached to checks that fail).
+fn explain(checks: &mut [ShapeCheck]) {
+    let window = "SCTP's 64 KiB receive window (44 packets) against TCP's 20 segments: after a \
+                  fast retransmit SCTP's halved window still covers the path's ~14-packet pipe \
+                  while TCP's (at most 10) does not, so single-homed SCTP recovers without \
+                  idling and overtakes SACK. See 'S1-S3, equal windows': with SCTP held to 20 \
+                  packets the paper's orderings appear. The 8-byte header difference the paper \
+                  cites is worth about 0.09 s.";
+    let point = "4%/2% is not packetsim's crossover: S7 puts it near 1% alternate loss, so at \
+                 4%/2% RTX_SAME leads by several seconds at ratio 1 and the ratio has to undo \
+                 that lead first. See the same sweep at packetsim's crossover (4%/1%) below.";
+    for c in checks.iter_mut().filter(|c| !c.holds) {
+        let why = match c.id {
+            "S1" | "S2" | "S3" => window.to_string(),
+            "S12" => format!(
+                "{point} Bandwidth also matters little here: only retransmissions use the \
+                 alternate, and their cost is its propagation delay and its RTO (at least 1 s), \
+                 not 6 ms of serialisation."
+            ),
+            "S13" | "S15" => format!(
+                "{point} The trend is the paper's: RTX_TO_ALT gains on RTX_SAME as the \
+                 alternate's delay shrinks."
+            ),
+            "S8" => "the crossover sits above the paper's 0.5%: see S7 for the primary-4% pair, \
+                     whose crossover is also lower than the paper's"
+                .to_string(),
+            _ => continue,
+        };
+        c.note = why;
+    }
+}
+
 fn verdict(b: bool) -> &'static str {
     if b {
         "holds"
@@ -896,7 +964,73 @@ fn verdict(b: bool) -> &'static str {
 }
 
 /// Extension checks (spec 3 Q2, Q3 and the §4 extensions), on the `ext-fig4` results.
-fn extension_checks(ext: &Results) -> Vec<ShapeCheck> {
+fn extension_checks(figs: &[Results]) -> Vec<ShapeCheck> {
+    let f = |dir: &str| figs.iter().find(|r| r.spec.dir == dir);
+    let mut out = Vec::new();
+    // S1-S3 again with SCTP held to TCP's 20-packet window.
+    if let Some(f2) = f("fig2") {
+        if !f2.curve("sctp_single_w20").is_empty() {
+            let above: Vec<f64> = f2.spec.xs.iter().copied().filter(|&x| x > 0.5).collect();
+            let low: Vec<f64> = f2.spec.xs.iter().copied().filter(|&x| x <= 0.1).collect();
+            let m = |id: &str, x: f64| f2.mean(id, x);
+            let s1 = above.iter().all(|&x| {
+                m("sctp_multi_w20", x) < m("tcp_sack", x)
+                    && m("tcp_sack", x) < m("sctp_single_w20", x)
+                    && m("sctp_single_w20", x) < m("tcp_reno", x)
+            });
+            let s2 = f2
+                .spec
+                .xs
+                .iter()
+                .filter(|&&x| x >= 0.5)
+                .all(|&x| m("sctp_single_w20", x) > m("tcp_sack", x));
+            let s3 = low.iter().all(|&x| {
+                m("tcp_reno", x).max(m("tcp_sack", x))
+                    < m("sctp_single_w20", x).min(m("sctp_multi_w20", x))
+            });
+            out.push(ShapeCheck {
+                id: "S1-S3, equal windows",
+                claim: "(explains S1-S3) with SCTP's window held to TCP's 20 packets, the \
+                        paper's Figure 2 orderings appear"
+                    .into(),
+                measured: format!(
+                    "S1 order {}, S2 {}, S3 {}; at 1%: multi {:.2}, SACK {:.2}, single {:.2}, \
+                     Reno {:.2} s",
+                    verdict(s1),
+                    verdict(s2),
+                    verdict(s3),
+                    m("sctp_multi_w20", 1.0),
+                    m("tcp_sack", 1.0),
+                    m("sctp_single_w20", 1.0),
+                    m("tcp_reno", 1.0)
+                ),
+                holds: s1 && s2 && s3,
+                note: "rwnd 29,040 B (20 x 1452) instead of 65,536 B; curves marked (ext.) in \
+                       Figures 2 and 3"
+                    .into(),
+            });
+        }
+    }
+    for (dir, id, above, what) in [
+        ("ext-fig5", "S12 at crossover", true, "bandwidth is higher (ratio > 1)"),
+        ("ext-fig6", "S13 at crossover", false, "delay is shorter (ratio < 1)"),
+    ] {
+        if let Some(r) = f(dir) {
+            out.push(ShapeCheck {
+                id,
+                claim: format!(
+                    "(S12/S13 at packetsim's own crossover, primary 4% / alternate 1%) \
+                     RTX_TO_ALT beats RTX_SAME only when the alternate's {what}"
+                ),
+                measured: format!("SAME - ALT: {}", show_adv(r, &r.spec.xs)),
+                holds: ratio_check(r, above),
+                note: "beats = faster by more than 2%".into(),
+            });
+        }
+    }
+    let Some(ext) = f("ext-fig4") else {
+        return out;
+    };
     let xs = ext.spec.xs.clone();
     let last = *xs.last().unwrap_or(&5.0);
     let c = |a: &str, b: &str| crossover(ext, a, b);
@@ -904,7 +1038,7 @@ fn extension_checks(ext: &Results) -> Vec<ShapeCheck> {
     let base = c("alt", "same");
     let paper = c("alt_paper_jitter", "same");
     let both = c("alt_both_dirs", "same_both_dirs");
-    vec![
+    out.extend([
         ShapeCheck {
             id: "Q2",
             claim: "the paper's heartbeat jitter (30 s ± 15 s) does not change the conclusions"
@@ -952,7 +1086,8 @@ fn extension_checks(ext: &Results) -> Vec<ShapeCheck> {
             holds: ext.mean("alt_hb_after_rto", last) < ext.mean("alt", last),
             note: String::new(),
         },
-    ]
+    ]);
+    out
 }
 
 fn table(r: &Results) -> String {
@@ -985,9 +1120,8 @@ pub fn run(opts: &ReproduceOptions) -> Result<StudyOutcome, String> {
         results.push(run_figure(&root, &fig, opts, runs)?);
     }
     let mut checks = checks(&results);
-    if let Some(ext) = results.iter().find(|r| r.spec.dir == "ext-fig4") {
-        checks.extend(extension_checks(ext));
-    }
+    checks.extend(extension_checks(&results));
+    explain(&mut checks);
     let passed = checks.iter().filter(|c| c.holds).count();
     let md = report(&results, &checks, runs, opts.quick);
     let report = root.join("report.md");
@@ -1070,6 +1204,47 @@ mod tests {
             },
             curves,
         }
+    }
+
+    /// The study's shape checks on a reduced sweep: the quick figures (4 points per curve),
+    /// 20 paired runs per point. Asserts the checks that hold robustly there, the parts of the
+    /// Figure 4 checks that separate at 4 points, and the measured state of S2, which does
+    /// not hold for an explained reason (SCTP's larger window, see `explain`).
+    #[test]
+    fn shape_checks_on_a_reduced_sweep() {
+        let dir = std::env::temp_dir().join(format!("packetsim-sctp-shape-{}", std::process::id()));
+        let opts = ReproduceOptions {
+            out: dir.clone(),
+            runs: Some(20),
+            quick: true,
+            jobs: 2,
+            progress: false,
+        };
+        let results: Vec<Results> = figures(true)
+            .iter()
+            .map(|f| run_figure(&dir, f, &opts, 20).expect("figure"))
+            .collect();
+        let _ = std::fs::remove_dir_all(&dir);
+        let checks = checks(&results);
+        for c in &checks {
+            eprintln!("{} {} {}", c.id, verdict(c.holds), c.measured);
+        }
+        let holds = |id: &str| checks.iter().find(|c| c.id == id).expect(id).holds;
+        for id in ["baseline", "S4", "S5", "S6", "S9", "S11"] {
+            assert!(holds(id), "{id} should hold on the reduced sweep");
+        }
+        let f2 = &results[0];
+        let f4 = results.iter().find(|r| r.spec.dir == "fig4").unwrap();
+        // S7: at primary 4%, RTX_TO_ALT wins on a perfect alternate, RTX_SAME at 5%.
+        assert!(f4.mean("alt_4", 0.0) < f4.mean("same_4", 0.0));
+        assert!(f4.mean("same_4", 5.0) < f4.mean("alt_4", 5.0));
+        assert!(crossover(f4, "alt_4", "same_4").is_some());
+        // S8: at primary 2%, RTX_SAME wins clearly at 5% alternate loss.
+        assert!(clearly_below(f4.at("same_2", 5.0), f4.at("alt_2", 5.0)));
+        // S2's measured state: single-homed SCTP (64 KiB window) beats TCP SACK (20 segments)
+        // at 1% loss, and both beat Reno.
+        let m = |id: &str| f2.mean(id, 1.0);
+        assert!(m("sctp_single") < m("tcp_sack") && m("tcp_sack") < m("tcp_reno"));
     }
 
     #[test]
