@@ -220,7 +220,10 @@ fn reproduce_quick_writes_figures_and_a_report_and_resumes() {
     }
     let report = std::fs::read_to_string(root.join("report.md")).unwrap();
     for s in ["| S1 |", "| S7 |", "| S11 |", "| S15 |"] {
-        assert!(report.contains(s), "{s} missing from the sctp report:\n{report}");
+        assert!(
+            report.contains(s),
+            "{s} missing from the sctp report:\n{report}"
+        );
     }
     let ds = out.join("diffserv-ecn");
     for f in [

@@ -10,11 +10,11 @@
 //! Events per hop: one. A packet's arrival at the next node is scheduled when it is admitted
 //! to a FIFO egress (see `net::link`).
 
+use crate::ids::Addr;
 use crate::ids::{AgentId, EgressId, FlowId, NodeId};
 use crate::net::Net;
 use crate::packet::{Packet, IP_HEADER_BYTES};
 use crate::queue::DropReason;
-use crate::ids::Addr;
 use crate::transport::sctp::{SctpConfig, SctpEndpoint};
 use crate::transport::tcp::{AppData, TcpConfig, TcpReceiver, TcpSender};
 use crate::transport::udp::{CbrSource, UdpSink};
@@ -328,8 +328,16 @@ impl World {
         app: AppData,
         seed: u64,
     ) -> FlowId {
-        let local = if local.is_empty() { vec![self.net.addr_of(at.from)] } else { local };
-        let peer = if peer.is_empty() { vec![self.net.addr_of(at.to)] } else { peer };
+        let local = if local.is_empty() {
+            vec![self.net.addr_of(at.from)]
+        } else {
+            local
+        };
+        let peer = if peer.is_empty() {
+            vec![self.net.addr_of(at.to)]
+        } else {
+            peer
+        };
         let client = SctpEndpoint::client(
             cfg,
             local,

@@ -245,8 +245,17 @@ pub fn run_seed(base_seed: u64, point: &GridPoint, replication: u32) -> u64 {
 /// [`run_seed`] with the parameters in `shared` left out of the hash: points that differ only
 /// in those parameters get the same seeds (common random numbers), so that their comparison
 /// is paired and far less noisy. With `shared` empty it is [`run_seed`].
-pub fn run_seed_sharing(base_seed: u64, point: &GridPoint, replication: u32, shared: &[String]) -> u64 {
-    mix_seed(&[base_seed, point.assignments_hash_without(shared), u64::from(replication)])
+pub fn run_seed_sharing(
+    base_seed: u64,
+    point: &GridPoint,
+    replication: u32,
+    shared: &[String],
+) -> u64 {
+    mix_seed(&[
+        base_seed,
+        point.assignments_hash_without(shared),
+        u64::from(replication),
+    ])
 }
 
 #[cfg(test)]

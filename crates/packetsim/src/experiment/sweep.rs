@@ -138,7 +138,8 @@ where
     for point in &points {
         let key = point.key();
         for replication in 0..spec.runs {
-            let seed = run_seed_sharing(spec.base_seed, point, replication, &spec.shared_seed_params);
+            let seed =
+                run_seed_sharing(spec.base_seed, point, replication, &spec.shared_seed_params);
             match done.get(&(key.clone(), replication)) {
                 None => jobs.push(Job { point, replication }),
                 Some(&stored) if stored == seed => {}

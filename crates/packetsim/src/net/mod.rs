@@ -98,7 +98,10 @@ impl Net {
     pub fn add_address(&mut self, node: NodeId, link: Option<LinkId>) -> Addr {
         if let Some(l) = link {
             let l = &self.links[l.idx()];
-            assert!(l.a == node || l.b == node, "an interface's link must attach to its node");
+            assert!(
+                l.a == node || l.b == node,
+                "an interface's link must attach to its node"
+            );
         }
         let addr = Addr(self.addr_owner.len() as u32);
         self.addr_owner.push(node);

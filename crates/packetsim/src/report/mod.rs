@@ -106,7 +106,11 @@ pub struct SctpPathSummary {
 }
 
 /// The time-weighted mean of a step function given by its changes, over `[from, to)`.
-fn step_mean(changes: &[(packetsim_kernel::Time, packetsim_kernel::Dur)], from: packetsim_kernel::Time, to: packetsim_kernel::Time) -> f64 {
+fn step_mean(
+    changes: &[(packetsim_kernel::Time, packetsim_kernel::Dur)],
+    from: packetsim_kernel::Time,
+    to: packetsim_kernel::Time,
+) -> f64 {
     if to <= from || changes.is_empty() {
         return changes.last().map_or(f64::NAN, |c| c.1.as_secs_f64());
     }

@@ -112,7 +112,12 @@ pub fn build(sc: &Scenario, seed: u64) -> Result<World, BuildError> {
     for a in &sc.addresses {
         let owner = ids[a.node.as_str()];
         let link = a.link.as_ref().map(|l| {
-            LinkId(sc.links.iter().position(|x| &x.name == l).expect("the loader checks links") as u32)
+            LinkId(
+                sc.links
+                    .iter()
+                    .position(|x| &x.name == l)
+                    .expect("the loader checks links") as u32,
+            )
         });
         addrs.insert(a.name.as_str(), net.add_address(owner, link));
     }

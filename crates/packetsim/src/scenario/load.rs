@@ -9,8 +9,8 @@ use super::schema::{
     RawAddress, RawApp, RawFlow, RawFlowKind, RawLink, RawQueue, RawQueueKind, RawScenario,
 };
 use super::{
-    AddressSpec, App, ClassSpec, FlowKind, FlowSpec, LinkSpec, QueueLimit, QueueSpec, Scenario, SchedulerSpec,
-    SimulationSpec,
+    AddressSpec, App, ClassSpec, FlowKind, FlowSpec, LinkSpec, QueueLimit, QueueSpec, Scenario,
+    SchedulerSpec, SimulationSpec,
 };
 use crate::transport::sctp::SctpConfig;
 use crate::transport::tcp::TcpConfig;
@@ -312,7 +312,10 @@ impl Ctx<'_> {
                 if node_set.contains(a.name.as_str()) {
                     return Err(self.err(
                         &path.key("name"),
-                        format!("`{}` is a node's name; give the address its own name", a.name),
+                        format!(
+                            "`{}` is a node's name; give the address its own name",
+                            a.name
+                        ),
                     ));
                 }
                 if let Some(l) = &a.link {
@@ -628,8 +631,9 @@ impl Ctx<'_> {
                 Ok(())
             }
         };
-        let app = || -> Result<App> {
-            Ok(match (f.app.unwrap_or(RawApp::Bulk), f.size) {
+        let app =
+            || -> Result<App> {
+                Ok(match (f.app.unwrap_or(RawApp::Bulk), f.size) {
                     (RawApp::File, Some(0)) => {
                         return Err(self.err(
                             &path.key("size"),
@@ -650,7 +654,7 @@ impl Ctx<'_> {
                     )),
                     (RawApp::Bulk, None) => App::Bulk,
                 })
-        };
+            };
         if f.kind != RawFlowKind::Tcp {
             only("tcp", "tcp", f.tcp.is_some())?;
         }
@@ -669,7 +673,11 @@ impl Ctx<'_> {
                 let app = app()?;
                 let tcp = match d.flow_tcp_raw {
                     None => d.tcp.clone(),
-                    Some(own) => self.merge_config(name, &path, "tcp", d.tcp_raw, own, |c: &TcpConfig| c.validate())?,
+                    Some(own) => {
+                        self.merge_config(name, &path, "tcp", d.tcp_raw, own, |c: &TcpConfig| {
+                            c.validate()
+                        })?
+                    }
                 };
                 FlowKind::Tcp { app, tcp }
             }
@@ -684,35 +692,49 @@ impl Ctx<'_> {
                 }
                 let sctp = match d.flow_sctp_raw {
                     None => d.sctp.clone(),
-                    Some(own) => self.merge_config(name, &path, "sctp", d.sctp_raw, own, |c: &SctpConfig| c.validate())?,
+                    Some(own) => self.merge_config(
+                        name,
+                        &path,
+                        "sctp",
+                        d.sctp_raw,
+                        own,
+                        |c: &SctpConfig| c.validate(),
+                    )?,
                 };
-                let pick = |key: &str, node: &str, list: &Option<Vec<String>>| -> Result<Vec<String>> {
-                    let list = list.clone().unwrap_or_default();
-                    for (i, a) in list.iter().enumerate() {
-                        match d.addresses.iter().find(|x| &x.name == a) {
-                            Some(x) if x.node == node => {}
-                            Some(x) => {
-                                return Err(self.err(
-                                    &path.key(key).index(i),
-                                    format!("address `{a}` belongs to node `{}`, not to `{node}`", x.node),
-                                ))
-                            }
-                            None => {
-                                return Err(self.err(
-                                    &path.key(key).index(i),
-                                    format!(
-                                        "expected the name of an address of node `{node}` \
+                let pick =
+                    |key: &str, node: &str, list: &Option<Vec<String>>| -> Result<Vec<String>> {
+                        let list = list.clone().unwrap_or_default();
+                        for (i, a) in list.iter().enumerate() {
+                            match d.addresses.iter().find(|x| &x.name == a) {
+                                Some(x) if x.node == node => {}
+                                Some(x) => {
+                                    return Err(self.err(
+                                        &path.key(key).index(i),
+                                        format!(
+                                            "address `{a}` belongs to node `{}`, not to `{node}`",
+                                            x.node
+                                        ),
+                                    ))
+                                }
+                                None => {
+                                    return Err(self.err(
+                                        &path.key(key).index(i),
+                                        format!(
+                                            "expected the name of an address of node `{node}` \
                                          (declared in [nodes.{node}] addresses); `{a}` is not one"
-                                    ),
-                                ))
+                                        ),
+                                    ))
+                                }
+                            }
+                            if list[..i].contains(a) {
+                                return Err(self.err(
+                                    &path.key(key).index(i),
+                                    format!("address `{a}` is listed twice"),
+                                ));
                             }
                         }
-                        if list[..i].contains(a) {
-                            return Err(self.err(&path.key(key).index(i), format!("address `{a}` is listed twice")));
-                        }
-                    }
-                    Ok(list)
-                };
+                        Ok(list)
+                    };
                 let from_addresses = pick("from_addresses", &f.from, &f.from_addresses)?;
                 let to_addresses = pick("to_addresses", &f.to, &f.to_addresses)?;
                 let primary = match &f.primary {
@@ -731,7 +753,13 @@ impl Ctx<'_> {
                         )
                     })?,
                 };
-                FlowKind::Sctp { app, sctp, from_addresses, to_addresses, primary }
+                FlowKind::Sctp {
+                    app,
+                    sctp,
+                    from_addresses,
+                    to_addresses,
+                    primary,
+                }
             }
             RawFlowKind::Cbr => {
                 only("app", "tcp or sctp", f.app.is_some())?;
@@ -866,7 +894,10 @@ impl Ctx<'_> {
             };
             self.err(
                 &p,
-                format!("{msg} ({} configuration of flow `{name}`)", table.to_uppercase()),
+                format!(
+                    "{msg} ({} configuration of flow `{name}`)",
+                    table.to_uppercase()
+                ),
             )
         })?;
         Ok(cfg)

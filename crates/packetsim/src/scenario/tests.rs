@@ -705,37 +705,78 @@ fn sctp_flows_name_addresses_a_primary_and_a_merged_configuration() {
     assert_eq!(to_addresses, &["d0", "d1"]);
     assert_eq!(*primary, 1);
     assert_eq!(sctp.rtx_policy, crate::transport::sctp::RtxPolicy::Same);
-    assert_eq!(sctp.rto_min, Dur::from_millis(500), "[sctp] defaults merge under the flow's");
+    assert_eq!(
+        sctp.rto_min,
+        Dur::from_millis(500),
+        "[sctp] defaults merge under the flow's"
+    );
 }
 
 #[test]
 fn sctp_bad_addresses_primaries_and_policies_name_the_key() {
     // A primary that is not one of the peer's addresses.
     let e = bad(MULTIHOMED, &["flows.f.primary=\"s0\""]);
-    assert!(e.to_string().contains("flows.f.primary: expected one of the peer's addresses (d0, d1)"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("flows.f.primary: expected one of the peer's addresses (d0, d1)"),
+        "{e}"
+    );
     // An address of the wrong node.
     let e = bad(MULTIHOMED, &["flows.f.to_addresses=[\"d0\", \"s1\"]"]);
-    assert!(e.to_string().contains("flows.f.to_addresses[1]: address `s1` belongs to node `s`"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("flows.f.to_addresses[1]: address `s1` belongs to node `s`"),
+        "{e}"
+    );
     // An unknown address.
     let e = bad(MULTIHOMED, &["flows.f.from_addresses=[\"s7\"]"]);
-    assert!(e.to_string().contains("flows.f.from_addresses[0]: expected the name of an address of node `s`"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("flows.f.from_addresses[0]: expected the name of an address of node `s`"),
+        "{e}"
+    );
     // An unknown policy.
     let e = bad(MULTIHOMED, &["flows.f.sctp.rtx_policy=\"sideways\""]);
     let m = e.to_string();
-    assert!(m.contains("flows.f.sctp.rtx_policy") && m.contains("alternate"), "{m}");
+    assert!(
+        m.contains("flows.f.sctp.rtx_policy") && m.contains("alternate"),
+        "{m}"
+    );
     // An address bound to a link of another node, and to no link at all.
-    let e = bad(MULTIHOMED, &["nodes.s.addresses=[{ name = \"s0\", link = \"r1_d\" }]"]);
-    assert!(e.to_string().contains("nodes.s.addresses[0].link: link `r1_d` joins `r1` and `d`, not node `s`"), "{e}");
-    let e = bad(MULTIHOMED, &["nodes.s.addresses=[{ name = \"s0\", link = \"nowhere\" }]"]);
-    assert!(e.to_string().contains("nodes.s.addresses[0].link: expected the name of a link"), "{e}");
+    let e = bad(
+        MULTIHOMED,
+        &["nodes.s.addresses=[{ name = \"s0\", link = \"r1_d\" }]"],
+    );
+    assert!(
+        e.to_string()
+            .contains("nodes.s.addresses[0].link: link `r1_d` joins `r1` and `d`, not node `s`"),
+        "{e}"
+    );
+    let e = bad(
+        MULTIHOMED,
+        &["nodes.s.addresses=[{ name = \"s0\", link = \"nowhere\" }]"],
+    );
+    assert!(
+        e.to_string()
+            .contains("nodes.s.addresses[0].link: expected the name of a link"),
+        "{e}"
+    );
     // Duplicate names.
     let e = bad(MULTIHOMED, &["nodes.d.addresses=[{ name = \"s0\" }]"]);
     assert!(e.to_string().contains("already used by node `s`"), "{e}");
     // SCTP keys on a TCP flow, and bad SCTP values.
     let e = bad(MULTIHOMED, &["flows.f.kind=\"tcp\""]);
-    assert!(e.to_string().contains("`sctp` is only allowed on sctp flows"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("`sctp` is only allowed on sctp flows"),
+        "{e}"
+    );
     let e = bad(MULTIHOMED, &["flows.f.sctp.rto_min=\"0s\""]);
-    assert!(e.to_string().contains("flows.f.sctp.rto_min: expected a positive duration"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("flows.f.sctp.rto_min: expected a positive duration"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -745,7 +786,10 @@ fn sctp_an_address_with_no_path_is_a_build_error_naming_the_address() {
         .replace("[nodes.d]\n", "[nodes.island]\n[nodes.d]\n")
         .replace("[links.s_r1]\na = \"s\"", "[links.s_r1]\na = \"island\"")
         .replace(", { name = \"s1\", link = \"s_r1\" }", "")
-        .replace("from_addresses = [\"s0\", \"s1\"]", "from_addresses = [\"s0\"]");
+        .replace(
+            "from_addresses = [\"s0\", \"s1\"]",
+            "from_addresses = [\"s0\"]",
+        );
     let sc = ok(&text, &[]);
     let e = match build(&sc, 1) {
         Ok(_) => panic!("expected a build error"),

@@ -55,7 +55,8 @@ pub struct Study {
 pub const STUDIES: &[Study] = &[
     Study {
         name: sctp_multihoming::NAME,
-        title: "SCTP multihoming vs TCP Reno/SACK, retransmission-path policies (study 3, Figs 2-6)",
+        title:
+            "SCTP multihoming vs TCP Reno/SACK, retransmission-path policies (study 3, Figs 2-6)",
         run: sctp_multihoming::run,
     },
     Study {

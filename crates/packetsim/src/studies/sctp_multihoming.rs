@@ -85,7 +85,10 @@ fn sctp_single() -> CurveSpec {
 }
 
 fn sctp_multi(policy: &str, id: &str, label: &str, extra: &[(&str, &str)]) -> CurveSpec {
-    let mut fixed = vec![("flows.file.sctp.rtx_policy".to_string(), format!("\"{policy}\""))];
+    let mut fixed = vec![(
+        "flows.file.sctp.rtx_policy".to_string(),
+        format!("\"{policy}\""),
+    )];
     fixed.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
     CurveSpec {
         id: id.into(),
@@ -119,7 +122,8 @@ impl Axis {
     }
 
     fn overrides(self, x: f64) -> Vec<(String, String)> {
-        let loss = |link: &str, pct: f64| (format!("links.{link}.loss"), format!("{}", pct / 100.0));
+        let loss =
+            |link: &str, pct: f64| (format!("links.{link}.loss"), format!("{}", pct / 100.0));
         match self {
             Axis::PrimaryLoss => vec![loss("path0_core", x)],
             Axis::AlternateLoss => vec![loss("path1_core", x)],
@@ -127,15 +131,19 @@ impl Axis {
                 "links.path1_core.rate".into(),
                 format!("\"{}bps\"", (2e6 * x).round() as u64),
             )],
-            Axis::DelayRatio => [("path1_in", 10.0), ("path1_core", 15.0), ("path1_out", 10.0)]
-                .iter()
-                .map(|(l, ms)| {
-                    (
-                        format!("links.{l}.delay"),
-                        format!("\"{}us\"", (ms * 1000.0 * x).round() as u64),
-                    )
-                })
-                .collect(),
+            Axis::DelayRatio => [
+                ("path1_in", 10.0),
+                ("path1_core", 15.0),
+                ("path1_out", 10.0),
+            ]
+            .iter()
+            .map(|(l, ms)| {
+                (
+                    format!("links.{l}.delay"),
+                    format!("\"{}us\"", (ms * 1000.0 * x).round() as u64),
+                )
+            })
+            .collect(),
         }
     }
 }
@@ -195,7 +203,12 @@ const DIAGNOSTICS: [&str; 8] = [
     "flows.file.sctp.alt_t3_wait_s",
 ];
 
-fn run_figure(root: &Path, fig: &FigureSpec, opts: &ReproduceOptions, runs: u32) -> Result<Results, String> {
+fn run_figure(
+    root: &Path,
+    fig: &FigureSpec,
+    opts: &ReproduceOptions,
+    runs: u32,
+) -> Result<Results, String> {
     let params = vec![
         Param {
             path: "curve".into(),
@@ -242,7 +255,13 @@ fn run_figure(root: &Path, fig: &FigureSpec, opts: &ReproduceOptions, runs: u32)
             .ok_or("unknown curve")?;
         let x: f64 = get("x").parse().map_err(|_| "bad x")?;
         let mut ovs: Vec<Override> = Vec::new();
-        for (k, v) in fig.shared.iter().chain(&curve.fixed).cloned().chain(fig.axis.overrides(x)) {
+        for (k, v) in fig
+            .shared
+            .iter()
+            .chain(&curve.fixed)
+            .cloned()
+            .chain(fig.axis.overrides(x))
+        {
             // TCP runs only use path0; path1 settings do not apply to them.
             if curve.tcp && (k.starts_with("links.path1") || k.starts_with("flows.file.sctp")) {
                 continue;
@@ -369,7 +388,8 @@ fn figures(quick: bool) -> Vec<FigureSpec> {
         let mut w = sctp_single();
         w.id = "sctp_single_w20".into();
         w.label = "SCTP single-homed, rwnd 20 packets (ext.)".into();
-        w.fixed.push(("flows.file.sctp.rwnd".into(), "29040".into()));
+        w.fixed
+            .push(("flows.file.sctp.rwnd".into(), "29040".into()));
         f23.push(w);
         f23.push(sctp_multi(
             "alternate",
@@ -386,14 +406,24 @@ fn figures(quick: bool) -> Vec<FigureSpec> {
                 &format!("RTX_TO_ALT, primary {p}%"),
                 &[],
             ),
-            sctp_multi("same", &format!("same_{p}"), &format!("RTX_SAME, primary {p}%"), &[]),
+            sctp_multi(
+                "same",
+                &format!("same_{p}"),
+                &format!("RTX_SAME, primary {p}%"),
+                &[],
+            ),
         ]
     };
     let mut fig4_curves = Vec::new();
     for p in [0.2, 2.0, 4.0] {
         fig4_curves.extend(policies(p));
     }
-    let both = |pct: f64| (format!("links.path0_core.loss"), format!("{}", pct / 100.0));
+    let primary_loss = |pct: f64| {
+        (
+            "links.path0_core.loss".to_string(),
+            format!("{}", pct / 100.0),
+        )
+    };
     let two_policies = vec![
         sctp_multi("alternate", "alt", "RTX_TO_ALT", &[]),
         sctp_multi("same", "same", "RTX_SAME", &[]),
@@ -431,8 +461,12 @@ fn figures(quick: bool) -> Vec<FigureSpec> {
         shared: vec![],
     };
     for c in &mut fig4.curves {
-        let p: f64 = c.id.split('_').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0.0);
-        c.fixed.push(both(p));
+        let p: f64 =
+            c.id.split('_')
+                .nth(1)
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(0.0);
+        c.fixed.push(primary_loss(p));
     }
     figs.push(fig4);
     figs.push(FigureSpec {
@@ -642,7 +676,10 @@ fn checks(figs: &[Results]) -> Vec<ShapeCheck> {
             "single-homed - SACK: {}",
             lossy2
                 .iter()
-                .map(|&x| format!("{x}%: {:+.2} s", f2.mean("sctp_single", x) - f2.mean("tcp_sack", x)))
+                .map(|&x| format!(
+                    "{x}%: {:+.2} s",
+                    f2.mean("sctp_single", x) - f2.mean("tcp_sack", x)
+                ))
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
@@ -714,8 +751,10 @@ fn checks(figs: &[Results]) -> Vec<ShapeCheck> {
             f3.mean("sctp_single", hi),
             f3.mean("sctp_multi", hi),
             big.iter()
-                .filter(|&&x| f3.mean("sctp_single", x).max(f3.mean("sctp_multi", x))
-                    < f3.mean("tcp_reno", x).min(f3.mean("tcp_sack", x)))
+                .filter(
+                    |&&x| f3.mean("sctp_single", x).max(f3.mean("sctp_multi", x))
+                        < f3.mean("tcp_reno", x).min(f3.mean("tcp_sack", x))
+                )
                 .count(),
             big.len()
         ),
@@ -916,7 +955,13 @@ fn show_adv(r: &Results, xs: &[f64]) -> String {
 fn ratio_check(r: &Results, above: bool) -> bool {
     let beats = |x: f64| adv(r, x) > 0.02 * r.mean("same", x).max(r.mean("alt", x));
     let xs = &r.spec.xs;
-    let wrong_side = |x: f64| if above { x <= 1.0 + 1e-9 } else { x >= 1.0 - 1e-9 };
+    let wrong_side = |x: f64| {
+        if above {
+            x <= 1.0 + 1e-9
+        } else {
+            x >= 1.0 - 1e-9
+        }
+    };
     let best = if above { xs.last() } else { xs.first() };
     xs.iter().all(|&x| !wrong_side(x) || !beats(x))
         && best.is_some_and(|&x| !wrong_side(x) && beats(x))
@@ -1012,8 +1057,18 @@ fn extension_checks(figs: &[Results]) -> Vec<ShapeCheck> {
         }
     }
     for (dir, id, above, what) in [
-        ("ext-fig5", "S12 at crossover", true, "bandwidth is higher (ratio > 1)"),
-        ("ext-fig6", "S13 at crossover", false, "delay is shorter (ratio < 1)"),
+        (
+            "ext-fig5",
+            "S12 at crossover",
+            true,
+            "bandwidth is higher (ratio > 1)",
+        ),
+        (
+            "ext-fig6",
+            "S13 at crossover",
+            false,
+            "delay is shorter (ratio < 1)",
+        ),
     ] {
         if let Some(r) = f(dir) {
             out.push(ShapeCheck {
@@ -1101,9 +1156,9 @@ fn table(r: &Results) -> String {
     for &x in &r.spec.xs {
         let _ = write!(md, "| {x} |");
         for (c, _) in &r.curves {
-            let cell = r
-                .at(&c.id, x)
-                .map_or("-".into(), |p| format!("{:.2} [{:.2}, {:.2}]", p.mean, p.lo, p.hi));
+            let cell = r.at(&c.id, x).map_or("-".into(), |p| {
+                format!("{:.2} [{:.2}, {:.2}]", p.mean, p.lo, p.hi)
+            });
             let _ = write!(md, " {cell} |");
         }
         md.push('\n');
@@ -1136,7 +1191,10 @@ pub fn run(opts: &ReproduceOptions) -> Result<StudyOutcome, String> {
 
 fn report(results: &[Results], checks: &[ShapeCheck], runs: u32, quick: bool) -> String {
     let mut md = String::new();
-    let _ = writeln!(md, "# Study 3: SCTP multihoming against TCP Reno and SACK\n");
+    let _ = writeln!(
+        md,
+        "# Study 3: SCTP multihoming against TCP Reno and SACK\n"
+    );
     let _ = writeln!(
         md,
         "Source: spec/3-sctp-multihoming.md. Scenarios: scenarios/sctp-multihoming.toml (SCTP; \
@@ -1263,10 +1321,16 @@ mod tests {
     fn axes_write_the_overrides_the_scenarios_understand() {
         assert_eq!(
             Axis::BandwidthRatio.overrides(0.25),
-            vec![("links.path1_core.rate".to_string(), "\"500000bps\"".to_string())]
+            vec![(
+                "links.path1_core.rate".to_string(),
+                "\"500000bps\"".to_string()
+            )]
         );
         let d = Axis::DelayRatio.overrides(2.0);
-        assert_eq!(d[1], ("links.path1_core.delay".into(), "\"30000us\"".into()));
+        assert_eq!(
+            d[1],
+            ("links.path1_core.delay".into(), "\"30000us\"".into())
+        );
         // Every override of every figure loads.
         for fig in figures(false) {
             for c in &fig.curves {
@@ -1278,7 +1342,9 @@ mod tests {
                         .cloned()
                         .chain(fig.axis.overrides(x))
                         .filter(|(k, _)| {
-                            !(c.tcp && (k.starts_with("links.path1") || k.starts_with("flows.file.sctp")))
+                            !(c.tcp
+                                && (k.starts_with("links.path1")
+                                    || k.starts_with("flows.file.sctp")))
                         })
                         .map(|(path, value)| Override { path, value })
                         .collect();

@@ -153,7 +153,10 @@ impl SctpConfig {
             if c == 0 || c > self.mtu - overhead {
                 return bad(
                     "max_chunk_data",
-                    &format!("expected 1 to {} bytes (MTU minus headers)", self.mtu - overhead),
+                    &format!(
+                        "expected 1 to {} bytes (MTU minus headers)",
+                        self.mtu - overhead
+                    ),
                 );
             }
         }
@@ -173,7 +176,10 @@ impl SctpConfig {
             return bad("rto_min", "expected at most rto_max");
         }
         if self.rto_initial < self.rto_min || self.rto_initial > self.rto_max {
-            return bad("rto_initial", "expected a value between rto_min and rto_max");
+            return bad(
+                "rto_initial",
+                "expected a value between rto_min and rto_max",
+            );
         }
         if self.hb_interval == Dur::ZERO {
             return bad("hb_interval", "expected a positive duration");

@@ -39,14 +39,14 @@ mod association;
 mod config;
 mod endpoint;
 mod path;
+#[cfg(test)]
+mod proptests;
 mod receiver;
 mod rtx_policy;
 mod sender;
 mod stats;
 #[cfg(test)]
 mod testkit;
-#[cfg(test)]
-mod proptests;
 
 #[cfg(test)]
 mod tests;
