@@ -540,13 +540,42 @@ pub fn write_atomic(path: &Path, contents: &str) -> io::Result<()> {
         .map_err(|e| io::Error::other(e.to_string()))
 }
 
-/// Writes summary.json, flows.csv, queues.csv and (when sampled) timeseries_flows.csv and
-/// timeseries_queues.csv into `dir`.
+/// Every RTO change of every destination of every SCTP association's sending end (spec 3 §4:
+/// "time series of RTO for each destination"), or `None` when the world has no SCTP flow.
+pub fn sctp_rto_csv(world: &World) -> Option<String> {
+    let mut s = String::from("time_s,flow,destination,address,rto_s\n");
+    let mut any = false;
+    for f in &world.flows {
+        let Agent::Sctp(a) = &world.agents[f.sender.idx()].agent else {
+            continue;
+        };
+        any = true;
+        for (i, p) in a.paths().iter().enumerate() {
+            for (t, rto) in &p.rto_history {
+                let _ = writeln!(
+                    s,
+                    "{},{},{i},{},{}",
+                    t.as_secs_f64(),
+                    f.name,
+                    p.addr.0,
+                    rto.as_secs_f64()
+                );
+            }
+        }
+    }
+    any.then_some(s)
+}
+
+/// Writes summary.json, flows.csv, queues.csv, (when sampled) timeseries_flows.csv and
+/// timeseries_queues.csv, and (with SCTP flows) timeseries_sctp_rto.csv into `dir`.
 pub fn write_run(dir: &Path, summary: &Summary, world: &World) -> io::Result<()> {
     std::fs::create_dir_all(dir)?;
     write_atomic(&dir.join("summary.json"), &summary.to_json())?;
     write_atomic(&dir.join("flows.csv"), &summary.flows_csv())?;
     write_atomic(&dir.join("queues.csv"), &summary.queues_csv())?;
+    if let Some(rto) = sctp_rto_csv(world) {
+        write_atomic(&dir.join("timeseries_sctp_rto.csv"), &rto)?;
+    }
     if let Some((f, q)) = series_csv(world) {
         write_atomic(&dir.join("timeseries_flows.csv"), &f)?;
         write_atomic(&dir.join("timeseries_queues.csv"), &q)?;

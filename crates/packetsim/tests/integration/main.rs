@@ -5,6 +5,7 @@ mod conservation;
 mod determinism;
 mod diffserv;
 mod scenarios;
+mod sctp;
 
 use packetsim::scenario::{self, Override, Scenario};
 
