@@ -1121,12 +1121,19 @@ fn extension_checks(figs: &[Results]) -> Vec<ShapeCheck> {
         },
         ShapeCheck {
             id: "ext. timeouts only",
-            claim: "(not in the paper) fast retransmits on the primary, timeouts to the \
-                    alternate: recorded beside the two policies"
+            claim: "(not in the paper) with fast retransmits kept on the primary and only \
+                    timeout retransmissions sent to the alternate, the transfer behaves like \
+                    RTX_SAME (within 3%): at 4% loss fast retransmits carry most of the repair"
                 .into(),
-            measured: show("alt_to_only"),
-            holds: true,
-            note: "a measurement, not a claim".into(),
+            measured: format!(
+                "timeouts only: {}; RTX_SAME: {}",
+                show("alt_to_only"),
+                show("same")
+            ),
+            holds: xs
+                .iter()
+                .all(|&x| (ext.mean("alt_to_only", x) / ext.mean("same", x) - 1.0).abs() < 0.03),
+            note: String::new(),
         },
         ShapeCheck {
             id: "ext. probe after RTO",
@@ -1210,6 +1217,29 @@ fn report(results: &[Results], checks: &[ShapeCheck], runs: u32, quick: bool) ->
         }
     );
     let _ = writeln!(md, "## Shape checks\n\n{}", checks_table(checks));
+    let _ = writeln!(
+        md,
+        "## Reading the results\n\n\
+         - **Mechanism (S11).** Under RTX_TO_ALT a chunk lost again on the alternate can only \
+         be recovered by the alternate's T3 (it was fast-retransmitted once already), and the \
+         alternate's RTO, fed only by 30-second heartbeats and doubled by each expiry, stays \
+         high: the diagnostics columns of fig4/figure.csv give T3 expiries, fast retransmits \
+         and the time-weighted RTO per destination, and `alt_t3_wait_s` the time the \
+         cumulative ack waited on the alternate's timer. A heartbeat after each RTO (row \
+         'ext. probe after RTO') removes most of the penalty, which supports the paper's \
+         conclusion that the alternate needs a fresher estimate.\n\
+         - **Where packetsim and the paper differ.** Single-homed SCTP beats TCP SACK here \
+         (S1-S3) because SCTP's 64 KiB window keeps the pipe full through a loss while TCP's \
+         20 segments do not; with equal windows the paper's orderings appear (row 'S1-S3, \
+         equal windows'). The policy crossovers come at lower alternate loss than the paper's \
+         (S7 about 1% instead of 2%), so Figures 5 and 6 at the paper's 4%/2% point start \
+         with RTX_SAME ahead; at packetsim's own crossover the delay ratio separates the \
+         policies as the paper says (row 'S13 at crossover') while the bandwidth ratio barely \
+         matters.\n\
+         - **Curves are paired.** At each x every curve of a figure uses the same run seeds \
+         (common random numbers: the same loss draws until the transports' packet sequences \
+         diverge), so differences between curves are much less noisy than the CIs suggest.\n"
+    );
     for r in results {
         let _ = writeln!(
             md,
