@@ -166,6 +166,7 @@ struct Point {
     mean: f64,
     lo: f64,
     hi: f64,
+    median: f64,
     n: u64,
     diag: Vec<(String, f64)>,
 }
@@ -318,6 +319,7 @@ fn collect(fig: &FigureSpec, points: &[PointSummary]) -> Results {
                 mean: m.mean,
                 lo: m.ci95_low,
                 hi: m.ci95_high,
+                median: m.median,
                 n: m.n,
                 diag,
             });
@@ -346,7 +348,7 @@ fn write_figure(dir: &Path, r: &Results) -> Result<(), String> {
             })
             .collect(),
     };
-    let mut csv = String::from("curve,label,x,n,mean_s,ci95_low_s,ci95_high_s");
+    let mut csv = String::from("curve,label,x,n,mean_s,ci95_low_s,ci95_high_s,median_s");
     for d in DIAGNOSTICS {
         let _ = write!(csv, ",{}", d.trim_start_matches("flows.file.sctp."));
     }
@@ -355,8 +357,8 @@ fn write_figure(dir: &Path, r: &Results) -> Result<(), String> {
         for p in pts {
             let _ = write!(
                 csv,
-                "{},{},{},{},{:?},{:?},{:?}",
-                c.id, c.label, p.x, p.n, p.mean, p.lo, p.hi
+                "{},{},{},{},{:?},{:?},{:?},{:?}",
+                c.id, c.label, p.x, p.n, p.mean, p.lo, p.hi, p.median
             );
             for d in DIAGNOSTICS {
                 let v = p.diag.iter().find(|x| x.0 == d).map(|x| x.1);
@@ -391,6 +393,20 @@ fn figures(quick: bool) -> Vec<FigureSpec> {
         w.fixed
             .push(("flows.file.sctp.rwnd".into(), "29040".into()));
         f23.push(w);
+        // Spec 3 Q4 and Q5: TCP with a 1 s RTO floor (RFC 2988) and with an initial window
+        // of 2 segments.
+        let mut t = tcp("sack");
+        t.id = "tcp_sack_iw2".into();
+        t.label = "TCP SACK, initial window 2 (Q5)".into();
+        t.fixed.push(("tcp.initial_cwnd".into(), "2".into()));
+        f23.push(t);
+        for v in ["reno", "sack"] {
+            let mut t = tcp(v);
+            t.id = format!("tcp_{v}_rto1");
+            t.label = format!("{}, RTO floor 1 s (Q4)", t.label);
+            t.fixed.push(("tcp.rto_min".into(), "\"1s\"".into()));
+            f23.push(t);
+        }
         f23.push(sctp_multi(
             "alternate",
             "sctp_multi_w20",
@@ -1274,6 +1290,7 @@ mod tests {
                             mean: m,
                             lo: m - 0.1,
                             hi: m + 0.1,
+                            median: m,
                             n: 10,
                             diag: vec![],
                         })
