@@ -51,33 +51,36 @@ def t95(df):
 
 
 def grid():
-    """(proto, loss0, loss1, rtx_to_alt, rwnd, frtx) points."""
+    """(proto, loss0, loss1, rtx_to_alt, rwnd, frtx, delayed_sack) points."""
     pts = []
     for l0 in (0.0, 0.005, 0.01, 0.04, 0.1):          # Fig 2 (0-1%) and Fig 3 (4, 10%)
         for p in PROTOS:
-            pts.append((p, l0, 0.0, 1, 65536, 4))
+            pts.append((p, l0, 0.0, 1, 65536, 4, 1))
     for l0 in (0.02, 0.04):                            # Fig 4
         for l1 in (0.0, 0.005, 0.01, 0.02, 0.03, 0.05):
             for alt in (0, 1):
-                pts.append(("sctp2", l0, l1, alt, 65536, 4))
+                pts.append(("sctp2", l0, l1, alt, 65536, 4, 1))
     # extensions: 20-packet receive window; ns-2's own fast-retransmit trigger (3rd report)
     for l0 in (0.005, 0.01, 0.04):
-        pts.append(("sctp1", l0, 0.0, 1, 29040, 4))   # 20 x 1452 B of user data
-        pts.append(("sctp1", l0, 0.0, 1, 29360, 4))   # 20 x 1468 B chunks (20 packets, as TCP)
-        pts.append(("sctp1", l0, 0.0, 1, 65536, 3))
-        pts.append(("sctp2", l0, 0.0, 1, 65536, 3))
+        pts.append(("sctp1", l0, 0.0, 1, 29040, 4, 1))   # 20 x 1452 B of user data
+        pts.append(("sctp1", l0, 0.0, 1, 29360, 4, 1))   # 20 x 1468 B chunks (20 packets, as TCP)
+        pts.append(("sctp1", l0, 0.0, 1, 65536, 3, 1))
+        pts.append(("sctp2", l0, 0.0, 1, 65536, 3, 1))
+        # SACK every packet (no delayed SACK), as TCPSink acks every segment
+        pts.append(("sctp1", l0, 0.0, 1, 29360, 4, 0))
+        pts.append(("sctp1", l0, 0.0, 1, 65536, 4, 0))
     return list(dict.fromkeys(pts))
 
 
 def key(r):
     return (r["proto"], float(r["loss0"]), float(r["loss1"]), int(r["rtx_to_alt"]),
-            int(r["rwnd"]), int(r["frtx_trigger"]))
+            int(r["rwnd"]), int(r["frtx_trigger"]), int(r.get("delayed_sack", 1)))
 
 
 def run_one(args):
-    (proto, l0, l1, alt, rwnd, frtx), seed = args
+    (proto, l0, l1, alt, rwnd, frtx, dsack), seed = args
     cmd = ["ns", os.path.join(HERE, "sctp_path.tcl"), proto, repr(l0), repr(l1), str(alt),
-           str(seed), str(rwnd), str(frtx)]
+           str(seed), str(rwnd), str(frtx), str(dsack)]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
@@ -111,7 +114,7 @@ def summarise(rows):
     for l0 in (0.0, 0.005, 0.01, 0.04, 0.1):
         cells, means = [], {}
         for p in PROTOS:
-            c, m = cell((p, l0, 0.0, 1, 65536, 4))
+            c, m = cell((p, l0, 0.0, 1, 65536, 4, 1))
             ps = PS.get((p, l0, 0.0, 1))
             cells.append(c + (f" [ps {ps}]" if ps else ""))
             if m is not None:
@@ -123,20 +126,21 @@ def summarise(rows):
     out.append("|---:|---:|---:|---:|---:|---|")
     for l0 in (0.02, 0.04):
         for l1 in (0.0, 0.005, 0.01, 0.02, 0.03, 0.05):
-            ca, ma = cell(("sctp2", l0, l1, 1, 65536, 4))
-            cs, msm = cell(("sctp2", l0, l1, 0, 65536, 4))
+            ca, ma = cell(("sctp2", l0, l1, 1, 65536, 4, 1))
+            cs, msm = cell(("sctp2", l0, l1, 0, 65536, 4, 1))
             d = f"{ma - msm:+.2f}" if ma is not None and msm is not None else "-"
             pa, pss = PS.get(("sctp2", l0, l1, 1)), PS.get(("sctp2", l0, l1, 0))
             psc = f"{pa} / {pss}" if pa else ""
             out.append(f"| {l0*100:g}% | {l1*100:g}% | {ca} | {cs} | {d} | {psc} |")
     out.append("\n## Extensions (path1 perfect, rtxToAlt 1)\n")
-    out.append("| path0 loss | SACK | SCTP single rwnd 65536 | SCTP single rwnd 29040 | SCTP single rwnd 29360 | SCTP single trigger 3 | SCTP multi trigger 3 |")
-    out.append("|---:|---:|---:|---:|---:|---:|---:|")
+    out.append("| path0 loss | SACK | SCTP single rwnd 65536 | SCTP single rwnd 29040 | SCTP single rwnd 29360 | SCTP single trigger 3 | SCTP multi trigger 3 | single rwnd 29360 no delayed SACK | single rwnd 65536 no delayed SACK |")
+    out.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for l0 in (0.005, 0.01, 0.04):
-        cs = [cell(k)[0] for k in (("sack", l0, 0.0, 1, 65536, 4), ("sctp1", l0, 0.0, 1, 65536, 4),
-                                   ("sctp1", l0, 0.0, 1, 29040, 4), ("sctp1", l0, 0.0, 1, 29360, 4),
-                                   ("sctp1", l0, 0.0, 1, 65536, 3),
-                                   ("sctp2", l0, 0.0, 1, 65536, 3))]
+        cs = [cell(k)[0] for k in (("sack", l0, 0.0, 1, 65536, 4, 1), ("sctp1", l0, 0.0, 1, 65536, 4, 1),
+                                   ("sctp1", l0, 0.0, 1, 29040, 4, 1), ("sctp1", l0, 0.0, 1, 29360, 4, 1),
+                                   ("sctp1", l0, 0.0, 1, 65536, 3, 1),
+                                   ("sctp2", l0, 0.0, 1, 65536, 3, 1),
+                                   ("sctp1", l0, 0.0, 1, 29360, 4, 0), ("sctp1", l0, 0.0, 1, 65536, 4, 0))]
         out.append(f"| {l0*100:g}% | " + " | ".join(cs) + " |")
     out.append("\n## Loss recovery per transfer (means)\n")
     out.append("| point | fast rtx (SCTP frCount_ / -) | timeouts (SCTP timeoutCount_, TCP nrexmit_) | pkts on path1 |")
@@ -146,7 +150,7 @@ def summarise(rows):
         fr = statistics.mean(r.get("fast_rtx", 0) for r in rs)
         to = statistics.mean(r["timeouts"] for r in rs)
         p1 = statistics.mean(r["sent_path1"] for r in rs)
-        out.append(f"| {k[0]} l0={k[1]} l1={k[2]} alt={k[3]} rwnd={k[4]} trig={k[5]} | {fr:.1f} | {to:.1f} | {p1:.1f} |")
+        out.append(f"| {k[0]} l0={k[1]} l1={k[2]} alt={k[3]} rwnd={k[4]} trig={k[5]} dsack={k[6]} | {fr:.1f} | {to:.1f} | {p1:.1f} |")
     return "\n".join(out) + "\n"
 
 
@@ -172,6 +176,8 @@ def main():
                 rows.append(r)
                 if i % 100 == 0:
                     print(f"  {i}/{len(tasks)}", file=sys.stderr)
+        for r in rows:  # runs made before the delayedSack argument existed used delayed SACKs
+            r.setdefault("delayed_sack", 1)
         rows.sort(key=lambda r: (key(r), r["seed"]))
         with open(RAW, "w") as f:
             for r in rows:

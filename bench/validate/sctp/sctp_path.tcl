@@ -6,10 +6,10 @@
 # DropTail 50 packets on every queue, uniform per-packet loss on R0a -> R0b (path0 loss) and
 # R1a -> R1b (path1 loss), data direction only.
 #
-#   ns sctp_path.tcl <reno|sack|sctp1|sctp2> <loss0> <loss1> <rtxToAlt 0|1> <seed> [rwnd_bytes [fastRtxTrigger]]
+#   ns sctp_path.tcl <reno|sack|sctp1|sctp2> <loss0> <loss1> <rtxToAlt 0|1> <seed> [rwnd_bytes [fastRtxTrigger [delayedSack]]]
 #
 # rwnd_bytes defaults to 65536, fastRtxTrigger to 4 (spec: 4th missing report; ns-2.35's own
-# default is 3).
+# default is 3), delayedSack to 1 (SCTP useDelayedSacks_).
 #
 # reno/sack/sctp1 use path0 only (single-homed); sctp2 is dual-homed with D0 primary.
 # Prints one JSON line on stdout.
@@ -22,8 +22,8 @@
 #         excluded). time_from_est_s = t_done - (time the COOKIE-ACK reached S) is also printed.
 #   TCP:  time_s = t_done - 0 (the SYN is modelled and included, as in bench/validate/).
 
-if {$argc < 5 || $argc > 7} {
-    puts stderr "usage: ns sctp_path.tcl <reno|sack|sctp1|sctp2> <loss0> <loss1> <rtxToAlt 0|1> <seed> \[rwnd_bytes \[fastRtxTrigger\]\]"
+if {$argc < 5 || $argc > 8} {
+    puts stderr "usage: ns sctp_path.tcl <reno|sack|sctp1|sctp2> <loss0> <loss1> <rtxToAlt 0|1> <seed> \[rwnd_bytes \[fastRtxTrigger \[delayedSack 0|1\]\]\]"
     exit 2
 }
 set proto    [lindex $argv 0]
@@ -33,6 +33,7 @@ set rtxToAlt [lindex $argv 3]
 set seed     [lindex $argv 4]
 set rwnd     [expr {$argc >= 6 ? [lindex $argv 5] : 65536}]
 set frtx     [expr {$argc >= 7 ? [lindex $argv 6] : 4}]
+set dsack    [expr {$argc >= 8 ? [lindex $argv 7] : 1}]
 if {[lsearch -exact {reno sack sctp1 sctp2} $proto] < 0} { puts stderr "bad protocol $proto"; exit 2 }
 foreach l [list $loss0 $loss1] {
     if {![string is double -strict $l] || $l < 0 || $l >= 1} { puts stderr "bad loss $l"; exit 2 }
@@ -75,7 +76,7 @@ Agent/SCTP set numOutStreams_ 1
 Agent/SCTP set initialRwnd_ $rwnd
 Agent/SCTP set initialSsthresh_ 65536
 Agent/SCTP set initialCwnd_ 2                ;# x MTU
-Agent/SCTP set useDelayedSacks_ 1
+Agent/SCTP set useDelayedSacks_ $dsack
 Agent/SCTP set sackDelay_ 0.200
 Agent/SCTP set useMaxBurst_ 1
 Agent/SCTP set heartbeatInterval_ 30
@@ -196,7 +197,7 @@ set arr1 0
 set hb 0
 
 proc finish {} {
-    global ns proto loss0 loss1 rtxToAlt seed rwnd frtx t_done t_first_data t_est sent0 sent1 arr0 arr1 \
+    global ns proto loss0 loss1 rtxToAlt seed rwnd frtx dsack t_done t_first_data t_est sent0 sent1 arr0 arr1 \
         IS_SCTP NUNITS src cum hb
     if {$t_done >= 0} {
         set tstart [expr {$IS_SCTP ? $t_first_data : 0.0}]
@@ -213,8 +214,8 @@ proc finish {} {
     } else {
         set extra [format {"timeouts":%d,"rexmit_pkts":%d} [$src set nrexmit_] [$src set nrexmitpack_]]
     }
-    puts [format {{"sim":"ns-2.35","proto":"%s","loss0":%s,"loss1":%s,"rtx_to_alt":%d,"seed":%d,"rwnd":%d,"frtx_trigger":%d,"completed":%s,"time_s":%s,"time_from_est_s":%s,"t_first_data":%s,"units":%d,"delivered":%d,"sent_path0":%d,"sent_path1":%d,"arrived_path0":%d,"arrived_path1":%d,%s}} \
-        $proto $loss0 $loss1 $rtxToAlt $seed $rwnd $frtx $done $time $test $t_first_data $NUNITS \
+    puts [format {{"sim":"ns-2.35","proto":"%s","loss0":%s,"loss1":%s,"rtx_to_alt":%d,"seed":%d,"rwnd":%d,"frtx_trigger":%d,"delayed_sack":%d,"completed":%s,"time_s":%s,"time_from_est_s":%s,"t_first_data":%s,"units":%d,"delivered":%d,"sent_path0":%d,"sent_path1":%d,"arrived_path0":%d,"arrived_path1":%d,%s}} \
+        $proto $loss0 $loss1 $rtxToAlt $seed $rwnd $frtx $dsack $done $time $test $t_first_data $NUNITS \
         $cum $sent0 $sent1 $arr0 $arr1 $extra]
     flush stdout
     exit 0
