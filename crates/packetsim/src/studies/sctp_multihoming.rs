@@ -991,10 +991,16 @@ fn explain(checks: &mut [ShapeCheck]) {
                   while TCP's (at most 10) does not, so single-homed SCTP recovers without \
                   idling and overtakes SACK. See 'S1-S3, equal windows': with SCTP held to 20 \
                   packets the paper's orderings appear. The 8-byte header difference the paper \
-                  cites is worth about 0.09 s.";
+                  cites is worth about 0.09 s. ns-2.35's own SCTP agrees with packetsim \
+                  (bench/validate/sctp/results.md): single-homed SCTP is faster than SACK at \
+                  0.5-1% loss there too, and slower with a 20-packet window.";
     let point = "4%/2% is not packetsim's crossover: S7 puts it near 1% alternate loss, so at \
                  4%/2% RTX_SAME leads by several seconds at ratio 1 and the ratio has to undo \
-                 that lead first. See the same sweep at packetsim's crossover (4%/1%) below.";
+                 that lead first. See the same sweep at packetsim's crossover (4%/1%) below. \
+                 The crossover depends on the SCTP implementation: ns-2.35's module (RFC 4960 \
+                 style, one cwnd cut per window, 4-MTU floors) puts it near 2.7%, the paper's \
+                 older module near 2%, canonical RFC 2960 packetsim near 1% \
+                 (bench/validate/sctp/results.md).";
     for c in checks.iter_mut().filter(|c| !c.holds) {
         let why = match c.id {
             "S1" | "S2" | "S3" => window.to_string(),
@@ -1252,6 +1258,13 @@ fn report(results: &[Results], checks: &[ShapeCheck], runs: u32, quick: bool) ->
          with RTX_SAME ahead; at packetsim's own crossover the delay ratio separates the \
          policies as the paper says (row 'S13 at crossover') while the bandwidth ratio barely \
          matters.\n\
+         - **ns-2.35 cross-check** (bench/validate/sctp/results.md, 50 seeds per point): \
+         TCP and single-homed SCTP agree with packetsim within about 2.5% at 0-1% loss and \
+         single-homed SCTP within 2% at 10%; ns-2 orders the Figure 2 curves as packetsim does \
+         (single-homed SCTP ahead of SACK). Its multihomed SCTP is faster at high loss and its \
+         policy crossovers later, because its SCTP follows RFC 4960 (a fast-recovery guard and \
+         4-MTU floors) where spec 3 asks for RFC 2960; `fast_recovery = true` moves packetsim \
+         towards it.\n\
          - **Curves are paired.** At each x every curve of a figure uses the same run seeds \
          (common random numbers: the same loss draws until the transports' packet sequences \
          diverge), so differences between curves are much less noisy than the CIs suggest.\n"
