@@ -166,6 +166,14 @@ impl GridPoint {
         a
     }
 
+    /// The value assigned to parameter `path` at this point, if it is one of the parameters.
+    pub fn value(&self, path: &str) -> Option<&str> {
+        self.assignments
+            .iter()
+            .find(|(p, _)| p == path)
+            .map(|(_, v)| v.as_str())
+    }
+
     /// The key under which the point's runs are stored: a JSON array of `[path, value]` pairs
     /// sorted by path (`[]` with no parameters). Independent of `index` and of parameter order.
     pub fn key(&self) -> String {

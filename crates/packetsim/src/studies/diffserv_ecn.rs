@@ -557,14 +557,7 @@ fn sweep_points(
         shared_seed_params: Vec::new(),
     };
     let report = experiment::sweep(&spec, |point, seed| {
-        let get = |k: &str| {
-            point
-                .assignments
-                .iter()
-                .find(|a| a.0 == k)
-                .map(|a| a.1.clone())
-                .unwrap_or_default()
-        };
+        let get = |k: &str| point.value(k).unwrap_or_default().to_string();
         let sim: u32 = get("sim").parse().map_err(|_| "bad sim".to_string())?;
         let depth: u64 = get("depth").parse().map_err(|_| "bad depth".to_string())?;
         run_metrics(sim, &get("ecn"), depth, &get("count"), seed, duration_s)

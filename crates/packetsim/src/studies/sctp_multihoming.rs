@@ -241,14 +241,7 @@ fn run_figure(
         shared_seed_params: vec!["curve".into()],
     };
     let report = experiment::sweep(&spec, |point, seed| {
-        let get = |k: &str| {
-            point
-                .assignments
-                .iter()
-                .find(|a| a.0 == k)
-                .map(|a| a.1.clone())
-                .unwrap_or_default()
-        };
+        let get = |k: &str| point.value(k).unwrap_or_default().to_string();
         let curve = fig
             .curves
             .iter()
@@ -291,14 +284,7 @@ fn collect(fig: &FigureSpec, points: &[PointSummary]) -> Results {
     let mut curves: Vec<(CurveSpec, Vec<Point>)> =
         fig.curves.iter().map(|c| (c.clone(), Vec::new())).collect();
     for p in points {
-        let get = |k: &str| {
-            p.point
-                .assignments
-                .iter()
-                .find(|a| a.0 == k)
-                .map(|a| a.1.clone())
-                .unwrap_or_default()
-        };
+        let get = |k: &str| p.point.value(k).unwrap_or_default().to_string();
         let x: f64 = get("x").parse().unwrap_or(f64::NAN);
         let id = get("curve");
         let Some(m) = p.metrics.iter().find(|m| m.name == METRIC) else {

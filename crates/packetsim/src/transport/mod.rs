@@ -7,6 +7,7 @@
 //!
 //! Layering: transport uses the kernel, [`crate::ids`] and [`crate::packet`] only.
 
+pub mod rtt;
 pub mod sctp;
 pub mod tcp;
 pub mod udp;

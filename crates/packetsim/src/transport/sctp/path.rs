@@ -11,6 +11,7 @@
 
 use super::SctpConfig;
 use crate::ids::Addr;
+use crate::transport::rtt::RttSmoother;
 use packetsim_kernel::{Dur, Time};
 
 /// Per-destination state.
@@ -29,12 +30,8 @@ pub struct Path {
     /// DATA chunk bytes (chunk length on the wire) sent here and neither acked, gap-acked
     /// nor marked for retransmission.
     pub outstanding: u64,
-    /// Smoothed RTT (valid once `has_sample`).
-    pub srtt: Dur,
-    /// RTT variation.
-    pub rttvar: Dur,
-    /// Whether an RTT sample was taken.
-    pub has_sample: bool,
+    /// SRTT and RTTVAR.
+    pub smooth: RttSmoother,
     /// Current RTO (backoff included).
     pub rto: Dur,
     /// T3-rtx deadline, when running.
@@ -84,9 +81,7 @@ impl Path {
             ssthresh: cfg.initial_ssthresh.unwrap_or(peer_rwnd),
             partial_bytes_acked: 0,
             outstanding: 0,
-            srtt: Dur::ZERO,
-            rttvar: Dur::ZERO,
-            has_sample: false,
+            smooth: RttSmoother::default(),
             rto: cfg.rto_initial,
             t3: None,
             timed: None,
@@ -112,20 +107,8 @@ impl Path {
     /// RTTVAR = 3/4·RTTVAR + 1/4·|SRTT − R|, SRTT = 7/8·SRTT + 1/8·R; RTO = SRTT + 4·RTTVAR,
     /// clamped to [RTO.min, RTO.max]. Clears any backoff.
     pub fn on_rtt_sample(&mut self, now: Time, r: Dur) {
-        if !self.has_sample {
-            self.srtt = r;
-            self.rttvar = Dur(r.0 / 2);
-            self.has_sample = true;
-        } else {
-            let diff = if self.srtt >= r {
-                self.srtt - r
-            } else {
-                r - self.srtt
-            };
-            self.rttvar = Dur((3 * self.rttvar.0 + diff.0) / 4);
-            self.srtt = Dur((7 * self.srtt.0 + r.0) / 8);
-        }
-        let rto = Dur(self.srtt.0 + 4 * self.rttvar.0);
+        self.smooth.sample(r);
+        let rto = self.smooth.rto(Dur::ZERO);
         self.set_rto(now, rto.max(self.rto_min).min(self.rto_max));
     }
 
@@ -193,7 +176,7 @@ impl Path {
 
     /// Smoothed RTT if sampled.
     pub fn srtt(&self) -> Option<Dur> {
-        self.has_sample.then_some(self.srtt)
+        self.smooth.srtt()
     }
 }
 

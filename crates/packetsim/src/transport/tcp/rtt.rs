@@ -5,6 +5,7 @@
 //! give samples (Karn's rule, timestamps) is the sender's business.
 
 use super::TcpConfig;
+use crate::transport::rtt::RttSmoother;
 use packetsim_kernel::Dur;
 
 /// Largest backoff shift; 2^16 times any sane RTO exceeds every `rto_max`.
@@ -13,12 +14,8 @@ const MAX_BACKOFF_SHIFT: u32 = 16;
 /// RFC 6298 estimator state.
 #[derive(Clone, Debug)]
 pub struct RttEstimator {
-    /// Smoothed RTT (valid after the first sample).
-    srtt: Dur,
-    /// RTT variation.
-    rttvar: Dur,
-    /// Whether a sample has been taken.
-    has_sample: bool,
+    /// SRTT and RTTVAR.
+    smooth: RttSmoother,
     /// RTO before backoff.
     base_rto: Dur,
     /// Number of doublings applied since the last valid sample.
@@ -32,9 +29,7 @@ impl RttEstimator {
     /// A fresh estimator: RTO = `cfg.rto_initial` (RFC 6298 §2.1).
     pub fn new(cfg: &TcpConfig) -> RttEstimator {
         RttEstimator {
-            srtt: Dur::ZERO,
-            rttvar: Dur::ZERO,
-            has_sample: false,
+            smooth: RttSmoother::default(),
             base_rto: cfg.rto_initial.min(cfg.rto_max),
             backoff: 0,
             rto_min: cfg.rto_min,
@@ -45,23 +40,9 @@ impl RttEstimator {
 
     /// A valid RTT measurement `r`: RFC 6298 §2.2 (first) or §2.3 (later); clears the backoff.
     pub fn on_sample(&mut self, r: Dur) {
-        if !self.has_sample {
-            // RFC 6298 §2.2: SRTT = R, RTTVAR = R/2.
-            self.srtt = r;
-            self.rttvar = Dur(r.0 / 2);
-            self.has_sample = true;
-        } else {
-            // RFC 6298 §2.3: RTTVAR = 3/4 RTTVAR + 1/4 |SRTT - R'|; SRTT = 7/8 SRTT + 1/8 R'.
-            let diff = if self.srtt >= r {
-                self.srtt - r
-            } else {
-                r - self.srtt
-            };
-            self.rttvar = Dur((3 * self.rttvar.0 + diff.0) / 4);
-            self.srtt = Dur((7 * self.srtt.0 + r.0) / 8);
-        }
-        // RFC 6298 §2.3/2.4/2.5: RTO = SRTT + max(G, 4 RTTVAR), clamped.
-        let rto = self.srtt + self.granularity.max(self.rttvar * 4);
+        // RFC 6298 §2.2 (first) and §2.3 (later samples).
+        self.smooth.sample(r);
+        let rto = self.smooth.rto(self.granularity);
         self.base_rto = rto.max(self.rto_min).min(self.rto_max);
         self.backoff = 0;
     }
@@ -80,7 +61,7 @@ impl RttEstimator {
 
     /// Smoothed RTT, if a sample has been taken.
     pub fn srtt(&self) -> Option<Dur> {
-        self.has_sample.then_some(self.srtt)
+        self.smooth.srtt()
     }
 }
 
