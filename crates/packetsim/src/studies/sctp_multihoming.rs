@@ -1064,6 +1064,47 @@ fn extension_checks(figs: &[Results]) -> Vec<ShapeCheck> {
             });
         }
     }
+    // Q4 and Q5: S5 with TCP's RTO floored at 1 s, and S2's sign with an initial window of 2.
+    if let (Some(f2), Some(f3)) = (f("fig2"), f("fig3")) {
+        if !f3.curve("tcp_sack_rto1").is_empty() {
+            let big: Vec<f64> = f3.spec.xs.iter().copied().filter(|&x| x >= 4.0).collect();
+            let s5 = big.iter().all(|&x| {
+                f3.mean("sctp_single", x).max(f3.mean("sctp_multi", x))
+                    < f3.mean("tcp_reno_rto1", x).min(f3.mean("tcp_sack_rto1", x))
+            });
+            let hi = *f3.spec.xs.last().unwrap_or(&16.0);
+            out.push(ShapeCheck {
+                id: "Q4",
+                claim: "S5 also holds with TCP's RTO floored at 1 s (RFC 2988)".into(),
+                measured: format!(
+                    "at {hi}%: Reno {:.1}, SACK {:.1} s with the floor (without: {:.1}, {:.1} s); \
+                     SCTP single {:.1}, multi {:.1} s",
+                    f3.mean("tcp_reno_rto1", hi),
+                    f3.mean("tcp_sack_rto1", hi),
+                    f3.mean("tcp_reno", hi),
+                    f3.mean("tcp_sack", hi),
+                    f3.mean("sctp_single", hi),
+                    f3.mean("sctp_multi", hi)
+                ),
+                holds: !big.is_empty() && s5,
+                note: String::new(),
+            });
+            let x = 1.0;
+            let d1 = f2.mean("sctp_single", x) - f2.mean("tcp_sack", x);
+            let d2 = f2.mean("sctp_single", x) - f2.mean("tcp_sack_iw2", x);
+            out.push(ShapeCheck {
+                id: "Q5",
+                claim: "TCP's initial window (1 or 2 segments) does not change the Figure 2 \
+                        comparison of SCTP single-homed with TCP SACK"
+                    .into(),
+                measured: format!(
+                    "at {x}%: single-homed - SACK = {d1:+.2} s with 1 segment, {d2:+.2} s with 2"
+                ),
+                holds: d1.signum() == d2.signum(),
+                note: String::new(),
+            });
+        }
+    }
     for (dir, id, above, what) in [
         (
             "ext-fig5",
