@@ -6,7 +6,7 @@
 //! `ecn to AF`, `ecn to AF, BE`. Simulation 1 (3 AF at 500 kb/s) and 2 (6 AF at 250 kb/s).
 //! The reverse (ACK) direction of the bottleneck is a plain 100-packet DropTail (spec 4 §3).
 
-use super::{checks_table, ReproduceOptions, ShapeCheck, StudyOutcome};
+use super::{checks_table, csv_field, ReproduceOptions, ShapeCheck, StudyOutcome};
 use crate::experiment::{self, Param, PointSummary, RunOutput, SweepSpec};
 use crate::report::svg::BarChart;
 use crate::report::write_atomic;
@@ -719,7 +719,13 @@ pub fn run(opts: &ReproduceOptions) -> Result<StudyOutcome, String> {
             let mut cells = Vec::new();
             for (i, (k, l)) in SCENARIOS.iter().enumerate() {
                 let (mean, ci) = r.get(sim, k, metric);
-                let _ = writeln!(csv, "\"{label}\",{l},{mean:?},{ci:?},{}", paper[i]);
+                let _ = writeln!(
+                    csv,
+                    "{},{},{mean:?},{ci:?},{}",
+                    csv_field(label),
+                    csv_field(l),
+                    paper[i]
+                );
                 cells.push(format!("{mean:.3} ± {ci:.3} / {}", paper[i]));
             }
             let _ = writeln!(md_tables, "| {label} | {} |", cells.join(" | "));

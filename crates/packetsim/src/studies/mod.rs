@@ -81,6 +81,16 @@ pub struct ShapeCheck {
     pub note: String,
 }
 
+/// `s` as a CSV field: quoted (with inner quotes doubled) when it holds a comma or a quote,
+/// as labels such as "ecn to AF, BE" do.
+pub fn csv_field(s: &str) -> String {
+    if s.contains([',', '"']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
 /// Renders shape checks as a Markdown table.
 pub fn checks_table(checks: &[ShapeCheck]) -> String {
     let mut s = String::from(

@@ -16,7 +16,7 @@
 //! over `runs` replications (100 by default, as in the paper). Each figure is one resumable
 //! sweep whose grid is (curve, x); the points run in parallel.
 
-use super::{checks_table, ReproduceOptions, ShapeCheck, StudyOutcome};
+use super::{checks_table, csv_field, ReproduceOptions, ShapeCheck, StudyOutcome};
 use crate::experiment::{self, Param, PointSummary, RunOutput, SweepSpec};
 use crate::report::svg::{Curve, LineChart};
 use crate::report::write_atomic;
@@ -344,7 +344,14 @@ fn write_figure(dir: &Path, r: &Results) -> Result<(), String> {
             let _ = write!(
                 csv,
                 "{},{},{},{},{:?},{:?},{:?},{:?}",
-                c.id, c.label, p.x, p.n, p.mean, p.lo, p.hi, p.median
+                c.id,
+                csv_field(&c.label),
+                p.x,
+                p.n,
+                p.mean,
+                p.lo,
+                p.hi,
+                p.median
             );
             for d in DIAGNOSTICS {
                 let v = p.diag.iter().find(|x| x.0 == d).map(|x| x.1);
@@ -1390,6 +1397,16 @@ mod tests {
         // at 1% loss, and both beat Reno.
         let m = |id: &str| f2.mean(id, 1.0);
         assert!(m("sctp_single") < m("tcp_sack") && m("tcp_sack") < m("tcp_reno"));
+    }
+
+    #[test]
+    fn csv_labels_with_commas_are_quoted() {
+        assert_eq!(csv_field("RTX_SAME"), "RTX_SAME");
+        assert_eq!(
+            csv_field("RTX_TO_ALT, primary 4%"),
+            "\"RTX_TO_ALT, primary 4%\""
+        );
+        assert_eq!(csv_field("a \"b\", c"), "\"a \"\"b\"\", c\"");
     }
 
     #[test]
