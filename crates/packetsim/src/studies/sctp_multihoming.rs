@@ -983,7 +983,8 @@ fn explain(checks: &mut [ShapeCheck]) {
                   fast retransmit SCTP's halved window still covers the path's ~14-packet pipe \
                   while TCP's (at most 10) does not, so single-homed SCTP recovers without \
                   idling and overtakes SACK. See 'S1-S3, equal windows': with SCTP held to 20 \
-                  packets the paper's orderings appear. The 8-byte header difference the paper \
+                  packets single-homed SCTP falls behind SACK, as in the paper. The 8-byte \
+                  header difference the paper \
                   cites is worth about 0.09 s. ns-2.35's own SCTP agrees with packetsim \
                   (bench/validate/sctp/results.md): single-homed SCTP is faster than SACK at \
                   0.5-1% loss there too, and slower with a 20-packet window.";
@@ -1286,8 +1287,8 @@ fn report(results: &[Results], checks: &[ShapeCheck], runs: u32, quick: bool) ->
          conclusion that the alternate needs a fresher estimate.\n\
          - **Where packetsim and the paper differ.** Single-homed SCTP beats TCP SACK here \
          (S1-S3) because SCTP's 64 KiB window keeps the pipe full through a loss while TCP's \
-         20 segments do not; with equal windows the paper's orderings appear (row 'S1-S3, \
-         equal windows'). The policy crossovers come at lower alternate loss than the paper's \
+         20 segments do not; with equal windows single-homed SCTP falls behind SACK as in \
+         the paper (row 'S1-S3, equal windows'). The policy crossovers come at lower alternate loss than the paper's \
          (S7 about 1% instead of 2%), so Figures 5 and 6 at the paper's 4%/2% point start \
          with RTX_SAME ahead; at packetsim's own crossover the delay ratio separates the \
          policies as the paper says (row 'S13 at crossover') while the bandwidth ratio barely \
