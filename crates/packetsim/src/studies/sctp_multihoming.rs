@@ -248,26 +248,7 @@ fn run_figure(
             .find(|c| c.id == get("curve"))
             .ok_or("unknown curve")?;
         let x: f64 = get("x").parse().map_err(|_| "bad x")?;
-        let mut ovs: Vec<Override> = Vec::new();
-        for (k, v) in fig
-            .shared
-            .iter()
-            .chain(&curve.fixed)
-            .cloned()
-            .chain(fig.axis.overrides(x))
-        {
-            // TCP runs only use path0; path1 settings do not apply to them.
-            if curve.tcp && (k.starts_with("links.path1") || k.starts_with("flows.file.sctp")) {
-                continue;
-            }
-            ovs.push(Override { path: k, value: v });
-        }
-        let (text, origin) = if curve.tcp {
-            (TCP_SCENARIO, "scenarios/sctp-tcp-path.toml")
-        } else {
-            (SCTP_SCENARIO, "scenarios/sctp-multihoming.toml")
-        };
-        let sc = scenario::load_str(text, origin, &ovs).map_err(|e| e.to_string())?;
+        let sc = point_scenario(fig, curve, x).map_err(|e| e.to_string())?;
         let out = scenario::run(&sc, seed).map_err(|e| e.to_string())?;
         Ok(RunOutput {
             summary_json: out.summary.to_json(),
@@ -278,6 +259,33 @@ fn run_figure(
     let res = collect(fig, &report.points);
     write_figure(&dir, &res)?;
     Ok(res)
+}
+
+/// The scenario of `curve` at `x`: the figure's shared overrides, the curve's, then the
+/// axis's, on the TCP or the SCTP scenario. TCP runs use path0 only, so path1 and SCTP
+/// settings are left out for them.
+fn point_scenario(
+    fig: &FigureSpec,
+    curve: &CurveSpec,
+    x: f64,
+) -> Result<scenario::Scenario, scenario::ScenarioError> {
+    let ovs: Vec<Override> = fig
+        .shared
+        .iter()
+        .chain(&curve.fixed)
+        .cloned()
+        .chain(fig.axis.overrides(x))
+        .filter(|(k, _)| {
+            !(curve.tcp && (k.starts_with("links.path1") || k.starts_with("flows.file.sctp")))
+        })
+        .map(|(path, value)| Override { path, value })
+        .collect();
+    let (text, origin) = if curve.tcp {
+        (TCP_SCENARIO, "scenarios/sctp-tcp-path.toml")
+    } else {
+        (SCTP_SCENARIO, "scenarios/sctp-multihoming.toml")
+    };
+    scenario::load_str(text, origin, &ovs)
 }
 
 fn collect(fig: &FigureSpec, points: &[PointSummary]) -> Results {
@@ -635,13 +643,11 @@ fn checks(figs: &[Results]) -> Vec<ShapeCheck> {
     });
     // S1.
     let above: Vec<f64> = xs2.iter().copied().filter(|&x| x > 0.5).collect();
-    let order = |x: f64| {
-        let m = |id| f2.mean(id, x);
-        m("sctp_multi") < m("tcp_sack")
-            && m("tcp_sack") < m("sctp_single")
-            && m("sctp_single") < m("tcp_reno")
-    };
-    let ordered: Vec<f64> = above.iter().copied().filter(|&x| order(x)).collect();
+    let ordered: Vec<f64> = above
+        .iter()
+        .copied()
+        .filter(|&x| s1_order_at(f2, "sctp_multi", "sctp_single", x))
+        .collect();
     let gap = |x: f64| f2.mean("tcp_reno", x) - f2.mean("sctp_multi", x);
     let widen = above.len() >= 2 && gap(*above.last().unwrap()) > gap(above[0]);
     out.push(ShapeCheck {
@@ -677,7 +683,7 @@ fn checks(figs: &[Results]) -> Vec<ShapeCheck> {
     let lossy2: Vec<f64> = xs2.iter().copied().filter(|&x| x >= 0.5).collect();
     let s2 = lossy2
         .iter()
-        .all(|&x| f2.mean("sctp_single", x) > f2.mean("tcp_sack", x));
+        .all(|&x| s2_single_behind_sack_at(f2, "sctp_single", x));
     out.push(ShapeCheck {
         id: "S2",
         claim: "loss 0.5-1%: SCTP single-homed is slower than TCP SACK".into(),
@@ -697,11 +703,9 @@ fn checks(figs: &[Results]) -> Vec<ShapeCheck> {
     });
     // S3.
     let low: Vec<f64> = xs2.iter().copied().filter(|&x| x <= 0.1).collect();
-    let s3 = low.iter().all(|&x| {
-        let t = f2.mean("tcp_reno", x).max(f2.mean("tcp_sack", x));
-        let s = f2.mean("sctp_single", x).min(f2.mean("sctp_multi", x));
-        t < s
-    });
+    let s3 = low
+        .iter()
+        .all(|&x| s3_tcp_ahead_at(f2, "sctp_multi", "sctp_single", x));
     out.push(ShapeCheck {
         id: "S3",
         claim: "at 0% and 0.1% loss both TCPs finish a little faster than both SCTPs".into(),
@@ -944,6 +948,23 @@ fn checks(figs: &[Results]) -> Vec<ShapeCheck> {
     out
 }
 
+/// S1's order at loss `x` of Figure 2: multihomed < TCP SACK < single-homed < TCP Reno, for
+/// the SCTP curves `multi` and `single`.
+fn s1_order_at(f2: &Results, multi: &str, single: &str, x: f64) -> bool {
+    let m = |id| f2.mean(id, x);
+    m(multi) < m("tcp_sack") && m("tcp_sack") < m(single) && m(single) < m("tcp_reno")
+}
+
+/// S2 at loss `x`: the single-homed SCTP curve `single` is slower than TCP SACK.
+fn s2_single_behind_sack_at(f2: &Results, single: &str, x: f64) -> bool {
+    f2.mean(single, x) > f2.mean("tcp_sack", x)
+}
+
+/// S3 at loss `x`: both TCPs finish before both SCTP curves.
+fn s3_tcp_ahead_at(f2: &Results, multi: &str, single: &str, x: f64) -> bool {
+    f2.mean("tcp_reno", x).max(f2.mean("tcp_sack", x)) < f2.mean(single, x).min(f2.mean(multi, x))
+}
+
 /// SAME's transfer time minus ALT's at `x` (positive: RTX_TO_ALT is faster).
 fn adv(r: &Results, x: f64) -> f64 {
     r.mean("same", x) - r.mean("alt", x)
@@ -1034,21 +1055,15 @@ fn extension_checks(figs: &[Results]) -> Vec<ShapeCheck> {
             let above: Vec<f64> = f2.spec.xs.iter().copied().filter(|&x| x > 0.5).collect();
             let low: Vec<f64> = f2.spec.xs.iter().copied().filter(|&x| x <= 0.1).collect();
             let m = |id: &str, x: f64| f2.mean(id, x);
-            let s1 = above.iter().all(|&x| {
-                m("sctp_multi_w20", x) < m("tcp_sack", x)
-                    && m("tcp_sack", x) < m("sctp_single_w20", x)
-                    && m("sctp_single_w20", x) < m("tcp_reno", x)
-            });
+            let (multi, single) = ("sctp_multi_w20", "sctp_single_w20");
+            let s1 = above.iter().all(|&x| s1_order_at(f2, multi, single, x));
             let s2 = f2
                 .spec
                 .xs
                 .iter()
                 .filter(|&&x| x >= 0.5)
-                .all(|&x| m("sctp_single_w20", x) > m("tcp_sack", x));
-            let s3 = low.iter().all(|&x| {
-                m("tcp_reno", x).max(m("tcp_sack", x))
-                    < m("sctp_single_w20", x).min(m("sctp_multi_w20", x))
-            });
+                .all(|&x| s2_single_behind_sack_at(f2, single, x));
+            let s3 = low.iter().all(|&x| s3_tcp_ahead_at(f2, multi, single, x));
             out.push(ShapeCheck {
                 id: "S1-S3, equal windows",
                 claim: "(explains S1-S3) with SCTP's window held to TCP's 20 packets, the \
@@ -1440,21 +1455,7 @@ mod tests {
         for fig in figures(false) {
             for c in &fig.curves {
                 for &x in &fig.xs {
-                    let ovs: Vec<Override> = fig
-                        .shared
-                        .iter()
-                        .chain(&c.fixed)
-                        .cloned()
-                        .chain(fig.axis.overrides(x))
-                        .filter(|(k, _)| {
-                            !(c.tcp
-                                && (k.starts_with("links.path1")
-                                    || k.starts_with("flows.file.sctp")))
-                        })
-                        .map(|(path, value)| Override { path, value })
-                        .collect();
-                    let text = if c.tcp { TCP_SCENARIO } else { SCTP_SCENARIO };
-                    if let Err(e) = scenario::load_str(text, "t", &ovs) {
+                    if let Err(e) = point_scenario(&fig, c, x) {
                         panic!("{} {} x={x}: {e}", fig.dir, c.id);
                     }
                 }
