@@ -6,6 +6,7 @@ mod determinism;
 mod diffserv;
 mod scenarios;
 mod sctp;
+mod seams;
 
 use packetsim::scenario::{self, Override, Scenario};
 
