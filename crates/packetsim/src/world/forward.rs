@@ -10,11 +10,13 @@ use packetsim_kernel::Time;
 
 impl World {
     /// A packet reached the far end of `via`.
+    #[inline(always)]
     pub(super) fn arrive(&mut self, now: Time, pkt: u32, via: EgressId) {
         let egress = &mut self.net.egresses[via.idx()];
         egress.stats.delivered += 1;
         let node = egress.to;
-        if !self.net.nodes[node.idx()].elements.is_empty() {
+        let n = &self.net.nodes[node.idx()];
+        if !n.is_plain() && !n.elements().is_empty() {
             match self.show_elements(now, node, via, pkt) {
                 Disposition::Pass => {}
                 Disposition::Consume => return,
@@ -22,11 +24,15 @@ impl World {
             }
         }
         let dst = self.packets.get(pkt).dst;
-        let next = self.net.next_hop(now, node, dst);
-        self.forward(now, node, pkt, next);
+        match self.net.next_hop(now, node, dst) {
+            Next::Deliver => self.deliver(now, pkt),
+            Next::Egress(e) => self.enqueue(now, e, pkt),
+            next => self.forward(now, node, pkt, next),
+        }
     }
 
     /// Carries out a forwarding answer for packet `pkt` (in the arena) at `node`.
+    #[inline(never)]
     pub(super) fn forward(&mut self, now: Time, node: NodeId, pkt: u32, next: Next) {
         match next {
             Next::Deliver => self.deliver(now, pkt),
@@ -64,6 +70,7 @@ impl World {
     }
 
     /// Hands packet `pkt` to the endpoint it is addressed to.
+    #[inline(always)]
     fn deliver(&mut self, now: Time, pkt: u32) {
         let p = self.packets.remove(pkt);
         if matches!(p.body, Body::Control(_)) {
@@ -87,6 +94,7 @@ impl World {
 
     /// Sends a packet that is not yet in the arena from `node` (an endpoint's or an element's).
     /// A lazy egress that refuses it never stores it.
+    #[inline]
     pub(super) fn send_from(&mut self, now: Time, node: NodeId, mut p: Packet) {
         match self.net.next_hop(now, node, p.dst) {
             Next::Egress(e) if !self.net.egresses[e.idx()].is_pull() => {
@@ -107,6 +115,7 @@ impl World {
     }
 
     /// Offers packet `pkt` (in the arena) to egress `e`.
+    #[inline(always)]
     pub(super) fn enqueue(&mut self, now: Time, e: EgressId, pkt: u32) {
         let p = self.packets.get_mut(pkt);
         let egress = &mut self.net.egresses[e.idx()];
