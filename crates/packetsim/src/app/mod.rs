@@ -50,16 +50,6 @@ pub enum AppData {
     Bytes(u64),
 }
 
-impl AppData {
-    /// The file size, for a finite transfer.
-    pub fn bytes(self) -> Option<u64> {
-        match self {
-            AppData::Unlimited => None,
-            AppData::Bytes(n) => Some(n),
-        }
-    }
-}
-
 /// A sending application of any kind, as its transport sees it (enum dispatch).
 ///
 /// 24 bytes: the byte-stream variants that every TCP and SCTP flow carries are inline; the
