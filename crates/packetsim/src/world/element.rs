@@ -130,6 +130,7 @@ impl World {
                     self.net.remove_route(node, dst);
                 }
                 Request::Link { egress, change } => self.change_link(now, egress, change),
+                Request::Notify { node, notice } => self.notify(now, node, notice),
             }
         }
         self.ectx = ctx;

@@ -2,10 +2,11 @@
 //! forwarding answer carried out ([`Next`]), lazy and pull transmitters, and link changes.
 
 use super::{Event, World};
-use crate::ids::{EgressId, NodeId};
+use crate::ids::{EgressId, LinkId, NodeId};
 use crate::net::{Disposition, LinkChange, Next};
 use crate::packet::{Body, Packet};
 use crate::queue::DropReason;
+use crate::transport::Notice;
 use packetsim_kernel::Time;
 
 impl World {
@@ -154,8 +155,13 @@ impl World {
         self.queue.schedule(at, Event::LinkChange { change: idx });
     }
 
-    /// Applies a change to egress `e` now, and wakes its transmitter when it may start.
+    /// Applies a change to egress `e` now, and wakes its transmitter when it may start. When
+    /// the link as a whole changes state (down: either direction down; up: both up), the
+    /// endpoints at both ends are told ([`Notice::LinkDown`], [`Notice::LinkUp`]), after the
+    /// transmitters have switched.
     pub(super) fn change_link(&mut self, now: Time, e: EgressId, change: LinkChange) {
+        let link = self.net.egresses[e.idx()].link;
+        let was_up = self.link_up(link);
         if let Some(at) = self.net.egresses[e.idx()].change(now, change) {
             if at <= now {
                 self.start_tx(now, e);
@@ -163,5 +169,21 @@ impl World {
                 self.queue.schedule(at, Event::TxDone { egress: e });
             }
         }
+        let is_up = self.link_up(link);
+        if was_up != is_up {
+            let notice = if is_up {
+                Notice::LinkUp { link }
+            } else {
+                Notice::LinkDown { link }
+            };
+            let (a, b) = (self.net.links[link.idx()].a, self.net.links[link.idx()].b);
+            self.notify(now, a, notice);
+            self.notify(now, b, notice);
+        }
+    }
+
+    fn link_up(&self, link: LinkId) -> bool {
+        let l = &self.net.links[link.idx()];
+        self.net.egresses[l.ab.idx()].is_up() && self.net.egresses[l.ba.idx()].is_up()
     }
 }
