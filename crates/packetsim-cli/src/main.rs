@@ -55,11 +55,11 @@ enum Cmd {
         /// Fixed overrides applied before the sweep (repeatable).
         #[arg(long = "set", value_name = "PATH=VALUE")]
         set: Vec<Override>,
-        /// Replications per grid point.
-        #[arg(long, default_value_t = 10)]
+        /// Replications per grid point (at least 1).
+        #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
         runs: u32,
-        /// Parallel jobs (default: all cores).
-        #[arg(long, default_value_t = 0)]
+        /// Parallel jobs (default: all cores; at most 4 per core).
+        #[arg(long, default_value_t = 0, value_parser = parse_jobs)]
         jobs: usize,
         /// Base seed (default: the scenario's simulation.seed).
         #[arg(long)]
@@ -75,14 +75,14 @@ enum Cmd {
         /// Output folder (each study writes a subfolder).
         #[arg(long, default_value = "out/reproduce")]
         out: PathBuf,
-        /// Replications per point (default: the study's, e.g. the paper's 100).
-        #[arg(long)]
+        /// Replications per point (default: the study's, e.g. the paper's 100; at least 1).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
         runs: Option<u32>,
         /// A fast smoke version: few runs, few points.
         #[arg(long)]
         quick: bool,
-        /// Parallel jobs (default: all cores).
-        #[arg(long, default_value_t = 0)]
+        /// Parallel jobs (default: all cores; at most 4 per core).
+        #[arg(long, default_value_t = 0, value_parser = parse_jobs)]
         jobs: usize,
     },
     /// Run the fixed speed benchmarks and print events and packets per wall-second.
@@ -99,11 +99,66 @@ enum Cmd {
     },
 }
 
+/// Writes a line to standard output. A closed pipe (`packetsim run ... | head -1`) is not an
+/// error of ours: it ends the program quietly (see `main`); any other write error is reported.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout().lock(), $($arg)*).map_err(Failure::Stdout)?
+    }};
+}
+
+/// Writes to standard output without a newline (see [`say!`]).
+macro_rules! say_raw {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        write!(std::io::stdout().lock(), $($arg)*).map_err(Failure::Stdout)?
+    }};
+}
+
+/// Why a command did not finish.
+enum Failure {
+    /// A user-facing error: printed as `error: ...`, exit status 1.
+    Msg(String),
+    /// Writing to standard output failed.
+    Stdout(std::io::Error),
+}
+
+impl From<String> for Failure {
+    fn from(s: String) -> Failure {
+        Failure::Msg(s)
+    }
+}
+
+/// `--jobs`: 0 (all cores) up to 4 per core; more would only add threads that wait.
+fn parse_jobs(s: &str) -> Result<usize, String> {
+    let n: usize = s
+        .parse()
+        .map_err(|_| format!("expected a whole number of jobs (0 = all cores); got {s:?}"))?;
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+    let max = 4 * cores;
+    if n > max {
+        return Err(format!(
+            "at most {max} jobs on this machine (4 per core, {cores} cores); got {n}"
+        ));
+    }
+    Ok(n)
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match dispatch(cli.cmd) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(msg) => {
+        // The reader went away: stop quietly, with the status a shell gives a process ended
+        // by SIGPIPE (128 + 13).
+        Err(Failure::Stdout(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+            ExitCode::from(141)
+        }
+        Err(Failure::Stdout(e)) => {
+            eprintln!("error: writing to standard output: {e}");
+            ExitCode::FAILURE
+        }
+        Err(Failure::Msg(msg)) => {
             eprintln!("error: {msg}");
             ExitCode::FAILURE
         }
@@ -114,12 +169,12 @@ fn load(file: &Path, set: &[Override]) -> Result<Scenario, String> {
     scenario::load_file(file, set).map_err(|e| e.to_string())
 }
 
-fn dispatch(cmd: Cmd) -> Result<(), String> {
+fn dispatch(cmd: Cmd) -> Result<(), Failure> {
     match cmd {
         Cmd::Check { file, set } => {
             let sc = load(&file, &set)?;
             scenario::build(&sc, sc.simulation.seed).map_err(|e| e.to_string())?;
-            println!(
+            say!(
                 "{}: ok ({} nodes, {} links, {} flows)",
                 file.display(),
                 sc.nodes.len(),
@@ -143,8 +198,8 @@ fn dispatch(cmd: Cmd) -> Result<(), String> {
             report::write_atomic(&out.join("scenario.toml"), &sc.text)
                 .map_err(|e| format!("{}: {e}", out.display()))?;
             if !quiet {
-                print!("{}", outcome.summary.table());
-                println!("\nwrote {}", out.display());
+                say_raw!("{}", outcome.summary.table());
+                say!("\nwrote {}", out.display());
             }
             Ok(())
         }
@@ -195,7 +250,7 @@ fn dispatch(cmd: Cmd) -> Result<(), String> {
                 })
             })
             .map_err(|e| e.to_string())?;
-            println!(
+            say!(
                 "{} grid points x {} runs: {} computed, {} reused from the store; wrote {}",
                 report.points.len(),
                 runs,
@@ -222,7 +277,8 @@ fn dispatch(cmd: Cmd) -> Result<(), String> {
                 return Err(format!(
                     "unknown study {study:?}; expected `all` or one of: {}",
                     names.join(", ")
-                ));
+                )
+                .into());
             }
             let opts = ReproduceOptions {
                 out,
@@ -234,7 +290,7 @@ fn dispatch(cmd: Cmd) -> Result<(), String> {
             for s in chosen {
                 eprintln!("reproducing {}: {}", s.name, s.title);
                 let o = (s.run)(&opts)?;
-                println!(
+                say!(
                     "{}: {} shape checks hold, {} do not; report: {}",
                     o.name,
                     o.passed,
@@ -255,7 +311,7 @@ fn dispatch(cmd: Cmd) -> Result<(), String> {
                 vec![workload.as_str()]
             };
             if !json {
-                println!(
+                say!(
                     "{:<14} {:>10} {:>12} {:>14} {:>16} {:>10} {:>12} {:>10}",
                     "workload",
                     "wall s",
@@ -270,9 +326,9 @@ fn dispatch(cmd: Cmd) -> Result<(), String> {
             for name in names {
                 let r = packetsim::bench::run_workload(name, duration)?;
                 if json {
-                    println!("{}", serde_json::to_string(&r).map_err(|e| e.to_string())?);
+                    say!("{}", serde_json::to_string(&r).map_err(|e| e.to_string())?);
                 } else {
-                    println!(
+                    say!(
                         "{:<14} {:>10.3} {:>12.0} {:>14} {:>16.0} {:>10.2} {:>12.3} {:>10.1}",
                         r.workload,
                         r.wall_s,

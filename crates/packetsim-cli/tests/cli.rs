@@ -277,3 +277,77 @@ fn reproduce_unknown_study_fails_cleanly() {
         "{err}"
     );
 }
+
+// Issue "Bad input never aborts": a closed pipe (`packetsim run ... | head -1`) ends the
+// program quietly with the status a shell reports for SIGPIPE, never a panic.
+#[test]
+fn closed_stdout_ends_quietly_with_the_sigpipe_status() {
+    use std::process::Stdio;
+    let dir = tmp("pipe");
+    let file = dir.join("good.toml");
+    std::fs::write(&file, GOOD).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_packetsim"))
+        .args(["run", file.to_str().unwrap(), "--out"])
+        .arg(dir.join("out"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take()); // the reader goes away before anything is written
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(141), "stderr: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+// Issue "Bad input never aborts": "stdout on /dev/full" is a clean error, not a panic.
+#[cfg(target_os = "linux")]
+#[test]
+fn full_stdout_is_a_clean_error() {
+    let dir = tmp("full");
+    let file = dir.join("good.toml");
+    std::fs::write(&file, GOOD).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_packetsim"))
+        .args(["run", file.to_str().unwrap(), "--out"])
+        .arg(dir.join("out"))
+        .stdout(std::fs::File::create("/dev/full").unwrap())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.starts_with("error: writing to standard output"),
+        "{stderr}"
+    );
+}
+
+// Issue "Bad input never aborts": `--runs 0` is refused (it printed verdicts over no data),
+// and `--jobs` is bounded by the cores (10000 threads hung a one-run sweep).
+#[test]
+fn zero_runs_and_absurd_jobs_are_refused_naming_the_flag() {
+    let dir = tmp("runs0");
+    let file = dir.join("good.toml");
+    std::fs::write(&file, GOOD).unwrap();
+    let f = file.to_str().unwrap();
+    let o = dir.join("sweep");
+    let o = o.to_str().unwrap();
+    for args in [
+        vec!["sweep", f, "--runs", "0", "--out", o],
+        vec!["reproduce", "all", "--runs", "0", "--out", o],
+        vec!["sweep", f, "--jobs", "10000", "--out", o],
+    ] {
+        let out = packetsim(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?} succeeded");
+        let flag = if args.contains(&"--jobs") {
+            "--jobs"
+        } else {
+            "--runs"
+        };
+        assert!(stderr.contains(flag), "{args:?}: {stderr}");
+    }
+    assert!(
+        !Path::new(o).join("results.csv").exists(),
+        "nothing was run"
+    );
+}
