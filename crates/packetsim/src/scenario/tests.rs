@@ -948,7 +948,7 @@ fn routing_static_route_errors_name_the_key() {
 }
 
 #[test]
-fn routing_static_route_to_an_own_address_or_one_bound_elsewhere_is_checked() {
+fn routing_static_route_to_an_own_address_is_rejected_and_to_another_nodes_accepted() {
     // An address of the node itself is not a destination it routes to.
     let e = bad(
         MULTIHOMED,
@@ -997,4 +997,42 @@ fn routing_static_route_loop_is_a_build_error_naming_the_route() {
     assert!(e.msg.contains("packets to `d1` loop: s -> r0 -> s"), "{e}");
     // Without the loop, it builds.
     assert!(build(&ok(TRIANGLE, &[]), 1).is_ok());
+}
+
+// docs/scenario-format.md "Routing": a node in `to` covers its primary address and its
+// unbound named addresses, unless the node routes one by name; bound addresses keep their link.
+#[test]
+fn routing_static_route_to_a_node_covers_its_unbound_addresses_only() {
+    let addresses = "nodes.d.addresses=[{ name = \"d0\", link = \"r0_d\" }, \
+                     { name = \"d1\", link = \"r1_d\" }, { name = \"dx\" }, { name = \"dy\" }]";
+    let table = |routes: &str| {
+        let sc = ok(MULTIHOMED, &[addresses, routes]);
+        let w = build(&sc, 1).unwrap_or_else(|e| panic!("{e}"));
+        let link = |name: &str| {
+            let l = w.net.links.iter().find(|l| l.name == name).unwrap();
+            l.ab
+        };
+        let (s_r0, s_r1) = (link("s_r0"), link("s_r1"));
+        let s = &w.net.nodes[0];
+        assert_eq!(s.name, "s");
+        // d's addresses: primary, d0, d1, dx, dy.
+        let d = &w.net.nodes[3].addrs;
+        d.iter()
+            .map(|a| match s.routes[a.idx()] {
+                Some(e) if e == s_r0 => "r0",
+                Some(e) if e == s_r1 => "r1",
+                other => panic!("{other:?}"),
+            })
+            .collect::<Vec<_>>()
+    };
+    // Least cost (ties by link order): the primary and unbound addresses go by s_r0.
+    assert_eq!(table("nodes.s.routes=[]"), ["r0", "r0", "r1", "r0", "r0"]);
+    assert_eq!(
+        table("nodes.s.routes=[{ to = \"d\", via = \"s_r1\" }]"),
+        ["r1", "r0", "r1", "r1", "r1"]
+    );
+    assert_eq!(
+        table("nodes.s.routes=[{ to = \"dx\", via = \"s_r0\" }, { to = \"d\", via = \"s_r1\" }]"),
+        ["r1", "r0", "r1", "r0", "r1"]
+    );
 }
