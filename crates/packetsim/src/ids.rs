@@ -34,3 +34,6 @@ id_type!(/// A flow as the scenario names it: one sender and one receiver.
     FlowId, "flow");
 id_type!(/// A network address. A node owns one or more addresses (several when multihomed).
     Addr, "addr");
+id_type!(/// A node element: a component at a node that belongs to no flow (a base station's
+    /// link layer, a Cellular IP or HAWAII router agent, a home agent, an AAL5 adapter).
+    ElementId, "element");

@@ -8,18 +8,29 @@
 //!   ([`Net::add_address`]): traffic to it then arrives over that link only, which is how a
 //!   multihomed host's addresses each map to a path (spec 3 §2.5: "traffic to D0 uses path0
 //!   and traffic to D1 uses path1, in both directions").
-//! - A link is two [`Egress`]es, one per direction, each with its own queue, transmitter,
-//!   propagation delay and error model.
+//! - A link is two [`Egress`]es, one per direction: each is a transmitter with its own queue,
+//!   rate (changeable at run time), propagation delay, error model, link state and hooks
+//!   (`transmitter`).
+//! - Each node forwards by asking [`Net::next_hop`]: local delivery, run-time host routes,
+//!   then the static table (`forward`).
+//! - Node elements see packets arriving at their node and may consume, tag, redirect or send
+//!   packets and change routes and links (`element`).
 //!
 //! Layering: uses the kernel, ids, packet and queue; knows nothing of transport protocols.
 
-mod link;
+mod element;
+mod forward;
 pub mod routing;
+mod transmitter;
 
-pub use link::{Egress, ErrorModel, LinkStats};
+pub use element::{Disposition, Element, ElementCtx, Request, Via};
+pub use forward::{HostRoute, Next, NextHops};
 pub use routing::{RouteLoop, StaticRoute, DEFAULT_COST};
+pub use transmitter::{
+    ArrivalHook, DequeueHook, Egress, ErrorModel, LinkChange, LinkStats, OutagePolicy, Started,
+};
 
-use crate::ids::{Addr, EgressId, LinkId, NodeId};
+use crate::ids::{Addr, EgressId, ElementId, LinkId, NodeId};
 use crate::queue::QueueDisc;
 use packetsim_kernel::{Dur, Rate, Rng};
 
@@ -30,10 +41,17 @@ pub struct Node {
     pub name: String,
     /// The addresses it owns; the first is its primary address.
     pub addrs: Vec<Addr>,
-    /// Next egress toward each address (indexed by address), `None` when unreachable or local.
+    /// The static table: next egress toward each address (indexed by address), `None` when
+    /// unreachable or local.
     pub routes: Vec<Option<EgressId>>,
     /// Egresses leaving this node, in link order.
     pub egresses: Vec<EgressId>,
+    /// Host routes installed at run time (few: searched in order).
+    pub host_routes: Vec<HostRoute>,
+    /// Addresses whose packets are handed to an element here.
+    pub intercepts: Vec<(Addr, ElementId)>,
+    /// Elements at this node, in the order they see arriving packets.
+    pub elements: Vec<ElementId>,
 }
 
 /// A full-duplex link.
@@ -95,6 +113,9 @@ impl Net {
             addrs: vec![addr],
             routes: Vec::new(),
             egresses: Vec::new(),
+            host_routes: Vec::new(),
+            intercepts: Vec::new(),
+            elements: Vec::new(),
         });
         id
     }

@@ -87,6 +87,34 @@ pub enum Body {
         /// Bytes of data.
         payload: u32,
     },
+    /// A control message between node elements (a route update, a path-setup message, a
+    /// registration): real bytes on the wire, read only by the element family that sent it.
+    Control(ControlHeader),
+}
+
+/// A control message's header: which element family it belongs to, what kind of message it
+/// is, its size on the wire, and a few words whose meaning the family defines (addresses,
+/// sequence numbers). Plain data, so that the packet layer knows nothing of mobility or ATM.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ControlHeader {
+    /// The element family (each family picks its own constant, e.g. Cellular IP, HAWAII).
+    pub family: u16,
+    /// The message kind within the family.
+    pub kind: u16,
+    /// Bytes above the IP header (what the message costs on the wire).
+    pub bytes: u32,
+    /// Family-defined arguments.
+    pub args: [u32; 4],
+}
+
+/// Link-layer side fields of a packet: tags that travel with it but cost no wire bytes
+/// (DESIGN.md, Network: "Packet side fields"). A transmitter's dequeue hook writes them; an
+/// endpoint's window policy may read them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Meta {
+    /// Bytes queued behind this packet's transmitter when it was dequeued, excluding the
+    /// packet itself (a base station's queue report, spec 2 §2.2), if a hook wrote it.
+    pub queue_report: Option<u32>,
 }
 
 impl Body {
@@ -96,6 +124,7 @@ impl Body {
             Body::Tcp(h) => h.wire_len(),
             Body::Sctp(p) => p.wire_len(),
             Body::Udp { payload, .. } => UDP_HEADER_BYTES + payload,
+            Body::Control(c) => c.bytes,
         }
     }
 }
@@ -119,6 +148,8 @@ pub struct Packet {
     pub dscp: u8,
     /// A number unique within the run (filled in by the adapter), for traces.
     pub uid: u64,
+    /// Link-layer side fields (no wire bytes).
+    pub meta: Meta,
     /// The transport header and payload length.
     pub body: Body,
 }
@@ -136,6 +167,7 @@ impl Packet {
             ecn: Ecn::NotEct,
             dscp: 0,
             uid: 0,
+            meta: Meta::default(),
             body,
         }
     }
@@ -184,6 +216,7 @@ impl Packet {
             Body::Tcp(h) => h.payload,
             Body::Sctp(p) => p.user_bytes(),
             Body::Udp { payload, .. } => *payload,
+            Body::Control(_) => 0,
         }
     }
 }

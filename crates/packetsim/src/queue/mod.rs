@@ -51,17 +51,20 @@ pub enum DropReason {
     LinkDown,
     /// No route to the destination.
     NoRoute,
+    /// A control message reached its destination node and no element there took it.
+    Unclaimed,
 }
 
 impl DropReason {
     /// Every reason, in report order.
-    pub const ALL: [DropReason; 6] = [
+    pub const ALL: [DropReason; 7] = [
         DropReason::Overflow,
         DropReason::Early,
         DropReason::Forced,
         DropReason::Error,
         DropReason::LinkDown,
         DropReason::NoRoute,
+        DropReason::Unclaimed,
     ];
 
     /// The name used in reports.
@@ -73,6 +76,7 @@ impl DropReason {
             DropReason::Error => "error",
             DropReason::LinkDown => "link_down",
             DropReason::NoRoute => "no_route",
+            DropReason::Unclaimed => "unclaimed",
         }
     }
 }

@@ -7,6 +7,7 @@ mod diffserv;
 mod routing;
 mod scenarios;
 mod sctp;
+mod seams;
 
 use packetsim::scenario::{self, Override, Scenario};
 

@@ -1,0 +1,183 @@
+//! Forwarding: where a packet at a node goes next ([`Next`]).
+//!
+//! Each node answers from three sources, in this order:
+//!
+//! 1. **Local delivery**: the node owns the destination address ([`Next::Deliver`]).
+//! 2. **Host routes** installed at run time ([`HostRoute`]): one destination address, one or
+//!    more live next hops (several: a copy down each, Cellular IP's bicast), an optional
+//!    expiry. A route is live while `now < expires`; an expired one is removed when a packet
+//!    finds it and forwarding goes on as if it had never been installed. Installing a route
+//!    for a destination that has one replaces it.
+//! 3. **The static table** computed at build (`Node::routes`): least-cost next egress per
+//!    address, or none ([`Next::Drop`] with [`DropReason::NoRoute`]). Mobility protocols
+//!    clear the static entries of a mobile's address ([`Net::clear_static_route`]) so that
+//!    only their host routes lead to it.
+//!
+//! A node may also hand packets for an address to one of its elements
+//! ([`Net::intercept`], [`Next::Element`]), as a Mobile IP home agent takes packets for a
+//! mobile that is away. Elements that only watch or tag passing packets do not need this:
+//! every element at a node sees every packet arriving there first (see `element`).
+//!
+//! Forwarding costs nothing extra on the fast path when no host route, interception or element
+//! is set at a node: one emptiness check each.
+
+use super::Net;
+use crate::ids::{Addr, EgressId, ElementId, NodeId};
+use crate::queue::DropReason;
+use packetsim_kernel::Time;
+
+/// Up to [`NextHops::CAPACITY`] egresses, by value (no allocation per packet).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NextHops {
+    len: u8,
+    hops: [EgressId; NextHops::CAPACITY],
+}
+
+impl NextHops {
+    /// Most next hops one route may have.
+    pub const CAPACITY: usize = 4;
+
+    /// One next hop.
+    pub fn one(e: EgressId) -> NextHops {
+        NextHops {
+            len: 1,
+            hops: [e; Self::CAPACITY],
+        }
+    }
+
+    /// Several next hops, in order; `None` if empty or more than [`NextHops::CAPACITY`].
+    pub fn many(es: &[EgressId]) -> Option<NextHops> {
+        if es.is_empty() || es.len() > Self::CAPACITY {
+            return None;
+        }
+        let mut hops = [es[0]; Self::CAPACITY];
+        hops[..es.len()].copy_from_slice(es);
+        Some(NextHops {
+            len: es.len() as u8,
+            hops,
+        })
+    }
+
+    /// The next hops, in order.
+    pub fn as_slice(&self) -> &[EgressId] {
+        &self.hops[..self.len as usize]
+    }
+
+    /// Whether `e` is one of them.
+    pub fn contains(&self, e: EgressId) -> bool {
+        self.as_slice().contains(&e)
+    }
+}
+
+/// A host-specific route installed at run time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HostRoute {
+    /// The destination address.
+    pub dst: Addr,
+    /// Where packets to it go (a copy down each).
+    pub via: NextHops,
+    /// When the route stops being live, if ever.
+    pub expires: Option<Time>,
+}
+
+/// Where a packet at a node goes next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Next {
+    /// Down one egress.
+    Egress(EgressId),
+    /// A copy down each of these egresses.
+    Many(NextHops),
+    /// To the endpoint it is addressed to, at this node.
+    Deliver,
+    /// To an element at this node.
+    Element(ElementId),
+    /// Nowhere: dropped and counted for this reason.
+    Drop(DropReason),
+}
+
+impl Net {
+    /// Where a packet for `dst` at `node` goes at `now` (see the module doc for the order).
+    #[inline]
+    pub fn next_hop(&mut self, now: Time, node: NodeId, dst: Addr) -> Next {
+        if self.addr_owner[dst.0 as usize] == node {
+            return Next::Deliver;
+        }
+        let n = &self.nodes[node.idx()];
+        if !n.intercepts.is_empty() {
+            if let Some(&(_, el)) = n.intercepts.iter().find(|(a, _)| *a == dst) {
+                return Next::Element(el);
+            }
+        }
+        self.next_hop_routed(now, node, dst)
+    }
+
+    /// Where a packet for `dst` at `node` goes by the routes alone: host routes, then the
+    /// static table (no local delivery, no interception).
+    #[inline]
+    pub fn next_hop_routed(&mut self, now: Time, node: NodeId, dst: Addr) -> Next {
+        let n = &mut self.nodes[node.idx()];
+        if !n.host_routes.is_empty() {
+            if let Some(i) = n.host_routes.iter().position(|r| r.dst == dst) {
+                let r = n.host_routes[i];
+                if r.expires.is_some_and(|t| now >= t) {
+                    n.host_routes.remove(i);
+                } else if r.via.len == 1 {
+                    return Next::Egress(r.via.hops[0]);
+                } else {
+                    return Next::Many(r.via);
+                }
+            }
+        }
+        match n.routes[dst.0 as usize] {
+            Some(e) => Next::Egress(e),
+            None => Next::Drop(DropReason::NoRoute),
+        }
+    }
+
+    /// Installs (or replaces) a host route at `node`. Every next hop must leave `node`.
+    pub fn install_route(&mut self, node: NodeId, route: HostRoute) {
+        let n = &mut self.nodes[node.idx()];
+        debug_assert!(
+            route.via.as_slice().iter().all(|e| n.egresses.contains(e)),
+            "a host route at {} leaves by an egress of another node",
+            n.name
+        );
+        match n.host_routes.iter_mut().find(|r| r.dst == route.dst) {
+            Some(r) => *r = route,
+            None => n.host_routes.push(route),
+        }
+    }
+
+    /// Removes the host route for `dst` at `node`, if any; returns it.
+    pub fn remove_route(&mut self, node: NodeId, dst: Addr) -> Option<HostRoute> {
+        let n = &mut self.nodes[node.idx()];
+        let i = n.host_routes.iter().position(|r| r.dst == dst)?;
+        Some(n.host_routes.remove(i))
+    }
+
+    /// The host route for `dst` at `node`, live or not yet found expired.
+    pub fn host_route(&self, node: NodeId, dst: Addr) -> Option<&HostRoute> {
+        self.nodes[node.idx()]
+            .host_routes
+            .iter()
+            .find(|r| r.dst == dst)
+    }
+
+    /// Forgets the static route to `dst` at `node` (a mobile's address: only host routes lead
+    /// to it).
+    pub fn clear_static_route(&mut self, node: NodeId, dst: Addr) {
+        self.nodes[node.idx()].routes[dst.0 as usize] = None;
+    }
+
+    /// Hands every packet for `dst` arriving at `node` (and not owned by it) to `element`.
+    pub fn intercept(&mut self, node: NodeId, dst: Addr, element: ElementId) {
+        let n = &mut self.nodes[node.idx()];
+        n.intercepts.retain(|(a, _)| *a != dst);
+        n.intercepts.push((dst, element));
+    }
+
+    /// Stops handing packets for `dst` at `node` to an element.
+    pub fn release(&mut self, node: NodeId, dst: Addr) {
+        self.nodes[node.idx()].intercepts.retain(|(a, _)| *a != dst);
+    }
+}

@@ -1,0 +1,713 @@
+//! The transmitter of one link direction ([`Egress`]): queue discipline, transmission at a
+//! rate that may change, propagation delay, error model, link state with an outage policy, and
+//! hooks on arrival and on dequeue.
+//!
+//! # Two modes, picked by the transmitter
+//!
+//! - **Lazy FIFO** (the fast path, one event per hop). The transmitter's free time is known,
+//!   so an admitted packet's start of transmission, its end and its arrival at the far end are
+//!   all computed on enqueue ([`Egress::send`]). Waiting packets are remembered only by their
+//!   start times and popped as the clock passes them ([`Egress::drain`]), which gives exact
+//!   queue lengths and time averages.
+//! - **Pull** (a TxDone event per packet). Packets wait in the arena, held by id
+//!   ([`Egress::enqueue_held`]); when the transmitter frees, the world asks for the next one
+//!   ([`Egress::start_next`]). Used whenever the lazy FIFO cannot know a departure on enqueue:
+//!   a classful discipline (WRR, priority), a dequeue hook (the packet is tagged with the queue
+//!   as it is when it leaves), a rate that will change, or a `hold` outage policy. The builder
+//!   declares these before the run ([`Egress::expect_changes`], [`Egress::add_dequeue_hook`]),
+//!   so a scheduled rate change finds the direction already in pull mode and retimes every
+//!   queued packet.
+//!
+//! A change that arrives at run time on a lazy direction nobody declared switches it to pull
+//! mode at once: packets it had already admitted keep the times computed for them (they are
+//! committed to the wire), and packets admitted from then on wait for the pull transmitter,
+//! which starts when the last committed one has left.
+//!
+//! # Rates, outages and losses
+//!
+//! - A rate change applies to every packet whose transmission starts after it; the packet in
+//!   transmission finishes at the rate it started with (ns-2's `bandwidth_` semantics).
+//! - Link state is up or down. With [`OutagePolicy::Blind`] (the default) the transmitter keeps
+//!   sending while the link is down and every packet whose transmission or propagation overlaps
+//!   a down interval is lost (reason `link_down`). Scheduled outages are known intervals, so a
+//!   lazy packet admitted before an outage but sent into it is lost exactly. With
+//!   [`OutagePolicy::Hold`] the transmitter starts nothing while the link is down and keeps its
+//!   queue; a packet already in transmission when the link goes down finishes and is delivered
+//!   (the link layer completes the frame it started). Nothing is lost to a `hold` outage.
+//! - Error model decisions (uniform loss, bit errors) are drawn when a packet starts, in
+//!   transmission order, from this direction's own RNG stream. A lost packet still occupies the
+//!   transmitter (it is corrupted on the wire).
+//!
+//! # Hooks
+//!
+//! Values in two lists, run in order: [`ArrivalHook`]s see each packet before the queue (a
+//! DiffServ edge classifies and marks data packets), [`DequeueHook`]s see each packet as it
+//! leaves the queue, before its transmission time is computed (a base station writes its queue
+//! report into [`Meta`](crate::packet::Meta)).
+
+use super::DirectionParams;
+use crate::ids::{LinkId, NodeId};
+use crate::packet::{Ecn, Packet, Precedence};
+use crate::queue::{
+    Admission, Classifier, DropReason, QueueDisc, QueueLen, QueueStats, QueueView, Verdict,
+};
+use packetsim_kernel::stats::TimeAverage;
+use packetsim_kernel::{Dur, Rate, Rng, Slab, Time};
+use std::collections::VecDeque;
+
+/// Random and scheduled losses on one link direction.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ErrorModel {
+    /// Probability that a packet is lost, independently of all others (Bernoulli).
+    pub loss: f64,
+    /// Probability that a bit is corrupted; a packet of n bits survives with (1 - ber)^n.
+    pub ber: f64,
+    /// Intervals `[from, to)` during which the link is down and packets sent into it are lost
+    /// (the `blind` policy's scheduled outages), sorted and disjoint.
+    pub outages: Vec<(Time, Time)>,
+}
+
+impl ErrorModel {
+    fn down_during(&self, from: Time, to: Time) -> bool {
+        self.outages.iter().any(|&(a, b)| from < b && a <= to)
+    }
+
+    fn corrupts(&self, rng: &mut Rng, size: u32) -> bool {
+        let mut p = self.loss;
+        if self.ber > 0.0 {
+            let survive = (1.0 - self.ber).powf(size as f64 * 8.0);
+            p = 1.0 - (1.0 - p) * survive;
+        }
+        p > 0.0 && rng.bernoulli(p)
+    }
+}
+
+/// What a transmitter does while its link is down (spec 2 §2.5, spec 5 §2.2).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OutagePolicy {
+    /// The link layer does not know: it keeps transmitting, and every packet sent into the
+    /// outage is lost.
+    #[default]
+    Blind,
+    /// The link layer knows: it starts nothing while down and keeps its queue.
+    Hold,
+}
+
+/// A change to one link direction at run time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LinkChange {
+    /// The transmission rate becomes this.
+    Rate(Rate),
+    /// The link goes down.
+    Down,
+    /// The link comes back up.
+    Up,
+}
+
+/// A hook run on each packet arriving at a direction, before the queue sees it.
+#[derive(Debug)]
+pub enum ArrivalHook {
+    /// A DiffServ edge: classifies and meters data packets, setting DSCP and precedence.
+    /// Packets without payload (ACKs, SYNs) pass unchanged.
+    DiffServEdge(Box<Classifier>),
+}
+
+/// A hook run on each packet as it leaves the queue (pull mode only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DequeueHook {
+    /// Writes the bytes still queued behind the packet into `meta.queue_report` (spec 2 §2.2:
+    /// the base station's report of the mobile's queue). Only data packets are tagged.
+    /// `wire_bytes` is added to the packet's size (0: the report is free, a side field).
+    QueueReport {
+        /// Bytes the report costs on the wire.
+        wire_bytes: u32,
+    },
+}
+
+/// Counters of one link direction.
+#[derive(Clone, Debug, Default)]
+pub struct LinkStats {
+    /// Packets that entered the transmitter.
+    pub transmitted: u64,
+    /// Bytes that entered the transmitter.
+    pub transmitted_bytes: u64,
+    /// Packets lost to the error model.
+    pub lost_error: u64,
+    /// Packets lost to outages.
+    pub lost_down: u64,
+    /// Packets that reached the far end.
+    pub delivered: u64,
+    /// Total transmission time (for utilisation).
+    pub busy: Dur,
+}
+
+/// What [`Egress::start_next`] started.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Started {
+    /// The packet's arena id.
+    pub pkt: u32,
+    /// When it reaches the far end, or why it is lost on the wire.
+    pub fate: Result<Time, DropReason>,
+    /// When the transmitter frees again.
+    pub free_at: Time,
+}
+
+/// One direction of a link: its transmitter.
+#[derive(Debug)]
+pub struct Egress {
+    /// `<link>:<from>-><to>`, used in reports.
+    pub name: String,
+    /// The link this direction belongs to.
+    pub link: LinkId,
+    /// The sending end.
+    pub from: NodeId,
+    /// The receiving end.
+    pub to: NodeId,
+    /// Transmission rate (see [`Egress::change`] to change it at run time).
+    pub rate: Rate,
+    /// One-way propagation delay.
+    pub delay: Dur,
+    /// Random and scheduled losses.
+    pub errors: ErrorModel,
+    /// What the transmitter does while the link is down.
+    pub policy: OutagePolicy,
+    /// Queue counters.
+    pub queue: QueueStats,
+    /// Link counters.
+    pub stats: LinkStats,
+    disc: QueueDisc,
+    /// Pull mode (see the module doc).
+    pull: bool,
+    /// Whether the link is down now.
+    down: bool,
+    /// Lazy mode: start-of-transmission time, size and IN-ness of each packet still waiting.
+    waiting: VecDeque<(Time, u32, bool)>,
+    /// Pull mode, FIFO discipline: arena id, size and IN-ness of each packet waiting.
+    held: VecDeque<(u32, u32, bool)>,
+    /// Packets and bytes waiting in `waiting` and `held`.
+    len: QueueLen,
+    in_packets: u32,
+    busy_until: Time,
+    /// The error model's random stream.
+    rng: Rng,
+    /// The admission policy's random stream (RED's drop decisions).
+    queue_rng: Rng,
+    arrival_hooks: Vec<ArrivalHook>,
+    dequeue_hooks: Vec<DequeueHook>,
+}
+
+impl Egress {
+    pub(super) fn new(
+        name: String,
+        link: LinkId,
+        from: NodeId,
+        to: NodeId,
+        p: DirectionParams,
+        rng: Rng,
+    ) -> Egress {
+        let pull = matches!(p.queue, QueueDisc::Classful(_));
+        Egress {
+            name,
+            link,
+            from,
+            to,
+            rate: p.rate,
+            delay: p.delay,
+            errors: p.errors,
+            policy: OutagePolicy::Blind,
+            queue: QueueStats {
+                len: TimeAverage::new(Time::ZERO),
+                ..Default::default()
+            },
+            stats: LinkStats::default(),
+            disc: p.queue,
+            pull,
+            down: false,
+            waiting: VecDeque::new(),
+            held: VecDeque::new(),
+            len: QueueLen::default(),
+            in_packets: 0,
+            busy_until: Time::ZERO,
+            queue_rng: Rng::from_seed(rng.clone().next_u64() ^ 0x5157_5545_5545_0000),
+            rng,
+            arrival_hooks: Vec::new(),
+            dequeue_hooks: Vec::new(),
+        }
+    }
+
+    /// Declares, before the run, that this direction's rate or state will change (a schedule,
+    /// a radio model, a handoff), or sets its outage policy: it then runs in pull mode, so that
+    /// a change retimes every queued packet.
+    pub fn expect_changes(&mut self, policy: OutagePolicy) {
+        debug_assert_eq!(
+            self.stats.transmitted, 0,
+            "{}: declare before the run",
+            self.name
+        );
+        self.policy = policy;
+        self.pull = true;
+    }
+
+    /// Adds a hook run on each arriving packet, before the queue.
+    pub fn add_arrival_hook(&mut self, h: ArrivalHook) {
+        self.arrival_hooks.push(h);
+    }
+
+    /// Adds a hook run on each packet leaving the queue; the direction runs in pull mode.
+    pub fn add_dequeue_hook(&mut self, h: DequeueHook) {
+        debug_assert_eq!(
+            self.stats.transmitted, 0,
+            "{}: add hooks before the run",
+            self.name
+        );
+        self.dequeue_hooks.push(h);
+        self.pull = true;
+    }
+
+    /// Makes this direction a DiffServ edge: `c` classifies and marks data packets on arrival,
+    /// before the queue sees them (an [`ArrivalHook::DiffServEdge`]).
+    pub fn set_classifier(&mut self, c: Classifier) {
+        self.add_arrival_hook(ArrivalHook::DiffServEdge(Box::new(c)));
+    }
+
+    /// The edge classifier, if this direction is a DiffServ edge.
+    pub fn classifier(&self) -> Option<&Classifier> {
+        self.arrival_hooks.iter().find_map(|h| match h {
+            ArrivalHook::DiffServEdge(c) => Some(c.as_ref()),
+        })
+    }
+
+    /// Whether packets wait in the arena for [`Egress::start_next`] (pull mode) rather than
+    /// being timed on enqueue by [`Egress::send`] (lazy FIFO).
+    #[inline]
+    pub fn is_pull(&self) -> bool {
+        self.pull
+    }
+
+    /// Whether this direction schedules class queues.
+    pub fn is_classful(&self) -> bool {
+        matches!(self.disc, QueueDisc::Classful(_))
+    }
+
+    /// Whether the link is up.
+    pub fn is_up(&self) -> bool {
+        !self.down
+    }
+
+    /// The class queues, for a classful egress.
+    pub fn classes(&self) -> Option<&crate::queue::Classful> {
+        match &self.disc {
+            QueueDisc::Classful(c) => Some(c),
+            QueueDisc::Fifo(_) => None,
+        }
+    }
+
+    /// Applies a run-time change at `now`. Returns when the world should next ask
+    /// [`Egress::start_next`] (a TxDone), if the change may let the transmitter start.
+    pub fn change(&mut self, now: Time, c: LinkChange) -> Option<Time> {
+        if !self.pull {
+            // Undeclared change on a lazy FIFO: what it admitted stays committed; from now on
+            // the pull transmitter serves, starting when the committed packets have left.
+            self.pull = true;
+        }
+        match c {
+            LinkChange::Rate(r) => self.rate = r,
+            LinkChange::Down => self.down = true,
+            LinkChange::Up => self.down = false,
+        }
+        Some(now.max(self.busy_until))
+    }
+
+    #[inline]
+    fn condition(&mut self, now: Time, pkt: &mut Packet) {
+        for h in &mut self.arrival_hooks {
+            match h {
+                ArrivalHook::DiffServEdge(c) => {
+                    if pkt.payload() > 0 {
+                        c.classify(now, pkt);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Moves every packet whose transmission has started by `now` out of the lazy queue.
+    #[inline]
+    pub fn drain(&mut self, now: Time) {
+        while let Some(&(start, size, is_in)) = self.waiting.front() {
+            if start > now {
+                break;
+            }
+            self.waiting.pop_front();
+            self.len.packets -= 1;
+            self.len.bytes -= size as u64;
+            self.in_packets -= is_in as u32;
+            self.queue.departures += 1;
+            self.queue.len.set(start, self.len.packets as f64);
+        }
+    }
+
+    /// Packets and bytes waiting at `now` (call [`Egress::drain`] first).
+    pub fn len(&self) -> QueueLen {
+        match &self.disc {
+            QueueDisc::Fifo(_) => self.len,
+            QueueDisc::Classful(c) => c.len(),
+        }
+    }
+
+    /// Packets waiting in the arena, held by this direction (pull mode).
+    pub fn held_packets(&self) -> u64 {
+        match &self.disc {
+            QueueDisc::Fifo(_) => self.held.len() as u64,
+            QueueDisc::Classful(c) => c.len().packets as u64,
+        }
+    }
+
+    /// Pull model: offers packet `id` (held by the caller; `pkt` is its contents) to the queue
+    /// at `now`. On `Err` the caller drops it.
+    pub fn enqueue_held(&mut self, now: Time, id: u32, pkt: &mut Packet) -> Result<(), DropReason> {
+        debug_assert!(self.pull, "{}: enqueue_held() on a lazy FIFO", self.name);
+        self.drain(now);
+        let link_idle = self.busy_until <= now;
+        self.condition(now, pkt);
+        let arrived_as = pkt.precedence();
+        self.queue.arrivals += 1;
+        self.queue.arrival_bytes += pkt.size as u64;
+        let (verdict, total) = match &mut self.disc {
+            QueueDisc::Classful(c) => {
+                let v = c.enqueue(now, id, pkt, link_idle, &mut self.queue_rng);
+                (v, c.len().packets)
+            }
+            QueueDisc::Fifo(admission) => {
+                let view = QueueView {
+                    len: self.len,
+                    in_packets: self.in_packets,
+                    idle_since: (self.len.packets == 0 && link_idle).then_some(self.busy_until),
+                };
+                let v = admission.admit(now, &view, pkt, &mut self.queue_rng);
+                if !matches!(v, Verdict::Dropped(_)) {
+                    let is_in = pkt.precedence() == Precedence::In;
+                    self.held.push_back((id, pkt.size, is_in));
+                    self.len.packets += 1;
+                    self.len.bytes += pkt.size as u64;
+                    self.in_packets += is_in as u32;
+                }
+                (v, self.len.packets)
+            }
+        };
+        self.queue.count_verdict(arrived_as, verdict);
+        match verdict {
+            Verdict::Dropped(r) => {
+                self.queue.drop(r);
+                Err(r)
+            }
+            Verdict::Queued | Verdict::Marked => {
+                if verdict == Verdict::Marked {
+                    pkt.ecn = Ecn::Ce;
+                    self.queue.marks += 1;
+                }
+                self.queue.len.set(now, total as f64);
+                Ok(())
+            }
+        }
+    }
+
+    /// Pull model: if the transmitter is idle at `now`, the link may send and a packet waits,
+    /// starts sending the one the discipline picks (running the dequeue hooks on it, in
+    /// `packets`).
+    pub fn start_next(&mut self, now: Time, packets: &mut Slab<Packet>) -> Option<Started> {
+        if self.busy_until > now || (self.down && self.policy == OutagePolicy::Hold) {
+            return None;
+        }
+        self.drain(now);
+        let (id, mut size, total) = match &mut self.disc {
+            QueueDisc::Classful(c) => {
+                let (id, size) = c.dequeue(now)?;
+                (id, size, c.len().packets)
+            }
+            QueueDisc::Fifo(_) => {
+                let (id, size, is_in) = self.held.pop_front()?;
+                self.len.packets -= 1;
+                self.len.bytes -= size as u64;
+                self.in_packets -= is_in as u32;
+                (id, size, self.len.packets)
+            }
+        };
+        self.queue.departures += 1;
+        self.queue.len.set(now, total as f64);
+        if !self.dequeue_hooks.is_empty() {
+            let queued = self.len().bytes;
+            let pkt = packets.get_mut(id);
+            for h in &self.dequeue_hooks {
+                match *h {
+                    DequeueHook::QueueReport { wire_bytes } => {
+                        if pkt.payload() > 0 {
+                            pkt.meta.queue_report = Some(queued.min(u32::MAX as u64) as u32);
+                            pkt.size += wire_bytes;
+                        }
+                    }
+                }
+            }
+            size = pkt.size;
+        }
+        let tx = self.rate.tx_time(size);
+        self.busy_until = now + tx;
+        self.stats.transmitted += 1;
+        self.stats.transmitted_bytes += size as u64;
+        self.stats.busy += tx;
+        let arrival = self.busy_until + self.delay;
+        let fate = if self.down
+            || (!self.errors.outages.is_empty() && self.errors.down_during(now, arrival))
+        {
+            self.stats.lost_down += 1;
+            Err(DropReason::LinkDown)
+        } else if self.errors.corrupts(&mut self.rng, size) {
+            self.stats.lost_error += 1;
+            Err(DropReason::Error)
+        } else {
+            Ok(arrival)
+        };
+        Some(Started {
+            pkt: id,
+            fate,
+            free_at: self.busy_until,
+        })
+    }
+
+    /// Lazy FIFO: offers `pkt` to this direction at `now`. Returns when it arrives at the far
+    /// end, or why it was dropped (at the queue or on the wire). May set the packet's CE mark.
+    #[inline]
+    pub fn send(&mut self, now: Time, pkt: &mut Packet) -> Result<Time, DropReason> {
+        debug_assert!(
+            !self.pull,
+            "{}: send() in pull mode; use enqueue_held()",
+            self.name
+        );
+        self.drain(now);
+        self.queue.arrivals += 1;
+        self.queue.arrival_bytes += pkt.size as u64;
+        self.condition(now, pkt);
+        let view = QueueView {
+            len: self.len,
+            in_packets: self.in_packets,
+            idle_since: (self.len.packets == 0 && self.busy_until <= now)
+                .then_some(self.busy_until),
+        };
+        let arrived_as = pkt.precedence();
+        let QueueDisc::Fifo(admission) = &mut self.disc else {
+            unreachable!("{}: a classful egress is always in pull mode", self.name)
+        };
+        let verdict = admission.admit(now, &view, pkt, &mut self.queue_rng);
+        self.queue.count_verdict(arrived_as, verdict);
+        match verdict {
+            Verdict::Queued => {}
+            Verdict::Marked => {
+                debug_assert!(
+                    pkt.ecn.is_ect() || pkt.ecn == Ecn::Ce,
+                    "marking a packet that is not ECN-capable"
+                );
+                pkt.ecn = Ecn::Ce;
+                self.queue.marks += 1;
+            }
+            Verdict::Dropped(r) => {
+                self.queue.drop(r);
+                return Err(r);
+            }
+        }
+        let start = now.max(self.busy_until);
+        let tx = self.rate.tx_time(pkt.size);
+        self.busy_until = start + tx;
+        if start > now {
+            let is_in = pkt.precedence() == Precedence::In;
+            self.waiting.push_back((start, pkt.size, is_in));
+            self.len.packets += 1;
+            self.len.bytes += pkt.size as u64;
+            self.in_packets += is_in as u32;
+            self.queue.len.set(now, self.len.packets as f64);
+        } else {
+            self.queue.departures += 1;
+        }
+        self.stats.transmitted += 1;
+        self.stats.transmitted_bytes += pkt.size as u64;
+        self.stats.busy += tx;
+        let arrival = self.busy_until + self.delay;
+        // No `down` check: any run-time change puts the direction in pull mode first.
+        if !self.errors.outages.is_empty() && self.errors.down_during(start, arrival) {
+            self.stats.lost_down += 1;
+            return Err(DropReason::LinkDown);
+        }
+        if self.errors.corrupts(&mut self.rng, pkt.size) {
+            self.stats.lost_error += 1;
+            return Err(DropReason::Error);
+        }
+        Ok(arrival)
+    }
+
+    /// Fraction of `[0, end)` the transmitter was busy.
+    pub fn utilisation(&self, end: Time) -> f64 {
+        if end == Time::ZERO {
+            return 0.0;
+        }
+        let overrun = self.busy_until.saturating_since(end);
+        (self.stats.busy - overrun).as_nanos() as f64 / end.as_nanos() as f64
+    }
+
+    /// Packets in the transmitter or on the wire: transmitted, not yet delivered, not lost.
+    pub fn in_flight(&self) -> u64 {
+        self.stats.transmitted - self.stats.delivered - self.stats.lost_error - self.stats.lost_down
+    }
+
+    /// Checks the bookkeeping identities (debug builds and tests).
+    pub fn check_conservation(&self) -> Result<(), String> {
+        let q = &self.queue;
+        let waiting = match &self.disc {
+            QueueDisc::Fifo(_) => (self.waiting.len() + self.held.len()) as u64,
+            QueueDisc::Classful(c) => {
+                c.check_conservation(&self.name)?;
+                c.len().packets as u64
+            }
+        };
+        if q.arrivals != q.total_drops() + q.departures + waiting {
+            return Err(format!(
+                "{}: queue arrivals {} != drops {} + departures {} + waiting {}",
+                self.name,
+                q.arrivals,
+                q.total_drops(),
+                q.departures,
+                waiting
+            ));
+        }
+        let entered = self.stats.transmitted;
+        let out = self.stats.delivered + self.stats.lost_error + self.stats.lost_down;
+        if out > entered {
+            return Err(format!(
+                "{}: {} packets left the link but only {} entered",
+                self.name, out, entered
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::Addr;
+    use crate::packet::Body;
+    use crate::queue::{AnyAdmission, DropTail, QueueLimit};
+
+    fn egress(limit: u32, errors: ErrorModel) -> Egress {
+        let p = DirectionParams {
+            rate: Rate::mbps(8), // 1500 B take 1.5 ms
+            delay: Dur::from_millis(10),
+            queue: QueueDisc::Fifo(AnyAdmission::DropTail(DropTail::new(QueueLimit::Packets(
+                limit,
+            )))),
+            errors,
+        };
+        Egress::new(
+            "l:a->b".into(),
+            LinkId(0),
+            NodeId(0),
+            NodeId(1),
+            p,
+            Rng::from_seed(1),
+        )
+    }
+
+    fn pkt() -> Packet {
+        let mut p = Packet::new(
+            Addr(0),
+            Addr(1),
+            Body::Udp {
+                seq: 0,
+                payload: 1472,
+            },
+        );
+        p.size = 1500;
+        p
+    }
+
+    #[test]
+    fn back_to_back_packets_queue_behind_the_transmitter() {
+        let mut e = egress(10, ErrorModel::default());
+        let t0 = Time::ZERO;
+        assert_eq!(e.send(t0, &mut pkt()), Ok(Time::from_micros(11_500)));
+        assert_eq!(e.send(t0, &mut pkt()), Ok(Time::from_micros(13_000)));
+        assert_eq!(
+            e.len().packets,
+            1,
+            "the first is in transmission, the second waits"
+        );
+        e.drain(Time::from_micros(1_500));
+        assert_eq!(e.len().packets, 0);
+        // Waited 1.5 ms out of 3 ms: mean length 0.5.
+        assert!((e.queue.len.mean(Time::from_micros(3_000)) - 0.5).abs() < 1e-9);
+        assert_eq!(e.utilisation(Time::from_micros(3_000)), 1.0);
+    }
+
+    #[test]
+    fn overflow_drops_and_keeps_the_books_balanced() {
+        let mut e = egress(2, ErrorModel::default());
+        let verdicts: Vec<_> = (0..5)
+            .map(|_| e.send(Time::ZERO, &mut pkt()).is_ok())
+            .collect();
+        // One in transmission, two waiting, two dropped.
+        assert_eq!(verdicts, vec![true, true, true, false, false]);
+        assert_eq!(e.queue.drops_for(DropReason::Overflow), 2);
+        e.check_conservation().unwrap();
+    }
+
+    #[test]
+    fn outage_loses_packets_that_overlap_it() {
+        let errors = ErrorModel {
+            outages: vec![(Time::from_millis(100), Time::from_millis(200))],
+            ..Default::default()
+        };
+        let mut e = egress(10, errors);
+        assert!(e.send(Time::from_millis(50), &mut pkt()).is_ok());
+        assert_eq!(
+            e.send(Time::from_millis(95), &mut pkt()),
+            Err(DropReason::LinkDown),
+            "arrives during the outage"
+        );
+        assert_eq!(
+            e.send(Time::from_millis(150), &mut pkt()),
+            Err(DropReason::LinkDown)
+        );
+        assert!(e.send(Time::from_millis(200), &mut pkt()).is_ok());
+        assert_eq!(e.stats.lost_down, 2);
+    }
+
+    #[test]
+    fn uniform_loss_rate_is_close_to_p() {
+        let mut e = egress(
+            u32::MAX,
+            ErrorModel {
+                loss: 0.1,
+                ..Default::default()
+            },
+        );
+        let mut lost = 0;
+        for i in 0..20_000u64 {
+            if e.send(Time::from_millis(i * 2), &mut pkt()).is_err() {
+                lost += 1;
+            }
+        }
+        assert!((1_800..2_200).contains(&lost), "{lost}");
+    }
+
+    #[test]
+    fn bit_errors_hit_long_packets_more() {
+        let m = ErrorModel {
+            ber: 1e-5,
+            ..Default::default()
+        };
+        let mut rng = Rng::from_seed(3);
+        let long = (0..20_000).filter(|_| m.corrupts(&mut rng, 1500)).count();
+        let short = (0..20_000).filter(|_| m.corrupts(&mut rng, 40)).count();
+        // 1 - (1 - 1e-5)^12000 = 0.113; 1 - (1 - 1e-5)^320 = 0.0032
+        assert!((2_000..2_500).contains(&long), "{long}");
+        assert!(short < 150, "{short}");
+    }
+}

@@ -1,0 +1,158 @@
+//! Packets at nodes and on links: arrival at a node (elements first, then forwarding), the
+//! forwarding answer carried out ([`Next`]), lazy and pull transmitters, and link changes.
+
+use super::{Event, World};
+use crate::ids::{EgressId, NodeId};
+use crate::net::{Disposition, LinkChange, Next};
+use crate::packet::{Body, Packet};
+use crate::queue::DropReason;
+use packetsim_kernel::Time;
+
+impl World {
+    /// A packet reached the far end of `via`.
+    pub(super) fn arrive(&mut self, now: Time, pkt: u32, via: EgressId) {
+        let egress = &mut self.net.egresses[via.idx()];
+        egress.stats.delivered += 1;
+        let node = egress.to;
+        if !self.net.nodes[node.idx()].elements.is_empty() {
+            match self.show_elements(now, node, via, pkt) {
+                Disposition::Pass => {}
+                Disposition::Consume => return,
+                Disposition::Redirect(next) => return self.forward(now, node, pkt, next),
+            }
+        }
+        let dst = self.packets.get(pkt).dst;
+        let next = self.net.next_hop(now, node, dst);
+        self.forward(now, node, pkt, next);
+    }
+
+    /// Carries out a forwarding answer for packet `pkt` (in the arena) at `node`.
+    pub(super) fn forward(&mut self, now: Time, node: NodeId, pkt: u32, next: Next) {
+        match next {
+            Next::Deliver => self.deliver(now, pkt),
+            Next::Egress(e) => self.enqueue(now, e, pkt),
+            Next::Many(hops) => {
+                let hops = hops.as_slice();
+                for (i, &e) in hops.iter().enumerate() {
+                    let id = if i + 1 == hops.len() {
+                        pkt
+                    } else {
+                        let copy = self.packets.get(pkt).clone();
+                        self.books.copied += 1;
+                        self.packets.insert(copy)
+                    };
+                    self.enqueue(now, e, id);
+                }
+            }
+            Next::Element(el) => match self.element_sees(now, el, None, pkt) {
+                Disposition::Consume => {}
+                Disposition::Redirect(Next::Element(_)) => {
+                    // An element handing a packet to an element could loop: a bug.
+                    debug_assert!(false, "{el} redirected a packet to an element");
+                    self.drop_held(pkt, DropReason::NoRoute);
+                }
+                Disposition::Redirect(next) => self.forward(now, node, pkt, next),
+                Disposition::Pass => {
+                    // The interceptor declined: forward by the routes, skipping interception.
+                    let dst = self.packets.get(pkt).dst;
+                    let next = self.net.next_hop_routed(now, node, dst);
+                    self.forward(now, node, pkt, next);
+                }
+            },
+            Next::Drop(r) => self.drop_held(pkt, r),
+        }
+    }
+
+    /// Hands packet `pkt` to the endpoint it is addressed to.
+    fn deliver(&mut self, now: Time, pkt: u32) {
+        let p = self.packets.remove(pkt);
+        if matches!(p.body, Body::Control(_)) {
+            // A control message that no element at its destination took.
+            self.books.dropped[DropReason::Unclaimed as usize] += 1;
+            return;
+        }
+        self.books.delivered += 1;
+        if p.payload() > 0 {
+            self.flows[p.flow.idx()].data_packets_delivered += 1;
+        }
+        let to = p.to;
+        self.with_agent(now, to, |a, out| a.endpoint().on_packet(now, &p, out));
+    }
+
+    /// Drops a packet held in the arena.
+    fn drop_held(&mut self, pkt: u32, r: DropReason) {
+        self.packets.remove(pkt);
+        self.books.dropped[r as usize] += 1;
+    }
+
+    /// Sends a packet that is not yet in the arena from `node` (an endpoint's or an element's).
+    /// A lazy egress that refuses it never stores it.
+    pub(super) fn send_from(&mut self, now: Time, node: NodeId, mut p: Packet) {
+        match self.net.next_hop(now, node, p.dst) {
+            Next::Egress(e) if !self.net.egresses[e.idx()].is_pull() => {
+                match self.net.egresses[e.idx()].send(now, &mut p) {
+                    Ok(at) => {
+                        let pkt = self.packets.insert(p);
+                        self.queue.schedule(at, Event::Arrive { pkt, via: e });
+                    }
+                    Err(r) => self.books.dropped[r as usize] += 1,
+                }
+            }
+            Next::Drop(r) => self.books.dropped[r as usize] += 1,
+            next => {
+                let pkt = self.packets.insert(p);
+                self.forward(now, node, pkt, next);
+            }
+        }
+    }
+
+    /// Offers packet `pkt` (in the arena) to egress `e`.
+    pub(super) fn enqueue(&mut self, now: Time, e: EgressId, pkt: u32) {
+        let p = self.packets.get_mut(pkt);
+        let egress = &mut self.net.egresses[e.idx()];
+        if egress.is_pull() {
+            match egress.enqueue_held(now, pkt, p) {
+                Ok(()) => self.start_tx(now, e),
+                Err(r) => self.drop_held(pkt, r),
+            }
+        } else {
+            match egress.send(now, p) {
+                Ok(at) => self.queue.schedule(at, Event::Arrive { pkt, via: e }),
+                Err(r) => self.drop_held(pkt, r),
+            }
+        }
+    }
+
+    /// Starts a pull-mode egress's next transmission if its transmitter is free.
+    pub(super) fn start_tx(&mut self, now: Time, e: EgressId) {
+        if let Some(s) = self.net.egresses[e.idx()].start_next(now, &mut self.packets) {
+            self.queue.schedule(s.free_at, Event::TxDone { egress: e });
+            match s.fate {
+                Ok(at) => self
+                    .queue
+                    .schedule(at, Event::Arrive { pkt: s.pkt, via: e }),
+                Err(r) => self.drop_held(s.pkt, r),
+            }
+        }
+    }
+
+    /// Schedules a change of egress `e` at `at` (a rate step, an outage's start or end). The
+    /// builder declares the direction's changes first ([`crate::net::Egress::expect_changes`])
+    /// so that it runs in pull mode from the start.
+    pub fn schedule_link_change(&mut self, at: Time, e: EgressId, change: LinkChange) {
+        let idx = self.changes.len() as u32;
+        self.changes.push((e, change));
+        self.queue.schedule(at, Event::LinkChange { change: idx });
+    }
+
+    /// Applies a change to egress `e` now, and wakes its transmitter when it may start.
+    pub(super) fn change_link(&mut self, now: Time, e: EgressId, change: LinkChange) {
+        if let Some(at) = self.net.egresses[e.idx()].change(now, change) {
+            if at <= now {
+                self.start_tx(now, e);
+            } else {
+                self.queue.schedule(at, Event::TxDone { egress: e });
+            }
+        }
+    }
+}

@@ -1,0 +1,217 @@
+//! The assembled simulation: the network, the endpoints ("agents"), node elements and flows,
+//! the packet arena and the event queue, with the single dispatch `match` over [`Event`].
+//!
+//! One file per job:
+//!
+//! - `mod.rs`: [`World`], its events and the dispatch, the run loop, packet books;
+//! - `agent.rs`: the agent adapter (endpoints meet the world only there);
+//! - `element.rs`: the element adapter (node elements, their timers and requests);
+//! - `forward.rs`: packets at nodes and on links (forwarding, transmitters, link changes);
+//! - `flow.rs`: flows and their applications' start and stop;
+//! - `sample.rs`: time series.
+//!
+//! Events per hop: one on a lazy FIFO direction (a packet's arrival at the next node is
+//! scheduled when it is admitted), two on a pull direction (a TxDone as well).
+
+mod agent;
+mod element;
+mod flow;
+mod forward;
+mod sample;
+
+pub use agent::{Agent, AgentSlot};
+pub use element::ElementSlot;
+pub use flow::{Flow, FlowKind, FlowPlacement};
+pub use sample::{FlowSample, QueueSample, Series};
+
+use crate::ids::{AgentId, EgressId, ElementId, FlowId};
+use crate::net::{ElementCtx, LinkChange, Net};
+use crate::packet::Packet;
+use crate::queue::DropReason;
+use crate::transport::Outbox;
+use packetsim_kernel::{EventQueue, Slab, Time};
+
+/// What can happen. Small and `Copy`: packets travel by slab index.
+#[derive(Clone, Copy, Debug)]
+enum Event {
+    /// A packet reaches the far end of an egress.
+    Arrive { pkt: u32, via: EgressId },
+    /// A pull-mode transmitter may be free: it may start the next packet.
+    TxDone { egress: EgressId },
+    /// An endpoint may be due for `on_timer`.
+    Timer { agent: AgentId },
+    /// An element may be due for `on_timer`.
+    ElementTimer { element: ElementId },
+    /// A scheduled link change (index into `World::changes`).
+    LinkChange { change: u32 },
+    /// A flow's application starts.
+    Start { flow: FlowId },
+    /// A flow's application stops offering data.
+    Stop { flow: FlowId },
+    /// Record the time series.
+    Sample,
+}
+
+/// What a finished run reports about itself.
+#[derive(Clone, Copy, Debug)]
+pub struct RunInfo {
+    /// Events processed.
+    pub events: u64,
+    /// Wall-clock time the event loop took.
+    pub wall: std::time::Duration,
+    /// Most packets alive at once.
+    pub peak_packets: usize,
+}
+
+/// Packet counts of the whole run, for the conservation check:
+/// `created + copied = delivered + consumed + dropped + in flight`.
+#[derive(Clone, Debug, Default)]
+pub struct PacketBooks {
+    /// Packets endpoints and elements sent.
+    pub created: u64,
+    /// Copies made to send one packet down several egresses.
+    pub copied: u64,
+    /// Packets handed to endpoints.
+    pub delivered: u64,
+    /// Packets node elements took.
+    pub consumed: u64,
+    /// Packets dropped anywhere, by reason (indexed like [`DropReason::ALL`]).
+    pub dropped: [u64; DropReason::ALL.len()],
+}
+
+/// The simulation.
+pub struct World {
+    /// Nodes, links and routes.
+    pub net: Net,
+    /// Endpoints, indexed by [`AgentId`].
+    pub agents: Vec<AgentSlot>,
+    /// Node elements, indexed by [`ElementId`].
+    pub elements: Vec<ElementSlot>,
+    /// Flows, indexed by [`FlowId`].
+    pub flows: Vec<Flow>,
+    /// Time series, when sampling is on.
+    pub series: Option<Series>,
+    /// Run-wide packet counts.
+    pub books: PacketBooks,
+    packets: Slab<Packet>,
+    queue: EventQueue<Event>,
+    outbox: Outbox,
+    ectx: ElementCtx,
+    /// Scheduled link changes, by the index their event carries.
+    changes: Vec<(EgressId, LinkChange)>,
+    end: Time,
+}
+
+impl World {
+    /// A world over `net` (routes must already be computed) that runs until `end`.
+    pub fn new(net: Net, end: Time) -> World {
+        World {
+            net,
+            agents: Vec::new(),
+            elements: Vec::new(),
+            flows: Vec::new(),
+            series: None,
+            books: PacketBooks::default(),
+            packets: Slab::with_capacity(4096),
+            queue: EventQueue::new(),
+            outbox: Outbox::default(),
+            ectx: ElementCtx::default(),
+            changes: Vec::new(),
+            end,
+        }
+    }
+
+    /// When the run stops.
+    pub fn end(&self) -> Time {
+        self.end
+    }
+
+    /// The current simulated time.
+    pub fn now(&self) -> Time {
+        self.queue.now()
+    }
+
+    /// Runs over `[0, end)`: events due at the end time itself do not run. Stops early when
+    /// nothing is left to do.
+    pub fn run(&mut self) -> RunInfo {
+        self.run_until(self.end)
+    }
+
+    /// Runs the events due before `until` (at most the end time), then returns; call again to
+    /// go on. Tests use it to look at the world between two instants.
+    pub fn run_until(&mut self, until: Time) -> RunInfo {
+        let t0 = std::time::Instant::now();
+        let last = Time(until.min(self.end).0.saturating_sub(1));
+        while let Some((now, ev)) = self.queue.pop_until(last) {
+            self.handle(now, ev);
+        }
+        let at = until.min(self.end);
+        for e in &mut self.net.egresses {
+            e.drain(at);
+        }
+        debug_assert_eq!(self.check_conservation(), Ok(()));
+        RunInfo {
+            events: self.queue.popped(),
+            wall: t0.elapsed(),
+            peak_packets: self.packets.high_water(),
+        }
+    }
+
+    fn handle(&mut self, now: Time, ev: Event) {
+        match ev {
+            Event::Arrive { pkt, via } => self.arrive(now, pkt, via),
+            Event::TxDone { egress } => self.start_tx(now, egress),
+            Event::Timer { agent } => self.agent_timer(now, agent),
+            Event::ElementTimer { element } => self.element_timer(now, element),
+            Event::LinkChange { change } => {
+                let (egress, c) = self.changes[change as usize];
+                self.change_link(now, egress, c);
+            }
+            Event::Start { flow } => self.start_flow(now, flow),
+            Event::Stop { flow } => self.stop_flow(now, flow),
+            Event::Sample => self.sample(now),
+        }
+    }
+
+    /// Packets alive in the network now (queued, in transmission or propagating).
+    pub fn packets_in_flight(&self) -> u64 {
+        self.packets.len() as u64
+    }
+
+    /// Checks that packets are conserved: at every queue and link, and over the whole run
+    /// (created + copied = delivered + consumed + dropped + in flight).
+    pub fn check_conservation(&self) -> Result<(), String> {
+        for e in &self.net.egresses {
+            e.check_conservation()?;
+        }
+        let b = &self.books;
+        let dropped: u64 = b.dropped.iter().sum();
+        if b.created + b.copied != b.delivered + b.consumed + dropped + self.packets_in_flight() {
+            return Err(format!(
+                "packets created {} + copied {} != delivered {} + consumed {} + dropped {} + \
+                 in flight {}",
+                b.created,
+                b.copied,
+                b.delivered,
+                b.consumed,
+                dropped,
+                self.packets_in_flight()
+            ));
+        }
+        // Alive = on a wire (or in a transmitter) + held in pull-mode queues.
+        let in_links: u64 = self
+            .net
+            .egresses
+            .iter()
+            .map(|e| e.in_flight() + e.held_packets())
+            .sum();
+        if in_links != self.packets_in_flight() {
+            return Err(format!(
+                "{} packets on links but {} alive",
+                in_links,
+                self.packets_in_flight()
+            ));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,514 @@
+//! The network seams (DESIGN.md, Network; issue "Network seams"): transmitter rate changes and
+//! outage policies, dequeue tags, run-time host routes, multi-next-hop copies, node elements
+//! with control packets and timers. Each test scripts a tiny network through the World API and
+//! checks exact times and counts.
+//!
+//! Timing used throughout: 1500-byte packets on 8 Mb/s take 1.5 ms to send; at 4 Mb/s, 3 ms.
+
+use packetsim::ids::{Addr, EgressId, ElementId, NodeId};
+use packetsim::kernel::{Dur, Rate, Time};
+use packetsim::net::{
+    DequeueHook, DirectionParams, Disposition, Element, ElementCtx, ErrorModel, HostRoute,
+    LinkChange, Net, NextHops, OutagePolicy, Request, Via,
+};
+use packetsim::packet::{Body, ControlHeader, Packet};
+use packetsim::queue::{AnyAdmission, DropReason, DropTail, QueueDisc, QueueLimit};
+use packetsim::world::World;
+use std::any::Any;
+use std::collections::VecDeque;
+
+fn ms(x: f64) -> Time {
+    Time::from_nanos((x * 1e6).round() as u64)
+}
+
+fn dir(rate_mbps: u64, delay: Dur) -> DirectionParams {
+    DirectionParams {
+        rate: Rate::mbps(rate_mbps),
+        delay,
+        queue: QueueDisc::Fifo(AnyAdmission::DropTail(DropTail::new(QueueLimit::Packets(
+            100,
+        )))),
+        errors: ErrorModel::default(),
+    }
+}
+
+/// A 1500-byte UDP data packet (1472 B payload) numbered `seq`.
+fn data(src: Addr, dst: Addr, seq: u64) -> Packet {
+    Packet::new(src, dst, Body::Udp { seq, payload: 1472 })
+}
+
+/// A control message of `bytes` above IP.
+fn control(src: Addr, dst: Addr, kind: u16, bytes: u32) -> Packet {
+    Packet::new(
+        src,
+        dst,
+        Body::Control(ControlHeader {
+            family: 7,
+            kind,
+            bytes,
+            args: [0; 4],
+        }),
+    )
+}
+
+/// A test element that carries out scripted requests at scripted times and records when its
+/// timer fired.
+#[derive(Debug, Default)]
+struct Script {
+    steps: VecDeque<(Time, Request)>,
+    fired: Vec<Time>,
+}
+
+impl Script {
+    fn at(mut self, t: Time, r: Request) -> Script {
+        self.steps.push_back((t, r));
+        self
+    }
+    fn send(self, t: Time, pkt: Packet, via: Via) -> Script {
+        self.at(
+            t,
+            Request::Send {
+                pkt,
+                via,
+                fresh: true,
+            },
+        )
+    }
+}
+
+impl Element for Script {
+    fn on_packet(
+        &mut self,
+        _now: Time,
+        _via: Option<EgressId>,
+        _pkt: &mut Packet,
+        _ctx: &mut ElementCtx,
+    ) -> Disposition {
+        Disposition::Pass
+    }
+    fn on_timer(&mut self, now: Time, ctx: &mut ElementCtx) {
+        self.fired.push(now);
+        while self.steps.front().is_some_and(|(t, _)| *t <= now) {
+            let (_, r) = self.steps.pop_front().unwrap();
+            ctx.requests.push(r);
+        }
+    }
+    fn next_timeout(&self) -> Option<Time> {
+        self.steps.front().map(|(t, _)| *t)
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// One packet a [`Sink`] took.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Got {
+    at: Time,
+    via: Option<EgressId>,
+    uid: u64,
+    queue_report: Option<u32>,
+}
+
+/// A test element that consumes every packet arriving at its node and records it.
+#[derive(Debug, Default)]
+struct Sink {
+    got: Vec<Got>,
+}
+
+impl Element for Sink {
+    fn on_packet(
+        &mut self,
+        now: Time,
+        via: Option<EgressId>,
+        pkt: &mut Packet,
+        _ctx: &mut ElementCtx,
+    ) -> Disposition {
+        self.got.push(Got {
+            at: now,
+            via,
+            uid: pkt.uid,
+            queue_report: pkt.meta.queue_report,
+        });
+        Disposition::Consume
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+fn sink(w: &World, id: ElementId) -> &Sink {
+    w.elements[id.idx()]
+        .element
+        .as_any()
+        .downcast_ref::<Sink>()
+        .expect("a sink")
+}
+
+fn script(w: &World, id: ElementId) -> &Script {
+    w.elements[id.idx()]
+        .element
+        .as_any()
+        .downcast_ref::<Script>()
+        .expect("a script")
+}
+
+fn arrivals(w: &World, id: ElementId) -> Vec<Time> {
+    sink(w, id).got.iter().map(|g| g.at).collect()
+}
+
+/// a -- b, 8 Mb/s, `delay` one way; the a→b direction prepared by `prep`.
+fn pair(delay: Dur, prep: impl FnOnce(&mut packetsim::net::Egress)) -> (World, NodeId, NodeId) {
+    let mut net = Net::default();
+    let a = net.add_node("a");
+    let b = net.add_node("b");
+    let l = net.add_link("ab", a, b, dir(8, delay), dir(8, delay), 1);
+    let ab = net.links[l.idx()].ab;
+    prep(&mut net.egresses[ab.idx()]);
+    net.compute_routes();
+    (World::new(net, Time::from_millis(1_000)), a, b)
+}
+
+/// `n` data packets from a to b, all handed to the link at `t`.
+fn burst(w: &World, a: NodeId, b: NodeId, t: Time, n: u64, s: Script) -> Script {
+    let (sa, db) = (w.net.addr_of(a), w.net.addr_of(b));
+    (0..n).fold(s, |s, i| s.send(t, data(sa, db, i), Via::Route))
+}
+
+// DESIGN.md, Network, Transmitter: "a rate change retimes packets already queued in the pull
+// model". Packet 2 started before the change and finishes at the old rate (ns-2 `bandwidth_`
+// semantics, net::transmitter doc); packets 3 and 4 take 3 ms each.
+#[test]
+fn transmitter_rate_change_mid_run_retimes_the_queued_packets() {
+    let (mut w, a, b) = pair(Dur::from_millis(10), |e| e.expect_changes(OutagePolicy::Blind));
+    let ab = w.net.links[0].ab;
+    let s = burst(&w, a, b, Time::ZERO, 4, Script::default());
+    w.add_element(a, Box::new(s), false);
+    let k = w.add_element(b, Box::new(Sink::default()), true);
+    w.schedule_link_change(ms(2.0), ab, LinkChange::Rate(Rate::mbps(4)));
+    w.run();
+    assert_eq!(arrivals(&w, k), vec![ms(11.5), ms(13.0), ms(16.0), ms(19.0)]);
+    assert_eq!(w.net.egresses[ab.idx()].rate, Rate::mbps(4));
+    assert_eq!(w.check_conservation(), Ok(()));
+}
+
+// net::transmitter doc: an undeclared change on a lazy FIFO keeps what it had admitted
+// (committed to the wire) and serves later packets in pull mode after the committed ones.
+#[test]
+fn lazy_transmitter_undeclared_rate_change_keeps_committed_packets_and_retimes_later_ones() {
+    let (mut w, a, b) = pair(Dur::from_millis(10), |_| {});
+    let ab = w.net.links[0].ab;
+    assert!(!w.net.egresses[ab.idx()].is_pull());
+    let s = burst(&w, a, b, Time::ZERO, 4, Script::default());
+    let (sa, db) = (w.net.addr_of(a), w.net.addr_of(b));
+    let s = s.send(ms(3.0), data(sa, db, 9), Via::Route);
+    w.add_element(a, Box::new(s), false);
+    let k = w.add_element(b, Box::new(Sink::default()), true);
+    w.schedule_link_change(ms(2.0), ab, LinkChange::Rate(Rate::mbps(4)));
+    w.run();
+    // Four committed at 8 Mb/s; the fifth waits until 6 ms, then takes 3 ms.
+    assert_eq!(
+        arrivals(&w, k),
+        vec![ms(11.5), ms(13.0), ms(14.5), ms(16.0), ms(19.0)]
+    );
+    assert!(w.net.egresses[ab.idx()].is_pull());
+}
+
+// spec 2 §2.5 option "the BS link layer knows of the outage and holds its queue, so nothing is
+// lost on the air"; net::transmitter doc: the packet in transmission when the link goes down
+// finishes.
+#[test]
+fn hold_outage_loses_nothing_and_resumes_in_order() {
+    let (mut w, a, b) = pair(Dur::from_millis(10), |e| e.expect_changes(OutagePolicy::Hold));
+    let ab = w.net.links[0].ab;
+    let s = burst(&w, a, b, Time::ZERO, 6, Script::default());
+    w.add_element(a, Box::new(s), false);
+    let k = w.add_element(b, Box::new(Sink::default()), true);
+    w.schedule_link_change(ms(2.0), ab, LinkChange::Down);
+    w.schedule_link_change(ms(10.0), ab, LinkChange::Up);
+    w.run();
+    assert_eq!(
+        arrivals(&w, k),
+        vec![ms(11.5), ms(13.0), ms(21.5), ms(23.0), ms(24.5), ms(26.0)]
+    );
+    let uids: Vec<u64> = sink(&w, k).got.iter().map(|g| g.uid).collect();
+    assert_eq!(uids, vec![0, 1, 2, 3, 4, 5], "in order");
+    let e = &w.net.egresses[ab.idx()];
+    assert_eq!((e.stats.lost_down, e.queue.total_drops()), (0, 0));
+    assert!(e.is_up());
+}
+
+// spec 2 §2.5 default: "keeps dequeuing and transmitting at rate W, and every data packet sent
+// during the outage is lost"; net::transmitter doc: a packet whose transmission or
+// propagation overlaps the down interval is lost.
+#[test]
+fn blind_outage_loses_exactly_the_packets_sent_into_it() {
+    let outage = (ms(2.0), ms(5.0));
+    let (mut w, a, b) = pair(Dur::from_micros(100), |e| e.errors.outages = vec![outage]);
+    let ab = w.net.links[0].ab;
+    let s = burst(&w, a, b, Time::ZERO, 6, Script::default());
+    w.add_element(a, Box::new(s), false);
+    let k = w.add_element(b, Box::new(Sink::default()), true);
+    w.run();
+    // Sent 0-1.5 ok; 1.5-3.0, 3.0-4.5, 4.5-6.0 overlap [2, 5): lost; 6.0-7.5, 7.5-9.0 ok.
+    let got: Vec<(Time, u64)> = sink(&w, k).got.iter().map(|g| (g.at, g.uid)).collect();
+    assert_eq!(got, vec![(ms(1.6), 0), (ms(7.6), 4), (ms(9.1), 5)]);
+    assert_eq!(w.net.egresses[ab.idx()].stats.lost_down, 3);
+    assert_eq!(w.books.dropped[DropReason::LinkDown as usize], 3);
+}
+
+// spec 2 §2.2: the BS writes the mobile's queue occupancy "excluding the packet being sent"
+// at dequeue. Four packets handed over at once: at enqueue the last would see 3000 B ahead of
+// it; at dequeue the first sees nothing behind it (the others are not yet queued), the second
+// 3000 B, then 1500 B, then 0.
+#[test]
+fn dequeue_tag_carries_the_queue_length_at_dequeue_not_at_enqueue() {
+    let hook = DequeueHook::QueueReport { wire_bytes: 0 };
+    let (mut w, a, b) = pair(Dur::from_millis(10), |e| e.add_dequeue_hook(hook));
+    let s = burst(&w, a, b, Time::ZERO, 4, Script::default());
+    w.add_element(a, Box::new(s), false);
+    let k = w.add_element(b, Box::new(Sink::default()), true);
+    w.run();
+    let reports: Vec<Option<u32>> = sink(&w, k).got.iter().map(|g| g.queue_report).collect();
+    assert_eq!(reports, vec![Some(0), Some(3000), Some(1500), Some(0)]);
+    assert_eq!(
+        arrivals(&w, k),
+        vec![ms(11.5), ms(13.0), ms(14.5), ms(16.0)],
+        "a free side field changes no timing"
+    );
+}
+
+// Issue "Network seams" item 2, spec 2 §2.2 option: the report may cost 4 bytes on the wire.
+#[test]
+fn dequeue_tag_with_wire_bytes_lengthens_tagged_packets() {
+    let hook = DequeueHook::QueueReport { wire_bytes: 4 };
+    let (mut w, a, b) = pair(Dur::from_millis(10), |e| e.add_dequeue_hook(hook));
+    let s = burst(&w, a, b, Time::ZERO, 2, Script::default());
+    w.add_element(a, Box::new(s), false);
+    let k = w.add_element(b, Box::new(Sink::default()), true);
+    w.run();
+    // 1504 B at 8 Mb/s: 1.504 ms each.
+    assert_eq!(arrivals(&w, k), vec![ms(11.504), ms(13.008)]);
+}
+
+/// s - r, then two ways from r to d: r - x - d (links in this order, so the static route) and
+/// r - y - d. 8 Mb/s, 1 ms everywhere.
+struct Diamond {
+    w: World,
+    s: NodeId,
+    r: NodeId,
+    d: NodeId,
+    r_x: EgressId,
+    r_y: EgressId,
+    x_d: EgressId,
+    y_d: EgressId,
+}
+
+fn diamond() -> Diamond {
+    let mut net = Net::default();
+    let [s, r, x, y, d] = ["s", "r", "x", "y", "d"].map(|n| net.add_node(n));
+    let ms1 = Dur::from_millis(1);
+    net.add_link("sr", s, r, dir(8, ms1), dir(8, ms1), 1);
+    let rx = net.add_link("rx", r, x, dir(8, ms1), dir(8, ms1), 1);
+    let xd = net.add_link("xd", x, d, dir(8, ms1), dir(8, ms1), 1);
+    let ry = net.add_link("ry", r, y, dir(8, ms1), dir(8, ms1), 1);
+    let yd = net.add_link("yd", y, d, dir(8, ms1), dir(8, ms1), 1);
+    net.compute_routes();
+    let (r_x, x_d) = (net.links[rx.idx()].ab, net.links[xd.idx()].ab);
+    let (r_y, y_d) = (net.links[ry.idx()].ab, net.links[yd.idx()].ab);
+    Diamond {
+        w: World::new(net, Time::from_millis(1_000)),
+        s,
+        r,
+        d,
+        r_x,
+        r_y,
+        x_d,
+        y_d,
+    }
+}
+
+// DESIGN.md, Network, Forwarder: "Mobility installs, replaces and removes host-specific routes
+// at run time". A route installed at 5 ms moves the packet handed over at 6 ms, not the one
+// that left r at 4.5-6 ms.
+#[test]
+fn host_route_installed_at_t_moves_the_next_packet_and_not_the_one_already_sent() {
+    let mut g = diamond();
+    let (sa, da) = (g.w.net.addr_of(g.s), g.w.net.addr_of(g.d));
+    let route = HostRoute {
+        dst: da,
+        via: NextHops::one(g.r_y),
+        expires: None,
+    };
+    let s = Script::default()
+        .send(ms(2.0), data(sa, da, 0), Via::Route)
+        .at(ms(5.0), Request::InstallRoute { node: g.r, route })
+        .send(ms(6.0), data(sa, da, 1), Via::Route);
+    g.w.add_element(g.s, Box::new(s), false);
+    let k = g.w.add_element(g.d, Box::new(Sink::default()), true);
+    g.w.run();
+    // Each hop: 1.5 ms sending + 1 ms: 2.5 ms; three hops: 7.5 ms.
+    let got: Vec<(Time, Option<EgressId>)> =
+        sink(&g.w, k).got.iter().map(|x| (x.at, x.via)).collect();
+    assert_eq!(got, vec![(ms(9.5), Some(g.x_d)), (ms(13.5), Some(g.y_d))]);
+    assert_eq!(g.w.net.host_route(g.r, da), Some(&route));
+}
+
+// spec 5 §2.3 semisoft handoff: the crossover "has two valid mappings and bicasts".
+#[test]
+fn two_next_hop_route_delivers_two_copies() {
+    let mut g = diamond();
+    let (sa, da) = (g.w.net.addr_of(g.s), g.w.net.addr_of(g.d));
+    let route = HostRoute {
+        dst: da,
+        via: NextHops::many(&[g.r_x, g.r_y]).unwrap(),
+        expires: None,
+    };
+    let s = Script::default()
+        .at(Time::ZERO, Request::InstallRoute { node: g.r, route })
+        .send(ms(1.0), data(sa, da, 0), Via::Route);
+    g.w.add_element(g.s, Box::new(s), false);
+    let k = g.w.add_element(g.d, Box::new(Sink::default()), true);
+    g.w.run();
+    let got: Vec<(Time, Option<EgressId>, u64)> = sink(&g.w, k)
+        .got
+        .iter()
+        .map(|x| (x.at, x.via, x.uid))
+        .collect();
+    assert_eq!(
+        got,
+        vec![(ms(8.5), Some(g.x_d), 0), (ms(8.5), Some(g.y_d), 0)],
+        "one copy down each next hop, the same packet"
+    );
+    assert_eq!((g.w.books.created, g.w.books.copied), (1, 1));
+    assert_eq!(g.w.books.consumed, 2);
+    assert_eq!(g.w.check_conservation(), Ok(()));
+}
+
+// spec 5 §2.3: mappings expire at route_timeout; net::forward doc: an expired host route is
+// removed and forwarding goes on by the static table, which a mobility protocol has cleared
+// for the mobile's address: the packet is dropped as no-route.
+#[test]
+fn expired_route_drops_and_counts_the_packet_as_no_route() {
+    let mut g = diamond();
+    let (sa, da) = (g.w.net.addr_of(g.s), g.w.net.addr_of(g.d));
+    g.w.net.clear_static_route(g.r, da);
+    g.w.net.install_route(
+        g.r,
+        HostRoute {
+            dst: da,
+            via: NextHops::one(g.r_y),
+            expires: Some(ms(5.0)),
+        },
+    );
+    // The first reaches r at 2.5 ms (live route); the second at 7.5 ms (expired at 5 ms).
+    let s = Script::default()
+        .send(Time::ZERO, data(sa, da, 0), Via::Route)
+        .send(ms(5.0), data(sa, da, 1), Via::Route);
+    g.w.add_element(g.s, Box::new(s), false);
+    let k = g.w.add_element(g.d, Box::new(Sink::default()), true);
+    g.w.run();
+    let got: Vec<u64> = sink(&g.w, k).got.iter().map(|x| x.uid).collect();
+    assert_eq!(got, vec![0]);
+    assert_eq!(g.w.books.dropped[DropReason::NoRoute as usize], 1);
+    assert_eq!(g.w.net.host_route(g.r, da), None, "removed when found expired");
+}
+
+/// Consumes control packets of family 7 and records their kinds; passes everything else.
+#[derive(Debug, Default)]
+struct ControlSink {
+    got: Vec<(Time, u16)>,
+}
+
+impl Element for ControlSink {
+    fn on_packet(
+        &mut self,
+        now: Time,
+        _via: Option<EgressId>,
+        pkt: &mut Packet,
+        _ctx: &mut ElementCtx,
+    ) -> Disposition {
+        match pkt.body {
+            Body::Control(c) if c.family == 7 => {
+                self.got.push((now, c.kind));
+                Disposition::Consume
+            }
+            _ => Disposition::Pass,
+        }
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+// DESIGN.md, Network, Node elements: control packets are "real packets with a Body kind and
+// size, taking link time", and elements "have their own timers".
+#[test]
+fn element_consumes_its_control_packet_and_its_timer_fires_at_the_stated_time() {
+    let mut g = diamond();
+    let (sa, da) = (g.w.net.addr_of(g.s), g.w.net.addr_of(g.d));
+    let ra = g.w.net.addr_of(g.r);
+    // 40 B above IP: 60 B, 60 µs at 8 Mb/s per hop.
+    let s = Script::default()
+        .send(ms(7.0), control(sa, da, 3, 40), Via::Route)
+        .send(ms(7.0), control(sa, ra, 4, 40), Via::Route)
+        .send(ms(9.0), control(sa, da, 5, 40), Via::Egress(EgressId(0)));
+    let sid = g.w.add_element(g.s, Box::new(s), false);
+    let c = g.w.add_element(g.d, Box::new(ControlSink::default()), true);
+    g.w.run();
+    assert_eq!(script(&g.w, sid).fired, vec![ms(7.0), ms(9.0)]);
+    let got = &g.w.elements[c.idx()]
+        .element
+        .as_any()
+        .downcast_ref::<ControlSink>()
+        .unwrap()
+        .got;
+    // Three hops of 0.06 ms + 1 ms each; the second waits 0.06 ms behind the first at s.
+    assert_eq!(got, &vec![(ms(10.18), 3), (ms(12.18), 5)]);
+    // Kind 4 went to r, where no element takes it.
+    assert_eq!(g.w.books.dropped[DropReason::Unclaimed as usize], 1);
+    assert_eq!((g.w.books.created, g.w.books.consumed), (3, 2));
+    assert_eq!(g.w.check_conservation(), Ok(()));
+}
+
+// net::forward doc: interception hands packets for an address to an element (a home agent),
+// which may send them on; passing them returns them to the routes.
+#[test]
+fn intercepting_element_sees_packets_for_its_address_and_may_redirect_them() {
+    let mut g = diamond();
+    let (sa, da) = (g.w.net.addr_of(g.s), g.w.net.addr_of(g.d));
+    #[derive(Debug)]
+    struct Redirect(EgressId, u32);
+    impl Element for Redirect {
+        fn on_packet(
+            &mut self,
+            _now: Time,
+            via: Option<EgressId>,
+            _pkt: &mut Packet,
+            _ctx: &mut ElementCtx,
+        ) -> Disposition {
+            assert_eq!(via, None, "handed over, not arrived over a link");
+            self.1 += 1;
+            Disposition::Redirect(packetsim::net::Next::Egress(self.0))
+        }
+        fn as_any(&self) -> &dyn Any {
+            self
+        }
+    }
+    let ha = g.w.add_element(g.r, Box::new(Redirect(g.r_y, 0)), false);
+    g.w.net.intercept(g.r, da, ha);
+    let s = Script::default().send(Time::ZERO, data(sa, da, 0), Via::Route);
+    g.w.add_element(g.s, Box::new(s), false);
+    let k = g.w.add_element(g.d, Box::new(Sink::default()), true);
+    g.w.run();
+    assert_eq!(sink(&g.w, k).got[0].via, Some(g.y_d));
+    assert_eq!(
+        g.w.elements[ha.idx()]
+            .element
+            .as_any()
+            .downcast_ref::<Redirect>()
+            .unwrap()
+            .1,
+        1
+    );
+}
