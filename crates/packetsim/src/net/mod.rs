@@ -67,8 +67,10 @@ pub struct Link {
     pub ab: EgressId,
     /// The b→a direction.
     pub ba: EgressId,
-    /// Routing cost of either direction, positive ([`DEFAULT_COST`] unless set).
+    /// Routing cost of the a→b direction, positive ([`DEFAULT_COST`] unless set).
     pub cost: u32,
+    /// Routing cost of the b→a direction, positive (equal to `cost` unless set apart).
+    pub cost_ba: u32,
 }
 
 /// Everything needed to build one direction of a link.
@@ -177,6 +179,7 @@ impl Net {
             ab: e_ab,
             ba: e_ba,
             cost: DEFAULT_COST,
+            cost_ba: DEFAULT_COST,
         });
         id
     }
@@ -185,7 +188,16 @@ impl Net {
     /// cost [`DEFAULT_COST`] (1) until set. Call before [`Net::compute_routes`].
     pub fn set_cost(&mut self, link: LinkId, cost: u32) {
         assert!(cost >= 1, "a link's cost is positive");
-        self.links[link.idx()].cost = cost;
+        let l = &mut self.links[link.idx()];
+        l.cost = cost;
+        l.cost_ba = cost;
+    }
+
+    /// Sets the cost of `link`'s b→a direction only (after [`Net::set_cost`], which sets
+    /// both); positive.
+    pub fn set_cost_ba(&mut self, link: LinkId, cost: u32) {
+        assert!(cost >= 1, "a link's cost is positive");
+        self.links[link.idx()].cost_ba = cost;
     }
 
     /// Fixes `node`'s route to `addr`: over `link`, which must attach to `node`. It replaces

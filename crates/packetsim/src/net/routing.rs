@@ -2,8 +2,10 @@
 //! from the node, link and address tables (pure functions; [`super::Net::compute_routes`] is
 //! the entry point that stores the result in each [`super::Node::routes`]).
 //!
-//! - **Least cost.** Each link has an integer `cost` (default [`DEFAULT_COST`] = 1, the same in
-//!   both directions); a route is the first egress of a path of least total cost. Costs are
+//! - **Least cost.** Each link direction has an integer cost (default [`DEFAULT_COST`] = 1;
+//!   [`Link::cost`] for a→b, [`Link::cost_ba`] for b→a, equal unless the scenario gives
+//!   `cost_ba`); a route is the first egress of a path of least total cost, counting the cost
+//!   of each direction the path uses. Costs are
 //!   integers so that sums are exact: "equal cost" is well defined and a tie never depends on
 //!   rounding or on the order of additions (with floats, 0.1 + 0.2 ≠ 0.3). Only ratios matter,
 //!   so `cost = 10` against 1 says what a fractional cost would.
@@ -71,9 +73,9 @@ pub fn least_cost(
     // incoming[v]: every (u, egress u -> v, cost), in link order.
     let mut incoming: Vec<Vec<(NodeId, EgressId, u64)>> = vec![Vec::new(); n_nodes];
     for link in links {
-        debug_assert!(link.cost >= 1, "link {} has cost 0", link.name);
+        debug_assert!(link.cost >= 1 && link.cost_ba >= 1, "{}: cost 0", link.name);
         incoming[link.b.idx()].push((link.a, link.ab, link.cost as u64));
-        incoming[link.a.idx()].push((link.b, link.ba, link.cost as u64));
+        incoming[link.a.idx()].push((link.b, link.ba, link.cost_ba as u64));
     }
     let mut search = Search {
         dist: vec![u64::MAX; n_nodes],
@@ -102,13 +104,13 @@ pub fn least_cost(
                     // Bound to link l: the only last hop is the neighbour across l, and no
                     // path passes through dest itself.
                     let link = &links[l.idx()];
-                    let (nb, e) = if link.a.idx() == dest {
-                        (link.b, link.ba)
+                    let (nb, e, cost) = if link.a.idx() == dest {
+                        (link.b, link.ba, link.cost_ba)
                     } else {
-                        (link.a, link.ab)
+                        (link.a, link.ab, link.cost)
                     };
                     search.settled[dest] = true;
-                    search.offer(nb.idx(), Some(e), link.cost as u64);
+                    search.offer(nb.idx(), Some(e), cost as u64);
                 }
             }
             search.run(&incoming);
@@ -273,6 +275,9 @@ mod tests {
             }
         }
         fn link(&mut self, a: u32, b: u32, cost: u32) -> LinkId {
+            self.link2(a, b, cost, cost)
+        }
+        fn link2(&mut self, a: u32, b: u32, cost: u32, cost_ba: u32) -> LinkId {
             let i = self.links.len() as u32;
             self.links.push(Link {
                 name: format!("l{i}"),
@@ -281,6 +286,7 @@ mod tests {
                 ab: EgressId(2 * i),
                 ba: EgressId(2 * i + 1),
                 cost,
+                cost_ba,
             });
             LinkId(i)
         }
@@ -419,6 +425,18 @@ mod tests {
     }
 
     #[test]
+    fn least_cost_each_direction_uses_its_own_cost() {
+        // a(0) - b(1) - c(2) at 1 + 1; direct a - c costs 10 from a, 1 from c.
+        let mut t = Tables::new(3);
+        t.link2(0, 2, 10, 1);
+        t.link(0, 1, 1);
+        t.link(1, 2, 1);
+        let r = t.routes();
+        assert_eq!(t.path(&r, 0, Addr(2)), [0, 1, 2]);
+        assert_eq!(t.path(&r, 2, Addr(0)), [2, 0]);
+    }
+
+    #[test]
     fn least_cost_parallel_links_first_listed_wins_a_tie_and_the_cheaper_wins_otherwise() {
         for (costs, want) in [((1, 1), 0), ((3, 3), 0), ((2, 1), 1), ((1, 2), 0)] {
             let mut t = Tables::new(2);
@@ -495,14 +513,15 @@ mod tests {
         }
     }
 
-    /// A random small graph: `n` nodes, links as (a, b, cost) (parallel links allowed), and
-    /// bound addresses as (node, link index) (kept when the link attaches to the node).
-    fn tables(n: usize, links: &[(usize, usize, u32)], bound: &[(usize, usize)]) -> Tables {
+    /// A random small graph: `n` nodes, links as (a, b, cost a→b, cost b→a) (parallel links
+    /// allowed), and bound addresses as (node, link index) (kept when the link attaches to
+    /// the node).
+    fn tables(n: usize, links: &[(usize, usize, u32, u32)], bound: &[(usize, usize)]) -> Tables {
         let mut t = Tables::new(n);
-        for &(a, b, c) in links {
+        for &(a, b, c, c_ba) in links {
             let (a, b) = (a % n, b % n);
             if a != b {
-                t.link(a as u32, b as u32, c);
+                t.link2(a as u32, b as u32, c, c_ba);
             }
         }
         for &(node, l) in bound {
@@ -525,9 +544,9 @@ mod tests {
             row[i] = 0;
         }
         for l in &t.links {
-            let (a, b, c) = (l.a.idx(), l.b.idx(), l.cost as u64);
-            d[a][b] = d[a][b].min(c);
-            d[b][a] = d[b][a].min(c);
+            let (a, b) = (l.a.idx(), l.b.idx());
+            d[a][b] = d[a][b].min(l.cost as u64);
+            d[b][a] = d[b][a].min(l.cost_ba as u64);
         }
         for k in 0..t.n {
             for i in 0..t.n {
@@ -548,7 +567,7 @@ mod tests {
         #[test]
         fn unit_costs_give_exactly_the_bfs_routes_on_random_graphs(
             n in 1usize..8,
-            links in proptest::collection::vec((0usize..8, 0usize..8, Just(1u32)), 0..14),
+            links in proptest::collection::vec((0usize..8, 0usize..8, Just(1u32), Just(1u32)), 0..14),
             bound in proptest::collection::vec((0usize..8, 0usize..14), 0..5),
         ) {
             let t = tables(n, &links, &bound);
@@ -560,7 +579,7 @@ mod tests {
         #[test]
         fn least_cost_tables_follow_a_cheapest_path(
             n in 1usize..8,
-            links in proptest::collection::vec((0usize..8, 0usize..8, 1u32..20), 0..14),
+            links in proptest::collection::vec((0usize..8, 0usize..8, 1u32..20, 1u32..20), 0..14),
         ) {
             let t = tables(n, &links, &[]);
             let r = t.routes();
@@ -571,7 +590,8 @@ mod tests {
                     let mut at = NodeId(from as u32);
                     let mut hops = 0;
                     while let Some(e) = r[at.idx()][to] {
-                        cost += t.links[e.idx() / 2].cost as u64;
+                        let l = &t.links[e.idx() / 2];
+                        cost += if e == l.ab { l.cost } else { l.cost_ba } as u64;
                         at = t.to(e);
                         hops += 1;
                         prop_assert!(hops <= n, "loop from {} to {}", from, to);

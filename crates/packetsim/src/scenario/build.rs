@@ -110,6 +110,7 @@ pub fn build(sc: &Scenario, seed: u64) -> Result<World, BuildError> {
             seed,
         );
         net.set_cost(id, l.cost);
+        net.set_cost_ba(id, l.cost_ba);
     }
     for a in &sc.addresses {
         let owner = ids[a.node.as_str()];

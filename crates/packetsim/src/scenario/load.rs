@@ -656,24 +656,31 @@ impl Ctx<'_> {
                 format!("expected a bit error rate in [0, 1), e.g. 1e-6; got {ber}"),
             ));
         }
-        let cost = match &l.cost {
-            None => crate::net::DEFAULT_COST,
-            Some(toml::Value::Integer(c)) if (1..=u32::MAX as i64).contains(c) => *c as u32,
-            Some(v) => {
+        let cost_of = |key: &str, v: &toml::Value| match v {
+            toml::Value::Integer(c) if (1..=u32::MAX as i64).contains(c) => Ok(*c as u32),
+            v => {
                 let got = match v {
                     toml::Value::Integer(c) => c.to_string(),
                     toml::Value::Float(c) => format!("{c:?}"),
                     toml::Value::String(c) => format!("a string {c:?}"),
                     other => format!("a {}", other.type_str()),
                 };
-                return Err(self.err(
-                    &path.key("cost"),
+                Err(self.err(
+                    &path.key(key),
                     format!(
                         "expected a positive integer cost (1 to {}), e.g. 10; got {got}",
                         u32::MAX
                     ),
-                ));
+                ))
             }
+        };
+        let cost = match &l.cost {
+            None => crate::net::DEFAULT_COST,
+            Some(v) => cost_of("cost", v)?,
+        };
+        let cost_ba = match &l.cost_ba {
+            None => cost,
+            Some(v) => cost_of("cost_ba", v)?,
         };
         let mut outages = Vec::with_capacity(l.outages.len());
         for (i, o) in l.outages.iter().enumerate() {
@@ -699,6 +706,7 @@ impl Ctx<'_> {
             outages,
             diffserv_edge: l.diffserv_edge,
             cost,
+            cost_ba,
         })
     }
 

@@ -128,8 +128,10 @@ pub struct LinkSpec {
     pub outages: Vec<(Time, Time)>,
     /// Directions whose egress classifies and marks packets as a DiffServ edge.
     pub diffserv_edge: Option<ErrorDirection>,
-    /// Routing cost of either direction, positive (default 1: routes are then fewest-hop).
+    /// Routing cost of the a→b direction, positive (default 1: routes are then fewest-hop).
     pub cost: u32,
+    /// Routing cost of the b→a direction (`cost_ba`; default: `cost`).
+    pub cost_ba: u32,
 }
 
 /// A link's egress queue discipline (one instance per direction).

@@ -95,6 +95,9 @@ pub(crate) struct RawLink {
     /// Any TOML value, so that `load.rs` can say what a cost must be.
     #[serde(default)]
     pub cost: Option<toml::Value>,
+    /// As `cost`, for the b→a direction.
+    #[serde(default)]
+    pub cost_ba: Option<toml::Value>,
 }
 
 /// `queue = { kind = "droptail", limit = 50 }`, or a classful one:

@@ -838,8 +838,11 @@ delay = "1ms"
 #[test]
 fn routing_link_cost_defaults_to_one_and_routes_keep_file_order() {
     let s = ok(TRIANGLE, &[]);
-    let costs: Vec<u32> = s.links.iter().map(|l| l.cost).collect();
-    assert_eq!(costs, [10, 1, 1]);
+    let costs: Vec<(u32, u32)> = s.links.iter().map(|l| (l.cost, l.cost_ba)).collect();
+    assert_eq!(costs, [(10, 10), (1, 1), (1, 1)]);
+    let s = ok(TRIANGLE, &["links.slow.cost_ba=1", "links.fast1.cost_ba=3"]);
+    let costs: Vec<(u32, u32)> = s.links.iter().map(|l| (l.cost, l.cost_ba)).collect();
+    assert_eq!(costs, [(10, 1), (1, 3), (1, 1)]);
     let s = ok(
         TRIANGLE,
         &["nodes.d.routes=[{ to = \"r\", via = \"fast2\" }, { to = \"s\", via = \"slow\" }]"],
@@ -884,6 +887,16 @@ fn routing_link_cost_must_be_a_positive_integer() {
         );
         assert!(e.to_string().contains(what), "{e}");
     }
+    let e = bad(
+        &TRIANGLE.replace("cost = 10", "cost = 10\ncost_ba = 1.0"),
+        &[],
+    );
+    assert_at(
+        &e,
+        15,
+        "links.slow.cost_ba",
+        "expected a positive integer cost (1 to 4294967295), e.g. 10; got 1.0",
+    );
     let e = bad(TRIANGLE, &["links.fast1.cost=0"]);
     assert_eq!(
         e.to_string(),

@@ -103,6 +103,17 @@ fn routing_least_cost_takes_the_two_fast_hops_when_the_slow_link_costs_10() {
 }
 
 #[test]
+fn routing_cost_ba_routes_each_direction_by_its_own_cost() {
+    // s -> d costs 10 over the direct link, d -> s costs 1: CBR data and TCP ACKs take the
+    // fast hops, TCP data comes back directly.
+    let w = run(&["links.slow.cost=10", "links.slow.cost_ba=1"]);
+    assert_eq!(sent(&w, "slow", true), 0);
+    assert!(sent(&w, "fast1", true) > 50);
+    assert!(sent(&w, "slow", false) > 10, "TCP data d -> s");
+    assert_eq!((sent(&w, "fast1", false), sent(&w, "fast2", false)), (0, 0));
+}
+
+#[test]
 fn routing_static_route_wins_at_its_node_only() {
     // s is told to reach d over the slow link; d still returns to s by least cost.
     let w = run(&[

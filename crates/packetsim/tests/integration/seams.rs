@@ -180,14 +180,19 @@ fn burst(w: &World, a: NodeId, b: NodeId, t: Time, n: u64, s: Script) -> Script 
 // semantics, net::transmitter doc); packets 3 and 4 take 3 ms each.
 #[test]
 fn transmitter_rate_change_mid_run_retimes_the_queued_packets() {
-    let (mut w, a, b) = pair(Dur::from_millis(10), |e| e.expect_changes(OutagePolicy::Blind));
+    let (mut w, a, b) = pair(Dur::from_millis(10), |e| {
+        e.expect_changes(OutagePolicy::Blind)
+    });
     let ab = w.net.links[0].ab;
     let s = burst(&w, a, b, Time::ZERO, 4, Script::default());
     w.add_element(a, Box::new(s), false);
     let k = w.add_element(b, Box::new(Sink::default()), true);
     w.schedule_link_change(ms(2.0), ab, LinkChange::Rate(Rate::mbps(4)));
     w.run();
-    assert_eq!(arrivals(&w, k), vec![ms(11.5), ms(13.0), ms(16.0), ms(19.0)]);
+    assert_eq!(
+        arrivals(&w, k),
+        vec![ms(11.5), ms(13.0), ms(16.0), ms(19.0)]
+    );
     assert_eq!(w.net.egresses[ab.idx()].rate, Rate::mbps(4));
     assert_eq!(w.check_conservation(), Ok(()));
 }
@@ -219,7 +224,9 @@ fn lazy_transmitter_undeclared_rate_change_keeps_committed_packets_and_retimes_l
 // finishes.
 #[test]
 fn hold_outage_loses_nothing_and_resumes_in_order() {
-    let (mut w, a, b) = pair(Dur::from_millis(10), |e| e.expect_changes(OutagePolicy::Hold));
+    let (mut w, a, b) = pair(Dur::from_millis(10), |e| {
+        e.expect_changes(OutagePolicy::Hold)
+    });
     let ab = w.net.links[0].ab;
     let s = burst(&w, a, b, Time::ZERO, 6, Script::default());
     w.add_element(a, Box::new(s), false);
@@ -411,7 +418,11 @@ fn expired_route_drops_and_counts_the_packet_as_no_route() {
     let got: Vec<u64> = sink(&g.w, k).got.iter().map(|x| x.uid).collect();
     assert_eq!(got, vec![0]);
     assert_eq!(g.w.books.dropped[DropReason::NoRoute as usize], 1);
-    assert_eq!(g.w.net.host_route(g.r, da), None, "removed when found expired");
+    assert_eq!(
+        g.w.net.host_route(g.r, da),
+        None,
+        "removed when found expired"
+    );
 }
 
 /// Consumes control packets of family 7 and records their kinds; passes everything else.
