@@ -8,6 +8,7 @@
 //! packetsim-kernel   time, event queue, timers, arenas, RNG streams, statistics (own crate)
 //! ids, units         typed ids; quantities with units as scenarios write them
 //! packet             Packet and typed headers (TCP, UDP), wire lengths, sequence numbers
+//! app                applications (bulk, file, CBR) behind one interface the transports use
 //! transport          sans-IO endpoints: TCP (sender, receiver, cc, recovery), UDP
 //! queue              queue disciplines: DropTail; drop reasons; queue statistics
 //! net                nodes, links (rate, delay, error models), routing
@@ -16,9 +17,14 @@
 //! experiment         sweeps, replications, seeds, confidence intervals, results store
 //! report             summaries, CSV/JSON writers
 //! ```
+//!
+//! `app` comes before `transport`, not after it as DESIGN.md lists it: a transport holds its
+//! application and asks it what to send, so the interface must be usable from transport
+//! (see `app`'s module doc).
 
 pub use packetsim_kernel as kernel;
 
+pub mod app;
 pub mod bench;
 pub mod experiment;
 pub mod ids;

@@ -29,6 +29,7 @@
 use super::{HostRoute, LinkChange, Next};
 use crate::ids::{Addr, EgressId, NodeId};
 use crate::packet::Packet;
+use crate::transport::Notice;
 use packetsim_kernel::Time;
 use std::any::Any;
 use std::fmt;
@@ -87,6 +88,13 @@ pub enum Request {
         /// The change.
         change: LinkChange,
     },
+    /// Tell the endpoints at `node` of `notice` (a mobile attached or detached).
+    Notify {
+        /// Where.
+        node: NodeId,
+        /// What.
+        notice: Notice,
+    },
 }
 
 /// Requests an element makes during one call, carried out by the world after it returns.
@@ -120,6 +128,10 @@ impl ElementCtx {
     /// Removes the host route to `dst` at `node`.
     pub fn remove_route(&mut self, node: NodeId, dst: Addr) {
         self.requests.push(Request::RemoveRoute { node, dst });
+    }
+    /// Tells the endpoints at `node` of `notice`.
+    pub fn notify(&mut self, node: NodeId, notice: Notice) {
+        self.requests.push(Request::Notify { node, notice });
     }
     /// Changes a link direction now.
     pub fn link(&mut self, egress: EgressId, change: LinkChange) {

@@ -97,35 +97,44 @@ pub enum Next {
 
 impl Net {
     /// Where a packet for `dst` at `node` goes at `now` (see the module doc for the order).
-    #[inline]
+    #[inline(always)]
     pub fn next_hop(&mut self, now: Time, node: NodeId, dst: Addr) -> Next {
         if self.addr_owner[dst.0 as usize] == node {
             return Next::Deliver;
         }
         let n = &self.nodes[node.idx()];
-        if !n.intercepts.is_empty() {
-            if let Some(&(_, el)) = n.intercepts.iter().find(|(a, _)| *a == dst) {
-                return Next::Element(el);
-            }
+        if n.plain {
+            return match n.routes[dst.0 as usize] {
+                Some(e) => Next::Egress(e),
+                None => Next::Drop(DropReason::NoRoute),
+            };
+        }
+        self.next_hop_special(now, node, dst)
+    }
+
+    /// [`Net::next_hop`] at a node with interceptions or host routes.
+    #[inline(never)]
+    fn next_hop_special(&mut self, now: Time, node: NodeId, dst: Addr) -> Next {
+        let n = &self.nodes[node.idx()];
+        if let Some(&(_, el)) = n.intercepts.iter().find(|(a, _)| *a == dst) {
+            return Next::Element(el);
         }
         self.next_hop_routed(now, node, dst)
     }
 
     /// Where a packet for `dst` at `node` goes by the routes alone: host routes, then the
     /// static table (no local delivery, no interception).
-    #[inline]
     pub fn next_hop_routed(&mut self, now: Time, node: NodeId, dst: Addr) -> Next {
         let n = &mut self.nodes[node.idx()];
-        if !n.host_routes.is_empty() {
-            if let Some(i) = n.host_routes.iter().position(|r| r.dst == dst) {
-                let r = n.host_routes[i];
-                if r.expires.is_some_and(|t| now >= t) {
-                    n.host_routes.remove(i);
-                } else if r.via.len == 1 {
-                    return Next::Egress(r.via.hops[0]);
-                } else {
-                    return Next::Many(r.via);
-                }
+        if let Some(i) = n.host_routes.iter().position(|r| r.dst == dst) {
+            let r = n.host_routes[i];
+            if r.expires.is_some_and(|t| now >= t) {
+                n.host_routes.remove(i);
+                n.refresh();
+            } else if r.via.len == 1 {
+                return Next::Egress(r.via.hops[0]);
+            } else {
+                return Next::Many(r.via);
             }
         }
         match n.routes[dst.0 as usize] {
@@ -146,13 +155,16 @@ impl Net {
             Some(r) => *r = route,
             None => n.host_routes.push(route),
         }
+        n.refresh();
     }
 
     /// Removes the host route for `dst` at `node`, if any; returns it.
     pub fn remove_route(&mut self, node: NodeId, dst: Addr) -> Option<HostRoute> {
         let n = &mut self.nodes[node.idx()];
         let i = n.host_routes.iter().position(|r| r.dst == dst)?;
-        Some(n.host_routes.remove(i))
+        let r = n.host_routes.remove(i);
+        n.refresh();
+        Some(r)
     }
 
     /// The host route for `dst` at `node`, live or not yet found expired.
@@ -174,10 +186,21 @@ impl Net {
         let n = &mut self.nodes[node.idx()];
         n.intercepts.retain(|(a, _)| *a != dst);
         n.intercepts.push((dst, element));
+        n.refresh();
     }
 
     /// Stops handing packets for `dst` at `node` to an element.
     pub fn release(&mut self, node: NodeId, dst: Addr) {
-        self.nodes[node.idx()].intercepts.retain(|(a, _)| *a != dst);
+        let n = &mut self.nodes[node.idx()];
+        n.intercepts.retain(|(a, _)| *a != dst);
+        n.refresh();
+    }
+
+    /// Shows every packet arriving at `node` over a link to `element` (after the elements
+    /// added before it).
+    pub fn watch(&mut self, node: NodeId, element: ElementId) {
+        let n = &mut self.nodes[node.idx()];
+        n.elements.push(element);
+        n.refresh();
     }
 }

@@ -47,11 +47,31 @@ pub struct Node {
     /// Egresses leaving this node, in link order.
     pub egresses: Vec<EgressId>,
     /// Host routes installed at run time (few: searched in order).
-    pub host_routes: Vec<HostRoute>,
+    host_routes: Vec<HostRoute>,
     /// Addresses whose packets are handed to an element here.
-    pub intercepts: Vec<(Addr, ElementId)>,
+    intercepts: Vec<(Addr, ElementId)>,
     /// Elements at this node, in the order they see arriving packets.
-    pub elements: Vec<ElementId>,
+    elements: Vec<ElementId>,
+    /// No host route, interception or watching element: forwarding's fast path (one load).
+    plain: bool,
+}
+
+impl Node {
+    /// Elements at this node that see arriving packets, in order.
+    pub fn elements(&self) -> &[ElementId] {
+        &self.elements
+    }
+
+    /// Whether no host route, interception or watching element is set here.
+    #[inline(always)]
+    pub fn is_plain(&self) -> bool {
+        self.plain
+    }
+
+    fn refresh(&mut self) {
+        self.plain =
+            self.host_routes.is_empty() && self.intercepts.is_empty() && self.elements.is_empty();
+    }
 }
 
 /// A full-duplex link.
@@ -118,6 +138,7 @@ impl Net {
             host_routes: Vec::new(),
             intercepts: Vec::new(),
             elements: Vec::new(),
+            plain: true,
         });
         id
     }

@@ -119,6 +119,7 @@ pub struct Meta {
 
 impl Body {
     /// Bytes on the wire above the IP header.
+    #[inline(always)]
     pub fn transport_len(&self) -> u32 {
         match self {
             Body::Tcp(h) => h.wire_len(),
@@ -156,6 +157,7 @@ pub struct Packet {
 
 impl Packet {
     /// A packet from `src` to `dst` carrying `body`; the adapter fills in the rest.
+    #[inline(always)]
     pub fn new(src: Addr, dst: Addr, body: Body) -> Packet {
         let size = IP_HEADER_BYTES + body.transport_len();
         Packet {

@@ -10,7 +10,7 @@
 pub mod svg;
 
 use crate::queue::{DropReason, PrecedenceStats, QueueStats};
-use crate::world::{Agent, FlowKind, RunInfo, World};
+use crate::world::{FlowKind, RunInfo, World};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -201,6 +201,7 @@ impl Summary {
                     FlowKind::Tcp => "tcp",
                     FlowKind::Sctp => "sctp",
                     FlowKind::Cbr => "cbr",
+                    FlowKind::Custom => "custom",
                 },
                 from: node(snd.node),
                 to: node(rcv.node),
@@ -231,65 +232,48 @@ impl Summary {
                 s.marked_in = g;
                 s.marked_out = y + r;
             }
-            match &snd.agent {
-                Agent::TcpSender(t) => {
-                    let st = t.stats();
-                    s.variant = Some(t.variant().name().to_string());
-                    s.bytes_sent = st.bytes_sent;
-                    s.segments_sent = st.segments_sent;
-                    s.retransmits = st.retransmits;
-                    s.timeouts = st.timeouts;
-                    s.fast_retransmits = st.fast_retransmits;
-                    s.ecn_reductions = st.ecn_reductions;
-                }
-                Agent::Cbr(c) => {
-                    s.bytes_sent = c.bytes_sent();
-                    s.segments_sent = c.sent();
-                }
-                Agent::Sctp(a) => {
-                    let st = a.stats();
-                    s.bytes_sent = st.bytes_sent;
-                    s.segments_sent = st.data_chunks_sent;
-                    s.retransmits = st.retransmissions;
-                    s.timeouts = st.t3_expiries;
-                    s.fast_retransmits = st.fast_retransmits;
-                    let from = world
-                        .established_at(crate::ids::FlowId(fi as u32))
-                        .unwrap_or(f.start);
-                    let to = f.completed_at.unwrap_or(end);
-                    let paths = a
-                        .paths()
-                        .iter()
-                        .enumerate()
-                        .map(|(i, p)| {
-                            (
-                                i.to_string(),
-                                SctpPathSummary {
-                                    t3_expiries: p.t3_expiries,
-                                    fast_retransmits: p.fast_retransmits,
-                                    retransmitted_chunks: p.retransmissions_sent,
-                                    heartbeats_sent: p.heartbeats_sent,
-                                    heartbeat_samples: p.heartbeat_samples,
-                                    data_samples: p.data_samples,
-                                    rto_final_s: p.rto.as_secs_f64(),
-                                    rto_mean_s: step_mean(&p.rto_history, from, to),
-                                },
-                            )
-                        })
-                        .collect();
-                    s.sctp = Some(SctpSummary {
-                        paths,
-                        heartbeats_sent: st.heartbeats_sent,
-                        chunks_lost_twice: st.chunks_lost_twice,
-                        alt_t3_wait_s: st.alt_t3_wait.as_secs_f64(),
-                        assoc_max_retrans_events: st.assoc_max_retrans_events,
-                    });
-                }
-                Agent::TcpReceiver(_) | Agent::UdpSink(_) => {}
-            }
-            if let Agent::TcpReceiver(r) = &rcv.agent {
-                s.duplicate_segments = r.stats().duplicate_segments;
-                s.ce_received = r.stats().ce_received;
+            let m = snd.agent.metrics();
+            s.variant = m.variant.map(str::to_string);
+            s.bytes_sent = m.bytes_sent;
+            s.segments_sent = m.segments_sent;
+            s.retransmits = m.retransmits;
+            s.timeouts = m.timeouts;
+            s.fast_retransmits = m.fast_retransmits;
+            s.ecn_reductions = m.ecn_reductions;
+            let r = rcv.agent.metrics();
+            s.duplicate_segments = r.duplicate_segments;
+            s.ce_received = r.ce_received;
+            if let Some(a) = snd.agent.sctp() {
+                let st = a.stats();
+                let from = m.established_at.unwrap_or(f.start);
+                let to = f.completed_at.unwrap_or(end);
+                let paths = a
+                    .paths()
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| {
+                        (
+                            i.to_string(),
+                            SctpPathSummary {
+                                t3_expiries: p.t3_expiries,
+                                fast_retransmits: p.fast_retransmits,
+                                retransmitted_chunks: p.retransmissions_sent,
+                                heartbeats_sent: p.heartbeats_sent,
+                                heartbeat_samples: p.heartbeat_samples,
+                                data_samples: p.data_samples,
+                                rto_final_s: p.rto.as_secs_f64(),
+                                rto_mean_s: step_mean(&p.rto_history, from, to),
+                            },
+                        )
+                    })
+                    .collect();
+                s.sctp = Some(SctpSummary {
+                    paths,
+                    heartbeats_sent: st.heartbeats_sent,
+                    chunks_lost_twice: st.chunks_lost_twice,
+                    alt_t3_wait_s: st.alt_t3_wait.as_secs_f64(),
+                    assoc_max_retrans_events: st.assoc_max_retrans_events,
+                });
             }
             let active_end = f.completed_at.unwrap_or(f.stop.map_or(end, |t| t.min(end)));
             let active = active_end.saturating_since(f.start).as_secs_f64();
@@ -546,7 +530,7 @@ pub fn sctp_rto_csv(world: &World) -> Option<String> {
     let mut s = String::from("time_s,flow,destination,address,rto_s\n");
     let mut any = false;
     for f in &world.flows {
-        let Agent::Sctp(a) = &world.agents[f.sender.idx()].agent else {
+        let Some(a) = world.agents[f.sender.idx()].agent.sctp() else {
             continue;
         };
         any = true;

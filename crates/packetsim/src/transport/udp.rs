@@ -2,22 +2,21 @@
 //!
 //! The source's rate counts whole IP packets (payload + 8 B UDP + 20 B IP), as a link sees them:
 //! a 1 Mb/s CBR flow of 1000-byte payloads sends one 1028-byte packet every 8.224 ms.
+//! The schedule is the application's ([`crate::app::Cbr`]); the source tells it the wire size.
 
 use super::{Endpoint, Outbox};
+use crate::app::AppSource;
 use crate::ids::Addr;
 use crate::packet::{Body, Packet};
 use packetsim_kernel::{Rate, Time};
 
-/// A constant-bit-rate UDP source.
+/// A constant-bit-rate UDP source: one datagram per message of its CBR application
+/// ([`crate::app::Cbr`], which keeps the schedule).
 #[derive(Debug)]
 pub struct CbrSource {
     local: Addr,
     remote: Addr,
-    payload: u32,
-    interval: packetsim_kernel::Dur,
-    next: Option<Time>,
-    stop: Option<Time>,
-    sent: u64,
+    app: AppSource,
 }
 
 impl CbrSource {
@@ -27,33 +26,29 @@ impl CbrSource {
         CbrSource {
             local,
             remote,
-            payload,
-            interval: rate.tx_time(wire),
-            next: None,
-            stop: None,
-            sent: 0,
+            app: AppSource::cbr(rate, payload, wire),
         }
     }
 
     /// Starts sending at `now` (the first datagram goes out at once).
     pub fn start(&mut self, now: Time, out: &mut Outbox) {
-        self.next = Some(now);
+        self.app.start(now);
         self.on_timer(now, out);
     }
 
     /// Stops sending from `at` on.
     pub fn stop_at(&mut self, at: Time) {
-        self.stop = Some(at);
+        self.app.stop(at);
     }
 
     /// Datagrams sent.
     pub fn sent(&self) -> u64 {
-        self.sent
+        self.app.messages_taken()
     }
 
     /// Payload bytes sent.
     pub fn bytes_sent(&self) -> u64 {
-        self.sent * self.payload as u64
+        self.app.taken()
     }
 }
 
@@ -61,29 +56,20 @@ impl Endpoint for CbrSource {
     fn on_packet(&mut self, _now: Time, _pkt: &Packet, _out: &mut Outbox) {}
 
     fn on_timer(&mut self, now: Time, out: &mut Outbox) {
-        while let Some(t) = self.next {
-            if t > now {
-                break;
-            }
-            if self.stop.is_some_and(|s| t >= s) {
-                self.next = None;
-                break;
-            }
+        while let Some(payload) = self.app.poll_message(now) {
             out.send(Packet::new(
                 self.local,
                 self.remote,
                 Body::Udp {
-                    seq: self.sent,
-                    payload: self.payload,
+                    seq: self.app.messages_taken() - 1,
+                    payload,
                 },
             ));
-            self.sent += 1;
-            self.next = Some(t + self.interval);
         }
     }
 
     fn next_timeout(&self) -> Option<Time> {
-        self.next
+        self.app.next_send()
     }
 }
 

@@ -10,10 +10,12 @@ use crate::packet::IP_HEADER_BYTES;
 use crate::transport::sctp::SctpEndpoint;
 use crate::transport::tcp::{TcpReceiver, TcpSender};
 use crate::transport::udp::{CbrSource, UdpSink};
-use crate::transport::{Endpoint, Outbox};
+use crate::transport::{Endpoint, Notice, Outbox};
 use packetsim_kernel::Time;
+use std::any::Any;
 
-/// A transport endpoint of any kind (enum dispatch: no allocation, inlinable).
+/// A transport endpoint of any kind (enum dispatch for the built-in kinds: no allocation,
+/// inlinable; [`Agent::Custom`] for an endpoint of the researcher's own).
 #[allow(clippy::large_enum_variant)]
 pub enum Agent {
     /// The sending end of a TCP connection.
@@ -26,6 +28,49 @@ pub enum Agent {
     Cbr(CbrSource),
     /// A UDP sink.
     UdpSink(UdpSink),
+    /// Any other endpoint (a test's, a new protocol's before it earns a variant).
+    Custom(Box<dyn CustomEndpoint>),
+}
+
+/// What the reports read of an endpoint, the same for every kind (zero where a kind has no
+/// such counter).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EndpointMetrics {
+    /// The congestion-control variant, for TCP senders.
+    pub variant: Option<&'static str>,
+    /// Payload bytes sent, retransmissions included.
+    pub bytes_sent: u64,
+    /// Data segments, chunks or datagrams sent.
+    pub segments_sent: u64,
+    /// Retransmitted segments or chunks.
+    pub retransmits: u64,
+    /// Retransmission timeouts (T3-rtx expiries for SCTP).
+    pub timeouts: u64,
+    /// Fast retransmissions.
+    pub fast_retransmits: u64,
+    /// Window reductions for ECN echoes.
+    pub ecn_reductions: u64,
+    /// Duplicate data segments received.
+    pub duplicate_segments: u64,
+    /// CE-marked segments received.
+    pub ce_received: u64,
+    /// When the handshake completed (the sending application could start).
+    pub established_at: Option<Time>,
+}
+
+/// An endpoint that is not one of the built-in kinds: the [`Endpoint`] calls, plus what the
+/// world needs to start and stop it and what the reports read.
+pub trait CustomEndpoint: Endpoint + std::fmt::Debug {
+    /// The flow's application starts (senders only).
+    fn start(&mut self, _now: Time, _out: &mut Outbox) {}
+    /// The flow's application stops offering data (senders only).
+    fn stop(&mut self, _now: Time) {}
+    /// Counters for the reports.
+    fn metrics(&self) -> EndpointMetrics {
+        EndpointMetrics::default()
+    }
+    /// For tests and reports: the concrete endpoint.
+    fn as_any(&self) -> &dyn Any;
 }
 
 impl Agent {
@@ -36,6 +81,7 @@ impl Agent {
             Agent::Sctp(a) => a.as_mut(),
             Agent::Cbr(a) => a,
             Agent::UdpSink(a) => a,
+            Agent::Custom(a) => a.as_mut(),
         }
     }
     pub(super) fn next_timeout(&self) -> Option<Time> {
@@ -45,6 +91,59 @@ impl Agent {
             Agent::Sctp(a) => a.next_timeout(),
             Agent::Cbr(a) => a.next_timeout(),
             Agent::UdpSink(a) => a.next_timeout(),
+            Agent::Custom(a) => a.next_timeout(),
+        }
+    }
+
+    /// The endpoint's counters, the one place the reports read them.
+    pub fn metrics(&self) -> EndpointMetrics {
+        match self {
+            Agent::TcpSender(t) => {
+                let st = t.stats();
+                EndpointMetrics {
+                    variant: Some(t.variant().name()),
+                    bytes_sent: st.bytes_sent,
+                    segments_sent: st.segments_sent,
+                    retransmits: st.retransmits,
+                    timeouts: st.timeouts,
+                    fast_retransmits: st.fast_retransmits,
+                    ecn_reductions: st.ecn_reductions,
+                    established_at: t.established_at(),
+                    ..Default::default()
+                }
+            }
+            Agent::TcpReceiver(r) => EndpointMetrics {
+                duplicate_segments: r.stats().duplicate_segments,
+                ce_received: r.stats().ce_received,
+                ..Default::default()
+            },
+            Agent::Sctp(a) => {
+                let st = a.stats();
+                EndpointMetrics {
+                    bytes_sent: st.bytes_sent,
+                    segments_sent: st.data_chunks_sent,
+                    retransmits: st.retransmissions,
+                    timeouts: st.t3_expiries,
+                    fast_retransmits: st.fast_retransmits,
+                    established_at: a.established_at(),
+                    ..Default::default()
+                }
+            }
+            Agent::Cbr(c) => EndpointMetrics {
+                bytes_sent: c.bytes_sent(),
+                segments_sent: c.sent(),
+                ..Default::default()
+            },
+            Agent::UdpSink(_) => EndpointMetrics::default(),
+            Agent::Custom(a) => a.metrics(),
+        }
+    }
+
+    /// The SCTP association, for SCTP's own diagnostics (per-destination RTO and counters).
+    pub fn sctp(&self) -> Option<&SctpEndpoint> {
+        match self {
+            Agent::Sctp(a) => Some(a),
+            _ => None,
         }
     }
 }
@@ -121,6 +220,17 @@ impl World {
                 let t = t.max(now);
                 slot.armed = Some(t);
                 self.queue.schedule(t, Event::Timer { agent: id });
+            }
+        }
+    }
+
+    /// Tells every endpoint at `node` of `notice` (a link at the node changed state, the node
+    /// attached or detached), in agent order.
+    pub fn notify(&mut self, now: Time, node: NodeId, notice: Notice) {
+        for i in 0..self.agents.len() {
+            if self.agents[i].node == node {
+                let id = AgentId(i as u32);
+                self.with_agent(now, id, |a, out| a.endpoint().on_event(now, &notice, out));
             }
         }
     }

@@ -35,7 +35,7 @@ impl World {
             armed: None,
         });
         if watch {
-            self.net.nodes[node.idx()].elements.push(id);
+            self.net.watch(node, id);
         }
         self.retarget_element(self.now(), id);
         id
@@ -50,8 +50,8 @@ impl World {
         via: EgressId,
         pkt: u32,
     ) -> Disposition {
-        for i in 0..self.net.nodes[node.idx()].elements.len() {
-            let el = self.net.nodes[node.idx()].elements[i];
+        for i in 0..self.net.nodes[node.idx()].elements().len() {
+            let el = self.net.nodes[node.idx()].elements()[i];
             match self.element_sees(now, el, Some(via), pkt) {
                 Disposition::Pass => {}
                 d => return d,
@@ -130,6 +130,7 @@ impl World {
                     self.net.remove_route(node, dst);
                 }
                 Request::Link { egress, change } => self.change_link(now, egress, change),
+                Request::Notify { node, notice } => self.notify(now, node, notice),
             }
         }
         self.ectx = ctx;

@@ -1,7 +1,7 @@
 //! Flows: one sending and one receiving endpoint placed at two nodes, started and stopped by
 //! events, with what was delivered to the receiving application.
 
-use super::{Agent, Event, World};
+use super::{Agent, CustomEndpoint, Event, World};
 use crate::ids::{Addr, AgentId, FlowId, NodeId};
 use crate::transport::sctp::{SctpConfig, SctpEndpoint};
 use crate::transport::tcp::{AppData, TcpConfig, TcpReceiver, TcpSender};
@@ -32,6 +32,8 @@ pub enum FlowKind {
     Sctp,
     /// Constant-bit-rate UDP.
     Cbr,
+    /// Endpoints of the caller's own ([`World::add_custom_flow`]).
+    Custom,
 }
 
 /// A flow: one sender, one receiver, and what was delivered.
@@ -172,11 +174,30 @@ impl World {
     /// When the sending application of `flow` could start sending: the handshake's end (TCP:
     /// SYN-ACK received; SCTP: COOKIE-ACK received). `None` before that, and for CBR.
     pub fn established_at(&self, flow: FlowId) -> Option<Time> {
-        match &self.agents[self.flows[flow.idx()].sender.idx()].agent {
-            Agent::TcpSender(s) => s.established_at(),
-            Agent::Sctp(s) => s.established_at(),
-            Agent::TcpReceiver(_) | Agent::Cbr(_) | Agent::UdpSink(_) => None,
-        }
+        self.agents[self.flows[flow.idx()].sender.idx()]
+            .agent
+            .metrics()
+            .established_at
+    }
+
+    /// Adds a flow between two endpoints of the caller's own ([`CustomEndpoint`]), placed at
+    /// `at`; `app_bytes` is the transfer's size when finite (for completion times).
+    pub fn add_custom_flow(
+        &mut self,
+        name: &str,
+        at: FlowPlacement,
+        sender: Box<dyn CustomEndpoint>,
+        receiver: Box<dyn CustomEndpoint>,
+        app_bytes: Option<u64>,
+    ) -> FlowId {
+        self.add_flow(
+            name,
+            FlowKind::Custom,
+            Agent::Custom(sender),
+            Agent::Custom(receiver),
+            at,
+            app_bytes,
+        )
     }
 
     /// Adds a constant-bit-rate UDP flow of `payload`-byte datagrams placed at `at`.
@@ -206,6 +227,7 @@ impl World {
             Agent::TcpSender(s) => s.open(now, out),
             Agent::Sctp(s) => s.open(now, out),
             Agent::Cbr(s) => s.start(now, out),
+            Agent::Custom(s) => s.start(now, out),
             Agent::TcpReceiver(_) | Agent::UdpSink(_) => {
                 unreachable!("a flow's sender is a source")
             }
@@ -218,6 +240,7 @@ impl World {
         self.with_agent(now, agent, |a, _out| match a {
             Agent::TcpSender(s) => s.stop_app(now),
             Agent::Cbr(s) => s.stop_at(now),
+            Agent::Custom(s) => s.stop(now),
             // Not offered: see `add_sctp_flow`.
             Agent::Sctp(_) => {}
             Agent::TcpReceiver(_) | Agent::UdpSink(_) => {

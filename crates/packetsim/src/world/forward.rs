@@ -2,19 +2,22 @@
 //! forwarding answer carried out ([`Next`]), lazy and pull transmitters, and link changes.
 
 use super::{Event, World};
-use crate::ids::{EgressId, NodeId};
+use crate::ids::{EgressId, LinkId, NodeId};
 use crate::net::{Disposition, LinkChange, Next};
 use crate::packet::{Body, Packet};
 use crate::queue::DropReason;
+use crate::transport::Notice;
 use packetsim_kernel::Time;
 
 impl World {
     /// A packet reached the far end of `via`.
+    #[inline(always)]
     pub(super) fn arrive(&mut self, now: Time, pkt: u32, via: EgressId) {
         let egress = &mut self.net.egresses[via.idx()];
         egress.stats.delivered += 1;
         let node = egress.to;
-        if !self.net.nodes[node.idx()].elements.is_empty() {
+        let n = &self.net.nodes[node.idx()];
+        if !n.is_plain() && !n.elements().is_empty() {
             match self.show_elements(now, node, via, pkt) {
                 Disposition::Pass => {}
                 Disposition::Consume => return,
@@ -22,11 +25,15 @@ impl World {
             }
         }
         let dst = self.packets.get(pkt).dst;
-        let next = self.net.next_hop(now, node, dst);
-        self.forward(now, node, pkt, next);
+        match self.net.next_hop(now, node, dst) {
+            Next::Deliver => self.deliver(now, pkt),
+            Next::Egress(e) => self.enqueue(now, e, pkt),
+            next => self.forward(now, node, pkt, next),
+        }
     }
 
     /// Carries out a forwarding answer for packet `pkt` (in the arena) at `node`.
+    #[inline(never)]
     pub(super) fn forward(&mut self, now: Time, node: NodeId, pkt: u32, next: Next) {
         match next {
             Next::Deliver => self.deliver(now, pkt),
@@ -64,6 +71,7 @@ impl World {
     }
 
     /// Hands packet `pkt` to the endpoint it is addressed to.
+    #[inline(always)]
     fn deliver(&mut self, now: Time, pkt: u32) {
         let p = self.packets.remove(pkt);
         if matches!(p.body, Body::Control(_)) {
@@ -87,6 +95,7 @@ impl World {
 
     /// Sends a packet that is not yet in the arena from `node` (an endpoint's or an element's).
     /// A lazy egress that refuses it never stores it.
+    #[inline]
     pub(super) fn send_from(&mut self, now: Time, node: NodeId, mut p: Packet) {
         match self.net.next_hop(now, node, p.dst) {
             Next::Egress(e) if !self.net.egresses[e.idx()].is_pull() => {
@@ -107,6 +116,7 @@ impl World {
     }
 
     /// Offers packet `pkt` (in the arena) to egress `e`.
+    #[inline(always)]
     pub(super) fn enqueue(&mut self, now: Time, e: EgressId, pkt: u32) {
         let p = self.packets.get_mut(pkt);
         let egress = &mut self.net.egresses[e.idx()];
@@ -145,8 +155,13 @@ impl World {
         self.queue.schedule(at, Event::LinkChange { change: idx });
     }
 
-    /// Applies a change to egress `e` now, and wakes its transmitter when it may start.
+    /// Applies a change to egress `e` now, and wakes its transmitter when it may start. When
+    /// the link as a whole changes state (down: either direction down; up: both up), the
+    /// endpoints at both ends are told ([`Notice::LinkDown`], [`Notice::LinkUp`]), after the
+    /// transmitters have switched.
     pub(super) fn change_link(&mut self, now: Time, e: EgressId, change: LinkChange) {
+        let link = self.net.egresses[e.idx()].link;
+        let was_up = self.link_up(link);
         if let Some(at) = self.net.egresses[e.idx()].change(now, change) {
             if at <= now {
                 self.start_tx(now, e);
@@ -154,5 +169,21 @@ impl World {
                 self.queue.schedule(at, Event::TxDone { egress: e });
             }
         }
+        let is_up = self.link_up(link);
+        if was_up != is_up {
+            let notice = if is_up {
+                Notice::LinkUp { link }
+            } else {
+                Notice::LinkDown { link }
+            };
+            let (a, b) = (self.net.links[link.idx()].a, self.net.links[link.idx()].b);
+            self.notify(now, a, notice);
+            self.notify(now, b, notice);
+        }
+    }
+
+    fn link_up(&self, link: LinkId) -> bool {
+        let l = &self.net.links[link.idx()];
+        self.net.egresses[l.ab.idx()].is_up() && self.net.egresses[l.ba.idx()].is_up()
     }
 }

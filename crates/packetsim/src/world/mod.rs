@@ -19,7 +19,7 @@ mod flow;
 mod forward;
 mod sample;
 
-pub use agent::{Agent, AgentSlot};
+pub use agent::{Agent, AgentSlot, CustomEndpoint, EndpointMetrics};
 pub use element::ElementSlot;
 pub use flow::{Flow, FlowKind, FlowPlacement};
 pub use sample::{FlowSample, QueueSample, Series};

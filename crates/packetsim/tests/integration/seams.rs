@@ -523,3 +523,89 @@ fn intercepting_element_sees_packets_for_its_address_and_may_redirect_them() {
         1
     );
 }
+
+/// An endpoint that records the notices it is given.
+#[derive(Debug, Default)]
+struct Listener {
+    heard: Vec<(Time, packetsim::transport::Notice)>,
+}
+
+impl packetsim::transport::Endpoint for Listener {
+    fn on_packet(&mut self, _: Time, _: &Packet, _: &mut packetsim::transport::Outbox) {}
+    fn on_timer(&mut self, _: Time, _: &mut packetsim::transport::Outbox) {}
+    fn next_timeout(&self) -> Option<Time> {
+        None
+    }
+    fn on_event(
+        &mut self,
+        now: Time,
+        notice: &packetsim::transport::Notice,
+        _: &mut packetsim::transport::Outbox,
+    ) {
+        self.heard.push((now, *notice));
+    }
+}
+
+impl packetsim::world::CustomEndpoint for Listener {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+fn heard(w: &World, agent: packetsim::ids::AgentId) -> &[(Time, packetsim::transport::Notice)] {
+    let packetsim::world::Agent::Custom(a) = &w.agents[agent.idx()].agent else {
+        panic!("a custom endpoint")
+    };
+    &a.as_any().downcast_ref::<Listener>().unwrap().heard
+}
+
+// DESIGN.md, Kernel: endpoints are driven by `on_event(now, notice, out)` (link up/down,
+// attach/detach); world::forward doc: the link is down when either direction is, up when both
+// are, and both ends hear each change once.
+#[test]
+fn endpoints_hear_link_down_and_up_once_each_and_attach_notices_from_elements() {
+    use packetsim::transport::Notice;
+    use packetsim::world::FlowPlacement;
+    let (mut w, a, b) = pair(Dur::from_millis(1), |e| {
+        e.expect_changes(OutagePolicy::Hold)
+    });
+    let l = &w.net.links[0];
+    let (link, ab, ba) = (packetsim::ids::LinkId(0), l.ab, l.ba);
+    w.net.egresses[ba.idx()].expect_changes(OutagePolicy::Hold);
+    let at = FlowPlacement {
+        from: a,
+        to: b,
+        start: Time::ZERO,
+        stop: None,
+        dscp: 0,
+    };
+    let f = w.add_custom_flow(
+        "f",
+        at,
+        Box::new(Listener::default()),
+        Box::new(Listener::default()),
+        None,
+    );
+    for e in [ab, ba] {
+        w.schedule_link_change(ms(5.0), e, LinkChange::Down);
+    }
+    w.schedule_link_change(ms(9.0), ab, LinkChange::Up);
+    w.schedule_link_change(ms(9.5), ba, LinkChange::Up);
+    let s = Script::default().at(
+        ms(12.0),
+        Request::Notify {
+            node: b,
+            notice: Notice::Attached { at: a },
+        },
+    );
+    w.add_element(a, Box::new(s), false);
+    w.run();
+    let (snd, rcv) = (w.flows[f.idx()].sender, w.flows[f.idx()].receiver);
+    let down = (ms(5.0), Notice::LinkDown { link });
+    let up = (ms(9.5), Notice::LinkUp { link });
+    assert_eq!(heard(&w, snd), &[down, up]);
+    assert_eq!(
+        heard(&w, rcv),
+        &[down, up, (ms(12.0), Notice::Attached { at: a })]
+    );
+}

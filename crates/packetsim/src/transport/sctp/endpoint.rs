@@ -24,9 +24,9 @@ use super::receiver::{Delivery, Receiver};
 use super::sender::Sender;
 use super::stats::{PathMetrics, SctpStats};
 use super::{HeartbeatJitter, SctpConfig, Tsn};
+use crate::app::AppData;
 use crate::ids::Addr;
 use crate::packet::{Body, Chunk, HeartbeatInfo, InitChunk, Packet, SctpPacket};
-use crate::transport::tcp::AppData;
 use crate::transport::{Endpoint, Outbox};
 use packetsim_kernel::{Dur, Rng, Time};
 

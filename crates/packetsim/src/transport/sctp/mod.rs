@@ -19,7 +19,8 @@
 //!   error count, fast retransmits, T3 expiries, heartbeats sent, heartbeat RTT samples).
 //! - it implements `crate::transport::Endpoint`.
 //!
-//! Application data uses `crate::transport::tcp::AppData` (`Unlimited` or `Bytes(n)`).
+//! Application data uses `crate::app::AppData` (`Unlimited` or `Bytes(n)`), run as a
+//! `crate::app::AppSource` by the sender.
 //!
 //! Layout (one concept per file): `association.rs` (the RFC states), `endpoint.rs` (the
 //! endpoint: handshake, shutdown, heartbeats, the receiving side's glue), `sender.rs` (DATA
@@ -33,7 +34,8 @@
 //! retransmission; its T3-rtx runs exactly while something is outstanding there (after each
 //! SACK and timer event). Data flows from the client to the server only.
 //!
-//! Layering: uses the kernel, `crate::ids`, `crate::packet` and `crate::transport` only.
+//! Layering: uses the kernel, `crate::ids`, `crate::packet`, `crate::app` and
+//! `crate::transport` only.
 
 mod association;
 mod config;

@@ -26,10 +26,10 @@ use super::path::Path;
 use super::rtx_policy::{data_dest, rtx_dest, RtxCause};
 use super::stats::SctpStats;
 use super::{SctpConfig, Tsn};
+use crate::app::{AppData, AppSource};
 use crate::packet::{
     Chunk, DataChunk, SackChunk, SctpPacket, IP_HEADER_BYTES, SCTP_COMMON_HEADER_BYTES,
 };
-use crate::transport::tcp::AppData;
 use packetsim_kernel::Time;
 use std::collections::VecDeque;
 
@@ -80,9 +80,8 @@ pub struct Sender {
     pub assoc_errors: u32,
     /// RFC 4960 §7.2.4 fast recovery exit point, when in fast recovery (option).
     pub recover: Option<Tsn>,
-    app: AppData,
-    /// User bytes handed to DATA chunks so far.
-    offset: u64,
+    /// The sending application; it counts the user bytes handed to DATA chunks so far.
+    app: AppSource,
     chunk: u32,
     next_stream: u16,
     ssn: Vec<u16>,
@@ -107,8 +106,7 @@ impl Sender {
             peer_rwnd: cfg.rwnd,
             assoc_errors: 0,
             recover: None,
-            app,
-            offset: 0,
+            app: app.into(),
             chunk: cfg.chunk_data(),
             next_stream: 0,
             ssn: vec![0; cfg.streams as usize],
@@ -118,10 +116,7 @@ impl Sender {
 
     /// User bytes not yet put into a DATA chunk.
     fn unsent(&self) -> u64 {
-        match self.app {
-            AppData::Unlimited => u64::MAX,
-            AppData::Bytes(n) => n - self.offset,
-        }
+        self.app.available()
     }
 
     /// Every byte of a finite file is sent and cumulatively acknowledged.
@@ -190,7 +185,7 @@ impl Sender {
             len,
         };
         self.next_tsn += 1;
-        self.offset += len as u64;
+        self.app.take(len as u64);
         self.queue.push_back(SentChunk {
             data,
             dest: self.primary,

@@ -3,7 +3,8 @@
 //!
 //! PUBLIC API (used by the world adapter; keep these names and signatures):
 //! - `TcpConfig`, `Variant`
-//! - `AppData::{Unlimited, Bytes(u64)}`: how much the sending application offers
+//! - `AppData::{Unlimited, Bytes(u64)}`: how much the sending application offers (it lives
+//!   in `crate::app`, re-exported here; the sender runs it as a `crate::app::AppSource`)
 //! - `TcpSender::new(cfg: &TcpConfig, local: Addr, remote: Addr, app: AppData) -> TcpSender`,
 //!   `TcpSender::open(&mut self, now: Time, out: &mut Outbox)` (sends the SYN),
 //!   `TcpSender::stats(&self) -> &SenderStats`, `TcpSender::cc_metrics(&self) -> CcMetrics`
@@ -29,7 +30,8 @@
 //! next new data segment; the receiver echoes ECE from a CE segment until a CWR segment
 //! (`ReceiverStats::ce_received`). See `sender.rs` and `receiver.rs` for the decisions.
 //!
-//! Layering: uses the kernel, `crate::ids`, `crate::packet` and `crate::transport` only.
+//! Layering: uses the kernel, `crate::ids`, `crate::packet`, `crate::app` and
+//! `crate::transport` only.
 
 pub mod cc;
 mod config;
@@ -47,7 +49,8 @@ mod testkit;
 #[cfg(test)]
 mod tests;
 
+pub use crate::app::AppData;
 pub use config::{FullAckCwnd, PartialAckTimer, TcpConfig};
 pub use receiver::{ReceiverStats, TcpReceiver};
-pub use sender::{AppData, CcMetrics, SenderState, SenderStats, TcpSender};
+pub use sender::{CcMetrics, SenderState, SenderStats, TcpSender};
 pub use variant::Variant;

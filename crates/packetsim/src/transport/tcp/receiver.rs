@@ -16,7 +16,9 @@
 //!   echo again). A CE segment is acknowledged at once even with delayed ACK (§6.1.3
 //!   recommends it). ACKs are never ECT (§6.1.4).
 //!
-//! The advertised window comes from a `WindowPolicy` (`window.rs`).
+//! The advertised window comes from a `WindowPolicy` (`window.rs`), told of every arriving
+//! segment (`on_segment`) before the receiver handles it. The receiver is generic over its
+//! policy, `AnyWindow` by default (the built-ins, enum dispatch); tests plug in their own.
 
 use super::ranges::RangeSet;
 use super::window::{AnyWindow, FixedWindow, WindowPolicy};
@@ -57,8 +59,8 @@ enum ReceiverEcn {
     },
 }
 
-/// A TCP receiver.
-pub struct TcpReceiver {
+/// A TCP receiver whose advertised window comes from `W`.
+pub struct TcpReceiver<W: WindowPolicy = AnyWindow> {
     local: Addr,
     remote: Addr,
     /// Whether a SYN has been received.
@@ -79,7 +81,7 @@ pub struct TcpReceiver {
     /// A byte inside each recently reported SACK block, most recent first (RFC 2018 §4).
     sack_hist: [Seq; SackBlocks::MAX],
     sack_hist_len: u8,
-    window: AnyWindow,
+    window: W,
     delayed_ack: Option<Dur>,
     /// In-order segments received and not yet acknowledged (delayed ACK).
     unacked_segments: u32,
@@ -90,8 +92,20 @@ pub struct TcpReceiver {
 }
 
 impl TcpReceiver {
-    /// A receiver at `local` for a connection from `remote`.
+    /// A receiver at `local` for a connection from `remote`, advertising the fixed window
+    /// `cfg.rcv_window`.
     pub fn new(cfg: &TcpConfig, local: Addr, remote: Addr) -> TcpReceiver {
+        let window = AnyWindow::Fixed(FixedWindow {
+            bytes: cfg.rcv_window.min(u32::MAX as u64 / 2) as u32,
+        });
+        TcpReceiver::with_window(cfg, local, remote, window)
+    }
+}
+
+impl<W: WindowPolicy> TcpReceiver<W> {
+    /// A receiver at `local` for a connection from `remote` whose advertised window comes
+    /// from `window`.
+    pub fn with_window(cfg: &TcpConfig, local: Addr, remote: Addr, window: W) -> TcpReceiver<W> {
         TcpReceiver {
             local,
             remote,
@@ -107,9 +121,7 @@ impl TcpReceiver {
             last_ack_sent: Seq(0),
             sack_hist: [Seq(0); SackBlocks::MAX],
             sack_hist_len: 0,
-            window: AnyWindow::Fixed(FixedWindow {
-                bytes: cfg.rcv_window.min(u32::MAX as u64 / 2) as u32,
-            }),
+            window,
             delayed_ack: cfg.delayed_ack,
             unacked_segments: 0,
             ack_at: None,
@@ -135,6 +147,11 @@ impl TcpReceiver {
     /// Bytes held out of order.
     pub fn out_of_order_bytes(&self) -> u32 {
         self.ooo.total()
+    }
+
+    /// The window policy.
+    pub fn window(&self) -> &W {
+        &self.window
     }
 
     fn on_syn(&mut self, now: Time, h: &TcpHeader, out: &mut Outbox) {
@@ -309,11 +326,14 @@ impl TcpReceiver {
     }
 }
 
-impl Endpoint for TcpReceiver {
+impl<W: WindowPolicy> Endpoint for TcpReceiver<W> {
     fn on_packet(&mut self, now: Time, pkt: &Packet, out: &mut Outbox) {
         let Some(h) = pkt.tcp() else {
             return;
         };
+        // DESIGN.md "Transport": the window policy sees each arriving segment, before the
+        // window of the ACK it triggers is computed.
+        self.window.on_segment(now, pkt);
         if h.flags.contains(TcpFlags::SYN) {
             self.on_syn(now, h, out);
         } else if self.established && h.payload > 0 {

@@ -30,19 +30,11 @@ use super::recovery::{AnyRecovery, Entry, LossRecovery, NewReno, PartialAck};
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::{FullAckCwnd, PartialAckTimer, TcpConfig, Variant};
+use crate::app::{AppData, AppSource};
 use crate::ids::Addr;
 use crate::packet::{Body, Ecn, Packet, Seq, TcpFlags, TcpHeader, Timestamps};
 use crate::transport::{Endpoint, Outbox};
 use packetsim_kernel::{Dur, Time};
-
-/// How much data the sending application offers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AppData {
-    /// An unlimited backlog (bulk transfer).
-    Unlimited,
-    /// Exactly this many bytes (a file), then the connection idles.
-    Bytes(u64),
-}
 
 /// Counters of a TCP sender.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -116,7 +108,9 @@ enum SenderEcn {
 pub struct TcpSender {
     local: Addr,
     remote: Addr,
-    app: AppData,
+    /// The sending application; it counts the bytes taken, i.e. the application bytes below
+    /// `snd_max`.
+    app: AppSource,
     variant: Variant,
     mss: u32,
     dupthresh: u32,
@@ -136,8 +130,6 @@ pub struct TcpSender {
     snd_nxt: Seq,
     /// One past the highest sequence number ever sent.
     snd_max: Seq,
-    /// Application bytes below `snd_max`.
-    snd_max_off: u64,
     /// The peer's advertised window, bytes.
     peer_wnd: u32,
     st: CcState,
@@ -179,7 +171,7 @@ impl TcpSender {
         TcpSender {
             local,
             remote,
-            app,
+            app: app.into(),
             variant: cfg.variant,
             mss,
             dupthresh: cfg.dupack_threshold,
@@ -193,7 +185,6 @@ impl TcpSender {
             snd_una: iss,
             snd_nxt: iss,
             snd_max: iss,
-            snd_max_off: 0,
             peer_wnd: rwnd,
             st: CcState {
                 // RFC 5681 §3.1: IW from the configuration.
@@ -277,10 +268,7 @@ impl TcpSender {
 
     /// Whether every byte the application offered has been acknowledged.
     pub fn is_done(&self) -> bool {
-        match self.app {
-            AppData::Unlimited => false,
-            AppData::Bytes(n) => self.stats.bytes_acked >= n,
-        }
+        self.app.is_done(self.stats.bytes_acked)
     }
 
     // ---- transmission -------------------------------------------------------------------
@@ -310,13 +298,8 @@ impl TcpSender {
 
     /// Application bytes available from sequence `s` on.
     fn avail_from(&self, s: Seq) -> u64 {
-        match self.app {
-            AppData::Unlimited => u64::MAX,
-            AppData::Bytes(n) => {
-                let off = self.snd_max_off - (self.snd_max - s) as u64;
-                n.saturating_sub(off)
-            }
-        }
+        let off = self.app.taken() - (self.snd_max - s) as u64;
+        self.app.available_from(off)
     }
 
     /// Sends `[seq, seq + len)`; counts it, times it (Karn) and starts the timer (RFC 6298 §5.1).
@@ -369,7 +352,7 @@ impl TcpSender {
         out.send(pkt);
         let end = seq + len;
         if end > self.snd_max {
-            self.snd_max_off += (end - self.snd_max) as u64;
+            self.app.take((end - self.snd_max) as u64);
             self.snd_max = end;
         }
     }
@@ -760,15 +743,11 @@ impl Endpoint for TcpSender {
 }
 
 impl TcpSender {
-    /// The application stops offering new data at `now`: what was already sent is still
-    /// delivered (and retransmitted as needed), nothing new is sent. A finite transfer keeps
-    /// its own end if that comes first.
-    pub fn stop_app(&mut self, _now: Time) {
-        let sent = self.snd_max_off;
-        self.app = match self.app {
-            AppData::Unlimited => AppData::Bytes(sent),
-            AppData::Bytes(n) => AppData::Bytes(n.min(sent)),
-        };
+    /// The application stops offering new data at `now` ([`AppSource::stop`]): what was
+    /// already sent is still delivered (and retransmitted as needed), nothing new is sent. A
+    /// finite transfer keeps its own end if that comes first.
+    pub fn stop_app(&mut self, now: Time) {
+        self.app.stop(now);
     }
 
     /// The variant this sender runs.

@@ -592,6 +592,139 @@ mod receiver {
     }
 }
 
+mod window_policy {
+    use super::*;
+    use crate::packet::{Packet, TcpHeader};
+    use crate::transport::tcp::window::WindowPolicy;
+
+    /// A test policy: records (seq, payload) of every segment it is shown, and advertises
+    /// 64 000 B minus the payload bytes shown so far minus the bytes held out of order.
+    #[derive(Debug, Default)]
+    struct Recording {
+        shown: Vec<(u32, u32)>,
+        returned: Vec<u32>,
+    }
+
+    impl WindowPolicy for Recording {
+        fn on_segment(&mut self, _now: Time, pkt: &Packet) {
+            let h = pkt.tcp().expect("the receiver shows TCP segments only");
+            self.shown.push((h.seq.0, h.payload));
+        }
+        fn advertised(&mut self, _now: Time, out_of_order_bytes: u32) -> u32 {
+            let shown: u32 = self.shown.iter().map(|&(_, len)| len).sum();
+            let w = 64_000 - shown - out_of_order_bytes;
+            self.returned.push(w);
+            w
+        }
+    }
+
+    // DESIGN.md "Transport": the advertised window comes from a WindowPolicy that sees each
+    // arriving segment. Every segment (SYN, in order, out of order, filling the hole,
+    // duplicate) is shown to the policy in arrival order, before the window of the ACK it
+    // triggers is computed; that ACK carries exactly what the policy returned.
+    #[test]
+    fn established_each_segment_shown_in_order_ack_carries_policy_window() {
+        let c = cfg(Variant::Reno);
+        let mut r = Script::new(TcpReceiver::with_window(&c, RCV, SND, Recording::default()));
+        let script: [(u64, TcpHeader, u32, u32); 5] = [
+            // (time ms, segment, expected ACK number, expected window)
+            (0, syn(), 1, 64_000),
+            (1, data(seg(0), MSS), seg(1), 63_000),
+            // Out of order: 500 B held, so 64 000 − 1 500 − 500.
+            (2, data(seg(2), 500), seg(1), 62_000),
+            // Fills the hole: nothing held.
+            (3, data(seg(1), MSS), seg(2) + 500, 61_500),
+            // A duplicate is shown too.
+            (4, data(seg(0), MSS), seg(2) + 500, 60_500),
+        ];
+        for (i, &(t, hdr, ack_no, wnd)) in script.iter().enumerate() {
+            let o = r.inject(ms(t), hdr);
+            assert_eq!(o.len(), 1, "one ACK for segment {i}");
+            assert_eq!(o[0].ack, Seq(ack_no), "ACK number after segment {i}");
+            assert_eq!(o[0].wnd, wnd, "window after segment {i}");
+            assert_eq!(Some(&o[0].wnd), r.ep.window().returned.last());
+            assert_eq!(r.ep.window().shown.len(), i + 1, "shown before its ACK");
+        }
+        let shown: Vec<(u32, u32)> = script.iter().map(|s| (s.1.seq.0, s.1.payload)).collect();
+        assert_eq!(r.ep.window().shown, shown);
+        assert_eq!(r.ep.window().returned.len(), 5, "one window per ACK");
+    }
+}
+
+mod notices {
+    use super::*;
+    use crate::ids::{LinkId, NodeId};
+    use crate::transport::{Notice, Outbox};
+
+    const ALL: [Notice; 4] = [
+        Notice::LinkDown { link: LinkId(0) },
+        Notice::LinkUp { link: LinkId(0) },
+        Notice::Detached { from: NodeId(1) },
+        Notice::Attached { at: NodeId(2) },
+    ];
+
+    fn sender_state(s: &super::super::TcpSender) -> impl PartialEq + std::fmt::Debug {
+        (
+            s.state(),
+            *s.cc_state(),
+            (s.snd_una(), s.snd_max()),
+            s.stats().clone(),
+            s.cc_metrics(),
+            (s.srtt(), s.next_timeout(), s.is_done()),
+        )
+    }
+
+    // DESIGN.md "Kernel": on_event(now, notice, out) is a no-op by default, and TCP does not
+    // act on notices yet: a sender with data in flight and a receiver holding out-of-order
+    // data keep their exact state, send nothing, and go on exactly as twins that were told
+    // nothing.
+    #[test]
+    fn established_any_notice_ignored_state_and_behaviour_unchanged() {
+        let c = cfg(Variant::NewReno);
+        let (mut told, _) = Script::established(&c, AppData::Bytes(30_000));
+        let (mut twin, _) = Script::established(&c, AppData::Bytes(30_000));
+        for s in [&mut told, &mut twin] {
+            s.inject(ms(200), ack(seg(2)));
+        }
+        let before = sender_state(&told.ep);
+        let mut out = Outbox::default();
+        for n in &ALL {
+            told.ep.on_event(ms(250), n, &mut out);
+        }
+        assert!(out.packets.is_empty() && out.delivered_bytes == 0);
+        assert_eq!(sender_state(&told.ep), before);
+        assert_eq!(sender_state(&told.ep), sender_state(&twin.ep));
+        assert_eq!(
+            told.inject(ms(300), ack(seg(5))),
+            twin.inject(ms(300), ack(seg(5)))
+        );
+        let rto = twin.ep.next_timeout().expect("data in flight");
+        assert_eq!(told.fire(rto), twin.fire(rto));
+        assert_eq!(sender_state(&told.ep), sender_state(&twin.ep));
+
+        let mut r = Script::new(TcpReceiver::new(&c, RCV, SND));
+        r.inject(ms(0), syn());
+        r.inject(ms(1), data(seg(0), MSS));
+        r.inject(ms(2), data(seg(2), MSS));
+        let rcv_state = |r: &TcpReceiver| {
+            (
+                r.rcv_nxt(),
+                r.out_of_order_bytes(),
+                r.stats().clone(),
+                r.next_timeout(),
+            )
+        };
+        let before = rcv_state(&r.ep);
+        for n in &ALL {
+            r.ep.on_event(ms(3), n, &mut out);
+        }
+        assert!(out.packets.is_empty() && out.delivered_bytes == 0);
+        assert_eq!(rcv_state(&r.ep), before);
+        let o = r.inject(ms(4), data(seg(1), MSS));
+        assert_eq!(o[0].ack, Seq(seg(3)), "the held data is still there");
+    }
+}
+
 trait WithSyn {
     fn with_syn(self) -> Self;
 }

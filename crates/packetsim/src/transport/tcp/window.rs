@@ -2,11 +2,23 @@
 //! `cfg.rcv_window`) is the default and ns-2's behaviour (TCPSink advertises a constant
 //! window). Study 2 adds a base-station-buffer-driven policy as another variant of
 //! [`AnyWindow`] (enum dispatch, no boxing).
+//!
+//! DESIGN.md, "Transport": the policy "sees each arriving segment and its side fields". The
+//! receiver calls [`WindowPolicy::on_segment`] with every TCP packet that reaches it (SYN,
+//! data, duplicate or out of order), before it handles the segment, so the window of the ACK
+//! that segment triggers already reflects it; then [`WindowPolicy::advertised`] for each ACK
+//! it sends.
 
+use crate::packet::Packet;
 use packetsim_kernel::Time;
 
 /// A rule for the window a receiver advertises.
 pub trait WindowPolicy {
+    /// A TCP segment arrived at `now` in `pkt` (header and side fields). Default: ignored.
+    #[inline]
+    fn on_segment(&mut self, now: Time, pkt: &Packet) {
+        let _ = (now, pkt);
+    }
     /// The window to advertise at `now`, in bytes, given the bytes held out of order.
     fn advertised(&mut self, now: Time, out_of_order_bytes: u32) -> u32;
 }
@@ -33,6 +45,13 @@ pub enum AnyWindow {
 }
 
 impl WindowPolicy for AnyWindow {
+    #[inline]
+    fn on_segment(&mut self, now: Time, pkt: &Packet) {
+        match self {
+            AnyWindow::Fixed(w) => w.on_segment(now, pkt),
+        }
+    }
+
     fn advertised(&mut self, now: Time, ooo: u32) -> u32 {
         match self {
             AnyWindow::Fixed(w) => w.advertised(now, ooo),
