@@ -11,8 +11,10 @@
 //! app                applications (bulk, file, CBR) behind one interface the transports use
 //! transport          sans-IO endpoints: TCP (sender, receiver, cc, recovery), UDP
 //! queue              queue disciplines: DropTail; drop reasons; queue statistics
-//! net                nodes, links (rate, delay, error models), routing
-//! world              the assembled simulation and its single event dispatch
+//! net                transmitters (rate changes, outage policies, hooks), forwarding (static
+//!                    table, run-time host routes), node elements, routing
+//! world              the assembled simulation: dispatch, agent and element adapters, flows,
+//!                    sampling
 //! scenario           TOML schema, validation with file/line/key errors, builder
 //! experiment         sweeps, replications, seeds, confidence intervals, results store
 //! report             summaries, CSV/JSON writers

@@ -29,8 +29,12 @@
 //!   transmission finishes at the rate it started with (ns-2's `bandwidth_` semantics).
 //! - Link state is up or down. With [`OutagePolicy::Blind`] (the default) the transmitter keeps
 //!   sending while the link is down and every packet whose transmission or propagation overlaps
-//!   a down interval is lost (reason `link_down`). Scheduled outages are known intervals, so a
-//!   lazy packet admitted before an outage but sent into it is lost exactly. With
+//!   a down interval is lost (reason `link_down`). Scheduled outages are known intervals
+//!   ([`ErrorModel::outages`]), so a lazy packet admitted before an outage but sent into it is
+//!   lost exactly; the builder also schedules the outage's down and up changes, so that the
+//!   endpoints at both ends hear of them. An outage nobody scheduled (an element taking a link
+//!   down) switches the direction to pull mode and loses every packet that starts while it
+//!   lasts; on a lazy FIFO, packets admitted before it keep the fate decided at admission. With
 //!   [`OutagePolicy::Hold`] the transmitter starts nothing while the link is down and keeps its
 //!   queue; a packet already in transmission when the link goes down finishes and is delivered
 //!   (the link layer completes the frame it started). Nothing is lost to a `hold` outage.
@@ -82,8 +86,10 @@ impl ErrorModel {
     }
 }
 
-/// What a transmitter does while its link is down (spec 2 §2.5, spec 5 §2.2).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// What a transmitter does while its link is down (spec 2 §2.5, spec 5 §2.2). Written in
+/// scenarios as `outage_policy = "blind" | "hold"`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum OutagePolicy {
     /// The link layer does not know: it keeps transmitting, and every packet sent into the
     /// outage is lost.
@@ -271,6 +277,8 @@ impl Egress {
     }
 
     /// The edge classifier, if this direction is a DiffServ edge.
+    // `find_map` stays right when `ArrivalHook` gains variants that are not classifiers.
+    #[allow(clippy::unnecessary_find_map)]
     pub fn classifier(&self) -> Option<&Classifier> {
         self.arrival_hooks.iter().find_map(|h| match h {
             ArrivalHook::DiffServEdge(c) => Some(c.as_ref()),
@@ -305,17 +313,32 @@ impl Egress {
     /// Applies a run-time change at `now`. Returns when the world should next ask
     /// [`Egress::start_next`] (a TxDone), if the change may let the transmitter start.
     pub fn change(&mut self, now: Time, c: LinkChange) -> Option<Time> {
-        if !self.pull {
-            // Undeclared change on a lazy FIFO: what it admitted stays committed; from now on
-            // the pull transmitter serves, starting when the committed packets have left.
-            self.pull = true;
-        }
-        match c {
-            LinkChange::Rate(r) => self.rate = r,
-            LinkChange::Down => self.down = true,
-            LinkChange::Up => self.down = false,
-        }
-        Some(now.max(self.busy_until))
+        // A rate change, an outage the link layer holds for, or a blind outage that is not
+        // one of the known intervals needs the pull model (which checks the state as each
+        // packet starts). On a lazy FIFO nobody declared, what it admitted stays committed;
+        // from now on the pull transmitter serves, starting when the committed packets have
+        // left. A scheduled blind outage needs no switch: its interval decides losses.
+        let needs_pull = match c {
+            LinkChange::Rate(r) => {
+                self.rate = r;
+                true
+            }
+            LinkChange::Down => {
+                self.down = true;
+                let known = self
+                    .errors
+                    .outages
+                    .iter()
+                    .any(|&(a, b)| a <= now && now < b);
+                self.policy == OutagePolicy::Hold || !known
+            }
+            LinkChange::Up => {
+                self.down = false;
+                false
+            }
+        };
+        self.pull |= needs_pull;
+        self.pull.then_some(now.max(self.busy_until))
     }
 
     #[inline]
@@ -531,7 +554,8 @@ impl Egress {
         self.stats.transmitted_bytes += pkt.size as u64;
         self.stats.busy += tx;
         let arrival = self.busy_until + self.delay;
-        // No `down` check: any run-time change puts the direction in pull mode first.
+        // Scheduled outages are known intervals, exact for packets admitted before them; a
+        // lazy FIFO is never down otherwise (`change` switches it to pull first).
         if !self.errors.outages.is_empty() && self.errors.down_during(start, arrival) {
             self.stats.lost_down += 1;
             return Err(DropReason::LinkDown);

@@ -5,7 +5,7 @@
 
 use super::{App, ErrorDirection, FlowKind, QueueSpec, Scenario, SchedulerSpec};
 use crate::ids::{Addr, LinkId, NodeId};
-use crate::net::{DirectionParams, ErrorModel, Net};
+use crate::net::{DirectionParams, ErrorModel, LinkChange, Net, OutagePolicy};
 use crate::queue::{
     AnyAdmission, ClassQueue, Classful, Classifier, DropTail, QueueDisc, Red, Rio, Scheduler, Wrr,
 };
@@ -60,6 +60,19 @@ fn queue_disc(q: &QueueSpec, rate: Rate) -> QueueDisc {
     }
 }
 
+/// The egresses of a link that `d` names.
+fn directions(
+    d: ErrorDirection,
+    ab: crate::ids::EgressId,
+    ba: crate::ids::EgressId,
+) -> Vec<crate::ids::EgressId> {
+    match d {
+        ErrorDirection::AToB => vec![ab],
+        ErrorDirection::BToA => vec![ba],
+        ErrorDirection::Both => vec![ab, ba],
+    }
+}
+
 /// Builds the world of `sc`, seeded with `seed`.
 pub fn build(sc: &Scenario, seed: u64) -> Result<World, BuildError> {
     let err = |key: String, msg: String| BuildError {
@@ -81,13 +94,19 @@ pub fn build(sc: &Scenario, seed: u64) -> Result<World, BuildError> {
     for l in &sc.links {
         let a = node(&l.a, format!("links.{}.a", l.name))?;
         let b = node(&l.b, format!("links.{}.b", l.name))?;
+        // Blind outages are known intervals of the error model (losses decided exactly);
+        // held ones are only link changes (below).
+        let blind_outages = match l.outage_policy {
+            OutagePolicy::Blind => l.outages.clone(),
+            OutagePolicy::Hold => Vec::new(),
+        };
         let lossy = ErrorModel {
             loss: l.loss,
             ber: l.ber,
-            outages: l.outages.clone(),
+            outages: blind_outages.clone(),
         };
         let clean = ErrorModel {
-            outages: l.outages.clone(),
+            outages: blind_outages,
             ..Default::default()
         };
         let (e_ab, e_ba) = match l.errors {
@@ -153,6 +172,22 @@ pub fn build(sc: &Scenario, seed: u64) -> Result<World, BuildError> {
             route_keys.push(format!("nodes.{}.routes[{}]", r.node, r.index));
         }
     }
+    // Directions whose rate or state will change run in pull mode from the start.
+    for (li, l) in sc.links.iter().enumerate() {
+        let link = &net.links[li];
+        let (ab, ba) = (link.ab, link.ba);
+        let mut declare =
+            |e: crate::ids::EgressId| net.egresses[e.idx()].expect_changes(l.outage_policy);
+        if l.outage_policy == OutagePolicy::Hold && !l.outages.is_empty() {
+            declare(ab);
+            declare(ba);
+        }
+        for step in &l.rate_steps {
+            for e in directions(step.direction, ab, ba) {
+                declare(e);
+            }
+        }
+    }
     net.compute_routes();
     if let Some(lp) = net.find_loop() {
         let owner = net.addr_owner[lp.addr.idx()];
@@ -181,6 +216,23 @@ pub fn build(sc: &Scenario, seed: u64) -> Result<World, BuildError> {
         ));
     }
     let mut world = World::new(net, Time::ZERO + sc.simulation.duration);
+    // Schedules as events: outages (both directions) and rate steps, in file order.
+    for (li, l) in sc.links.iter().enumerate() {
+        let (ab, ba) = (world.net.links[li].ab, world.net.links[li].ba);
+        for &(from, to) in &l.outages {
+            for e in [ab, ba] {
+                world.schedule_link_change(from, e, LinkChange::Down);
+            }
+            for e in [ab, ba] {
+                world.schedule_link_change(to, e, LinkChange::Up);
+            }
+        }
+        for step in &l.rate_steps {
+            for e in directions(step.direction, ab, ba) {
+                world.schedule_link_change(step.at, e, LinkChange::Rate(step.rate));
+            }
+        }
+    }
     for f in &sc.flows {
         let from = node(&f.from, format!("flows.{}.from", f.name))?;
         let to = node(&f.to, format!("flows.{}.to", f.name))?;

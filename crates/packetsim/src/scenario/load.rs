@@ -10,8 +10,8 @@ use super::schema::{
     RawScenario,
 };
 use super::{
-    AddressSpec, App, ClassSpec, FlowKind, FlowSpec, LinkSpec, QueueLimit, QueueSpec, RouteSpec,
-    Scenario, SchedulerSpec, SimulationSpec,
+    AddressSpec, App, ClassSpec, ErrorDirection, FlowKind, FlowSpec, LinkSpec, QueueLimit,
+    QueueSpec, RateStep, RouteSpec, Scenario, SchedulerSpec, SimulationSpec,
 };
 use crate::transport::sctp::SctpConfig;
 use crate::transport::tcp::TcpConfig;
@@ -692,6 +692,35 @@ impl Ctx<'_> {
             }
             outages.push((Time(o.from.as_nanos()), Time(o.to.as_nanos())));
         }
+        let mut rate_steps: Vec<RateStep> = Vec::with_capacity(l.rate_steps.len());
+        for (i, r) in l.rate_steps.iter().enumerate() {
+            let at = Time(r.at.as_nanos());
+            let p = path.key("rate_steps").index(i);
+            if r.rate.as_bps() == 0 {
+                return Err(self.err(
+                    &p.key("rate"),
+                    "expected a positive rate, e.g. \"1.6Mbps\"; got 0",
+                ));
+            }
+            if let Some(prev) = rate_steps.last() {
+                if at <= prev.at {
+                    return Err(self.err(
+                        &p.key("at"),
+                        format!(
+                            "expected rate steps in increasing time order: {} is not after \
+                             the previous step's {}",
+                            r.at,
+                            Dur::from_nanos(prev.at.as_nanos())
+                        ),
+                    ));
+                }
+            }
+            rate_steps.push(RateStep {
+                at,
+                rate: r.rate,
+                direction: r.direction.unwrap_or(ErrorDirection::Both),
+            });
+        }
         Ok(LinkSpec {
             name,
             a: l.a,
@@ -704,6 +733,8 @@ impl Ctx<'_> {
             ber,
             errors: l.errors.unwrap_or_default(),
             outages,
+            outage_policy: l.outage_policy.unwrap_or_default(),
+            rate_steps,
             diffserv_edge: l.diffserv_edge,
             cost,
             cost_ba,

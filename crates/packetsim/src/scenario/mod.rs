@@ -36,6 +36,7 @@ pub use load::{
 };
 pub use overrides::{Override, OverrideParseError};
 
+pub use crate::net::OutagePolicy;
 use crate::transport::sctp::SctpConfig;
 use crate::transport::tcp::TcpConfig;
 use packetsim_kernel::{Dur, Rate, Time};
@@ -126,6 +127,10 @@ pub struct LinkSpec {
     pub errors: ErrorDirection,
     /// Intervals `[from, to)` during which the link is down in both directions, file order.
     pub outages: Vec<(Time, Time)>,
+    /// What the transmitters do while the link is down (`blind` by default).
+    pub outage_policy: OutagePolicy,
+    /// Rate changes at given times, in time order.
+    pub rate_steps: Vec<RateStep>,
     /// Directions whose egress classifies and marks packets as a DiffServ edge.
     pub diffserv_edge: Option<ErrorDirection>,
     /// Routing cost of the a→b direction, positive (default 1: routes are then fewest-hop).
@@ -175,6 +180,17 @@ pub struct ClassSpec {
     pub weight: u32,
     /// Its own queue (not classful).
     pub queue: QueueSpec,
+}
+
+/// A scheduled change of a link's rate (`rate_steps = [{ at, rate, direction }]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RateStep {
+    /// When, from the start of the run.
+    pub at: Time,
+    /// The new rate (positive).
+    pub rate: Rate,
+    /// Which directions change (both by default).
+    pub direction: ErrorDirection,
 }
 
 /// Which directions of a link an error model applies to.

@@ -91,6 +91,10 @@ pub(crate) struct RawLink {
     #[serde(default)]
     pub outages: Vec<RawOutage>,
     #[serde(default)]
+    pub outage_policy: Option<crate::net::OutagePolicy>,
+    #[serde(default)]
+    pub rate_steps: Vec<RawRateStep>,
+    #[serde(default)]
     pub diffserv_edge: Option<ErrorDirection>,
     /// Any TOML value, so that `load.rs` can say what a cost must be.
     #[serde(default)]
@@ -98,6 +102,18 @@ pub(crate) struct RawLink {
     /// As `cost`, for the b→a direction.
     #[serde(default)]
     pub cost_ba: Option<toml::Value>,
+}
+
+/// `{ at = "20s", rate = "1.6Mbps", direction = "both" }`: the link's rate from `at` on.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawRateStep {
+    #[serde(with = "units::dur")]
+    pub at: Dur,
+    #[serde(with = "units::rate")]
+    pub rate: Rate,
+    #[serde(default)]
+    pub direction: Option<ErrorDirection>,
 }
 
 /// `queue = { kind = "droptail", limit = 50 }`, or a classful one:

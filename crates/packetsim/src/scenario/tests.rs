@@ -1049,3 +1049,64 @@ fn routing_static_route_to_a_node_covers_its_unbound_addresses_only() {
         ["r1", "r0", "r1", "r0", "r1"]
     );
 }
+
+// ---- link schedules (issue "Network seams" item 5) ------------------------------------
+
+#[test]
+fn rate_steps_and_outage_policy_load_with_defaults() {
+    let s = ok(
+        &BASE.replace(
+            "delay = \"5ms\"",
+            "delay = \"5ms\"\noutage_policy = \"hold\"\nrate_steps = [\n  { at = \"20s\", rate = \"1.6Mbps\" },\n  { at = \"40s\", rate = \"400kbps\", direction = \"a_to_b\" },\n]",
+        ),
+        &[],
+    );
+    let l = &s.links[0];
+    assert_eq!(l.outage_policy, OutagePolicy::Hold);
+    assert_eq!(
+        l.rate_steps,
+        vec![
+            RateStep {
+                at: Time::from_millis(20_000),
+                rate: Rate::bps(1_600_000),
+                direction: ErrorDirection::Both,
+            },
+            RateStep {
+                at: Time::from_millis(40_000),
+                rate: Rate::bps(400_000),
+                direction: ErrorDirection::AToB,
+            },
+        ]
+    );
+    assert_eq!(s.links[1].outage_policy, OutagePolicy::Blind, "the default");
+    assert!(s.links[1].rate_steps.is_empty());
+}
+
+#[test]
+fn rate_steps_out_of_order_zero_rates_and_unknown_policies_name_the_key() {
+    let steps = |v: &str| BASE.replace("delay = \"5ms\"", &format!("delay = \"5ms\"\n{v}"));
+    assert_at(
+        &bad(
+            &steps("rate_steps = [\n  { at = \"2s\", rate = \"1Mbps\" },\n  { at = \"2s\", rate = \"2Mbps\" },\n]"),
+            &[],
+        ),
+        15,
+        "links.l1.rate_steps[1].at",
+        "increasing time order",
+    );
+    assert_at(
+        &bad(
+            &steps("rate_steps = [ { at = \"2s\", rate = \"0Mbps\" } ]"),
+            &[],
+        ),
+        13,
+        "links.l1.rate_steps[0].rate",
+        "positive rate",
+    );
+    assert_at(
+        &bad(&steps("outage_policy = \"pause\""), &[]),
+        13,
+        "links.l1.outage_policy",
+        "`blind`",
+    );
+}

@@ -609,3 +609,81 @@ fn endpoints_hear_link_down_and_up_once_each_and_attach_notices_from_elements() 
         &[down, up, (ms(12.0), Notice::Attached { at: a })]
     );
 }
+
+/// A 2 Mb/s, 20 ms line with one bulk TCP flow and a 2 s outage of the bottleneck at 5 s.
+fn outage_scenario(policy: &str) -> packetsim::scenario::Scenario {
+    let text = super::line_scenario("2Mbps", "20ms", 50, "app = \"bulk\"");
+    super::load(
+        &text,
+        &[
+            "simulation.duration=\"20s\"",
+            "links.bottleneck.outages=[{from=\"5s\",to=\"7s\"}]",
+            &format!("links.bottleneck.outage_policy=\"{policy}\""),
+        ],
+    )
+}
+
+// spec 2 §2.5 and Q5: "Default: blind (losses counted). Option: pause". Through the scenario
+// keys: a held outage loses nothing on the wire; a blind one loses what it sends into it.
+#[test]
+fn scenario_outage_policy_hold_loses_nothing_blind_loses_packets() {
+    let hold = packetsim::scenario::run(&outage_scenario("hold"), 1).unwrap();
+    let blind = packetsim::scenario::run(&outage_scenario("blind"), 1).unwrap();
+    let q = |o: &packetsim::scenario::Outcome, k: &str| o.summary.queues[k].lost_link_down;
+    assert_eq!(q(&hold, "bottleneck:r1->r2"), 0);
+    assert_eq!(q(&hold, "bottleneck:r2->r1"), 0);
+    assert!(q(&blind, "bottleneck:r1->r2") > 0);
+    let bn = &hold.world.net.links[1];
+    assert!(
+        hold.world.net.egresses[bn.ab.idx()].is_pull(),
+        "hold needs the pull model"
+    );
+    assert!(
+        hold.world.net.egresses[bn.ab.idx()].is_up(),
+        "up again at 7 s"
+    );
+    let bn = &blind.world.net.links[1];
+    assert!(
+        !blind.world.net.egresses[bn.ab.idx()].is_pull(),
+        "a blind outage stays lazy"
+    );
+    assert_eq!(hold.world.check_conservation(), Ok(()));
+}
+
+// Issue "Network seams" item 5: rate steps written in the scenario become link changes.
+#[test]
+fn scenario_rate_steps_change_the_rate_at_their_time() {
+    let text = super::line_scenario("2Mbps", "20ms", 50, "app = \"bulk\"");
+    let sc = super::load(
+        &text,
+        &[
+            "simulation.duration=\"10s\"",
+            "links.bottleneck.rate_steps=[{at=\"5s\",rate=\"500kbps\",direction=\"a_to_b\"}]",
+        ],
+    );
+    let mut w = packetsim::scenario::build(&sc, 1).unwrap();
+    let bn = (w.net.links[1].ab, w.net.links[1].ba);
+    w.run_until(Time::from_millis(5_000));
+    assert_eq!(w.net.egresses[bn.0.idx()].rate, Rate::mbps(2));
+    w.run_until(Time::from_millis(5_001));
+    assert_eq!(w.net.egresses[bn.0.idx()].rate, Rate::bps(500_000));
+    assert_eq!(
+        w.net.egresses[bn.1.idx()].rate,
+        Rate::mbps(2),
+        "b to a unchanged"
+    );
+    // The bottleneck sends at most 500 kb/s from 5 s on.
+    let before = w.net.egresses[bn.0.idx()].stats.transmitted_bytes;
+    w.run();
+    let after = w.net.egresses[bn.0.idx()].stats.transmitted_bytes;
+    assert!(
+        after - before <= 500_000 / 8 * 5 + 1500,
+        "{}",
+        after - before
+    );
+    assert!(
+        after - before >= 500_000 / 8 * 5 - 3000,
+        "{}",
+        after - before
+    );
+}
