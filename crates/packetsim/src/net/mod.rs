@@ -1,7 +1,9 @@
-//! The network: nodes, full-duplex links and static shortest-path routing.
+//! The network: nodes, full-duplex links and static least-cost routing.
 //!
 //! - A node owns one or more addresses and forwards by destination address through a table
-//!   computed at build time ([`Net::compute_routes`], hop count, ties broken by link order).
+//!   computed at build time ([`Net::compute_routes`]: least total link cost, default 1 per
+//!   link, so hop count; ties broken by search order, links in scenario order; static routes
+//!   win at their node; the rules are in [`routing`]).
 //! - An extra address may be bound to one of its node's links, an interface
 //!   ([`Net::add_address`]): traffic to it then arrives over that link only, which is how a
 //!   multihomed host's addresses each map to a path (spec 3 §2.5: "traffic to D0 uses path0
@@ -18,10 +20,12 @@
 
 mod element;
 mod forward;
+pub mod routing;
 mod transmitter;
 
 pub use element::{Disposition, Element, ElementCtx, Request, Via};
 pub use forward::{HostRoute, Next, NextHops};
+pub use routing::{RouteLoop, StaticRoute, DEFAULT_COST};
 pub use transmitter::{
     ArrivalHook, DequeueHook, Egress, ErrorModel, LinkChange, LinkStats, OutagePolicy, Started,
 };
@@ -29,7 +33,6 @@ pub use transmitter::{
 use crate::ids::{Addr, EgressId, ElementId, LinkId, NodeId};
 use crate::queue::QueueDisc;
 use packetsim_kernel::{Dur, Rate, Rng};
-use std::collections::VecDeque;
 
 /// A host or router.
 #[derive(Debug)]
@@ -84,6 +87,10 @@ pub struct Link {
     pub ab: EgressId,
     /// The b→a direction.
     pub ba: EgressId,
+    /// Routing cost of the a→b direction, positive ([`DEFAULT_COST`] unless set).
+    pub cost: u32,
+    /// Routing cost of the b→a direction, positive (equal to `cost` unless set apart).
+    pub cost_ba: u32,
 }
 
 /// Everything needed to build one direction of a link.
@@ -112,6 +119,8 @@ pub struct Net {
     pub addr_owner: Vec<NodeId>,
     /// The link each address is bound to (its interface), if any, indexed by [`Addr`].
     pub addr_link: Vec<Option<LinkId>>,
+    /// Routes fixed by the scenario, applied over the computed ones in this order.
+    pub static_routes: Vec<StaticRoute>,
 }
 
 impl Net {
@@ -190,83 +199,62 @@ impl Net {
             b,
             ab: e_ab,
             ba: e_ba,
+            cost: DEFAULT_COST,
+            cost_ba: DEFAULT_COST,
         });
         id
     }
 
+    /// Sets the cost of `link` (both directions) for least-cost routing; positive. Links
+    /// cost [`DEFAULT_COST`] (1) until set. Call before [`Net::compute_routes`].
+    pub fn set_cost(&mut self, link: LinkId, cost: u32) {
+        assert!(cost >= 1, "a link's cost is positive");
+        let l = &mut self.links[link.idx()];
+        l.cost = cost;
+        l.cost_ba = cost;
+    }
+
+    /// Sets the cost of `link`'s b→a direction only (after [`Net::set_cost`], which sets
+    /// both); positive.
+    pub fn set_cost_ba(&mut self, link: LinkId, cost: u32) {
+        assert!(cost >= 1, "a link's cost is positive");
+        self.links[link.idx()].cost_ba = cost;
+    }
+
+    /// Fixes `node`'s route to `addr`: over `link`, which must attach to `node`. It replaces
+    /// the computed route at `node` only (see [`routing`]). Call before
+    /// [`Net::compute_routes`].
+    pub fn add_static_route(&mut self, node: NodeId, addr: Addr, link: LinkId) {
+        let l = &self.links[link.idx()];
+        assert!(
+            l.a == node || l.b == node,
+            "a static route leaves over one of its node's links"
+        );
+        self.static_routes.push(StaticRoute { node, addr, link });
+    }
+
     /// Computes every node's forwarding table: for each address, the first egress of a
-    /// shortest path (in hops) to the address's owner. Among equal-hop paths the one a
-    /// breadth-first search from the destination finds first wins, visiting links in scenario
-    /// order, so the result depends only on the scenario.
+    /// least-cost path to the address's owner (ties as [`routing`] documents: at unit costs,
+    /// breadth-first order visiting links in scenario order), then applies the static routes.
     pub fn compute_routes(&mut self) {
-        let n_nodes = self.nodes.len();
-        let n_addrs = self.addr_owner.len();
-        for node in &mut self.nodes {
-            node.routes = vec![None; n_addrs];
+        let mut routes = routing::least_cost(
+            self.nodes.len(),
+            &self.links,
+            &self.addr_owner,
+            &self.addr_link,
+        );
+        routing::apply_static(&mut routes, &self.links, &self.static_routes);
+        for (node, table) in self.nodes.iter_mut().zip(routes) {
+            node.routes = table;
         }
-        // Breadth-first search from each destination node over reversed edges: the egress by
-        // which a node is first reached toward the destination is its next hop.
-        let mut next_hop: Vec<Option<EgressId>> = vec![None; n_nodes];
-        let mut seen = vec![false; n_nodes];
-        let mut frontier = VecDeque::new();
-        // incoming[v]: every (u, egress u -> v), in link order.
-        let mut incoming: Vec<Vec<(NodeId, EgressId)>> = vec![Vec::new(); n_nodes];
-        for link in &self.links {
-            incoming[link.b.idx()].push((link.a, link.ab));
-            incoming[link.a.idx()].push((link.b, link.ba));
-        }
-        for dest in 0..n_nodes {
-            // One search for the node's unbound addresses, one per interface address.
-            let mut searches: Vec<Option<LinkId>> = vec![None];
-            for (addr, owner) in self.addr_owner.iter().enumerate() {
-                if owner.idx() == dest {
-                    if let Some(l) = self.addr_link[addr] {
-                        if !searches.contains(&Some(l)) {
-                            searches.push(Some(l));
-                        }
-                    }
-                }
-            }
-            for via in searches {
-                next_hop.iter_mut().for_each(|h| *h = None);
-                seen.iter_mut().for_each(|s| *s = false);
-                seen[dest] = true;
-                frontier.clear();
-                match via {
-                    None => frontier.push_back(dest),
-                    Some(l) => {
-                        // Bound to link l: the only last hop is the neighbour across l, and
-                        // no path passes through dest itself.
-                        let link = &self.links[l.idx()];
-                        let (nb, e) = if link.a.idx() == dest {
-                            (link.b, link.ba)
-                        } else {
-                            (link.a, link.ab)
-                        };
-                        seen[nb.idx()] = true;
-                        next_hop[nb.idx()] = Some(e);
-                        frontier.push_back(nb.idx());
-                    }
-                }
-                while let Some(v) = frontier.pop_front() {
-                    // Every egress u -> v makes u one hop closer to dest.
-                    for &(u, e) in &incoming[v] {
-                        if !seen[u.idx()] {
-                            seen[u.idx()] = true;
-                            next_hop[u.idx()] = Some(e);
-                            frontier.push_back(u.idx());
-                        }
-                    }
-                }
-                for (addr, owner) in self.addr_owner.iter().enumerate() {
-                    if owner.idx() == dest && self.addr_link[addr] == via {
-                        for (u, node) in self.nodes.iter_mut().enumerate() {
-                            node.routes[addr] = if u == dest { None } else { next_hop[u] };
-                        }
-                    }
-                }
-            }
-        }
+    }
+
+    /// A forwarding loop created by the static routes, if any (after
+    /// [`Net::compute_routes`]); its `route` indexes [`Net::static_routes`].
+    pub fn find_loop(&self) -> Option<RouteLoop> {
+        routing::find_loop(self.nodes.len(), &self.static_routes, |u, a| {
+            self.nodes[u.idx()].routes[a.idx()].map(|e| self.egresses[e.idx()].to)
+        })
     }
 
     /// Whether `node` can reach `addr` (or owns it).

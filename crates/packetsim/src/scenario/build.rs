@@ -1,4 +1,5 @@
-//! From a validated [`Scenario`] to a runnable [`World`]: nodes and links in file order, routes,
+//! From a validated [`Scenario`] to a runnable [`World`]: nodes and links in file order, routes
+//! (least cost, then static routes; a forwarding loop they make is an error naming the route),
 //! then flows. Per-component random streams are derived from the run seed and the component's
 //! scenario name, so adding a link or flow never changes another's random numbers.
 
@@ -119,7 +120,7 @@ pub fn build(sc: &Scenario, seed: u64) -> Result<World, BuildError> {
             queue: queue_disc(q, l.rate),
             errors,
         };
-        net.add_link(
+        let id = net.add_link(
             &l.name,
             a,
             b,
@@ -127,6 +128,8 @@ pub fn build(sc: &Scenario, seed: u64) -> Result<World, BuildError> {
             dir(l.queue_ba.as_ref().unwrap_or(&l.queue), e_ba),
             seed,
         );
+        net.set_cost(id, l.cost);
+        net.set_cost_ba(id, l.cost_ba);
     }
     for a in &sc.addresses {
         let owner = ids[a.node.as_str()];
@@ -139,6 +142,35 @@ pub fn build(sc: &Scenario, seed: u64) -> Result<World, BuildError> {
             )
         });
         addrs.insert(a.name.as_str(), net.add_address(owner, link));
+    }
+    // Static routes. A node named in `to` stands for its primary address and its named
+    // addresses bound to no link, except those the same node routes by name; an address bound
+    // to a link is reached over that link and is routed statically only by its own name.
+    let mut route_keys: Vec<String> = Vec::new();
+    for r in &sc.routes {
+        let at = ids[r.node.as_str()];
+        let via = LinkId(
+            sc.links
+                .iter()
+                .position(|x| x.name == r.via)
+                .expect("the loader checks links") as u32,
+        );
+        let targets: Vec<Addr> = match ids.get(r.to.as_str()) {
+            Some(&n) => std::iter::once(net.addr_of(n))
+                .chain(
+                    sc.addresses
+                        .iter()
+                        .filter(|a| a.node == r.to && a.link.is_none())
+                        .filter(|a| !sc.routes.iter().any(|x| x.node == r.node && x.to == a.name))
+                        .map(|a| addrs[a.name.as_str()]),
+                )
+                .collect(),
+            None => vec![addrs[r.to.as_str()]],
+        };
+        for addr in targets {
+            net.add_static_route(at, addr, via);
+            route_keys.push(format!("nodes.{}.routes[{}]", r.node, r.index));
+        }
     }
     // Directions whose rate or state will change run in pull mode from the start.
     for (li, l) in sc.links.iter().enumerate() {
@@ -157,6 +189,32 @@ pub fn build(sc: &Scenario, seed: u64) -> Result<World, BuildError> {
         }
     }
     net.compute_routes();
+    if let Some(lp) = net.find_loop() {
+        let owner = net.addr_owner[lp.addr.idx()];
+        let dest = if net.addr_of(owner) == lp.addr {
+            net.nodes[owner.idx()].name.as_str()
+        } else {
+            addrs
+                .iter()
+                .find(|(_, &a)| a == lp.addr)
+                .map(|(name, _)| *name)
+                .expect("every extra address is named")
+        };
+        let cycle: Vec<&str> = lp
+            .cycle
+            .iter()
+            .chain(lp.cycle.first())
+            .map(|n| net.nodes[n.idx()].name.as_str())
+            .collect();
+        return Err(err(
+            route_keys[lp.route].clone(),
+            format!(
+                "this static route makes packets to `{dest}` loop: {} (a static route applies \
+                 at its own node only; every other node keeps its least-cost route)",
+                cycle.join(" -> ")
+            ),
+        ));
+    }
     let mut world = World::new(net, Time::ZERO + sc.simulation.duration);
     // Schedules as events: outages (both directions) and rate steps, in file order.
     for (li, l) in sc.links.iter().enumerate() {

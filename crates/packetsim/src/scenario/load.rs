@@ -6,11 +6,12 @@ use super::error::{Location, ScenarioError};
 use super::locate::{is_bare, KeyPath, SpanIndex};
 use super::overrides::Override;
 use super::schema::{
-    RawAddress, RawApp, RawFlow, RawFlowKind, RawLink, RawQueue, RawQueueKind, RawScenario,
+    RawAddress, RawApp, RawFlow, RawFlowKind, RawLink, RawQueue, RawQueueKind, RawRoute,
+    RawScenario,
 };
 use super::{
     AddressSpec, App, ClassSpec, ErrorDirection, FlowKind, FlowSpec, LinkSpec, QueueLimit,
-    QueueSpec, RateStep, Scenario, SchedulerSpec, SimulationSpec,
+    QueueSpec, RateStep, RouteSpec, Scenario, SchedulerSpec, SimulationSpec,
 };
 use crate::transport::sctp::SctpConfig;
 use crate::transport::tcp::TcpConfig;
@@ -222,9 +223,11 @@ impl Ctx<'_> {
 
         let mut nodes = Vec::with_capacity(raw.nodes.0.len());
         let mut raw_addresses = Vec::new();
+        let mut raw_routes = Vec::new();
         for (name, n) in raw.nodes.0 {
             self.check_name(&KeyPath::keys(&["nodes", &name]), &name, "node")?;
             raw_addresses.push((name.clone(), n.addresses));
+            raw_routes.push((name.clone(), n.routes));
             nodes.push(name);
         }
         let node_set: HashSet<&str> = nodes.iter().map(String::as_str).collect();
@@ -234,6 +237,7 @@ impl Ctx<'_> {
             links.push(self.link(name, l, &nodes, &node_set)?);
         }
         let addresses = self.addresses(raw_addresses, &node_set, &links)?;
+        let routes = self.routes(raw_routes, &node_set, &addresses, &links)?;
 
         let mut flows = Vec::new();
         let mut flow_names: HashMap<String, String> = HashMap::new();
@@ -282,8 +286,93 @@ impl Ctx<'_> {
             nodes,
             addresses,
             links,
+            routes,
             flows,
         })
+    }
+
+    /// Every node's static routes: `to` is another node or another node's named address,
+    /// named once per node; `via` is one of the node's own links.
+    fn routes(
+        &self,
+        raw: Vec<(String, Vec<RawRoute>)>,
+        node_set: &HashSet<&str>,
+        addresses: &[AddressSpec],
+        links: &[LinkSpec],
+    ) -> Result<Vec<RouteSpec>> {
+        let mut out: Vec<RouteSpec> = Vec::new();
+        for (node, list) in raw {
+            let first = out.len();
+            for (index, r) in list.into_iter().enumerate() {
+                let path = KeyPath::keys(&["nodes", &node, "routes"]).index(index);
+                let own = match addresses.iter().find(|a| a.name == r.to) {
+                    _ if r.to == node => Some(format!("`{node}` is node `{node}` itself")),
+                    Some(a) if a.node == node => {
+                        Some(format!("`{}` is an address of node `{node}` itself", r.to))
+                    }
+                    Some(_) => None,
+                    None if node_set.contains(r.to.as_str()) => None,
+                    None => {
+                        return Err(self.err(
+                            &path.key("to"),
+                            format!(
+                                "expected the name of a node or of a named address; `{}` is \
+                                 neither",
+                                r.to
+                            ),
+                        ))
+                    }
+                };
+                if let Some(what) = own {
+                    return Err(self.err(
+                        &path.key("to"),
+                        format!(
+                            "{what}: a static route leads to another node or to another node's \
+                             address"
+                        ),
+                    ));
+                }
+                if let Some(other) = out[first..].iter().find(|o| o.to == r.to) {
+                    return Err(self.err(
+                        &path.key("to"),
+                        format!(
+                            "`{}` already has a route at node `{node}` (routes[{}]): give each \
+                             destination one route",
+                            r.to, other.index
+                        ),
+                    ));
+                }
+                match links.iter().find(|l| l.name == r.via) {
+                    None => {
+                        return Err(self.err(
+                            &path.key("via"),
+                            format!(
+                                "expected the name of a link of node `{node}`; `{}` is not a link",
+                                r.via
+                            ),
+                        ))
+                    }
+                    Some(l) if l.a != node && l.b != node => {
+                        return Err(self.err(
+                            &path.key("via"),
+                            format!(
+                                "link `{}` joins `{}` and `{}`, not node `{node}`: a static \
+                                 route leaves over one of its own node's links",
+                                r.via, l.a, l.b
+                            ),
+                        ))
+                    }
+                    Some(_) => {}
+                }
+                out.push(RouteSpec {
+                    node: node.clone(),
+                    to: r.to,
+                    via: r.via,
+                    index,
+                });
+            }
+        }
+        Ok(out)
     }
 
     /// Every node's named addresses: names unique among addresses and nodes, links that
@@ -567,6 +656,32 @@ impl Ctx<'_> {
                 format!("expected a bit error rate in [0, 1), e.g. 1e-6; got {ber}"),
             ));
         }
+        let cost_of = |key: &str, v: &toml::Value| match v {
+            toml::Value::Integer(c) if (1..=u32::MAX as i64).contains(c) => Ok(*c as u32),
+            v => {
+                let got = match v {
+                    toml::Value::Integer(c) => c.to_string(),
+                    toml::Value::Float(c) => format!("{c:?}"),
+                    toml::Value::String(c) => format!("a string {c:?}"),
+                    other => format!("a {}", other.type_str()),
+                };
+                Err(self.err(
+                    &path.key(key),
+                    format!(
+                        "expected a positive integer cost (1 to {}), e.g. 10; got {got}",
+                        u32::MAX
+                    ),
+                ))
+            }
+        };
+        let cost = match &l.cost {
+            None => crate::net::DEFAULT_COST,
+            Some(v) => cost_of("cost", v)?,
+        };
+        let cost_ba = match &l.cost_ba {
+            None => cost,
+            Some(v) => cost_of("cost_ba", v)?,
+        };
         let mut outages = Vec::with_capacity(l.outages.len());
         for (i, o) in l.outages.iter().enumerate() {
             if o.from >= o.to {
@@ -621,6 +736,8 @@ impl Ctx<'_> {
             outage_policy: l.outage_policy.unwrap_or_default(),
             rate_steps,
             diffserv_edge: l.diffserv_edge,
+            cost,
+            cost_ba,
         })
     }
 

@@ -58,6 +58,8 @@ pub struct Scenario {
     pub addresses: Vec<AddressSpec>,
     /// Links, in file order.
     pub links: Vec<LinkSpec>,
+    /// Static routes (`[nodes.NAME] routes = [..]`), in file order.
+    pub routes: Vec<RouteSpec>,
     /// Flows after `count` expansion, in file order (copies of one table are adjacent).
     pub flows: Vec<FlowSpec>,
 }
@@ -83,6 +85,21 @@ pub struct AddressSpec {
     pub node: String,
     /// The link (interface) it is bound to: traffic to it arrives over this link.
     pub link: Option<String>,
+}
+
+/// A static route: at `node`, packets to `to` leave over link `via`
+/// (`[nodes.NAME] routes = [{ to, via }]`). It replaces the least-cost route at `node` only.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RouteSpec {
+    /// The node whose table it sets.
+    pub node: String,
+    /// The destination: another node (its primary address and its named addresses bound to
+    /// no link), or a named address of another node.
+    pub to: String,
+    /// A link attached to `node`.
+    pub via: String,
+    /// Its position in the node's `routes` list (for messages: `nodes.NODE.routes[index]`).
+    pub index: usize,
 }
 
 /// One full-duplex link between two nodes.
@@ -116,6 +133,10 @@ pub struct LinkSpec {
     pub rate_steps: Vec<RateStep>,
     /// Directions whose egress classifies and marks packets as a DiffServ edge.
     pub diffserv_edge: Option<ErrorDirection>,
+    /// Routing cost of the a→b direction, positive (default 1: routes are then fewest-hop).
+    pub cost: u32,
+    /// Routing cost of the b→a direction (`cost_ba`; default: `cost`).
+    pub cost_ba: u32,
 }
 
 /// A link's egress queue discipline (one instance per direction).

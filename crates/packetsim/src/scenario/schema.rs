@@ -47,6 +47,16 @@ pub(crate) struct RawSimulation {
 pub(crate) struct RawNode {
     #[serde(default)]
     pub addresses: Vec<RawAddress>,
+    #[serde(default)]
+    pub routes: Vec<RawRoute>,
+}
+
+/// `{ to = "d1", via = "uplink" }`: a static route of a node.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawRoute {
+    pub to: String,
+    pub via: String,
 }
 
 /// `{ name = "S1", link = "path1_in" }`: an extra address of a node, bound to one of its links.
@@ -86,6 +96,12 @@ pub(crate) struct RawLink {
     pub rate_steps: Vec<RawRateStep>,
     #[serde(default)]
     pub diffserv_edge: Option<ErrorDirection>,
+    /// Any TOML value, so that `load.rs` can say what a cost must be.
+    #[serde(default)]
+    pub cost: Option<toml::Value>,
+    /// As `cost`, for the b→a direction.
+    #[serde(default)]
+    pub cost_ba: Option<toml::Value>,
 }
 
 /// `{ at = "20s", rate = "1.6Mbps", direction = "both" }`: the link's rate from `at` on.

@@ -280,7 +280,12 @@ fn unknown_key_is_rejected_with_the_allowed_keys() {
     let e = bad(&format!("{BASE}\n[routes]\n"), &[]);
     assert_at(&e, 24, "routes", "unknown key `routes`");
     let e = bad(&BASE.replace("[nodes.b]", "[nodes.b]\nx = 1"), &[]);
-    assert_at(&e, 6, "nodes.b.x", "unknown key `x`; expected `addresses`");
+    assert_at(
+        &e,
+        6,
+        "nodes.b.x",
+        "unknown key `x`; expected `addresses` or `routes`",
+    );
 }
 
 #[test]
@@ -797,6 +802,252 @@ fn sctp_an_address_with_no_path_is_a_build_error_naming_the_address() {
     };
     assert_eq!(e.key, "flows.f.to_addresses[1]", "{e}");
     assert!(e.msg.contains("no path"), "{e}");
+}
+
+// ---- routing: link costs and static routes (docs/scenario-format.md "Routing") -------------
+
+const TRIANGLE: &str = r#"[simulation]
+duration = "2s"
+
+[nodes.s]
+routes = [{ to = "d", via = "slow" }]
+[nodes.r]
+[nodes.d]
+
+[links.slow]
+a = "s"
+b = "d"
+rate = "1Mbps"
+delay = "100ms"
+cost = 10
+
+[links.fast1]
+a = "s"
+b = "r"
+rate = "100Mbps"
+delay = "1ms"
+
+[links.fast2]
+a = "r"
+b = "d"
+rate = "100Mbps"
+delay = "1ms"
+"#;
+
+// DESIGN.md "Network": link `cost`, default 1; static routes in the scenario.
+#[test]
+fn routing_link_cost_defaults_to_one_and_routes_keep_file_order() {
+    let s = ok(TRIANGLE, &[]);
+    let costs: Vec<(u32, u32)> = s.links.iter().map(|l| (l.cost, l.cost_ba)).collect();
+    assert_eq!(costs, [(10, 10), (1, 1), (1, 1)]);
+    let s = ok(TRIANGLE, &["links.slow.cost_ba=1", "links.fast1.cost_ba=3"]);
+    let costs: Vec<(u32, u32)> = s.links.iter().map(|l| (l.cost, l.cost_ba)).collect();
+    assert_eq!(costs, [(10, 1), (1, 3), (1, 1)]);
+    let s = ok(
+        TRIANGLE,
+        &["nodes.d.routes=[{ to = \"r\", via = \"fast2\" }, { to = \"s\", via = \"slow\" }]"],
+    );
+    let route = |node: &str, to: &str, via: &str, index| RouteSpec {
+        node: node.into(),
+        to: to.into(),
+        via: via.into(),
+        index,
+    };
+    assert_eq!(
+        s.routes,
+        [
+            route("s", "d", "slow", 0),
+            route("d", "r", "fast2", 0),
+            route("d", "s", "slow", 1)
+        ]
+    );
+    // The array-of-tables form reads the same.
+    let text = TRIANGLE.replace(
+        "routes = [{ to = \"d\", via = \"slow\" }]\n",
+        "[[nodes.s.routes]]\nto = \"d\"\nvia = \"slow\"\n",
+    );
+    assert_eq!(ok(&text, &[]).routes, [route("s", "d", "slow", 0)]);
+}
+
+#[test]
+fn routing_link_cost_must_be_a_positive_integer() {
+    for (v, what) in [
+        ("0", "got 0"),
+        ("-3", "got -3"),
+        ("1.5", "got 1.5"),
+        ("\"10\"", "got a string"),
+        ("4294967296", "got 4294967296"),
+    ] {
+        let e = bad(&TRIANGLE.replace("cost = 10", &format!("cost = {v}")), &[]);
+        assert_at(
+            &e,
+            14,
+            "links.slow.cost",
+            "expected a positive integer cost (1 to 4294967295), e.g. 10",
+        );
+        assert!(e.to_string().contains(what), "{e}");
+    }
+    let e = bad(
+        &TRIANGLE.replace("cost = 10", "cost = 10\ncost_ba = 1.0"),
+        &[],
+    );
+    assert_at(
+        &e,
+        15,
+        "links.slow.cost_ba",
+        "expected a positive integer cost (1 to 4294967295), e.g. 10; got 1.0",
+    );
+    let e = bad(TRIANGLE, &["links.fast1.cost=0"]);
+    assert_eq!(
+        e.to_string(),
+        "x.toml: --set links.fast1.cost=0: links.fast1.cost: expected a positive integer cost \
+         (1 to 4294967295), e.g. 10; got 0"
+    );
+}
+
+#[test]
+fn routing_static_route_errors_name_the_key() {
+    let with = |routes: &str| {
+        TRIANGLE.replace(
+            "routes = [{ to = \"d\", via = \"slow\" }]",
+            &format!("routes = {routes}"),
+        )
+    };
+    assert_at(
+        &bad(&with("[{ to = \"q\", via = \"slow\" }]"), &[]),
+        5,
+        "nodes.s.routes[0].to",
+        "expected the name of a node or of a named address; `q` is neither",
+    );
+    assert_at(
+        &bad(&with("[{ to = \"d\", via = \"nope\" }]"), &[]),
+        5,
+        "nodes.s.routes[0].via",
+        "expected the name of a link of node `s`; `nope` is not a link",
+    );
+    assert_at(
+        &bad(&with("[{ to = \"d\", via = \"fast2\" }]"), &[]),
+        5,
+        "nodes.s.routes[0].via",
+        "link `fast2` joins `r` and `d`, not node `s`",
+    );
+    assert_at(
+        &bad(
+            &with("[{ to = \"d\", via = \"slow\" }, { to = \"d\", via = \"fast1\" }]"),
+            &[],
+        ),
+        5,
+        "nodes.s.routes[1].to",
+        "`d` already has a route at node `s` (routes[0])",
+    );
+    assert_at(
+        &bad(&with("[{ to = \"s\", via = \"slow\" }]"), &[]),
+        5,
+        "nodes.s.routes[0].to",
+        "`s` is node `s` itself",
+    );
+    assert_at(
+        &bad(&with("[{ to = \"d\" }]"), &[]),
+        5,
+        "nodes.s.routes[0].via",
+        "missing required key `via`",
+    );
+    assert_at(
+        &bad(&with("[{ to = \"d\", via = \"slow\", metric = 2 }]"), &[]),
+        5,
+        "nodes.s.routes[0].metric",
+        "unknown key `metric`",
+    );
+}
+
+#[test]
+fn routing_static_route_to_an_own_address_is_rejected_and_to_another_nodes_accepted() {
+    // An address of the node itself is not a destination it routes to.
+    let e = bad(
+        MULTIHOMED,
+        &["nodes.s.routes=[{ to = \"s1\", via = \"s_r0\" }]"],
+    );
+    assert!(
+        e.to_string()
+            .contains("nodes.s.routes[0].to: `s1` is an address of node `s` itself"),
+        "{e}"
+    );
+    // A named address of another node is a valid destination.
+    let sc = ok(
+        MULTIHOMED,
+        &["nodes.r0.routes=[{ to = \"d1\", via = \"r0_d\" }]"],
+    );
+    assert_eq!(sc.routes[0].to, "d1");
+}
+
+// Static routes win at their node only, so one can make a loop: the builder finds it and
+// names the route.
+#[test]
+fn routing_static_route_loop_is_a_build_error_naming_the_route() {
+    // r sends d's packets back to s, whose least-cost route (fast1, fast2) is through r.
+    let sc = ok(
+        TRIANGLE,
+        &[
+            "nodes.s.routes=[]",
+            "nodes.r.routes=[{ to = \"d\", via = \"fast1\" }]",
+        ],
+    );
+    let e = build(&sc, 1).err().expect("a loop");
+    assert_eq!(e.key, "nodes.r.routes[0]", "{e}");
+    assert_eq!(
+        e.msg,
+        "this static route makes packets to `d` loop: r -> s -> r (a static route applies at \
+         its own node only; every other node keeps its least-cost route)"
+    );
+    // spec 3 §2.5: d1 is bound to r1_d, so r0 reaches it back through s; sending it from s
+    // toward r0 loops, and the message names the address.
+    let sc = ok(
+        MULTIHOMED,
+        &["nodes.s.routes=[{ to = \"d1\", via = \"s_r0\" }]"],
+    );
+    let e = build(&sc, 1).err().expect("a loop");
+    assert_eq!(e.key, "nodes.s.routes[0]", "{e}");
+    assert!(e.msg.contains("packets to `d1` loop: s -> r0 -> s"), "{e}");
+    // Without the loop, it builds.
+    assert!(build(&ok(TRIANGLE, &[]), 1).is_ok());
+}
+
+// docs/scenario-format.md "Routing": a node in `to` covers its primary address and its
+// unbound named addresses, unless the node routes one by name; bound addresses keep their link.
+#[test]
+fn routing_static_route_to_a_node_covers_its_unbound_addresses_only() {
+    let addresses = "nodes.d.addresses=[{ name = \"d0\", link = \"r0_d\" }, \
+                     { name = \"d1\", link = \"r1_d\" }, { name = \"dx\" }, { name = \"dy\" }]";
+    let table = |routes: &str| {
+        let sc = ok(MULTIHOMED, &[addresses, routes]);
+        let w = build(&sc, 1).unwrap_or_else(|e| panic!("{e}"));
+        let link = |name: &str| {
+            let l = w.net.links.iter().find(|l| l.name == name).unwrap();
+            l.ab
+        };
+        let (s_r0, s_r1) = (link("s_r0"), link("s_r1"));
+        let s = &w.net.nodes[0];
+        assert_eq!(s.name, "s");
+        // d's addresses: primary, d0, d1, dx, dy.
+        let d = &w.net.nodes[3].addrs;
+        d.iter()
+            .map(|a| match s.routes[a.idx()] {
+                Some(e) if e == s_r0 => "r0",
+                Some(e) if e == s_r1 => "r1",
+                other => panic!("{other:?}"),
+            })
+            .collect::<Vec<_>>()
+    };
+    // Least cost (ties by link order): the primary and unbound addresses go by s_r0.
+    assert_eq!(table("nodes.s.routes=[]"), ["r0", "r0", "r1", "r0", "r0"]);
+    assert_eq!(
+        table("nodes.s.routes=[{ to = \"d\", via = \"s_r1\" }]"),
+        ["r1", "r0", "r1", "r1", "r1"]
+    );
+    assert_eq!(
+        table("nodes.s.routes=[{ to = \"dx\", via = \"s_r0\" }, { to = \"d\", via = \"s_r1\" }]"),
+        ["r1", "r0", "r1", "r0", "r1"]
+    );
 }
 
 // ---- link schedules (issue "Network seams" item 5) ------------------------------------
