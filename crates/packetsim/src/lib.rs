@@ -13,6 +13,7 @@
 //! queue              queue disciplines: DropTail; drop reasons; queue statistics
 //! net                transmitters (rate changes, outage policies, hooks), forwarding (static
 //!                    table, run-time host routes), node elements, routing
+//! wireless           radio links: rate cycles, a two-state rate process (node element)
 //! world              the assembled simulation: dispatch, agent and element adapters, flows,
 //!                    sampling
 //! scenario           TOML schema, validation with file/line/key errors, builder
@@ -38,4 +39,5 @@ pub mod scenario;
 pub mod studies;
 pub mod transport;
 pub mod units;
+pub mod wireless;
 pub mod world;

@@ -687,3 +687,57 @@ fn scenario_rate_steps_change_the_rate_at_their_time() {
         after - before
     );
 }
+
+// docs/extending.md: a radio link is a declared-variable transmitter whose rate an element
+// changes at run time (spec 2 §6 extension: a two-state radio channel).
+#[test]
+fn two_state_rate_element_changes_the_radio_rate_at_its_drawn_times() {
+    use packetsim::kernel::Rng;
+    use packetsim::wireless::{TwoStateRate, TwoStateRateConfig};
+    let (mut w, a, _b) = pair(Dur::from_millis(1), |e| {
+        e.expect_changes(OutagePolicy::Blind)
+    });
+    let ab = w.net.links[0].ab;
+    let cfg = TwoStateRateConfig {
+        good_rate: Rate::mbps(8),
+        bad_rate: Rate::mbps(1),
+        mean_good: Dur::from_millis(100),
+        mean_bad: Dur::from_millis(50),
+    };
+    let el = w.add_element(
+        a,
+        Box::new(TwoStateRate::new(cfg, vec![ab], Rng::from_seed(5))),
+        false,
+    );
+    let history = |w: &World| {
+        w.elements[el.idx()]
+            .element
+            .as_any()
+            .downcast_ref::<TwoStateRate>()
+            .unwrap()
+            .history
+            .clone()
+    };
+    w.run_until(Time::from_millis(1_000));
+    let h = history(&w);
+    assert!(h.len() >= 4, "{h:?}");
+    let (t_bad, _) = h[0];
+    let (t_good, _) = h[1];
+    // Just after each change the direction runs at the state's rate.
+    let mut w2 = {
+        let (mut w2, a2, _) = pair(Dur::from_millis(1), |e| {
+            e.expect_changes(OutagePolicy::Blind)
+        });
+        let ab2 = w2.net.links[0].ab;
+        w2.add_element(
+            a2,
+            Box::new(TwoStateRate::new(cfg, vec![ab2], Rng::from_seed(5))),
+            false,
+        );
+        w2
+    };
+    w2.run_until(t_bad + Dur::from_nanos(1));
+    assert_eq!(w2.net.egresses[ab.idx()].rate, Rate::mbps(1));
+    w2.run_until(t_good + Dur::from_nanos(1));
+    assert_eq!(w2.net.egresses[ab.idx()].rate, Rate::mbps(8));
+}
