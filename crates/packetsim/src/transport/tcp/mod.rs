@@ -48,9 +48,13 @@ pub mod window;
 mod testkit;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_wireless;
 
 pub use crate::app::AppData;
-pub use config::{FullAckCwnd, PartialAckTimer, TcpConfig};
+pub use config::{
+    BsBufferConfig, BsBufferMode, FullAckCwnd, PartialAckTimer, RecoverGuard, TcpConfig,
+};
 pub use receiver::{ReceiverStats, TcpReceiver};
 pub use sender::{CcMetrics, SenderState, SenderStats, TcpSender};
 pub use variant::Variant;
