@@ -70,6 +70,16 @@ pub struct TcpConfig {
     /// reconnection ACKs trigger a fast retransmit at once).
     #[serde(skip_serializing_if = "RecoverGuard::is_default")]
     pub recover_guard: RecoverGuard,
+    /// Whether an ACK counts as a duplicate only if it carries the same window as the last one
+    /// (RFC 5681 §2, condition (e)): true (default). False counts any ACK of `snd_una` without
+    /// data while data is outstanding, as ns-2 does; study 2 needs it, because its receiver's
+    /// window changes with nearly every segment (spec 2 §2.3, §2.4).
+    #[serde(skip_serializing_if = "is_true")]
+    pub dupack_same_window: bool,
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -187,6 +197,7 @@ impl Default for TcpConfig {
             bs_buffer: None,
             reconnection_acks: 0,
             recover_guard: RecoverGuard::AfterTimeout,
+            dupack_same_window: true,
         }
     }
 }
@@ -363,8 +374,13 @@ mod tests {
     fn wireless_keys_default_off_and_parse() {
         let d = TcpConfig::default();
         assert_eq!(
-            (d.bs_buffer.clone(), d.reconnection_acks, d.recover_guard),
-            (None, 0, RecoverGuard::AfterTimeout)
+            (
+                d.bs_buffer.clone(),
+                d.reconnection_acks,
+                d.recover_guard,
+                d.dupack_same_window
+            ),
+            (None, 0, RecoverGuard::AfterTimeout, true)
         );
         let c: TcpConfig = toml::from_str(
             "bs_buffer = { w_max = \"64KiB\", mode = \"rate\" }\nreconnection_acks = 3\nrecover_guard = \"none\"",

@@ -16,6 +16,11 @@
 //!   in `Phase::Loss` enters recovery as in `Open`; `snd_nxt` stays where go-back-N left it,
 //!   so the recovery window may also resend from there (as ns-2's `send_much` from
 //!   `t_seqno_`).
+//! - A duplicate ACK (RFC 5681 §2) acknowledges snd_una, carries no data, arrives while data
+//!   is outstanding and (condition (e)) repeats the last window; `cfg.dupack_same_window =
+//!   false` drops (e), as ns-2 does (spec 2: the BS-buffer window changes on most ACKs, and
+//!   reconnection ACKs may carry a window the sender has not seen). The window is updated
+//!   either way.
 //! - A shrinking window (RFC 9293 §3.8.6, RFC 1122 §4.2.2.16; spec 2 §2.3): the peer's window
 //!   is taken from every acceptable ACK even when its right edge `ack + wnd` moves left; new
 //!   data and go-back-N go out only while the segment ends within `snd_una + min(cwnd, wnd)`,
@@ -134,6 +139,8 @@ pub struct TcpSender {
     newreno_full_ack: FullAckCwnd,
     /// Whether duplicate ACKs may trigger a fast retransmit in `Phase::Loss`.
     recover_guard: RecoverGuard,
+    /// A duplicate ACK must repeat the last window (RFC 5681 §2 (e)); false: as ns-2.
+    dupack_same_window: bool,
     state: SenderState,
     /// When the SYN-ACK arrived (the connection became ESTABLISHED).
     established_at: Option<Time>,
@@ -194,6 +201,7 @@ impl TcpSender {
             newreno_timer: cfg.newreno_partial_ack_timer,
             newreno_full_ack: cfg.newreno_full_ack,
             recover_guard: cfg.recover_guard,
+            dupack_same_window: cfg.dupack_same_window,
             state: SenderState::Closed,
             established_at: None,
             iss,
@@ -522,8 +530,12 @@ impl TcpSender {
         }
         if ack > self.snd_una {
             self.on_new_ack(now, h, ece, out);
-        } else if self.snd_max > self.snd_una && h.payload == 0 && !wnd_changed {
-            // RFC 5681 §2: a duplicate ACK.
+        } else if self.snd_max > self.snd_una
+            && h.payload == 0
+            && !(wnd_changed && self.dupack_same_window)
+        {
+            // RFC 5681 §2: a duplicate ACK (condition (e), the same window, unless
+            // `cfg.dupack_same_window` is off).
             self.on_dupack(now, out);
         }
         self.transmit(now, out);

@@ -231,9 +231,13 @@ mod reconnection_acks {
     /// A Reno sender whose 10 segments sent at 100 ms are all lost in an outage, timed out
     /// twice (at 400 ms and 1000 ms, each retransmitting segment 0, also lost); the next
     /// backed-off timeout is due at 2200 ms.
-    fn backed_off_sender(guard: RecoverGuard) -> Script<super::super::TcpSender> {
+    fn backed_off_sender(
+        guard: RecoverGuard,
+        same_window: bool,
+    ) -> Script<super::super::TcpSender> {
         let c = TcpConfig {
             recover_guard: guard,
+            dupack_same_window: same_window,
             ..cfg(Variant::Reno)
         };
         let (mut s, _) = Script::established(&c, AppData::Unlimited);
@@ -261,7 +265,7 @@ mod reconnection_acks {
     // lets go-back-N resend segments 1-7 (snd_nxt was left at segment 1 by the timeouts).
     #[test]
     fn loss_backed_off_three_reconnection_acks_fast_retransmit_at_once_without_guard() {
-        let mut s = backed_off_sender(RecoverGuard::None);
+        let mut s = backed_off_sender(RecoverGuard::None, true);
         assert!(s.inject(ms(1500), ack(1)).is_empty());
         assert!(s.inject(ms(1500), ack(1)).is_empty());
         let out = s.inject(ms(1500), ack(1));
@@ -279,12 +283,42 @@ mod reconnection_acks {
         assert_eq!(s.ep.next_timeout(), Some(ms(1500) + Dur::from_millis(1200)));
     }
 
+    // RFC 5681 §2 condition (e): an ACK whose window differs from the last one is not a
+    // duplicate, so reconnection ACKs carrying a window the sender has not seen (its last
+    // ACK was lost in the outage) count as two dupacks and trigger nothing; with
+    // `dupack_same_window = false` (ns-2, spec 2 §2.4) all three count.
+    #[test]
+    fn loss_backed_off_reconnection_acks_new_window_need_dupack_window_check_off() {
+        for (same_window, fast_retransmits) in [(true, 0), (false, 1)] {
+            let mut s = backed_off_sender(RecoverGuard::None, same_window);
+            let tr = TcpHeader {
+                wnd: W_MAX,
+                ..ack(1)
+            };
+            let mut sent = vec![];
+            for _ in 0..3 {
+                sent.extend(data_seqs(&s.inject(ms(1500), tr)));
+            }
+            assert_eq!(
+                s.ep.stats().fast_retransmits,
+                fast_retransmits,
+                "{same_window}"
+            );
+            let want: Vec<u32> = match fast_retransmits {
+                0 => vec![],
+                // cwnd 8000 and the new window 16384: segments 0-7 as above.
+                _ => (0..8).map(seg).collect(),
+            };
+            assert_eq!(sent, want, "{same_window}");
+        }
+    }
+
     // RFC 6582 §4.1 (ns-2 bugFix_ on, the default): duplicate ACKs below `recover` after a
     // timeout cause no fast retransmit, so the reconnection ACKs change nothing and the
     // sender waits for its backed-off timer.
     #[test]
     fn loss_backed_off_three_reconnection_acks_nothing_with_guard() {
-        let mut s = backed_off_sender(RecoverGuard::AfterTimeout);
+        let mut s = backed_off_sender(RecoverGuard::AfterTimeout, true);
         for _ in 0..3 {
             assert!(s.inject(ms(1500), ack(1)).is_empty());
         }
