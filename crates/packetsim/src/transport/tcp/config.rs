@@ -21,7 +21,9 @@ pub struct TcpConfig {
     /// allows it to be arbitrarily high).
     #[serde(with = "units::bytes::opt", skip_serializing_if = "Option::is_none")]
     pub initial_ssthresh: Option<u64>,
-    /// The receiver's fixed advertised window in bytes (default 64 KiB).
+    /// The receiver's fixed advertised window in bytes (default 64 KiB); with `bs_buffer` set
+    /// the receiver advertises that policy's window instead (this still sets the default
+    /// initial ssthresh).
     #[serde(with = "units::bytes")]
     pub rcv_window: u64,
     /// RTO before the first RTT sample (RFC 6298 §2.1: 1 s).
