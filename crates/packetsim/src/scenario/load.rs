@@ -204,7 +204,7 @@ impl Ctx<'_> {
         let tcp_defaults = raw.tcp.unwrap_or_default();
         tcp_defaults
             .validate()
-            .map_err(|(key, msg)| self.err(&KeyPath::keys(&["tcp", key]), msg))?;
+            .map_err(|(key, msg)| self.err(&KeyPath::keys(&["tcp"]).dotted(key), msg))?;
         let tcp_defaults_raw = table
             .get("tcp")
             .and_then(|t| t.as_table())
@@ -1035,10 +1035,12 @@ impl Ctx<'_> {
             .try_into()
             .map_err(|e: toml::de::Error| self.err(&tcp_path, e.message().trim().to_owned()))?;
         validate(&cfg).map_err(|(key, msg)| {
-            let p = if own.contains_key(key) || !defaults_raw.contains_key(key) {
-                tcp_path.key(key)
+            // A nested key (`bs_buffer.w_max`) belongs to the table that holds its first part.
+            let top = key.split('.').next().unwrap_or(key);
+            let p = if own.contains_key(top) || !defaults_raw.contains_key(top) {
+                tcp_path.dotted(key)
             } else {
-                KeyPath::keys(&[table, key])
+                KeyPath::keys(&[table]).dotted(key)
             };
             self.err(
                 &p,

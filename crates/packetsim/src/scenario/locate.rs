@@ -34,6 +34,14 @@ impl KeyPath {
         p.0.push(Seg::Key(k.to_owned()));
         p
     }
+    /// This path extended by the parts of a dotted key (`bs_buffer.w_max`), one step each.
+    pub fn dotted(&self, k: &str) -> KeyPath {
+        let mut p = self.clone();
+        for part in k.split('.') {
+            p.0.push(Seg::Key(part.to_owned()));
+        }
+        p
+    }
     /// This path extended by an array index.
     pub fn index(&self, i: usize) -> KeyPath {
         let mut p = self.clone();

@@ -519,6 +519,32 @@ fn tcp_validation_errors_name_the_table_holding_the_key() {
     assert_at(&e, 23, "flows.f.tcp.variant", "unknown value `vegas`");
 }
 
+// spec 2 §2.3: the base-station-buffer window's keys are checked, and an error names the nested
+// key in the table that holds it.
+#[test]
+fn tcp_bs_buffer_errors_name_the_nested_key() {
+    let e = bad(
+        &BASE.replace("[nodes.a]", "[tcp]\nbs_buffer = { alpha = 2.0 }\n[nodes.a]"),
+        &[],
+    );
+    assert_at(&e, 5, "tcp.bs_buffer.alpha", "expected a weight in (0, 1]");
+    let e = bad(
+        &format!("{BASE}tcp = {{ mss = 1000, bs_buffer = {{ w_min = 10 }} }}\n"),
+        &[],
+    );
+    assert_at(&e, 23, "flows.f.tcp.bs_buffer.w_min", "expected one MSS");
+    let e = bad(
+        &format!("{BASE}tcp = {{ recover_guard = \"sometimes\" }}\n"),
+        &[],
+    );
+    assert_at(
+        &e,
+        23,
+        "flows.f.tcp.recover_guard",
+        "unknown value `sometimes`",
+    );
+}
+
 #[test]
 fn missing_file_is_a_read_error() {
     let e = load_file(std::path::Path::new("/nonexistent/x.toml"), &[]).unwrap_err();

@@ -89,3 +89,62 @@ fn outage_stalls_a_transfer_which_then_recovers_by_timeout() {
     assert!(t > 6.3, "{t}");
     assert_eq!(f.bytes_delivered, 1 << 20);
 }
+
+// spec 2 §2.4 through the world: when the radio link (here `out`, the receiver's link) comes
+// back after a 4 s outage, the receiver sends its three Triplicate Reconnection ACKs at that
+// instant and the sender resumes at once, before its backed-off timer; without them nothing
+// happens in the 100 ms after the link returns. In this run the ACK of the last segment that
+// reached the receiver before the outage was lost, so the first reconnection ACK is a new ACK
+// for the sender (go-back-N resumes from it, RFC 5681 §3.1 slow start after the timeout) and
+// the other two are only two duplicates: no fast retransmit. The three-duplicate case is
+// scripted in transport/tcp/tests_wireless.rs.
+#[test]
+fn outage_link_up_reconnection_acks_resume_sender_before_the_timer() {
+    use packetsim::kernel::Time;
+    use packetsim::world::{Agent, World};
+    let counts = |w: &World| {
+        let (snd, rcv) = (w.flows[0].sender, w.flows[0].receiver);
+        let Agent::TcpSender(s) = &w.agents[snd.idx()].agent else {
+            panic!("a TCP sender")
+        };
+        let Agent::TcpReceiver(r) = &w.agents[rcv.idx()].agent else {
+            panic!("a TCP receiver")
+        };
+        let st = s.stats();
+        [
+            st.bytes_acked,
+            st.retransmits,
+            st.timeouts,
+            st.fast_retransmits,
+            r.stats().acks_sent,
+        ]
+    };
+    for tr in [false, true] {
+        let mut sets = vec![
+            "simulation.duration=\"20s\"",
+            "links.out.outages=[{from=\"5s\",to=\"9s\"}]",
+            "tcp.variant=\"reno\"",
+        ];
+        if tr {
+            sets.extend([
+                "tcp.reconnection_acks=3",
+                "tcp.recover_guard=\"none\"",
+                "tcp.dupack_same_window=false",
+            ]);
+        }
+        let sc = load(&line_scenario("2Mbps", "20ms", 50, "app = \"bulk\""), &sets);
+        let mut w = scenario::build(&sc, 1).unwrap();
+        w.run_until(Time::from_millis(9_000));
+        let [acked0, rtx0, to0, fr0, acks0] = counts(&w);
+        assert!(to0 >= 1, "the outage caused a timeout");
+        // The link is up again at 9 s (run the events at 9 s).
+        w.run_until(Time::from_nanos(9_000_000_001));
+        assert_eq!(counts(&w)[4] - acks0, if tr { 3 } else { 0 }, "tr={tr}");
+        w.run_until(Time::from_millis(9_100));
+        let [acked2, rtx2, to2, fr2, _] = counts(&w);
+        assert_eq!(to2, to0, "no timeout meanwhile, tr={tr}");
+        assert_eq!(fr2, fr0, "the first reconnection ACK was new, tr={tr}");
+        assert_eq!(acked2 > acked0, tr, "progress, tr={tr}");
+        assert_eq!(rtx2 > rtx0, tr, "go-back-N resumed, tr={tr}");
+    }
+}

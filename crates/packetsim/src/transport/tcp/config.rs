@@ -21,7 +21,9 @@ pub struct TcpConfig {
     /// allows it to be arbitrarily high).
     #[serde(with = "units::bytes::opt", skip_serializing_if = "Option::is_none")]
     pub initial_ssthresh: Option<u64>,
-    /// The receiver's fixed advertised window in bytes (default 64 KiB).
+    /// The receiver's fixed advertised window in bytes (default 64 KiB); with `bs_buffer` set
+    /// the receiver advertises that policy's window instead (this still sets the default
+    /// initial ssthresh).
     #[serde(with = "units::bytes")]
     pub rcv_window: u64,
     /// RTO before the first RTT sample (RFC 6298 §2.1: 1 s).
@@ -55,6 +57,100 @@ pub struct TcpConfig {
     /// NewReno: cwnd on the full ACK that ends recovery (RFC 6582 §3.2 step 3 allows both):
     /// `ssthresh` (default; ns-2 and Linux) or `flight_size` (min(ssthresh, FlightSize + SMSS)).
     pub newreno_full_ack: FullAckCwnd,
+    /// The receiver's window follows the base-station buffer (spec 2 §2.3): present, the
+    /// receiver advertises `BsBufferWindow` instead of the fixed `rcv_window`. Absent
+    /// (default): the fixed window.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bs_buffer: Option<BsBufferConfig>,
+    /// Triplicate Reconnection ACKs (spec 2 §2.4, Freeze-TCP): when a link at the receiver's
+    /// node comes up, an established receiver sends this many identical ACKs of its
+    /// cumulative point carrying its current window. 0 (default): none.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub reconnection_acks: u32,
+    /// The sender's guard against fast retransmit after a timeout (RFC 6582 §4.1; ns-2
+    /// `bugFix_`): `after_timeout` (default, today's behaviour) or `none` (spec 2 §2.4: lets
+    /// reconnection ACKs trigger a fast retransmit at once).
+    #[serde(skip_serializing_if = "RecoverGuard::is_default")]
+    pub recover_guard: RecoverGuard,
+    /// Whether an ACK counts as a duplicate only if it carries the same window as the last one
+    /// (RFC 5681 §2, condition (e)): true (default). False counts any ACK of `snd_una` without
+    /// data while data is outstanding, as ns-2 does; study 2 needs it, because its receiver's
+    /// window changes with nearly every segment (spec 2 §2.3, §2.4).
+    #[serde(skip_serializing_if = "is_true")]
+    pub dupack_same_window: bool,
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// Whether duplicate ACKs may trigger a fast retransmit while the sender is in its loss
+/// phase (after a timeout, or after Tahoe's fast retransmit, until the cumulative ACK reaches
+/// the `snd_max` of that moment).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecoverGuard {
+    /// No fast retransmit for duplicate ACKs during the loss phase (RFC 6582 §4.1; ns-2
+    /// `bugFix_` on). The behaviour before this option existed.
+    #[default]
+    AfterTimeout,
+    /// The DupThresh-th duplicate ACK triggers a fast retransmit in every phase but fast
+    /// recovery (ns-2 `bugFix_` off; spec 2 §2.4).
+    None,
+}
+
+impl RecoverGuard {
+    fn is_default(&self) -> bool {
+        *self == RecoverGuard::default()
+    }
+}
+
+/// Configuration of the base-station-buffer window (spec 2 §2.3), the `[tcp]` key
+/// `bs_buffer = { .. }`; every key optional.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct BsBufferConfig {
+    /// W_max, the largest window advertised and the initial one, bytes (default 16 KiB,
+    /// spec 2 §6 Q1).
+    #[serde(with = "units::bytes")]
+    pub w_max: u64,
+    /// W_min, the smallest window advertised, bytes; absent (default) = one MSS (spec 2 §2.3).
+    #[serde(with = "units::bytes::opt", skip_serializing_if = "Option::is_none")]
+    pub w_min: Option<u64>,
+    /// Filter weight a of the new target, in (0, 1] (default 0.5, the paper; 1 = no filter).
+    pub alpha: f64,
+    /// How the target is formed: `occupancy` (default) or `rate` (spec 2 §2.3, §6 Q2).
+    pub mode: BsBufferMode,
+    /// Rate mode: the measurement interval τ (default 100 ms, spec 2 §2.3).
+    #[serde(with = "units::dur")]
+    pub rate_interval: Dur,
+}
+
+impl Default for BsBufferConfig {
+    fn default() -> Self {
+        BsBufferConfig {
+            w_max: 16 * 1024,
+            w_min: None,
+            alpha: 0.5,
+            mode: BsBufferMode::Occupancy,
+            rate_interval: Dur::from_millis(100),
+        }
+    }
+}
+
+/// How the base-station-buffer window forms its target (spec 2 §2.3, §6 Q2).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BsBufferMode {
+    /// target = clamp(W_max − Q, W_min, W_max), Q the base station's queue report.
+    #[default]
+    Occupancy,
+    /// target = clamp(bytes received in the last interval τ + MSS, W_min, W_max).
+    Rate,
 }
 
 /// What NewReno sets cwnd to on the full ACK that ends fast recovery (RFC 6582 §3.2 step 3).
@@ -100,6 +196,10 @@ impl Default for TcpConfig {
             ecn: false,
             newreno_partial_ack_timer: PartialAckTimer::Impatient,
             newreno_full_ack: FullAckCwnd::Ssthresh,
+            bs_buffer: None,
+            reconnection_acks: 0,
+            recover_guard: RecoverGuard::AfterTimeout,
+            dupack_same_window: true,
         }
     }
 }
@@ -142,6 +242,55 @@ impl TcpConfig {
                 return Err(("initial_ssthresh", "expected at least 2 MSS".into()));
             }
         }
+        if let Some(b) = &self.bs_buffer {
+            self.validate_bs_buffer(b)?;
+        }
+        if self.reconnection_acks > 16 {
+            return Err((
+                "reconnection_acks",
+                format!("expected 0 to 16, got {}", self.reconnection_acks),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The `bs_buffer` table; keys are reported as `bs_buffer.KEY`.
+    fn validate_bs_buffer(&self, b: &BsBufferConfig) -> Result<(), (&'static str, String)> {
+        let mss = self.mss as u64;
+        if b.w_max < mss || b.w_max > u32::MAX as u64 / 2 {
+            return Err((
+                "bs_buffer.w_max",
+                format!(
+                    "expected one MSS ({mss} bytes) to 2 GiB, got {} bytes",
+                    b.w_max
+                ),
+            ));
+        }
+        // The sender sends only full segments and has no persist timer: a window below one
+        // MSS with nothing in flight would stall the connection for good.
+        if let Some(w) = b.w_min {
+            if w < mss || w > b.w_max {
+                return Err((
+                    "bs_buffer.w_min",
+                    format!(
+                        "expected one MSS ({mss} bytes) to w_max ({} bytes), got {w} bytes",
+                        b.w_max
+                    ),
+                ));
+            }
+        }
+        if !(b.alpha > 0.0 && b.alpha <= 1.0) {
+            return Err((
+                "bs_buffer.alpha",
+                format!("expected a weight in (0, 1], got {}", b.alpha),
+            ));
+        }
+        if b.rate_interval == Dur::ZERO {
+            return Err((
+                "bs_buffer.rate_interval",
+                "expected a positive duration".into(),
+            ));
+        }
         Ok(())
     }
 }
@@ -163,5 +312,86 @@ mod tests {
             ..TcpConfig::default()
         };
         assert_eq!(c.validate().unwrap_err().0, "sack_blocks");
+    }
+
+    // spec 2 §2.3: W_min >= 1 MSS (the window never closes), W_min <= W_max, a in (0, 1].
+    #[test]
+    fn bs_buffer_out_of_range_refused_naming_the_key() {
+        let with = |b: BsBufferConfig| TcpConfig {
+            mss: 1000,
+            bs_buffer: Some(b),
+            ..TcpConfig::default()
+        };
+        assert_eq!(with(BsBufferConfig::default()).validate(), Ok(()));
+        for (b, key) in [
+            (
+                BsBufferConfig {
+                    w_max: 999,
+                    ..Default::default()
+                },
+                "bs_buffer.w_max",
+            ),
+            (
+                BsBufferConfig {
+                    w_min: Some(500),
+                    ..Default::default()
+                },
+                "bs_buffer.w_min",
+            ),
+            (
+                BsBufferConfig {
+                    w_min: Some(20_000),
+                    ..Default::default()
+                },
+                "bs_buffer.w_min",
+            ),
+            (
+                BsBufferConfig {
+                    alpha: 0.0,
+                    ..Default::default()
+                },
+                "bs_buffer.alpha",
+            ),
+            (
+                BsBufferConfig {
+                    alpha: 1.5,
+                    ..Default::default()
+                },
+                "bs_buffer.alpha",
+            ),
+            (
+                BsBufferConfig {
+                    rate_interval: Dur::ZERO,
+                    ..Default::default()
+                },
+                "bs_buffer.rate_interval",
+            ),
+        ] {
+            assert_eq!(with(b).validate().unwrap_err().0, key);
+        }
+    }
+
+    // The new keys' defaults leave every existing configuration as it was.
+    #[test]
+    fn wireless_keys_default_off_and_parse() {
+        let d = TcpConfig::default();
+        assert_eq!(
+            (
+                d.bs_buffer.clone(),
+                d.reconnection_acks,
+                d.recover_guard,
+                d.dupack_same_window
+            ),
+            (None, 0, RecoverGuard::AfterTimeout, true)
+        );
+        let c: TcpConfig = toml::from_str(
+            "bs_buffer = { w_max = \"64KiB\", mode = \"rate\" }\nreconnection_acks = 3\nrecover_guard = \"none\"",
+        )
+        .unwrap();
+        let b = c.bs_buffer.unwrap();
+        assert_eq!((b.w_max, b.w_min, b.alpha), (65_536, None, 0.5));
+        assert_eq!(b.mode, BsBufferMode::Rate);
+        assert_eq!(c.reconnection_acks, 3);
+        assert_eq!(c.recover_guard, RecoverGuard::None);
     }
 }

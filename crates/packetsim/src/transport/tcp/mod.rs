@@ -17,7 +17,13 @@
 //! `recovery/` (`LossRecovery`, `AnyRecovery`: Tahoe, Reno RFC 5681, NewReno RFC 6582,
 //! SACK RFC 6675), `scoreboard.rs` (RFC 6675 IsLost/pipe/NextSeg), `ranges.rs` (sorted byte
 //! ranges shared by the scoreboard and the receiver's out-of-order buffer), `window.rs`
-//! (`WindowPolicy`), `variant.rs` (the variant table), `config.rs`.
+//! (`WindowPolicy`; `window/bs_buffer.rs`, study 2's base-station-buffer window), `variant.rs`
+//! (the variant table), `config.rs`. Tests: `tests.rs`, `tests_wireless.rs` (study 2: the
+//! BS-buffer window, shrinking windows, reconnection ACKs), on `testkit.rs`.
+//!
+//! Study 2 (spec 2 §2.3-2.4) options, all off by default: `cfg.bs_buffer` (receiver window),
+//! `cfg.reconnection_acks` (receiver, on `Notice::LinkUp`), `cfg.recover_guard` and
+//! `cfg.dupack_same_window` (sender's duplicate-ACK rules).
 //!
 //! Invariants (debug-asserted): snd_una <= snd_nxt <= snd_max, sequence spaces move forward
 //! only, cwnd >= 1 MSS; range sets are sorted, disjoint and their totals are exact.
@@ -48,9 +54,13 @@ pub mod window;
 mod testkit;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_wireless;
 
 pub use crate::app::AppData;
-pub use config::{FullAckCwnd, PartialAckTimer, TcpConfig};
+pub use config::{
+    BsBufferConfig, BsBufferMode, FullAckCwnd, PartialAckTimer, RecoverGuard, TcpConfig,
+};
 pub use receiver::{ReceiverStats, TcpReceiver};
 pub use sender::{CcMetrics, SenderState, SenderStats, TcpSender};
 pub use variant::Variant;

@@ -16,16 +16,21 @@
 //!   echo again). A CE segment is acknowledged at once even with delayed ACK (§6.1.3
 //!   recommends it). ACKs are never ECT (§6.1.4).
 //!
+//! - three times (`cfg.reconnection_acks`) at once, identically, when a link at its node comes
+//!   up (`Notice::LinkUp`) and the connection is established: Triplicate Reconnection ACKs
+//!   (spec 2 §2.4, Freeze-TCP) of `rcv_nxt` with the current window; SACK blocks, ECE and
+//!   timestamps as on any ACK. A pending delayed ACK is subsumed. Off (0) by default.
+//!
 //! The advertised window comes from a `WindowPolicy` (`window.rs`), told of every arriving
 //! segment (`on_segment`) before the receiver handles it. The receiver is generic over its
 //! policy, `AnyWindow` by default (the built-ins, enum dispatch); tests plug in their own.
 
 use super::ranges::RangeSet;
-use super::window::{AnyWindow, FixedWindow, WindowPolicy};
+use super::window::{AnyWindow, WindowPolicy};
 use super::{TcpConfig, Variant};
 use crate::ids::Addr;
 use crate::packet::{Body, Ecn, Packet, SackBlocks, Seq, TcpFlags, TcpHeader, Timestamps};
-use crate::transport::{Endpoint, Outbox};
+use crate::transport::{Endpoint, Notice, Outbox};
 use packetsim_kernel::{Dur, Time};
 
 /// Counters of a TCP receiver.
@@ -88,16 +93,17 @@ pub struct TcpReceiver<W: WindowPolicy = AnyWindow> {
     /// Delayed-ACK deadline.
     ack_at: Option<Time>,
     ecn: ReceiverEcn,
+    /// Identical ACKs sent when a link comes up (spec 2 §2.4); 0: none.
+    reconnection_acks: u8,
     stats: ReceiverStats,
 }
 
 impl TcpReceiver {
-    /// A receiver at `local` for a connection from `remote`, advertising the fixed window
-    /// `cfg.rcv_window`.
+    /// A receiver at `local` for a connection from `remote`, advertising the window of the
+    /// policy `cfg` selects (`AnyWindow::from_config`: the fixed `cfg.rcv_window` unless
+    /// `cfg.bs_buffer` is set).
     pub fn new(cfg: &TcpConfig, local: Addr, remote: Addr) -> TcpReceiver {
-        let window = AnyWindow::Fixed(FixedWindow {
-            bytes: cfg.rcv_window.min(u32::MAX as u64 / 2) as u32,
-        });
+        let window = AnyWindow::from_config(cfg);
         TcpReceiver::with_window(cfg, local, remote, window)
     }
 }
@@ -130,6 +136,7 @@ impl<W: WindowPolicy> TcpReceiver<W> {
             } else {
                 ReceiverEcn::Off
             },
+            reconnection_acks: cfg.reconnection_acks.min(u8::MAX as u32) as u8,
             stats: ReceiverStats::default(),
         }
     }
@@ -351,5 +358,14 @@ impl<W: WindowPolicy> Endpoint for TcpReceiver<W> {
 
     fn next_timeout(&self) -> Option<Time> {
         self.ack_at
+    }
+
+    fn on_event(&mut self, now: Time, notice: &Notice, out: &mut Outbox) {
+        // spec 2 §2.4: Triplicate Reconnection ACKs the moment the link comes back up.
+        if let (Notice::LinkUp { .. }, true) = (notice, self.established) {
+            for _ in 0..self.reconnection_acks {
+                self.send_ack(now, None, out);
+            }
+        }
     }
 }

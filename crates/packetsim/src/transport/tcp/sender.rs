@@ -9,8 +9,25 @@
 //!   §4.2.3.4; ns-2 behaves the same way with its packet-based window).
 //! - Fast retransmit restarts the retransmission timer (ns-2 `reset_rtx_timer`, Linux).
 //! - After a timeout, and after Tahoe's fast retransmit, the sender is in `Phase::Loss` until
-//!   the cumulative ACK reaches the `snd_max` of that moment; duplicate ACKs do not trigger a
-//!   fast retransmit meanwhile (RFC 6582 §4.1; ns-2 `bug_fix_`), for every variant.
+//!   the cumulative ACK reaches the `snd_max` of that moment; with `cfg.recover_guard =
+//!   after_timeout` (the default) duplicate ACKs do not trigger a fast retransmit meanwhile
+//!   (RFC 6582 §4.1; ns-2 `bug_fix_`), for every variant. With `none` (spec 2 §2.4, so that
+//!   Triplicate Reconnection ACKs restart a backed-off sender) the DupThresh-th duplicate ACK
+//!   in `Phase::Loss` enters recovery as in `Open`; `snd_nxt` stays where go-back-N left it,
+//!   so the recovery window may also resend from there (as ns-2's `send_much` from
+//!   `t_seqno_`).
+//! - A duplicate ACK (RFC 5681 §2) acknowledges snd_una, carries no data, arrives while data
+//!   is outstanding and (condition (e)) repeats the last window; `cfg.dupack_same_window =
+//!   false` drops (e), as ns-2 does (spec 2: the BS-buffer window changes on most ACKs, and
+//!   reconnection ACKs may carry a window the sender has not seen). The window is updated
+//!   either way.
+//! - A shrinking window (RFC 9293 §3.8.6, RFC 1122 §4.2.2.16; spec 2 §2.3): the peer's window
+//!   is taken from every acceptable ACK even when its right edge `ack + wnd` moves left; new
+//!   data and go-back-N go out only while the segment ends within `snd_una + min(cwnd, wnd)`,
+//!   so a shrunk window sends nothing until it reopens. Nothing is revoked: data beyond the
+//!   new edge stays in flight, the timer runs on, no retransmission is caused by the shrink.
+//!   There is no persist timer (RFC 9293 §3.8.6.1): windows are never below one MSS
+//!   (`rcv_window` and `bs_buffer.w_min` are validated), so a zero window cannot occur.
 //! - A repeated timeout of the same segment keeps ssthresh (RFC 5681 §3.1, note on eq. 4).
 //! - A SACK sender skips SACKed ranges during go-back-N.
 //! - A `sack` variant whose peer does not permit SACK falls back to NewReno recovery.
@@ -29,7 +46,7 @@ use super::cc::{AckInfo, AnyCc, CcState, Congestion, CongestionControl, Phase};
 use super::recovery::{AnyRecovery, Entry, LossRecovery, NewReno, PartialAck};
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
-use super::{FullAckCwnd, PartialAckTimer, TcpConfig, Variant};
+use super::{FullAckCwnd, PartialAckTimer, RecoverGuard, TcpConfig, Variant};
 use crate::app::{AppData, AppSource};
 use crate::ids::Addr;
 use crate::packet::{Body, Ecn, Packet, Seq, TcpFlags, TcpHeader, Timestamps};
@@ -120,6 +137,10 @@ pub struct TcpSender {
     /// NewReno timer policy, kept for the fallback when SACK is not negotiated.
     newreno_timer: PartialAckTimer,
     newreno_full_ack: FullAckCwnd,
+    /// Whether duplicate ACKs may trigger a fast retransmit in `Phase::Loss`.
+    recover_guard: RecoverGuard,
+    /// A duplicate ACK must repeat the last window (RFC 5681 §2 (e)); false: as ns-2.
+    dupack_same_window: bool,
     state: SenderState,
     /// When the SYN-ACK arrived (the connection became ESTABLISHED).
     established_at: Option<Time>,
@@ -179,6 +200,8 @@ impl TcpSender {
             want_ts: cfg.timestamps,
             newreno_timer: cfg.newreno_partial_ack_timer,
             newreno_full_ack: cfg.newreno_full_ack,
+            recover_guard: cfg.recover_guard,
+            dupack_same_window: cfg.dupack_same_window,
             state: SenderState::Closed,
             established_at: None,
             iss,
@@ -507,8 +530,12 @@ impl TcpSender {
         }
         if ack > self.snd_una {
             self.on_new_ack(now, h, ece, out);
-        } else if self.snd_max > self.snd_una && h.payload == 0 && !wnd_changed {
-            // RFC 5681 §2: a duplicate ACK.
+        } else if self.snd_max > self.snd_una
+            && h.payload == 0
+            && !(wnd_changed && self.dupack_same_window)
+        {
+            // RFC 5681 §2: a duplicate ACK (condition (e), the same window, unless
+            // `cfg.dupack_same_window` is off).
             self.on_dupack(now, out);
         }
         self.transmit(now, out);
@@ -612,24 +639,31 @@ impl TcpSender {
 
     fn on_dupack(&mut self, now: Time, out: &mut Outbox) {
         self.dupacks += 1;
-        match self.st.phase {
-            Phase::Open | Phase::Disorder => {
+        match (self.st.phase, self.recover_guard) {
+            (Phase::Open | Phase::Disorder, _) => {
                 self.st.phase = Phase::Disorder;
-                // RFC 5681 §3.2 step 2 on the DupThresh-th dupack; RFC 6675 §5 also when
-                // IsLost(HighACK + 1).
-                let sack_lost = self.sack_ok
-                    && self
-                        .sb
-                        .lost_boundary(self.snd_una, self.dupthresh, self.mss)
-                        .0
-                        > self.snd_una;
-                if self.dupacks >= self.dupthresh || sack_lost {
-                    self.enter_recovery(now, out);
-                }
+                self.maybe_fast_retransmit(now, out);
             }
             // RFC 6582 §4.1: no fast retransmit for dupacks covering pre-timeout data.
-            Phase::Loss { .. } => {}
-            Phase::Recovery { .. } => self.rec.on_dupack(&mut self.st),
+            (Phase::Loss { .. }, RecoverGuard::AfterTimeout) => {}
+            // spec 2 §2.4: without the guard, reconnection ACKs (or any dupacks) may trigger
+            // a fast retransmit right after a timeout; the phase stays Loss until then.
+            (Phase::Loss { .. }, RecoverGuard::None) => self.maybe_fast_retransmit(now, out),
+            (Phase::Recovery { .. }, _) => self.rec.on_dupack(&mut self.st),
+        }
+    }
+
+    /// RFC 5681 §3.2 step 2: fast retransmit on the DupThresh-th dupack; RFC 6675 §5 also
+    /// when IsLost(HighACK + 1).
+    fn maybe_fast_retransmit(&mut self, now: Time, out: &mut Outbox) {
+        let sack_lost = self.sack_ok
+            && self
+                .sb
+                .lost_boundary(self.snd_una, self.dupthresh, self.mss)
+                .0
+                > self.snd_una;
+        if self.dupacks >= self.dupthresh || sack_lost {
+            self.enter_recovery(now, out);
         }
     }
 

@@ -9,7 +9,7 @@
 use super::{AppData, TcpConfig, TcpReceiver, TcpSender, Variant};
 use crate::ids::Addr;
 use crate::packet::{Body, Ecn, Packet, SackBlocks, Seq, TcpFlags, TcpHeader, Timestamps};
-use crate::transport::{Endpoint, Outbox};
+use crate::transport::{Endpoint, Notice, Outbox};
 use packetsim_kernel::{Dur, Rate, Time};
 use std::collections::BTreeMap;
 
@@ -165,14 +165,39 @@ impl<E: Endpoint> Script<E> {
     /// As `inject`, with the packet's ECN codepoint set to `ecn` (e.g. `Ce` as a router
     /// marked it).
     pub fn inject_ecn(&mut self, at: Time, hdr: TcpHeader, ecn: Ecn) -> Vec<TcpHeader> {
+        let mut p = Packet::new(RCV, SND, Body::Tcp(hdr));
+        p.ecn = ecn;
+        self.inject_packet(at, p)
+    }
+
+    /// As `inject`, with the base station's queue report `q` in the packet's side fields
+    /// (`meta.queue_report`, spec 2 §2.3 item 1).
+    pub fn inject_report(&mut self, at: Time, hdr: TcpHeader, q: Option<u32>) -> Vec<TcpHeader> {
+        let mut p = Packet::new(RCV, SND, Body::Tcp(hdr));
+        p.meta.queue_report = q;
+        self.inject_packet(at, p)
+    }
+
+    /// Injects the packet `p` at `at` (the timer must not be due before); returns what was sent.
+    pub fn inject_packet(&mut self, at: Time, p: Packet) -> Vec<TcpHeader> {
         assert!(at >= self.now, "script went back in time");
         if let Some(t) = self.ep.next_timeout() {
             assert!(t >= at, "timer due at {t} before injection at {at}");
         }
         self.now = at;
-        let mut p = Packet::new(RCV, SND, Body::Tcp(hdr));
-        p.ecn = ecn;
         self.ep.on_packet(at, &p, &mut self.out);
+        self.take()
+    }
+
+    /// Delivers the world's notice `n` at `at` (the timer must not be due before); returns
+    /// what was sent.
+    pub fn notify(&mut self, at: Time, n: Notice) -> Vec<TcpHeader> {
+        assert!(at >= self.now, "script went back in time");
+        if let Some(t) = self.ep.next_timeout() {
+            assert!(t >= at, "timer due at {t} before notice at {at}");
+        }
+        self.now = at;
+        self.ep.on_event(at, &n, &mut self.out);
         self.take()
     }
 

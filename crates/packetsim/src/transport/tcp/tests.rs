@@ -1129,10 +1129,13 @@ mod ecn {
 // Per-flow state stays compact (DESIGN: 100,000 concurrent flows). The sender limit was 320 B;
 // ECN (RFC 3168) added 16 B: its negotiated state and the ecn_reductions counter; the time the
 // connection was established (spec 3's transfer time excludes the handshake) another 16 B.
+// The receiver limit was 192 B; study 2's base-station-buffer window (spec 2 §2.3) lives inline
+// in `AnyWindow` (enum dispatch, no per-flow allocation): bounds, filter weight and rate-mode
+// interval state, 56 B instead of the fixed window's 4, and the reconnection-ACK count (§2.4).
 #[test]
 fn endpoint_state_sizes_are_compact() {
     let snd = std::mem::size_of::<super::TcpSender>();
     let rcv = std::mem::size_of::<TcpReceiver>();
     eprintln!("TcpSender {snd} B, TcpReceiver {rcv} B");
-    assert!(snd <= 352 && rcv <= 192, "sender {snd} B, receiver {rcv} B");
+    assert!(snd <= 352 && rcv <= 232, "sender {snd} B, receiver {rcv} B");
 }

@@ -1,7 +1,8 @@
 //! Receive-window policies: what a receiver advertises. The fixed buffer (`FixedWindow`,
 //! `cfg.rcv_window`) is the default and ns-2's behaviour (TCPSink advertises a constant
-//! window). Study 2 adds a base-station-buffer-driven policy as another variant of
-//! [`AnyWindow`] (enum dispatch, no boxing).
+//! window). Study 2 adds the base-station-buffer policy (`BsBufferWindow`, `bs_buffer.rs`,
+//! spec 2 §2.3; `cfg.bs_buffer`) as another variant of [`AnyWindow`] (enum dispatch, no
+//! boxing). [`AnyWindow::from_config`] picks the policy a configuration asks for.
 //!
 //! DESIGN.md, "Transport": the policy "sees each arriving segment and its side fields". The
 //! receiver calls [`WindowPolicy::on_segment`] with every TCP packet that reaches it (SYN,
@@ -9,6 +10,11 @@
 //! that segment triggers already reflects it; then [`WindowPolicy::advertised`] for each ACK
 //! it sends.
 
+mod bs_buffer;
+
+pub use bs_buffer::BsBufferWindow;
+
+use super::TcpConfig;
 use crate::packet::Packet;
 use packetsim_kernel::Time;
 
@@ -38,10 +44,25 @@ impl WindowPolicy for FixedWindow {
 }
 
 /// The built-in window policies.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum AnyWindow {
     /// A fixed buffer.
     Fixed(FixedWindow),
+    /// The base-station-buffer window of study 2 (spec 2 §2.3).
+    BsBuffer(BsBufferWindow),
+}
+
+impl AnyWindow {
+    /// The policy `cfg` asks for: `BsBuffer` when `cfg.bs_buffer` is present, else the fixed
+    /// `cfg.rcv_window`. `cfg` must be valid.
+    pub fn from_config(cfg: &TcpConfig) -> AnyWindow {
+        match &cfg.bs_buffer {
+            Some(b) => AnyWindow::BsBuffer(BsBufferWindow::new(b, cfg.mss)),
+            None => AnyWindow::Fixed(FixedWindow {
+                bytes: cfg.rcv_window.min(u32::MAX as u64 / 2) as u32,
+            }),
+        }
+    }
 }
 
 impl WindowPolicy for AnyWindow {
@@ -49,12 +70,14 @@ impl WindowPolicy for AnyWindow {
     fn on_segment(&mut self, now: Time, pkt: &Packet) {
         match self {
             AnyWindow::Fixed(w) => w.on_segment(now, pkt),
+            AnyWindow::BsBuffer(w) => w.on_segment(now, pkt),
         }
     }
 
     fn advertised(&mut self, now: Time, ooo: u32) -> u32 {
         match self {
             AnyWindow::Fixed(w) => w.advertised(now, ooo),
+            AnyWindow::BsBuffer(w) => w.advertised(now, ooo),
         }
     }
 }
