@@ -104,7 +104,7 @@ impl<E> EventQueue<E> {
     }
 
     /// Schedules `event` at `time`. Scheduling in the past is a bug in the caller.
-    #[inline]
+    #[inline(always)]
     pub fn schedule(&mut self, time: Time, event: E) {
         debug_assert!(
             time >= self.now,
