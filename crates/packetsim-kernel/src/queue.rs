@@ -18,7 +18,7 @@
 //! (most pops on a network), that one is popped directly. Otherwise, on level 0 they all move
 //! to `due`; on a higher level, the slot's earliest time becomes `last`, the events due then
 //! move to `due` and the rest to lower levels (all of which are empty then). An event only
-//! ever moves down, so at most 11 times; on the dumbbell about twice.
+//! ever moves down, so at most 11 times; on the dumbbell most are filed once.
 //!
 //! FIFO ties need no sequence number: `due` and every slot list their events in scheduling
 //! order. A schedule appends the newest event; emptying a slot moves its events, in order,
