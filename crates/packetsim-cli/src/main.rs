@@ -87,9 +87,13 @@ enum Cmd {
     },
     /// Run the fixed speed benchmarks and print events and packets per wall-second.
     Bench {
-        /// dumbbell-10, dumbbell-100 or all.
+        /// dumbbell-10, dumbbell-100, all (those two), dumbbell-1000, dumbbell-10000 or
+        /// dumbbell-N.
         #[arg(long, default_value = "all")]
         workload: String,
+        /// Run the dumbbell with this many flows (the workload dumbbell-N) instead.
+        #[arg(long, conflicts_with = "workload")]
+        flows: Option<u32>,
         /// Simulated seconds per workload.
         #[arg(long, default_value_t = 60.0)]
         duration: f64,
@@ -302,9 +306,14 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
         }
         Cmd::Bench {
             workload,
+            flows,
             duration,
             json,
         } => {
+            let workload = match flows {
+                Some(n) => format!("dumbbell-{n}"),
+                None => workload,
+            };
             let names: Vec<&str> = if workload == "all" {
                 packetsim::bench::WORKLOADS.iter().map(|w| w.0).collect()
             } else {
@@ -312,7 +321,7 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
             };
             if !json {
                 say!(
-                    "{:<14} {:>10} {:>12} {:>14} {:>16} {:>10} {:>12} {:>10}",
+                    "{:<14} {:>10} {:>12} {:>14} {:>16} {:>10} {:>12} {:>10} {:>10}",
                     "workload",
                     "wall s",
                     "events/s",
@@ -320,7 +329,8 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
                     "data pkts/s",
                     "ev/pkt",
                     "goodput Mb/s",
-                    "peak MiB"
+                    "peak MiB",
+                    "KiB/flow"
                 );
             }
             for name in names {
@@ -329,7 +339,7 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
                     say!("{}", serde_json::to_string(&r).map_err(|e| e.to_string())?);
                 } else {
                     say!(
-                        "{:<14} {:>10.3} {:>12.0} {:>14} {:>16.0} {:>10.2} {:>12.3} {:>10.1}",
+                        "{:<14} {:>10.3} {:>12.0} {:>14} {:>16.0} {:>10.2} {:>12.3} {:>10.1} {:>10.1}",
                         r.workload,
                         r.wall_s,
                         r.events_per_s,
@@ -337,7 +347,9 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
                         r.data_packets_per_s,
                         r.events_per_packet,
                         r.goodput_bps / 1e6,
-                        r.peak_rss_kib as f64 / 1024.0
+                        r.peak_rss_kib as f64 / 1024.0,
+                        // The whole process's peak over the flows (start-up included).
+                        r.peak_rss_kib as f64 / r.flows as f64
                     );
                 }
             }

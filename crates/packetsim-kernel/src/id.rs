@@ -29,6 +29,7 @@ impl<T> Slab<T> {
         }
     }
     /// Stores `v` and returns its index.
+    #[inline(always)]
     pub fn insert(&mut self, v: T) -> u32 {
         self.live += 1;
         if let Some(i) = self.free.pop() {
@@ -41,6 +42,7 @@ impl<T> Slab<T> {
         }
     }
     /// Removes and returns the value at `i`. Removing an empty slot is a bug.
+    #[inline(always)]
     pub fn remove(&mut self, i: u32) -> T {
         let v = self.slots[i as usize]
             .take()
@@ -50,12 +52,14 @@ impl<T> Slab<T> {
         v
     }
     /// The value at `i`. Reading an empty slot is a bug.
+    #[inline(always)]
     pub fn get(&self, i: u32) -> &T {
         self.slots[i as usize]
             .as_ref()
             .expect("slab: reading an empty slot")
     }
     /// The value at `i`, mutably.
+    #[inline(always)]
     pub fn get_mut(&mut self, i: u32) -> &mut T {
         self.slots[i as usize]
             .as_mut()

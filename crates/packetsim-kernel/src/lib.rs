@@ -5,8 +5,8 @@
 //! never the other way round.
 //!
 //! - [`time`]: integer-nanosecond [`Time`] and [`Dur`], and [`Rate`] in bit/s.
-//! - [`queue`]: [`EventQueue`], a heap ordered by (time, sequence) so that ties run in the
-//!   order they were scheduled.
+//! - [`queue`]: [`EventQueue`], earliest time first, ties in the order they were scheduled
+//!   (a monotone radix heap on the integer time).
 //! - [`id`]: a slab arena that reuses freed slots.
 //! - [`rng`]: one PRNG stream per component, derived from (run seed, component name).
 //! - [`stats`]: counters, time-weighted averages, running mean/variance, Student-t intervals.

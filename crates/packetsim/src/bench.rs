@@ -10,8 +10,30 @@
 use crate::scenario::{self, Override};
 use std::fmt::Write as _;
 
-/// The named workloads.
+/// The named workloads (`packetsim bench --workload all` runs these).
 pub const WORKLOADS: [(&str, u32); 2] = [("dumbbell-10", 10), ("dumbbell-100", 100)];
+
+/// Larger named workloads, for scale and memory per flow (run on request only). The
+/// bottleneck stays 100 Mb/s, so each flow's share is small (100 kb/s at N = 1000, 10 kb/s,
+/// under one packet per second, at N = 10,000): the simulated packet rate stays that of
+/// N = 10 while the per-flow state, timers and start-up grow with N.
+pub const LARGE_WORKLOADS: [(&str, u32); 2] = [("dumbbell-1000", 1000), ("dumbbell-10000", 10000)];
+
+/// The number of flows of workload `name`: a named one, or `dumbbell-N` for any N >= 1
+/// (`packetsim bench --flows N`).
+pub fn workload_flows(name: &str) -> Option<u32> {
+    WORKLOADS
+        .iter()
+        .chain(LARGE_WORKLOADS.iter())
+        .find(|(w, _)| *w == name)
+        .map(|&(_, n)| n)
+        .or_else(|| {
+            name.strip_prefix("dumbbell-")?
+                .parse()
+                .ok()
+                .filter(|&n| n >= 1)
+        })
+}
 
 /// The dumbbell scenario with `n` flows running for `duration_s` seconds, as TOML.
 pub fn dumbbell_toml(n: u32, duration_s: f64) -> String {
@@ -87,16 +109,17 @@ pub fn peak_rss_kib() -> u64 {
 
 /// Runs workload `name` for `duration_s` simulated seconds.
 pub fn run_workload(name: &str, duration_s: f64) -> Result<BenchResult, String> {
-    let n = WORKLOADS
-        .iter()
-        .find(|(w, _)| *w == name)
-        .map(|&(_, n)| n)
-        .ok_or_else(|| {
-            format!(
-                "unknown workload {name:?}; expected one of: {}",
-                WORKLOADS.map(|w| w.0).join(", ")
-            )
-        })?;
+    let n = workload_flows(name).ok_or_else(|| {
+        format!(
+            "unknown workload {name:?}; expected one of: {}, or dumbbell-N",
+            WORKLOADS
+                .iter()
+                .chain(LARGE_WORKLOADS.iter())
+                .map(|w| w.0)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    })?;
     let text = dumbbell_toml(n, duration_s);
     let sc = scenario::load_str(&text, name, &[] as &[Override]).map_err(|e| e.to_string())?;
     let out = scenario::run(&sc, 1).map_err(|e| e.to_string())?;
@@ -122,4 +145,19 @@ pub fn run_workload(name: &str, duration_s: f64) -> Result<BenchResult, String> 
         events_per_packet: out.info.events as f64 / delivered.max(1) as f64,
         peak_rss_kib: peak_rss_kib(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workload_names_give_the_number_of_flows() {
+        assert_eq!(workload_flows("dumbbell-10"), Some(10));
+        assert_eq!(workload_flows("dumbbell-10000"), Some(10_000));
+        assert_eq!(workload_flows("dumbbell-7"), Some(7));
+        assert_eq!(workload_flows("dumbbell-0"), None);
+        assert_eq!(workload_flows("dumbbell"), None);
+        assert_eq!(workload_flows("star-10"), None);
+    }
 }

@@ -200,6 +200,10 @@ pub struct Egress {
     queue_rng: Rng,
     arrival_hooks: Vec<ArrivalHook>,
     dequeue_hooks: Vec<DequeueHook>,
+    /// The last transmission time computed: (rate, size, time). A direction carries mostly
+    /// one packet size (data one way, ACKs the other), and the exact time needs a 128-bit
+    /// division.
+    tx_memo: (Rate, u32, Dur),
 }
 
 impl Egress {
@@ -238,6 +242,8 @@ impl Egress {
             rng,
             arrival_hooks: Vec::new(),
             dequeue_hooks: Vec::new(),
+            // Rate 0 takes forever whatever the size: a correct entry.
+            tx_memo: (Rate(0), 0, Dur::MAX),
         }
     }
 
@@ -473,7 +479,7 @@ impl Egress {
             }
             size = pkt.size;
         }
-        let tx = self.rate.tx_time(size);
+        let tx = self.tx_time(size);
         self.busy_until = now + tx;
         self.stats.transmitted += 1;
         self.stats.transmitted_bytes += size as u64;
@@ -538,7 +544,7 @@ impl Egress {
             }
         }
         let start = now.max(self.busy_until);
-        let tx = self.rate.tx_time(pkt.size);
+        let tx = self.tx_time(pkt.size);
         self.busy_until = start + tx;
         if start > now {
             let is_in = pkt.precedence() == Precedence::In;
@@ -565,6 +571,18 @@ impl Egress {
             return Err(DropReason::Error);
         }
         Ok(arrival)
+    }
+
+    /// `self.rate.tx_time(size)`, remembered for the last (rate, size).
+    #[inline(always)]
+    fn tx_time(&mut self, size: u32) -> Dur {
+        let (rate, last, tx) = self.tx_memo;
+        if rate == self.rate && last == size {
+            return tx;
+        }
+        let tx = self.rate.tx_time(size);
+        self.tx_memo = (self.rate, size, tx);
+        tx
     }
 
     /// Fraction of `[0, end)` the transmitter was busy.
