@@ -20,6 +20,9 @@
 
 mod build;
 mod error;
+mod flow;
+mod kinds;
+mod link;
 mod load;
 mod locate;
 mod overrides;
@@ -90,6 +93,8 @@ pub struct AddressSpec {
 pub struct LinkSpec {
     /// The link's name (the key of its `[links.NAME]` table).
     pub name: String,
+    /// The link's kind (`kind`) and its kind-specific settings.
+    pub kind: LinkKind,
     /// One end (node name).
     pub a: String,
     /// The other end (node name, different from `a`).
@@ -116,6 +121,15 @@ pub struct LinkSpec {
     pub rate_steps: Vec<RateStep>,
     /// Directions whose egress classifies and marks packets as a DiffServ edge.
     pub diffserv_edge: Option<ErrorDirection>,
+}
+
+/// A link's kind (`kind = "..."`, registry in `scenario/link/`) with its own settings.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum LinkKind {
+    /// `point_to_point` (the default): both directions are plain transmitters with the
+    /// common link keys.
+    #[default]
+    PointToPoint,
 }
 
 /// A link's egress queue discipline (one instance per direction).
@@ -208,7 +222,7 @@ pub struct FlowSpec {
     pub kind: FlowKind,
 }
 
-/// A flow's transport and application.
+/// A flow's transport and application (`kind = "..."`, registry in `scenario/flow/`).
 #[derive(Clone, Debug, PartialEq)]
 pub enum FlowKind {
     /// A TCP connection carrying `app`.

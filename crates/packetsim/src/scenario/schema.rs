@@ -58,9 +58,10 @@ pub(crate) struct RawAddress {
     pub link: Option<String>,
 }
 
-/// `[links.NAME]`.
+/// `[links.NAME]`: the keys every link kind shares. `kind` and the kind's own keys are read
+/// by the kind's row (`link/`): serde skips them here, and the loader rejects a key that
+/// neither this struct nor a kind reads (so no `deny_unknown_fields`).
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub(crate) struct RawLink {
     pub a: String,
     pub b: String,
@@ -156,18 +157,13 @@ pub(crate) struct RawOutage {
     pub to: Dur,
 }
 
-/// `[flows.NAME]`.
+/// `[flows.NAME]`: the keys every flow kind shares. `kind` and the kind's own keys (`tcp`,
+/// `rate`, ..) are read by the kind's row (`flow/`): serde skips them here, and the loader
+/// rejects a key that neither this struct nor a kind reads.
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub(crate) struct RawFlow {
     pub from: String,
     pub to: String,
-    #[serde(default)]
-    pub kind: RawFlowKind,
-    #[serde(default)]
-    pub app: Option<RawApp>,
-    #[serde(default, with = "units::bytes::opt")]
-    pub size: Option<u64>,
     #[serde(default, with = "units::dur::opt")]
     pub start: Option<Dur>,
     #[serde(default, with = "units::dur::opt")]
@@ -177,41 +173,9 @@ pub(crate) struct RawFlow {
     #[serde(default, with = "units::dur::opt")]
     pub stagger: Option<Dur>,
     #[serde(default)]
-    pub tcp: Option<TcpConfig>,
-    #[serde(default)]
-    pub sctp: Option<SctpConfig>,
-    #[serde(default)]
-    pub from_addresses: Option<Vec<String>>,
-    #[serde(default)]
-    pub to_addresses: Option<Vec<String>>,
-    #[serde(default)]
-    pub primary: Option<String>,
-    #[serde(default, with = "units::rate::opt")]
-    pub rate: Option<Rate>,
-    #[serde(default, with = "units::bytes::opt")]
-    pub packet_size: Option<u64>,
-    #[serde(default)]
     pub dscp: Option<i64>,
     #[serde(default)]
     pub diffserv: Option<crate::queue::FlowClassConfig>,
-}
-
-/// `kind = "tcp" | "sctp" | "cbr"`.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub(crate) enum RawFlowKind {
-    #[default]
-    Tcp,
-    Sctp,
-    Cbr,
-}
-
-/// `app = "bulk" | "file"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub(crate) enum RawApp {
-    Bulk,
-    File,
 }
 
 /// A table of named sub-tables, kept in file order (ids are assigned in this order).
