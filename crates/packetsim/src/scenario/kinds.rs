@@ -5,7 +5,8 @@
 //! Why not serde's `#[serde(tag = "kind")]` or `flatten`: both buffer the table and lose the
 //! TOML spans that locate an error, and `flatten` does not combine with
 //! `deny_unknown_fields`. Instead the common keys are deserialized with the whole file (step
-//! 3), and a kind's own keys are cut out of the effective document as a `toml_edit` table,
+//! 3, which skips `kind` and the kinds' keys and rejects any other: `schema::KindKeys`), and
+//! a kind's own keys are cut out of the effective document as a `toml_edit` table,
 //! spans kept, and deserialized by the kind's own struct in step 4.
 
 use super::error::ScenarioError;
@@ -121,7 +122,7 @@ impl Ctx<'_> {
         };
         let this = row.name();
         let is_common = |k: &str| k == "kind" || common.contains(&k);
-        // Keys no kind reads, in file order.
+        // Keys no kind reads, in file order (step 3 rejects them already: `schema::KindKeys`).
         for (k, _) in table.iter() {
             if !is_common(k) && !rows.iter().any(|r| r.keys().contains(&k)) {
                 let allowed = common

@@ -7,11 +7,12 @@
 //! 1. parse the text as TOML (syntax errors);
 //! 2. apply `--set path=value` overrides ([`Override`]) to the document;
 //! 3. deserialize into the serde schema (`schema.rs`: unknown keys, missing keys, types,
-//!    units, enumerated values); for links and flows only their common keys;
+//!    units, enumerated values); for links and flows only their common keys, with `kind`
+//!    and every kind's keys skipped for step 4 (any other key is unknown here already);
 //! 4. validate and normalise (`load.rs`: ranges, names, references between tables, tcp merge,
 //!    `count` expansion). A link's or flow's `kind` picks a row of its registry
-//!    (`link::LINK_KINDS`, `flow::FLOW_KINDS`); `kinds.rs` rejects keys that are neither
-//!    common nor that kind's own, and the row deserializes and validates its own keys (cut
+//!    (`link::LINK_KINDS`, `flow::FLOW_KINDS`); `kinds.rs` rejects keys of another kind,
+//!    and the row deserializes and validates its own keys (cut
 //!    from the effective document with their spans, so errors keep their lines) into its
 //!    [`LinkKind`] or [`FlowKind`] variant.
 //!

@@ -931,13 +931,27 @@ fn each_kind_rejects_the_keys_of_other_kinds_and_unknown_keys_naming_line_and_ke
         "flows.f.primary",
         "`primary` is only allowed on sctp flows",
     );
-    // A key no kind knows lists the common keys and this kind's own.
+    // A key no kind knows lists the common keys, then `kind` and every kind's keys.
     assert_at(
         &bad(&with("kind = \"cbr\"\nrat = \"1Mbps\"\n"), &[]),
         24,
         "flows.f.rat",
         "unknown key `rat`; expected one of `from`, `to`, `start`, `stop`, `count`, \
-         `stagger`, `dscp`, `diffserv`, `kind`, `rate`, `packet_size`",
+         `stagger`, `dscp`, `diffserv`, `kind`, `tcp`, `app`, `size`, `sctp`, \
+         `from_addresses`, `to_addresses`, `primary`, `rate`, `packet_size`",
+    );
+    // A misspelt required key is reported as unknown, not as missing.
+    assert_at(
+        &bad(&BASE.replace("rate = \"2Mbps\"", "rat = \"2Mbps\""), &[]),
+        17,
+        "links.l2.rat",
+        "unknown key `rat`",
+    );
+    assert_at(
+        &bad(&BASE.replace("to = \"c\"", "too = \"c\""), &[]),
+        22,
+        "flows.f.too",
+        "unknown key `too`",
     );
     // point_to_point links: their unknown keys list the common link keys and `kind`.
     let e = bad(
