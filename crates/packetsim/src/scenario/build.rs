@@ -3,14 +3,15 @@
 //! then flows. Per-component random streams are derived from the run seed and the component's
 //! scenario name, so adding a link or flow never changes another's random numbers.
 
-use super::{App, ErrorDirection, FlowKind, QueueSpec, Scenario, SchedulerSpec};
+use super::flow::FlowBuild;
+use super::link::LinkBuild;
+use super::{ErrorDirection, QueueSpec, Scenario, SchedulerSpec};
 use crate::ids::{Addr, LinkId, NodeId};
-use crate::net::{DirectionParams, ErrorModel, LinkChange, Net, OutagePolicy};
+use crate::net::{LinkChange, Net, OutagePolicy};
 use crate::queue::{
     AnyAdmission, ClassQueue, Classful, Classifier, DropTail, QueueDisc, Red, Rio, Scheduler, Wrr,
 };
 use crate::report::Summary;
-use crate::transport::tcp::AppData;
 use crate::world::{FlowPlacement, RunInfo, World};
 use packetsim_kernel::Rate;
 use packetsim_kernel::Time;
@@ -39,7 +40,7 @@ fn admission(q: &QueueSpec, rate: Rate) -> AnyAdmission {
 }
 
 /// A fresh queueing discipline for one link direction of `rate`.
-fn queue_disc(q: &QueueSpec, rate: Rate) -> QueueDisc {
+pub(super) fn queue_disc(q: &QueueSpec, rate: Rate) -> QueueDisc {
     match q {
         QueueSpec::DropTail { .. } | QueueSpec::Red(_) | QueueSpec::Rio(_) => {
             QueueDisc::Fifo(admission(q, rate))
@@ -94,40 +95,14 @@ pub fn build(sc: &Scenario, seed: u64) -> Result<World, BuildError> {
     for l in &sc.links {
         let a = node(&l.a, format!("links.{}.a", l.name))?;
         let b = node(&l.b, format!("links.{}.b", l.name))?;
-        // Blind outages are known intervals of the error model (losses decided exactly);
-        // held ones are only link changes (below).
-        let blind_outages = match l.outage_policy {
-            OutagePolicy::Blind => l.outages.clone(),
-            OutagePolicy::Hold => Vec::new(),
-        };
-        let lossy = ErrorModel {
-            loss: l.loss,
-            ber: l.ber,
-            outages: blind_outages.clone(),
-        };
-        let clean = ErrorModel {
-            outages: blind_outages,
-            ..Default::default()
-        };
-        let (e_ab, e_ba) = match l.errors {
-            ErrorDirection::AToB => (lossy, clean),
-            ErrorDirection::BToA => (clean, lossy),
-            ErrorDirection::Both => (lossy.clone(), lossy),
-        };
-        let dir = |q: &QueueSpec, errors| DirectionParams {
-            rate: l.rate,
-            delay: l.delay,
-            queue: queue_disc(q, l.rate),
-            errors,
-        };
-        let id = net.add_link(
-            &l.name,
+        let at = LinkBuild {
+            spec: l,
             a,
             b,
-            dir(&l.queue, e_ab),
-            dir(l.queue_ba.as_ref().unwrap_or(&l.queue), e_ba),
             seed,
-        );
+        };
+        let id = (l.kind.row().add)(&mut net, &at);
+        // Costs are common to every link kind.
         net.set_cost(id, l.cost);
         net.set_cost_ba(id, l.cost_ba);
     }
@@ -254,50 +229,14 @@ pub fn build(sc: &Scenario, seed: u64) -> Result<World, BuildError> {
             stop: f.stop,
             dscp: f.dscp,
         };
-        match &f.kind {
-            FlowKind::Tcp { app, tcp } => {
-                let data = match app {
-                    App::Bulk => AppData::Unlimited,
-                    App::File { bytes } => AppData::Bytes(*bytes),
-                };
-                world.add_tcp_flow(&f.name, at, tcp, data);
-            }
-            FlowKind::Sctp {
-                app,
-                sctp,
-                from_addresses,
-                to_addresses,
-                primary,
-            } => {
-                let data = match app {
-                    App::Bulk => AppData::Unlimited,
-                    App::File { bytes } => AppData::Bytes(*bytes),
-                };
-                let local: Vec<Addr> = from_addresses.iter().map(|a| addrs[a.as_str()]).collect();
-                let peer: Vec<Addr> = to_addresses.iter().map(|a| addrs[a.as_str()]).collect();
-                // Every address pair the association may use must be routable both ways:
-                // destination i is reached from local i (or the first local address).
-                for (i, &p) in peer.iter().enumerate() {
-                    let l = local.get(i).or(local.first()).copied();
-                    let from_ok = world.net.reachable(from, p);
-                    let back_ok = l.is_none_or(|l| world.net.reachable(to, l));
-                    if !from_ok || !back_ok {
-                        return Err(err(
-                            format!("flows.{}.to_addresses[{i}]", f.name),
-                            format!(
-                                "no path between {:?} and address {:?}: the links do not \
-                                 connect them",
-                                f.from, to_addresses[i]
-                            ),
-                        ));
-                    }
-                }
-                world.add_sctp_flow(&f.name, at, sctp, local, peer, *primary, data, seed);
-            }
-            FlowKind::Cbr { rate, packet_size } => {
-                world.add_cbr_flow(&f.name, at, *rate, *packet_size);
-            }
-        }
+        let b = FlowBuild {
+            spec: f,
+            at,
+            addrs: &addrs,
+            seed,
+            origin: &sc.origin,
+        };
+        (f.kind.row().add)(&mut world, &b)?;
     }
     // DiffServ edges: each marked direction gets its own classifier (and token buckets).
     for (li, l) in sc.links.iter().enumerate() {

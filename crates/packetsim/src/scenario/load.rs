@@ -3,15 +3,15 @@
 //! and what was expected. Nothing here panics on any input.
 
 use super::error::{Location, ScenarioError};
+use super::flow::{FlowInput, FLOW_KINDS};
+use super::kinds::fields_of;
+use super::link::{LinkInput, LINK_KINDS};
 use super::locate::{is_bare, KeyPath, SpanIndex};
 use super::overrides::Override;
-use super::schema::{
-    RawAddress, RawApp, RawFlow, RawFlowKind, RawLink, RawQueue, RawQueueKind, RawRoute,
-    RawScenario,
-};
+use super::schema::{RawAddress, RawFlow, RawLink, RawQueue, RawQueueKind, RawRoute, RawScenario};
 use super::{
-    AddressSpec, App, ClassSpec, ErrorDirection, FlowKind, FlowSpec, LinkSpec, QueueLimit,
-    QueueSpec, RateStep, RouteSpec, Scenario, SchedulerSpec, SimulationSpec,
+    AddressSpec, ClassSpec, ErrorDirection, FlowSpec, LinkSpec, QueueLimit, QueueSpec, RateStep,
+    RouteSpec, Scenario, SchedulerSpec, SimulationSpec,
 };
 use crate::transport::sctp::SctpConfig;
 use crate::transport::tcp::TcpConfig;
@@ -81,7 +81,7 @@ pub fn load_str(text: &str, origin: &str, overrides: &[Override]) -> Result<Scen
     };
     let raw: RawScenario = toml::from_str(&effective).map_err(|e| ctx.serde_err(&e))?;
     let table: toml::Table = toml::from_str(&effective).map_err(|e| ctx.serde_err(&e))?;
-    let mut s = ctx.validate(raw, &table)?;
+    let mut s = ctx.validate(raw, &table, &eff_doc)?;
     s.text = effective;
     Ok(s)
 }
@@ -103,7 +103,8 @@ fn line_of_span(text: &str, span: Option<std::ops::Range<usize>>) -> usize {
         .count()
 }
 
-struct Ctx<'a> {
+/// The loader's view of one scenario: its file name, spans and overrides, for errors.
+pub(super) struct Ctx<'a> {
     origin: &'a str,
     /// Spans of the file as written: lines in messages refer to it.
     orig: SpanIndex,
@@ -145,7 +146,8 @@ impl Ctx<'_> {
         Location::Line(self.orig.line_of_path(path).unwrap_or(1))
     }
 
-    fn err(&self, path: &KeyPath, message: impl Into<String>) -> ScenarioError {
+    /// An error at `path`, located in the file or at the override that set it.
+    pub(super) fn err(&self, path: &KeyPath, message: impl Into<String>) -> ScenarioError {
         ScenarioError::Invalid {
             origin: self.origin.to_owned(),
             at: self.locate(path),
@@ -155,11 +157,21 @@ impl Ctx<'_> {
     }
 
     fn serde_err(&self, e: &toml::de::Error) -> ScenarioError {
-        let mut path = e
-            .span()
+        self.located(e.span(), e.message(), &KeyPath::default())
+    }
+
+    /// A serde error at `span` of the effective document (`fallback` when it has none),
+    /// reworded for the user: tables, keys and values rather than structs, fields, variants.
+    pub(super) fn located(
+        &self,
+        span: Option<std::ops::Range<usize>>,
+        message: &str,
+        fallback: &KeyPath,
+    ) -> ScenarioError {
+        let mut path = span
             .and_then(|s| self.eff.path_at(&s))
-            .unwrap_or_default();
-        let msg = e.message().trim();
+            .unwrap_or_else(|| fallback.clone());
+        let msg = message.trim();
         let message = if let Some(field) = between(msg, "missing field `", "`") {
             path = path.key(field);
             format!("missing required key `{field}`")
@@ -180,7 +192,12 @@ impl Ctx<'_> {
         self.err(&path, message)
     }
 
-    fn validate(&self, raw: RawScenario, table: &toml::Table) -> Result<Scenario> {
+    fn validate(
+        &self,
+        raw: RawScenario,
+        table: &toml::Table,
+        doc: &ImDocument<&str>,
+    ) -> Result<Scenario> {
         let sim_path = KeyPath::keys(&["simulation"]);
         let sim = raw.simulation;
         if sim.duration == Dur::ZERO {
@@ -234,35 +251,29 @@ impl Ctx<'_> {
 
         let mut links = Vec::with_capacity(raw.links.0.len());
         for (name, l) in raw.links.0 {
-            links.push(self.link(name, l, &nodes, &node_set)?);
+            let item = doc.get("links").and_then(|t| t.get(&name));
+            links.push(self.link(name, l, item, &nodes, &node_set)?);
         }
         let addresses = self.addresses(raw_addresses, &node_set, &links)?;
         let routes = self.routes(raw_routes, &node_set, &addresses, &links)?;
 
+        let defaults = Defaults {
+            tcp: &tcp_defaults,
+            tcp_raw: &tcp_defaults_raw,
+            sctp: &sctp_defaults,
+            sctp_raw: &sctp_defaults_raw,
+            addresses: &addresses,
+        };
         let mut flows = Vec::new();
         let mut flow_names: HashMap<String, String> = HashMap::new();
         for (name, f) in raw.flows.0 {
             let path = KeyPath::keys(&["flows", &name]);
-            let flow_tcp_raw = table
+            let raw_flow = table
                 .get("flows")
                 .and_then(|t| t.get(&name))
-                .and_then(|t| t.get("tcp"))
                 .and_then(|t| t.as_table());
-            let flow_sctp_raw = table
-                .get("flows")
-                .and_then(|t| t.get(&name))
-                .and_then(|t| t.get("sctp"))
-                .and_then(|t| t.as_table());
-            let defaults = Defaults {
-                tcp: &tcp_defaults,
-                tcp_raw: &tcp_defaults_raw,
-                flow_tcp_raw,
-                sctp: &sctp_defaults,
-                sctp_raw: &sctp_defaults_raw,
-                flow_sctp_raw,
-                addresses: &addresses,
-            };
-            let expanded = self.flow(&name, f, &nodes, &node_set, &defaults)?;
+            let item = doc.get("flows").and_then(|t| t.get(&name));
+            let expanded = self.flow(&name, f, (item, raw_flow), &nodes, &node_set, &defaults)?;
             for spec in expanded {
                 if let Some(other) = flow_names.get(&spec.name) {
                     return Err(self.err(
@@ -610,11 +621,19 @@ impl Ctx<'_> {
         &self,
         name: String,
         l: RawLink,
+        item: Option<&toml_edit::Item>,
         nodes: &[String],
         node_set: &HashSet<&str>,
     ) -> Result<LinkSpec> {
         let path = KeyPath::keys(&["links", &name]);
         self.check_name(&path, &name, "link")?;
+        let (row, own) = self.pick_kind(&path, "link", item, fields_of::<RawLink>(), LINK_KINDS)?;
+        let kind = (row.load)(&LinkInput {
+            cx: self,
+            path: &path,
+            common: &l,
+            own,
+        })?;
         self.check_node(&path.key("a"), &l.a, nodes, node_set)?;
         self.check_node(&path.key("b"), &l.b, nodes, node_set)?;
         if l.a == l.b {
@@ -723,6 +742,7 @@ impl Ctx<'_> {
         }
         Ok(LinkSpec {
             name,
+            kind,
             a: l.a,
             b: l.b,
             rate: l.rate,
@@ -745,12 +765,14 @@ impl Ctx<'_> {
         &self,
         name: &str,
         f: RawFlow,
+        (item, raw): (Option<&toml_edit::Item>, Option<&toml::Table>),
         nodes: &[String],
         node_set: &HashSet<&str>,
-        d: &Defaults,
+        defaults: &Defaults,
     ) -> Result<Vec<FlowSpec>> {
         let path = KeyPath::keys(&["flows", name]);
         self.check_name(&path, name, "flow")?;
+        let (row, own) = self.pick_kind(&path, "flow", item, fields_of::<RawFlow>(), FLOW_KINDS)?;
         self.check_node(&path.key("from"), &f.from, nodes, node_set)?;
         self.check_node(&path.key("to"), &f.to, nodes, node_set)?;
         if f.from == f.to {
@@ -762,183 +784,15 @@ impl Ctx<'_> {
                 ),
             ));
         }
-        let this = match f.kind {
-            RawFlowKind::Tcp => "tcp",
-            RawFlowKind::Sctp => "sctp",
-            RawFlowKind::Cbr => "cbr",
-        };
-        let only = |key: &str, kind: &str, is_set: bool| -> Result<()> {
-            if is_set {
-                Err(self.err(
-                    &path.key(key),
-                    format!(
-                        "`{key}` is only allowed on {kind} flows; this flow has kind = \"{this}\""
-                    ),
-                ))
-            } else {
-                Ok(())
-            }
-        };
-        let app =
-            || -> Result<App> {
-                Ok(match (f.app.unwrap_or(RawApp::Bulk), f.size) {
-                    (RawApp::File, Some(0)) => {
-                        return Err(self.err(
-                            &path.key("size"),
-                            "expected a positive byte count, e.g. \"4MiB\"; got 0",
-                        ))
-                    }
-                    (RawApp::File, Some(bytes)) => App::File { bytes },
-                    (RawApp::File, None) => {
-                        return Err(self.err(
-                            &path.key("size"),
-                            "missing required key `size`: app = \"file\" needs the file size, \
-                             a byte count such as \"4MiB\"",
-                        ))
-                    }
-                    (RawApp::Bulk, Some(_)) => return Err(self.err(
-                        &path.key("size"),
-                        "`size` is only allowed with app = \"file\" (bulk transfers are unlimited)",
-                    )),
-                    (RawApp::Bulk, None) => App::Bulk,
-                })
-            };
-        if f.kind != RawFlowKind::Tcp {
-            only("tcp", "tcp", f.tcp.is_some())?;
-        }
-        if f.kind != RawFlowKind::Sctp {
-            only("sctp", "sctp", f.sctp.is_some())?;
-            only("from_addresses", "sctp", f.from_addresses.is_some())?;
-            only("to_addresses", "sctp", f.to_addresses.is_some())?;
-            only("primary", "sctp", f.primary.is_some())?;
-        }
-        if f.kind != RawFlowKind::Cbr {
-            only("rate", "cbr", f.rate.is_some())?;
-            only("packet_size", "cbr", f.packet_size.is_some())?;
-        }
-        let kind = match f.kind {
-            RawFlowKind::Tcp => {
-                let app = app()?;
-                let tcp = match d.flow_tcp_raw {
-                    None => d.tcp.clone(),
-                    Some(own) => {
-                        self.merge_config(name, &path, "tcp", d.tcp_raw, own, |c: &TcpConfig| {
-                            c.validate()
-                        })?
-                    }
-                };
-                FlowKind::Tcp { app, tcp }
-            }
-            RawFlowKind::Sctp => {
-                let app = app()?;
-                if f.stop.is_some() {
-                    return Err(self.err(
-                        &path.key("stop"),
-                        "`stop` is not supported on sctp flows yet: an association sends its \
-                         whole file (app = \"file\") or runs to the end of the simulation",
-                    ));
-                }
-                let sctp = match d.flow_sctp_raw {
-                    None => d.sctp.clone(),
-                    Some(own) => self.merge_config(
-                        name,
-                        &path,
-                        "sctp",
-                        d.sctp_raw,
-                        own,
-                        |c: &SctpConfig| c.validate(),
-                    )?,
-                };
-                let pick =
-                    |key: &str, node: &str, list: &Option<Vec<String>>| -> Result<Vec<String>> {
-                        let list = list.clone().unwrap_or_default();
-                        for (i, a) in list.iter().enumerate() {
-                            match d.addresses.iter().find(|x| &x.name == a) {
-                                Some(x) if x.node == node => {}
-                                Some(x) => {
-                                    return Err(self.err(
-                                        &path.key(key).index(i),
-                                        format!(
-                                            "address `{a}` belongs to node `{}`, not to `{node}`",
-                                            x.node
-                                        ),
-                                    ))
-                                }
-                                None => {
-                                    return Err(self.err(
-                                        &path.key(key).index(i),
-                                        format!(
-                                            "expected the name of an address of node `{node}` \
-                                         (declared in [nodes.{node}] addresses); `{a}` is not one"
-                                        ),
-                                    ))
-                                }
-                            }
-                            if list[..i].contains(a) {
-                                return Err(self.err(
-                                    &path.key(key).index(i),
-                                    format!("address `{a}` is listed twice"),
-                                ));
-                            }
-                        }
-                        Ok(list)
-                    };
-                let from_addresses = pick("from_addresses", &f.from, &f.from_addresses)?;
-                let to_addresses = pick("to_addresses", &f.to, &f.to_addresses)?;
-                let primary = match &f.primary {
-                    None => 0,
-                    Some(p) => to_addresses.iter().position(|a| a == p).ok_or_else(|| {
-                        self.err(
-                            &path.key("primary"),
-                            if to_addresses.is_empty() {
-                                format!("`primary` needs `to_addresses`: expected one of the peer's addresses; `{p}` is not one")
-                            } else {
-                                format!(
-                                    "expected one of the peer's addresses ({}); `{p}` is not one",
-                                    to_addresses.join(", ")
-                                )
-                            },
-                        )
-                    })?,
-                };
-                FlowKind::Sctp {
-                    app,
-                    sctp,
-                    from_addresses,
-                    to_addresses,
-                    primary,
-                }
-            }
-            RawFlowKind::Cbr => {
-                only("app", "tcp or sctp", f.app.is_some())?;
-                only("size", "tcp or sctp", f.size.is_some())?;
-                let rate = f.rate.ok_or_else(|| {
-                    self.err(
-                        &path.key("rate"),
-                        "missing required key `rate`: a cbr flow needs its sending rate, e.g. \"1Mbps\"",
-                    )
-                })?;
-                if rate.as_bps() == 0 {
-                    return Err(self.err(
-                        &path.key("rate"),
-                        "expected a positive rate, e.g. \"1Mbps\"; got 0",
-                    ));
-                }
-                let packet_size = match f.packet_size {
-                    None => DEFAULT_CBR_PACKET_SIZE,
-                    Some(n) if (1..=MAX_UDP_PAYLOAD).contains(&n) => n as u32,
-                    Some(n) => {
-                        return Err(self.err(
-                            &path.key("packet_size"),
-                            format!(
-                                "expected a UDP payload of 1 to {MAX_UDP_PAYLOAD} bytes; got {n}"
-                            ),
-                        ))
-                    }
-                };
-                FlowKind::Cbr { rate, packet_size }
-            }
-        };
+        let kind = (row.load)(&FlowInput {
+            cx: self,
+            name,
+            path: &path,
+            common: &f,
+            own,
+            raw,
+            defaults,
+        })?;
         let start = Time(f.start.unwrap_or(Dur::ZERO).as_nanos());
         let stop = f.stop.map(|d| Time(d.as_nanos()));
         if let Some(stop) = stop {
@@ -1016,7 +870,7 @@ impl Ctx<'_> {
 
     /// A defaults table (`[tcp]`, `[sctp]`) overlaid key by key with the flow's own table of
     /// the same name, then validated.
-    fn merge_config<T: serde::de::DeserializeOwned>(
+    pub(super) fn merge_config<T: serde::de::DeserializeOwned>(
         &self,
         name: &str,
         path: &KeyPath,
@@ -1055,14 +909,17 @@ impl Ctx<'_> {
 }
 
 /// The defaults a flow table is merged with, and the scenario's named addresses.
-struct Defaults<'a> {
-    tcp: &'a TcpConfig,
-    tcp_raw: &'a toml::Table,
-    flow_tcp_raw: Option<&'a toml::Table>,
-    sctp: &'a SctpConfig,
-    sctp_raw: &'a toml::Table,
-    flow_sctp_raw: Option<&'a toml::Table>,
-    addresses: &'a [AddressSpec],
+pub(super) struct Defaults<'a> {
+    /// `[tcp]`, validated.
+    pub tcp: &'a TcpConfig,
+    /// `[tcp]` as written.
+    pub tcp_raw: &'a toml::Table,
+    /// `[sctp]`, validated.
+    pub sctp: &'a SctpConfig,
+    /// `[sctp]` as written.
+    pub sctp_raw: &'a toml::Table,
+    /// Every named address.
+    pub addresses: &'a [AddressSpec],
 }
 
 /// Serde names our schema structs (`struct RawLink`); the user sees tables.

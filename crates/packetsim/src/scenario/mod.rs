@@ -7,19 +7,33 @@
 //! 1. parse the text as TOML (syntax errors);
 //! 2. apply `--set path=value` overrides ([`Override`]) to the document;
 //! 3. deserialize into the serde schema (`schema.rs`: unknown keys, missing keys, types,
-//!    units, enumerated values);
+//!    units, enumerated values); for links and flows only their common keys, with `kind`
+//!    and every kind's keys skipped for step 4 (any other key is unknown here already);
 //! 4. validate and normalise (`load.rs`: ranges, names, references between tables, tcp merge,
-//!    `count` expansion).
+//!    `count` expansion). A link's or flow's `kind` picks a row of its registry
+//!    (`link::LINK_KINDS`, `flow::FLOW_KINDS`); `kinds.rs` rejects keys of another kind,
+//!    and the row deserializes and validates its own keys (cut
+//!    from the effective document with their spans, so errors keep their lines) into its
+//!    [`LinkKind`] or [`FlowKind`] variant.
+//!
+//! Config is owned by each kind (STYLE habit 6): a kind is one file in `link/` or `flow/`
+//! declaring its keys as a serde struct, loading them, and adding itself to the network or
+//! the world at build (`build.rs` calls the row; it has no arm per kind). A new kind adds that
+//! file, its variant and a registry row (`docs/extending.md`, "Scenario keys for a new kind").
 //!
 //! Everything keeps file order ([`Scenario::nodes`], [`Scenario::links`], [`Scenario::flows`]),
 //! because the builder assigns ids in this order and ids feed the per-component RNG streams:
 //! the same file gives the same run.
 //!
-//! This module uses `units` and `transport::tcp` (for [`TcpConfig`]) only; building a `World`
-//! from a [`Scenario`] is the builder's job.
+//! Loading uses `units`, `queue` configs and the transports' configs ([`TcpConfig`],
+//! [`SctpConfig`]) only; building a `World` from a [`Scenario`] (`build.rs`, the kinds' `add`)
+//! is the builder's job.
 
 mod build;
 mod error;
+mod flow;
+mod kinds;
+mod link;
 mod load;
 mod locate;
 mod overrides;
@@ -107,6 +121,8 @@ pub struct RouteSpec {
 pub struct LinkSpec {
     /// The link's name (the key of its `[links.NAME]` table).
     pub name: String,
+    /// The link's kind (`kind`) and its kind-specific settings.
+    pub kind: LinkKind,
     /// One end (node name).
     pub a: String,
     /// The other end (node name, different from `a`).
@@ -137,6 +153,15 @@ pub struct LinkSpec {
     pub cost: u32,
     /// Routing cost of the b→a direction (`cost_ba`; default: `cost`).
     pub cost_ba: u32,
+}
+
+/// A link's kind (`kind = "..."`, registry in `scenario/link/`) with its own settings.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum LinkKind {
+    /// `point_to_point` (the default): both directions are plain transmitters with the
+    /// common link keys.
+    #[default]
+    PointToPoint,
 }
 
 /// A link's egress queue discipline (one instance per direction).
@@ -229,7 +254,7 @@ pub struct FlowSpec {
     pub kind: FlowKind,
 }
 
-/// A flow's transport and application.
+/// A flow's transport and application (`kind = "..."`, registry in `scenario/flow/`).
 #[derive(Clone, Debug, PartialEq)]
 pub enum FlowKind {
     /// A TCP connection carrying `app`.

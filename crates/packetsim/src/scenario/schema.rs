@@ -2,12 +2,15 @@
 //! keys as `Option` so that validation can tell "absent" from "default". `load.rs` turns
 //! these into the validated types of `mod.rs`.
 
+use super::flow::FLOW_KINDS;
+use super::kinds::{fields_of, KindRow};
+use super::link::LINK_KINDS;
 use super::{ErrorDirection, QueueLimit};
 use crate::transport::sctp::SctpConfig;
 use crate::transport::tcp::TcpConfig;
 use crate::units;
 use packetsim_kernel::{Dur, Rate};
-use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::de::{self, DeserializeOwned, DeserializeSeed, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 use std::fmt;
 use std::marker::PhantomData;
@@ -68,7 +71,8 @@ pub(crate) struct RawAddress {
     pub link: Option<String>,
 }
 
-/// `[links.NAME]`.
+/// `[links.NAME]`: the keys every link kind shares. `kind` and the kinds' own keys are left
+/// to the kind's row (`link/`, see [`KindKeys`]).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawLink {
@@ -172,18 +176,13 @@ pub(crate) struct RawOutage {
     pub to: Dur,
 }
 
-/// `[flows.NAME]`.
+/// `[flows.NAME]`: the keys every flow kind shares. `kind` and the kinds' own keys (`tcp`,
+/// `rate`, ..) are left to the kind's row (`flow/`, see [`KindKeys`]).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawFlow {
     pub from: String,
     pub to: String,
-    #[serde(default)]
-    pub kind: RawFlowKind,
-    #[serde(default)]
-    pub app: Option<RawApp>,
-    #[serde(default, with = "units::bytes::opt")]
-    pub size: Option<u64>,
     #[serde(default, with = "units::dur::opt")]
     pub start: Option<Dur>,
     #[serde(default, with = "units::dur::opt")]
@@ -193,41 +192,9 @@ pub(crate) struct RawFlow {
     #[serde(default, with = "units::dur::opt")]
     pub stagger: Option<Dur>,
     #[serde(default)]
-    pub tcp: Option<TcpConfig>,
-    #[serde(default)]
-    pub sctp: Option<SctpConfig>,
-    #[serde(default)]
-    pub from_addresses: Option<Vec<String>>,
-    #[serde(default)]
-    pub to_addresses: Option<Vec<String>>,
-    #[serde(default)]
-    pub primary: Option<String>,
-    #[serde(default, with = "units::rate::opt")]
-    pub rate: Option<Rate>,
-    #[serde(default, with = "units::bytes::opt")]
-    pub packet_size: Option<u64>,
-    #[serde(default)]
     pub dscp: Option<i64>,
     #[serde(default)]
     pub diffserv: Option<crate::queue::FlowClassConfig>,
-}
-
-/// `kind = "tcp" | "sctp" | "cbr"`.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub(crate) enum RawFlowKind {
-    #[default]
-    Tcp,
-    Sctp,
-    Cbr,
-}
-
-/// `app = "bulk" | "file"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub(crate) enum RawApp {
-    Bulk,
-    File,
 }
 
 /// A table of named sub-tables, kept in file order (ids are assigned in this order).
@@ -240,10 +207,10 @@ impl<T> Default for Named<T> {
     }
 }
 
-impl<'de, T: Deserialize<'de>> Deserialize<'de> for Named<T> {
+impl<'de, T: DeserializeOwned + KindKeys> Deserialize<'de> for Named<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V<T>(PhantomData<T>);
-        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+        impl<'de, T: DeserializeOwned + KindKeys> Visitor<'de> for V<T> {
             type Value = Named<T>;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("a table of named tables")
@@ -263,18 +230,133 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Named<T> {
 /// A `T` that must be written as a table (serde would also accept an array for a struct).
 struct OnlyTable<T>(T);
 
-impl<'de, T: Deserialize<'de>> Deserialize<'de> for OnlyTable<T> {
+impl<'de, T: DeserializeOwned + KindKeys> Deserialize<'de> for OnlyTable<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V<T>(PhantomData<T>);
-        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+        impl<'de, T: DeserializeOwned + KindKeys> Visitor<'de> for V<T> {
             type Value = OnlyTable<T>;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("a table")
             }
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<OnlyTable<T>, A::Error> {
-                T::deserialize(de::value::MapAccessDeserializer::new(map)).map(OnlyTable)
+                let later = T::kind_keys();
+                if later.is_empty() {
+                    return T::deserialize(de::value::MapAccessDeserializer::new(map))
+                        .map(OnlyTable);
+                }
+                let own = fields_of::<T>();
+                let skip = SkipLater { map, own, later };
+                T::deserialize(de::value::MapAccessDeserializer::new(skip)).map(OnlyTable)
             }
         }
         d.deserialize_any(V(PhantomData))
+    }
+}
+
+/// Keys of a named table that step 3 leaves to a kind registry (step 4): `kind` and every
+/// kind's own keys. Step 3 skips them and rejects any other key that the struct does not
+/// read, so that a misspelt key is reported as unknown before a required one as missing.
+pub(crate) trait KindKeys {
+    /// `kind` and the kinds' keys, in registry order; empty: the table has no kinds.
+    fn kind_keys() -> Vec<&'static str> {
+        Vec::new()
+    }
+}
+
+impl KindKeys for RawNode {}
+
+impl KindKeys for RawLink {
+    fn kind_keys() -> Vec<&'static str> {
+        all_kind_keys(LINK_KINDS)
+    }
+}
+
+impl KindKeys for RawFlow {
+    fn kind_keys() -> Vec<&'static str> {
+        all_kind_keys(FLOW_KINDS)
+    }
+}
+
+fn all_kind_keys<R: KindRow>(rows: &[R]) -> Vec<&'static str> {
+    let mut keys = vec!["kind"];
+    for k in rows.iter().flat_map(|r| r.keys().iter().copied()) {
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    keys
+}
+
+/// A table's entries with the `later` keys skipped; a key neither `own` nor `later` is an
+/// error raised while reading the key, so that it carries the key's span.
+struct SkipLater<A> {
+    map: A,
+    own: &'static [&'static str],
+    later: Vec<&'static str>,
+}
+
+impl<'de, A: MapAccess<'de>> MapAccess<'de> for SkipLater<A> {
+    type Error = A::Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, A::Error> {
+        let mut seed = Some(seed);
+        loop {
+            let key = KeySeed {
+                seed: &mut seed,
+                own: self.own,
+                later: &self.later,
+            };
+            match self.map.next_key_seed(key)? {
+                None => return Ok(None),
+                Some(Some(k)) => return Ok(Some(k)),
+                Some(None) => {
+                    self.map.next_value::<de::IgnoredAny>()?;
+                }
+            }
+        }
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, A::Error> {
+        self.map.next_value_seed(seed)
+    }
+}
+
+/// One key of [`SkipLater`]: `Some` for an own key (handed to the struct), `None` for a
+/// later one, an "unknown field" error otherwise.
+struct KeySeed<'a, K> {
+    seed: &'a mut Option<K>,
+    own: &'static [&'static str],
+    later: &'a [&'static str],
+}
+
+impl<'de, K: DeserializeSeed<'de>> DeserializeSeed<'de> for KeySeed<'_, K> {
+    type Value = Option<K::Value>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        use serde::de::IntoDeserializer;
+        let key = String::deserialize(d)?;
+        if self.own.contains(&key.as_str()) {
+            let seed = self
+                .seed
+                .take()
+                .expect("the struct asks for one key at a time");
+            seed.deserialize(key.into_deserializer()).map(Some)
+        } else if self.later.contains(&key.as_str()) {
+            Ok(None)
+        } else {
+            let expected = self
+                .own
+                .iter()
+                .chain(self.later)
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            Err(de::Error::custom(format!(
+                "unknown field `{key}`, expected one of {expected}"
+            )))
+        }
     }
 }

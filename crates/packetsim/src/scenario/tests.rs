@@ -1136,3 +1136,226 @@ fn rate_steps_out_of_order_zero_rates_and_unknown_policies_name_the_key() {
         "`blind`",
     );
 }
+
+// ---- kind registries (issue "Network seams" item 10) ------------------------------------
+
+#[test]
+fn unknown_flow_and_link_kinds_are_rejected_listing_the_known_kinds() {
+    let with = |extra: &str| format!("{BASE}{extra}");
+    assert_at(
+        &bad(&with("kind = \"atm\"\n"), &[]),
+        23,
+        "flows.f.kind",
+        "unknown value `atm`; expected one of `tcp`, `sctp`, `cbr`",
+    );
+    assert_at(
+        &bad(&with("kind = 3\n"), &[]),
+        23,
+        "flows.f.kind",
+        "expected the flow kind as a string, one of `tcp`, `sctp`, `cbr`; got 3",
+    );
+    let link = |v: &str| BASE.replace("delay = \"5ms\"", &format!("delay = \"5ms\"\n{v}"));
+    assert_at(
+        &bad(&link("kind = \"radio\""), &[]),
+        13,
+        "links.l1.kind",
+        "unknown value `radio`; expected `point_to_point`",
+    );
+    let e = bad(BASE, &["links.l2.kind=wireless"]);
+    assert_eq!(
+        e.to_string(),
+        "x.toml: --set links.l2.kind=wireless: links.l2.kind: unknown value `wireless`; \
+         expected `point_to_point`"
+    );
+    let s = ok(&link("kind = \"point_to_point\""), &[]);
+    assert_eq!(s.links[0].kind, LinkKind::PointToPoint);
+    assert_eq!(s.links[1].kind, LinkKind::PointToPoint, "the default");
+}
+
+#[test]
+fn each_kind_rejects_the_keys_of_other_kinds_and_unknown_keys_naming_line_and_key() {
+    let with = |extra: &str| format!("{BASE}{extra}");
+    // tcp (the default kind)
+    assert_at(
+        &bad(&with("packet_size = 100\n"), &[]),
+        23,
+        "flows.f.packet_size",
+        "`packet_size` is only allowed on cbr flows; this flow has kind = \"tcp\"",
+    );
+    // sctp
+    assert_at(
+        &bad(&with("kind = \"sctp\"\ntcp = { mss = 500 }\n"), &[]),
+        24,
+        "flows.f.tcp",
+        "`tcp` is only allowed on tcp flows; this flow has kind = \"sctp\"",
+    );
+    // cbr: a key two kinds share is named with both
+    assert_at(
+        &bad(
+            &with("kind = \"cbr\"\nrate = \"1Mbps\"\napp = \"bulk\"\n"),
+            &[],
+        ),
+        25,
+        "flows.f.app",
+        "`app` is only allowed on tcp or sctp flows; this flow has kind = \"cbr\"",
+    );
+    assert_at(
+        &bad(
+            &with("kind = \"cbr\"\nrate = \"1Mbps\"\nprimary = \"x\"\n"),
+            &[],
+        ),
+        25,
+        "flows.f.primary",
+        "`primary` is only allowed on sctp flows",
+    );
+    // A key no kind knows lists the common keys, then `kind` and every kind's keys.
+    assert_at(
+        &bad(&with("kind = \"cbr\"\nrat = \"1Mbps\"\n"), &[]),
+        24,
+        "flows.f.rat",
+        "unknown key `rat`; expected one of `from`, `to`, `start`, `stop`, `count`, \
+         `stagger`, `dscp`, `diffserv`, `kind`, `tcp`, `app`, `size`, `sctp`, \
+         `from_addresses`, `to_addresses`, `primary`, `rate`, `packet_size`",
+    );
+    // A misspelt required key is reported as unknown, not as missing.
+    assert_at(
+        &bad(&BASE.replace("rate = \"2Mbps\"", "rat = \"2Mbps\""), &[]),
+        17,
+        "links.l2.rat",
+        "unknown key `rat`",
+    );
+    assert_at(
+        &bad(&BASE.replace("to = \"c\"", "too = \"c\""), &[]),
+        22,
+        "flows.f.too",
+        "unknown key `too`",
+    );
+    // point_to_point links: their unknown keys list the common link keys and `kind`.
+    let e = bad(
+        &BASE.replace(
+            "delay = \"5ms\"",
+            "delay = \"5ms\"\nkind = \"point_to_point\"\nslots = 3",
+        ),
+        &[],
+    );
+    assert_at(
+        &e,
+        14,
+        "links.l1.slots",
+        "unknown key `slots`; expected one of `a`, `b`",
+    );
+    assert!(e.to_string().contains("`cost_ba`, `kind`"), "{e}");
+}
+
+#[test]
+fn kind_keys_keep_their_lines_types_and_overrides() {
+    let with = |extra: &str| format!("{BASE}{extra}");
+    // A type error inside a kind's key, written as a sub-table.
+    assert_at(
+        &bad(&with("\n[flows.f.tcp]\nmss = \"big\"\n"), &[]),
+        25,
+        "flows.f.tcp.mss",
+        "invalid type",
+    );
+    assert_at(
+        &bad(
+            &with("kind = \"cbr\"\nrate = \"1Mbps\"\npacket_size = \"big\"\n"),
+            &[],
+        ),
+        25,
+        "flows.f.packet_size",
+        "big",
+    );
+    assert_at(
+        &bad(&with("kind = \"sctp\"\nfrom_addresses = 3\n"), &[]),
+        24,
+        "flows.f.from_addresses",
+        "invalid type: integer `3`",
+    );
+    let e = bad(
+        &with("kind = \"cbr\"\nrate = \"1Mbps\"\n"),
+        &["flows.f.packet_size=0"],
+    );
+    assert_eq!(
+        e.to_string(),
+        "x.toml: --set flows.f.packet_size=0: flows.f.packet_size: expected a UDP payload of \
+         1 to 65507 bytes; got 0"
+    );
+}
+
+/// Every ```toml block of docs/scenario-format.md that parses on its own.
+fn doc_blocks() -> Vec<toml::Table> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/scenario-format.md");
+    let md = std::fs::read_to_string(path).expect("docs/scenario-format.md exists");
+    md.split("```toml\n")
+        .skip(1)
+        .filter_map(|b| b.split("```").next())
+        .filter_map(|b| b.parse::<toml::Table>().ok())
+        .collect()
+}
+
+/// The `kind` values written in the `section` tables of the doc's examples.
+fn documented_kinds(section: &str) -> Vec<String> {
+    doc_blocks()
+        .iter()
+        .filter_map(|t| t.get(section).and_then(|s| s.as_table()))
+        .flat_map(|s| s.values())
+        .filter_map(|t| t.get("kind").and_then(|k| k.as_str()).map(str::to_owned))
+        .collect()
+}
+
+#[test]
+fn every_registered_kind_has_a_documented_example() {
+    let flows = documented_kinds("flows");
+    for row in flow::FLOW_KINDS {
+        assert!(
+            flows.iter().any(|k| k == row.name),
+            "docs/scenario-format.md has no [flows.NAME] example with kind = {:?}",
+            row.name
+        );
+    }
+    let links = documented_kinds("links");
+    for row in link::LINK_KINDS {
+        assert!(
+            links.iter().any(|k| k == row.name),
+            "docs/scenario-format.md has no [links.NAME] example with kind = {:?}",
+            row.name
+        );
+    }
+}
+
+#[test]
+fn every_kind_loads_to_the_variant_of_its_own_row_and_declares_its_keys() {
+    for text in [doc_example(), MULTIHOMED.to_owned()] {
+        let s = ok(&text, &[]);
+        let raw: toml::Table = s.text.parse().unwrap();
+        let kind_of = |section: &str, name: &str| {
+            raw[section][name]
+                .get("kind")
+                .and_then(|k| k.as_str())
+                .map(str::to_owned)
+        };
+        for f in &s.flows {
+            // A copy of a `count` table is named NAME_i.
+            let table = match raw["flows"].get(&f.name) {
+                Some(_) => f.name.as_str(),
+                None => f.name.rsplit_once('_').unwrap().0,
+            };
+            let want = kind_of("flows", table).unwrap_or_else(|| "tcp".into());
+            assert_eq!(f.kind.row().name, want, "flows.{}", f.name);
+        }
+        for l in &s.links {
+            let want = kind_of("links", &l.name).unwrap_or_else(|| "point_to_point".into());
+            assert_eq!(l.kind.row().name, want, "links.{}", l.name);
+        }
+    }
+    // The key lists are read off the kinds' structs.
+    let keys = |name: &str| {
+        let row = flow::FLOW_KINDS.iter().find(|r| r.name == name).unwrap();
+        (row.keys)()
+    };
+    assert_eq!(keys("tcp"), ["tcp", "app", "size"]);
+    assert_eq!(keys("cbr"), ["rate", "packet_size"]);
+    assert!(keys("sctp").starts_with(&["sctp", "from_addresses", "to_addresses", "primary"]));
+    assert!((link::LINK_KINDS[0].keys)().is_empty());
+}

@@ -19,7 +19,7 @@ pub fn cycle_steps(rates: &[Rate], every: Dur, until: Time) -> Vec<(Time, Rate)>
     while t < until {
         out.push((t, rates[i % rates.len()]));
         i += 1;
-        t = t + every;
+        t += every;
     }
     out
 }
@@ -92,7 +92,7 @@ impl Element for TwoStateRate {
             // At least 1 ns, so the process always moves forward.
             let stay = Dur::from_secs_f64(self.rng.exponential(mean.as_secs_f64()))
                 .max(Dur::from_nanos(1));
-            self.next = self.next + stay;
+            self.next += stay;
         }
     }
 
