@@ -235,10 +235,11 @@ fn dispatch(cmd: Cmd) -> Result<(), String> {
                 eprintln!("reproducing {}: {}", s.name, s.title);
                 let o = (s.run)(&opts)?;
                 println!(
-                    "{}: {} shape checks hold, {} do not; report: {}",
+                    "{}: {} shape checks hold, {} do not, {} not decidable; report: {}",
                     o.name,
                     o.passed,
                     o.failed,
+                    o.undecided,
                     o.report.display()
                 );
             }
