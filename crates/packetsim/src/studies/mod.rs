@@ -16,6 +16,8 @@
 pub mod checks;
 pub mod diffserv_ecn;
 pub mod sctp_multihoming;
+#[cfg(test)]
+mod validation_tables;
 
 use std::path::PathBuf;
 
