@@ -926,7 +926,10 @@ fn explain(checks: &mut [Check], r: &Results, sens: &Results, ns2c: &Results) {
                 )
             }
             _ if c.verdict == Verdict::NotDecidable => format!(
-                "Too few runs or an interval across the claim's bound ({} runs per point).",
+                "Not decidable with {} runs per scenario: at least one interval in the measured \
+                 column straddles the claim's bound. The scenarios do not share seeds, so the \
+                 comparison is unpaired (Welch); pairing them (common random numbers) would \
+                 narrow it but changes the recorded runs, so it is left for later.",
                 r.vals(1, "none", "af_mean_kbps").len()
             ),
             _ => "No measured explanation in this run.".into(),

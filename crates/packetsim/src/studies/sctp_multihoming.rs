@@ -1347,6 +1347,10 @@ fn explain(figs: &[Results], checks: &mut [Check]) {
                     "only the checks that hold with equal windows; the others stay unexplained"
                 }
             );
+            if v1 != Verdict::Holds {
+                let (_, m1) = s1_verdict(f2, "sctp_multi_w20", "sctp_single_w20");
+                let _ = write!(window, " S1's gaps with equal windows: {m1}.");
+            }
         } else {
             window.push_str("; the equal-window curves that test this run only in full mode.");
         }
@@ -1396,13 +1400,31 @@ fn explain(figs: &[Results], checks: &mut [Check]) {
                     };
                     let d = policy_diffs(f4, &format!("alt_{pair}"), &format!("same_{pair}"));
                     let w = wrong_side(&d, &tol);
+                    // The crossover lies between the last point where ALT is significantly
+                    // faster and the first where SAME is.
+                    let last_neg = d
+                        .iter()
+                        .take_while(|(_, e)| e.hi() < 0.0)
+                        .last()
+                        .map(|p| p.0);
+                    let first_pos = d.iter().find(|(_, e)| e.lo() > 0.0).map(|p| p.0);
+                    let bracket = match (last_neg, first_pos) {
+                        (Some(a), Some(b)) => format!(
+                            "; the paired CIs place it between {a}% (ALT significantly faster up \
+                             to here) and {b}% (SAME significantly faster from here)"
+                        ),
+                        _ => String::new(),
+                    };
                     format!(
-                        "Measured: the mean ALT − SAME crosses zero at {}; {}",
+                        "Measured: the mean ALT − SAME crosses zero at {}{bracket}; {}",
                         show_crossing(crossing_point(&d)),
                         if w.is_empty() {
-                            "no point is significantly on the wrong side of the tolerance, so \
-                             the runs cannot place the crossover (more runs or points near it)"
-                                .to_string()
+                            format!(
+                                "that interval overlaps the tolerance [{}%, {}%], so these runs \
+                                 can neither confirm nor reject the paper's crossover (more runs \
+                                 or sweep points near it would)",
+                                tol.lo, tol.hi
+                            )
                         } else {
                             format!(
                                 "significantly on the wrong side of [{}%, {}%] at {w}",
