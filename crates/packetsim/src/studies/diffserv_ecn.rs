@@ -1183,14 +1183,20 @@ pub fn run(opts: &ReproduceOptions) -> Result<StudyOutcome, String> {
          the whole claim, its tolerance and why, and the statistic (crates/packetsim/src/studies/checks.rs \
          says how each verdict is reached). The scenarios do not share seeds, so differences between them \
          are Welch differences of independent means. Also in checks.csv. N1 and N2 are spec 4 §5.2's \
-         numeric tolerances.\n\n{}\n",
+         numeric tolerances.\n\n\
+         Since issue 18 a comparison holds only when its CI clears the claim's minimum effect. Against \
+         the earlier rules (point means, no effect size), the full reproduction's S8 and S9 moved from \
+         \"holds\" to \"does not hold\" (S8's std half was never checked; S9's BE goodput gain is \
+         below 0.5% with its CI), S2 and S3 from \"holds\" to \"not decidable\" and S7 from \"does not \
+         hold\" to \"not decidable\" (intervals across the claim's bound with 10 unpaired runs). \
+         README.md lists the counts.\n\n{}\n",
         checks::counts_line(&checks),
         checks::table(&checks)
     );
     let sens_checks = shape_checks(&sens);
     let _ = writeln!(
         md,
-        "## Sensitivity: token-bucket depth {SENSITIVITY_DEPTH} B (spec 4 §3)\n\nAt this depth: {}. Average OUT/IN (Sim 1): {:.1}% / {:.1}% / {:.1}% (paper 31.93 / 27.88 / 27.75).\n\n{}\n",
+        "## Sensitivity: token-bucket depth {SENSITIVITY_DEPTH} B (spec 4 §3)\n\nAt this depth: {} (same rules; notes only in the canonical table above). Average OUT/IN (Sim 1): {:.1}% / {:.1}% / {:.1}% (paper 31.93 / 27.88 / 27.75).\n\n{}\n",
         checks::counts_line(&sens_checks),
         sens.m(1, "none", "out_in_pct"),
         sens.m(1, "af", "out_in_pct"),
@@ -1204,7 +1210,7 @@ pub fn run(opts: &ReproduceOptions) -> Result<StudyOutcome, String> {
          ns-2.35's diffserv/dsredq.cc computes `p_a = p_b/(1 - count p_b)` without F&J's clamp to 1: when `p_b` grows \
          between arrivals so that `count p_b` steps past 1, `p_a` turns negative and nothing more is dropped early until \
          the average leaves the region, so the average can run past max_th into forced drops. `ns2_dsred_count = true` \
-         reproduces this. With it: {}. OUT forced drops without ECN: {:.3}% (canonical {:.3}%, ns-2.35 {:.3}%).\n\n{}\n",
+         reproduces this. With it: {} (same rules; notes only in the canonical table). OUT forced drops without ECN: {:.3}% (canonical {:.3}%, ns-2.35 {:.3}%).\n\n{}\n",
         checks::counts_line(&ns2_checks),
         ns2c.m(1, "none", "out_forced_pct"),
         r.m(1, "none", "out_forced_pct"),
