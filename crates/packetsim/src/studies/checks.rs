@@ -60,6 +60,31 @@
 //! when the report is written, or begin with "Hypothesis:" when it is an unmeasured
 //! explanation. Canned prose attached to whatever fails is not allowed.
 //!
+//! # Writing a new study's checks (studies 1, 2 and 5)
+//!
+//! 1. Give every curve of a figure the same seeds at each x (`shared_seed_params`), so that
+//!    comparisons are paired; keep the per-run values (`SweepReport::runs`).
+//! 2. For each §5.1 claim, write the claim text first (all its parts), then the tolerance or
+//!    minimum effect with its reason (module doc above), then the statistic, and only then
+//!    run the study. Do not tune a tolerance after seeing the data; if one was wrong, say so
+//!    in the commit and the report.
+//! 3. Join the parts with [`all`]; put the estimates with their CIs in `measured`.
+//! 4. Write notes from the run (see Notes); a check that does not hold and has no measured
+//!    explanation says so.
+//! 5. Write `checks.csv` with [`csv`] and the report's table with [`table`]; count with
+//!    [`counts`]. The reduced test runs two disjoint seed sets and asserts that no verdict is
+//!    "holds" in one and "does not hold" in the other.
+//!
+//! ```
+//! use packetsim::studies::checks::{exceeds, Estimate, Verdict};
+//! // Transfer times (seed, s) of two policies at one x, paired by seed.
+//! let alt = [(1, 40.0), (2, 42.0), (3, 41.0), (4, 43.0), (5, 40.5)];
+//! let same = [(1, 44.0), (2, 45.5), (3, 44.0), (4, 46.0), (5, 44.5)];
+//! // "ALT beats SAME": SAME − ALT significantly positive and at least 2% of SAME's time.
+//! let d = Estimate::paired(&same, &alt).expect("same seeds");
+//! assert_eq!(exceeds(&d, 0.02 * 44.8), Verdict::Holds);
+//! ```
+//!
 //! # Pairing
 //!
 //! A study's sweep pairs curves by giving them the same seeds at each x
