@@ -4,8 +4,10 @@
     bench/validate/sctp/run.py [--runs N] [--jobs J] [--table-only]
 
 One ns process per (protocol, loss0, loss1, rtxToAlt, rwnd, fastRtxTrigger, seed), seeds 1..N.
-Raw results: data/ns2_runs.jsonl (one JSON line per run, sorted). Summary: data/summary.md
-(results.md is written from it by hand). Standard library only.
+Raw results: data/ns2_runs.jsonl (one JSON line per run, sorted). packetsim's means at the same
+points: data/packetsim_points.csv (`--packetsim DIR` extracts it from a full reproduction).
+Summary: data/summary.md; results.md embeds its tables (a Rust test regenerates them from the
+two data files and compares). Standard library only.
 """
 import argparse
 import json
@@ -21,20 +23,54 @@ DATA = os.path.join(HERE, "data")
 RAW = os.path.join(DATA, "ns2_runs.jsonl")
 PROTOS = ["reno", "sack", "sctp1", "sctp2"]
 
-# packetsim, 100 runs per point (mean s), from the study's outputs.
-PS = {
-    ("reno", 0.0, 0.0, 1): 17.50, ("sack", 0.0, 0.0, 1): 17.50,
-    ("sctp1", 0.0, 0.0, 1): 17.58, ("sctp2", 0.0, 0.0, 1): 17.58,
-    ("reno", 0.005, 0.0, 1): 20.20, ("sack", 0.005, 0.0, 1): 19.83,
-    ("sctp1", 0.005, 0.0, 1): 19.06, ("sctp2", 0.005, 0.0, 1): 18.69,
-    ("reno", 0.01, 0.0, 1): 24.27, ("sack", 0.01, 0.0, 1): 23.31,
-    ("sctp1", 0.01, 0.0, 1): 22.46, ("sctp2", 0.01, 0.0, 1): 22.07,
-    ("sctp1", 0.1, 0.0, 1): 86.7, ("sctp2", 0.1, 0.0, 1): 70.4,
-    ("sctp2", 0.04, 0.0, 1): 42.2, ("sctp2", 0.04, 0.02, 1): 46.3, ("sctp2", 0.04, 0.05, 1): 85.3,
-    ("sctp2", 0.04, 0.0, 0): 44.4, ("sctp2", 0.04, 0.02, 0): 43.8, ("sctp2", 0.04, 0.05, 0): 44.6,
-    ("sctp2", 0.02, 0.0, 1): 29.5, ("sctp2", 0.02, 0.02, 1): 30.6, ("sctp2", 0.02, 0.05, 1): 41.8,
-    ("sctp2", 0.02, 0.0, 0): 30.1, ("sctp2", 0.02, 0.02, 0): 29.6, ("sctp2", 0.02, 0.05, 0): 29.9,
-}
+# packetsim's means at the same points: data/packetsim_points.csv, extracted from the
+# figure.csv files of a full `packetsim reproduce sctp-multihoming` by `--packetsim DIR`.
+PS_FILE = os.path.join(DATA, "packetsim_points.csv")
+# (figure, curve) of the study -> (proto, rtx_to_alt); loss0/loss1 come from the figure's axis.
+PS_CURVES = {("fig2", "tcp_reno"): ("reno", 1), ("fig2", "tcp_sack"): ("sack", 1),
+             ("fig2", "sctp_single"): ("sctp1", 1), ("fig2", "sctp_multi"): ("sctp2", 1),
+             ("fig3", "tcp_reno"): ("reno", 1), ("fig3", "tcp_sack"): ("sack", 1),
+             ("fig3", "sctp_single"): ("sctp1", 1), ("fig3", "sctp_multi"): ("sctp2", 1)}
+
+
+def extract_packetsim(study_dir):
+    """Writes PS_FILE from a full reproduction's fig2/fig3/fig4 figure.csv: one row per
+    (proto, loss0, loss1, rtx_to_alt) point that the ns-2 grid also has."""
+    import csv
+    want = {(p[0], p[1], p[2], p[3]) for p in grid()}
+    rows = []
+    # Figure 4 first: where it shares a point with Figure 3 (primary 4%, perfect alternate),
+    # its value is used, so that ALT and SAME at each point come from one paired sweep.
+    for fig in ("fig4", "fig2", "fig3"):
+        for r in csv.DictReader(open(os.path.join(study_dir, fig, "figure.csv"))):
+            x = float(r["x"]) / 100
+            if fig == "fig4":
+                pol, prim = r["curve"].split("_")
+                k = ("sctp2", float(prim) / 100, x, 1 if pol == "alt" else 0)
+            elif (fig, r["curve"]) in PS_CURVES:
+                proto, alt = PS_CURVES[(fig, r["curve"])]
+                k = (proto, x, 0.0, alt)
+            else:
+                continue
+            if k in want and k not in {row[0] for row in rows}:
+                rows.append((k, int(r["n"]), float(r["mean_s"]), r["paths.0.t3_expiries"],
+                             r["paths.1.t3_expiries"]))
+    rows.sort()
+    with open(PS_FILE, "w") as f:
+        f.write("proto,loss0,loss1,rtx_to_alt,n,mean_s,t3_expiries_path0,t3_expiries_path1\n")
+        for (proto, l0, l1, alt), n, m, t0, t1 in rows:
+            f.write(f"{proto},{l0!r},{l1!r},{alt},{n},{m!r},{t0},{t1}\n")
+
+
+def load_packetsim():
+    ps = {}
+    if os.path.exists(PS_FILE):
+        import csv
+        for r in csv.DictReader(open(PS_FILE)):
+            ps[(r["proto"], float(r["loss0"]), float(r["loss1"]), int(r["rtx_to_alt"]))] = \
+                float(r["mean_s"])
+    return ps
+
 
 T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306,
        9: 2.262, 10: 2.228, 11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131, 16: 2.120,
@@ -91,7 +127,18 @@ def stats(xs):
     return m, h
 
 
+def paired(alt_rows, same_rows):
+    """ALT − SAME over the seeds both finished (the paths' loss streams are seeded alike)."""
+    same = {r["seed"]: r["time_s"] for r in same_rows if r["completed"]}
+    d = [r["time_s"] - same[r["seed"]] for r in alt_rows if r["completed"] and r["seed"] in same]
+    if len(d) < 2:
+        return "-"
+    m, h = stats(d)
+    return f"{m:+.2f} ± {h:.2f}"
+
+
 def summarise(rows):
+    PS = load_packetsim()
     by = {}
     for r in rows:
         by.setdefault(key(r), []).append(r)
@@ -116,21 +163,22 @@ def summarise(rows):
         for p in PROTOS:
             c, m = cell((p, l0, 0.0, 1, 65536, 4, 1))
             ps = PS.get((p, l0, 0.0, 1))
-            cells.append(c + (f" [ps {ps}]" if ps else ""))
+            cells.append(c + (f" [ps {ps:.2f}]" if ps is not None else ""))
             if m is not None:
                 means[p] = m
         order = " < ".join(sorted(means, key=means.get))
         out.append(f"| {l0*100:g}% | " + " | ".join(cells) + f" | {order} |")
     out.append("\n## Fig 4: multihomed, primary (path0) x alternate (path1) loss\n")
-    out.append("| primary | alternate | RTX_TO_ALT | RTX_SAME | ALT-SAME | packetsim ALT / SAME |")
+    out.append("| primary | alternate | RTX_TO_ALT | RTX_SAME | ALT − SAME (paired by seed) | packetsim ALT / SAME |")
     out.append("|---:|---:|---:|---:|---:|---|")
     for l0 in (0.02, 0.04):
         for l1 in (0.0, 0.005, 0.01, 0.02, 0.03, 0.05):
             ca, ma = cell(("sctp2", l0, l1, 1, 65536, 4, 1))
             cs, msm = cell(("sctp2", l0, l1, 0, 65536, 4, 1))
-            d = f"{ma - msm:+.2f}" if ma is not None and msm is not None else "-"
+            d = paired(by.get(("sctp2", l0, l1, 1, 65536, 4, 1), []),
+                       by.get(("sctp2", l0, l1, 0, 65536, 4, 1), []))
             pa, pss = PS.get(("sctp2", l0, l1, 1)), PS.get(("sctp2", l0, l1, 0))
-            psc = f"{pa} / {pss}" if pa else ""
+            psc = f"{pa:.2f} / {pss:.2f}" if pa is not None and pss is not None else ""
             out.append(f"| {l0*100:g}% | {l1*100:g}% | {ca} | {cs} | {d} | {psc} |")
     out.append("\n## Extensions (path1 perfect, rtxToAlt 1)\n")
     out.append("| path0 loss | SACK | SCTP single rwnd 65536 | SCTP single rwnd 29040 | SCTP single rwnd 29360 | SCTP single trigger 3 | SCTP multi trigger 3 | single rwnd 29360 no delayed SACK | single rwnd 65536 no delayed SACK |")
@@ -159,10 +207,15 @@ def main():
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--table-only", action="store_true")
+    ap.add_argument("--packetsim", metavar="DIR",
+                    help="first extract data/packetsim_points.csv from DIR (a full reproduction's "
+                         "sctp-multihoming folder)")
     ap.add_argument("--only-missing", action="store_true",
                     help="keep data/ns2_runs.jsonl and run only the (point, seed) pairs not in it")
     a = ap.parse_args()
     os.makedirs(DATA, exist_ok=True)
+    if a.packetsim:
+        extract_packetsim(a.packetsim)
     if not a.table_only:
         tasks = [(pt, s) for pt in grid() for s in range(1, a.runs + 1)]
         rows = []

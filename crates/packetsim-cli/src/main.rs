@@ -295,10 +295,11 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
                 eprintln!("reproducing {}: {}", s.name, s.title);
                 let o = (s.run)(&opts)?;
                 say!(
-                    "{}: {} shape checks hold, {} do not; report: {}",
+                    "{}: {} shape checks hold, {} do not, {} not decidable; report: {}",
                     o.name,
                     o.passed,
                     o.failed,
+                    o.undecided,
                     o.report.display()
                 );
             }

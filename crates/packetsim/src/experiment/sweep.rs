@@ -24,9 +24,11 @@ use std::sync::Mutex;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 
-use super::aggregate::{results_csv, runs_csv, summarize, write_atomic, PointSummary};
+use super::aggregate::{
+    results_csv, runs_by_point, runs_csv, summarize, write_atomic, PointSummary,
+};
 use super::grid::{grid, run_seed_sharing, validate_params, GridPoint, Param};
-use super::store::ResultsStore;
+use super::store::{ResultsStore, StoredRun};
 use super::ExperimentError;
 
 /// File name of the per-point statistics in the output directory.
@@ -76,6 +78,9 @@ pub struct SweepReport {
     pub reused: usize,
     /// Statistics per grid point, in point index order.
     pub points: Vec<PointSummary>,
+    /// The stored runs behind them, per point (index order), each list in replication order
+    /// (replications `0..runs` only): the per-seed values that paired comparisons need.
+    pub runs: Vec<Vec<StoredRun>>,
 }
 
 /// One run to do.
@@ -223,9 +228,14 @@ where
         &spec.out_dir.join(RUNS_CSV),
         &runs_csv(&spec.params, &points, spec.runs, &stored),
     )?;
+    let runs = runs_by_point(&points, spec.runs, &stored)
+        .into_iter()
+        .map(|list| list.into_iter().cloned().collect())
+        .collect();
     Ok(SweepReport {
         computed: computed.into_inner(),
         reused,
         points: summaries,
+        runs,
     })
 }

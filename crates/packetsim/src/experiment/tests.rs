@@ -80,6 +80,17 @@ fn sweep_fresh_computes_all_runs_and_writes_csvs() {
     assert_eq!((p4.metrics[1].mean, p4.metrics[1].n), (4.0, 3));
     let even = &p4.metrics[2];
     assert_eq!(even.n + even.missing, 3);
+    // The per-run values behind point 4, in replication order with their seeds (what paired
+    // comparisons use).
+    assert_eq!(report.runs.len(), 6);
+    let r4: Vec<(u32, u64, Option<f64>)> = report.runs[4]
+        .iter()
+        .map(|r| (r.replication, r.seed, r.metrics[0].1))
+        .collect();
+    let want: Vec<(u32, u64, Option<f64>)> = (0..3)
+        .map(|r| (r, run_seed(2024, &p4.point, r), noise[r as usize]))
+        .collect();
+    assert_eq!(r4, want);
 
     let results = read(&dir, "results.csv");
     let lines: Vec<&str> = results.lines().collect();

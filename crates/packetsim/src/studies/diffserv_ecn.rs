@@ -6,8 +6,9 @@
 //! `ecn to AF`, `ecn to AF, BE`. Simulation 1 (3 AF at 500 kb/s) and 2 (6 AF at 250 kb/s).
 //! The reverse (ACK) direction of the bottleneck is a plain 100-packet DropTail (spec 4 §3).
 
-use super::{checks_table, csv_field, ReproduceOptions, ShapeCheck, StudyOutcome};
-use crate::experiment::{self, Param, PointSummary, RunOutput, SweepSpec};
+use super::checks::{self, above, all, below, exceeds, Check, Estimate, Tolerance, Verdict};
+use super::{csv_field, ReproduceOptions, StudyOutcome};
+use crate::experiment::{self, Param, PointSummary, RunOutput, StoredRun, SweepSpec};
 use crate::report::svg::BarChart;
 use crate::report::write_atomic;
 use crate::scenario::{self, Override};
@@ -16,6 +17,8 @@ use std::fmt::Write as _;
 
 /// The study's name on the command line.
 pub const NAME: &str = "diffserv-ecn";
+/// The base seed of the study's sweep (the reduced test also runs a disjoint seed set).
+const BASE_SEED: u64 = 1;
 
 const SCENARIOS: [(&str, &str); 3] = [
     ("none", "no ecn"),
@@ -216,25 +219,30 @@ fn run_metrics(
     })
 }
 
-/// Means (and CI half-widths) per (sim, scenario) and metric, at one bucket depth.
+/// Means (and CI half-widths) per (sim, scenario) and metric, at one bucket depth, and the
+/// per-run values behind them.
 struct Results<'a> {
     points: &'a [PointSummary],
+    runs: &'a [Vec<StoredRun>],
     depth: u64,
     count: &'static str,
 }
 
 impl Results<'_> {
-    fn get(&self, sim: u32, ecn: &str, metric: &str) -> (f64, f64) {
+    fn index(&self, sim: u32, ecn: &str) -> Option<usize> {
         let has = |p: &PointSummary, k: &str, v: &str| {
             p.point.assignments.iter().any(|a| a.0 == k && a.1 == v)
         };
-        let p = self.points.iter().find(|p| {
+        self.points.iter().position(|p| {
             has(p, "sim", &sim.to_string())
                 && has(p, "ecn", ecn)
                 && has(p, "depth", &self.depth.to_string())
                 && has(p, "count", self.count)
-        });
-        p.and_then(|p| p.metrics.iter().find(|m| m.name == metric))
+        })
+    }
+    fn get(&self, sim: u32, ecn: &str, metric: &str) -> (f64, f64) {
+        self.index(sim, ecn)
+            .and_then(|i| self.points[i].metrics.iter().find(|m| m.name == metric))
             .map(|m| {
                 (
                     m.mean,
@@ -250,204 +258,511 @@ impl Results<'_> {
     fn m(&self, sim: u32, ecn: &str, metric: &str) -> f64 {
         self.get(sim, ecn, metric).0
     }
-}
-
-fn check(id: &'static str, claim: &str, measured: String, holds: bool, note: &str) -> ShapeCheck {
-    ShapeCheck {
-        id,
-        claim: claim.into(),
-        measured,
-        holds,
-        note: note.into(),
+    /// The per-run values of `metric` (replication order; missing values left out).
+    fn vals(&self, sim: u32, ecn: &str, metric: &str) -> Vec<f64> {
+        let runs = self
+            .index(sim, ecn)
+            .and_then(|i| self.runs.get(i))
+            .map_or(&[][..], |r| &r[..]);
+        runs.iter()
+            .filter_map(|r| r.metrics.iter().find(|m| m.0 == metric)?.1)
+            .collect()
+    }
+    /// The mean of `metric` with its CI.
+    fn est(&self, sim: u32, ecn: &str, metric: &str) -> Estimate {
+        Estimate::mean(&self.vals(sim, ecn, metric))
+    }
+    /// `metric` of scenario `a` minus scenario `b` (Welch: the scenarios do not share seeds).
+    fn diff(&self, sim: u32, a: &str, b: &str, metric: &str) -> Estimate {
+        Estimate::welch(&self.vals(sim, a, metric), &self.vals(sim, b, metric))
+    }
+    /// The AF class queue's time-average length (packets) per run, from the runs' summaries.
+    fn af_queue_len(&self, sim: u32, ecn: &str) -> Estimate {
+        let runs = self
+            .index(sim, ecn)
+            .and_then(|i| self.runs.get(i))
+            .map_or(&[][..], |r| &r[..]);
+        let xs: Vec<f64> = runs
+            .iter()
+            .filter_map(|r| {
+                let v: serde_json::Value = serde_json::from_str(&r.summary_json).ok()?;
+                v["queues"]["core:ingress->egress/af"]["mean_len_pkts"].as_f64()
+            })
+            .collect();
+        Estimate::mean(&xs)
     }
 }
 
-fn shape_checks(r: &Results) -> Vec<ShapeCheck> {
+fn check(
+    id: &str,
+    claim: &str,
+    tolerance: &str,
+    statistic: &str,
+    measured: String,
+    verdict: Verdict,
+) -> Check {
+    Check {
+        id: id.into(),
+        claim: claim.into(),
+        tolerance: tolerance.into(),
+        statistic: statistic.into(),
+        measured,
+        verdict,
+        note: String::new(),
+    }
+}
+
+const WELCH: &str = "difference of scenario means over seeds (Welch t, 95% CI; the scenarios \
+                     do not share seeds)";
+/// "Higher / raises / improves" goodput: at least 0.5% (3.4 kb/s at 680 kb/s), the smallest
+/// change the paper's kb/s bar charts and its one-decimal numbers would show as a gain.
+const GAIN: f64 = 0.005;
+/// "Clearly improves" goodput: at least 1%.
+const CLEAR_GAIN: f64 = 0.01;
+/// "Improves / worsens fairness" (std dev of goodput): a change of at least 10%.
+const FAIR: f64 = 0.10;
+/// "Markedly" / "clearly" for the std dev: a change of at least 25%.
+const MARKED: f64 = 0.25;
+
+/// A count that must be zero in every run: not decidable under [`checks::MIN_RUNS`] runs.
+fn zero_in_every_run(xs: &[f64]) -> Verdict {
+    if xs.len() < checks::MIN_RUNS {
+        Verdict::NotDecidable
+    } else if xs.iter().all(|&x| x == 0.0) {
+        Verdict::Holds
+    } else {
+        Verdict::DoesNotHold
+    }
+}
+
+fn rel(x: f64, of: f64) -> f64 {
+    x * of.abs()
+}
+
+fn shape_checks(r: &Results) -> Vec<Check> {
     let m = |s, e, k| r.m(s, e, k);
+    let est = |s, e, k| r.est(s, e, k);
+    let d = |s, a, b, k| r.diff(s, a, b, k);
     let mut v = Vec::new();
+    let g1 = d(1, "af", "none", "af_mean_kbps");
     v.push(check(
         "S1",
-        "Sim 1: 'ecn to AF' gives higher average AF goodput than 'no ecn'",
+        "Sim 1 (Fig 2): 'ecn to AF' gives higher average AF goodput than 'no ecn'",
+        "\"higher\": by at least 0.5% of the no-ECN mean (the smallest gain the paper's kb/s \
+         figures show)",
+        WELCH,
         format!(
-            "{:.1} vs {:.1} kb/s",
-            m(1, "af", "af_mean_kbps"),
-            m(1, "none", "af_mean_kbps")
+            "AF mean {} -> {} kb/s; difference {} kb/s",
+            est(1, "none", "af_mean_kbps").show(1),
+            est(1, "af", "af_mean_kbps").show(1),
+            g1.show(2)
         ),
-        m(1, "af", "af_mean_kbps") > m(1, "none", "af_mean_kbps"),
-        "",
+        exceeds(&g1, rel(GAIN, m(1, "none", "af_mean_kbps"))),
     ));
+    let std_drop = d(1, "none", "af", "af_std_kbps");
+    let min_up = d(1, "af", "none", "af_min_kbps");
+    let max_down = d(1, "none", "af", "af_max_kbps");
     v.push(check(
         "S2",
-        "Sim 1: ECN lowers the AF std dev; the minimum flow goes up, the maximum comes down",
+        "Sim 1 (Fig 2): the std dev of AF goodput drops markedly with ECN; the minimum flow \
+         goes up and the maximum flow comes down",
+        "\"markedly\": the std dev falls by at least 25%; min and max: significant moves in the \
+         stated directions (no size given)",
+        &format!("{WELCH}; per-run population std dev, min and max over the AF flows"),
         format!(
-            "std {:.1} -> {:.1}; min {:.1} -> {:.1}; max {:.1} -> {:.1} kb/s",
-            m(1, "none", "af_std_kbps"),
-            m(1, "af", "af_std_kbps"),
-            m(1, "none", "af_min_kbps"),
-            m(1, "af", "af_min_kbps"),
-            m(1, "none", "af_max_kbps"),
-            m(1, "af", "af_max_kbps")
+            "std {} -> {}; min {} -> {}; max {} -> {} kb/s",
+            est(1, "none", "af_std_kbps").show(1),
+            est(1, "af", "af_std_kbps").show(1),
+            est(1, "none", "af_min_kbps").show(1),
+            est(1, "af", "af_min_kbps").show(1),
+            est(1, "none", "af_max_kbps").show(1),
+            est(1, "af", "af_max_kbps").show(1)
         ),
-        m(1, "af", "af_std_kbps") < m(1, "none", "af_std_kbps")
-            && m(1, "af", "af_min_kbps") > m(1, "none", "af_min_kbps")
-            && m(1, "af", "af_max_kbps") < m(1, "none", "af_max_kbps"),
-        "per-run min/max/std averaged over seeds",
+        all(&[
+            exceeds(&std_drop, rel(MARKED, m(1, "none", "af_std_kbps"))),
+            exceeds(&min_up, 0.0),
+            exceeds(&max_down, 0.0),
+        ]),
     ));
+    let share1 = 2000.0 / 3.0;
     v.push(check(
         "S3",
-        "Sim 1: worst AF flow below 666.7 kb/s without ECN, above it with ECN",
+        "Sim 1: in 'no ecn' the worst AF flow ends below the 666.7 kb/s share (2000/3); with \
+         ECN the worst flow ends above it",
+        "the CI of the mean per-run minimum entirely below / above 666.7 kb/s (wire level, spec \
+         4 Q4)",
+        "mean over seeds of the per-run minimum AF goodput, 95% CI",
         format!(
-            "{:.1} / {:.1} kb/s (wire level)",
-            m(1, "none", "af_min_kbps"),
-            m(1, "af", "af_min_kbps")
+            "worst flow {} / {} kb/s",
+            est(1, "none", "af_min_kbps").show(1),
+            est(1, "af", "af_min_kbps").show(1)
         ),
-        m(1, "none", "af_min_kbps") < 2000.0 / 3.0 && m(1, "af", "af_min_kbps") > 2000.0 / 3.0,
-        "wire-level goodput, as spec 4 Q4 suggests",
+        all(&[
+            below(&est(1, "none", "af_min_kbps"), share1),
+            above(&est(1, "af", "af_min_kbps"), share1),
+        ]),
     ));
+    let ecn_be = |sim: u32| {
+        (
+            d(sim, "af", "afbe", "be_std_kbps"),
+            d(sim, "afbe", "af", "be_mean_kbps"),
+            d(sim, "afbe", "af", "af_std_kbps"),
+        )
+    };
+    let (be_fair1, be_gain1, af_harm1) = ecn_be(1);
     v.push(check(
         "S4",
-        "Sim 1: ECN for BE improves BE fairness and BE goodput but worsens AF fairness vs 'ecn to AF'",
+        "Sim 1 (Figs 3-4): ECN for BE as well ('ecn to AF, BE') clearly improves BE fairness \
+         and BE average goodput, but makes AF fairness worse than 'ecn to AF'",
+        "\"clearly\": BE std dev down by at least 25% and BE mean up by at least 1%; AF \
+         fairness worse: AF std dev up by at least 10%",
+        WELCH,
         format!(
-            "BE std {:.1} -> {:.1}, BE mean {:.1} -> {:.1}, AF std {:.1} -> {:.1}",
-            m(1, "af", "be_std_kbps"), m(1, "afbe", "be_std_kbps"), m(1, "af", "be_mean_kbps"), m(1, "afbe", "be_mean_kbps"), m(1, "af", "af_std_kbps"), m(1, "afbe", "af_std_kbps")
+            "BE std {} -> {}, BE mean {} -> {} kb/s (difference {}), AF std {} -> {}",
+            est(1, "af", "be_std_kbps").show(1),
+            est(1, "afbe", "be_std_kbps").show(1),
+            est(1, "af", "be_mean_kbps").show(2),
+            est(1, "afbe", "be_mean_kbps").show(2),
+            be_gain1.show(2),
+            est(1, "af", "af_std_kbps").show(1),
+            est(1, "afbe", "af_std_kbps").show(1)
         ),
-        m(1, "afbe", "be_std_kbps") < m(1, "af", "be_std_kbps") && m(1, "afbe", "be_mean_kbps") > m(1, "af", "be_mean_kbps") && m(1, "afbe", "af_std_kbps") > m(1, "af", "af_std_kbps"),
-        "",
+        all(&[
+            exceeds(&be_fair1, rel(MARKED, m(1, "af", "be_std_kbps"))),
+            exceeds(&be_gain1, rel(CLEAR_GAIN, m(1, "af", "be_mean_kbps"))),
+            exceeds(&af_harm1, rel(FAIR, m(1, "af", "af_std_kbps"))),
+        ]),
     ));
     v.push(check(
         "S5",
-        "Sim 1: the OUT/IN ratio is highest without ECN",
+        "Sim 1 (Table 3): without ECN the OUT/IN ratio is the highest of the three scenarios",
+        "an ordering (no size given): 'no ecn' significantly above each ECN scenario",
+        WELCH,
         SCENARIOS
             .iter()
-            .map(|(k, l)| format!("{l}: {:.2}%", m(1, k, "out_in_pct")))
+            .map(|(k, l)| format!("{l}: {}%", est(1, k, "out_in_pct").show(1)))
             .collect::<Vec<_>>()
             .join(", "),
-        m(1, "none", "out_in_pct") > m(1, "af", "out_in_pct")
-            && m(1, "none", "out_in_pct") > m(1, "afbe", "out_in_pct"),
-        "",
+        all(&[
+            exceeds(&d(1, "none", "af", "out_in_pct"), 0.0),
+            exceeds(&d(1, "none", "afbe", "out_in_pct"), 0.0),
+        ]),
     ));
-    let in_clean = SCENARIOS.iter().all(|(k, _)| {
-        m(1, k, "in_forced_pct") == 0.0
-            && m(1, k, "in_early_pct") == 0.0
-            && m(1, k, "in_ce_pct") == 0.0
-    });
+    let in_runs: Vec<f64> = SCENARIOS
+        .iter()
+        .flat_map(|(k, _)| {
+            ["in_forced_pct", "in_early_pct", "in_ce_pct"]
+                .iter()
+                .flat_map(|metric| r.vals(1, k, metric))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let in_runs_ok = if SCENARIOS
+        .iter()
+        .all(|(k, _)| r.vals(1, k, "in_forced_pct").len() >= checks::MIN_RUNS)
+    {
+        zero_in_every_run(&in_runs)
+    } else {
+        Verdict::NotDecidable
+    };
+    let mark_over_early = d(1, "af", "none", "out_ce_pct").mean;
+    let half_early: Vec<f64> = r
+        .vals(1, "none", "out_early_pct")
+        .iter()
+        .map(|x| x / 2.0)
+        .collect();
+    let much_lower = Estimate::welch(&half_early, &r.vals(1, "af", "out_forced_pct"));
     v.push(check(
         "S6",
-        "Sim 1: no IN packet dropped or marked; no-ECN has early but no forced drops; with ECN marking ratio > no-ECN early-drop ratio and total drops much lower",
+        "Sim 1 (Table 3): no IN packet is ever dropped or marked; 'no ecn' has early drops but \
+         no forced drops; with ECN the marking ratio is higher than the no-ECN early-drop ratio, \
+         yet the total drop ratio (forced only) is much lower",
+        "\"no\"/\"never\": zero in every run; early drops: mean significantly above 0; \
+         \"higher\": significant (no size given); \"much lower\": at most half the no-ECN \
+         early-drop ratio, significantly",
+        &format!("counts per run; {WELCH}"),
         format!(
-            "IN clean: {in_clean}; no ecn early {:.2}% forced {:.2}%; ecn to AF CE {:.2}% forced {:.2}%",
-            m(1, "none", "out_early_pct"), m(1, "none", "out_forced_pct"), m(1, "af", "out_ce_pct"), m(1, "af", "out_forced_pct")
+            "IN drops/marks nonzero in {} of {} runs; no ecn early {}%, forced {}%; ecn to AF CE \
+             {}%, forced {}% (CE − early {:.2} points)",
+            in_runs.iter().filter(|&&x| x != 0.0).count(),
+            in_runs.len() / 3,
+            est(1, "none", "out_early_pct").show(2),
+            est(1, "none", "out_forced_pct").show(3),
+            est(1, "af", "out_ce_pct").show(2),
+            est(1, "af", "out_forced_pct").show(3),
+            mark_over_early
         ),
-        in_clean && m(1, "none", "out_early_pct") > 0.0 && m(1, "none", "out_forced_pct") == 0.0 && m(1, "af", "out_ce_pct") > m(1, "none", "out_early_pct") && m(1, "af", "out_forced_pct") < m(1, "none", "out_early_pct") / 2.0,
-        "",
+        all(&[
+            in_runs_ok,
+            above(&est(1, "none", "out_early_pct"), 0.0),
+            zero_in_every_run(&r.vals(1, "none", "out_forced_pct")),
+            exceeds(&d(1, "af", "none", "out_ce_pct"), 0.0),
+            exceeds(&much_lower, 0.0),
+        ]),
     ));
+    let range = |lo: f64, hi: f64, reason: &str| Tolerance {
+        lo,
+        hi,
+        reason: reason.into(),
+    };
     v.push(check(
         "S7",
-        "Sim 2: without ECN several AF flows get less than 333.3 kb/s; with ECN at most one does",
+        "Sim 2 (Fig 5): in 'no ecn' four of the six AF flows get less than 333.3 kb/s; in 'ecn \
+         to AF' every flow except one (AF4) gets at least 333.3 kb/s",
+        "spec 4 Q8: flow identities depend on seeds, so counted per run: 'no ecn' at least 2 \
+         (\"several\"), 'ecn to AF' at most 1; the CI of the mean count inside those ranges",
+        "mean over seeds of the per-run count of AF flows below 333.3 kb/s, 95% CI",
         format!(
-            "flows below the share, mean per run: {:.2} / {:.2}",
-            m(2, "none", "af_below_share"),
-            m(2, "af", "af_below_share")
+            "flows below the share per run: {} / {}",
+            est(2, "none", "af_below_share").show(2),
+            est(2, "af", "af_below_share").show(2)
         ),
-        m(2, "none", "af_below_share") >= 2.0 && m(2, "af", "af_below_share") <= 1.0,
-        "flow identities depend on seeds (spec 4 Q8): counted per run",
+        all(&[
+            checks::within(&est(2, "none", "af_below_share"), &range(2.0, 6.0, "")),
+            checks::within(&est(2, "af", "af_below_share"), &range(0.0, 1.0, "")),
+        ]),
     ));
-    let g1 = m(1, "af", "af_mean_kbps") / m(1, "none", "af_mean_kbps") - 1.0;
-    let g2 = m(2, "af", "af_mean_kbps") / m(2, "none", "af_mean_kbps") - 1.0;
+    let g2 = d(2, "af", "none", "af_mean_kbps");
+    let std2 = d(2, "none", "af", "af_std_kbps");
+    let rg = |sim: u32| m(sim, "af", "af_mean_kbps") / m(sim, "none", "af_mean_kbps") - 1.0;
     v.push(check(
         "S8",
-        "Sim 2: ECN raises AF average goodput (soft: gain at least Sim 1's); AF std dev does not improve much",
-        format!("gain {:.2}% (Sim 1 {:.2}%); std {:.1} -> {:.1}", 100.0 * g2, 100.0 * g1, m(2, "none", "af_std_kbps"), m(2, "af", "af_std_kbps")),
-        g2 > 0.0,
-        if g2 >= g1 { "soft check holds" } else { "soft check (gain >= Sim 1's) does not hold" },
+        "Sim 2 (Figs 5-6): ECN raises AF average goodput (soft, spec 4 Q9: by relatively more \
+         than in Sim 1); the AF std dev does not improve and may be slightly higher",
+        "raises: by at least 0.5% (as S1); \"does not improve\": any fall of the std dev below \
+         10% (the fairness threshold), significantly; the soft part is reported, not judged \
+         (Q9)",
+        WELCH,
+        format!(
+            "AF mean difference {} kb/s (gain {:.2}%, Sim 1 {:.2}%); AF std {} -> {} kb/s",
+            g2.show(2),
+            100.0 * rg(2),
+            100.0 * rg(1),
+            est(2, "none", "af_std_kbps").show(1),
+            est(2, "af", "af_std_kbps").show(1)
+        ),
+        all(&[
+            exceeds(&g2, rel(GAIN, m(2, "none", "af_mean_kbps"))),
+            below(&std2, rel(FAIR, m(2, "none", "af_std_kbps"))),
+        ]),
     ));
-    let harm1 = m(1, "afbe", "af_std_kbps") - m(1, "af", "af_std_kbps");
-    let harm2 = m(2, "afbe", "af_std_kbps") - m(2, "af", "af_std_kbps");
+    let (be_fair2, be_gain2, af_harm2) = ecn_be(2);
+    let smaller = Estimate::combine(&[(0.5, af_harm1), (-1.0, af_harm2)], "combined");
     v.push(check(
         "S9",
-        "Sim 2: ECN for BE improves BE fairness and goodput; the harm to AF is smaller than in Sim 1",
+        "Sim 2 (Figs 8-9): as in Sim 1, ECN for BE improves BE fairness and goodput; the harm to \
+         AF (its std dev rising) is much smaller than in Sim 1",
+        "BE std dev down by at least 10%, BE mean up by at least 0.5%; \"much smaller\": the AF \
+         std rise at most half Sim 1's, significantly",
+        &format!("{WELCH}; harm comparison: combination of the two independent differences"),
         format!(
-            "BE std {:.1} -> {:.1}, BE mean {:.1} -> {:.1}; AF std change {:+.1} (Sim 1 {:+.1})",
-            m(2, "af", "be_std_kbps"), m(2, "afbe", "be_std_kbps"), m(2, "af", "be_mean_kbps"), m(2, "afbe", "be_mean_kbps"), harm2, harm1
+            "BE std {} -> {}, BE mean difference {} kb/s; AF std rise {} (Sim 1 {})",
+            est(2, "af", "be_std_kbps").show(1),
+            est(2, "afbe", "be_std_kbps").show(1),
+            be_gain2.show(2),
+            af_harm2.show(1),
+            af_harm1.show(1)
         ),
-        m(2, "afbe", "be_std_kbps") < m(2, "af", "be_std_kbps") && m(2, "afbe", "be_mean_kbps") > m(2, "af", "be_mean_kbps") && harm2 < harm1,
-        "",
+        all(&[
+            exceeds(&be_fair2, rel(FAIR, m(2, "af", "be_std_kbps"))),
+            exceeds(&be_gain2, rel(GAIN, m(2, "af", "be_mean_kbps"))),
+            exceeds(&smaller, 0.0),
+        ]),
     ));
+    let mut p10 = Vec::new();
+    for (k, _) in SCENARIOS {
+        p10.push(above(&est(2, k, "in_forced_pct"), 0.0));
+        p10.push(exceeds(
+            &Estimate::welch(&r.vals(2, k, "out_in_pct"), &r.vals(1, k, "out_in_pct")),
+            0.0,
+        ));
+    }
     v.push(check(
         "S10",
-        "Sim 2: IN packets suffer forced drops in all three scenarios; OUT/IN higher than in Sim 1 in every scenario",
-        SCENARIOS.iter().map(|(k, l)| format!("{l}: IN forced {:.3}%, OUT/IN {:.1}% (Sim 1 {:.1}%)", m(2, k, "in_forced_pct"), m(2, k, "out_in_pct"), m(1, k, "out_in_pct"))).collect::<Vec<_>>().join("; "),
-        SCENARIOS.iter().all(|(k, _)| m(2, k, "in_forced_pct") > 0.0 && m(2, k, "out_in_pct") > m(1, k, "out_in_pct")),
-        "",
+        "Sim 2 (Table 4): IN packets suffer forced drops in all three scenarios; OUT/IN ratios \
+         are higher than in Sim 1 in every scenario",
+        "IN forced drop ratio significantly above 0 in each scenario; OUT/IN Sim 2 − Sim 1 \
+         significantly positive in each (no size given)",
+        "mean over seeds, 95% CI; Welch for Sim 2 − Sim 1",
+        SCENARIOS
+            .iter()
+            .map(|(k, l)| {
+                format!(
+                    "{l}: IN forced {}%, OUT/IN {}% (Sim 1 {}%)",
+                    est(2, k, "in_forced_pct").show(3),
+                    est(2, k, "out_in_pct").show(1),
+                    est(1, k, "out_in_pct").show(1)
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("; "),
+        all(&p10),
+    ));
+    // Spec 4 §5.2's suggested numeric tolerances.
+    let paper_out_in = [
+        (1u32, ["31.93", "27.88", "27.75"]),
+        (2, ["39.02", "32.86", "32.8"]),
+    ];
+    let mut pn1 = Vec::new();
+    let mut shown = Vec::new();
+    for (sim, vals) in paper_out_in {
+        for ((k, _), p) in SCENARIOS.iter().zip(vals) {
+            let p: f64 = p.parse().unwrap_or(f64::NAN);
+            let e = est(sim, k, "out_in_pct");
+            pn1.push(checks::within(&e, &range(0.75 * p, 1.25 * p, "")));
+            shown.push(format!("Sim {sim} {k}: {} (paper {p})", e.show(1)));
+        }
+    }
+    v.push(check(
+        "N1",
+        "Tables 3-4: OUT/IN ratios of 31.93 / 27.88 / 27.75% (Sim 1) and 39.02 / 32.86 / 32.8% \
+         (Sim 2)",
+        "spec 4 §5.2: within ±25% relative of each printed value (the ordering is S5)",
+        "mean over seeds, 95% CI",
+        shown.join("; "),
+        all(&pn1),
+    ));
+    let mut pn2 = Vec::new();
+    let mut shown = Vec::new();
+    for (k, metric, p) in [
+        ("none", "af_min_kbps", 660.7),
+        ("af", "af_min_kbps", 669.6),
+        ("af", "af_max_kbps", 691.7),
+    ] {
+        let e = est(1, k, metric);
+        pn2.push(checks::within(&e, &range(0.95 * p, 1.05 * p, "")));
+        shown.push(format!("{k} {metric}: {} (paper {p})", e.show(1)));
+    }
+    v.push(check(
+        "N2",
+        "Sim 1: minimum AF flow goodput 660.7 kb/s without ECN and 669.6 kb/s with it; maximum \
+         with ECN 691.7 kb/s",
+        "spec 4 §5.2: within ±5% of each printed value (wire level, spec 4 Q4)",
+        "mean over seeds of the per-run minimum / maximum, 95% CI",
+        shown.join("; "),
+        all(&pn2),
     ));
     v
 }
 
-/// ns-2.35 (stock dsRED, bench/validate/diffserv, 10 seeds) on the same scenario: (depth, sim,
-/// scenario) -> (AF mean, AF std, BE mean, BE std, OUT/IN %, OUT early %, AF CE marks / OUT %).
-/// Stock ns-2 ECN marks probabilistically and does not lower the precedence.
-const NS2: [(u64, u32, &str, [f64; 7]); 12] = [
-    (
-        2080,
-        1,
-        "none",
-        [679.9, 32.4, 511.5, 26.4, 162.1, 1.93, 0.0],
-    ),
-    (2080, 1, "af", [683.7, 22.1, 509.7, 21.1, 182.0, 0.0, 2.27]),
-    (
-        2080,
-        1,
-        "afbe",
-        [683.7, 14.9, 509.8, 20.2, 181.9, 0.0, 2.29],
-    ),
-    (
-        2080,
-        2,
-        "none",
-        [340.4, 18.2, 510.8, 26.1, 177.5, 4.07, 0.0],
-    ),
-    (2080, 2, "af", [341.6, 14.4, 510.0, 23.3, 183.7, 0.0, 5.48]),
-    (
-        2080,
-        2,
-        "afbe",
-        [341.6, 13.3, 510.1, 22.6, 183.2, 0.0, 5.51],
-    ),
-    (
-        10000,
-        1,
-        "none",
-        [680.1, 17.7, 511.6, 24.3, 48.5, 3.03, 0.0],
-    ),
-    (10000, 1, "af", [683.7, 14.8, 509.7, 26.9, 38.7, 0.0, 4.04]),
-    (
-        10000,
-        1,
-        "afbe",
-        [683.7, 12.5, 509.8, 23.4, 38.7, 0.0, 3.93],
-    ),
-    (
-        10000,
-        2,
-        "none",
-        [339.6, 12.9, 511.3, 33.9, 53.7, 5.67, 0.0],
-    ),
-    (10000, 2, "af", [341.6, 8.5, 510.0, 22.5, 37.8, 0.0, 15.91]),
-    (
-        10000,
-        2,
-        "afbe",
-        [341.6, 10.6, 510.1, 19.3, 37.8, 0.0, 15.96],
-    ),
-];
+/// ns-2.35's runs of the same scenario (bench/validate/diffserv/data/), as compare.py reads
+/// them: per (sim, scenario, depth) the means over seeds of the table's statistics.
+mod ns2 {
+    /// The grid's runs (compare.py).
+    pub const RUNS: &str = include_str!("../../../../bench/validate/diffserv/data/ns2_runs.jsonl");
+    /// The no-ECN Sim 1 bucket-depth sweep (compare.py --depth-sweep).
+    pub const DEPTH_SWEEP: &str =
+        include_str!("../../../../bench/validate/diffserv/data/ns2_depth_sweep.jsonl");
+    /// The statistics compare.py prints, in its column order.
+    pub const STATS: [&str; 14] = [
+        "af_mean",
+        "af_std",
+        "af_min",
+        "af_max",
+        "af_below",
+        "be_mean",
+        "be_std",
+        "out_in",
+        "out_early",
+        "out_drops",
+        "in_drops",
+        "ce_af",
+        "af_rexmit",
+        "in_early",
+    ];
 
-/// The report's comparison with ns-2.35 and the explanation of every disagreement.
-fn explanations(r: &Results, sens: &Results, ns2c: &Results) -> String {
+    /// (sim, scenario, bucket depth B).
+    pub type Key = (u32, String, u64);
+
+    fn pop_std(xs: &[f64]) -> f64 {
+        super::pop_std(xs)
+    }
+
+    /// compare.py's `metrics` of one run, in [`STATS`] order.
+    fn metrics(r: &serde_json::Value) -> Option<[f64; 14]> {
+        let sim = r["sim"].as_u64()?;
+        let n_af = if sim == 1 { 3 } else { 6 };
+        let share = 2000.0 / n_af as f64;
+        let f = |k: &str| r[k].as_f64();
+        let af: Vec<f64> = (1..=n_af)
+            .map(|i| f(&format!("af{i}_kbps")))
+            .collect::<Option<_>>()?;
+        let be: Vec<f64> = (1..=5)
+            .map(|i| f(&format!("be{i}_kbps")))
+            .collect::<Option<_>>()?;
+        let (pin, pout) = (f("cp10_pkts")?, f("cp11_pkts")?);
+        let mean = |xs: &[f64]| xs.iter().sum::<f64>() / xs.len() as f64;
+        Some([
+            mean(&af),
+            pop_std(&af),
+            af.iter().cloned().fold(f64::INFINITY, f64::min),
+            af.iter().cloned().fold(f64::NEG_INFINITY, f64::max),
+            af.iter().filter(|&&g| g < share).count() as f64,
+            mean(&be),
+            pop_std(&be),
+            100.0 * pout / pin,
+            100.0 * f("cp11_edrops")? / pout,
+            100.0 * f("cp11_drops")? / pout,
+            100.0 * f("cp10_drops")? / pin,
+            100.0 * f("ce_af")? / pout,
+            (1..=n_af)
+                .map(|i| f(&format!("af{i}_rexmit")).unwrap_or(0.0))
+                .sum(),
+            100.0 * f("cp10_edrops")? / pin,
+        ])
+    }
+
+    /// Per (sim, ecn, depth): (seeds, mean of each statistic), from `text` (JSON lines).
+    pub fn means(text: &str) -> Vec<(Key, usize, [f64; 14])> {
+        let mut acc: Vec<(Key, Vec<[f64; 14]>)> = Vec::new();
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            let Ok(r) = serde_json::from_str::<serde_json::Value>(line) else {
+                continue;
+            };
+            let (Some(sim), Some(ecn), Some(depth), Some(m)) = (
+                r["sim"].as_u64(),
+                r["ecn"].as_str(),
+                r["depth"].as_u64(),
+                metrics(&r),
+            ) else {
+                continue;
+            };
+            let key = (sim as u32, ecn.to_string(), depth);
+            match acc.iter_mut().find(|a| a.0 == key) {
+                Some(a) => a.1.push(m),
+                None => acc.push((key, vec![m])),
+            }
+        }
+        acc.into_iter()
+            .map(|(k, v)| {
+                let mut mean = [0.0; 14];
+                for (i, slot) in mean.iter_mut().enumerate() {
+                    *slot = v.iter().map(|m| m[i]).sum::<f64>() / v.len() as f64;
+                }
+                (k, v.len(), mean)
+            })
+            .collect()
+    }
+
+    /// One statistic of the grid runs at (sim, ecn, depth).
+    pub fn get(sim: u32, ecn: &str, depth: u64, stat: &str) -> f64 {
+        let i = STATS.iter().position(|s| *s == stat).unwrap_or(0);
+        means(RUNS)
+            .into_iter()
+            .find(|(k, _, _)| k.0 == sim && k.1 == ecn && k.2 == depth)
+            .map_or(f64::NAN, |(_, _, m)| m[i])
+    }
+}
+
+/// The report's comparison with ns-2.35, every number computed from
+/// bench/validate/diffserv/data/ns2_runs.jsonl.
+fn ns2_comparison(r: &Results, sens: &Results) -> String {
     let mut md = String::from(
         "## Comparison with ns-2.35 (same scenario, stock DiffServ module)\n\n\
          `bench/validate/diffserv/diffserv_ecn.tcl` builds this scenario in ns-2.35's Nortel DiffServ module \
          (Queue/dsRED/edge: `TokenBucket` policy per AF flow, RIO-C AF queue, RED BE queue, `WRR` 1:4:5); \
-         `compare.py` runs it over 10 seeds (results.md there). The paper used a different patch (spec 4 §1), so \
+         `compare.py` runs it over 10 seeds; the ns-2 columns below are computed from its data file \
+         (bench/validate/diffserv/data/ns2_runs.jsonl). The paper used a different patch (spec 4 §1), so \
          ns-2.35 is evidence about the model, not the paper. ns-2's token bucket counts bytes, starts full and \
          spends no tokens on OUT packets; its WRR is packet-based (a class sends up to its weight per visit, an \
          empty class loses its turn); its meter sits in the edge queue's enqueue, just before RIO: all as packetsim. \
@@ -456,76 +771,209 @@ fn explanations(r: &Results, sens: &Results, ns2c: &Results) -> String {
          | depth | sim | scenario | AF mean ps / ns-2 | AF std ps / ns-2 | BE mean ps / ns-2 | BE std ps / ns-2 | OUT/IN % ps / ns-2 | OUT early % ps / ns-2 | CE/OUT % ps / ns-2 |\n\
          |---|---|---|---|---|---|---|---|---|---|\n",
     );
-    for (depth, sim, ecn, v) in NS2 {
+    for depth in [BUCKET_DEPTH, SENSITIVITY_DEPTH] {
         let res = if depth == BUCKET_DEPTH { r } else { sens };
-        let m = |k| res.m(sim, ecn, k);
-        let _ = writeln!(
-            md,
-            "| {depth} | {sim} | {} | {:.1} / {} | {:.1} / {} | {:.1} / {} | {:.1} / {} | {:.1} / {} | {:.2} / {} | {:.2} / {} |",
-            SCENARIOS.iter().find(|s| s.0 == ecn).map(|s| s.1).unwrap_or(ecn),
-            m("af_mean_kbps"), v[0], m("af_std_kbps"), v[1], m("be_mean_kbps"), v[2], m("be_std_kbps"), v[3],
-            m("out_in_pct"), v[4], m("out_early_pct"), v[5], m("out_ce_pct"), v[6]
-        );
+        for sim in [1u32, 2] {
+            for (ecn, label) in SCENARIOS {
+                let m = |k| res.m(sim, ecn, k);
+                let n = |k| ns2::get(sim, ecn, depth, k);
+                let _ = writeln!(
+                    md,
+                    "| {depth} | {sim} | {label} | {:.1} / {:.1} | {:.1} / {:.1} | {:.1} / {:.1} | {:.1} / {:.1} | {:.1} / {:.1} | {:.2} / {:.2} | {:.2} / {:.2} |",
+                    m("af_mean_kbps"), n("af_mean"), m("af_std_kbps"), n("af_std"),
+                    m("be_mean_kbps"), n("be_mean"), m("be_std_kbps"), n("be_std"),
+                    m("out_in_pct"), n("out_in"), m("out_early_pct"), n("out_early"),
+                    m("out_ce_pct"), n("ce_af")
+                );
+            }
+        }
     }
     let _ = write!(
         md,
-        "\n## Why packetsim disagrees with the paper where it does\n\n\
-         - **OUT/IN level (Tables 3-4: {:.0}% here vs 31.93%).** Not a modelling error: ns-2.35 gives {:.0}% on the same \
-         script. WRR serves AF up to 4 packets per visit, so the window-limited (20 segments), ACK-clocked senders \
-         send in clumps and a 2-packet bucket marks most of each clump OUT; spec 4 Q5's expectation that the ratio is \
-         insensitive to the depth does not hold. ns-2.35's ratio falls with depth (1,040 B: 300%, 2,080 B: 162%, \
-         5,000 B: 67%, 10,000 B: 48%, 20,000 B: 44%, 50,000 B: 37%, 3 seeds each), and packetsim's likewise \
-         (10,000 B: {:.0}%). The paper's bucket was evidently much deeper than the INFERRED 2 packets.\n\
-         - **CE-marking ratio ({:.1}% here vs 4.38%).** The canonical reading (spec 4 Q2) marks every ECT arrival \
-         while the average is in the region. Probabilistic marking gives a few percent: ns-2.35's stock ECN gives \
-         2.3% (2,080 B) and 4.0% (10,000 B) in Sim 1, 15.9% at 10,000 B in Sim 2 (paper 4.38 / 20.17); with its \
-         no-ECN early-drop ratio at 10,000 B (3.03%, paper 2.92%) this suggests the paper's Table 3 came from \
-         probabilistic marking and a bucket near 10,000 B.\n\
-         - **S1 (AF mean {:.1} vs {:.1} kb/s).** AF's class throughput is fixed by WRR: the AF queue never empties \
-         with three 20-segment windows in either scenario, so AF gets its 4/9 of the non-EF capacity and ECN cannot \
-         raise the mean; it only redistributes it (S2). ns-2.35 does show +0.6% (679.9 -> 683.7): its dsRED `count` \
-         quirk (section above) lets the OUT average pass max_th, the resulting runs of forced drops (0.2% of OUT) \
-         cause timeouts that leave the AF queue empty at times, and ECN removes them. With `ns2_dsred_count = true` \
-         packetsim shows the same ({:.1} -> {:.1} kb/s, S1 holds) but then has forced drops without ECN ({:.3}%), \
-         which the paper's Table 3 rules out (S6). F&J's clamp stays canonical (spec 4 §2.3).\n\
-         - **S4 and S9 (BE mean, AF fairness).** ECN for BE does improve BE fairness (std {:.1} -> {:.1} kb/s), as in \
-         the paper. BE's mean cannot rise for the same reason as S1 (the BE queue stays backlogged, so BE gets its \
-         WRR share: {:.1} -> {:.1} kb/s), and with separate class queues behind one WRR nothing couples BE's ECN to \
-         AF's fairness: the AF std moves by seed noise only ({:.1} -> {:.1}). ns-2.35 agrees: BE mean 509.7 -> 509.8, AF std 22.1 -> 14.9.\n\
-         - **S7 (flows below 333.3 kb/s: {:.1} / {:.1} per run).** The paper's counts are one run's flow identities \
-         (spec 4 Q8). With ECN slightly more than one flow per run ends below the share at 2,080 B (ns-2.35: 2.5 / \
-         1.8; at 10,000 B packetsim {:.1} / {:.1}, ns-2.35 2.0 / 1.1).\n\
-         - **S10 (IN forced drops in Sim 2).** IN packets are a minority at 2,080 B (OUT/IN above 170%), so the IN \
-         average rarely reaches max_th 90: IN forced drops are zero in most seeds and {:.3}% on average without ECN \
-         (paper 0.043%; ns-2.35: 0.000-0.001%), so whether the mean is nonzero in all three scenarios is chance. With ECN the Sim 2 \
-         OUT/IN ({:.0}%) is below Sim 1's ({:.0}%) because deterministic marking of 6 flows keeps their windows, and \
-         so their clumps, small; with ns-2's probabilistic marking the order is kept (183.7% vs 182.0%).\n",
-        r.m(1, "none", "out_in_pct"), 162.1, sens.m(1, "none", "out_in_pct"),
+        "\nCE-marking ratio (Table 3, 'ecn to AF'): {:.2}% here against the paper's 4.38%. The canonical \
+         reading (spec 4 Q2) marks every ECT arrival while the average is in the region; ns-2.35's stock, \
+         probabilistic ECN gives {:.2}% at {BUCKET_DEPTH} B and {:.2}% at {SENSITIVITY_DEPTH} B, and its no-ECN \
+         early-drop ratio at {SENSITIVITY_DEPTH} B is {:.2}% (paper 2.92%). Hypothesis: the paper's Table 3 \
+         came from probabilistic marking and a bucket nearer {SENSITIVITY_DEPTH} B than {BUCKET_DEPTH} B.\n",
         r.m(1, "af", "out_ce_pct"),
-        r.m(1, "af", "af_mean_kbps"), r.m(1, "none", "af_mean_kbps"),
-        ns2c.m(1, "none", "af_mean_kbps"), ns2c.m(1, "af", "af_mean_kbps"), ns2c.m(1, "none", "out_forced_pct"),
-        r.m(1, "af", "be_std_kbps"), r.m(1, "afbe", "be_std_kbps"),
-        r.m(1, "af", "be_mean_kbps"), r.m(1, "afbe", "be_mean_kbps"),
-        r.m(1, "af", "af_std_kbps"), r.m(1, "afbe", "af_std_kbps"),
-        r.m(2, "none", "af_below_share"), r.m(2, "af", "af_below_share"),
-        sens.m(2, "none", "af_below_share"), sens.m(2, "af", "af_below_share"),
-        r.m(2, "none", "in_forced_pct"),
-        r.m(2, "af", "out_in_pct"), r.m(1, "af", "out_in_pct"),
+        ns2::get(1, "af", BUCKET_DEPTH, "ce_af"),
+        ns2::get(1, "af", SENSITIVITY_DEPTH, "ce_af"),
+        ns2::get(1, "none", SENSITIVITY_DEPTH, "out_early"),
     );
     md
 }
 
-/// Runs the grid sim x scenario x `depths` x `counts`, `runs` seeds per point, and returns
-/// the per-point summaries (per-run rows go to `out_dir`).
-fn sweep_points(
+/// ns-2.35's no-ECN Sim 1 OUT/IN per bucket depth (data/ns2_depth_sweep.jsonl), as text.
+fn ns2_depth_line() -> String {
+    let means = ns2::means(ns2::DEPTH_SWEEP);
+    let seeds = means.first().map_or(0, |m| m.1);
+    let mut parts: Vec<(u64, f64)> = means.iter().map(|(k, _, m)| (k.2, m[7])).collect();
+    parts.sort_by_key(|p| p.0);
+    format!(
+        "ns-2.35's no-ECN Sim 1 OUT/IN by bucket depth ({seeds} seeds each, \
+         bench/validate/diffserv/data/ns2_depth_sweep.jsonl): {}",
+        parts
+            .iter()
+            .map(|(d, v)| format!("{d} B {v:.1}%"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+/// Notes for the checks that do not hold or cannot be decided, computed from this run (and
+/// the ns-2.35 data files), or labelled as hypotheses.
+fn explain(checks: &mut [Check], r: &Results, sens: &Results, ns2c: &Results) {
+    let wrr = |class_kbps: &str, share: f64, what: &str| {
+        format!(
+            "{what} class throughput {:.1} -> {:.1} kb/s; a permanently backlogged {what} class \
+             gets {share:.1} kb/s under WRR (its weight's share of the 4,600 kb/s EF leaves)",
+            r.m(1, "none", class_kbps),
+            r.m(1, "af", class_kbps),
+        )
+    };
+    let ns2_s1 = shape_checks(ns2c)
+        .into_iter()
+        .find(|c| c.id == "S1")
+        .map(|c| c.verdict.word());
+    for c in checks.iter_mut().filter(|c| c.verdict != Verdict::Holds) {
+        c.note = match c.id.as_str() {
+            "S1" | "S8" => {
+                let q = (r.af_queue_len(1, "none"), r.af_queue_len(1, "af"));
+                let mut s = format!(
+                    "Measured: {}; the AF queue holds {} / {} packets on average. Hypothesis \
+                     (the queue's empty time is not measured): WRR fixes AF's class \
+                     throughput because the AF queue is backlogged nearly all the time, so ECN \
+                     can only redistribute AF's goodput (S2).",
+                    wrr("af_class_kbps", 4600.0 * 4.0 / 9.0, "AF"),
+                    q.0.show(1),
+                    q.1.show(1)
+                );
+                if c.id == "S1" {
+                    let _ = write!(
+                        s,
+                        " With ns-2.35's dsRED RED count (section below) S1 {}: AF mean {:.1} -> \
+                         {:.1} kb/s, with OUT forced drops of {:.3}% without ECN, which S6 rules \
+                         out.",
+                        ns2_s1.unwrap_or("n/a"),
+                        ns2c.m(1, "none", "af_mean_kbps"),
+                        ns2c.m(1, "af", "af_mean_kbps"),
+                        ns2c.m(1, "none", "out_forced_pct")
+                    );
+                } else {
+                    let _ = write!(
+                        s,
+                        " Sim 2: AF std {:.1} -> {:.1} kb/s here, {:.1} -> {:.1} at {SENSITIVITY_DEPTH} B, \
+                         {:.1} -> {:.1} in ns-2.35 (stock ECN, {BUCKET_DEPTH} B): ECN evens AF out in Sim 2 \
+                         in every model run, against the paper's 'does not improve'.",
+                        r.m(2, "none", "af_std_kbps"),
+                        r.m(2, "af", "af_std_kbps"),
+                        sens.m(2, "none", "af_std_kbps"),
+                        sens.m(2, "af", "af_std_kbps"),
+                        ns2::get(2, "none", BUCKET_DEPTH, "af_std"),
+                        ns2::get(2, "af", BUCKET_DEPTH, "af_std"),
+                    );
+                }
+                s
+            }
+            "S4" | "S9" => {
+                let sim = if c.id == "S4" { 1 } else { 2 };
+                format!(
+                    "Measured (Sim {sim}, 'ecn to AF' -> 'ecn to AF, BE'): BE class throughput \
+                     {:.1} -> {:.1} kb/s (a backlogged BE class gets {:.1}); BE std {:.1} -> \
+                     {:.1}; AF std {:.1} -> {:.1}. ns-2.35 ({BUCKET_DEPTH} B): BE mean {:.1} -> {:.1}, \
+                     AF std {:.1} -> {:.1}. Hypothesis: with separate class queues behind one \
+                     WRR, BE's ECN neither raises BE's share nor touches AF.",
+                    BE_FLOWS as f64 * r.m(sim, "af", "be_mean_kbps"),
+                    BE_FLOWS as f64 * r.m(sim, "afbe", "be_mean_kbps"),
+                    4600.0 * 5.0 / 9.0,
+                    r.m(sim, "af", "be_std_kbps"),
+                    r.m(sim, "afbe", "be_std_kbps"),
+                    r.m(sim, "af", "af_std_kbps"),
+                    r.m(sim, "afbe", "af_std_kbps"),
+                    ns2::get(sim, "af", BUCKET_DEPTH, "be_mean"),
+                    ns2::get(sim, "afbe", BUCKET_DEPTH, "be_mean"),
+                    ns2::get(sim, "af", BUCKET_DEPTH, "af_std"),
+                    ns2::get(sim, "afbe", BUCKET_DEPTH, "af_std"),
+                )
+            }
+            "S5" | "N1" => format!(
+                "Measured: OUT/IN (Sim 1, no ecn) {:.1}% at {BUCKET_DEPTH} B and {:.1}% at \
+                 {SENSITIVITY_DEPTH} B; ns-2.35 on the same script {:.1}% at {BUCKET_DEPTH} B. {}. \
+                 Hypothesis: WRR serves AF in bursts of up to 4 packets, so window-limited, \
+                 ACK-clocked senders send in clumps and a shallow bucket marks much of each \
+                 clump OUT: the paper's bucket was deeper than the INFERRED 2 packets.",
+                r.m(1, "none", "out_in_pct"),
+                sens.m(1, "none", "out_in_pct"),
+                ns2::get(1, "none", BUCKET_DEPTH, "out_in"),
+                ns2_depth_line()
+            ),
+            "S7" => format!(
+                "Measured: flows below 333.3 kb/s per run {:.2} / {:.2} at {BUCKET_DEPTH} B, {:.2} / \
+                 {:.2} at {SENSITIVITY_DEPTH} B; ns-2.35 {:.2} / {:.2} ({BUCKET_DEPTH} B). The paper's \
+                 counts are one run's flow identities (spec 4 Q8).",
+                r.m(2, "none", "af_below_share"),
+                r.m(2, "af", "af_below_share"),
+                sens.m(2, "none", "af_below_share"),
+                sens.m(2, "af", "af_below_share"),
+                ns2::get(2, "none", BUCKET_DEPTH, "af_below"),
+                ns2::get(2, "af", BUCKET_DEPTH, "af_below"),
+            ),
+            "S10" => {
+                let nonzero = |k: &str| {
+                    let v = r.vals(2, k, "in_forced_pct");
+                    format!("{} of {}", v.iter().filter(|&&x| x > 0.0).count(), v.len())
+                };
+                format!(
+                    "Measured: runs with any IN forced drop in Sim 2: {} / {} / {}; OUT/IN with \
+                     ECN {:.1}% (Sim 2) vs {:.1}% (Sim 1); ns-2.35's IN forced drop ratio \
+                     {:.3} / {:.3} / {:.3}%.",
+                    nonzero("none"),
+                    nonzero("af"),
+                    nonzero("afbe"),
+                    r.m(2, "af", "out_in_pct"),
+                    r.m(1, "af", "out_in_pct"),
+                    ns2::get(2, "none", BUCKET_DEPTH, "in_drops"),
+                    ns2::get(2, "af", BUCKET_DEPTH, "in_drops"),
+                    ns2::get(2, "afbe", BUCKET_DEPTH, "in_drops"),
+                )
+            }
+            _ if c.verdict == Verdict::NotDecidable => format!(
+                "Not decidable with {} runs per scenario: at least one interval in the measured \
+                 column straddles the claim's bound. The scenarios do not share seeds, so the \
+                 comparison is unpaired (Welch); pairing them (common random numbers) would \
+                 narrow it but changes the recorded runs, so it is left for later.",
+                r.vals(1, "none", "af_mean_kbps").len()
+            ),
+            _ => "No measured explanation in this run.".into(),
+        };
+    }
+}
+
+/// What [`sweep_points`] runs: the grid sim x scenario x `depths` x `counts`, `runs` seeds
+/// per point derived from `base_seed`, `duration_s` simulated seconds each.
+struct Grid<'a> {
     runs: u32,
     duration_s: f64,
-    depths: &[u64],
-    counts: &[&str],
+    depths: &'a [u64],
+    counts: &'a [&'a str],
+    base_seed: u64,
+}
+
+/// Runs `grid` and returns the per-point summaries and the stored runs behind them (per-run
+/// rows also go to `out_dir`).
+fn sweep_points(
+    grid: &Grid,
     jobs: usize,
     out_dir: std::path::PathBuf,
     progress: bool,
-) -> Result<Vec<PointSummary>, String> {
+) -> Result<(Vec<PointSummary>, Vec<Vec<StoredRun>>), String> {
+    let Grid {
+        runs,
+        duration_s,
+        depths,
+        counts,
+        base_seed,
+    } = *grid;
     let spec = SweepSpec {
         experiment_key: experiment::experiment_key(
             &format!("{NAME}-{duration_s}s"),
@@ -550,7 +998,7 @@ fn sweep_points(
             },
         ],
         runs,
-        base_seed: 1,
+        base_seed,
         jobs,
         out_dir,
         progress,
@@ -563,7 +1011,7 @@ fn sweep_points(
         run_metrics(sim, &get("ecn"), depth, &get("count"), seed, duration_s)
     })
     .map_err(|e| e.to_string())?;
-    Ok(report.points)
+    Ok((report.points, report.runs))
 }
 
 /// Runs the study and writes `<out>/diffserv-ecn/`: figures (SVG), tables (CSV) and report.md.
@@ -571,30 +1019,25 @@ pub fn run(opts: &ReproduceOptions) -> Result<StudyOutcome, String> {
     let root = opts.out.join(NAME);
     let runs = opts.runs.unwrap_or(if opts.quick { 3 } else { 10 });
     let duration_s = if opts.quick { 40.0 } else { 100.0 };
-    let points = sweep_points(
+    let grid = Grid {
         runs,
         duration_s,
-        &[BUCKET_DEPTH, SENSITIVITY_DEPTH],
-        &COUNTS,
-        opts.jobs,
-        root.join("runs"),
-        opts.progress,
-    )?;
-    let r = Results {
-        points: &points,
-        depth: BUCKET_DEPTH,
-        count: "fj",
+        depths: &[BUCKET_DEPTH, SENSITIVITY_DEPTH],
+        counts: &COUNTS,
+        base_seed: BASE_SEED,
     };
-    let sens = Results {
+    let (points, point_runs) = sweep_points(&grid, opts.jobs, root.join("runs"), opts.progress)?;
+    let at = |depth, count| Results {
         points: &points,
-        depth: SENSITIVITY_DEPTH,
-        count: "fj",
+        runs: &point_runs,
+        depth,
+        count,
     };
-    let ns2c = Results {
-        points: &points,
-        depth: BUCKET_DEPTH,
-        count: "ns2",
-    };
+    let (r, sens, ns2c) = (
+        at(BUCKET_DEPTH, "fj"),
+        at(SENSITIVITY_DEPTH, "fj"),
+        at(BUCKET_DEPTH, "ns2"),
+    );
     let svg = |name: &str, c: BarChart| {
         write_atomic(&root.join(name), &c.to_svg()).map_err(|e| e.to_string())
     };
@@ -733,32 +1176,44 @@ pub fn run(opts: &ReproduceOptions) -> Result<StudyOutcome, String> {
         let _ = writeln!(md_tables);
         write_atomic(&root.join(format!("{table}.csv")), &csv).map_err(|e| e.to_string())?;
     }
-    let checks = shape_checks(&r);
-    let passed = checks.iter().filter(|c| c.holds).count();
+    let mut checks = shape_checks(&r);
+    explain(&mut checks, &r, &sens, &ns2c);
+    let (passed, failed, undecided) = checks::counts(&checks);
+    write_atomic(&root.join("checks.csv"), &checks::csv(&checks)).map_err(|e| e.to_string())?;
     let mut md = String::new();
     let _ = writeln!(md, "# Study 4: TCP ECN in a DiffServ Assured Service\n");
     let _ = writeln!(
         md,
         "Source: spec/4-diffserv-ecn.md. {runs} seeds per point{}, {duration_s} s simulated; means with 95% Student-t \
          confidence intervals over seeds. Goodput is reported at wire level (payload x 1040/1000, spec 4 Q4). \
-         ECN action: mark CE and lower to IN, deterministic (spec 4 Q2). Per-run results: runs/results.csv.\n",
+         ECN action: mark CE and lower to IN, deterministic (spec 4 Q2). Per-run results: runs/runs.csv.\n",
         if opts.quick { " (quick mode: 40 s runs)" } else { "" }
     );
     let _ = writeln!(
         md,
-        "## Shape checks (token-bucket depth {BUCKET_DEPTH} B, the spec's default)\n\n{}\n",
-        checks_table(&checks)
+        "## Shape checks (token-bucket depth {BUCKET_DEPTH} B, the spec's default)\n\n{}. Each check names \
+         the whole claim, its tolerance and why, and the statistic (crates/packetsim/src/studies/checks.rs \
+         says how each verdict is reached). The scenarios do not share seeds, so differences between them \
+         are Welch differences of independent means. Also in checks.csv. N1 and N2 are spec 4 §5.2's \
+         numeric tolerances.\n\n\
+         Since issue 18 a comparison holds only when its CI clears the claim's minimum effect. Against \
+         the earlier rules (point means, no effect size), the full reproduction's S8 and S9 moved from \
+         \"holds\" to \"does not hold\" (S8's std half was never checked; S9's BE goodput gain is \
+         below 0.5% with its CI), S2 and S3 from \"holds\" to \"not decidable\" and S7 from \"does not \
+         hold\" to \"not decidable\" (intervals across the claim's bound with 10 unpaired runs). \
+         README.md lists the counts.\n\n{}\n",
+        checks::counts_line(&checks),
+        checks::table(&checks)
     );
     let sens_checks = shape_checks(&sens);
     let _ = writeln!(
         md,
-        "## Sensitivity: token-bucket depth {SENSITIVITY_DEPTH} B (spec 4 §3)\n\n{} of {} shape checks hold at this depth. Average OUT/IN (Sim 1): {:.1}% / {:.1}% / {:.1}% (paper 31.93 / 27.88 / 27.75).\n\n{}\n",
-        sens_checks.iter().filter(|c| c.holds).count(),
-        sens_checks.len(),
+        "## Sensitivity: token-bucket depth {SENSITIVITY_DEPTH} B (spec 4 §3)\n\nAt this depth: {} (same rules; notes only in the canonical table above). Average OUT/IN (Sim 1): {:.1}% / {:.1}% / {:.1}% (paper 31.93 / 27.88 / 27.75).\n\n{}\n",
+        checks::counts_line(&sens_checks),
         sens.m(1, "none", "out_in_pct"),
         sens.m(1, "af", "out_in_pct"),
         sens.m(1, "afbe", "out_in_pct"),
-        checks_table(&sens_checks)
+        checks::table(&sens_checks)
     );
     let ns2_checks = shape_checks(&ns2c);
     let _ = writeln!(
@@ -767,14 +1222,14 @@ pub fn run(opts: &ReproduceOptions) -> Result<StudyOutcome, String> {
          ns-2.35's diffserv/dsredq.cc computes `p_a = p_b/(1 - count p_b)` without F&J's clamp to 1: when `p_b` grows \
          between arrivals so that `count p_b` steps past 1, `p_a` turns negative and nothing more is dropped early until \
          the average leaves the region, so the average can run past max_th into forced drops. `ns2_dsred_count = true` \
-         reproduces this. {} of {} shape checks hold. OUT forced drops without ECN: {:.3}% (canonical {:.3}%, ns-2.35 0.205%).\n\n{}\n",
-        ns2_checks.iter().filter(|c| c.holds).count(),
-        ns2_checks.len(),
+         reproduces this. With it: {} (same rules; notes only in the canonical table). OUT forced drops without ECN: {:.3}% (canonical {:.3}%, ns-2.35 {:.3}%).\n\n{}\n",
+        checks::counts_line(&ns2_checks),
         ns2c.m(1, "none", "out_forced_pct"),
         r.m(1, "none", "out_forced_pct"),
-        checks_table(&ns2_checks)
+        ns2::get(1, "none", BUCKET_DEPTH, "out_drops"),
+        checks::table(&ns2_checks)
     );
-    let _ = writeln!(md, "{}", explanations(&r, &sens, &ns2c));
+    let _ = writeln!(md, "{}", ns2_comparison(&r, &sens));
     let _ = writeln!(md, "## Figures\n");
     for (f, t) in [
         ("fig2", "Fig 2"),
@@ -807,7 +1262,8 @@ pub fn run(opts: &ReproduceOptions) -> Result<StudyOutcome, String> {
         name: NAME,
         report: report_path,
         passed,
-        failed: checks.len() - passed,
+        failed,
+        undecided,
     })
 }
 
@@ -815,54 +1271,145 @@ pub fn run(opts: &ReproduceOptions) -> Result<StudyOutcome, String> {
 mod tests {
     use super::*;
 
-    /// The study's shape checks on a reduced run (issue 4): 5 seeds x 100 s, the spec's
-    /// default depth and F&J's `count` only (60 runs, about 2 s in release on 2 cores).
-    /// Asserts the checks that hold robustly, and for S1/S4 the explained measured state
-    /// (see `explanations`): WRR fixes the AF and BE class throughputs, so ECN moves neither
-    /// class's mean, while it does even out the class that uses it.
+    /// The shape checks on a reduced run (5 seeds x 100 s, the spec's default depth, F&J's
+    /// `count`), on two disjoint seed sets (issue 18): a verdict may be "not decidable" in
+    /// one set, never "holds" in one and "does not hold" in the other. About 1.5 s per set in
+    /// release on 2 cores. Also pins what both sets must find: S5 and S6 hold (OUT/IN highest
+    /// without ECN; no IN drops, marks above early drops); S1 does not hold (AF's mean moves by
+    /// less than 0.5%, CI included); S8 does not hold (its std half is contradicted: ECN evens
+    /// AF out in Sim 2 too). With 5 seeds S2's std and min/max moves are not yet decidable.
     #[test]
-    fn shape_checks_on_a_reduced_run() {
+    fn shape_check_verdicts_agree_on_disjoint_seed_sets() {
+        let run_set = |base_seed: u64| -> Vec<Check> {
+            let dir = std::env::temp_dir().join(format!(
+                "packetsim-diffserv-ecn-shape-{}-{base_seed}",
+                std::process::id()
+            ));
+            let grid = Grid {
+                runs: 5,
+                duration_s: 100.0,
+                depths: &[BUCKET_DEPTH],
+                counts: &["fj"],
+                base_seed,
+            };
+            let swept = sweep_points(&grid, 2, dir.clone(), false);
+            let _ = std::fs::remove_dir_all(&dir);
+            let (points, runs) = swept.expect("sweep");
+            let r = Results {
+                points: &points,
+                runs: &runs,
+                depth: BUCKET_DEPTH,
+                count: "fj",
+            };
+            let mut checks = shape_checks(&r);
+            explain(&mut checks, &r, &r, &r);
+            checks
+        };
+        let (a, b) = (run_set(BASE_SEED), run_set(BASE_SEED + 1000));
+        for (x, y) in a.iter().zip(&b) {
+            eprintln!(
+                "{} {} / {}: {} / {}",
+                x.id, x.verdict, y.verdict, x.measured, y.measured
+            );
+            assert_eq!(x.id, y.id);
+            assert!(
+                x.verdict == y.verdict
+                    || x.verdict == Verdict::NotDecidable
+                    || y.verdict == Verdict::NotDecidable,
+                "{}: {} with one seed set, {} with the other",
+                x.id,
+                x.verdict,
+                y.verdict
+            );
+            if x.verdict != Verdict::Holds {
+                assert!(!x.note.is_empty(), "{} has no note", x.id);
+            }
+        }
+        let verdict = |set: &[Check], id: &str| set.iter().find(|c| c.id == id).unwrap().verdict;
+        for set in [&a, &b] {
+            for id in ["S5", "S6"] {
+                assert_eq!(verdict(set, id), Verdict::Holds, "{id}");
+            }
+            for id in ["S1", "S8"] {
+                assert_eq!(verdict(set, id), Verdict::DoesNotHold, "{id}");
+            }
+        }
+    }
+
+    /// Quick mode (3 runs) is too few for any statistical verdict: every comparative check
+    /// is "not decidable" rather than a verdict drawn from noise.
+    #[test]
+    fn three_runs_are_not_decidable() {
         let dir = std::env::temp_dir().join(format!(
-            "packetsim-diffserv-ecn-shape-{}",
+            "packetsim-diffserv-ecn-quick-{}",
             std::process::id()
         ));
-        let points = sweep_points(5, 100.0, &[BUCKET_DEPTH], &["fj"], 2, dir.clone(), false);
+        let grid = Grid {
+            runs: 3,
+            duration_s: 20.0,
+            depths: &[BUCKET_DEPTH],
+            counts: &["fj"],
+            base_seed: BASE_SEED,
+        };
+        let swept = sweep_points(&grid, 2, dir.clone(), false);
         let _ = std::fs::remove_dir_all(&dir);
-        let points = points.expect("sweep");
+        let (points, runs) = swept.expect("sweep");
         let r = Results {
             points: &points,
+            runs: &runs,
             depth: BUCKET_DEPTH,
             count: "fj",
         };
-        let checks = shape_checks(&r);
-        let holds = |id: &str| checks.iter().find(|c| c.id == id).expect(id).holds;
-        for c in &checks {
-            eprintln!(
-                "{} {} {}",
-                c.id,
-                if c.holds { "holds" } else { "does not hold" },
-                c.measured
+        for c in shape_checks(&r) {
+            assert_eq!(c.verdict, Verdict::NotDecidable, "{}: {}", c.id, c.measured);
+        }
+    }
+
+    /// bench/validate/diffserv/results.md's tables and depth-sweep line are what the data
+    /// files give (issue 18: every number in a results.md comes from a file in the repo).
+    #[test]
+    fn ns2_results_md_regenerates_from_its_data() {
+        let md = include_str!("../../../../bench/validate/diffserv/results.md");
+        let label = |e: &str| SCENARIOS.iter().find(|s| s.0 == e).unwrap().1;
+        let means = ns2::means(ns2::RUNS);
+        for (sim, ecn, depth) in means.iter().map(|(k, _, _)| k.clone()) {
+            let g = |k: &str| ns2::get(sim, &ecn, depth, k);
+            let row = format!(
+                "| {sim} | {} | {:.1} | {:.1} | {:.1} | {:.1} | {:.2} | {:.1} | {:.1} | {:.1} | {:.2} | {:.3} | {:.3} | {:.2} | {:.0} |",
+                label(&ecn), g("af_mean"), g("af_std"), g("af_min"), g("af_max"), g("af_below"),
+                g("be_mean"), g("be_std"), g("out_in"), g("out_early"), g("out_drops"),
+                g("in_drops"), g("ce_af"), g("af_rexmit")
             );
+            let section = format!("## ns-2.35, bucket depth {depth} B (10 seeds)");
+            let body = md.split(&section).nth(1).expect(&section);
+            let body = body.split("\n## ").next().unwrap();
+            assert!(body.contains(&row), "{section}: missing row\n{row}");
         }
-        for id in ["S2", "S3", "S5", "S6", "S8"] {
-            assert!(holds(id), "{id} should hold on the reduced run");
-        }
-        let m = |s, e, k| r.m(s, e, k);
-        // S1 (does not hold, explained): AF's mean is WRR's share either way, within 0.5%.
-        let (a, b) = (m(1, "af", "af_mean_kbps"), m(1, "none", "af_mean_kbps"));
-        assert!((a / b - 1.0).abs() < 0.005, "S1: AF mean {b} -> {a}");
-        // S4/S9: ECN for BE evens BE out (std at least halved) but leaves its mean (within 0.5%).
-        for sim in [1, 2] {
-            let (sa, sb) = (m(sim, "af", "be_std_kbps"), m(sim, "afbe", "be_std_kbps"));
-            assert!(sb < sa / 2.0, "Sim {sim}: BE std {sa} -> {sb}");
-            let (ba, bb) = (m(sim, "af", "be_mean_kbps"), m(sim, "afbe", "be_mean_kbps"));
-            assert!(
-                (bb / ba - 1.0).abs() < 0.005,
-                "Sim {sim}: BE mean {ba} -> {bb}"
-            );
-        }
-        // The OUT/IN level at 2,080 B is ns-2.35's (162% over 10 seeds), not the paper's 32%.
-        let oi = m(1, "none", "out_in_pct");
-        assert!((140.0..180.0).contains(&oi), "OUT/IN {oi}");
+        assert_eq!(means.len(), 12);
+        let sweep = ns2::means(ns2::DEPTH_SWEEP);
+        let mut by_depth: Vec<_> = sweep.iter().map(|(k, _, m)| (k.2, m[7], m[8])).collect();
+        by_depth.sort_by_key(|x| x.0);
+        let fmt_depth = |d: u64| {
+            if d >= 1000 {
+                format!("{},{:03}", d / 1000, d % 1000)
+            } else {
+                d.to_string()
+            }
+        };
+        let line1 = by_depth
+            .iter()
+            .map(|(d, oi, _)| format!("{} B {oi:.1}%", fmt_depth(*d)))
+            .collect::<Vec<_>>()
+            .join("; ");
+        let line2 = by_depth
+            .iter()
+            .map(|(_, _, e)| format!("{e:.2}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        assert!(md.contains(&format!("{line1} (paper 31.93%).")), "{line1}");
+        assert!(
+            md.contains(&format!("at those depths: {line2}% (paper 2.92%).")),
+            "{line2}"
+        );
     }
 }

@@ -7,9 +7,17 @@
 //!   multihomed against TCP Reno and SACK (NewReno as an extension), the retransmission-path
 //!   policies, and extension runs. It replaced `tcp-baselines`, which held the TCP curves only.
 //! - `diffserv-ecn`: study 4 (spec/4-diffserv-ecn.md), Figures 2-5, 8, 9 and Tables 3-4.
+//!
+//! Every study states and judges its claims through [`checks`] (read its module doc before
+//! writing a study's checks): the whole claim, its tolerance and why, the statistic, the
+//! numbers, a three-valued verdict, and notes computed from the run. Each study writes its
+//! checks to `report.md` and to `checks.csv`.
 
+pub mod checks;
 pub mod diffserv_ecn;
 pub mod sctp_multihoming;
+#[cfg(test)]
+mod validation_tables;
 
 use std::path::PathBuf;
 
@@ -39,6 +47,8 @@ pub struct StudyOutcome {
     pub passed: usize,
     /// Shape checks that did not.
     pub failed: usize,
+    /// Shape checks the runs could not decide.
+    pub undecided: usize,
 }
 
 /// A reproducible study.
@@ -66,21 +76,6 @@ pub const STUDIES: &[Study] = &[
     },
 ];
 
-/// One shape check: the paper's claim, what was measured, and whether it held.
-#[derive(Clone, Debug)]
-pub struct ShapeCheck {
-    /// The spec's id (e.g. "S1").
-    pub id: &'static str,
-    /// The claim, paraphrased.
-    pub claim: String,
-    /// What packetsim measured.
-    pub measured: String,
-    /// Whether the claim held.
-    pub holds: bool,
-    /// Why, when it did not (or a caveat).
-    pub note: String,
-}
-
 /// `s` as a CSV field: quoted (with inner quotes doubled) when it holds a comma or a quote,
 /// as labels such as "ecn to AF, BE" do.
 pub fn csv_field(s: &str) -> String {
@@ -89,22 +84,4 @@ pub fn csv_field(s: &str) -> String {
     } else {
         s.to_string()
     }
-}
-
-/// Renders shape checks as a Markdown table.
-pub fn checks_table(checks: &[ShapeCheck]) -> String {
-    let mut s = String::from(
-        "| check | paper's claim | packetsim | verdict | note |\n|---|---|---|---|---|\n",
-    );
-    for c in checks {
-        s.push_str(&format!(
-            "| {} | {} | {} | {} | {} |\n",
-            c.id,
-            c.claim,
-            c.measured,
-            if c.holds { "holds" } else { "DOES NOT HOLD" },
-            c.note
-        ));
-    }
-    s
 }
