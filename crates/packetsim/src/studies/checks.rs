@@ -416,6 +416,33 @@ impl Check {
     }
 }
 
+/// For a study's reduced-run test (the stability rule): the same checks, in the same
+/// order, with the same verdict on two disjoint seed sets unless one of them is not decidable;
+/// every check that does not hold carries a note. Prints both verdicts for the test log.
+#[cfg(test)]
+pub(crate) fn assert_verdicts_agree(a: &[Check], b: &[Check]) {
+    assert_eq!(a.len(), b.len());
+    for (x, y) in a.iter().zip(b) {
+        eprintln!(
+            "{} {} / {}: {} / {}",
+            x.id, x.verdict, y.verdict, x.measured, y.measured
+        );
+        assert_eq!(x.id, y.id);
+        assert!(
+            x.verdict == y.verdict
+                || x.verdict == Verdict::NotDecidable
+                || y.verdict == Verdict::NotDecidable,
+            "{}: {} with one seed set, {} with the other",
+            x.id,
+            x.verdict,
+            y.verdict
+        );
+        if x.verdict != Verdict::Holds {
+            assert!(!x.note.is_empty(), "{} has no note", x.id);
+        }
+    }
+}
+
 /// How many checks hold, do not hold, and are not decidable.
 pub fn counts(checks: &[Check]) -> (usize, usize, usize) {
     let n = |v| checks.iter().filter(|c| c.verdict == v).count();

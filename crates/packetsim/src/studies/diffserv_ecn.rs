@@ -1306,25 +1306,7 @@ mod tests {
             checks
         };
         let (a, b) = (run_set(BASE_SEED), run_set(BASE_SEED + 1000));
-        for (x, y) in a.iter().zip(&b) {
-            eprintln!(
-                "{} {} / {}: {} / {}",
-                x.id, x.verdict, y.verdict, x.measured, y.measured
-            );
-            assert_eq!(x.id, y.id);
-            assert!(
-                x.verdict == y.verdict
-                    || x.verdict == Verdict::NotDecidable
-                    || y.verdict == Verdict::NotDecidable,
-                "{}: {} with one seed set, {} with the other",
-                x.id,
-                x.verdict,
-                y.verdict
-            );
-            if x.verdict != Verdict::Holds {
-                assert!(!x.note.is_empty(), "{} has no note", x.id);
-            }
-        }
+        super::checks::assert_verdicts_agree(&a, &b);
         let verdict = |set: &[Check], id: &str| set.iter().find(|c| c.id == id).unwrap().verdict;
         for set in [&a, &b] {
             for id in ["S5", "S6"] {

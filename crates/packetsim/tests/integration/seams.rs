@@ -175,18 +175,29 @@ fn burst(w: &World, a: NodeId, b: NodeId, t: Time, n: u64, s: Script) -> Script 
     (0..n).fold(s, |s, i| s.send(t, data(sa, db, i), Via::Route))
 }
 
+/// `pair` with `n` packets from a to b handed over at 0 and a sink at b: the world, the
+/// sink, and the a→b direction.
+fn burst_to_sink(
+    delay: Dur,
+    n: u64,
+    prep: impl FnOnce(&mut packetsim::net::Egress),
+) -> (World, ElementId, EgressId) {
+    let (mut w, a, b) = pair(delay, prep);
+    let ab = w.net.links[0].ab;
+    let s = burst(&w, a, b, Time::ZERO, n, Script::default());
+    w.add_element(a, Box::new(s), false);
+    let k = w.add_element(b, Box::new(Sink::default()), true);
+    (w, k, ab)
+}
+
 // DESIGN.md, Network, Transmitter: "a rate change retimes packets already queued in the pull
 // model". Packet 2 started before the change and finishes at the old rate (ns-2 `bandwidth_`
 // semantics, net::transmitter doc); packets 3 and 4 take 3 ms each.
 #[test]
 fn transmitter_rate_change_mid_run_retimes_the_queued_packets() {
-    let (mut w, a, b) = pair(Dur::from_millis(10), |e| {
+    let (mut w, k, ab) = burst_to_sink(Dur::from_millis(10), 4, |e| {
         e.expect_changes(OutagePolicy::Blind)
     });
-    let ab = w.net.links[0].ab;
-    let s = burst(&w, a, b, Time::ZERO, 4, Script::default());
-    w.add_element(a, Box::new(s), false);
-    let k = w.add_element(b, Box::new(Sink::default()), true);
     w.schedule_link_change(ms(2.0), ab, LinkChange::Rate(Rate::mbps(4)));
     w.run();
     assert_eq!(
@@ -224,13 +235,9 @@ fn lazy_transmitter_undeclared_rate_change_keeps_committed_packets_and_retimes_l
 // finishes.
 #[test]
 fn hold_outage_loses_nothing_and_resumes_in_order() {
-    let (mut w, a, b) = pair(Dur::from_millis(10), |e| {
+    let (mut w, k, ab) = burst_to_sink(Dur::from_millis(10), 6, |e| {
         e.expect_changes(OutagePolicy::Hold)
     });
-    let ab = w.net.links[0].ab;
-    let s = burst(&w, a, b, Time::ZERO, 6, Script::default());
-    w.add_element(a, Box::new(s), false);
-    let k = w.add_element(b, Box::new(Sink::default()), true);
     w.schedule_link_change(ms(2.0), ab, LinkChange::Down);
     w.schedule_link_change(ms(10.0), ab, LinkChange::Up);
     w.run();
@@ -271,10 +278,7 @@ fn blind_outage_loses_exactly_the_packets_sent_into_it() {
 #[test]
 fn dequeue_tag_carries_the_queue_length_at_dequeue_not_at_enqueue() {
     let hook = DequeueHook::QueueReport { wire_bytes: 0 };
-    let (mut w, a, b) = pair(Dur::from_millis(10), |e| e.add_dequeue_hook(hook));
-    let s = burst(&w, a, b, Time::ZERO, 4, Script::default());
-    w.add_element(a, Box::new(s), false);
-    let k = w.add_element(b, Box::new(Sink::default()), true);
+    let (mut w, k, _) = burst_to_sink(Dur::from_millis(10), 4, |e| e.add_dequeue_hook(hook));
     w.run();
     let reports: Vec<Option<u32>> = sink(&w, k).got.iter().map(|g| g.queue_report).collect();
     assert_eq!(reports, vec![Some(0), Some(3000), Some(1500), Some(0)]);
@@ -289,10 +293,7 @@ fn dequeue_tag_carries_the_queue_length_at_dequeue_not_at_enqueue() {
 #[test]
 fn dequeue_tag_with_wire_bytes_lengthens_tagged_packets() {
     let hook = DequeueHook::QueueReport { wire_bytes: 4 };
-    let (mut w, a, b) = pair(Dur::from_millis(10), |e| e.add_dequeue_hook(hook));
-    let s = burst(&w, a, b, Time::ZERO, 2, Script::default());
-    w.add_element(a, Box::new(s), false);
-    let k = w.add_element(b, Box::new(Sink::default()), true);
+    let (mut w, k, _) = burst_to_sink(Dur::from_millis(10), 2, |e| e.add_dequeue_hook(hook));
     w.run();
     // 1504 B at 8 Mb/s: 1.504 ms each.
     assert_eq!(arrivals(&w, k), vec![ms(11.504), ms(13.008)]);
