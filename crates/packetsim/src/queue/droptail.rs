@@ -27,7 +27,7 @@ impl DropTail {
 }
 
 impl Admission for DropTail {
-    #[inline]
+    #[inline(always)]
     fn admit(&mut self, _now: Time, q: &QueueView, pkt: &mut Packet, _rng: &mut Rng) -> Verdict {
         if self.is_full(q.len, pkt.size) {
             Verdict::Dropped(DropReason::Overflow)

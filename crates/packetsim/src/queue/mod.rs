@@ -142,7 +142,7 @@ pub enum AnyAdmission {
 }
 
 impl Admission for AnyAdmission {
-    #[inline]
+    #[inline(always)]
     fn admit(&mut self, now: Time, q: &QueueView, pkt: &mut Packet, rng: &mut Rng) -> Verdict {
         match self {
             AnyAdmission::DropTail(d) => d.admit(now, q, pkt, rng),
