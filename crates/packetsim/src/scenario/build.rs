@@ -7,7 +7,7 @@ use super::flow::FlowBuild;
 use super::link::LinkBuild;
 use super::{ErrorDirection, QueueSpec, Scenario, SchedulerSpec};
 use crate::ids::{Addr, LinkId, NodeId};
-use crate::net::{LinkChange, Net, OutagePolicy};
+use crate::net::{DequeueHook, LinkChange, Net, OutagePolicy};
 use crate::queue::{
     AnyAdmission, ClassQueue, Classful, Classifier, DropTail, QueueDisc, Red, Rio, Scheduler, Wrr,
 };
@@ -160,6 +160,13 @@ pub fn build(sc: &Scenario, seed: u64) -> Result<World, BuildError> {
         for step in &l.rate_steps {
             for e in directions(step.direction, ab, ba) {
                 declare(e);
+            }
+        }
+        if let Some(q) = l.queue_report {
+            for e in directions(q.direction, ab, ba) {
+                net.egresses[e.idx()].add_dequeue_hook(DequeueHook::QueueReport {
+                    wire_bytes: q.wire_bytes,
+                });
             }
         }
     }

@@ -10,8 +10,8 @@ use super::locate::{is_bare, KeyPath, SpanIndex};
 use super::overrides::Override;
 use super::schema::{RawAddress, RawFlow, RawLink, RawQueue, RawQueueKind, RawRoute, RawScenario};
 use super::{
-    AddressSpec, ClassSpec, ErrorDirection, FlowSpec, LinkSpec, QueueLimit, QueueSpec, RateStep,
-    RouteSpec, Scenario, SchedulerSpec, SimulationSpec,
+    AddressSpec, ClassSpec, ErrorDirection, FlowSpec, LinkSpec, QueueLimit, QueueReportSpec,
+    QueueSpec, RateStep, RouteSpec, Scenario, SchedulerSpec, SimulationSpec,
 };
 use crate::transport::sctp::SctpConfig;
 use crate::transport::tcp::TcpConfig;
@@ -26,6 +26,8 @@ pub const DEFAULT_QUEUE_PACKETS: u32 = 100;
 pub const MAX_FLOW_COUNT: u32 = 1_000_000;
 /// Largest UDP payload of a CBR packet, bytes (IPv4 limit).
 pub const MAX_UDP_PAYLOAD: u64 = 65_507;
+/// Largest wire cost of a queue report, bytes.
+pub const MAX_QUEUE_REPORT_BYTES: u32 = 64;
 /// Default UDP payload of a CBR packet, bytes.
 pub const DEFAULT_CBR_PACKET_SIZE: u32 = 1000;
 
@@ -740,6 +742,25 @@ impl Ctx<'_> {
                 direction: r.direction.unwrap_or(ErrorDirection::Both),
             });
         }
+        let queue_report = match &l.queue_report {
+            None => None,
+            Some(q) => {
+                let wire_bytes = q.wire_bytes.unwrap_or(0);
+                if wire_bytes > MAX_QUEUE_REPORT_BYTES {
+                    return Err(self.err(
+                        &path.key("queue_report").key("wire_bytes"),
+                        format!(
+                            "expected at most {MAX_QUEUE_REPORT_BYTES} bytes for the report on \
+                             the wire (spec 2's option is 4); got {wire_bytes}"
+                        ),
+                    ));
+                }
+                Some(QueueReportSpec {
+                    direction: q.direction.unwrap_or_default(),
+                    wire_bytes,
+                })
+            }
+        };
         Ok(LinkSpec {
             name,
             kind,
@@ -756,6 +777,7 @@ impl Ctx<'_> {
             outage_policy: l.outage_policy.unwrap_or_default(),
             rate_steps,
             diffserv_edge: l.diffserv_edge,
+            queue_report,
             cost,
             cost_ba,
         })

@@ -149,6 +149,8 @@ pub struct LinkSpec {
     pub rate_steps: Vec<RateStep>,
     /// Directions whose egress classifies and marks packets as a DiffServ edge.
     pub diffserv_edge: Option<ErrorDirection>,
+    /// Directions whose transmitter reports its queue into each data packet it dequeues.
+    pub queue_report: Option<QueueReportSpec>,
     /// Routing cost of the a→b direction, positive (default 1: routes are then fewest-hop).
     pub cost: u32,
     /// Routing cost of the b→a direction (`cost_ba`; default: `cost`).
@@ -205,6 +207,16 @@ pub struct ClassSpec {
     pub weight: u32,
     /// Its own queue (not classful).
     pub queue: QueueSpec,
+}
+
+/// A base station's queue report on a link (`queue_report = { direction, wire_bytes }`,
+/// spec 2 §2.2): the transmitter writes the bytes queued behind each data packet at dequeue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QueueReportSpec {
+    /// Which directions report (`a_to_b` by default: the base station is `a`).
+    pub direction: ErrorDirection,
+    /// Bytes the report adds on the wire (0 by default: a side field; spec 2 option: 4).
+    pub wire_bytes: u32,
 }
 
 /// A scheduled change of a link's rate (`rate_steps = [{ at, rate, direction }]`).

@@ -106,6 +106,19 @@ pub(crate) struct RawLink {
     /// As `cost`, for the b→a direction.
     #[serde(default)]
     pub cost_ba: Option<toml::Value>,
+    #[serde(default)]
+    pub queue_report: Option<RawQueueReport>,
+}
+
+/// `queue_report = { direction = "a_to_b", wire_bytes = 0 }`: the direction's transmitter
+/// writes the bytes still queued into each data packet it dequeues (spec 2 §2.2).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawQueueReport {
+    #[serde(default)]
+    pub direction: Option<ErrorDirection>,
+    #[serde(default)]
+    pub wire_bytes: Option<u32>,
 }
 
 /// `{ at = "20s", rate = "1.6Mbps", direction = "both" }`: the link's rate from `at` on.

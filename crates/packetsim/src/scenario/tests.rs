@@ -1244,7 +1244,7 @@ fn each_kind_rejects_the_keys_of_other_kinds_and_unknown_keys_naming_line_and_ke
         "links.l1.slots",
         "unknown key `slots`; expected one of `a`, `b`",
     );
-    assert!(e.to_string().contains("`cost_ba`, `kind`"), "{e}");
+    assert!(e.to_string().contains("`queue_report`, `kind`"), "{e}");
 }
 
 #[test]
@@ -1358,4 +1358,32 @@ fn every_kind_loads_to_the_variant_of_its_own_row_and_declares_its_keys() {
     assert_eq!(keys("cbr"), ["rate", "packet_size"]);
     assert!(keys("sctp").starts_with(&["sctp", "from_addresses", "to_addresses", "primary"]));
     assert!((link::LINK_KINDS[0].keys)().is_empty());
+}
+
+#[test]
+fn queue_report_loads_with_defaults_and_bounds_its_wire_bytes() {
+    let s = ok(
+        &BASE.replace("delay = \"5ms\"", "delay = \"5ms\"\nqueue_report = {}"),
+        &[],
+    );
+    assert_eq!(
+        s.links[0].queue_report,
+        Some(QueueReportSpec {
+            direction: ErrorDirection::AToB,
+            wire_bytes: 0
+        })
+    );
+    assert_eq!(s.links[1].queue_report, None);
+    assert_at(
+        &bad(
+            &BASE.replace(
+                "delay = \"5ms\"",
+                "delay = \"5ms\"\nqueue_report = { direction = \"both\", wire_bytes = 100 }",
+            ),
+            &[],
+        ),
+        13,
+        "links.l1.queue_report.wire_bytes",
+        "at most 64 bytes",
+    );
 }

@@ -742,3 +742,35 @@ fn two_state_rate_element_changes_the_radio_rate_at_its_drawn_times() {
     w2.run_until(t_good + Dur::from_nanos(1));
     assert_eq!(w2.net.egresses[ab.idx()].rate, Rate::mbps(8));
 }
+
+// spec 2 §2.2–2.3 end to end from a scenario: the bottleneck's queue report (a dequeue hook
+// on r1→r2) reaches the receiver's `bs_buffer` window, which then falls below w_max; without
+// the report the window never moves.
+#[test]
+fn scenario_queue_report_drives_the_bs_buffer_window() {
+    let rwnd = |report: bool| {
+        let text = super::line_scenario("1Mbps", "20ms", 100, "app = \"bulk\"");
+        let mut sets = vec![
+            "simulation.duration=\"10s\"",
+            "tcp.rcv_window=\"64KiB\"",
+            "tcp.bs_buffer={w_max=\"16KiB\",alpha=0.5}",
+        ];
+        if report {
+            sets.push("links.bottleneck.queue_report={direction=\"a_to_b\"}");
+        }
+        let out = packetsim::scenario::run(&super::load(&text, &sets), 1).unwrap();
+        let bn = out.world.net.links[1].ab;
+        assert_eq!(out.world.net.egresses[bn.idx()].is_pull(), report);
+        let rcv = out.world.flows[0].receiver;
+        let packetsim::world::Agent::TcpReceiver(r) = &out.world.agents[rcv.idx()].agent else {
+            panic!("a TCP receiver")
+        };
+        match r.window() {
+            packetsim::transport::tcp::window::AnyWindow::BsBuffer(b) => b.rwnd(),
+            w => panic!("{w:?}"),
+        }
+    };
+    assert_eq!(rwnd(false), 16_384);
+    let with = rwnd(true);
+    assert!((1460..16_384).contains(&with), "{with}");
+}
