@@ -12,8 +12,10 @@ use crate::queue::{
     AnyAdmission, ClassQueue, Classful, Classifier, DropTail, QueueDisc, Red, Rio, Scheduler, Wrr,
 };
 use crate::report::Summary;
+use crate::wireless::TwoStateRate;
 use crate::world::{FlowPlacement, RunInfo, World};
 use packetsim_kernel::Rate;
+use packetsim_kernel::Rng;
 use packetsim_kernel::Time;
 use std::collections::HashMap;
 
@@ -162,6 +164,11 @@ pub fn build(sc: &Scenario, seed: u64) -> Result<World, BuildError> {
                 declare(e);
             }
         }
+        if let Some((_, dir)) = l.rate_process {
+            for e in directions(dir, ab, ba) {
+                declare(e);
+            }
+        }
         if let Some(q) = l.queue_report {
             for e in directions(q.direction, ab, ba) {
                 net.egresses[e.idx()].add_dequeue_hook(DequeueHook::QueueReport {
@@ -213,6 +220,13 @@ pub fn build(sc: &Scenario, seed: u64) -> Result<World, BuildError> {
             for e in directions(step.direction, ab, ba) {
                 world.schedule_link_change(step.at, e, LinkChange::Rate(step.rate));
             }
+        }
+        // A random rate process: an element at the link's `a` end with its own stream.
+        if let Some((cfg, dir)) = l.rate_process {
+            let rng = Rng::for_component(seed, &format!("links.{}.rate_process", l.name));
+            let process = TwoStateRate::new(cfg, directions(dir, ab, ba), rng);
+            let at = world.net.links[li].a;
+            world.add_element(at, Box::new(process), false);
         }
     }
     for f in &sc.flows {

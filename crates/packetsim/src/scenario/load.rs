@@ -761,6 +761,37 @@ impl Ctx<'_> {
                 })
             }
         };
+        let rate_process = match &l.rate_process {
+            None => None,
+            Some(r) => {
+                let p = path.key("rate_process");
+                for (key, rate) in [("good_rate", r.good_rate), ("bad_rate", r.bad_rate)] {
+                    if rate.as_bps() == 0 {
+                        return Err(self.err(
+                            &p.key(key),
+                            "expected a positive rate, e.g. \"1Mbps\"; got 0",
+                        ));
+                    }
+                }
+                for (key, d) in [("mean_good", r.mean_good), ("mean_bad", r.mean_bad)] {
+                    if d == Dur::ZERO {
+                        return Err(self.err(
+                            &p.key(key),
+                            "expected a positive mean sojourn time, e.g. \"5s\"; got 0",
+                        ));
+                    }
+                }
+                Some((
+                    crate::wireless::TwoStateRateConfig {
+                        good_rate: r.good_rate,
+                        bad_rate: r.bad_rate,
+                        mean_good: r.mean_good,
+                        mean_bad: r.mean_bad,
+                    },
+                    r.direction.unwrap_or(ErrorDirection::Both),
+                ))
+            }
+        };
         Ok(LinkSpec {
             name,
             kind,
@@ -778,6 +809,7 @@ impl Ctx<'_> {
             rate_steps,
             diffserv_edge: l.diffserv_edge,
             queue_report,
+            rate_process,
             cost,
             cost_ba,
         })

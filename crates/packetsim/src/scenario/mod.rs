@@ -151,6 +151,8 @@ pub struct LinkSpec {
     pub diffserv_edge: Option<ErrorDirection>,
     /// Directions whose transmitter reports its queue into each data packet it dequeues.
     pub queue_report: Option<QueueReportSpec>,
+    /// A two-state (good/bad) random rate process driving the link's rate, and its directions.
+    pub rate_process: Option<(crate::wireless::TwoStateRateConfig, ErrorDirection)>,
     /// Routing cost of the a→b direction, positive (default 1: routes are then fewest-hop).
     pub cost: u32,
     /// Routing cost of the b→a direction (`cost_ba`; default: `cost`).

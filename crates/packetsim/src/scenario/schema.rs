@@ -108,6 +108,25 @@ pub(crate) struct RawLink {
     pub cost_ba: Option<toml::Value>,
     #[serde(default)]
     pub queue_report: Option<RawQueueReport>,
+    #[serde(default)]
+    pub rate_process: Option<RawRateProcess>,
+}
+
+/// `rate_process = { good_rate, bad_rate, mean_good, mean_bad, direction }`: a two-state radio
+/// channel (spec 2 §6 extension).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawRateProcess {
+    #[serde(with = "units::rate")]
+    pub good_rate: Rate,
+    #[serde(with = "units::rate")]
+    pub bad_rate: Rate,
+    #[serde(with = "units::dur")]
+    pub mean_good: Dur,
+    #[serde(with = "units::dur")]
+    pub mean_bad: Dur,
+    #[serde(default)]
+    pub direction: Option<ErrorDirection>,
 }
 
 /// `queue_report = { direction = "a_to_b", wire_bytes = 0 }`: the direction's transmitter

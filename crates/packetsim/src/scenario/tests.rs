@@ -1244,7 +1244,7 @@ fn each_kind_rejects_the_keys_of_other_kinds_and_unknown_keys_naming_line_and_ke
         "links.l1.slots",
         "unknown key `slots`; expected one of `a`, `b`",
     );
-    assert!(e.to_string().contains("`queue_report`, `kind`"), "{e}");
+    assert!(e.to_string().contains("`rate_process`, `kind`"), "{e}");
 }
 
 #[test]
@@ -1385,5 +1385,43 @@ fn queue_report_loads_with_defaults_and_bounds_its_wire_bytes() {
         13,
         "links.l1.queue_report.wire_bytes",
         "at most 64 bytes",
+    );
+}
+
+#[test]
+fn rate_process_loads_and_refuses_zero_rates_and_means_naming_the_key() {
+    let with = |v: &str| BASE.replace("delay = \"5ms\"", &format!("delay = \"5ms\"\n{v}"));
+    let s = ok(
+        &with("rate_process = { good_rate = \"2Mbps\", bad_rate = \"100kbps\", mean_good = \"4s\", mean_bad = \"1s\" }"),
+        &[],
+    );
+    let (cfg, dir) = s.links[0].rate_process.unwrap();
+    assert_eq!(dir, ErrorDirection::Both, "both directions by default");
+    assert_eq!(
+        (cfg.good_rate, cfg.bad_rate, cfg.mean_good, cfg.mean_bad),
+        (
+            Rate::mbps(2),
+            Rate::bps(100_000),
+            Dur::from_secs(4),
+            Dur::from_secs(1)
+        )
+    );
+    assert_at(
+        &bad(
+            &with("rate_process = { good_rate = \"2Mbps\", bad_rate = \"0bps\", mean_good = \"4s\", mean_bad = \"1s\" }"),
+            &[],
+        ),
+        13,
+        "links.l1.rate_process.bad_rate",
+        "positive rate",
+    );
+    assert_at(
+        &bad(
+            &with("rate_process = { good_rate = \"2Mbps\", bad_rate = \"1Mbps\", mean_good = \"0s\", mean_bad = \"1s\" }"),
+            &[],
+        ),
+        13,
+        "links.l1.rate_process.mean_good",
+        "positive mean",
     );
 }

@@ -774,3 +774,54 @@ fn scenario_queue_report_drives_the_bs_buffer_window() {
     let with = rwnd(true);
     assert!((1460..16_384).contains(&with), "{with}");
 }
+
+// spec 2 §6 extension from a scenario: `rate_process` places a two-state process on the link
+// (its own random stream), which changes the radio direction's rate at run time.
+#[test]
+fn scenario_rate_process_drives_the_link_rate() {
+    use packetsim::wireless::TwoStateRate;
+    let text = super::line_scenario("2Mbps", "20ms", 50, "app = \"bulk\"");
+    let sc = super::load(
+        &text,
+        &[
+            "simulation.duration=\"20s\"",
+            "links.bottleneck.rate_process={good_rate=\"2Mbps\",bad_rate=\"200kbps\",mean_good=\"2s\",mean_bad=\"1s\",direction=\"a_to_b\"}",
+        ],
+    );
+    let run = |seed| packetsim::scenario::run(&sc, seed).unwrap();
+    let out = run(3);
+    let w = &out.world;
+    let process = w
+        .elements
+        .iter()
+        .find_map(|e| e.element.as_any().downcast_ref::<TwoStateRate>())
+        .expect("the process is placed");
+    assert!(process.history.len() >= 4, "{:?}", process.history);
+    let bn = w.net.links[1].ab;
+    let last_good = process.history.last().unwrap().1;
+    let want = if last_good {
+        Rate::mbps(2)
+    } else {
+        Rate::bps(200_000)
+    };
+    assert_eq!(w.net.egresses[bn.idx()].rate, want);
+    assert_eq!(
+        w.net.egresses[w.net.links[1].ba.idx()].rate,
+        Rate::mbps(2),
+        "b to a fixed"
+    );
+    // Seeded: the same seed gives the same process, another seed another one.
+    let again = run(3);
+    let other = run(4);
+    let hist = |o: &packetsim::scenario::Outcome| {
+        o.world
+            .elements
+            .iter()
+            .find_map(|e| e.element.as_any().downcast_ref::<TwoStateRate>())
+            .unwrap()
+            .history
+            .clone()
+    };
+    assert_eq!(hist(&again), process.history);
+    assert_ne!(hist(&other), process.history);
+}
