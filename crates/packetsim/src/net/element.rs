@@ -142,14 +142,17 @@ impl ElementCtx {
 /// A component at a node that sees the packets arriving there (see the module doc).
 pub trait Element: fmt::Debug {
     /// `pkt` arrived at the element's node at `now`, over `via` (`None`: handed over by an
-    /// interception at this node).
+    /// interception at this node). By default the element lets it pass (an element that only
+    /// has timers, such as a rate process, need not see packets).
     fn on_packet(
         &mut self,
-        now: Time,
-        via: Option<EgressId>,
-        pkt: &mut Packet,
-        ctx: &mut ElementCtx,
-    ) -> Disposition;
+        _now: Time,
+        _via: Option<EgressId>,
+        _pkt: &mut Packet,
+        _ctx: &mut ElementCtx,
+    ) -> Disposition {
+        Disposition::Pass
+    }
 
     /// The clock reached [`Element::next_timeout`]; handle every timer that is due.
     fn on_timer(&mut self, _now: Time, _ctx: &mut ElementCtx) {}

@@ -62,11 +62,6 @@ impl NextHops {
     pub fn as_slice(&self) -> &[EgressId] {
         &self.hops[..self.len as usize]
     }
-
-    /// Whether `e` is one of them.
-    pub fn contains(&self, e: EgressId) -> bool {
-        self.as_slice().contains(&e)
-    }
 }
 
 /// A host-specific route installed at run time.

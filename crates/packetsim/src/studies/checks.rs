@@ -410,6 +410,26 @@ pub struct Check {
 }
 
 impl Check {
+    /// A check with no note yet (notes are computed after all checks are judged).
+    pub fn new(
+        id: &str,
+        claim: &str,
+        tolerance: &str,
+        statistic: &str,
+        measured: String,
+        verdict: Verdict,
+    ) -> Check {
+        Check {
+            id: id.into(),
+            claim: claim.into(),
+            tolerance: tolerance.into(),
+            statistic: statistic.into(),
+            measured,
+            verdict,
+            note: String::new(),
+        }
+    }
+
     /// Whether it holds.
     pub fn holds(&self) -> bool {
         self.verdict == Verdict::Holds

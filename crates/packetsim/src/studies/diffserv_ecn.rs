@@ -293,25 +293,6 @@ impl Results<'_> {
     }
 }
 
-fn check(
-    id: &str,
-    claim: &str,
-    tolerance: &str,
-    statistic: &str,
-    measured: String,
-    verdict: Verdict,
-) -> Check {
-    Check {
-        id: id.into(),
-        claim: claim.into(),
-        tolerance: tolerance.into(),
-        statistic: statistic.into(),
-        measured,
-        verdict,
-        note: String::new(),
-    }
-}
-
 const WELCH: &str = "difference of scenario means over seeds (Welch t, 95% CI; the scenarios \
                      do not share seeds)";
 /// "Higher / raises / improves" goodput: at least 0.5% (3.4 kb/s at 680 kb/s), the smallest
@@ -345,7 +326,7 @@ fn shape_checks(r: &Results) -> Vec<Check> {
     let d = |s, a, b, k| r.diff(s, a, b, k);
     let mut v = Vec::new();
     let g1 = d(1, "af", "none", "af_mean_kbps");
-    v.push(check(
+    v.push(Check::new(
         "S1",
         "Sim 1 (Fig 2): 'ecn to AF' gives higher average AF goodput than 'no ecn'",
         "\"higher\": by at least 0.5% of the no-ECN mean (the smallest gain the paper's kb/s \
@@ -362,7 +343,7 @@ fn shape_checks(r: &Results) -> Vec<Check> {
     let std_drop = d(1, "none", "af", "af_std_kbps");
     let min_up = d(1, "af", "none", "af_min_kbps");
     let max_down = d(1, "none", "af", "af_max_kbps");
-    v.push(check(
+    v.push(Check::new(
         "S2",
         "Sim 1 (Fig 2): the std dev of AF goodput drops markedly with ECN; the minimum flow \
          goes up and the maximum flow comes down",
@@ -385,7 +366,7 @@ fn shape_checks(r: &Results) -> Vec<Check> {
         ]),
     ));
     let share1 = 2000.0 / 3.0;
-    v.push(check(
+    v.push(Check::new(
         "S3",
         "Sim 1: in 'no ecn' the worst AF flow ends below the 666.7 kb/s share (2000/3); with \
          ECN the worst flow ends above it",
@@ -410,7 +391,7 @@ fn shape_checks(r: &Results) -> Vec<Check> {
         )
     };
     let (be_fair1, be_gain1, af_harm1) = ecn_be(1);
-    v.push(check(
+    v.push(Check::new(
         "S4",
         "Sim 1 (Figs 3-4): ECN for BE as well ('ecn to AF, BE') clearly improves BE fairness \
          and BE average goodput, but makes AF fairness worse than 'ecn to AF'",
@@ -433,7 +414,7 @@ fn shape_checks(r: &Results) -> Vec<Check> {
             exceeds(&af_harm1, rel(FAIR, m(1, "af", "af_std_kbps"))),
         ]),
     ));
-    v.push(check(
+    v.push(Check::new(
         "S5",
         "Sim 1 (Table 3): without ECN the OUT/IN ratio is the highest of the three scenarios",
         "an ordering (no size given): 'no ecn' significantly above each ECN scenario",
@@ -472,7 +453,7 @@ fn shape_checks(r: &Results) -> Vec<Check> {
         .map(|x| x / 2.0)
         .collect();
     let much_lower = Estimate::welch(&half_early, &r.vals(1, "af", "out_forced_pct"));
-    v.push(check(
+    v.push(Check::new(
         "S6",
         "Sim 1 (Table 3): no IN packet is ever dropped or marked; 'no ecn' has early drops but \
          no forced drops; with ECN the marking ratio is higher than the no-ECN early-drop ratio, \
@@ -505,7 +486,7 @@ fn shape_checks(r: &Results) -> Vec<Check> {
         hi,
         reason: reason.into(),
     };
-    v.push(check(
+    v.push(Check::new(
         "S7",
         "Sim 2 (Fig 5): in 'no ecn' four of the six AF flows get less than 333.3 kb/s; in 'ecn \
          to AF' every flow except one (AF4) gets at least 333.3 kb/s",
@@ -525,7 +506,7 @@ fn shape_checks(r: &Results) -> Vec<Check> {
     let g2 = d(2, "af", "none", "af_mean_kbps");
     let std2 = d(2, "none", "af", "af_std_kbps");
     let rg = |sim: u32| m(sim, "af", "af_mean_kbps") / m(sim, "none", "af_mean_kbps") - 1.0;
-    v.push(check(
+    v.push(Check::new(
         "S8",
         "Sim 2 (Figs 5-6): ECN raises AF average goodput (soft, spec 4 Q9: by relatively more \
          than in Sim 1); the AF std dev does not improve and may be slightly higher",
@@ -548,7 +529,7 @@ fn shape_checks(r: &Results) -> Vec<Check> {
     ));
     let (be_fair2, be_gain2, af_harm2) = ecn_be(2);
     let smaller = Estimate::combine(&[(0.5, af_harm1), (-1.0, af_harm2)], "combined");
-    v.push(check(
+    v.push(Check::new(
         "S9",
         "Sim 2 (Figs 8-9): as in Sim 1, ECN for BE improves BE fairness and goodput; the harm to \
          AF (its std dev rising) is much smaller than in Sim 1",
@@ -577,7 +558,7 @@ fn shape_checks(r: &Results) -> Vec<Check> {
             0.0,
         ));
     }
-    v.push(check(
+    v.push(Check::new(
         "S10",
         "Sim 2 (Table 4): IN packets suffer forced drops in all three scenarios; OUT/IN ratios \
          are higher than in Sim 1 in every scenario",
@@ -613,7 +594,7 @@ fn shape_checks(r: &Results) -> Vec<Check> {
             shown.push(format!("Sim {sim} {k}: {} (paper {p})", e.show(1)));
         }
     }
-    v.push(check(
+    v.push(Check::new(
         "N1",
         "Tables 3-4: OUT/IN ratios of 31.93 / 27.88 / 27.75% (Sim 1) and 39.02 / 32.86 / 32.8% \
          (Sim 2)",
@@ -633,7 +614,7 @@ fn shape_checks(r: &Results) -> Vec<Check> {
         pn2.push(checks::within(&e, &range(0.95 * p, 1.05 * p, "")));
         shown.push(format!("{k} {metric}: {} (paper {p})", e.show(1)));
     }
-    v.push(check(
+    v.push(Check::new(
         "N2",
         "Sim 1: minimum AF flow goodput 660.7 kb/s without ECN and 669.6 kb/s with it; maximum \
          with ECN 691.7 kb/s",

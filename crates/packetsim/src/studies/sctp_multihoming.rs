@@ -642,25 +642,6 @@ fn present(ok: bool) -> Verdict {
     }
 }
 
-fn check(
-    id: &str,
-    claim: &str,
-    tolerance: &str,
-    statistic: &str,
-    measured: String,
-    verdict: Verdict,
-) -> Check {
-    Check {
-        id: id.into(),
-        claim: claim.into(),
-        tolerance: tolerance.into(),
-        statistic: statistic.into(),
-        measured,
-        verdict,
-        note: String::new(),
-    }
-}
-
 const PAIRED: &str = "paired difference of transfer times over the shared seeds (common random \
                       numbers), 95% Student-t CI";
 /// "Beats" between the retransmission policies: faster by at least 2% of the transfer time.
@@ -849,7 +830,7 @@ fn shape_checks(figs: &[Results]) -> Vec<Check> {
         lo: 17.33,
         ..tol_tcp.clone()
     };
-    out.push(check(
+    out.push(Check::new(
         "baseline",
         "at 0% loss: serialisation alone is 17.24 s (TCP) and 17.33 s (SCTP); about 17.3-17.5 s \
          plus slow start",
@@ -868,7 +849,7 @@ fn shape_checks(figs: &[Results]) -> Vec<Check> {
         ]),
     ));
     let (v, m) = s1_verdict(f2, "sctp_multi", "sctp_single");
-    out.push(check(
+    out.push(Check::new(
         "S1",
         "for path0 loss > 0.5%: SCTP multihomed < TCP SACK < SCTP single-homed < TCP Reno, and \
          the gaps widen as loss grows",
@@ -880,7 +861,7 @@ fn shape_checks(figs: &[Results]) -> Vec<Check> {
         v,
     ));
     let (v, m) = s2_verdict(f2, "sctp_single");
-    out.push(check(
+    out.push(Check::new(
         "S2",
         "loss 0.5-1%: single-homed SCTP is slower than TCP SACK",
         "no size given: significantly slower at every point in 0.5-1%",
@@ -889,7 +870,7 @@ fn shape_checks(figs: &[Results]) -> Vec<Check> {
         v,
     ));
     let (v, m) = s3_verdict(f2, "sctp_multi", "sctp_single");
-    out.push(check(
+    out.push(Check::new(
         "S3",
         "at 0% and 0.1% loss both TCP variants finish a little faster than both SCTP variants",
         "each SCTP curve significantly slower than each TCP; \"a little\": by less than 5% of \
@@ -905,7 +886,7 @@ fn shape_checks(figs: &[Results]) -> Vec<Check> {
         x4,
         "paths.1.retransmitted_chunks",
     )));
-    out.push(check(
+    out.push(Check::new(
         "S4",
         "multihomed SCTP gains because its retransmissions travel on the loss-free alternate",
         "the gain significantly above zero at the highest Figure 2 loss, and a nonzero number \
@@ -919,7 +900,7 @@ fn shape_checks(figs: &[Results]) -> Vec<Check> {
         all(&[exceeds(&gain, 0.0), above(&rtx1, 0.0)]),
     ));
     let (v, m) = s5_verdict(f3, ["tcp_reno", "tcp_sack"]);
-    out.push(check(
+    out.push(Check::new(
         "S5",
         "as loss grows both SCTP variants are far faster than both TCP variants (single-homed \
          too: the gain is SCTP's congestion control)",
@@ -940,7 +921,7 @@ fn shape_checks(figs: &[Results]) -> Vec<Check> {
         d6.iter()
             .map(|(x, e)| exceeds(e, 0.05 * f3.mean("sctp_single", *x))),
     );
-    out.push(check(
+    out.push(Check::new(
         "S6",
         "above 4% loss multihomed SCTP is clearly faster than single-homed",
         "\"clearly\": significantly faster by at least 5% of the single-homed time at every \
@@ -962,7 +943,7 @@ fn shape_checks(figs: &[Results]) -> Vec<Check> {
         ],
         "combined",
     );
-    out.push(check(
+    out.push(Check::new(
         "S7",
         "primary 4%: with low alternate loss RTX_TO_ALT is faster; once the alternate loss \
          passes about 2% (about 50% of the primary's) RTX_SAME is faster, and the gap widens \
@@ -985,7 +966,7 @@ fn shape_checks(figs: &[Results]) -> Vec<Check> {
     let d2 = policy_diffs(f4, "alt_2", "same_2");
     let tol8 = Tolerance::about(0.5, "0.5%");
     let help0 = f4.diff("same_2", "alt_2", 0.0);
-    out.push(check(
+    out.push(Check::new(
         "S8",
         "primary 2%: RTX_TO_ALT helps only slightly, and only while the alternate loss is below \
          about 25% of the primary's (about 0.5%)",
@@ -1008,7 +989,7 @@ fn shape_checks(figs: &[Results]) -> Vec<Check> {
         d02.iter()
             .map(|(x, e)| equivalent(e, ABOUT_EQUAL * f4.mean("same_0.2", *x))),
     );
-    out.push(check(
+    out.push(Check::new(
         "S9",
         "primary 0.2%: the two policies give almost the same transfer time over the whole sweep",
         "\"almost the same\": the CI of ALT − SAME within ±5% of RTX_SAME's time at every point",
@@ -1031,7 +1012,7 @@ fn shape_checks(figs: &[Results]) -> Vec<Check> {
             .map(|(p, e)| below(e, BEATS * f4.mean(&format!("same_{p}"), *p))),
     );
     let s10 = all(&p10);
-    out.push(check(
+    out.push(Check::new(
         "S10",
         "the alternate path must be clearly more reliable than the primary for RTX_TO_ALT to \
          pay off; equal loss is not enough",
@@ -1055,7 +1036,7 @@ fn shape_checks(figs: &[Results]) -> Vec<Check> {
         dg("same_4", "paths.0.rto_mean_s"),
     );
     let wait = Estimate::mean(&values(dg("alt_4", "alt_t3_wait_s")));
-    out.push(check(
+    out.push(Check::new(
         "S11",
         "RTX_TO_ALT with a lossy alternate: chunks lost on the alternate are recovered only by \
          the alternate's T3 expiries; the alternate's RTO stays high for long stretches, \
@@ -1083,7 +1064,7 @@ fn shape_checks(figs: &[Results]) -> Vec<Check> {
         ]),
     ));
     let (v12, m12) = ratio_verdict(f5, true);
-    out.push(check(
+    out.push(Check::new(
         "S12",
         "RTX_TO_ALT beats RTX_SAME only when the alternate's bandwidth is higher (ratio > 1); \
          at ratio 1 the two are about equal (by construction of the 4%/2% point)",
@@ -1094,7 +1075,7 @@ fn shape_checks(figs: &[Results]) -> Vec<Check> {
         v12,
     ));
     let (v13, m13) = ratio_verdict(f6, false);
-    out.push(check(
+    out.push(Check::new(
         "S13",
         "RTX_TO_ALT beats RTX_SAME only when the alternate's delay is shorter (ratio < 1)",
         "beats = significantly faster by at least 2%: not at any ratio >= 1, yes at the lowest \
@@ -1123,7 +1104,7 @@ fn shape_checks(figs: &[Results]) -> Vec<Check> {
     };
     let (sp5, sp6) = (span(f5), span(f6));
     let sens = Estimate::combine(&[(1.0, sp6), (-1.0, sp5)], "combined");
-    out.push(check(
+    out.push(Check::new(
         "S14",
         "transfer time is more sensitive to the delay ratio than to the bandwidth ratio",
         "no size given: the change of RTX_TO_ALT's time between the sweep's end ratios (0.25 \
@@ -1137,7 +1118,7 @@ fn shape_checks(figs: &[Results]) -> Vec<Check> {
         ),
         exceeds(&sens, 0.0),
     ));
-    out.push(check(
+    out.push(Check::new(
         "S15",
         "when loss rates are similar, retransmitting to the alternate pays off only if its RTT \
          is smaller; the alternate's state needs a better estimate than 30 s heartbeats give",
@@ -1160,7 +1141,7 @@ fn extension_checks(figs: &[Results]) -> Vec<Check> {
             let (v1, _) = s1_verdict(f2, multi, single);
             let (v2, m2) = s2_verdict(f2, single);
             let (v3, _) = s3_verdict(f2, multi, single);
-            out.push(check(
+            out.push(Check::new(
                 "S1-S3, equal windows",
                 "(beyond the paper; tests the window explanation of S1-S3) with SCTP's window \
                  held to TCP's 20 packets, the paper's Figure 2 orderings S1, S2 and S3 appear",
@@ -1179,7 +1160,7 @@ fn extension_checks(figs: &[Results]) -> Vec<Check> {
     if let (Some(f2), Some(f3)) = (f("fig2"), f("fig3")) {
         if !f3.curve("tcp_sack_rto1").is_empty() {
             let (v, m) = s5_verdict(f3, ["tcp_reno_rto1", "tcp_sack_rto1"]);
-            out.push(check(
+            out.push(Check::new(
                 "Q4",
                 "S5 also holds with TCP's RTO floored at 1 s (RFC 2988)",
                 "as S5",
@@ -1205,7 +1186,7 @@ fn extension_checks(figs: &[Results]) -> Vec<Check> {
                 (a, b) if a != 0 && b != 0 => Verdict::DoesNotHold,
                 _ => Verdict::NotDecidable,
             };
-            out.push(check(
+            out.push(Check::new(
                 "Q5",
                 "TCP's initial window (1 or 2 segments) does not change the Figure 2 comparison \
                  of SCTP single-homed with TCP SACK",
@@ -1236,7 +1217,7 @@ fn extension_checks(figs: &[Results]) -> Vec<Check> {
     ] {
         if let Some(r) = f(dir) {
             let (v, m) = ratio_verdict(r, above_one);
-            out.push(check(
+            out.push(Check::new(
                 id,
                 &format!(
                     "(S12/S13 at packetsim's own crossover, primary 4% / alternate 1%) \
@@ -1255,7 +1236,7 @@ fn extension_checks(figs: &[Results]) -> Vec<Check> {
     let xs = ext.spec.xs.clone();
     let (first, last) = (xs[0], *xs.last().unwrap_or(&5.0));
     let dq2 = policy_diffs(ext, "alt_paper_jitter", "same");
-    out.push(check(
+    out.push(Check::new(
         "Q2",
         "the paper's heartbeat jitter (30 s ± 15 s) does not change the conclusions",
         "with the paper's jitter RTX_TO_ALT still significantly faster on a perfect alternate \
@@ -1268,7 +1249,7 @@ fn extension_checks(figs: &[Results]) -> Vec<Check> {
         ]),
     ));
     let dq3 = policy_diffs(ext, "alt_both_dirs", "same_both_dirs");
-    out.push(check(
+    out.push(Check::new(
         "Q3",
         "with loss in both directions RTX_SAME still wins at high alternate loss",
         "no size given: ALT − SAME significantly positive at the highest alternate loss",
@@ -1282,7 +1263,7 @@ fn extension_checks(figs: &[Results]) -> Vec<Check> {
         dto.iter()
             .map(|(x, e)| equivalent(e, 0.03 * ext.mean("same", *x))),
     );
-    out.push(check(
+    out.push(Check::new(
         "ext. timeouts only",
         "(not in the paper) with fast retransmits kept on the primary and only timeout \
          retransmissions sent to the alternate, the transfer behaves like RTX_SAME",
@@ -1293,7 +1274,7 @@ fn extension_checks(figs: &[Results]) -> Vec<Check> {
         all(&pto),
     ));
     let dhb = ext.diff("alt", "alt_hb_after_rto", last);
-    out.push(check(
+    out.push(Check::new(
         "ext. probe after RTO",
         "(paper's conclusion) a fresher estimate of the alternate (heartbeat after each RTO) \
          makes RTX_TO_ALT less costly on a lossy alternate",

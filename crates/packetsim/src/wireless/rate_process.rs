@@ -2,8 +2,7 @@
 //! two-state (good/bad) Markov process.
 
 use crate::ids::EgressId;
-use crate::net::{Disposition, Element, ElementCtx, LinkChange};
-use crate::packet::Packet;
+use crate::net::{Element, ElementCtx, LinkChange};
 use packetsim_kernel::{Dur, Rate, Rng, Time};
 use std::any::Any;
 
@@ -67,16 +66,6 @@ impl TwoStateRate {
 }
 
 impl Element for TwoStateRate {
-    fn on_packet(
-        &mut self,
-        _now: Time,
-        _via: Option<EgressId>,
-        _pkt: &mut Packet,
-        _ctx: &mut ElementCtx,
-    ) -> Disposition {
-        Disposition::Pass
-    }
-
     fn on_timer(&mut self, now: Time, ctx: &mut ElementCtx) {
         while self.next <= now {
             self.good = !self.good;

@@ -77,15 +77,6 @@ impl Script {
 }
 
 impl Element for Script {
-    fn on_packet(
-        &mut self,
-        _now: Time,
-        _via: Option<EgressId>,
-        _pkt: &mut Packet,
-        _ctx: &mut ElementCtx,
-    ) -> Disposition {
-        Disposition::Pass
-    }
     fn on_timer(&mut self, now: Time, ctx: &mut ElementCtx) {
         self.fired.push(now);
         while self.steps.front().is_some_and(|(t, _)| *t <= now) {
