@@ -1,14 +1,22 @@
 #!/usr/bin/env bash
-# Runs the dumbbell benchmark in packetsim, ns-2.35 and ns-3.37 on this machine and prints a
-# comparison table (also written to bench/results/latest.md).
+# Runs the dumbbell benchmark in packetsim, ns-2.35, ns-3.37 and htsim on this machine and prints
+# a comparison table (also written to bench/results/latest.md).
 #
-#   bench/compare.sh [--flows 10,100] [--repeat 3] [--sims packetsim,ns-2,ns-3]
+#   bench/compare.sh [--flows 10,100] [--repeat 3] [--sims packetsim,ns-2,ns-3,htsim]
+#                    [--duration 60] [--htsim-src DIR]
+#
+# Each repeat runs every simulator once, one after the other (alternating), so a change in the
+# machine's load hits all of them alike. --duration (simulated seconds) other than 60 runs only
+# packetsim and htsim (the ns-2/ns-3 programs are fixed at 60 s). htsim is built from the
+# source directory given by --htsim-src (or HTSIM_SRC) with bench/htsim/build.sh, once; without
+# one, an already built bench/build/htsim/htsim-dumbbell is used, else htsim is left out.
 #
 # Environment:
 #   PACKETSIM_CMD  command that runs packetsim's bench for a workload name given as its last
 #                  argument (default: target/release/packetsim bench --json --workload);
 #                  setting it skips the cargo build (used to test this script).
 #   NS3_BUILD_DIR  where the ns-3 program is built (default: bench/build).
+#   HTSIM_SRC      htsim's source directory (as --htsim-src).
 set -euo pipefail
 
 BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -19,7 +27,9 @@ NS3_MODULES="ns3-core ns3-network ns3-internet ns3-point-to-point ns3-applicatio
 
 FLOWS="10,100"
 REPEAT=3
-SIMS="packetsim,ns-2,ns-3"
+SIMS="packetsim,ns-2,ns-3,htsim"
+DURATION=60
+HTSIM_SRC="${HTSIM_SRC:-}"
 while [ $# -gt 0 ]; do
     case "$1" in
         --flows) FLOWS="$2"; shift 2 ;;
@@ -28,13 +38,24 @@ while [ $# -gt 0 ]; do
         --repeat=*) REPEAT="${1#*=}"; shift ;;
         --sims) SIMS="$2"; shift 2 ;;
         --sims=*) SIMS="${1#*=}"; shift ;;
-        -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+        --duration) DURATION="$2"; shift 2 ;;
+        --duration=*) DURATION="${1#*=}"; shift ;;
+        --htsim-src) HTSIM_SRC="$2"; shift 2 ;;
+        --htsim-src=*) HTSIM_SRC="${1#*=}"; shift ;;
+        -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
         *) echo "compare: unknown argument '$1'" >&2; exit 2 ;;
     esac
 done
 if ! [[ "$REPEAT" =~ ^[1-9][0-9]*$ ]]; then echo "compare: --repeat wants a positive integer" >&2; exit 2; fi
 if ! [[ "$FLOWS" =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]]; then echo "compare: --flows wants e.g. 10,100" >&2; exit 2; fi
+if ! [[ "$DURATION" =~ ^[1-9][0-9]*$ ]]; then echo "compare: --duration wants whole simulated seconds, e.g. 60" >&2; exit 2; fi
 want() { [[ ",$SIMS," == *",$1,"* ]]; }
+if [ "$DURATION" != 60 ]; then
+    for peer in ns-2 ns-3; do
+        if want "$peer"; then echo "compare: $peer runs 60 s only; left out at --duration $DURATION" >&2; fi
+    done
+    SIMS="$(echo ",$SIMS," | sed -e 's/,ns-2,/,/g' -e 's/,ns-3,/,/g' -e 's/^,//' -e 's/,$//')"
+fi
 
 mkdir -p "$RESULTS"
 STAMP="$(date -u +%Y%m%dT%H%M%SZ)"
@@ -60,7 +81,7 @@ if want packetsim; then
         if (cd "$ROOT" && cargo build --release -p packetsim-cli >&2) \
             && [ -x "$ROOT/target/release/packetsim" ] \
             && "$ROOT/target/release/packetsim" bench --help 2>&1 | grep -q -- "workload"; then
-            PACKETSIM_CMD="$ROOT/target/release/packetsim bench --json --workload"
+            PACKETSIM_CMD="$ROOT/target/release/packetsim bench --json --duration $DURATION --workload"
             HAVE_PACKETSIM=1
         fi
     fi
@@ -78,6 +99,20 @@ if want ns-3; then
     fi
 fi
 
+# ---- htsim program ----
+HTSIM_BIN="$BENCH_DIR/build/htsim/htsim-dumbbell"
+HAVE_HTSIM=0
+if want htsim; then
+    if [ -n "$HTSIM_SRC" ] && { [ ! -x "$HTSIM_BIN" ] || [ "$BENCH_DIR/htsim/dumbbell.cc" -nt "$HTSIM_BIN" ]; }; then
+        "$BENCH_DIR/htsim/build.sh" "$HTSIM_SRC" "$BENCH_DIR/build/htsim" > /dev/null
+    fi
+    if [ -x "$HTSIM_BIN" ]; then
+        HAVE_HTSIM=1
+    else
+        echo "htsim: not built (give its source directory with --htsim-src DIR)" >&2
+    fi
+fi
+
 # ---- runs ----
 # run_one SIM N CMD...: runs CMD under GNU time, appends one record to $RUNS.
 run_one() {
@@ -85,10 +120,17 @@ run_one() {
     local out tfile rc=0
     out="$(mktemp)"; tfile="$(mktemp)"
     echo "compare: $sim N=$n: $*" >&2
+    local t0 t1
+    t0="$(date +%s%N)"
     /usr/bin/time -f '%e %M' -o "$tfile" "$@" > "$out" || rc=$?
+    t1="$(date +%s%N)"
     local line wall rss
     line="$(grep -m1 '^{' "$out" || true)"
-    read -r wall rss < <(tail -n1 "$tfile")
+    read -r _ rss < <(tail -n1 "$tfile")
+    # GNU time's %e has 0.01 s resolution, too coarse for runs of a tenth of a second: the wall
+    # time is taken around it with nanosecond timestamps (GNU time's own fork is included,
+    # alike for every simulator).
+    wall="$(python3 -c "print(f'{($t1 - $t0) / 1e9:.4f}')")"
     if [ "$rc" -ne 0 ] || [ -z "$line" ]; then
         echo "compare: $sim N=$n failed (exit $rc); output:" >&2
         cat "$out" "$tfile" >&2
@@ -119,15 +161,19 @@ for n in "${NS[@]}"; do
         if want ns-3; then
             run_one ns-3.37 "$n" "$NS3_BIN" "$n"
         fi
+        if want htsim && [ "$HAVE_HTSIM" = 1 ]; then
+            run_one htsim "$n" "$HTSIM_BIN" "$n" "$DURATION"
+        fi
     done
 done
 
 # ---- table ----
-python3 - "$RUNS" "$REPEAT" "$HAVE_PACKETSIM" "$(want packetsim && echo 1 || echo 0)" > "$RESULTS/latest.md" <<'PY'
+python3 - "$RUNS" "$REPEAT" "$HAVE_PACKETSIM" "$(want packetsim && echo 1 || echo 0)" "$DURATION" > "$RESULTS/latest.md" <<'PY'
 import json, statistics, sys, platform, os, datetime
 runs_path, repeat, have_ps, want_ps = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1", sys.argv[4] == "1"
+duration = int(sys.argv[5])
 runs = [json.loads(l) for l in open(runs_path) if l.strip()]
-order = {"packetsim": 0, "ns-2.35": 1, "ns-3.37": 2}
+order = {"packetsim": 0, "ns-2.35": 1, "ns-3.37": 2, "htsim": 3}
 groups = {}
 for r in runs:
     groups.setdefault((r["flows"], r["sim"]), []).append(r)
@@ -156,7 +202,7 @@ try:
 except OSError:
     pass
 out = []
-out.append("# packetsim vs ns-2.35 vs ns-3.37: dumbbell, N long-lived TCP NewReno flows, 60 s simulated")
+out.append(f"# packetsim and its peers: dumbbell, N long-lived TCP NewReno flows, {duration} s simulated")
 out.append("")
 out.append(f"Run {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC} on {platform.node()}, "
            f"{os.cpu_count()} CPUs ({cpu}); {repeat} repeat(s) per cell; raw runs: `{os.path.basename(runs_path)}`.")
@@ -178,7 +224,7 @@ for n in sorted({k[0] for k in rows}):
     ps = rows.get((n, "packetsim"))
     if not ps:
         continue
-    for peer in ("ns-2.35", "ns-3.37"):
+    for peer in ("ns-2.35", "ns-3.37", "htsim"):
         p = rows.get((n, peer))
         if not p:
             continue
@@ -190,7 +236,7 @@ if ratio_lines:
     out.append("|---|---|---:|---:|---:|")
     out.extend(ratio_lines)
 out.append("")
-out.append("wall s: median of the repeats' elapsed times (GNU time %e); all repeats: " +
+out.append("wall s: median of the repeats' elapsed times (nanosecond timestamps around the run); all repeats: " +
            "; ".join(f"{sim} N={n}: {', '.join(f'{w:.2f}' for w in rows[(n, sim)]['walls'])}"
                      for (n, sim) in sorted(rows, key=lambda k: (k[0], order.get(k[1], 9)))) + ".")
 out.append("peak RSS: largest maximum resident set size over the repeats (GNU time %M).")
