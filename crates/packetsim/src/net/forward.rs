@@ -99,7 +99,7 @@ impl Net {
         }
         let n = &self.nodes[node.idx()];
         if n.plain {
-            return match n.routes[dst.0 as usize] {
+            return match n.routes.get_remote(dst) {
                 Some(e) => Next::Egress(e),
                 None => Next::Drop(DropReason::NoRoute),
             };
@@ -132,7 +132,7 @@ impl Net {
                 return Next::Many(r.via);
             }
         }
-        match n.routes[dst.0 as usize] {
+        match n.routes.get(dst) {
             Some(e) => Next::Egress(e),
             None => Next::Drop(DropReason::NoRoute),
         }
@@ -173,7 +173,7 @@ impl Net {
     /// Forgets the static route to `dst` at `node` (a mobile's address: only host routes lead
     /// to it).
     pub fn clear_static_route(&mut self, node: NodeId, dst: Addr) {
-        self.nodes[node.idx()].routes[dst.0 as usize] = None;
+        self.nodes[node.idx()].routes.set(dst, None);
     }
 
     /// Hands every packet for `dst` arriving at `node` (and not owned by it) to `element`.

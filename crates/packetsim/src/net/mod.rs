@@ -25,7 +25,7 @@ mod transmitter;
 
 pub use element::{Disposition, Element, ElementCtx, Request, Via};
 pub use forward::{HostRoute, Next, NextHops};
-pub use routing::{RouteLoop, StaticRoute, DEFAULT_COST};
+pub use routing::{RouteLoop, RouteTable, StaticRoute, DEFAULT_COST};
 pub use transmitter::{
     ArrivalHook, DequeueHook, Egress, ErrorModel, LinkChange, LinkStats, OutagePolicy, Started,
 };
@@ -43,7 +43,7 @@ pub struct Node {
     pub addrs: Vec<Addr>,
     /// The static table: next egress toward each address (indexed by address), `None` when
     /// unreachable or local.
-    pub routes: Vec<Option<EgressId>>,
+    pub routes: RouteTable,
     /// Egresses leaving this node, in link order.
     pub egresses: Vec<EgressId>,
     /// Host routes installed at run time (few: searched in order).
@@ -133,7 +133,7 @@ impl Net {
         self.nodes.push(Node {
             name: name.to_string(),
             addrs: vec![addr],
-            routes: Vec::new(),
+            routes: RouteTable::default(),
             egresses: Vec::new(),
             host_routes: Vec::new(),
             intercepts: Vec::new(),
@@ -253,14 +253,17 @@ impl Net {
     /// [`Net::compute_routes`]); its `route` indexes [`Net::static_routes`].
     pub fn find_loop(&self) -> Option<RouteLoop> {
         routing::find_loop(self.nodes.len(), &self.static_routes, |u, a| {
-            self.nodes[u.idx()].routes[a.idx()].map(|e| self.egresses[e.idx()].to)
+            self.nodes[u.idx()]
+                .routes
+                .get(a)
+                .map(|e| self.egresses[e.idx()].to)
         })
     }
 
     /// Whether `node` can reach `addr` (or owns it).
     pub fn reachable(&self, node: NodeId, addr: Addr) -> bool {
         self.addr_owner[addr.0 as usize] == node
-            || self.nodes[node.idx()].routes[addr.0 as usize].is_some()
+            || self.nodes[node.idx()].routes.get(addr).is_some()
     }
 }
 
@@ -292,15 +295,15 @@ mod tests {
         net.compute_routes();
         let da = net.addr_of(d);
         assert_eq!(
-            net.nodes[a.idx()].routes[da.0 as usize],
+            net.nodes[a.idx()].routes.get(da),
             Some(net.links[ad.idx()].ab)
         );
         // c reaches a in two hops either way; the search from a reaches b (link ab) before d
         // (link ad), so c goes through b.
-        let ca = net.nodes[c.idx()].routes[net.addr_of(a).0 as usize].unwrap();
+        let ca = net.nodes[c.idx()].routes.get(net.addr_of(a)).unwrap();
         assert_eq!(net.egresses[ca.idx()].to, b);
         assert!(net.reachable(b, da));
-        assert_eq!(net.nodes[d.idx()].routes[da.0 as usize], None, "local");
+        assert_eq!(net.nodes[d.idx()].routes.get(da), None, "local");
     }
 
     #[test]
@@ -318,7 +321,7 @@ mod tests {
         let d0 = net.add_address(d, Some(r0_d));
         let d1 = net.add_address(d, Some(r1_d));
         net.compute_routes();
-        let hop = |n: NodeId, a: Addr| net.nodes[n.idx()].routes[a.0 as usize];
+        let hop = |n: NodeId, a: Addr| net.nodes[n.idx()].routes.get(a);
         assert_eq!(hop(s, d1), Some(net.links[s_r1.idx()].ab));
         assert_eq!(hop(s, d0), Some(net.links[s_r0.idx()].ab));
         assert_eq!(hop(r1, d1), Some(net.links[r1_d.idx()].ab));

@@ -59,24 +59,191 @@ pub struct RouteLoop {
     pub route: usize,
 }
 
-/// Every node's least-cost table: `result[node][addr]` is the next egress from `node` toward
-/// `addr`, `None` when `addr` is unreachable or local. `addr_owner` and `addr_link` are
+/// One node's static forwarding table: the next egress toward each address.
+///
+/// Two shapes, chosen at build and invisible to a lookup:
+///
+/// - a node with a single link (a host on an access link: most nodes of a large topology)
+///   sends everything it can reach out of that link, so its table is that egress plus the
+///   few addresses it does not send there (its own, and any it cannot reach): O(1) memory
+///   per host instead of one entry per address in the network;
+/// - every other node keeps one entry per address (4 bytes each).
+///
+/// Without this, the tables took nodes × addresses × 8 bytes: 3.2 GiB at 10,000 flows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RouteTable {
+    /// One entry per address: the egress index, or [`RouteTable::NONE`].
+    Dense(Vec<u32>),
+    /// A single-link node: every address leaves by `egress` except its own and those it
+    /// cannot reach.
+    Single {
+        /// The node's only egress.
+        egress: EgressId,
+        /// The node's own addresses, sorted.
+        local: Vec<Addr>,
+        /// Addresses it cannot reach, sorted (none in a connected network).
+        unreachable: Vec<Addr>,
+    },
+}
+
+impl Default for RouteTable {
+    fn default() -> Self {
+        RouteTable::Dense(Vec::new())
+    }
+}
+
+/// Whether sorted `list` holds `addr` (a scan for the usual short list).
+#[inline(always)]
+fn listed(list: &[Addr], addr: Addr) -> bool {
+    if list.len() <= 8 {
+        list.contains(&addr)
+    } else {
+        list.binary_search(&addr).is_ok()
+    }
+}
+
+impl RouteTable {
+    /// The dense entry that means "no route".
+    const NONE: u32 = u32::MAX;
+
+    /// The next egress toward `addr`, `None` when unreachable or local.
+    #[inline(always)]
+    pub fn get(&self, addr: Addr) -> Option<EgressId> {
+        match self {
+            RouteTable::Dense(v) => match v[addr.idx()] {
+                RouteTable::NONE => None,
+                e => Some(EgressId(e)),
+            },
+            RouteTable::Single {
+                egress,
+                local,
+                unreachable,
+            } => (!listed(local, addr) && !listed(unreachable, addr)).then_some(*egress),
+        }
+    }
+
+    /// [`RouteTable::get`] for an address the node does not own (forwarding checks that
+    /// first): a single-link node that reaches everything answers without a search.
+    #[inline(always)]
+    pub fn get_remote(&self, addr: Addr) -> Option<EgressId> {
+        match self {
+            RouteTable::Single {
+                egress,
+                unreachable,
+                ..
+            } if unreachable.is_empty() => Some(*egress),
+            _ => self.get(addr),
+        }
+    }
+
+    /// Sets the route toward `addr` (a static route, a route forgotten at run time).
+    pub fn set(&mut self, addr: Addr, to: Option<EgressId>) {
+        match self {
+            RouteTable::Dense(v) => v[addr.idx()] = to.map_or(RouteTable::NONE, |e| e.0),
+            RouteTable::Single {
+                egress,
+                local,
+                unreachable,
+            } => match (to, unreachable.binary_search(&addr)) {
+                (None, Err(i)) if !listed(local, addr) => unreachable.insert(i, addr),
+                (Some(e), Ok(i)) if e == *egress => {
+                    unreachable.remove(i);
+                }
+                (Some(e), _) if e != *egress => {
+                    // Not the node's only egress: cannot happen for a single-link node (a
+                    // static route leaves over a link of its node); keep it exact anyway.
+                    unreachable!("{e}: a single-link node has only {egress}")
+                }
+                _ => {}
+            },
+        }
+    }
+
+    /// Memory the table holds, in bytes (for the bench's per-flow figures and tests).
+    pub fn heap_bytes(&self) -> usize {
+        match self {
+            RouteTable::Dense(v) => v.capacity() * 4,
+            RouteTable::Single {
+                local, unreachable, ..
+            } => (local.capacity() + unreachable.capacity()) * 4,
+        }
+    }
+}
+
+/// Every node's least-cost table: `result[node].get(addr)` is the next egress from `node`
+/// toward `addr`, `None` when `addr` is unreachable or local. `addr_owner` and `addr_link` are
 /// indexed by address ([`super::Net`]'s tables).
+///
+/// One search runs per destination node, except for a *stub*: a node with a single link to a
+/// node that has several, whose addresses are not bound to an interface. The search from a
+/// stub `d` attached to `r` settles `d`, then `r`, then every other node exactly as the search
+/// from `r` does (costs shifted by the link's, the order of offers kept), so its result is
+/// `r`'s own with `r` itself sending over the link to `d`. A test checks this against the
+/// search run for every node. With it, building the tables of N hosts on a few routers costs
+/// O(N × routers) rather than O(N²).
 pub fn least_cost(
     n_nodes: usize,
     links: &[Link],
     addr_owner: &[NodeId],
     addr_link: &[Option<LinkId>],
-) -> Vec<Vec<Option<EgressId>>> {
+) -> Vec<RouteTable> {
     let n_addrs = addr_owner.len();
-    let mut routes = vec![vec![None; n_addrs]; n_nodes];
     // incoming[v]: every (u, egress u -> v, cost), in link order.
     let mut incoming: Vec<Vec<(NodeId, EgressId, u64)>> = vec![Vec::new(); n_nodes];
-    for link in links {
+    // The node's only link, for nodes with exactly one.
+    let mut degree = vec![0u32; n_nodes];
+    let mut only_link: Vec<Option<LinkId>> = vec![None; n_nodes];
+    for (i, link) in links.iter().enumerate() {
         debug_assert!(link.cost >= 1 && link.cost_ba >= 1, "{}: cost 0", link.name);
         incoming[link.b.idx()].push((link.a, link.ab, link.cost as u64));
         incoming[link.a.idx()].push((link.b, link.ba, link.cost_ba as u64));
+        for end in [link.a, link.b] {
+            degree[end.idx()] += 1;
+            only_link[end.idx()] = Some(LinkId(i as u32));
+        }
     }
+    let mut addrs_of: Vec<Vec<Addr>> = vec![Vec::new(); n_nodes];
+    for (addr, owner) in addr_owner.iter().enumerate() {
+        addrs_of[owner.idx()].push(Addr(addr as u32));
+    }
+    // A single-link node: (its egress, the neighbour, the neighbour's egress back to it).
+    let single = |u: usize| -> Option<(EgressId, usize, EgressId)> {
+        if degree[u] != 1 {
+            return None;
+        }
+        let l = &links[only_link[u]?.idx()];
+        Some(if l.a.idx() == u {
+            (l.ab, l.b.idx(), l.ba)
+        } else {
+            (l.ba, l.a.idx(), l.ab)
+        })
+    };
+    let mut tables: Vec<RouteTable> = (0..n_nodes)
+        .map(|u| match single(u) {
+            Some((egress, _, _)) => RouteTable::Single {
+                egress,
+                local: addrs_of[u].clone(),
+                unreachable: Vec::new(),
+            },
+            None => RouteTable::Dense(vec![RouteTable::NONE; n_addrs]),
+        })
+        .collect();
+    // Stub destinations, derived from their neighbour's search: d -> (r, r's egress to d).
+    let stub = |d: usize| -> Option<(usize, EgressId)> {
+        let (_, r, back) = single(d)?;
+        let unbound = addrs_of[d].iter().all(|a| addr_link[a.idx()].is_none());
+        (unbound && degree[r] >= 2).then_some((r, back))
+    };
+    let mut needed = vec![false; n_nodes];
+    for d in 0..n_nodes {
+        if let Some((r, _)) = stub(d) {
+            needed[r] = true;
+        }
+    }
+    // For each neighbour r of stubs: its search's next hops at the multi-link nodes, and the
+    // single-link nodes that cannot reach it.
+    type Kept = (Vec<(usize, Option<EgressId>)>, Vec<usize>);
+    let mut kept: Vec<Option<Kept>> = vec![None; n_nodes];
     let mut search = Search {
         dist: vec![u64::MAX; n_nodes],
         next_hop: vec![None; n_nodes],
@@ -84,15 +251,30 @@ pub fn least_cost(
         heap: BinaryHeap::new(),
         seq: 0,
     };
+    let write =
+        |tables: &mut [RouteTable], u: usize, addr: Addr, h: Option<EgressId>| match &mut tables[u]
+        {
+            RouteTable::Dense(v) => v[addr.idx()] = h.map_or(RouteTable::NONE, |e| e.0),
+            RouteTable::Single {
+                egress,
+                local,
+                unreachable,
+            } => match h {
+                None if !local.contains(&addr) => unreachable.push(addr),
+                None => {}
+                Some(e) => debug_assert_eq!(e, *egress, "a single-link node's route"),
+            },
+        };
     for dest in 0..n_nodes {
+        if stub(dest).is_some() {
+            continue;
+        }
         // One search for the node's unbound addresses, one per interface address.
         let mut searches: Vec<Option<LinkId>> = vec![None];
-        for (addr, owner) in addr_owner.iter().enumerate() {
-            if owner.idx() == dest {
-                if let Some(l) = addr_link[addr] {
-                    if !searches.contains(&Some(l)) {
-                        searches.push(Some(l));
-                    }
+        for &addr in &addrs_of[dest] {
+            if let Some(l) = addr_link[addr.idx()] {
+                if !searches.contains(&Some(l)) {
+                    searches.push(Some(l));
                 }
             }
         }
@@ -114,16 +296,53 @@ pub fn least_cost(
                 }
             }
             search.run(&incoming);
-            for (addr, owner) in addr_owner.iter().enumerate() {
-                if owner.idx() == dest && addr_link[addr] == via {
-                    for (u, table) in routes.iter_mut().enumerate() {
-                        table[addr] = if u == dest { None } else { search.next_hop[u] };
+            for &addr in &addrs_of[dest] {
+                if addr_link[addr.idx()] == via {
+                    for u in 0..n_nodes {
+                        let h = if u == dest { None } else { search.next_hop[u] };
+                        write(&mut tables, u, addr, h);
                     }
                 }
             }
+            if via.is_none() && needed[dest] {
+                let mut multi = Vec::new();
+                let mut cut_off = Vec::new();
+                for (u, &h) in search.next_hop.iter().enumerate() {
+                    if single(u).is_some() {
+                        if h.is_none() && u != dest {
+                            cut_off.push(u);
+                        }
+                    } else {
+                        multi.push((u, h));
+                    }
+                }
+                kept[dest] = Some((multi, cut_off));
+            }
         }
     }
-    routes
+    for (d, addrs) in addrs_of.iter().enumerate() {
+        let Some((r, back)) = stub(d) else { continue };
+        let (multi, cut_off) = kept[r].as_ref().expect("the stub's neighbour was searched");
+        for &addr in addrs {
+            for &(u, h) in multi {
+                write(&mut tables, u, addr, if u == r { Some(back) } else { h });
+            }
+            for &u in cut_off {
+                if u != d {
+                    write(&mut tables, u, addr, None);
+                }
+            }
+            write(&mut tables, d, addr, None);
+        }
+    }
+    for t in &mut tables {
+        if let RouteTable::Single { unreachable, .. } = t {
+            unreachable.sort_unstable();
+            unreachable.dedup();
+            unreachable.shrink_to_fit();
+        }
+    }
+    tables
 }
 
 /// Dijkstra's state for one destination, reused across destinations.
@@ -175,7 +394,7 @@ impl Search {
 
 /// Overwrites the computed tables with `statics`, each at its own node only (a later entry
 /// for the same node and address wins).
-pub fn apply_static(routes: &mut [Vec<Option<EgressId>>], links: &[Link], statics: &[StaticRoute]) {
+pub fn apply_static(routes: &mut [RouteTable], links: &[Link], statics: &[StaticRoute]) {
     for r in statics {
         let link = &links[r.link.idx()];
         let e = if link.a == r.node {
@@ -184,7 +403,7 @@ pub fn apply_static(routes: &mut [Vec<Option<EgressId>>], links: &[Link], static
             debug_assert_eq!(link.b, r.node, "a static route leaves over its node's link");
             link.ba
         };
-        routes[r.node.idx()][r.addr.idx()] = Some(e);
+        routes[r.node.idx()].set(r.addr, Some(e));
     }
 }
 
@@ -295,8 +514,22 @@ mod tests {
             self.bound.push(Some(link));
             Addr(self.owner.len() as u32 - 1)
         }
-        fn routes(&self) -> Vec<Vec<Option<EgressId>>> {
+        fn tables(&self) -> Vec<RouteTable> {
             least_cost(self.n, &self.links, &self.owner, &self.bound)
+        }
+        fn routes(&self) -> Vec<Vec<Option<EgressId>>> {
+            self.expand(&self.tables())
+        }
+        /// Tables as one entry per (node, address).
+        fn expand(&self, tables: &[RouteTable]) -> Vec<Vec<Option<EgressId>>> {
+            tables
+                .iter()
+                .map(|t| {
+                    (0..self.owner.len() as u32)
+                        .map(|a| t.get(Addr(a)))
+                        .collect()
+                })
+                .collect()
         }
         /// The node an egress leads to.
         fn to(&self, e: EgressId) -> NodeId {
@@ -320,6 +553,73 @@ mod tests {
             }
             out
         }
+    }
+
+    /// The search run for every destination node, as packetsim built its tables before stub
+    /// destinations were derived from their neighbour's search (commit 82c2a17): the
+    /// reference for the shortcut.
+    fn dijkstra_reference(
+        n_nodes: usize,
+        links: &[Link],
+        addr_owner: &[NodeId],
+        addr_link: &[Option<LinkId>],
+    ) -> Vec<Vec<Option<EgressId>>> {
+        let n_addrs = addr_owner.len();
+        let mut routes = vec![vec![None; n_addrs]; n_nodes];
+        // incoming[v]: every (u, egress u -> v, cost), in link order.
+        let mut incoming: Vec<Vec<(NodeId, EgressId, u64)>> = vec![Vec::new(); n_nodes];
+        for link in links {
+            debug_assert!(link.cost >= 1 && link.cost_ba >= 1, "{}: cost 0", link.name);
+            incoming[link.b.idx()].push((link.a, link.ab, link.cost as u64));
+            incoming[link.a.idx()].push((link.b, link.ba, link.cost_ba as u64));
+        }
+        let mut search = Search {
+            dist: vec![u64::MAX; n_nodes],
+            next_hop: vec![None; n_nodes],
+            settled: vec![false; n_nodes],
+            heap: BinaryHeap::new(),
+            seq: 0,
+        };
+        for dest in 0..n_nodes {
+            // One search for the node's unbound addresses, one per interface address.
+            let mut searches: Vec<Option<LinkId>> = vec![None];
+            for (addr, owner) in addr_owner.iter().enumerate() {
+                if owner.idx() == dest {
+                    if let Some(l) = addr_link[addr] {
+                        if !searches.contains(&Some(l)) {
+                            searches.push(Some(l));
+                        }
+                    }
+                }
+            }
+            for via in searches {
+                search.reset();
+                match via {
+                    None => search.offer(dest, None, 0),
+                    Some(l) => {
+                        // Bound to link l: the only last hop is the neighbour across l, and no
+                        // path passes through dest itself.
+                        let link = &links[l.idx()];
+                        let (nb, e, cost) = if link.a.idx() == dest {
+                            (link.b, link.ba, link.cost_ba)
+                        } else {
+                            (link.a, link.ab, link.cost)
+                        };
+                        search.settled[dest] = true;
+                        search.offer(nb.idx(), Some(e), cost as u64);
+                    }
+                }
+                search.run(&incoming);
+                for (addr, owner) in addr_owner.iter().enumerate() {
+                    if owner.idx() == dest && addr_link[addr] == via {
+                        for (u, table) in routes.iter_mut().enumerate() {
+                            table[addr] = if u == dest { None } else { search.next_hop[u] };
+                        }
+                    }
+                }
+            }
+        }
+        routes
     }
 
     /// The breadth-first search packetsim used before link costs (the `Net::compute_routes`
@@ -574,6 +874,25 @@ mod tests {
             prop_assert_eq!(t.routes(), bfs_reference(&t));
         }
 
+        // The stub shortcut keeps behaviour: on random graphs with hosts hanging off them
+        // (single-link nodes, some with interface addresses) and random costs, the tables are
+        // exactly those of the search run for every destination.
+        #[test]
+        fn derived_stub_routes_equal_a_search_from_every_node(
+            n in 1usize..8,
+            links in proptest::collection::vec((0usize..8, 0usize..8, 1u32..4, 1u32..4), 0..12),
+            hosts in proptest::collection::vec((0usize..8, 1u32..4, 1u32..4), 0..8),
+            bound in proptest::collection::vec((0usize..16, 0usize..20), 0..4),
+        ) {
+            let mut all = links.clone();
+            for (i, &(at, c, c_ba)) in hosts.iter().enumerate() {
+                all.push((n + i, at % n, c, c_ba));
+            }
+            let t = tables(n + hosts.len(), &all, &bound);
+            let want = dijkstra_reference(t.n, &t.links, &t.owner, &t.bound);
+            prop_assert_eq!(t.routes(), want);
+        }
+
         // DESIGN.md "Network": least cost. Following the tables from any node to any primary
         // address costs exactly the least cost, and reaches it iff it is reachable.
         #[test]
@@ -607,6 +926,49 @@ mod tests {
         }
     }
 
+    // Issue "Speed" (scale): a host on one access link keeps O(1) routing state, so N hosts
+    // on two routers cost O(N) in all, not N² entries.
+    #[test]
+    fn hosts_on_one_link_keep_constant_route_state() {
+        let hosts = 500u32;
+        let mut t = Tables::new(2 + 2 * hosts as usize);
+        t.link(0, 1, 1);
+        for i in 0..hosts {
+            t.link(2 + i, 0, 1);
+            t.link(0, 2 + hosts + i, 1);
+            t.link(1, 2 + hosts + i, 1);
+        }
+        // The last 500 nodes have two links (to both routers): dense tables, searched fully.
+        let tables = t.tables();
+        let n_addrs = t.owner.len();
+        for (u, table) in tables.iter().enumerate() {
+            match table {
+                RouteTable::Single {
+                    local, unreachable, ..
+                } => {
+                    assert!((2..2 + hosts as usize).contains(&u), "node {u} is a host");
+                    assert_eq!(local, &[Addr(u as u32)]);
+                    assert!(unreachable.is_empty());
+                }
+                RouteTable::Dense(v) => assert_eq!(v.len(), n_addrs, "node {u}"),
+            }
+        }
+        let single = tables
+            .iter()
+            .filter(|t| matches!(t, RouteTable::Single { .. }))
+            .count();
+        assert_eq!(single, hosts as usize);
+        let host_bytes: usize = tables[2..2 + hosts as usize]
+            .iter()
+            .map(RouteTable::heap_bytes)
+            .sum();
+        assert_eq!(host_bytes, hosts as usize * 4, "one own address each");
+        assert_eq!(
+            t.routes(),
+            dijkstra_reference(t.n, &t.links, &t.owner, &t.bound)
+        );
+    }
+
     // DESIGN.md "Network": static routes in the scenario win, at their node only.
     #[test]
     fn static_route_wins_at_its_node_and_others_keep_least_cost() {
@@ -615,13 +977,14 @@ mod tests {
         let direct = t.link(0, 2, 10);
         t.link(0, 1, 1);
         t.link(1, 2, 1);
-        let mut r = t.routes();
+        let mut tables = t.tables();
         let statics = [StaticRoute {
             node: NodeId(0),
             addr: Addr(2),
             link: direct,
         }];
-        apply_static(&mut r, &t.links, &statics);
+        apply_static(&mut tables, &t.links, &statics);
+        let r = t.expand(&tables);
         assert_eq!(t.path(&r, 0, Addr(2)), [0, 2]);
         // b still goes straight to c; c still returns to a through b.
         assert_eq!(t.path(&r, 1, Addr(2)), [1, 2]);
@@ -636,7 +999,7 @@ mod tests {
         let mut t = Tables::new(3);
         let ab = t.link(0, 1, 1);
         t.link(1, 2, 1);
-        let mut r = t.routes();
+        let mut tables = t.tables();
         let statics = [
             // A harmless route first (another destination), then the looping one.
             StaticRoute {
@@ -650,7 +1013,8 @@ mod tests {
                 link: ab,
             },
         ];
-        apply_static(&mut r, &t.links, &statics);
+        apply_static(&mut tables, &t.links, &statics);
+        let r = t.expand(&tables);
         let next = |u: NodeId, a: Addr| r[u.idx()][a.idx()].map(|e| t.to(e));
         assert_eq!(
             find_loop(3, &statics, next),

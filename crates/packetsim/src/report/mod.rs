@@ -193,6 +193,9 @@ impl Summary {
         let end = world.end();
         let node = |n: crate::ids::NodeId| world.net.nodes[n.idx()].name.clone();
         let mut flows = BTreeMap::new();
+        // The DiffServ edge's classifier, if any (looked up once: per flow it made building
+        // the summary quadratic in the number of flows).
+        let classifier = world.net.egresses.iter().find_map(|e| e.classifier());
         for (fi, f) in world.flows.iter().enumerate() {
             let snd = &world.agents[f.sender.idx()];
             let rcv = &world.agents[f.receiver.idx()];
@@ -227,7 +230,7 @@ impl Summary {
                 marked_out: 0,
                 sctp: None,
             };
-            if let Some(c) = world.net.egresses.iter().find_map(|e| e.classifier()) {
+            if let Some(c) = classifier {
                 let [g, y, r] = c.counts(crate::ids::FlowId(fi as u32));
                 s.marked_in = g;
                 s.marked_out = y + r;

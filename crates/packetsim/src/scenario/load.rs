@@ -51,8 +51,10 @@ pub fn load_str(text: &str, origin: &str, overrides: &[Override]) -> Result<Scen
     })?;
     let orig = SpanIndex::new(&original, text);
 
+    // Without overrides the effective document is the file itself: parsed and indexed once
+    // (a 10,000-flow scenario's document and index are hundreds of MB).
     let effective = if overrides.is_empty() {
-        text.to_owned()
+        None
     } else {
         let mut doc = original.clone().into_mut();
         for o in overrides {
@@ -63,14 +65,25 @@ pub fn load_str(text: &str, origin: &str, overrides: &[Override]) -> Result<Scen
                     message,
                 })?;
         }
-        doc.to_string()
+        Some(doc.to_string())
     };
-    let eff_doc = ImDocument::parse(effective.as_str()).map_err(|e| ScenarioError::Syntax {
-        origin: format!("{origin} (after --set overrides)"),
-        line: line_of_span(&effective, e.span()),
-        message: one_line(e.message()),
-    })?;
-    let eff = SpanIndex::new(&eff_doc, &effective);
+    let eff_parsed = match &effective {
+        None => None,
+        Some(effective) => {
+            let doc = ImDocument::parse(effective.as_str()).map_err(|e| ScenarioError::Syntax {
+                origin: format!("{origin} (after --set overrides)"),
+                line: line_of_span(effective, e.span()),
+                message: one_line(e.message()),
+            })?;
+            let index = SpanIndex::new(&doc, effective);
+            Some((doc, index))
+        }
+    };
+    let (eff_doc, eff) = match eff_parsed {
+        Some((doc, index)) => (doc, Some(index)),
+        None => (original, None),
+    };
+    let eff_text = effective.as_deref().unwrap_or(text);
 
     let ctx = Ctx {
         origin,
@@ -81,10 +94,10 @@ pub fn load_str(text: &str, origin: &str, overrides: &[Override]) -> Result<Scen
             .filter_map(|o| o.keys().ok().map(|k| (KeyPath::keys(&k), o)))
             .collect(),
     };
-    let raw: RawScenario = toml::from_str(&effective).map_err(|e| ctx.serde_err(&e))?;
-    let table: toml::Table = toml::from_str(&effective).map_err(|e| ctx.serde_err(&e))?;
+    let raw: RawScenario = toml::from_str(eff_text).map_err(|e| ctx.serde_err(&e))?;
+    let table: toml::Table = toml::from_str(eff_text).map_err(|e| ctx.serde_err(&e))?;
     let mut s = ctx.validate(raw, &table, &eff_doc)?;
-    s.text = effective;
+    s.text = effective.unwrap_or_else(|| text.to_owned());
     Ok(s)
 }
 
@@ -110,8 +123,9 @@ pub(super) struct Ctx<'a> {
     origin: &'a str,
     /// Spans of the file as written: lines in messages refer to it.
     orig: SpanIndex,
-    /// Spans of the document after overrides: serde error spans refer to it.
-    eff: SpanIndex,
+    /// Spans of the document after overrides, when there are overrides (else `orig`): serde
+    /// error spans refer to it.
+    eff: Option<SpanIndex>,
     overrides: Vec<(KeyPath, &'a Override)>,
 }
 
@@ -171,7 +185,7 @@ impl Ctx<'_> {
         fallback: &KeyPath,
     ) -> ScenarioError {
         let mut path = span
-            .and_then(|s| self.eff.path_at(&s))
+            .and_then(|s| self.eff.as_ref().unwrap_or(&self.orig).path_at(&s))
             .unwrap_or_else(|| fallback.clone());
         let msg = message.trim();
         let message = if let Some(field) = between(msg, "missing field `", "`") {

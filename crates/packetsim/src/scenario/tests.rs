@@ -1057,7 +1057,7 @@ fn routing_static_route_to_a_node_covers_its_unbound_addresses_only() {
         // d's addresses: primary, d0, d1, dx, dy.
         let d = &w.net.nodes[3].addrs;
         d.iter()
-            .map(|a| match s.routes[a.idx()] {
+            .map(|a| match s.routes.get(*a) {
                 Some(e) if e == s_r0 => "r0",
                 Some(e) if e == s_r1 => "r1",
                 other => panic!("{other:?}"),
