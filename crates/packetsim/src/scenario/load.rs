@@ -792,7 +792,7 @@ impl Ctx<'_> {
                 ))
             }
         };
-        Ok(LinkSpec {
+        let mut spec = LinkSpec {
             name,
             kind,
             a: l.a,
@@ -812,7 +812,9 @@ impl Ctx<'_> {
             rate_process,
             cost,
             cost_ba,
-        })
+        };
+        spec.fold_kind();
+        Ok(spec)
     }
 
     fn flow(
