@@ -150,6 +150,7 @@ pub fn build(sc: &Scenario, seed: u64) -> Result<World, BuildError> {
         }
     }
     // Directions whose rate or state will change run in pull mode from the start.
+    let end = Time::ZERO + sc.simulation.duration;
     for (li, l) in sc.links.iter().enumerate() {
         let link = &net.links[li];
         let (ab, ba) = (link.ab, link.ba);
@@ -159,7 +160,7 @@ pub fn build(sc: &Scenario, seed: u64) -> Result<World, BuildError> {
             declare(ab);
             declare(ba);
         }
-        for step in &l.rate_steps {
+        for step in &l.scheduled_rates(end) {
             for e in directions(step.direction, ab, ba) {
                 declare(e);
             }
@@ -216,7 +217,7 @@ pub fn build(sc: &Scenario, seed: u64) -> Result<World, BuildError> {
                 world.schedule_link_change(to, e, LinkChange::Up);
             }
         }
-        for step in &l.rate_steps {
+        for step in &l.scheduled_rates(end) {
             for e in directions(step.direction, ab, ba) {
                 world.schedule_link_change(step.at, e, LinkChange::Rate(step.rate));
             }

@@ -806,7 +806,7 @@ impl Ctx<'_> {
                 ))
             }
         };
-        Ok(LinkSpec {
+        let mut spec = LinkSpec {
             name,
             kind,
             a: l.a,
@@ -826,7 +826,9 @@ impl Ctx<'_> {
             rate_process,
             cost,
             cost_ba,
-        })
+        };
+        spec.fold_kind();
+        Ok(spec)
     }
 
     fn flow(

@@ -46,7 +46,7 @@ pub use build::{build, run, BuildError, Outcome};
 pub use error::{Location, ScenarioError};
 pub use load::{
     load_file, load_str, DEFAULT_CBR_PACKET_SIZE, DEFAULT_QUEUE_PACKETS, MAX_FLOW_COUNT,
-    MAX_UDP_PAYLOAD,
+    MAX_QUEUE_REPORT_BYTES, MAX_UDP_PAYLOAD,
 };
 pub use overrides::{Override, OverrideParseError};
 
@@ -166,6 +166,68 @@ pub enum LinkKind {
     /// common link keys.
     #[default]
     PointToPoint,
+    /// `radio` (spec 2): a base station's radio link (`scenario/link/radio.rs`).
+    Radio(RadioSpec),
+}
+
+/// A radio link's own settings (`kind = "radio"`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RadioSpec {
+    /// The base station's direction (`AToB` or `BToA`).
+    pub downlink: ErrorDirection,
+    /// The downlink's queue report and its bytes on the wire; None: no report.
+    pub report: Option<u32>,
+    /// A rate cycle on both directions.
+    pub rate_cycle: Option<RateCycle>,
+    /// Per-packet loss probability on both directions.
+    pub loss: f64,
+}
+
+/// Rates taken in turn, each for `every`, from time 0 (spec 2 BS-E5).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RateCycle {
+    /// The rates, in order; the cycle wraps around.
+    pub rates: Vec<Rate>,
+    /// How long each rate lasts.
+    pub every: Dur,
+}
+
+impl LinkSpec {
+    /// Folds a kind's settings into the common ones at load: a radio link's report becomes
+    /// its downlink's `queue_report`, its `radio_loss` the loss of both directions.
+    pub(crate) fn fold_kind(&mut self) {
+        if let LinkKind::Radio(r) = &self.kind {
+            if let Some(wire_bytes) = r.report {
+                self.queue_report = Some(QueueReportSpec {
+                    direction: r.downlink,
+                    wire_bytes,
+                });
+            }
+            if r.loss > 0.0 {
+                self.loss = r.loss;
+                self.errors = ErrorDirection::Both;
+            }
+        }
+    }
+
+    /// The link's scheduled rate changes over a run ending at `end`: its `rate_steps`, or a
+    /// radio link's rate cycle.
+    pub fn scheduled_rates(&self, end: Time) -> Vec<RateStep> {
+        match &self.kind {
+            LinkKind::Radio(RadioSpec {
+                rate_cycle: Some(c),
+                ..
+            }) => crate::wireless::cycle_steps(&c.rates, c.every, end)
+                .into_iter()
+                .map(|(at, rate)| RateStep {
+                    at,
+                    rate,
+                    direction: ErrorDirection::Both,
+                })
+                .collect(),
+            _ => self.rate_steps.clone(),
+        }
+    }
 }
 
 /// A link's egress queue discipline (one instance per direction).

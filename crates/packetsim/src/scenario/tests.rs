@@ -1156,16 +1156,16 @@ fn unknown_flow_and_link_kinds_are_rejected_listing_the_known_kinds() {
     );
     let link = |v: &str| BASE.replace("delay = \"5ms\"", &format!("delay = \"5ms\"\n{v}"));
     assert_at(
-        &bad(&link("kind = \"radio\""), &[]),
+        &bad(&link("kind = \"atm\""), &[]),
         13,
         "links.l1.kind",
-        "unknown value `radio`; expected `point_to_point`",
+        "unknown value `atm`; expected one of `point_to_point`, `radio`",
     );
     let e = bad(BASE, &["links.l2.kind=wireless"]);
     assert_eq!(
         e.to_string(),
         "x.toml: --set links.l2.kind=wireless: links.l2.kind: unknown value `wireless`; \
-         expected `point_to_point`"
+         expected one of `point_to_point`, `radio`"
     );
     let s = ok(&link("kind = \"point_to_point\""), &[]);
     assert_eq!(s.links[0].kind, LinkKind::PointToPoint);
@@ -1424,4 +1424,116 @@ fn rate_process_loads_and_refuses_zero_rates_and_means_naming_the_key() {
         "links.l1.rate_process.mean_good",
         "positive mean",
     );
+}
+
+// ---- kind = "radio" (spec 2 §2.1, §2.3, §2.5, BS-E5) -----------------------------------
+
+fn radio(keys: &str) -> String {
+    BASE.replace(
+        "delay = \"20ms\"",
+        &format!("delay = \"20ms\"\nkind = \"radio\"\n{keys}"),
+    )
+}
+
+#[test]
+fn radio_link_reports_on_its_downlink_by_default_and_folds_its_loss() {
+    let s = ok(&radio(""), &[]);
+    let l = &s.links[1];
+    assert_eq!(
+        l.kind,
+        LinkKind::Radio(RadioSpec {
+            downlink: ErrorDirection::AToB,
+            report: Some(0),
+            rate_cycle: None,
+            loss: 0.0
+        })
+    );
+    // spec 2 §2.3 step 1: the base station's report, zero bytes on the wire.
+    assert_eq!(
+        l.queue_report,
+        Some(QueueReportSpec {
+            direction: ErrorDirection::AToB,
+            wire_bytes: 0
+        })
+    );
+    assert_eq!((l.loss, l.outage_policy), (0.0, OutagePolicy::Blind));
+    let s = ok(
+        &radio("downlink = \"b_to_a\"\nreport_bytes = 4\nradio_loss = 0.05"),
+        &[],
+    );
+    let l = &s.links[1];
+    assert_eq!(
+        l.queue_report,
+        Some(QueueReportSpec {
+            direction: ErrorDirection::BToA,
+            wire_bytes: 4
+        })
+    );
+    assert_eq!((l.loss, l.errors), (0.05, ErrorDirection::Both));
+    let s = ok(&radio("report = false"), &[]);
+    assert_eq!(s.links[1].queue_report, None);
+}
+
+// spec 2 BS-E5: 0.4 → 1.6 → 0.4 Mb/s every 20 s, on both directions, to the end of the run.
+#[test]
+fn radio_rate_cycle_steps_both_directions_every_period() {
+    let text = radio("rate_cycle = { rates = [\"400kbps\", \"1.6Mbps\"], every = \"20s\" }")
+        .replace("duration = \"10s\"", "duration = \"50s\"");
+    let s = ok(&text, &[]);
+    let steps = s.links[1].scheduled_rates(Time::from_millis(50_000));
+    let at: Vec<(u64, u64)> = steps
+        .iter()
+        .map(|r| (r.at.as_nanos() / 1_000_000_000, r.rate.as_bps()))
+        .collect();
+    assert_eq!(at, [(0, 400_000), (20, 1_600_000), (40, 400_000)]);
+    assert!(steps.iter().all(|r| r.direction == ErrorDirection::Both));
+    // The built world runs at the cycle's rate: 1.6 Mb/s between 20 and 40 s.
+    let mut w = build(&s, 1).unwrap();
+    w.run_until(Time::from_millis(25_000));
+    let (ab, ba) = (w.net.links[1].ab, w.net.links[1].ba);
+    assert_eq!(w.net.egresses[ab.idx()].rate, Rate::bps(1_600_000));
+    assert_eq!(w.net.egresses[ba.idx()].rate, Rate::bps(1_600_000));
+    w.run_until(Time::from_millis(45_000));
+    assert_eq!(w.net.egresses[ab.idx()].rate, Rate::bps(400_000));
+    // A point-to-point link's schedule is its rate_steps.
+    assert!(s.links[0]
+        .scheduled_rates(Time::from_millis(50_000))
+        .is_empty());
+}
+
+#[test]
+fn radio_link_errors_name_the_key() {
+    // The radio keys start at line 20 (after `kind = "radio"` on 19).
+    let cases = [
+        ("downlink = \"both\"", "links.l2.downlink", "\"a_to_b\" or \"b_to_a\""),
+        ("report_bytes = 65", "links.l2.report_bytes", "at most 64 bytes"),
+        ("report = false\nreport_bytes = 4", "links.l2.report_bytes", "report = false"),
+        ("queue_report = {}\nreport = true", "links.l2.report", "`queue_report`"),
+        (
+            "rate_steps = [{ at = \"1s\", rate = \"1Mbps\" }]\nrate_cycle = { rates = [\"1Mbps\"], every = \"1s\" }",
+            "links.l2.rate_cycle",
+            "`rate_steps`",
+        ),
+        (
+            "rate_process = { good_rate = \"2Mbps\", bad_rate = \"100kbps\", mean_good = \"4s\", mean_bad = \"1s\" }\nrate_cycle = { rates = [\"1Mbps\"], every = \"1s\" }",
+            "links.l2.rate_cycle",
+            "`rate_process`",
+        ),
+        ("rate_cycle = { rates = [], every = \"1s\" }", "links.l2.rate_cycle", "at least one rate"),
+        ("rate_cycle = { rates = [\"0bps\"], every = \"1s\" }", "links.l2.rate_cycle", "positive rates"),
+        ("rate_cycle = { rates = [\"1Mbps\"], every = \"0s\" }", "links.l2.rate_cycle", "positive period"),
+        ("loss = 0.1\nradio_loss = 0.01", "links.l2.radio_loss", "`loss`"),
+        ("radio_loss = 1.5", "links.l2.radio_loss", "probability in [0, 1]"),
+    ];
+    for (keys, key, what) in cases {
+        let e = bad(&radio(keys), &[]);
+        let line = 20 + keys.lines().count() - 1;
+        assert_at(&e, line, key, what);
+    }
+    // A radio key on a point-to-point link names the kind that takes it.
+    let e = bad(
+        &BASE.replace("delay = \"5ms\"", "delay = \"5ms\"\nradio_loss = 0.01"),
+        &[],
+    );
+    assert_at(&e, 13, "links.l1.radio_loss", "only allowed on radio links");
 }

@@ -10,13 +10,15 @@
 //! into its [`LinkKind`] variant ([`LinkInput`]) and creates the link in the `Net` at build
 //! ([`LinkBuild`]). The loader rejects a key that no kind reads and a key of another kind.
 //!
-//! `point_to_point` (the default) is today's only kind: nothing beyond the common keys.
+//! `point_to_point` (the default): nothing beyond the common keys. `radio` (spec 2): a base
+//! station's radio link, with its downlink report, rate cycle and radio loss (`radio.rs`).
 //!
 //! A new kind: a file here with its keys struct, `load`, `add` and a `KIND` row; its variant
 //! in [`LinkKind`] (`scenario/mod.rs`); a row in [`LINK_KINDS`] and an arm in
 //! [`LinkKind::row`] (the compiler asks for the arm). `docs/extending.md` has the steps.
 
 mod point_to_point;
+mod radio;
 
 use super::error::ScenarioError;
 use super::kinds::KindRow;
@@ -30,13 +32,14 @@ use serde::de::DeserializeOwned;
 use toml_edit::InlineTable;
 
 /// The link kinds, by `kind = "..."`; the first is the default.
-pub(crate) const LINK_KINDS: &[LinkKindRow] = &[point_to_point::KIND];
+pub(crate) const LINK_KINDS: &[LinkKindRow] = &[point_to_point::KIND, radio::KIND];
 
 impl LinkKind {
     /// This kind's registry row.
     pub(crate) fn row(&self) -> &'static LinkKindRow {
         match self {
             LinkKind::PointToPoint => &point_to_point::KIND,
+            LinkKind::Radio(_) => &radio::KIND,
         }
     }
 }
@@ -69,7 +72,6 @@ pub(crate) struct LinkInput<'a> {
     /// `links.NAME`.
     pub path: &'a KeyPath,
     /// The common keys (already deserialized).
-    #[allow(dead_code)] // read by kinds with keys of their own (none yet)
     pub common: &'a RawLink,
     /// The kind's own keys, as written (spans kept).
     pub(super) own: InlineTable,
@@ -82,7 +84,6 @@ impl LinkInput<'_> {
     }
 
     /// An error about `key` of this link.
-    #[allow(dead_code)] // for kinds with keys of their own (none yet)
     pub fn err(&self, key: &str, message: impl Into<String>) -> ScenarioError {
         self.cx.err(&self.path.key(key), message)
     }

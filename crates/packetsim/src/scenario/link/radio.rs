@@ -1,0 +1,184 @@
+//! `kind = "radio"`: a base station's radio link to a mobile (spec 2 §2.1, §2.5), the common
+//! link keys plus the radio's own settings in one table. Both directions are transmitters as
+//! in `point_to_point`; what the kind adds is folded into the common settings when the
+//! scenario is loaded (so the builder treats it like any link):
+//!
+//! - `downlink` (`"a_to_b"`, default, or `"b_to_a"`): the base station's direction.
+//! - `report` (default true) and `report_bytes` (0 to 64, default 0): the base station writes
+//!   the mobile's queue occupancy into each downlink data packet (spec 2 §2.3 step 1: a
+//!   zero-byte side field; the spec's option charges 4 bytes). The common `queue_report` key
+//!   says the same thing for any link and cannot be combined with these two.
+//! - `rate_cycle = { rates = ["400kbps", "1.6Mbps"], every = "20s" }`: the rate steps through
+//!   `rates` in turn every `every`, from time 0 to the end of the run, on both directions
+//!   (spec 2 BS-E5: 0.4 → 1.6 → 0.4 Mb/s every 20 s). Not combined with `rate_steps` or
+//!   `rate_process` (one schedule per link).
+//! - `radio_loss`: a uniform per-packet loss probability on both directions, drawn from the
+//!   link's seeded stream (spec 2 §4 extension: 1% and 5%); not combined with `loss`.
+//!
+//! Outages and their policy are the common `outages` and `outage_policy` keys (`blind`, the
+//! spec's default, or `hold`).
+
+use super::{LinkBuild, LinkInput, LinkKindRow};
+use crate::ids::LinkId;
+use crate::net::Net;
+use crate::scenario::kinds::fields_of;
+use crate::scenario::MAX_QUEUE_REPORT_BYTES;
+use crate::scenario::{ErrorDirection, LinkKind, RadioSpec, RateCycle, ScenarioError};
+use crate::units;
+use packetsim_kernel::{Dur, Rate};
+use serde::Deserialize;
+
+/// The registry row.
+pub(super) const KIND: LinkKindRow = LinkKindRow {
+    name: "radio",
+    keys: fields_of::<Keys>,
+    load,
+    add,
+};
+
+/// A radio link's own keys.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Keys {
+    #[serde(default)]
+    downlink: Option<ErrorDirection>,
+    #[serde(default)]
+    report: Option<bool>,
+    #[serde(default)]
+    report_bytes: Option<u32>,
+    #[serde(default)]
+    rate_cycle: Option<RawRateCycle>,
+    #[serde(default)]
+    radio_loss: Option<f64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRateCycle {
+    rates: Vec<RateValue>,
+    #[serde(with = "units::dur")]
+    every: Dur,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(transparent)]
+struct RateValue(#[serde(with = "units::rate")] Rate);
+
+fn load(l: &LinkInput) -> Result<LinkKind, ScenarioError> {
+    let k: Keys = l.keys()?;
+    let downlink = match k.downlink.unwrap_or(ErrorDirection::AToB) {
+        ErrorDirection::Both => {
+            return Err(l.err(
+                "downlink",
+                "expected the base station's direction, \"a_to_b\" or \"b_to_a\"; got \"both\"",
+            ))
+        }
+        d => d,
+    };
+    let report_on = k.report.unwrap_or(true);
+    if l.common.queue_report.is_some() {
+        for key in ["report", "report_bytes"] {
+            let set = match key {
+                "report" => k.report.is_some(),
+                _ => k.report_bytes.is_some(),
+            };
+            if set {
+                return Err(l.err(
+                    key,
+                    "not allowed together with `queue_report` on the same link: a radio link's \
+                     report is `report`/`report_bytes`, or `queue_report` alone",
+                ));
+            }
+        }
+    }
+    let report = match (report_on, k.report_bytes) {
+        (false, Some(_)) => {
+            return Err(l.err(
+                "report_bytes",
+                "not allowed with report = false: there is no report to charge for",
+            ))
+        }
+        (false, None) => None,
+        (true, Some(b)) if b > MAX_QUEUE_REPORT_BYTES => {
+            return Err(l.err(
+                "report_bytes",
+                format!(
+                    "expected at most {MAX_QUEUE_REPORT_BYTES} bytes for the report on the wire \
+                     (spec 2's option is 4); got {b}"
+                ),
+            ))
+        }
+        (true, b) => Some(b.unwrap_or(0)),
+    };
+    let rate_cycle = match k.rate_cycle {
+        None => None,
+        Some(c) => {
+            if !l.common.rate_steps.is_empty() {
+                return Err(l.err(
+                    "rate_cycle",
+                    "not allowed together with `rate_steps` on the same link: one rate \
+                     schedule per link",
+                ));
+            }
+            if l.common.rate_process.is_some() {
+                return Err(l.err(
+                    "rate_cycle",
+                    "not allowed together with `rate_process` on the same link: one rate \
+                     schedule per link",
+                ));
+            }
+            if c.rates.is_empty() {
+                return Err(l.err(
+                    "rate_cycle",
+                    "expected `rates` to list at least one rate, e.g. [\"400kbps\", \"1.6Mbps\"]",
+                ));
+            }
+            if c.rates.iter().any(|r| r.0.as_bps() == 0) {
+                return Err(l.err(
+                    "rate_cycle",
+                    "expected positive rates in `rates`; got a rate of 0",
+                ));
+            }
+            if c.every == Dur::ZERO {
+                return Err(l.err(
+                    "rate_cycle",
+                    "expected a positive period `every`, e.g. \"20s\"; got 0",
+                ));
+            }
+            Some(RateCycle {
+                rates: c.rates.into_iter().map(|r| r.0).collect(),
+                every: c.every,
+            })
+        }
+    };
+    let loss = match k.radio_loss {
+        None => 0.0,
+        Some(_) if l.common.loss.is_some() => {
+            return Err(l.err(
+                "radio_loss",
+                "not allowed together with `loss` on the same link: `radio_loss` is the \
+                 radio's loss on both directions",
+            ))
+        }
+        Some(p) if (0.0..=1.0).contains(&p) => p,
+        Some(p) => {
+            return Err(l.err(
+                "radio_loss",
+                format!("expected a probability in [0, 1]; got {p}"),
+            ))
+        }
+    };
+    Ok(LinkKind::Radio(RadioSpec {
+        downlink,
+        report,
+        rate_cycle,
+        loss,
+    }))
+}
+
+/// The transmitters are those of a point-to-point link: the radio's settings were folded into
+/// the common ones at load (`LinkSpec::fold_kind`), and its rate cycle is scheduled by the
+/// builder (`LinkSpec::scheduled_rates`).
+fn add(net: &mut Net, b: &LinkBuild) -> LinkId {
+    (super::point_to_point::KIND.add)(net, b)
+}
