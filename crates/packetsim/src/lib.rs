@@ -14,6 +14,8 @@
 //! net                transmitters (rate changes, outage policies, hooks), forwarding (static
 //!                    table, run-time host routes), node elements, routing
 //! wireless           radio links: rate cycles, a two-state rate process (node element)
+//! atm                ATM cells, AAL5, the cell switch and the slotted cell network (study 1;
+//!                    drives transport endpoints directly)
 //! world              the assembled simulation: dispatch, agent and element adapters, flows,
 //!                    sampling
 //! scenario           TOML schema, validation with file/line/key errors, builder
@@ -28,6 +30,7 @@
 pub use packetsim_kernel as kernel;
 
 pub mod app;
+pub mod atm;
 pub mod bench;
 pub mod experiment;
 pub mod ids;

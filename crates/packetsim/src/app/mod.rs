@@ -34,12 +34,14 @@
 //! transport's business.)
 
 mod cbr;
+mod frames;
 mod stream;
 
 pub use cbr::Cbr;
+pub use frames::Frames;
 pub use stream::{Bulk, File};
 
-use packetsim_kernel::{Rate, Time};
+use packetsim_kernel::{Dur, Rate, Time};
 
 /// How much data a byte-stream application offers (its configuration).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,6 +65,8 @@ pub enum AppSource {
     File(File),
     /// Constant-bit-rate messages.
     Cbr(Box<Cbr>),
+    /// Blocks into a send buffer with back-pressure (study 1's CBRFrame).
+    Frames(Box<Frames>),
 }
 
 impl From<AppData> for AppSource {
@@ -89,6 +93,7 @@ impl AppSource {
             AppSource::Bulk(_) => u64::MAX,
             AppSource::File(f) => f.available_from(from),
             AppSource::Cbr(_) => 0,
+            AppSource::Frames(f) => f.available_from(from),
         }
     }
 
@@ -105,6 +110,7 @@ impl AppSource {
             AppSource::Bulk(b) => b.taken += n,
             AppSource::File(f) => f.take(n),
             AppSource::Cbr(_) => debug_assert!(false, "a CBR source offers no byte stream"),
+            AppSource::Frames(f) => f.take(n),
         }
     }
 
@@ -116,6 +122,7 @@ impl AppSource {
             AppSource::Bulk(b) => b.taken,
             AppSource::File(f) => f.taken(),
             AppSource::Cbr(c) => c.sent() * c.payload() as u64,
+            AppSource::Frames(f) => f.taken(),
         }
     }
 
@@ -124,15 +131,17 @@ impl AppSource {
     pub fn is_done(&self, acked: u64) -> bool {
         match self {
             AppSource::File(f) => acked >= f.bytes(),
-            AppSource::Bulk(_) | AppSource::Cbr(_) => false,
+            AppSource::Bulk(_) | AppSource::Cbr(_) | AppSource::Frames(_) => false,
         }
     }
 
     /// The application starts at `now`. A CBR source's first message is due at once; a byte
     /// source offers everything from the start.
     pub fn start(&mut self, now: Time) {
-        if let AppSource::Cbr(c) = self {
-            c.start(now);
+        match self {
+            AppSource::Cbr(c) => c.start(now),
+            AppSource::Frames(f) => f.start(now),
+            AppSource::Bulk(_) | AppSource::File(_) => {}
         }
     }
 
@@ -146,7 +155,42 @@ impl AppSource {
             }
             AppSource::File(f) => f.cap_at_taken(),
             AppSource::Cbr(c) => c.stop_at(now),
+            AppSource::Frames(f) => {
+                let taken = f.taken();
+                *self = AppSource::File(File::stopped(taken));
+            }
         }
+    }
+
+    /// When a byte source next offers more data by itself (a frame source's next block),
+    /// so that its transport wakes then. None for the others.
+    #[inline]
+    pub fn next_wakeup(&self) -> Option<Time> {
+        match self {
+            AppSource::Frames(f) => f.next_wakeup(),
+            AppSource::Bulk(_) | AppSource::File(_) | AppSource::Cbr(_) => None,
+        }
+    }
+
+    /// A byte source catches up with `now`, `acked` stream bytes being acknowledged in all
+    /// (its send buffer drained to written − acked). Only a frame source acts on it.
+    #[inline]
+    pub fn advance(&mut self, now: Time, acked: u64) {
+        if let AppSource::Frames(f) = self {
+            f.advance(now, acked);
+        }
+    }
+
+    /// Whether the application will offer more bytes later by itself (a frame source), so a
+    /// transport should not send a short segment now (sender SWS avoidance).
+    #[inline]
+    pub fn more_expected(&self) -> bool {
+        matches!(self, AppSource::Frames(_))
+    }
+
+    /// A frame source (spec 1 §2.4).
+    pub fn frames(block: u64, interval: Dur, buffer: u64, resume_at: u64) -> AppSource {
+        AppSource::Frames(Box::new(Frames::new(block, interval, buffer, resume_at)))
     }
 
     /// When the next message is due, if any (a byte source: never, everything is offered).
@@ -154,7 +198,7 @@ impl AppSource {
     pub fn next_send(&self) -> Option<Time> {
         match self {
             AppSource::Cbr(c) => c.next_send(),
-            AppSource::Bulk(_) | AppSource::File(_) => None,
+            AppSource::Bulk(_) | AppSource::File(_) | AppSource::Frames(_) => None,
         }
     }
 
@@ -164,7 +208,7 @@ impl AppSource {
     pub fn poll_message(&mut self, now: Time) -> Option<u32> {
         match self {
             AppSource::Cbr(c) => c.poll_message(now),
-            AppSource::Bulk(_) | AppSource::File(_) => None,
+            AppSource::Bulk(_) | AppSource::File(_) | AppSource::Frames(_) => None,
         }
     }
 
@@ -172,7 +216,7 @@ impl AppSource {
     pub fn messages_taken(&self) -> u64 {
         match self {
             AppSource::Cbr(c) => c.sent(),
-            AppSource::Bulk(_) | AppSource::File(_) => 0,
+            AppSource::Bulk(_) | AppSource::File(_) | AppSource::Frames(_) => 0,
         }
     }
 }
@@ -263,6 +307,40 @@ mod tests {
         assert_eq!(a.next_send(), None);
         assert_eq!(a.available_from(0), 0, "a message source offers no stream");
         assert_eq!(a.taken(), 3000);
+    }
+
+    // spec 1 §2.4: 9180 B every 2 ms into a 64,000-byte buffer; the block that does not fit
+    // is written in part and the source pauses (no more blocks while paused, even when the
+    // buffer drains but stays above BUF − 4096); it resumes at BUF − 4096 = 59,904 bytes,
+    // writing the rest of the block, and blocks come again on its 2 ms clock.
+    #[test]
+    fn frames_pause_when_full_resume_at_buf_minus_4096() {
+        let ms = Time::from_millis;
+        let mut a = AppSource::frames(9180, Dur::from_millis(2), 64_000, 64_000 - 4096);
+        a.start(ms(0));
+        assert_eq!(a.next_wakeup(), Some(ms(0)));
+        a.advance(ms(12), 0);
+        // Blocks at 0, 2, ..., 12 ms: 7 × 9180 = 64,260 > 64,000: 260 bytes kept, paused.
+        let AppSource::Frames(f) = &a else { panic!() };
+        assert_eq!((f.written(), f.is_paused(), f.pauses()), (64_000, true, 1));
+        assert_eq!(a.next_wakeup(), None, "paused: no wake-ups");
+        assert_eq!(a.available_from(0), 64_000);
+        a.take(9128);
+        // 4095 bytes acknowledged: occupancy 59,905 > 59,904, still paused, no block at 14 ms.
+        a.advance(ms(14), 4095);
+        let AppSource::Frames(f) = &a else { panic!() };
+        assert_eq!((f.written(), f.is_paused()), (64_000, true));
+        // One more byte: resume; the 260 bytes are written at once.
+        a.advance(ms(15), 4096);
+        let AppSource::Frames(f) = &a else { panic!() };
+        assert_eq!((f.written(), f.is_paused()), (64_260, false));
+        assert_eq!(a.next_wakeup(), Some(ms(16)), "the 2 ms clock again");
+        // Block at 16 ms: room 64,000 − (64,260 − 20,000) = 19,740 >= 9180.
+        a.advance(ms(16), 20_000);
+        let AppSource::Frames(f) = &a else { panic!() };
+        assert_eq!((f.written(), f.is_paused()), (73_440, false));
+        assert_eq!(a.taken(), 9128);
+        assert!(!a.is_done(u64::MAX), "a frame source never ends");
     }
 
     // DESIGN.md "Performance" (compact per-flow state): the source every TCP/SCTP flow

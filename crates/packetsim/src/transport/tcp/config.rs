@@ -2,6 +2,7 @@
 //! table merged with the flow's own `tcp = { .. }` table. Every field has a documented default;
 //! [`TcpConfig::validate`] rejects nonsense before a run starts.
 
+use super::rtt::RttEstimatorKind;
 use super::variant::Variant;
 use crate::units;
 use packetsim_kernel::Dur;
@@ -78,6 +79,41 @@ pub struct TcpConfig {
     /// window changes with nearly every segment (spec 2 §2.3, §2.4).
     #[serde(skip_serializing_if = "is_true")]
     pub dupack_same_window: bool,
+    /// RTO estimator: `rfc6298` (default) or `bsd` (fixed point in ticks, study 1 §2.5).
+    #[serde(skip_serializing_if = "RttEstimatorKind::is_default")]
+    pub rtt_estimator: RttEstimatorKind,
+    /// The TCP clock tick of the `bsd` estimator: RTT samples are whole ticks (default 1 ms,
+    /// spec 1 §2.5 "TICK 1").
+    #[serde(with = "units::dur", skip_serializing_if = "is_one_ms")]
+    pub tick: Dur,
+    /// Adaptive RTO floor (study 1 X3): RTO >= k·SRTT once sampled. Absent (default): none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rto_min_srtt_factor: Option<f64>,
+    /// Fast retransmit and recovery on duplicate ACKs (default true). False: duplicate ACKs
+    /// are counted and otherwise ignored, only the timer recovers (spec 1 §2.5).
+    #[serde(skip_serializing_if = "is_true")]
+    pub fast_retransmit: bool,
+    /// The sender's send buffer, bytes: unacknowledged data never exceeds it (spec 1 §2.5).
+    /// Absent (default): unlimited (only cwnd and the peer's window limit the flight).
+    #[serde(with = "units::bytes::opt", skip_serializing_if = "Option::is_none")]
+    pub send_buffer: Option<u64>,
+    /// With `delayed_ack`, also ACK at once when delivering a segment reopens the window by
+    /// at least min(MSS, rcv_window/2) (RFC 1122 §4.2.3.3 window update; the application reads
+    /// at once, so the window reopens by the bytes delivered). Default false (spec 1 §2.6).
+    #[serde(skip_serializing_if = "is_false")]
+    pub ack_window_update: bool,
+    /// Abort the connection after this many consecutive timeouts without progress (spec 1
+    /// §2.5: 12). Absent (default): never.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_timeouts: Option<u32>,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+fn is_one_ms(d: &Dur) -> bool {
+    *d == Dur::from_millis(1)
 }
 
 fn is_true(b: &bool) -> bool {
@@ -200,6 +236,13 @@ impl Default for TcpConfig {
             reconnection_acks: 0,
             recover_guard: RecoverGuard::AfterTimeout,
             dupack_same_window: true,
+            rtt_estimator: RttEstimatorKind::Rfc6298,
+            tick: Dur::from_millis(1),
+            rto_min_srtt_factor: None,
+            fast_retransmit: true,
+            send_buffer: None,
+            ack_window_update: false,
+            max_timeouts: None,
         }
     }
 }
@@ -244,6 +287,28 @@ impl TcpConfig {
         }
         if let Some(b) = &self.bs_buffer {
             self.validate_bs_buffer(b)?;
+        }
+        if self.tick == Dur::ZERO {
+            return Err(("tick", "expected a positive duration".into()));
+        }
+        if let Some(k) = self.rto_min_srtt_factor {
+            if !(k.is_finite() && k > 0.0) {
+                return Err((
+                    "rto_min_srtt_factor",
+                    format!("expected a positive factor, got {k}"),
+                ));
+            }
+        }
+        if let Some(b) = self.send_buffer {
+            if b < self.mss as u64 {
+                return Err((
+                    "send_buffer",
+                    format!("expected at least one MSS ({} bytes), got {b}", self.mss),
+                ));
+            }
+        }
+        if self.max_timeouts == Some(0) {
+            return Err(("max_timeouts", "expected at least 1".into()));
         }
         if self.reconnection_acks > 16 {
             return Err((
@@ -369,6 +434,60 @@ mod tests {
         ] {
             assert_eq!(with(b).validate().unwrap_err().0, key);
         }
+    }
+
+    // Study 1 keys: defaults leave other studies as they were; values parse; bad ones are
+    // refused naming the key.
+    #[test]
+    fn atm_keys_default_off_parse_and_validate() {
+        let d = TcpConfig::default();
+        assert_eq!(d.rtt_estimator, RttEstimatorKind::Rfc6298);
+        assert_eq!(
+            (d.fast_retransmit, d.send_buffer, d.ack_window_update),
+            (true, None, false)
+        );
+        assert_eq!((d.max_timeouts, d.rto_min_srtt_factor), (None, None));
+        assert_eq!(toml::to_string(&d).unwrap().contains("tick"), false);
+        let c: TcpConfig = toml::from_str(
+            "rtt_estimator = \"bsd\"\ntick = \"1ms\"\nfast_retransmit = false\nsend_buffer = 64000\nack_window_update = true\nmax_timeouts = 12",
+        )
+        .unwrap();
+        assert_eq!(c.rtt_estimator, RttEstimatorKind::Bsd);
+        assert_eq!((c.send_buffer, c.max_timeouts), (Some(64_000), Some(12)));
+        assert_eq!(c.validate(), Ok(()));
+        for (bad, key) in [
+            (
+                TcpConfig {
+                    tick: Dur::ZERO,
+                    ..d.clone()
+                },
+                "tick",
+            ),
+            (
+                TcpConfig {
+                    send_buffer: Some(10),
+                    ..d.clone()
+                },
+                "send_buffer",
+            ),
+            (
+                TcpConfig {
+                    max_timeouts: Some(0),
+                    ..d.clone()
+                },
+                "max_timeouts",
+            ),
+            (
+                TcpConfig {
+                    rto_min_srtt_factor: Some(-1.0),
+                    ..d.clone()
+                },
+                "rto_min_srtt_factor",
+            ),
+        ] {
+            assert_eq!(bad.validate().unwrap_err().0, key);
+        }
+        assert!(toml::from_str::<TcpConfig>("rtt_estimator = \"ns3\"").is_err());
     }
 
     // The new keys' defaults leave every existing configuration as it was.

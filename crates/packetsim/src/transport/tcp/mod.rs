@@ -25,6 +25,10 @@
 //! `cfg.reconnection_acks` (receiver, on `Notice::LinkUp`), `cfg.recover_guard` and
 //! `cfg.dupack_same_window` (sender's duplicate-ACK rules).
 //!
+//! Study 1 (spec 1 §2.5-2.6) options, all off by default: `cfg.rtt_estimator = bsd` with
+//! `cfg.tick`, `cfg.rto_min_srtt_factor` (adaptive floor), `cfg.fast_retransmit = false`,
+//! `cfg.send_buffer`, `cfg.max_timeouts` (sender), `cfg.ack_window_update` (receiver).
+//!
 //! Invariants (debug-asserted): snd_una <= snd_nxt <= snd_max, sequence spaces move forward
 //! only, cwnd >= 1 MSS; range sets are sorted, disjoint and their totals are exact.
 //! Data is one-directional (sender → receiver); there is no FIN: a file is done when all of
@@ -44,7 +48,7 @@ mod config;
 mod ranges;
 mod receiver;
 pub mod recovery;
-mod rtt;
+pub mod rtt;
 mod scoreboard;
 mod sender;
 mod variant;
@@ -55,6 +59,8 @@ mod testkit;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_atm;
+#[cfg(test)]
 mod tests_wireless;
 
 pub use crate::app::AppData;
@@ -62,5 +68,6 @@ pub use config::{
     BsBufferConfig, BsBufferMode, FullAckCwnd, PartialAckTimer, RecoverGuard, TcpConfig,
 };
 pub use receiver::{ReceiverStats, TcpReceiver};
+pub use rtt::RttEstimatorKind;
 pub use sender::{CcMetrics, SenderState, SenderStats, TcpSender};
 pub use variant::Variant;

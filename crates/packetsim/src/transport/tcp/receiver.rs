@@ -3,6 +3,9 @@
 //! acknowledges:
 //! - every segment by default; with `cfg.delayed_ack`, every second in-order segment or when
 //!   the delay expires (RFC 5681 §4.2; RFC 1122 §4.2.3.2);
+//! - with `cfg.ack_window_update` and delayed ACK, also at once when the in-order bytes just
+//!   delivered (the application reads at once, so the window reopens by as much) reach
+//!   min(MSS, rcv_window/2) (RFC 1122 §4.2.3.3 window update; spec 1 §2.6);
 //! - at once for an out-of-order or duplicate segment, and for one that fills a hole
 //!   (RFC 5681 §4.2);
 //! - with SACK blocks when negotiated (RFC 2018 §4: the first block holds the segment that
@@ -88,6 +91,9 @@ pub struct TcpReceiver<W: WindowPolicy = AnyWindow> {
     sack_hist_len: u8,
     window: W,
     delayed_ack: Option<Dur>,
+    /// With delayed ACK, ACK at once when delivery reopens the window by this many bytes
+    /// (`cfg.ack_window_update`: min(MSS, rcv_window/2); u32::MAX: off).
+    window_update: u32,
     /// In-order segments received and not yet acknowledged (delayed ACK).
     unacked_segments: u32,
     /// Delayed-ACK deadline.
@@ -129,6 +135,11 @@ impl<W: WindowPolicy> TcpReceiver<W> {
             sack_hist_len: 0,
             window,
             delayed_ack: cfg.delayed_ack,
+            window_update: if cfg.ack_window_update {
+                (cfg.mss as u64).min(cfg.rcv_window / 2) as u32
+            } else {
+                u32::MAX
+            },
             unacked_segments: 0,
             ack_at: None,
             ecn: if cfg.ecn {
@@ -248,7 +259,9 @@ impl<W: WindowPolicy> TcpReceiver<W> {
                 // RFC 3168 §6.1.3: and when it was marked CE.
                 Some(d) if !had_hole && !ce => {
                     self.unacked_segments += 1;
-                    if self.unacked_segments >= 2 {
+                    // RFC 1122 §4.2.3.3 (spec 1 §2.6): the application reads at once, so the
+                    // window reopens by `n`; a large enough update is sent at once.
+                    if self.unacked_segments >= 2 || n >= self.window_update as u64 {
                         self.send_ack(now, None, out);
                     } else if self.ack_at.is_none() {
                         self.ack_at = Some(now + d);

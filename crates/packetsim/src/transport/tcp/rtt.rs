@@ -1,67 +1,108 @@
-//! Retransmission timeout estimation, RFC 6298: SRTT and RTTVAR with alpha = 1/8 and
-//! beta = 1/4 (§2.3), RTO = SRTT + max(G, 4·RTTVAR) clamped to [rto_min, rto_max] (§2.4, §2.5),
-//! the initial RTO before the first sample (§2.1), and exponential backoff on expiry (§5.5),
-//! kept until the next valid sample (Karn & Partridge; RFC 6298 §5.7 note). Which segments
-//! give samples (Karn's rule, timestamps) is the sender's business.
+//! Retransmission timeout estimation: the built-in estimators behind one enum (STYLE.md habit
+//! 2), chosen by the `[tcp]` key `rtt_estimator`:
+//! - `rfc6298` (default): RFC 6298 in nanoseconds (`rtt/rfc6298.rs`);
+//! - `bsd`: Jacobson's fixed-point estimator in clock ticks as in 4.3BSD and YATS (study 1,
+//!   `rtt/bsd.rs`).
+//!
+//! Each keeps its own backoff. Which segments give samples (Karn's rule, timestamps) is the
+//! sender's business. An adaptive floor (`rto_min_srtt_factor = k`, study 1 extension X3)
+//! applies to every estimator: RTO >= k·SRTT once sampled, still capped at rto_max.
+//! A further estimator is a file here, a variant of [`RttEstimatorKind`] and of
+//! [`RttEstimator`].
+
+mod bsd;
+mod rfc6298;
+
+pub use bsd::Bsd;
+pub use rfc6298::Rfc6298;
 
 use super::TcpConfig;
-use crate::transport::rtt::RttSmoother;
 use packetsim_kernel::Dur;
+use serde::{Deserialize, Serialize};
 
-/// Largest backoff shift; 2^16 times any sane RTO exceeds every `rto_max`.
-const MAX_BACKOFF_SHIFT: u32 = 16;
+/// Which estimator a connection uses (the `[tcp]` key `rtt_estimator`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RttEstimatorKind {
+    /// RFC 6298 (the behaviour before this key existed).
+    #[default]
+    Rfc6298,
+    /// BSD fixed point in ticks of `tick`.
+    Bsd,
+}
 
-/// RFC 6298 estimator state.
+impl RttEstimatorKind {
+    /// Whether this is the default (for `skip_serializing_if`).
+    pub fn is_default(&self) -> bool {
+        *self == RttEstimatorKind::default()
+    }
+}
+
+/// A connection's estimator (enum dispatch).
 #[derive(Clone, Debug)]
 pub struct RttEstimator {
-    /// SRTT and RTTVAR.
-    smooth: RttSmoother,
-    /// RTO before backoff.
-    base_rto: Dur,
-    /// Number of doublings applied since the last valid sample.
-    backoff: u32,
-    rto_min: Dur,
+    inner: AnyEstimator,
+    /// k in RTO >= k·SRTT (None: no adaptive floor).
+    srtt_floor: Option<f64>,
     rto_max: Dur,
-    granularity: Dur,
+}
+
+#[derive(Clone, Debug)]
+enum AnyEstimator {
+    Rfc6298(Rfc6298),
+    Bsd(Bsd),
 }
 
 impl RttEstimator {
-    /// A fresh estimator: RTO = `cfg.rto_initial` (RFC 6298 §2.1).
+    /// A fresh estimator of the configured kind.
     pub fn new(cfg: &TcpConfig) -> RttEstimator {
+        let inner = match cfg.rtt_estimator {
+            RttEstimatorKind::Rfc6298 => AnyEstimator::Rfc6298(Rfc6298::new(cfg)),
+            RttEstimatorKind::Bsd => AnyEstimator::Bsd(Bsd::new(cfg)),
+        };
         RttEstimator {
-            smooth: RttSmoother::default(),
-            base_rto: cfg.rto_initial.min(cfg.rto_max),
-            backoff: 0,
-            rto_min: cfg.rto_min,
+            inner,
+            srtt_floor: cfg.rto_min_srtt_factor,
             rto_max: cfg.rto_max,
-            granularity: cfg.granularity,
         }
     }
 
-    /// A valid RTT measurement `r`: RFC 6298 §2.2 (first) or §2.3 (later); clears the backoff.
+    /// A valid RTT measurement; clears the backoff.
+    #[inline]
     pub fn on_sample(&mut self, r: Dur) {
-        // RFC 6298 §2.2 (first) and §2.3 (later samples).
-        self.smooth.sample(r);
-        let rto = self.smooth.rto(self.granularity);
-        self.base_rto = rto.max(self.rto_min).min(self.rto_max);
-        self.backoff = 0;
-    }
-
-    /// The retransmission timer expired: double the RTO (RFC 6298 §5.5), capped at rto_max.
-    pub fn on_timeout(&mut self) {
-        if self.rto() < self.rto_max {
-            self.backoff = (self.backoff + 1).min(MAX_BACKOFF_SHIFT);
+        match &mut self.inner {
+            AnyEstimator::Rfc6298(e) => e.on_sample(r),
+            AnyEstimator::Bsd(e) => e.on_sample(r),
         }
     }
 
-    /// The current RTO, including backoff.
+    /// The retransmission timer expired: back off.
+    pub fn on_timeout(&mut self) {
+        match &mut self.inner {
+            AnyEstimator::Rfc6298(e) => e.on_timeout(),
+            AnyEstimator::Bsd(e) => e.on_timeout(),
+        }
+    }
+
+    /// The current RTO, including backoff and the adaptive floor.
+    #[inline]
     pub fn rto(&self) -> Dur {
-        Dur(self.base_rto.0.saturating_mul(1u64 << self.backoff)).min(self.rto_max)
+        let rto = match &self.inner {
+            AnyEstimator::Rfc6298(e) => e.rto(),
+            AnyEstimator::Bsd(e) => e.rto(),
+        };
+        match (self.srtt_floor, self.srtt()) {
+            (Some(k), Some(s)) => rto.max(Dur((s.0 as f64 * k) as u64)).min(self.rto_max),
+            _ => rto,
+        }
     }
 
     /// Smoothed RTT, if a sample has been taken.
     pub fn srtt(&self) -> Option<Dur> {
-        self.smooth.srtt()
+        match &self.inner {
+            AnyEstimator::Rfc6298(e) => e.srtt(),
+            AnyEstimator::Bsd(e) => e.srtt(),
+        }
     }
 }
 
@@ -69,59 +110,27 @@ impl RttEstimator {
 mod tests {
     use super::*;
 
-    fn cfg() -> TcpConfig {
-        TcpConfig {
-            rto_initial: Dur::from_secs(3),
-            rto_min: Dur::from_millis(200),
-            rto_max: Dur::from_secs(20),
-            granularity: Dur::from_millis(10),
+    // Study 1 X3: RTO >= k·SRTT; without a sample, or with k absent, the estimator's own RTO.
+    #[test]
+    fn adaptive_floor_k_times_srtt() {
+        let cfg = TcpConfig {
+            rtt_estimator: RttEstimatorKind::Bsd,
+            rto_min: Dur::from_millis(10),
+            rto_min_srtt_factor: Some(4.0),
             ..TcpConfig::default()
+        };
+        let mut e = RttEstimator::new(&cfg);
+        assert_eq!(e.rto(), Dur::from_secs(1), "initial");
+        for _ in 0..50 {
+            e.on_sample(Dur::from_millis(40));
         }
-    }
-
-    // RFC 6298 §2.1: before any sample, RTO = the initial RTO.
-    #[test]
-    fn fresh_before_sample_uses_initial_rto() {
-        let e = RttEstimator::new(&cfg());
-        assert_eq!(e.rto(), Dur::from_secs(3));
-        assert_eq!(e.srtt(), None);
-    }
-
-    // RFC 6298 §2.2: first sample SRTT = R, RTTVAR = R/2, RTO = R + max(G, 2R).
-    #[test]
-    fn fresh_first_sample_sets_srtt_and_rttvar() {
-        let mut e = RttEstimator::new(&cfg());
-        e.on_sample(Dur::from_millis(100));
-        assert_eq!(e.srtt(), Some(Dur::from_millis(100)));
-        assert_eq!(e.rto(), Dur::from_millis(300));
-        // RFC 6298 §2.3: second sample 100 ms: RTTVAR = 3/4*50 = 37.5, SRTT = 100.
-        e.on_sample(Dur::from_millis(100));
-        assert_eq!(e.rto(), Dur::from_millis(250));
-    }
-
-    // RFC 6298 §2.4: the minimum is honoured when samples are tiny.
-    #[test]
-    fn sampled_tiny_rtt_rto_min_honoured() {
-        let mut e = RttEstimator::new(&cfg());
-        for _ in 0..20 {
-            e.on_sample(Dur::from_micros(10));
-        }
-        assert_eq!(e.rto(), Dur::from_millis(200));
-    }
-
-    // RFC 6298 §5.5: the RTO doubles on each expiry and is capped at rto_max (§2.5).
-    #[test]
-    fn backed_off_repeated_expiry_doubles_then_caps() {
-        let mut e = RttEstimator::new(&cfg());
-        let mut seen = vec![e.rto()];
-        for _ in 0..5 {
-            e.on_timeout();
-            seen.push(e.rto());
-        }
-        let s = Dur::from_secs;
-        assert_eq!(seen, vec![s(3), s(6), s(12), s(20), s(20), s(20)]);
-        // A new valid sample clears the backoff.
-        e.on_sample(Dur::from_millis(100));
-        assert_eq!(e.rto(), Dur::from_millis(300));
+        // SRTT -> 40 ms, SD -> 0: the estimator says 40 ms, the floor 160 ms.
+        assert_eq!(e.srtt(), Some(Dur::from_millis(40)));
+        assert_eq!(e.rto(), Dur::from_millis(160));
+        let plain = RttEstimator::new(&TcpConfig {
+            rto_min_srtt_factor: None,
+            ..cfg
+        });
+        assert_eq!(plain.rto(), Dur::from_secs(1));
     }
 }

@@ -70,6 +70,10 @@ pub struct SenderStats {
     pub fast_retransmits: u64,
     /// Window reductions in response to ECN echoes (RFC 3168 §6.1.2).
     pub ecn_reductions: u64,
+    /// Duplicate ACKs received (counted whether or not fast retransmit is on).
+    pub dupacks: u64,
+    /// The connection was aborted after `cfg.max_timeouts` consecutive timeouts.
+    pub aborted: bool,
 }
 
 /// A snapshot of the congestion state.
@@ -170,12 +174,26 @@ pub struct TcpSender {
     ts_recent: Time,
     sb: Scoreboard,
     ecn: SenderEcn,
+    /// Fast retransmit on duplicate ACKs (`cfg.fast_retransmit`).
+    fast_retransmit: bool,
+    /// Unacknowledged data never exceeds this (`cfg.send_buffer`; u32::MAX: unlimited).
+    send_buffer: u32,
+    /// Abort after this many consecutive timeouts (`cfg.max_timeouts`; u32::MAX: never).
+    max_timeouts: u32,
+    /// Timeouts since the last ACK of new data.
+    consecutive_timeouts: u32,
     stats: SenderStats,
 }
 
 impl TcpSender {
     /// A sender from `local` to `remote`.
     pub fn new(cfg: &TcpConfig, local: Addr, remote: Addr, app: AppData) -> TcpSender {
+        TcpSender::with_app(cfg, local, remote, app.into())
+    }
+
+    /// A sender from `local` to `remote` whose application is `app` (any byte source, e.g.
+    /// a frame source).
+    pub fn with_app(cfg: &TcpConfig, local: Addr, remote: Addr, app: AppSource) -> TcpSender {
         debug_assert!(
             cfg.validate().is_ok(),
             "invalid TcpConfig: {:?}",
@@ -192,7 +210,7 @@ impl TcpSender {
         TcpSender {
             local,
             remote,
-            app: app.into(),
+            app,
             variant: cfg.variant,
             mss,
             dupthresh: cfg.dupack_threshold,
@@ -233,6 +251,12 @@ impl TcpSender {
             } else {
                 SenderEcn::Off
             },
+            fast_retransmit: cfg.fast_retransmit,
+            send_buffer: cfg
+                .send_buffer
+                .map_or(u32::MAX, |b| b.min(u32::MAX as u64) as u32),
+            max_timeouts: cfg.max_timeouts.unwrap_or(u32::MAX),
+            consecutive_timeouts: 0,
             stats: SenderStats::default(),
         }
     }
@@ -241,6 +265,7 @@ impl TcpSender {
     pub fn open(&mut self, now: Time, out: &mut Outbox) {
         debug_assert_eq!(self.state, SenderState::Closed, "open called twice");
         self.state = SenderState::SynSent;
+        self.app.start(now);
         self.send_syn(now, out);
         self.timed = Some((self.iss, now));
     }
@@ -381,7 +406,7 @@ impl TcpSender {
     }
 
     fn transmit(&mut self, now: Time, out: &mut Outbox) {
-        if self.state != SenderState::Established {
+        if self.state != SenderState::Established || self.stats.aborted {
             return;
         }
         if self.sack_ok && matches!(self.st.phase, Phase::Recovery { .. }) {
@@ -394,7 +419,8 @@ impl TcpSender {
 
     /// Window-based sending: while the segment at snd_nxt fits in snd_una + min(cwnd, rwnd).
     fn transmit_window(&mut self, now: Time, out: &mut Outbox) {
-        let wnd = self.st.cwnd.min(self.peer_wnd);
+        // spec 1 §2.5: unacknowledged data never exceeds the send buffer.
+        let wnd = self.st.cwnd.min(self.peer_wnd).min(self.send_buffer);
         loop {
             let mut s = self.snd_nxt;
             if self.sack_ok && s < self.snd_max {
@@ -409,6 +435,11 @@ impl TcpSender {
                 len = len.min(self.snd_max - s);
             }
             if len == 0 || (s + len) - self.snd_una > wnd {
+                break;
+            }
+            // RFC 1122 §4.2.3.4 (sender SWS avoidance): no short new segment while the
+            // application will offer more (a frame source, spec 1 §2.5).
+            if len < self.mss && s >= self.snd_max && self.app.more_expected() {
                 break;
             }
             self.send_segment(now, s, len, out);
@@ -538,6 +569,8 @@ impl TcpSender {
             // `cfg.dupack_same_window` is off).
             self.on_dupack(now, out);
         }
+        // A frame source with back-pressure sees its buffer drain (spec 1 §2.4).
+        self.app.advance(now, self.stats.bytes_acked);
         self.transmit(now, out);
     }
 
@@ -592,6 +625,7 @@ impl TcpSender {
         self.stats.bytes_acked += acked as u64;
         self.sb.advance(ack);
         self.dupacks = 0;
+        self.consecutive_timeouts = 0;
         self.st.bytes_in_flight = self.snd_max - self.snd_una;
         let mut restart_timer = true;
         match self.st.phase {
@@ -639,6 +673,11 @@ impl TcpSender {
 
     fn on_dupack(&mut self, now: Time, out: &mut Outbox) {
         self.dupacks += 1;
+        self.stats.dupacks += 1;
+        if !self.fast_retransmit {
+            // spec 1 §2.5: fast retransmit off, only the timer recovers.
+            return;
+        }
         match (self.st.phase, self.recover_guard) {
             (Phase::Open | Phase::Disorder, _) => {
                 self.st.phase = Phase::Disorder;
@@ -706,6 +745,12 @@ impl TcpSender {
                     return;
                 }
                 self.stats.timeouts += 1;
+                self.consecutive_timeouts += 1;
+                if self.consecutive_timeouts >= self.max_timeouts {
+                    // spec 1 §2.5: abort after `max_timeouts` timeouts without progress.
+                    self.stats.aborted = true;
+                    return;
+                }
                 self.st.bytes_in_flight = self.snd_max - self.snd_una;
                 let old_ssthresh = self.st.ssthresh;
                 // RFC 5681 §3.1 eq. 4 and the loss window (cwnd = 1 SMSS).
@@ -769,10 +814,18 @@ impl Endpoint for TcpSender {
                 self.on_rto(now, out);
             }
         }
+        if self.app.next_wakeup().is_some_and(|t| t <= now) {
+            // New application data (a frame source's next block, spec 1 §2.4).
+            self.app.advance(now, self.stats.bytes_acked);
+            self.transmit(now, out);
+        }
     }
 
     fn next_timeout(&self) -> Option<Time> {
-        self.rto_at
+        match (self.rto_at, self.app.next_wakeup()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 }
 
@@ -782,6 +835,11 @@ impl TcpSender {
     /// finite transfer keeps its own end if that comes first.
     pub fn stop_app(&mut self, now: Time) {
         self.app.stop(now);
+    }
+
+    /// The application (its counters, e.g. a frame source's pauses).
+    pub fn app(&self) -> &AppSource {
+        &self.app
     }
 
     /// The variant this sender runs.

@@ -1132,10 +1132,13 @@ mod ecn {
 // The receiver limit was 192 B; study 2's base-station-buffer window (spec 2 §2.3) lives inline
 // in `AnyWindow` (enum dispatch, no per-flow allocation): bounds, filter weight and rate-mode
 // interval state, 56 B instead of the fixed window's 4, and the reconnection-ACK count (§2.4).
+// Study 1 (spec 1 §2.5-2.6) added 64 B to the sender (the estimator enum with the BSD state
+// and the adaptive floor, the send-buffer/timeout-abort/fast-retransmit options, the dupack
+// and abort counters) and 8 B to the receiver (the window-update threshold).
 #[test]
 fn endpoint_state_sizes_are_compact() {
     let snd = std::mem::size_of::<super::TcpSender>();
     let rcv = std::mem::size_of::<TcpReceiver>();
     eprintln!("TcpSender {snd} B, TcpReceiver {rcv} B");
-    assert!(snd <= 352 && rcv <= 232, "sender {snd} B, receiver {rcv} B");
+    assert!(snd <= 416 && rcv <= 240, "sender {snd} B, receiver {rcv} B");
 }
