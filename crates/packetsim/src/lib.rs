@@ -16,6 +16,8 @@
 //! wireless           radio links: rate cycles, a two-state rate process (node element)
 //! world              the assembled simulation: dispatch, agent and element adapters, flows,
 //!                    sampling
+//! mobility           micro-mobility (spec 5): Cellular IP, HAWAII, the handoff model, as node
+//!                    elements, and the access-domain tree built as a world
 //! scenario           TOML schema, validation with file/line/key errors, builder
 //! experiment         sweeps, replications, seeds, confidence intervals, results store
 //! report             summaries, CSV/JSON writers
@@ -31,6 +33,7 @@ pub mod app;
 pub mod bench;
 pub mod experiment;
 pub mod ids;
+pub mod mobility;
 pub mod net;
 pub mod packet;
 pub mod queue;
