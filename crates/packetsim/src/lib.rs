@@ -18,6 +18,8 @@
 //!                    drives transport endpoints directly)
 //! world              the assembled simulation: dispatch, agent and element adapters, flows,
 //!                    sampling
+//! mobility           micro-mobility (spec 5): Cellular IP, HAWAII, the handoff model, as node
+//!                    elements, and the access-domain tree built as a world
 //! scenario           TOML schema, validation with file/line/key errors, builder
 //! experiment         sweeps, replications, seeds, confidence intervals, results store
 //! report             summaries, CSV/JSON writers
@@ -34,6 +36,7 @@ pub mod atm;
 pub mod bench;
 pub mod experiment;
 pub mod ids;
+pub mod mobility;
 pub mod net;
 pub mod packet;
 pub mod queue;

@@ -1,0 +1,383 @@
+//! The canonical access domain of spec 5 §3 as a [`World`], and the run's mobility metrics
+//! gathered from its elements (spec 5 §2.7).
+//!
+//! ```text
+//! CN ---(wired, cn_delay)--- GW
+//!                           /  \
+//!                         R1    R2          every intra-domain link: wired rate, domain_delay
+//!                        /  \  /  \
+//!                      BS1 BS2 BS3 BS4      one radio link per (base station, mobile)
+//! ```
+//!
+//! Every mobile has a radio link to every base station (rate `radio_rate`, delay
+//! `radio_delay`); which one carries traffic is the mobile's schedule. Radio links cost 1000
+//! in least-cost routing so that no wired route crosses a mobile. The domain's nodes forget
+//! their static routes to the mobiles: only the protocol's soft state leads to them. The path
+//! from the first base station to the gateway exists at time 0 (spec 5 §2.4: power-up is out
+//! of scope), live for one route timeout (Cellular IP) or one entry timeout (HAWAII).
+
+use super::host::MobileHost;
+use super::node::{DomainNode, Radio};
+use super::schedule::HandoffSchedule;
+use super::{kind, MobilityConfig, Protocol};
+use crate::ids::{Addr, EgressId, ElementId, NodeId};
+use crate::net::{DirectionParams, ErrorModel, Net};
+use crate::queue::{AnyAdmission, DropTail, QueueDisc, QueueLimit};
+use crate::world::World;
+use packetsim_kernel::{Dur, Rate, Rng, Time};
+use std::collections::HashSet;
+use std::sync::Arc;
+
+/// The wired and radio parameters of the tree (spec 5 §3).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TreeParams {
+    /// Every wired link's rate (10 Mb/s).
+    pub wired_rate: Rate,
+    /// Every intra-domain link's delay (2 ms).
+    pub domain_delay: Dur,
+    /// The CN–GW link's delay `D` (2 ms; MM-X2 sweeps it).
+    pub cn_delay: Dur,
+    /// Wired queues, packets (DropTail 50).
+    pub wired_queue: u32,
+    /// Radio rate `R_w` (2 Mb/s).
+    pub radio_rate: Rate,
+    /// Radio delay `d_w` (1 ms).
+    pub radio_delay: Dur,
+    /// Run length (30 s).
+    pub duration: Dur,
+}
+
+impl Default for TreeParams {
+    fn default() -> TreeParams {
+        TreeParams {
+            wired_rate: Rate::mbps(10),
+            domain_delay: Dur::from_millis(2),
+            cn_delay: Dur::from_millis(2),
+            wired_queue: 50,
+            radio_rate: Rate::mbps(2),
+            radio_delay: Dur::from_millis(1),
+            duration: Dur::from_secs(30),
+        }
+    }
+}
+
+/// Where things are in a built domain.
+#[derive(Clone, Debug)]
+pub struct Domain {
+    /// The correspondent node.
+    pub cn: NodeId,
+    /// The gateway (domain root).
+    pub gw: NodeId,
+    /// R1, R2.
+    pub routers: [NodeId; 2],
+    /// BS1..BS4.
+    pub bss: Vec<NodeId>,
+    /// The mobiles.
+    pub mhs: Vec<NodeId>,
+    /// Elements at GW, R1, R2, BS1..BS4 (in that order).
+    pub nodes: Vec<ElementId>,
+    /// Elements at the mobiles.
+    pub hosts: Vec<ElementId>,
+    /// Per mobile, per base station: the radio link's (BS → MH, MH → BS) egresses.
+    pub radios: Vec<Vec<(EgressId, EgressId)>>,
+}
+
+/// The mobility metrics of a run (spec 5 §2.7), over all mobiles.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MobilityReport {
+    /// Data packets the network discarded (held too long, no state, unheard) of which no copy
+    /// reached the mobile, by the number of handoffs done when discarded (index 0: before the
+    /// first handoff).
+    pub handoff_loss: Vec<u64>,
+    /// Discarded data packets of which a copy did reach the mobile (bicast waste).
+    pub wasted_copies: u64,
+    /// Duplicate data packets at the mobiles.
+    pub duplicates: u64,
+    /// Out-of-order data arrivals at the mobiles.
+    pub out_of_order: u64,
+    /// TCP packets lost on radio links (both directions).
+    pub radio_lost: u64,
+    /// Downlink packets dropped at full radio queues.
+    pub radio_overflow: u64,
+    /// Held packets an old base station sent on (HAWAII MSF).
+    pub forwarded: u64,
+    /// Control messages sent, by kind (the family is the protocol's).
+    pub control_sent: [u64; kind::COUNT],
+}
+
+impl MobilityReport {
+    /// Handoff losses in all.
+    pub fn handoff_losses(&self) -> u64 {
+        self.handoff_loss.iter().sum()
+    }
+
+    /// Control messages in all.
+    pub fn control_messages(&self) -> u64 {
+        self.control_sent.iter().sum()
+    }
+}
+
+fn direction(rate: Rate, delay: Dur, limit: u32) -> DirectionParams {
+    DirectionParams {
+        rate,
+        delay,
+        queue: QueueDisc::Fifo(AnyAdmission::DropTail(DropTail::new(QueueLimit::Packets(
+            limit,
+        )))),
+        errors: ErrorModel::default(),
+    }
+}
+
+/// Builds the tree with one mobile per schedule (their gap and linger are set from `cfg`),
+/// every element placed and the time-0 path installed; flows are the caller's to add.
+pub fn build_tree(
+    p: &TreeParams,
+    cfg: &MobilityConfig,
+    schedules: &[HandoffSchedule],
+    seed: u64,
+) -> (World, Domain) {
+    let mut net = Net::default();
+    let cn = net.add_node("CN");
+    let gw = net.add_node("GW");
+    let routers = [net.add_node("R1"), net.add_node("R2")];
+    let bss: Vec<NodeId> = (1..=4).map(|i| net.add_node(&format!("BS{i}"))).collect();
+    let mhs: Vec<NodeId> = (1..=schedules.len())
+        .map(|j| net.add_node(&format!("MH{j}")))
+        .collect();
+    let wired = |delay| direction(p.wired_rate, delay, p.wired_queue);
+    net.add_link("cn_gw", cn, gw, wired(p.cn_delay), wired(p.cn_delay), seed);
+    for (i, &r) in routers.iter().enumerate() {
+        let d = p.domain_delay;
+        net.add_link(&format!("gw_r{}", i + 1), gw, r, wired(d), wired(d), seed);
+    }
+    for (i, &b) in bss.iter().enumerate() {
+        let d = p.domain_delay;
+        let r = routers[i / 2];
+        net.add_link(
+            &format!("r{}_bs{}", i / 2 + 1, i + 1),
+            r,
+            b,
+            wired(d),
+            wired(d),
+            seed,
+        );
+    }
+    let mut radios = Vec::new();
+    for (j, &m) in mhs.iter().enumerate() {
+        let mut per = Vec::new();
+        for (i, &b) in bss.iter().enumerate() {
+            // The base station paces its own queue onto the link (see `node`): the link's
+            // downlink queue never fills.
+            let down = direction(p.radio_rate, p.radio_delay, 10_000);
+            let up = direction(p.radio_rate, p.radio_delay, cfg.radio_queue as u32);
+            let l = net.add_link(
+                &format!("radio_mh{}_bs{}", j + 1, i + 1),
+                b,
+                m,
+                down,
+                up,
+                seed,
+            );
+            net.set_cost(l, 1000);
+            per.push((net.links[l.idx()].ab, net.links[l.idx()].ba));
+        }
+        radios.push(per);
+    }
+    net.compute_routes();
+    let mh_addrs: Vec<Addr> = mhs.iter().map(|&m| net.addr_of(m)).collect();
+    let domain_nodes: Vec<NodeId> = [gw, routers[0], routers[1]]
+        .into_iter()
+        .chain(bss.iter().copied())
+        .collect();
+    for &n in &domain_nodes {
+        for &a in &mh_addrs {
+            net.clear_static_route(n, a);
+        }
+    }
+    let back: Arc<Vec<EgressId>> = Arc::new(
+        (0..net.egresses.len())
+            .map(|e| {
+                let l = &net.links[net.egresses[e].link.idx()];
+                if l.ab.idx() == e {
+                    l.ba
+                } else {
+                    l.ab
+                }
+            })
+            .collect(),
+    );
+    let bs_addrs: Arc<Vec<Addr>> = Arc::new(bss.iter().map(|&b| net.addr_of(b)).collect());
+    let gw_addr = net.addr_of(gw);
+    let schedules: Vec<Arc<HandoffSchedule>> = schedules
+        .iter()
+        .map(|s| {
+            let mut s = s.clone();
+            s.gap = cfg.gap;
+            s.linger = cfg.linger();
+            Arc::new(s)
+        })
+        .collect();
+    let mut elements: Vec<DomainNode> = domain_nodes
+        .iter()
+        .map(|&n| {
+            let bs = bss.iter().position(|&b| b == n);
+            let toward = bs_addrs
+                .iter()
+                .map(|a| net.nodes[n.idx()].routes[a.idx()])
+                .collect();
+            let rng = Rng::for_component(seed, &format!("mobility.{}", net.nodes[n.idx()].name));
+            let mut el = DomainNode::new(
+                net.addr_of(n),
+                *cfg,
+                bs,
+                gw_addr,
+                back.clone(),
+                bs_addrs.clone(),
+                toward,
+                rng,
+            );
+            for (j, s) in schedules.iter().enumerate() {
+                let radio = bs.map(|i| Radio::new(radios[j][i].0, radios[j][i].1, p.radio_rate));
+                el.add_mobile(mh_addrs[j], s.clone(), radio);
+            }
+            el
+        })
+        .collect();
+    // The time-0 path: first base station up to the gateway.
+    let until = Time::ZERO
+        + match cfg.protocol {
+            Protocol::Cip(_) => cfg.route_timeout,
+            Protocol::Hawaii(_) => cfg.entry_timeout(),
+        };
+    for (j, s) in schedules.iter().enumerate() {
+        let mut at = bss[s.first];
+        let mut via = radios[j][s.first].0;
+        loop {
+            let k = domain_nodes
+                .iter()
+                .position(|&n| n == at)
+                .expect("a domain node");
+            elements[k].preinstall(j, via, until);
+            if at == gw {
+                break;
+            }
+            let up = net.nodes[at.idx()].routes[gw_addr.idx()].expect("a route to the gateway");
+            at = net.egresses[up.idx()].to;
+            via = back[up.idx()];
+        }
+    }
+    let peers: Vec<Addr> = (0..net.addr_owner.len() as u32)
+        .map(Addr)
+        .filter(|a| !mh_addrs.contains(a))
+        .collect();
+    let hosts: Vec<MobileHost> = schedules
+        .iter()
+        .enumerate()
+        .map(|(j, s)| {
+            let rng = Rng::for_component(seed, &format!("mobility.MH{}", j + 1));
+            MobileHost::new(
+                j,
+                mhs[j],
+                mh_addrs[j],
+                *cfg,
+                s.clone(),
+                gw_addr,
+                bs_addrs.clone(),
+                radios[j].iter().map(|&(down, up)| (up, down)).collect(),
+                peers.clone(),
+                rng,
+            )
+        })
+        .collect();
+    for (j, h) in hosts.iter().enumerate() {
+        for r in h.uplink_routes(schedules[j].first) {
+            net.install_route(mhs[j], r);
+        }
+    }
+    let mut world = World::new(net, Time::ZERO + p.duration);
+    let nodes = domain_nodes
+        .iter()
+        .zip(elements)
+        .map(|(&n, el)| world.add_element(n, Box::new(el), true))
+        .collect();
+    let hosts = mhs
+        .iter()
+        .zip(hosts)
+        .map(|(&n, h)| world.add_element(n, Box::new(h), true))
+        .collect();
+    let domain = Domain {
+        cn,
+        gw,
+        routers,
+        bss,
+        mhs,
+        nodes,
+        hosts,
+        radios,
+    };
+    (world, domain)
+}
+
+impl Domain {
+    /// The element at domain node `k` (0 GW, 1 R1, 2 R2, 3.. BS1..).
+    pub fn node<'w>(&self, world: &'w World, k: usize) -> &'w DomainNode {
+        world.elements[self.nodes[k].idx()]
+            .element
+            .as_any()
+            .downcast_ref()
+            .expect("a domain node")
+    }
+
+    /// The element at mobile `j`.
+    pub fn host<'w>(&self, world: &'w World, j: usize) -> &'w MobileHost {
+        world.elements[self.hosts[j].idx()]
+            .element
+            .as_any()
+            .downcast_ref()
+            .expect("a mobile host")
+    }
+
+    /// The run's mobility metrics so far.
+    pub fn report(&self, world: &World) -> MobilityReport {
+        let mut r = MobilityReport::default();
+        let received: Vec<&HashSet<u64>> = (0..self.hosts.len())
+            .map(|j| &self.host(world, j).stats.received)
+            .collect();
+        let mut discards = Vec::new();
+        for k in 0..self.nodes.len() {
+            let s = &self.node(world, k).stats;
+            discards.extend_from_slice(&s.discards);
+            r.radio_lost += s.uplink_radio_lost;
+            r.radio_overflow += s.radio_overflow;
+            r.forwarded += s.forwarded;
+            for (c, n) in r.control_sent.iter_mut().zip(s.control_sent) {
+                *c += n;
+            }
+        }
+        for j in 0..self.hosts.len() {
+            let s = &self.host(world, j).stats;
+            discards.extend_from_slice(&s.discards);
+            r.duplicates += s.duplicates;
+            r.out_of_order += s.out_of_order;
+            r.radio_lost += s.radio_lost;
+            for (c, n) in r.control_sent.iter_mut().zip(s.control_sent) {
+                *c += n;
+            }
+        }
+        let mut counted: HashSet<(usize, u64)> = HashSet::new();
+        for d in discards {
+            if !counted.insert((d.mh, d.uid)) {
+                continue;
+            }
+            if received[d.mh].contains(&d.uid) {
+                r.wasted_copies += 1;
+            } else {
+                if r.handoff_loss.len() <= d.handoff {
+                    r.handoff_loss.resize(d.handoff + 1, 0);
+                }
+                r.handoff_loss[d.handoff] += 1;
+            }
+        }
+        r
+    }
+}

@@ -1,0 +1,277 @@
+//! The element at a mobile host: the radio it hears (spec 5 §2.2), random loss of downlink TCP
+//! packets, its handoff actions (Cellular IP semisoft packet and route-update, spec 5 §2.3;
+//! HAWAII registration, spec 5 §2.4), Cellular IP's periodic route-update, and what arrives
+//! (duplicates, reordering, the copies received, for handoff-loss accounting).
+//!
+//! The mobile's own packets leave its node by host routes this element installs toward its
+//! current base station's radio, for every address it talks to. An element sees only packets
+//! arriving at its node, not those its node's endpoints send, so "the mobile sent uplink data"
+//! is read from what it received: the TCP receivers acknowledge every segment at once
+//! (spec 5 §2.6), so a TCP packet handed to them is an uplink packet sent at that instant.
+
+use super::schedule::HandoffSchedule;
+use super::{kind, CipHandoff, Discard, MobilityConfig, Protocol};
+use crate::ids::{Addr, EgressId, NodeId};
+use crate::net::{Disposition, Element, ElementCtx, HostRoute, NextHops, Via};
+use crate::packet::{Body, ControlHeader, Packet};
+use packetsim_kernel::{Rng, Time};
+use std::any::Any;
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::Arc;
+
+/// Something the mobile does at a scheduled instant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Action {
+    /// Cellular IP semisoft packet through base station `to`.
+    Semisoft { to: usize },
+    /// Attach to `to` (leaving `from`): uplink routes, route-update or registration.
+    Attach { from: usize, to: usize },
+}
+
+/// What a mobile counted.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HostStats {
+    /// Control messages sent, by kind.
+    pub control_sent: [u64; super::kind::COUNT],
+    /// Data packets handed to the endpoints.
+    pub data_received: u64,
+    /// Data packets whose sequence number had arrived before (bicast copies, spurious
+    /// retransmissions).
+    pub duplicates: u64,
+    /// Data packets below the highest sequence number seen on their flow (not duplicates).
+    pub out_of_order: u64,
+    /// Downlink TCP packets lost on the radio.
+    pub radio_lost: u64,
+    /// Downlink packets from a base station the mobile could not hear (lost).
+    pub unheard: u64,
+    /// Data packets sent to it that it could not hear (see [`Discard`]).
+    pub discards: Vec<Discard>,
+    /// Uids of the data packets it received (copies share a uid).
+    pub received: HashSet<u64>,
+}
+
+/// The element at a mobile host (see the module doc).
+#[derive(Debug)]
+pub struct MobileHost {
+    index: usize,
+    node: NodeId,
+    addr: Addr,
+    cfg: MobilityConfig,
+    schedule: Arc<HandoffSchedule>,
+    gateway: Addr,
+    bs_addrs: Arc<Vec<Addr>>,
+    /// Per base station: (mobile → base station, base station → mobile).
+    radios: Vec<(EgressId, EgressId)>,
+    /// Addresses the mobile's uplink packets go to.
+    peers: Vec<Addr>,
+    actions: VecDeque<(Time, Action)>,
+    attached: usize,
+    last_uplink: Time,
+    rng: Rng,
+    /// Per flow (by sender address and flow id): the sequence numbers seen and the highest.
+    seen: HashMap<u32, (HashSet<u64>, u64)>,
+    /// What it counted.
+    pub stats: HostStats,
+}
+
+impl MobileHost {
+    /// Mobile number `index` at `node` (address `addr`), moving by `schedule` over base
+    /// stations whose radios (up, down) are `radios`; `peers`: the addresses its uplink goes
+    /// to. `rng` draws the downlink radio losses.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        index: usize,
+        node: NodeId,
+        addr: Addr,
+        cfg: MobilityConfig,
+        schedule: Arc<HandoffSchedule>,
+        gateway: Addr,
+        bs_addrs: Arc<Vec<Addr>>,
+        radios: Vec<(EgressId, EgressId)>,
+        peers: Vec<Addr>,
+        rng: Rng,
+    ) -> MobileHost {
+        let mut actions = VecDeque::new();
+        for h in &schedule.handoffs {
+            if cfg.protocol == Protocol::Cip(CipHandoff::Semisoft) {
+                let at = Time(h.at.0.saturating_sub(cfg.semisoft_delay.0));
+                actions.push_back((at, Action::Semisoft { to: h.to }));
+            }
+            actions.push_back((
+                h.at + cfg.gap,
+                Action::Attach {
+                    from: h.from,
+                    to: h.to,
+                },
+            ));
+        }
+        actions.make_contiguous().sort_by_key(|a| a.0);
+        MobileHost {
+            index,
+            node,
+            addr,
+            cfg,
+            attached: schedule.first,
+            schedule,
+            gateway,
+            bs_addrs,
+            radios,
+            peers,
+            actions,
+            last_uplink: Time::ZERO,
+            rng,
+            seen: HashMap::new(),
+            stats: HostStats::default(),
+        }
+    }
+
+    /// The host routes that send the mobile's packets to base station `bs` (installed at
+    /// build for the first one).
+    pub fn uplink_routes(&self, bs: usize) -> Vec<HostRoute> {
+        let up = self.radios[bs].0;
+        self.peers
+            .iter()
+            .map(|&dst| HostRoute {
+                dst,
+                via: NextHops::one(up),
+                expires: None,
+            })
+            .collect()
+    }
+
+    fn send_control(&mut self, ctx: &mut ElementCtx, k: u16, dst: Addr, args: [u32; 4], bs: usize) {
+        self.stats.control_sent[k as usize] += 1;
+        let p = Packet::new(
+            self.addr,
+            dst,
+            Body::Control(ControlHeader {
+                family: self.cfg.protocol.family(),
+                kind: k,
+                bytes: self.cfg.control_bytes,
+                args,
+            }),
+        );
+        ctx.send(p, Via::Egress(self.radios[bs].0));
+    }
+
+    fn record(&mut self, p: &Packet) {
+        let (flow, seq) = match &p.body {
+            Body::Tcp(h) if h.payload > 0 => (p.flow.0, h.seq.0 as u64),
+            Body::Udp { seq, payload } if *payload > 0 => (p.flow.0, *seq),
+            _ => return,
+        };
+        self.stats.data_received += 1;
+        self.stats.received.insert(p.uid);
+        let (set, max) = self.seen.entry(flow).or_default();
+        if !set.insert(seq) {
+            self.stats.duplicates += 1;
+        } else if seq < *max {
+            self.stats.out_of_order += 1;
+        }
+        *max = (*max).max(seq);
+    }
+}
+
+impl Element for MobileHost {
+    fn on_packet(
+        &mut self,
+        now: Time,
+        via: Option<EgressId>,
+        pkt: &mut Packet,
+        _ctx: &mut ElementCtx,
+    ) -> Disposition {
+        let Some(bs) = self.radios.iter().position(|r| Some(r.1) == via) else {
+            return Disposition::Pass;
+        };
+        if matches!(pkt.body, Body::Control(_)) {
+            return Disposition::Consume;
+        }
+        if !self.schedule.hears(now, bs) {
+            self.stats.unheard += 1;
+            if pkt.payload() > 0 {
+                self.stats.discards.push(Discard {
+                    mh: self.index,
+                    uid: pkt.uid,
+                    handoff: self.schedule.done_by(now),
+                });
+            }
+            return Disposition::Consume;
+        }
+        if pkt.tcp().is_some()
+            && self.cfg.radio_loss > 0.0
+            && self.rng.bernoulli(self.cfg.radio_loss)
+        {
+            self.stats.radio_lost += 1;
+            return Disposition::Consume;
+        }
+        self.record(pkt);
+        if pkt.tcp().is_some() {
+            // The receiver acknowledges it now: uplink data (see the module doc).
+            self.last_uplink = now;
+        }
+        Disposition::Pass
+    }
+
+    fn on_timer(&mut self, now: Time, ctx: &mut ElementCtx) {
+        while self.actions.front().is_some_and(|a| a.0 <= now) {
+            let (_, action) = self.actions.pop_front().expect("due");
+            let mh = self.addr.0;
+            match action {
+                Action::Semisoft { to } => {
+                    self.send_control(ctx, kind::SEMISOFT, self.gateway, [mh, 0, 0, 0], to);
+                }
+                Action::Attach { from, to } => {
+                    self.attached = to;
+                    for r in self.uplink_routes(to) {
+                        ctx.install_route(self.node, r);
+                    }
+                    match self.cfg.protocol {
+                        Protocol::Cip(_) => {
+                            self.send_control(
+                                ctx,
+                                kind::ROUTE_UPDATE,
+                                self.gateway,
+                                [mh, 0, 0, 0],
+                                to,
+                            );
+                            self.last_uplink = now;
+                        }
+                        Protocol::Hawaii(_) => {
+                            let dst = self.bs_addrs[to];
+                            let args = [mh, from as u32 + 1, 0, 0];
+                            self.send_control(ctx, kind::REGISTER, dst, args, to);
+                        }
+                    }
+                }
+            }
+        }
+        if matches!(self.cfg.protocol, Protocol::Cip(_))
+            && now >= self.last_uplink + self.cfg.route_update_time
+        {
+            // Silent for route_update_time: a route-update (spec 5 §2.3). Inside a layer-2
+            // gap it cannot send; it will at the attachment.
+            if self.schedule.serving(now).is_some() {
+                let mh = self.addr.0;
+                let bs = self.attached;
+                self.send_control(ctx, kind::ROUTE_UPDATE, self.gateway, [mh, 0, 0, 0], bs);
+            }
+            self.last_uplink = now;
+        }
+    }
+
+    fn next_timeout(&self) -> Option<Time> {
+        let action = self.actions.front().map(|a| a.0);
+        let update = match self.cfg.protocol {
+            Protocol::Cip(_) => Some(self.last_uplink + self.cfg.route_update_time),
+            Protocol::Hawaii(_) => None,
+        };
+        match (action, update) {
+            (Some(a), Some(u)) => Some(a.min(u)),
+            (a, u) => a.or(u),
+        }
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}

@@ -1,0 +1,202 @@
+//! Micro-mobility (spec 5): a mobile host moving between the base stations of one access
+//! domain, and the protocols that keep its downlink route — Cellular IP (hard and semisoft
+//! handoff, spec 5 §2.3) and HAWAII (MSF and UNF path setup, spec 5 §2.4) — as node elements.
+//!
+//! - [`HandoffSchedule`] (`schedule`): when the mobile leaves one base station and attaches to
+//!   the next (spec 5 §2.2), the layer-2 gap, and what each base station's radio sees of it.
+//! - [`DomainNode`] (`node`): the element at every node of the domain (gateway, routers, base
+//!   stations). It holds the per-host soft state (a Cellular IP routing cache or a HAWAII
+//!   forwarding entry), forwards downlink packets by it, answers the protocol's control
+//!   messages, and at a base station is the radio link layer: a FIFO downlink queue per mobile
+//!   that transmits only while the mobile hears the station, holds (or, `blind`, keeps
+//!   transmitting) when it has left, and drops TCP packets at random on the uplink.
+//! - [`MobileHost`] (`host`): the element at the mobile: which radio it hears, random loss of
+//!   downlink TCP packets, its handoff actions (semisoft packet, route-update, registration),
+//!   periodic route-updates, and the counts of duplicates, reordering and losses.
+//! - `domain`: the canonical tree of spec 5 §3 built as a [`crate::world::World`], and the
+//!   run's mobility metrics gathered from its elements.
+//!
+//! Control messages are real packets ([`crate::packet::Body::Control`]) of `control_bytes`
+//! above IP, on the same links as data; they are never lost (spec 5 assumption 1: radio errors
+//! apply to TCP packets only) and take no processing time. Every element counts the messages
+//! it sends, by kind: the signalling-load metric.
+
+mod domain;
+mod host;
+mod node;
+mod schedule;
+#[cfg(test)]
+mod tests;
+
+pub use domain::{build_tree, Domain, MobilityReport, TreeParams};
+pub use host::{HostStats, MobileHost};
+pub use node::{DomainNode, NodeStats};
+pub use schedule::{Handoff, HandoffSchedule, Listen};
+
+use packetsim_kernel::Dur;
+
+/// The control-message family of Cellular IP ([`crate::packet::ControlHeader::family`]).
+pub const FAMILY_CIP: u16 = 0x5c1;
+/// The control-message family of HAWAII.
+pub const FAMILY_HAWAII: u16 = 0x5a1;
+
+/// Control message kinds (within their family); `args[0]` is always the mobile's address.
+pub mod kind {
+    /// Cellular IP route-update (mobile → gateway, hop by hop).
+    pub const ROUTE_UPDATE: u16 = 1;
+    /// Cellular IP semisoft packet (mobile → gateway through the new base station).
+    pub const SEMISOFT: u16 = 2;
+    /// HAWAII registration request (mobile → new base station); `args[1]`: old base station
+    /// index + 1 (0: none).
+    pub const REGISTER: u16 = 1;
+    /// HAWAII MSF path setup; `args[1]`: new base station index, `args[2]`: phase (1: on its
+    /// way to the old base station, entries untouched; 2: old → new, entries re-pointed).
+    pub const PATH_SETUP: u16 = 2;
+    /// HAWAII UNF path setup (new → old base station, entries re-pointed on the way);
+    /// `args[1]`: new base station index.
+    pub const PATH_SETUP_UNF: u16 = 3;
+    /// HAWAII refresh (serving base station → domain root, hop by hop).
+    pub const REFRESH: u16 = 4;
+    /// Number of kinds per family, for counters (kinds are 1-based).
+    pub const COUNT: usize = 5;
+}
+
+/// Cellular IP's handoff (spec 5 §2.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CipHandoff {
+    /// Switch, then a route-update through the new base station.
+    Hard,
+    /// A semisoft packet `semisoft_delay` before the switch: the crossover bicasts.
+    Semisoft,
+}
+
+/// HAWAII's path-setup scheme (spec 5 §2.4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HawaiiScheme {
+    /// Multiple Stream Forwarding: the old base station forwards to the new one.
+    Msf,
+    /// Unicast Non-Forwarding: entries re-pointed from the new base station toward the old.
+    Unf,
+}
+
+/// The micro-mobility protocol of a domain.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Protocol {
+    /// Cellular IP with this handoff.
+    Cip(CipHandoff),
+    /// HAWAII with this path-setup scheme.
+    Hawaii(HawaiiScheme),
+}
+
+impl Protocol {
+    /// Short name for reports: `cip_semisoft`, `cip_hard`, `hawaii_msf`, `hawaii_unf`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Protocol::Cip(CipHandoff::Semisoft) => "cip_semisoft",
+            Protocol::Cip(CipHandoff::Hard) => "cip_hard",
+            Protocol::Hawaii(HawaiiScheme::Msf) => "hawaii_msf",
+            Protocol::Hawaii(HawaiiScheme::Unf) => "hawaii_unf",
+        }
+    }
+
+    /// The control family of this protocol.
+    pub fn family(self) -> u16 {
+        match self {
+            Protocol::Cip(_) => FAMILY_CIP,
+            Protocol::Hawaii(_) => FAMILY_HAWAII,
+        }
+    }
+}
+
+/// What the old base station does with the mobile's packets once it has left (spec 5 §2.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Departure {
+    /// Stop transmitting; keep the queue for `hold_time`, then discard it (HAWAII MSF sends it
+    /// on to the new base station instead).
+    Hold,
+    /// Keep transmitting into the air: everything sent is lost.
+    Blind,
+}
+
+/// Protocol and radio settings shared by every element of a domain. Defaults: spec 5 §3.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MobilityConfig {
+    /// The protocol.
+    pub protocol: Protocol,
+    /// Cellular IP: a mobile silent this long sends a route-update (1 s).
+    pub route_update_time: Dur,
+    /// Cellular IP: a routing-cache mapping lives this long after its last refresh (3 s).
+    pub route_timeout: Dur,
+    /// Cellular IP: the semisoft packet leaves this long before the switch (`S`, 100 ms).
+    pub semisoft_delay: Dur,
+    /// Cellular IP: the new base station holds bicast copies until the mobile attaches (the
+    /// ideal delay device, true); false transmits them at once.
+    pub delay_device: bool,
+    /// HAWAII: refresh period `T_ref` (1 s); entries time out after `3·T_ref`.
+    pub refresh: Dur,
+    /// HAWAII UNF: the mobile still hears the old base station this long after switching
+    /// (`S_unf`, 100 ms).
+    pub unf_linger: Dur,
+    /// Layer-2 gap `g` at each switch (0).
+    pub gap: Dur,
+    /// The old base station's behaviour on departure (hold).
+    pub departure: Departure,
+    /// How long a holding base station keeps a departed mobile's packets (1 s).
+    pub hold_time: Dur,
+    /// Probability that a TCP packet crossing a radio link is lost (`e`, 0).
+    pub radio_loss: f64,
+    /// Whether radio losses hit the uplink too (true; spec 5 Q7's option: downlink only).
+    pub loss_uplink: bool,
+    /// Bytes of every control message above the IP header (20).
+    pub control_bytes: u32,
+    /// The base station's downlink queue per mobile, packets (`B_bs`, 50).
+    pub radio_queue: usize,
+}
+
+impl MobilityConfig {
+    /// Spec 5 §3's defaults with `protocol`.
+    pub fn new(protocol: Protocol) -> MobilityConfig {
+        MobilityConfig {
+            protocol,
+            route_update_time: Dur::from_secs(1),
+            route_timeout: Dur::from_secs(3),
+            semisoft_delay: Dur::from_millis(100),
+            delay_device: true,
+            refresh: Dur::from_secs(1),
+            unf_linger: Dur::from_millis(100),
+            gap: Dur::ZERO,
+            departure: Departure::Hold,
+            hold_time: Dur::from_secs(1),
+            radio_loss: 0.0,
+            loss_uplink: true,
+            control_bytes: 20,
+            radio_queue: 50,
+        }
+    }
+
+    /// HAWAII's entry lifetime, `3·T_ref`.
+    pub fn entry_timeout(&self) -> Dur {
+        Dur(self.refresh.0 * 3)
+    }
+
+    /// How long the mobile hears the old base station after a switch under this protocol.
+    pub fn linger(&self) -> Dur {
+        match self.protocol {
+            Protocol::Hawaii(HawaiiScheme::Unf) => self.unf_linger,
+            _ => Dur::ZERO,
+        }
+    }
+}
+
+/// One data packet the network threw away on the mobile's path (held too long, no route
+/// state, sent to a mobile that could not hear it): its uid and the number of handoffs done
+/// when it was discarded. It is a handoff loss only if no copy of it reached the mobile.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Discard {
+    /// Which mobile it was for (index in the domain).
+    pub mh: usize,
+    /// The packet's uid (copies share it).
+    pub uid: u64,
+    /// Handoffs the mobile had made by then.
+    pub handoff: usize,
+}

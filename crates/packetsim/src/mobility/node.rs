@@ -1,0 +1,534 @@
+//! The element at every node of the access domain (spec 5 §2.1): per-mobile soft state
+//! (Cellular IP routing cache, spec 5 §2.3; HAWAII forwarding entry, spec 5 §2.4), downlink
+//! forwarding by it, the control messages, and at a base station the radio link layer
+//! (spec 5 §2.2).
+//!
+//! Downlink packets (addressed to a mobile) never follow the static table: the domain's nodes
+//! have none for a mobile's address, and this element redirects every such packet by its soft
+//! state — down one egress, down several (Cellular IP bicast, [`Next::Many`]), into the radio
+//! queue, or dropped ([`DropReason::NoRoute`]) when no live state exists. Uplink packets pass
+//! and follow the static routes toward the gateway.
+
+use super::schedule::{HandoffSchedule, Listen};
+use super::{
+    kind, Departure, Discard, HawaiiScheme, MobilityConfig, Protocol, FAMILY_CIP, FAMILY_HAWAII,
+};
+use crate::ids::{Addr, EgressId};
+use crate::net::{Disposition, Element, ElementCtx, Next, NextHops, Via};
+use crate::packet::{Body, ControlHeader, Packet};
+use crate::queue::DropReason;
+use packetsim_kernel::{Rate, Rng, Time};
+use std::any::Any;
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+/// A base station's radio toward one mobile: the FIFO downlink queue (`B_bs`) and the
+/// transmitter's next free instant. The radio link's egress carries one packet at a time,
+/// handed over when this transmitter is free, so the queue lives here, where the base station
+/// can hold it, discard it or send it on.
+#[derive(Debug)]
+pub struct Radio {
+    /// Base station → mobile.
+    pub down: EgressId,
+    /// Mobile → base station.
+    pub up: EgressId,
+    /// The radio rate (the `down` egress's rate).
+    pub rate: Rate,
+    queue: VecDeque<Packet>,
+    busy_until: Time,
+}
+
+impl Radio {
+    /// A radio over `down`/`up` at `rate`.
+    pub fn new(down: EgressId, up: EgressId, rate: Rate) -> Radio {
+        Radio {
+            down,
+            up,
+            rate,
+            queue: VecDeque::new(),
+            busy_until: Time::ZERO,
+        }
+    }
+}
+
+/// One mobile as a node sees it.
+#[derive(Debug)]
+struct Mobile {
+    addr: Addr,
+    schedule: Arc<HandoffSchedule>,
+    /// Live-until downlink egresses: several for a Cellular IP cache, at most one for HAWAII.
+    routes: Vec<(EgressId, Time)>,
+    /// At a base station: the radio toward this mobile.
+    radio: Option<Radio>,
+}
+
+/// What a node counted.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NodeStats {
+    /// Control messages sent, by kind (index = kind).
+    pub control_sent: [u64; kind::COUNT],
+    /// Downlink data packets dropped for want of live soft state.
+    pub no_state: u64,
+    /// Data packets a holding base station discarded after `hold_time`.
+    pub hold_discards: u64,
+    /// Downlink packets dropped because the radio queue was full.
+    pub radio_overflow: u64,
+    /// Uplink TCP packets lost on the radio.
+    pub uplink_radio_lost: u64,
+    /// Uplink packets sent while the mobile was not attached here (lost).
+    pub uplink_unheard: u64,
+    /// Held packets an old base station forwarded to the new one (HAWAII MSF).
+    pub forwarded: u64,
+    /// Data packets thrown away on a mobile's path (see [`Discard`]).
+    pub discards: Vec<Discard>,
+}
+
+/// The element at one node of the domain (see the module doc).
+#[derive(Debug)]
+pub struct DomainNode {
+    addr: Addr,
+    cfg: MobilityConfig,
+    /// This node's index among the base stations, if it is one.
+    bs: Option<usize>,
+    /// The gateway's (domain root's) address.
+    gateway: Addr,
+    /// For every egress of the network (by index), the other direction of its link.
+    back: Arc<Vec<EgressId>>,
+    /// Addresses of the base stations, by index.
+    bs_addrs: Arc<Vec<Addr>>,
+    /// This node's static next egress toward each base station (by index; `None` at itself).
+    toward: Vec<Option<EgressId>>,
+    mobiles: Vec<Mobile>,
+    rng: Rng,
+    next_refresh: Option<Time>,
+    wake: Option<Time>,
+    /// What it counted.
+    pub stats: NodeStats,
+}
+
+fn is_data(p: &Packet) -> bool {
+    p.payload() > 0
+}
+
+impl DomainNode {
+    /// A node with address `addr`; `bs`: its base-station index; `toward`: its static next
+    /// egress toward each base station. `rng` draws the uplink radio losses.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        addr: Addr,
+        cfg: MobilityConfig,
+        bs: Option<usize>,
+        gateway: Addr,
+        back: Arc<Vec<EgressId>>,
+        bs_addrs: Arc<Vec<Addr>>,
+        toward: Vec<Option<EgressId>>,
+        rng: Rng,
+    ) -> DomainNode {
+        let next_refresh = match (cfg.protocol, bs) {
+            (Protocol::Hawaii(_), Some(_)) => Some(Time::ZERO + cfg.refresh),
+            _ => None,
+        };
+        DomainNode {
+            addr,
+            cfg,
+            bs,
+            gateway,
+            back,
+            bs_addrs,
+            toward,
+            mobiles: Vec::new(),
+            rng,
+            next_refresh,
+            wake: next_refresh,
+            stats: NodeStats::default(),
+        }
+    }
+
+    /// Adds a mobile this node serves (every node of the domain knows every mobile); `radio`
+    /// at a base station.
+    pub fn add_mobile(&mut self, addr: Addr, schedule: Arc<HandoffSchedule>, radio: Option<Radio>) {
+        self.mobiles.push(Mobile {
+            addr,
+            schedule,
+            routes: Vec::new(),
+            radio,
+        });
+    }
+
+    /// Sets mobile `j`'s downlink state here to `via` until `until` (the path that exists at
+    /// time 0).
+    pub fn preinstall(&mut self, j: usize, via: EgressId, until: Time) {
+        self.mobiles[j].routes = vec![(via, until)];
+    }
+
+    /// Mobile `j`'s live downlink egresses at `now`, in installation order.
+    pub fn routes(&self, j: usize, now: Time) -> Vec<EgressId> {
+        self.mobiles[j]
+            .routes
+            .iter()
+            .filter(|r| r.1 > now)
+            .map(|r| r.0)
+            .collect()
+    }
+
+    /// Mobile `j`'s downlink state here: (egress, expiry), live or not.
+    pub fn entries(&self, j: usize) -> &[(EgressId, Time)] {
+        &self.mobiles[j].routes
+    }
+
+    /// Packets queued in the radio toward mobile `j`.
+    pub fn radio_queue_len(&self, j: usize) -> usize {
+        self.mobiles[j].radio.as_ref().map_or(0, |r| r.queue.len())
+    }
+
+    fn mobile_by_addr(&self, a: Addr) -> Option<usize> {
+        self.mobiles.iter().position(|m| m.addr == a)
+    }
+
+    fn control(&self, kind: u16, dst: Addr, args: [u32; 4]) -> Packet {
+        Packet::new(
+            self.addr,
+            dst,
+            Body::Control(ControlHeader {
+                family: self.cfg.protocol.family(),
+                kind,
+                bytes: self.cfg.control_bytes,
+                args,
+            }),
+        )
+    }
+
+    fn send_control(
+        &mut self,
+        ctx: &mut ElementCtx,
+        kind: u16,
+        dst: Addr,
+        args: [u32; 4],
+        via: Via,
+    ) {
+        self.stats.control_sent[kind as usize] += 1;
+        let p = self.control(kind, dst, args);
+        ctx.send(p, via);
+    }
+
+    /// Cellular IP: a mapping for mobile `j` on `via` lives `route_timeout` from now.
+    fn cip_refresh(&mut self, now: Time, j: usize, via: EgressId) {
+        let until = now + self.cfg.route_timeout;
+        let routes = &mut self.mobiles[j].routes;
+        routes.retain(|r| r.1 > now);
+        match routes.iter_mut().find(|r| r.0 == via) {
+            Some(r) => r.1 = until,
+            None => routes.push((via, until)),
+        }
+    }
+
+    /// HAWAII: mobile `j`'s single entry points at `via` for `3·T_ref` from now.
+    fn hawaii_set(&mut self, now: Time, j: usize, via: EgressId) {
+        let until = now + self.cfg.entry_timeout();
+        self.mobiles[j].routes = vec![(via, until)];
+    }
+
+    fn discard(&mut self, now: Time, j: usize, p: &Packet) {
+        if is_data(p) {
+            let handoff = self.mobiles[j].schedule.done_by(now);
+            self.stats.discards.push(Discard {
+                mh: j,
+                uid: p.uid,
+                handoff,
+            });
+        }
+    }
+
+    /// A downlink packet for mobile `j`: forwarded by the live soft state.
+    fn downlink(&mut self, now: Time, j: usize, pkt: &Packet, ctx: &mut ElementCtx) -> Disposition {
+        let m = &mut self.mobiles[j];
+        m.routes.retain(|r| r.1 > now);
+        let radio_down = m.radio.as_ref().map(|r| r.down);
+        let mut hops = [EgressId(0); NextHops::CAPACITY];
+        let mut n = 0;
+        let mut to_radio = false;
+        for &(e, _) in &m.routes {
+            if Some(e) == radio_down {
+                to_radio = true;
+            } else if n < hops.len() {
+                hops[n] = e;
+                n += 1;
+            }
+        }
+        if to_radio {
+            self.radio_enqueue(now, j, pkt.clone(), ctx);
+            if n == 0 {
+                return Disposition::Consume;
+            }
+        }
+        match n {
+            0 => {
+                self.stats.no_state += is_data(pkt) as u64;
+                self.discard(now, j, pkt);
+                Disposition::Redirect(Next::Drop(DropReason::NoRoute))
+            }
+            1 => Disposition::Redirect(Next::Egress(hops[0])),
+            _ => Disposition::Redirect(Next::Many(
+                NextHops::many(&hops[..n]).expect("at most CAPACITY hops"),
+            )),
+        }
+    }
+
+    fn radio_enqueue(&mut self, now: Time, j: usize, pkt: Packet, ctx: &mut ElementCtx) {
+        let limit = self.cfg.radio_queue;
+        let r = self.mobiles[j]
+            .radio
+            .as_mut()
+            .expect("a radio at a base station");
+        if r.queue.len() >= limit {
+            self.stats.radio_overflow += 1;
+            // A full queue of a mobile that is not here (held or early bicast copies) is part
+            // of the handoff; at the serving base station it is congestion.
+            let bs = self.bs.expect("a radio at a base station");
+            if self.mobiles[j].schedule.listen(now, bs) != Listen::Hears {
+                self.discard(now, j, &pkt);
+            }
+            return;
+        }
+        r.queue.push_back(pkt);
+        self.pump(now, j, ctx);
+    }
+
+    /// Runs mobile `j`'s radio at `now`: transmits the head if the transmitter is free and the
+    /// base station may transmit; discards what a holding base station kept too long.
+    fn pump(&mut self, now: Time, j: usize, ctx: &mut ElementCtx) {
+        let Some(bs) = self.bs else { return };
+        let cfg = self.cfg;
+        let m = &mut self.mobiles[j];
+        let Some(r) = m.radio.as_mut() else { return };
+        if r.queue.is_empty() {
+            return;
+        }
+        let transmit = match m.schedule.listen(now, bs) {
+            Listen::Hears => true,
+            Listen::PreAttach => !cfg.delay_device,
+            Listen::Departed { since } => match cfg.departure {
+                Departure::Blind => true,
+                Departure::Hold => {
+                    if now >= since + cfg.hold_time {
+                        let k = m.schedule.done_by(now);
+                        for p in r.queue.drain(..) {
+                            if is_data(&p) {
+                                self.stats.hold_discards += 1;
+                                self.stats.discards.push(Discard {
+                                    mh: j,
+                                    uid: p.uid,
+                                    handoff: k,
+                                });
+                            }
+                        }
+                    }
+                    false
+                }
+            },
+        };
+        if transmit && r.busy_until <= now {
+            let p = r.queue.pop_front().expect("not empty");
+            r.busy_until = now + r.rate.tx_time(p.size);
+            ctx.resend(p, Via::Egress(r.down));
+        }
+    }
+
+    /// When this node next needs its timer.
+    fn plan(&mut self, now: Time) {
+        let mut wake = self.next_refresh;
+        let mut at = |t: Time| wake = Some(wake.map_or(t, |w| w.min(t)));
+        if let Some(bs) = self.bs {
+            for m in &self.mobiles {
+                let Some(r) = &m.radio else { continue };
+                if r.queue.is_empty() {
+                    continue;
+                }
+                if r.busy_until > now {
+                    at(r.busy_until);
+                }
+                if let Some(t) = m.schedule.next_change(now) {
+                    at(t);
+                }
+                if let Listen::Departed { since } = m.schedule.listen(now, bs) {
+                    let t = since + self.cfg.hold_time;
+                    if t > now {
+                        at(t);
+                    }
+                }
+            }
+        }
+        self.wake = wake;
+    }
+
+    /// A control message of this node's protocol family.
+    fn on_control(
+        &mut self,
+        now: Time,
+        via: EgressId,
+        pkt: &Packet,
+        c: ControlHeader,
+        ctx: &mut ElementCtx,
+    ) -> Disposition {
+        let mine = pkt.dst == self.addr;
+        let Some(j) = self.mobile_by_addr(Addr(c.args[0])) else {
+            return Disposition::Pass;
+        };
+        let back = self.back[via.idx()];
+        match (self.cfg.protocol, c.kind) {
+            (Protocol::Cip(_), kind::ROUTE_UPDATE | kind::SEMISOFT) => {
+                self.cip_refresh(now, j, back);
+            }
+            (Protocol::Hawaii(scheme), kind::REGISTER) if mine => {
+                // The new base station: its entry points at the radio; the path setup leaves
+                // for the old base station (spec 5 §2.4, MSF step 2 / UNF).
+                let radio = self.mobiles[j].radio.as_ref().expect("a base station").down;
+                self.hawaii_set(now, j, radio);
+                let me = self.bs.expect("registration at a base station") as u32;
+                if c.args[1] > 0 {
+                    let old = self.bs_addrs[c.args[1] as usize - 1];
+                    let k = match scheme {
+                        HawaiiScheme::Msf => kind::PATH_SETUP,
+                        HawaiiScheme::Unf => kind::PATH_SETUP_UNF,
+                    };
+                    self.send_control(ctx, k, old, [c.args[0], me, 1, 0], Via::Route);
+                }
+            }
+            (Protocol::Hawaii(_), kind::PATH_SETUP) => {
+                let new = c.args[1] as usize;
+                if c.args[2] == 1 {
+                    if mine {
+                        // MSF step 3: the old base station points at the new one, sends the
+                        // path setup on, then its held packets behind it (the message goes
+                        // first so that each router is re-pointed before they reach it).
+                        let up = self.toward[new].expect("a route to the new base station");
+                        self.hawaii_set(now, j, up);
+                        let dst = self.bs_addrs[new];
+                        self.send_control(
+                            ctx,
+                            kind::PATH_SETUP,
+                            dst,
+                            [c.args[0], c.args[1], 2, 0],
+                            Via::Egress(up),
+                        );
+                        if let Some(r) = self.mobiles[j].radio.as_mut() {
+                            for p in r.queue.drain(..) {
+                                self.stats.forwarded += 1;
+                                ctx.resend(p, Via::Egress(up));
+                            }
+                        }
+                    }
+                    // On its way to the old base station: entries untouched (MSF step 2).
+                } else if !mine {
+                    // MSF step 4: every node from the old base station to the new one.
+                    let e = self.toward[new].expect("a route to the new base station");
+                    self.hawaii_set(now, j, e);
+                }
+            }
+            (Protocol::Hawaii(_), kind::PATH_SETUP_UNF) if !mine => {
+                // UNF: every node on the way, crossover included, points back toward the new
+                // base station; the old base station keeps its entry (what is below the
+                // crossover reaches the mobile only if it still hears the old cell).
+                self.hawaii_set(now, j, back);
+            }
+            (Protocol::Hawaii(_), kind::REFRESH) => self.hawaii_set(now, j, back),
+            _ => {}
+        }
+        if mine {
+            Disposition::Consume
+        } else {
+            Disposition::Pass
+        }
+    }
+}
+
+impl Element for DomainNode {
+    fn on_packet(
+        &mut self,
+        now: Time,
+        via: Option<EgressId>,
+        pkt: &mut Packet,
+        ctx: &mut ElementCtx,
+    ) -> Disposition {
+        let Some(via) = via else {
+            return Disposition::Pass;
+        };
+        // Uplink over the radio of one of the mobiles.
+        if let Some(j) = self
+            .mobiles
+            .iter()
+            .position(|m| m.radio.as_ref().is_some_and(|r| r.up == via))
+        {
+            if !matches!(pkt.body, Body::Control(_)) {
+                let bs = self.bs.expect("a radio at a base station");
+                if !self.mobiles[j].schedule.hears(now, bs) {
+                    self.stats.uplink_unheard += 1;
+                    return Disposition::Consume;
+                }
+                if self.cfg.loss_uplink
+                    && self.cfg.radio_loss > 0.0
+                    && pkt.tcp().is_some()
+                    && self.rng.bernoulli(self.cfg.radio_loss)
+                {
+                    self.stats.uplink_radio_lost += 1;
+                    return Disposition::Consume;
+                }
+            }
+        }
+        let d = match &pkt.body {
+            Body::Control(c) if c.family == FAMILY_CIP || c.family == FAMILY_HAWAII => {
+                let c = *c;
+                self.on_control(now, via, pkt, c, ctx)
+            }
+            _ => {
+                if let Some(j) = self.mobile_by_addr(pkt.src) {
+                    // Uplink data refreshes a Cellular IP cache (spec 5 §2.3).
+                    if matches!(self.cfg.protocol, Protocol::Cip(_)) {
+                        let back = self.back[via.idx()];
+                        self.cip_refresh(now, j, back);
+                    }
+                    Disposition::Pass
+                } else if let Some(j) = self.mobile_by_addr(pkt.dst) {
+                    self.downlink(now, j, pkt, ctx)
+                } else {
+                    Disposition::Pass
+                }
+            }
+        };
+        self.plan(now);
+        d
+    }
+
+    fn on_timer(&mut self, now: Time, ctx: &mut ElementCtx) {
+        if self.next_refresh.is_some_and(|t| t <= now) {
+            let bs = self.bs.expect("refreshes at base stations");
+            for j in 0..self.mobiles.len() {
+                let radio = self.mobiles[j].radio.as_ref().expect("a radio").down;
+                let registered = self.mobiles[j]
+                    .routes
+                    .iter()
+                    .any(|r| r.0 == radio && r.1 > now);
+                if registered && self.mobiles[j].schedule.serving(now) == Some(bs) {
+                    // HAWAII soft state: the base station serving a registered mobile refreshes
+                    // its own entry and sends a refresh toward the domain root.
+                    self.hawaii_set(now, j, radio);
+                    let args = [self.mobiles[j].addr.0, 0, 0, 0];
+                    self.send_control(ctx, kind::REFRESH, self.gateway, args, Via::Route);
+                }
+            }
+            self.next_refresh = Some(now + self.cfg.refresh);
+        }
+        for j in 0..self.mobiles.len() {
+            self.pump(now, j, ctx);
+        }
+        self.plan(now);
+    }
+
+    fn next_timeout(&self) -> Option<Time> {
+        self.wake
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}

@@ -1,0 +1,219 @@
+//! The handoff model (spec 5 §2.2): which base station a mobile host is attached to and hears
+//! at each instant, from a list of handoffs, a layer-2 gap and an optional lingering of the old
+//! cell (HAWAII UNF's `S_unf`, spec 5 §2.4).
+
+use packetsim_kernel::{Dur, Time};
+
+/// One handoff: at `at` the mobile leaves base station `from` and, after the gap, attaches to
+/// `to` (indices into the domain's base stations).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Handoff {
+    /// When the mobile stops hearing `from` (`t_k`).
+    pub at: Time,
+    /// The base station it leaves.
+    pub from: usize,
+    /// The base station it attaches to at `at + gap`.
+    pub to: usize,
+}
+
+/// What a base station's radio sees of one mobile at an instant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Listen {
+    /// The mobile hears this base station: it may transmit.
+    Hears,
+    /// The mobile will attach here at its next handoff and does not hear it yet (Cellular IP's
+    /// semisoft window, the layer-2 gap).
+    PreAttach,
+    /// The mobile left (or never came): it stopped hearing this base station at `since`.
+    Departed {
+        /// When the mobile stopped hearing it (time 0 if it never did).
+        since: Time,
+    },
+}
+
+/// A mobile host's movement: where it starts, its handoffs in time order, the layer-2 gap
+/// `g` and how long it still hears the old base station after leaving it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HandoffSchedule {
+    /// The base station it is attached to at time 0.
+    pub first: usize,
+    /// Handoffs, in time order.
+    pub handoffs: Vec<Handoff>,
+    /// Layer-2 gap `g`: attached to nobody during `[t_k, t_k + g)`.
+    pub gap: Dur,
+    /// After `t_k` the mobile still hears the old base station this long (UNF's `S_unf`; 0
+    /// for every other protocol).
+    pub linger: Dur,
+}
+
+/// The `k`-th position (k = 0, 1, ...) of a ping-pong walk over `n` base stations:
+/// 0, 1, .., n-1, n-2, .., 0, 1, ...
+fn bounce(k: usize, n: usize) -> usize {
+    if n <= 1 {
+        return 0;
+    }
+    let period = 2 * (n - 1);
+    let m = k % period;
+    if m < n {
+        m
+    } else {
+        period - m
+    }
+}
+
+impl HandoffSchedule {
+    /// Spec 5 §2.2: `h` handoffs in `period` at `t_k = (k - phase)·period/(h+1)`, k = 1..h, the
+    /// mobile walking BS1 → BS2 → .. → BSn → BSn-1 → .. (ping-pong) from BS1. `phase` in
+    /// [0, 1) shifts every handoff earlier by that fraction of the spacing (MM-X5: mobiles out
+    /// of step); the paper's runs use 0.
+    pub fn ping_pong(h: u32, period: Dur, n_bs: usize, phase: f64) -> HandoffSchedule {
+        let spacing = period.as_nanos() as f64 / (h as f64 + 1.0);
+        let handoffs = (1..=h as usize)
+            .map(|k| Handoff {
+                at: Time::from_nanos(((k as f64 - phase) * spacing).round() as u64),
+                from: bounce(k - 1, n_bs),
+                to: bounce(k, n_bs),
+            })
+            .collect();
+        HandoffSchedule {
+            first: 0,
+            handoffs,
+            gap: Dur::ZERO,
+            linger: Dur::ZERO,
+        }
+    }
+
+    /// Explicit handoff times and targets, starting at `first`.
+    pub fn explicit(first: usize, moves: &[(Time, usize)]) -> HandoffSchedule {
+        let mut at = first;
+        let handoffs = moves
+            .iter()
+            .map(|&(t, to)| {
+                let h = Handoff {
+                    at: t,
+                    from: at,
+                    to,
+                };
+                at = to;
+                h
+            })
+            .collect();
+        HandoffSchedule {
+            first,
+            handoffs,
+            gap: Dur::ZERO,
+            linger: Dur::ZERO,
+        }
+    }
+
+    /// The number of handoffs that have happened by `now` (`t_k <= now`).
+    pub fn done_by(&self, now: Time) -> usize {
+        self.handoffs.partition_point(|h| h.at <= now)
+    }
+
+    /// The base station the mobile is attached to at `now` (`None` inside a layer-2 gap).
+    pub fn serving(&self, now: Time) -> Option<usize> {
+        match self.done_by(now) {
+            0 => Some(self.first),
+            k => {
+                let h = &self.handoffs[k - 1];
+                (now >= h.at + self.gap).then_some(h.to)
+            }
+        }
+    }
+
+    /// Whether the mobile hears base station `bs` at `now`: it is attached there, or it left
+    /// it less than `linger` ago.
+    pub fn hears(&self, now: Time, bs: usize) -> bool {
+        if self.serving(now) == Some(bs) {
+            return true;
+        }
+        let k = self.done_by(now);
+        k > 0 && {
+            let h = &self.handoffs[k - 1];
+            h.from == bs && now < h.at + self.linger
+        }
+    }
+
+    /// What base station `bs`'s radio sees of the mobile at `now`.
+    pub fn listen(&self, now: Time, bs: usize) -> Listen {
+        if self.hears(now, bs) {
+            return Listen::Hears;
+        }
+        if let Some(h) = self.handoffs.iter().find(|h| h.at + self.gap > now) {
+            if h.to == bs {
+                return Listen::PreAttach;
+            }
+        }
+        let since = self
+            .handoffs
+            .iter()
+            .take(self.done_by(now))
+            .rev()
+            .find(|h| h.from == bs)
+            .map_or(Time::ZERO, |h| h.at + self.linger);
+        Listen::Departed { since }
+    }
+
+    /// The first instant after `now` at which [`HandoffSchedule::listen`] may change.
+    pub fn next_change(&self, now: Time) -> Option<Time> {
+        self.handoffs
+            .iter()
+            .flat_map(|h| [h.at, h.at + self.gap, h.at + self.linger])
+            .filter(|&t| t > now)
+            .min()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn secs(t: Time) -> f64 {
+        t.as_secs_f64()
+    }
+
+    /// Spec 5 §2.2: H = 3 in 30 s gives t_k = 7.5, 15, 22.5 s and exactly one pass
+    /// BS1 → BS2 → BS3 → BS4.
+    #[test]
+    fn three_handoffs_are_one_pass() {
+        let s = HandoffSchedule::ping_pong(3, Dur::from_secs(30), 4, 0.0);
+        let times: Vec<f64> = s.handoffs.iter().map(|h| secs(h.at)).collect();
+        assert_eq!(times, vec![7.5, 15.0, 22.5]);
+        let moves: Vec<(usize, usize)> = s.handoffs.iter().map(|h| (h.from, h.to)).collect();
+        assert_eq!(moves, vec![(0, 1), (1, 2), (2, 3)]);
+    }
+
+    /// H = 7: t_k = k·3.75 s, and the walk turns at BS4 and again at BS1 (ping-pong).
+    #[test]
+    fn seven_handoffs_ping_pong() {
+        let s = HandoffSchedule::ping_pong(7, Dur::from_secs(30), 4, 0.0);
+        let times: Vec<f64> = s.handoffs.iter().map(|h| secs(h.at)).collect();
+        assert_eq!(times, vec![3.75, 7.5, 11.25, 15.0, 18.75, 22.5, 26.25]);
+        let to: Vec<usize> = s.handoffs.iter().map(|h| h.to).collect();
+        assert_eq!(to, vec![1, 2, 3, 2, 1, 0, 1]);
+        assert_eq!(s.handoffs[3].from, 3);
+    }
+
+    /// The gap leaves the mobile attached to nobody; the linger keeps the old cell audible; a
+    /// base station is pre-attach until the mobile attaches, then the old one is departed.
+    #[test]
+    fn gap_linger_and_listen() {
+        let mut s = HandoffSchedule::explicit(0, &[(Time::from_millis(1000), 1)]);
+        s.gap = Dur::from_millis(50);
+        s.linger = Dur::from_millis(20);
+        let ms = Time::from_millis;
+        assert_eq!(s.serving(ms(999)), Some(0));
+        assert_eq!(s.serving(ms(1000)), None);
+        assert_eq!(s.serving(ms(1049)), None);
+        assert_eq!(s.serving(ms(1050)), Some(1));
+        assert!(s.hears(ms(1019), 0) && !s.hears(ms(1020), 0));
+        assert_eq!(s.listen(ms(500), 1), Listen::PreAttach);
+        assert_eq!(s.listen(ms(1049), 1), Listen::PreAttach);
+        assert_eq!(s.listen(ms(1050), 1), Listen::Hears);
+        assert_eq!(s.listen(ms(1030), 0), Listen::Departed { since: ms(1020) });
+        assert_eq!(s.next_change(ms(0)), Some(ms(1000)));
+        assert_eq!(s.next_change(ms(1000)), Some(ms(1020)));
+        assert_eq!(s.next_change(ms(1050)), None);
+    }
+}

@@ -1,0 +1,271 @@
+//! Scripted handoffs on the spec 5 §3 tree with constant-rate downlink traffic: the exact
+//! route-update sequence, soft-state lifetimes and the packets lost, duplicated and reordered
+//! around one handoff, for each protocol (spec 5 §2.2–§2.4).
+//!
+//! Timing used throughout (unless a test says otherwise): 1000-byte data packets every 8 ms
+//! (1 Mb/s CBR from CN), 40-byte control messages. Wired links 10 Mb/s: a data packet takes
+//! 0.8 ms to send, a control message 0.032 ms. Radio 2 Mb/s, 1 ms: a data packet takes 4 ms
+//! to send, a control message 0.16 ms.
+
+use super::*;
+use crate::world::{FlowPlacement, World};
+use packetsim_kernel::{Dur, Rate, Time};
+
+fn ms(x: f64) -> Time {
+    Time::from_nanos((x * 1e6).round() as u64)
+}
+
+/// The tree with intra-domain links of `domain_ms` and one mobile moving by `schedule`.
+fn tree(
+    cfg: &MobilityConfig,
+    domain_ms: u64,
+    schedule: HandoffSchedule,
+    end: f64,
+) -> (World, Domain) {
+    let p = TreeParams {
+        domain_delay: Dur::from_millis(domain_ms),
+        duration: Dur::from_nanos((end * 1e9) as u64),
+        ..TreeParams::default()
+    };
+    build_tree(&p, cfg, &[schedule], 1)
+}
+
+/// 1000-byte UDP packets (972 B payload) at `rate` from `from` to `to`, from `start` to `stop`.
+fn cbr(
+    w: &mut World,
+    from: crate::ids::NodeId,
+    to: crate::ids::NodeId,
+    rate: Rate,
+    payload: u32,
+    stop: Option<Time>,
+) {
+    let at = FlowPlacement {
+        from,
+        to,
+        start: Time::ZERO,
+        stop,
+        dscp: 0,
+    };
+    w.add_cbr_flow("cbr", at, rate, payload);
+}
+
+fn one_handoff_at(t: Time) -> HandoffSchedule {
+    HandoffSchedule::explicit(0, &[(t, 1)])
+}
+
+/// Downlink CBR, 1 Mb/s of 1000-byte packets: one every 8 ms from t = 0.
+fn downlink(w: &mut World, d: &Domain) {
+    cbr(w, d.cn, d.mhs[0], Rate::mbps(1), 972, None);
+}
+
+/// Egress from node `a` to node `b` (the first link between them).
+fn egress(w: &World, a: crate::ids::NodeId, b: crate::ids::NodeId) -> crate::ids::EgressId {
+    *w.net.nodes[a.idx()]
+        .egresses
+        .iter()
+        .find(|e| w.net.egresses[e.idx()].to == b)
+        .expect("a link")
+}
+
+/// Spec 5 §2.3: a mapping refreshed by uplink data expires exactly `route_timeout` after its
+/// last refresh, at every node; downlink packets meeting an expired mapping are dropped there.
+/// Uplink: 100-byte UDP packets every 10 ms until 500 ms (the last leaves at 500 ms). It
+/// reaches BS1 after 0.4 + 1 ms, R1 after 2.08 ms more, GW after 2.08 ms more (5.56 ms).
+#[test]
+fn cip_mapping_expires_route_timeout_after_last_uplink() {
+    let mut cfg = MobilityConfig::new(Protocol::Cip(CipHandoff::Hard));
+    cfg.route_update_time = Dur::from_secs(100); // only data refreshes here
+    let (mut w, d) = tree(&cfg, 2, HandoffSchedule::explicit(0, &[]), 3.6);
+    cbr(
+        &mut w,
+        d.mhs[0],
+        d.cn,
+        Rate::bps(80_000),
+        72,
+        Some(ms(505.0)),
+    );
+    downlink(&mut w, &d);
+    w.run_until(ms(3400.0));
+    let gw_r1 = egress(&w, d.gw, d.routers[0]);
+    let r1_bs1 = egress(&w, d.routers[0], d.bss[0]);
+    assert_eq!(d.node(&w, 0).entries(0), &[(gw_r1, ms(3505.56))]);
+    assert_eq!(d.node(&w, 1).entries(0), &[(r1_bs1, ms(3503.48))]);
+    assert_eq!(d.node(&w, 3).entries(0), &[(d.radios[0][0].0, ms(3501.4))]);
+    w.run();
+    // Downlink packet t (a multiple of 8 ms) reaches GW at t + 2.8, R1 at t + 5.6, BS1 at
+    // t + 8.4 ms: t = 3496 finds BS1's mapping gone (3504.4 > 3501.4); from t = 3504 on GW's
+    // (3506.8 > 3505.56), up to t = 3592 (the last to reach GW before 3.6 s).
+    assert_eq!(d.node(&w, 3).stats.no_state, 1);
+    assert_eq!(d.node(&w, 1).stats.no_state, 0);
+    assert_eq!(d.node(&w, 0).stats.no_state, 12);
+    // Delivered: t = 0 ..= 3488.
+    assert_eq!(d.host(&w, 0).stats.data_received, 437);
+    assert_eq!(
+        d.host(&w, 0).stats.control_sent,
+        [0; kind::COUNT],
+        "no route-update"
+    );
+}
+
+/// Spec 5 §2.3: a mobile with no uplink data sends a route-update every route_update_time
+/// (here at 1, 2 and 3 s); the last one reaches GW 5.224 ms after it leaves (0.16 + 1 ms
+/// radio, 2.032 ms per wired hop), and GW's mapping lives route_timeout from then.
+#[test]
+fn cip_silent_mobile_sends_route_updates() {
+    let cfg = MobilityConfig::new(Protocol::Cip(CipHandoff::Semisoft));
+    let (mut w, d) = tree(&cfg, 2, HandoffSchedule::explicit(0, &[]), 3.5);
+    w.run();
+    let h = d.host(&w, 0);
+    assert_eq!(h.stats.control_sent[kind::ROUTE_UPDATE as usize], 3);
+    let gw_r1 = egress(&w, d.gw, d.routers[0]);
+    assert_eq!(d.node(&w, 0).entries(0), &[(gw_r1, ms(3005.224 + 3000.0))]);
+    assert_eq!(w.books.consumed, 3, "GW takes each route-update");
+}
+
+/// Spec 5 §2.3, semisoft handoff BS1 → BS2 at 1 s (crossover R1), 10 ms intra-domain links, no
+/// radio loss. The semisoft packet leaves at 900 ms and reaches R1 at 911.192 ms; R1 bicasts
+/// every packet reaching it after that (t + 13.6 ms: t >= 904). BS2 holds the copies that
+/// arrive before the mobile attaches (t + 24.4 < 1000: t = 904..968, 9 packets) and sends them
+/// at 1 s; the mobile has already had them from BS1 (t + 29.4 < 1000), so 9 duplicates, none
+/// lost, none out of order. BS1's copies of t = 976.. are held then discarded: wasted.
+#[test]
+fn cip_semisoft_loses_nothing_and_duplicates_the_bicast() {
+    let cfg = MobilityConfig::new(Protocol::Cip(CipHandoff::Semisoft));
+    let (mut w, d) = tree(&cfg, 10, one_handoff_at(ms(1000.0)), 3.5);
+    downlink(&mut w, &d);
+    w.run_until(ms(950.0));
+    let r1_bs1 = egress(&w, d.routers[0], d.bss[0]);
+    let r1_bs2 = egress(&w, d.routers[0], d.bss[1]);
+    assert_eq!(
+        d.node(&w, 1).routes(0, ms(950.0)),
+        vec![r1_bs1, r1_bs2],
+        "the crossover has both mappings"
+    );
+    assert_eq!(
+        d.node(&w, 4).radio_queue_len(0),
+        3,
+        "t = 904, 912, 920 held at BS2"
+    );
+    w.run();
+    let r = d.report(&w);
+    let h = &d.host(&w, 0).stats;
+    assert_eq!(r.handoff_losses(), 0);
+    assert_eq!(h.duplicates, 9);
+    assert_eq!(h.out_of_order, 0);
+    assert_eq!(h.control_sent[kind::SEMISOFT as usize], 1);
+    // The old mapping at R1 lives until 3 s (installed at 0 and never refreshed through BS1):
+    // every packet reaching R1 before then (t <= 2984) also went to BS1; of those from t = 976
+    // on, BS1 could deliver none.
+    assert_eq!(r.wasted_copies, (2984 - 976) / 8 + 1);
+    // Every packet sent was delivered once, except those still on their way at the end
+    // (t + 29.4 >= 3500: t >= 3472).
+    assert_eq!(h.data_received - h.duplicates, 3472 / 8);
+}
+
+/// Spec 5 §2.3, hard handoff BS1 → BS2 at 1 s: the route-update leaves through BS2 at 1 s and
+/// reaches the crossover R1 at 1011.192 ms. Packets that passed R1 toward BS1 before then and
+/// had not been sent on the air by 1 s — t = 976, 984, 992 — are held at BS1 and discarded: the
+/// packets in flight toward the old BS past the crossover, exactly 3. From t = 1000 R1 bicasts.
+/// BS1 keeps receiving copies until its own mapping ends at 3 s (t + 24.4 < 3000: t <= 2968):
+/// 250 packets, of which it holds 50 (its queue) and drops 75 while holding (1–2 s), then
+/// discards the held 50 at 2 s and the 125 arriving after.
+#[test]
+fn cip_hard_handoff_loses_the_packets_past_the_crossover() {
+    let cfg = MobilityConfig::new(Protocol::Cip(CipHandoff::Hard));
+    let (mut w, d) = tree(&cfg, 10, one_handoff_at(ms(1000.0)), 3.5);
+    downlink(&mut w, &d);
+    w.run();
+    let r = d.report(&w);
+    assert_eq!(r.handoff_loss, vec![0, 3]);
+    let bs1 = &d.node(&w, 3).stats;
+    assert_eq!((bs1.hold_discards, bs1.radio_overflow), (175, 75));
+    let h = &d.host(&w, 0).stats;
+    assert_eq!((h.duplicates, h.out_of_order), (0, 0));
+    assert_eq!(h.data_received, 3472 / 8 - 3);
+}
+
+/// Spec 5 §2.2 "blind" old base station: it keeps transmitting into the air, so the same
+/// three packets are lost at the mobile instead of at BS1, and every later copy (t = 976..2968)
+/// is sent into the air.
+#[test]
+fn cip_hard_handoff_with_a_blind_old_base_station() {
+    let mut cfg = MobilityConfig::new(Protocol::Cip(CipHandoff::Hard));
+    cfg.departure = Departure::Blind;
+    let (mut w, d) = tree(&cfg, 10, one_handoff_at(ms(1000.0)), 3.5);
+    downlink(&mut w, &d);
+    w.run();
+    let r = d.report(&w);
+    assert_eq!(r.handoff_loss, vec![0, 3]);
+    assert_eq!(d.node(&w, 3).stats.hold_discards, 0);
+    assert_eq!(d.host(&w, 0).stats.unheard, (2968 - 976) / 8 + 1);
+}
+
+/// Spec 5 §2.4 MSF, BS1 → BS2 at 1 s. The registration reaches BS2 at 1001.16 ms; the path
+/// setup goes BS2 → R1 → BS1 untouched (BS1 at 1021.224 ms). BS1 then points up, sends the
+/// path setup on and its 3 held packets (t = 976, 984, 992) behind it; R1 is re-pointed at
+/// 1031.256 ms, so t = 1000, 1008, 1016 still reach BS1 and are sent back up. Nothing is lost;
+/// the direct stream (t = 1024 reaches R1 at 1037.6) overtakes t = 1008 (R1 at 1043.2) and
+/// t = 1016 (R1 at 1051.2, after t = 1032 at 1045.6): 2 out-of-order arrivals.
+#[test]
+fn hawaii_msf_forwards_held_packets_and_loses_none() {
+    let cfg = MobilityConfig::new(Protocol::Hawaii(HawaiiScheme::Msf));
+    let (mut w, d) = tree(&cfg, 10, one_handoff_at(ms(1000.0)), 3.5);
+    downlink(&mut w, &d);
+    w.run_until(ms(1040.0));
+    let r1_bs2 = egress(&w, d.routers[0], d.bss[1]);
+    let bs1_r1 = egress(&w, d.bss[0], d.routers[0]);
+    assert_eq!(d.node(&w, 1).entries(0)[0], (r1_bs2, ms(1031.256 + 3000.0)));
+    assert_eq!(d.node(&w, 3).entries(0)[0], (bs1_r1, ms(1021.224 + 3000.0)));
+    w.run();
+    let r = d.report(&w);
+    assert_eq!(r.handoff_losses(), 0);
+    assert_eq!(r.forwarded, 3);
+    let h = &d.host(&w, 0).stats;
+    assert_eq!((h.duplicates, h.out_of_order), (0, 2));
+    assert_eq!(h.data_received, 3472 / 8);
+    let c = r.control_sent;
+    assert_eq!(
+        (c[kind::REGISTER as usize], c[kind::PATH_SETUP as usize]),
+        (1, 2),
+        "one registration, the path setup sent twice (new → old, old → new)"
+    );
+}
+
+/// Spec 5 §2.4 UNF with S_unf = 0: the path setup re-points R1 (the crossover) at 1011.192 ms;
+/// the packets already below it (t = 976, 984, 992, at BS1 after the mobile left) are lost.
+/// With S_unf = 100 ms the mobile still hears BS1 and gets them.
+#[test]
+fn hawaii_unf_loses_what_is_below_the_crossover_unless_it_hears_the_old_cell() {
+    for (linger, lost) in [(0, 3), (100, 0)] {
+        let mut cfg = MobilityConfig::new(Protocol::Hawaii(HawaiiScheme::Unf));
+        cfg.unf_linger = Dur::from_millis(linger);
+        let (mut w, d) = tree(&cfg, 10, one_handoff_at(ms(1000.0)), 3.5);
+        downlink(&mut w, &d);
+        w.run();
+        let r = d.report(&w);
+        assert_eq!(r.handoff_losses(), lost, "S_unf = {linger} ms");
+        assert_eq!(r.forwarded, 0);
+        let h = &d.host(&w, 0).stats;
+        assert_eq!(h.data_received, 3472 / 8 - lost);
+    }
+}
+
+/// Spec 5 §2.4: the serving base station refreshes the path every T_ref (1 s) toward GW, so
+/// entries stay alive past their 3 s timeout; after a handoff, the old branch's entries are no
+/// longer refreshed and expire.
+#[test]
+fn hawaii_refresh_keeps_the_path_and_old_entries_expire() {
+    let cfg = MobilityConfig::new(Protocol::Hawaii(HawaiiScheme::Msf));
+    let (mut w, d) = tree(&cfg, 2, one_handoff_at(ms(5504.0)), 10.0);
+    downlink(&mut w, &d);
+    w.run();
+    let r = d.report(&w);
+    assert_eq!(r.handoff_losses(), 0);
+    // BS1 refreshes at 1..5 s, BS2 (registered at 5.5 s) at 6..9 s.
+    assert_eq!(r.control_sent[kind::REFRESH as usize], 9);
+    // BS1's entry (pointed up by the path setup, about 5.5 s) expired 3 s later.
+    assert!(d.node(&w, 3).routes(0, ms(9999.0)).is_empty());
+    assert_eq!(d.node(&w, 4).routes(0, ms(9999.0)), vec![d.radios[0][1].0]);
+    let h = &d.host(&w, 0).stats;
+    assert_eq!(h.duplicates, 0);
+}
