@@ -35,8 +35,8 @@ enum Cmd {
         /// Override a value: PATH=VALUE, e.g. links.bottleneck.loss=0.01 (repeatable).
         #[arg(long = "set", value_name = "PATH=VALUE")]
         set: Vec<Override>,
-        /// Run seed (default: the scenario's simulation.seed).
-        #[arg(long)]
+        /// Run seed, 0 to 2^64-1 (default: the scenario's simulation.seed).
+        #[arg(long, allow_negative_numbers = true, value_parser = parse_seed)]
         seed: Option<u64>,
         /// Where to write summary.json, flows.csv, queues.csv and time series.
         #[arg(long, default_value = "out/run")]
@@ -61,8 +61,8 @@ enum Cmd {
         /// Parallel jobs (default: all cores; at most 4 per core).
         #[arg(long, default_value_t = 0, value_parser = parse_jobs)]
         jobs: usize,
-        /// Base seed (default: the scenario's simulation.seed).
-        #[arg(long)]
+        /// Base seed, 0 to 2^64-1 (default: the scenario's simulation.seed).
+        #[arg(long, allow_negative_numbers = true, value_parser = parse_seed)]
         seed: Option<u64>,
         /// Output folder: results.sqlite (the resumable store), results.csv, runs.csv.
         #[arg(long)]
@@ -92,10 +92,11 @@ enum Cmd {
         #[arg(long, default_value = "all")]
         workload: String,
         /// Run the dumbbell with this many flows (the workload dumbbell-N) instead.
-        #[arg(long, conflicts_with = "workload")]
+        #[arg(long, conflicts_with = "workload", value_parser = parse_bench_flows)]
         flows: Option<u32>,
-        /// Simulated seconds per workload.
-        #[arg(long, default_value_t = 60.0)]
+        /// Simulated seconds per workload (more than 0, at most 1000000).
+        #[arg(long, default_value_t = 60.0, allow_negative_numbers = true,
+              value_parser = parse_bench_duration)]
         duration: f64,
         /// Print one JSON line per workload instead of a table.
         #[arg(long)]
@@ -149,6 +150,63 @@ fn parse_jobs(s: &str) -> Result<usize, String> {
     Ok(n)
 }
 
+/// `--seed`: a whole number from 0 to 2^64-1 (a negative one gets its own message rather
+/// than clap's "unexpected argument").
+fn parse_seed(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    if t.starts_with('-') && t.len() > 1 && t[1..].bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!("seed must be ≥ 0; got {s}"));
+    }
+    t.parse().map_err(|_| {
+        format!(
+            "expected a whole number from 0 to {} as the seed; got {s:?}",
+            u64::MAX
+        )
+    })
+}
+
+/// Largest `bench --duration`, simulated seconds (a bench of more would run for days).
+const MAX_BENCH_SECONDS: f64 = 1e6;
+
+/// `bench --duration`: simulated seconds, positive, finite, at most [`MAX_BENCH_SECONDS`].
+fn parse_bench_duration(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("expected a number of simulated seconds, e.g. 60; got {s:?}"))?;
+    // `!(v > 0.0)` also refuses NaN.
+    if !(v > 0.0 && v <= MAX_BENCH_SECONDS) {
+        return Err(format!(
+            "expected more than 0 and at most {MAX_BENCH_SECONDS} simulated seconds; got {s}"
+        ));
+    }
+    // Below a nanosecond the generated scenario's duration would round to 0.
+    if v < 1e-9 {
+        return Err(format!(
+            "expected at least 1 ns (1e-9 simulated seconds); got {s}"
+        ));
+    }
+    Ok(v)
+}
+
+/// `bench --flows`: 1 up to the scenario limit on a flow table's `count`.
+fn parse_bench_flows(s: &str) -> Result<u32, String> {
+    let max = scenario::MAX_FLOW_COUNT;
+    match s.trim().parse::<u32>() {
+        Ok(n) if (1..=max).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "expected a whole number of flows from 1 to {max}; got {s:?}"
+        )),
+    }
+}
+
+/// Writes a line to standard error. Unlike `eprintln!`, a closed or full standard error is
+/// not a panic: the message is lost, the exit status still tells.
+fn warn(msg: std::fmt::Arguments) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr().lock(), "{msg}");
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match dispatch(cli.cmd) {
@@ -159,11 +217,11 @@ fn main() -> ExitCode {
             ExitCode::from(141)
         }
         Err(Failure::Stdout(e)) => {
-            eprintln!("error: writing to standard output: {e}");
+            warn(format_args!("error: writing to standard output: {e}"));
             ExitCode::FAILURE
         }
         Err(Failure::Msg(msg)) => {
-            eprintln!("error: {msg}");
+            warn(format_args!("error: {msg}"));
             ExitCode::FAILURE
         }
     }
@@ -292,7 +350,7 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
                 progress: true,
             };
             for s in chosen {
-                eprintln!("reproducing {}: {}", s.name, s.title);
+                warn(format_args!("reproducing {}: {}", s.name, s.title));
                 let o = (s.run)(&opts)?;
                 say!(
                     "{}: {} shape checks hold, {} do not, {} not decidable; report: {}",
@@ -320,6 +378,13 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
             } else {
                 vec![workload.as_str()]
             };
+            // An unknown workload is refused before the table's header is printed.
+            for name in &names {
+                if packetsim::bench::workload_flows(name).is_none() {
+                    packetsim::bench::run_workload(name, duration)
+                        .map_err(|e| format!("--workload: {e}"))?;
+                }
+            }
             if !json {
                 say!(
                     "{:<14} {:>10} {:>12} {:>14} {:>16} {:>10} {:>12} {:>10} {:>10}",

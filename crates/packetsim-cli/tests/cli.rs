@@ -351,3 +351,95 @@ fn zero_runs_and_absurd_jobs_are_refused_naming_the_flag() {
         "nothing was run"
     );
 }
+
+// Issue 16: `--seed -1` was answered as an unknown argument; it now says what a seed is.
+#[test]
+fn negative_seed_is_refused_as_a_seed() {
+    let dir = tmp("seed");
+    let file = dir.join("good.toml");
+    std::fs::write(&file, GOOD).unwrap();
+    let f = file.to_str().unwrap();
+    let o = dir.join("out");
+    let o = o.to_str().unwrap();
+    for args in [
+        vec!["run", f, "--seed", "-1", "--out", o],
+        vec!["run", f, "--seed=-1", "--out", o],
+        vec!["sweep", f, "--seed", "-7", "--out", o],
+    ] {
+        let out = packetsim(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?} succeeded");
+        assert!(stderr.contains("--seed"), "{args:?}: {stderr}");
+        assert!(stderr.contains("seed must be ≥ 0"), "{args:?}: {stderr}");
+        assert!(
+            !stderr.contains("unexpected argument"),
+            "{args:?}: {stderr}"
+        );
+    }
+    assert!(!Path::new(o).exists(), "nothing was run");
+}
+
+// Issue 16: `bench --duration 0` blamed an internal file name ("dumbbell-10:2"); the flag is
+// now checked as given, and an impossible workload is refused before any output.
+#[test]
+fn bench_flags_are_checked_naming_the_flag() {
+    for (args, flag) in [
+        (vec!["bench", "--duration", "0"], "--duration"),
+        (vec!["bench", "--duration", "-1"], "--duration"),
+        (vec!["bench", "--duration", "nan"], "--duration"),
+        (vec!["bench", "--duration", "1e308"], "--duration"),
+        (vec!["bench", "--flows", "0"], "--flows"),
+        (vec!["bench", "--flows", "2000000"], "--flows"),
+        (
+            vec![
+                "bench",
+                "--workload",
+                "dumbbell-99999999",
+                "--duration",
+                "1",
+            ],
+            "--workload",
+        ),
+    ] {
+        let out = packetsim(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?} succeeded");
+        assert!(stderr.contains(flag), "{args:?}: {stderr}");
+        assert!(!stderr.contains("dumbbell-10:"), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{args:?} printed output");
+    }
+}
+
+// Issue 16: a file that is not UTF-8 is located (line, column, key) through the CLI too.
+#[test]
+fn invalid_utf8_is_located() {
+    let dir = tmp("utf8");
+    let file = dir.join("bad.toml");
+    let mut bytes = GOOD.as_bytes().to_vec();
+    let at = GOOD.find("10Mbps").unwrap();
+    bytes[at] = 0xC3; // a lead byte followed by an ASCII digit
+    std::fs::write(&file, &bytes).unwrap();
+    let out = packetsim(&["check", file.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("bad.toml:10:9: links.ab.rate: invalid TOML: the file is not UTF-8 text"),
+        "{stderr}"
+    );
+}
+
+// Issue 16 ("no panic outside bugs"): an error message to a closed standard error was a
+// panic (exit 101) in `eprintln!`; the message is lost but the status is the error's.
+#[test]
+fn closed_stderr_is_not_a_panic() {
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_packetsim"))
+        .args(["check", "/nonexistent/x.toml"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stderr.take()); // the reader goes away before anything is written
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+}

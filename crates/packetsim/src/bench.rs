@@ -31,7 +31,7 @@ pub fn workload_flows(name: &str) -> Option<u32> {
             name.strip_prefix("dumbbell-")?
                 .parse()
                 .ok()
-                .filter(|&n| n >= 1)
+                .filter(|&n| (1..=crate::scenario::MAX_FLOW_COUNT).contains(&n))
         })
 }
 
@@ -121,17 +121,21 @@ pub fn goodput_over(summary: &crate::report::Summary, duration_s: f64) -> f64 {
 pub fn run_workload(name: &str, duration_s: f64) -> Result<BenchResult, String> {
     let n = workload_flows(name).ok_or_else(|| {
         format!(
-            "unknown workload {name:?}; expected one of: {}, or dumbbell-N",
+            "unknown workload {name:?}; expected one of: {}, or dumbbell-N with N from 1 to {}",
             WORKLOADS
                 .iter()
                 .chain(LARGE_WORKLOADS.iter())
                 .map(|w| w.0)
                 .collect::<Vec<_>>()
-                .join(", ")
+                .join(", "),
+            crate::scenario::MAX_FLOW_COUNT
         )
     })?;
     let text = dumbbell_toml(n, duration_s);
-    let sc = scenario::load_str(&text, name, &[] as &[Override]).map_err(|e| e.to_string())?;
+    // The scenario is generated from the flags: an error in it is reported against them.
+    let sc = scenario::load_str(&text, name, &[] as &[Override]).map_err(|e| {
+        format!("--workload {name} --duration {duration_s}: the generated scenario: {e}")
+    })?;
     let out = scenario::run(&sc, 1).map_err(|e| e.to_string())?;
     let wall = out.info.wall.as_secs_f64();
     let delivered: u64 = out

@@ -223,7 +223,7 @@ pub fn build_tree(
             let bs = bss.iter().position(|&b| b == n);
             let toward = bs_addrs
                 .iter()
-                .map(|a| net.nodes[n.idx()].routes[a.idx()])
+                .map(|a| net.nodes[n.idx()].routes.get(*a))
                 .collect();
             let rng = Rng::for_component(seed, &format!("mobility.{}", net.nodes[n.idx()].name));
             let mut el = DomainNode::new(
@@ -261,7 +261,7 @@ pub fn build_tree(
             if at == gw {
                 break;
             }
-            let up = net.nodes[at.idx()].routes[gw_addr.idx()].expect("a route to the gateway");
+            let up = net.nodes[at.idx()].routes.get(gw_addr).expect("a route to the gateway");
             at = net.egresses[up.idx()].to;
             via = back[up.idx()];
         }

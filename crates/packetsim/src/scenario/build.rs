@@ -5,7 +5,7 @@
 
 use super::flow::FlowBuild;
 use super::link::LinkBuild;
-use super::{ErrorDirection, QueueSpec, Scenario, SchedulerSpec};
+use super::{ErrorDirection, Location, QueueSpec, Scenario, SchedulerSpec};
 use crate::ids::{Addr, LinkId, NodeId};
 use crate::net::{DequeueHook, LinkChange, Net, OutagePolicy};
 use crate::queue::{
@@ -20,11 +20,15 @@ use packetsim_kernel::Time;
 use std::collections::HashMap;
 
 /// A scenario that validates but cannot be assembled (for example, no route for a flow).
+/// Like a [`super::ScenarioError`], it names the file, the line (or the `--set`) of the
+/// offending item, its key and what is wrong.
 #[derive(Debug, thiserror::Error)]
-#[error("{origin}: {key}: {msg}")]
+#[error("{origin}{}: {key}: {msg}", at.as_ref().map_or(String::new(), |l| format!(":{l}")))]
 pub struct BuildError {
     /// The scenario file.
     pub origin: String,
+    /// Where the offending item is written (filled in by [`build`] from [`Scenario::lines`]).
+    pub at: Option<Location>,
     /// The key path of the offending item.
     pub key: String,
     /// What is wrong.
@@ -78,8 +82,16 @@ fn directions(
 
 /// Builds the world of `sc`, seeded with `seed`.
 pub fn build(sc: &Scenario, seed: u64) -> Result<World, BuildError> {
+    build_unlocated(sc, seed).map_err(|mut e| {
+        e.at = sc.lines.locate(&e.key);
+        e
+    })
+}
+
+fn build_unlocated(sc: &Scenario, seed: u64) -> Result<World, BuildError> {
     let err = |key: String, msg: String| BuildError {
         origin: sc.origin.clone(),
+        at: None,
         key,
         msg,
     };
@@ -239,8 +251,11 @@ pub fn build(sc: &Scenario, seed: u64) -> Result<World, BuildError> {
             return Err(err(
                 format!("flows.{}", f.name),
                 format!(
-                    "no route between {:?} and {:?}: the links do not connect them",
-                    f.from, f.to
+                    "no route between {:?} ({}) and {:?} ({}): the links do not connect them",
+                    f.from,
+                    sc.lines.describe(&format!("nodes.{}", f.from)),
+                    f.to,
+                    sc.lines.describe(&format!("nodes.{}", f.to)),
                 ),
             ));
         }

@@ -39,14 +39,19 @@ pub enum ScenarioError {
         #[source]
         source: std::io::Error,
     },
-    /// The text is not valid TOML.
-    #[error("{origin}:{line}: invalid TOML: {message}")]
+    /// The text is not valid TOML (or not UTF-8 text at all).
+    #[error("{origin}:{line}:{column}: {key}: invalid TOML: {message}")]
     Syntax {
         /// File name used in messages.
         origin: String,
         /// 1-based line of the syntax error.
         line: usize,
-        /// What the TOML parser expected.
+        /// 1-based column (in characters) of the syntax error.
+        column: usize,
+        /// The key being written there, as far as the text before the error tells:
+        /// `[table].key` as a dotted path, or the table, or `(top level)`.
+        key: String,
+        /// What the TOML parser expected, never empty.
         message: String,
     },
     /// A `--set` override could not be applied to the document.
@@ -90,8 +95,48 @@ impl ScenarioError {
     /// The dotted key path the error is about, when there is one.
     pub fn key(&self) -> Option<&str> {
         match self {
-            ScenarioError::Invalid { key, .. } => Some(key),
+            ScenarioError::Invalid { key, .. } | ScenarioError::Syntax { key, .. } => Some(key),
             _ => None,
+        }
+    }
+}
+
+/// Where the scenario's named items are written (`nodes.NAME`, `links.NAME`, `flows.NAME`,
+/// their `a`/`b`/`from`/`to` keys and `nodes.NAME.routes[i]`), kept with a loaded
+/// [`super::Scenario`] so that errors found after loading (when assembling the network) still
+/// name a line.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct KeyLines(pub(crate) std::collections::HashMap<String, Location>);
+
+impl KeyLines {
+    /// Where `key` (a dotted path as the builder writes it) or its nearest recorded ancestor
+    /// is written. A flow copy `NAME_i` made by `count` is found at its table `NAME`.
+    pub fn locate(&self, key: &str) -> Option<Location> {
+        let mut k = key;
+        loop {
+            if let Some(l) = self.0.get(k) {
+                return Some(l.clone());
+            }
+            if let Some(name) = k.strip_prefix("flows.") {
+                if let Some((table, i)) = name.rsplit_once('_') {
+                    if !i.is_empty() && i.bytes().all(|b| b.is_ascii_digit()) {
+                        if let Some(l) = self.0.get(&format!("flows.{table}")) {
+                            return Some(l.clone());
+                        }
+                    }
+                }
+            }
+            let cut = k.rfind(['.', '['])?;
+            k = &k[..cut];
+        }
+    }
+
+    /// `key` and where it is written, for messages: `nodes.a, line 3`.
+    pub fn describe(&self, key: &str) -> String {
+        match self.locate(key) {
+            Some(Location::Line(l)) => format!("{key}, line {l}"),
+            Some(Location::Override(o)) => format!("{key}, --set {o}"),
+            None => key.to_owned(),
         }
     }
 }

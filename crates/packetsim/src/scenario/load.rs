@@ -2,7 +2,7 @@
 //! turned into a [`ScenarioError`] naming the file, the line (or the `--set`), the key path
 //! and what was expected. Nothing here panics on any input.
 
-use super::error::{Location, ScenarioError};
+use super::error::{KeyLines, Location, ScenarioError};
 use super::flow::{FlowInput, FLOW_KINDS};
 use super::kinds::fields_of;
 use super::link::{LinkInput, LINK_KINDS};
@@ -35,20 +35,109 @@ type Result<T> = std::result::Result<T, ScenarioError>;
 
 /// Reads and loads a scenario file; `overrides` are applied in order (a later one wins).
 pub fn load_file(path: &Path, overrides: &[Override]) -> Result<Scenario> {
-    let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
+    let bytes = std::fs::read(path).map_err(|source| ScenarioError::Read {
         path: path.to_owned(),
         source,
     })?;
-    load_str(&text, &path.display().to_string(), overrides)
+    let origin = path.display().to_string();
+    let text = match String::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let at = e.utf8_error().valid_up_to();
+            let bytes = e.as_bytes();
+            // The text up to the bad byte is valid: it locates the line, column and key.
+            let valid = std::str::from_utf8(&bytes[..at]).unwrap_or_default();
+            return Err(syntax_error(
+                &origin,
+                valid,
+                at,
+                &format!(
+                    "the file is not UTF-8 text: byte 0x{:02X} at offset {at} cannot start or \
+                     continue a character (save the file as UTF-8)",
+                    bytes[at]
+                ),
+            ));
+        }
+    };
+    load_str(&text, &origin, overrides)
+}
+
+/// A syntax error at byte `offset` of `text`, with its line, column, the key being written
+/// there, and a message that is never empty.
+fn syntax_error(origin: &str, text: &str, offset: usize, message: &str) -> ScenarioError {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let line = 1 + text[..line_start].bytes().filter(|b| *b == b'\n').count();
+    let column = 1 + text[line_start..offset].chars().count();
+    let message = one_line(message);
+    let message = if !message.is_empty() {
+        message
+    } else {
+        match text[offset..].chars().next() {
+            None => "the file ends in the middle of a key, value or table header".to_owned(),
+            Some(c) if c.is_control() && c != '\t' && c != '\n' && c != '\r' => format!(
+                "control character U+{:04X} is not allowed in TOML text (tab is the only one \
+                 allowed besides line ends)",
+                c as u32
+            ),
+            Some(c) => format!("unexpected {c:?} here"),
+        }
+    };
+    ScenarioError::Syntax {
+        origin: origin.to_owned(),
+        line,
+        column,
+        key: key_near(text, line_start),
+        message,
+    }
+}
+
+/// The key being written on the line starting at `line_start`, read from the
+/// text alone (it does not parse): the last table header before it, then the key before `=`
+/// on its line. Best effort, for messages only.
+fn key_near(text: &str, line_start: usize) -> String {
+    fn header(l: &str) -> Option<&str> {
+        let t = l.trim();
+        let inner = t.strip_prefix('[')?;
+        let inner = inner.strip_prefix('[').unwrap_or(inner);
+        Some(inner.split(']').next().unwrap_or("").trim())
+    }
+    let line_end = text[line_start..]
+        .find('\n')
+        .map_or(text.len(), |i| line_start + i);
+    let line = &text[line_start..line_end];
+    if let Some(h) = header(line) {
+        return if h.is_empty() {
+            "(table header)".to_owned()
+        } else {
+            h.to_owned()
+        };
+    }
+    let table = text[..line_start]
+        .lines()
+        .rev()
+        .filter_map(header)
+        .next()
+        .unwrap_or("");
+    let key = match line.find('=') {
+        Some(eq) if !line.trim_start().starts_with('#') => line[..eq].trim(),
+        _ => "",
+    };
+    match (table, key) {
+        ("", "") => "(top level)".to_owned(),
+        (t, "") => t.to_owned(),
+        ("", k) => k.to_owned(),
+        (t, k) => format!("{t}.{k}"),
+    }
 }
 
 /// Loads a scenario from its text; `origin` is the file name used in messages.
 pub fn load_str(text: &str, origin: &str, overrides: &[Override]) -> Result<Scenario> {
-    let original = ImDocument::parse(text).map_err(|e| ScenarioError::Syntax {
-        origin: origin.to_owned(),
-        line: line_of_span(text, e.span()),
-        message: one_line(e.message()),
-    })?;
+    let original = ImDocument::parse(text)
+        .map_err(|e| syntax_error(origin, text, e.span().map_or(0, |s| s.start), e.message()))?;
     let orig = SpanIndex::new(&original, text);
 
     // Without overrides the effective document is the file itself: parsed and indexed once
@@ -70,10 +159,13 @@ pub fn load_str(text: &str, origin: &str, overrides: &[Override]) -> Result<Scen
     let eff_parsed = match &effective {
         None => None,
         Some(effective) => {
-            let doc = ImDocument::parse(effective.as_str()).map_err(|e| ScenarioError::Syntax {
-                origin: format!("{origin} (after --set overrides)"),
-                line: line_of_span(effective, e.span()),
-                message: one_line(e.message()),
+            let doc = ImDocument::parse(effective.as_str()).map_err(|e| {
+                syntax_error(
+                    &format!("{origin} (after --set overrides)"),
+                    effective,
+                    e.span().map_or(0, |s| s.start),
+                    e.message(),
+                )
             })?;
             let index = SpanIndex::new(&doc, effective);
             Some((doc, index))
@@ -108,14 +200,6 @@ fn one_line(msg: &str) -> String {
         .filter(|l| !l.is_empty())
         .collect::<Vec<_>>()
         .join("; ")
-}
-
-fn line_of_span(text: &str, span: Option<std::ops::Range<usize>>) -> usize {
-    let end = span.map_or(0, |s| s.start).min(text.len());
-    1 + text.as_bytes()[..end]
-        .iter()
-        .filter(|b| **b == b'\n')
-        .count()
 }
 
 /// The loader's view of one scenario: its file name, spans and overrides, for errors.
@@ -306,6 +390,8 @@ impl Ctx<'_> {
             }
         }
 
+        let flow_tables: HashSet<&String> = flow_names.values().collect();
+        let lines = self.key_lines(&nodes, &links, &routes, flow_tables.into_iter());
         Ok(Scenario {
             origin: self.origin.to_owned(),
             text: String::new(),
@@ -315,7 +401,42 @@ impl Ctx<'_> {
             links,
             routes,
             flows,
+            lines,
         })
+    }
+
+    /// Where the named items are written, for errors found after loading.
+    fn key_lines<'n>(
+        &self,
+        nodes: &[String],
+        links: &[LinkSpec],
+        routes: &[RouteSpec],
+        flow_tables: impl Iterator<Item = &'n String>,
+    ) -> KeyLines {
+        let mut m = HashMap::new();
+        let mut put = |path: KeyPath, key: String| {
+            m.entry(key).or_insert_with(|| self.locate(&path));
+        };
+        for n in nodes {
+            put(KeyPath::keys(&["nodes", n]), format!("nodes.{n}"));
+        }
+        for l in links {
+            let p = KeyPath::keys(&["links", &l.name]);
+            put(p.clone(), format!("links.{}", l.name));
+            put(p.key("a"), format!("links.{}.a", l.name));
+            put(p.key("b"), format!("links.{}.b", l.name));
+        }
+        for r in routes {
+            let p = KeyPath::keys(&["nodes", &r.node, "routes"]).index(r.index);
+            put(p, format!("nodes.{}.routes[{}]", r.node, r.index));
+        }
+        for t in flow_tables {
+            let p = KeyPath::keys(&["flows", t]);
+            put(p.clone(), format!("flows.{t}"));
+            put(p.key("from"), format!("flows.{t}.from"));
+            put(p.key("to"), format!("flows.{t}.to"));
+        }
+        KeyLines(m)
     }
 
     /// Every node's static routes: `to` is another node or another node's named address,

@@ -43,7 +43,7 @@ mod tests;
 
 pub use crate::queue::QueueLimit;
 pub use build::{build, run, BuildError, Outcome};
-pub use error::{Location, ScenarioError};
+pub use error::{KeyLines, Location, ScenarioError};
 pub use load::{
     load_file, load_str, DEFAULT_CBR_PACKET_SIZE, DEFAULT_QUEUE_PACKETS, MAX_FLOW_COUNT,
     MAX_QUEUE_REPORT_BYTES, MAX_UDP_PAYLOAD,
@@ -76,6 +76,8 @@ pub struct Scenario {
     pub routes: Vec<RouteSpec>,
     /// Flows after `count` expansion, in file order (copies of one table are adjacent).
     pub flows: Vec<FlowSpec>,
+    /// Where nodes, links, flows and routes are written, for errors found when building.
+    pub lines: KeyLines,
 }
 
 /// `[simulation]`.

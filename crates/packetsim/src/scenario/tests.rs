@@ -393,11 +393,106 @@ fn bad_override_value_names_the_override_not_a_line() {
 #[test]
 fn syntax_errors_name_the_line() {
     let e = bad(&BASE.replace("rate = \"2Mbps\"", "rate = \"2Mbps"), &[]);
-    assert!(e.to_string().starts_with("x.toml:17: invalid TOML"), "{e}");
-    let e = bad(&format!("{BASE}[links.l1]\n"), &[]);
     assert!(
         e.to_string()
-            .starts_with("x.toml:23: invalid TOML: invalid table header; duplicate key `l1`"),
+            .starts_with("x.toml:17:14: links.l2.rate: invalid TOML: "),
+        "{e}"
+    );
+    let e = bad(&format!("{BASE}[links.l1]\n"), &[]);
+    assert!(
+        e.to_string().starts_with(
+            "x.toml:23:1: links.l1: invalid TOML: invalid table header; duplicate key `l1`"
+        ),
+        "{e}"
+    );
+}
+
+// Issue 16: "number too large to fit in target type" named no key; it now names the key
+// being written on the line (from the text, since the document does not parse).
+#[test]
+fn number_overflow_names_line_column_and_key() {
+    let e = bad(
+        &BASE.replace("duration = \"10s\"", "seed = 99999999999999999999"),
+        &[],
+    );
+    assert_eq!(
+        e.to_string(),
+        "x.toml:2:8: simulation.seed: invalid TOML: number too large to fit in target type"
+    );
+    assert_eq!((e.line(), e.key()), (Some(2), Some("simulation.seed")));
+    // The same number given with --set is located at the override.
+    let e = bad(BASE, &["simulation.seed=99999999999999999999"]);
+    assert!(
+        e.to_string()
+            .contains("--set simulation.seed=99999999999999999999"),
+        "{e}"
+    );
+}
+
+// Issue 16: some syntax errors came out as "invalid TOML: " with nothing after it (the TOML
+// parser gives no message for a control character or a file cut after `key = `).
+#[test]
+fn syntax_errors_never_have_an_empty_message() {
+    let e = bad(&BASE.replace("[nodes.c]", "[nodes.c]\n#\u{b}"), &[]);
+    assert_eq!(
+        e.to_string(),
+        "x.toml:7:2: nodes.c: invalid TOML: control character U+000B is not allowed in TOML \
+         text (tab is the only one allowed besides line ends)"
+    );
+    let cut = &BASE[..BASE.find("\"2Mbps\"").unwrap()];
+    let e = bad(cut, &[]);
+    assert_eq!(
+        e.to_string(),
+        "x.toml:17:8: links.l2.rate: invalid TOML: the file ends in the middle of a key, value \
+         or table header"
+    );
+}
+
+// Issue 16: invalid UTF-8 was "stream did not contain valid UTF-8" with no line; the byte
+// offset now gives the line, column and key.
+#[test]
+fn invalid_utf8_names_line_column_and_key() {
+    let dir = std::env::temp_dir().join(format!("packetsim-utf8-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("x.toml");
+    let mut bytes = BASE
+        .replace("delay = \"5ms\"", "delay = \"5ms\" # \u{1}")
+        .into_bytes();
+    let at = bytes.iter().position(|b| *b == 1).unwrap();
+    bytes[at] = 0xFF;
+    std::fs::write(&file, &bytes).unwrap();
+    let e = load_file(&file, &[]).expect_err("not UTF-8");
+    let msg = e.to_string();
+    assert!(
+        msg.starts_with(&format!(
+            "{}:12:17: links.l1.delay: invalid TOML: the file is not UTF-8 text: byte 0xFF at \
+             offset {at}",
+            file.display()
+        )),
+        "{msg}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+// Issue 16: "no route" named neither node's line; it now names the flow's line and both
+// nodes' lines.
+#[test]
+fn no_route_names_the_flow_and_both_nodes_lines() {
+    let text = BASE
+        .replace("[nodes.c]", "[nodes.c]\n[nodes.z]")
+        .replace("to = \"c\"", "to = \"z\"");
+    let sc = ok(&text, &[]);
+    let e = build(&sc, 1).err().expect("z is an island");
+    assert_eq!(
+        e.to_string(),
+        "x.toml:21: flows.f: no route between \"a\" (nodes.a, line 4) and \"z\" (nodes.z, line \
+         7): the links do not connect them"
+    );
+    // A flow copy made by `count` is located at its table.
+    let sc = ok(&text, &["flows.f.count=3"]);
+    let e = build(&sc, 1).err().expect("z is an island");
+    assert!(
+        e.to_string().starts_with("x.toml:21: flows.f_0: no route"),
         "{e}"
     );
 }

@@ -135,7 +135,8 @@ fn routing_static_route_wins_at_its_node_only() {
     let e = scenario::build(&sc, 1).err().expect("a loop");
     assert_eq!(
         e.to_string(),
-        "test.toml: nodes.r.routes[0]: this static route makes packets to `d` loop: r -> s -> r \
+        "test.toml: --set nodes.r.routes=[{ to = \"d\", via = \"fast1\" }]: nodes.r.routes[0]: \
+         this static route makes packets to `d` loop: r -> s -> r \
          (a static route applies at its own node only; every other node keeps its least-cost \
          route)"
     );

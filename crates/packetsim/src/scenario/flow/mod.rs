@@ -163,6 +163,7 @@ impl FlowBuild<'_> {
     pub fn err(&self, key: &str, msg: String) -> BuildError {
         BuildError {
             origin: self.origin.to_owned(),
+            at: None,
             key: format!("flows.{}.{key}", self.spec.name),
             msg,
         }
