@@ -44,6 +44,10 @@ enum Cmd {
         /// Print nothing but errors.
         #[arg(long)]
         quiet: bool,
+        /// Write one pcap file per link direction into DIR (the scenario's `[trace]` table
+        /// chooses directions, flows, time window and snap length; default: every direction).
+        #[arg(long, value_name = "DIR")]
+        pcap: Option<PathBuf>,
     },
     /// Run a grid of parameter values times N replications, resumably, in parallel.
     Sweep {
@@ -251,10 +255,12 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
             seed,
             out,
             quiet,
+            pcap,
         } => {
             let sc = load(&file, &set)?;
             let seed = seed.unwrap_or(sc.simulation.seed);
-            let outcome = scenario::run(&sc, seed).map_err(|e| e.to_string())?;
+            let pcap = pcap.or_else(|| sc.trace.pcap.then(|| out.join("pcap")));
+            let (outcome, traced) = scenario::run_traced(&sc, seed, pcap.as_deref())?;
             report::write_run(&out, &outcome.summary, &outcome.world)
                 .map_err(|e| format!("{}: {e}", out.display()))?;
             report::write_atomic(&out.join("scenario.toml"), &sc.text)
@@ -262,6 +268,14 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
             if !quiet {
                 say_raw!("{}", outcome.summary.table());
                 say!("\nwrote {}", out.display());
+                if let Some(dir) = &pcap {
+                    let packets: u64 = traced.pcap_files.iter().map(|f| f.1).sum();
+                    say!(
+                        "wrote {} pcap files ({packets} packets) into {}",
+                        traced.pcap_files.len(),
+                        dir.display()
+                    );
+                }
             }
             Ok(())
         }

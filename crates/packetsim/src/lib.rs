@@ -16,6 +16,7 @@
 //! wireless           radio links: rate cycles, a two-state rate process (node element)
 //! atm                ATM cells, AAL5, the cell switch and the slotted cell network (study 1;
 //!                    drives transport endpoints directly)
+//! trace              packet captures (pcap, bytes synthesised from typed headers)
 //! world              the assembled simulation: dispatch, agent and element adapters, flows,
 //!                    sampling
 //! mobility           micro-mobility (spec 5): Cellular IP, HAWAII, the handoff model, as node
@@ -43,6 +44,7 @@ pub mod queue;
 pub mod report;
 pub mod scenario;
 pub mod studies;
+pub mod trace;
 pub mod transport;
 pub mod units;
 pub mod wireless;

@@ -261,7 +261,10 @@ pub fn build_tree(
             if at == gw {
                 break;
             }
-            let up = net.nodes[at.idx()].routes.get(gw_addr).expect("a route to the gateway");
+            let up = net.nodes[at.idx()]
+                .routes
+                .get(gw_addr)
+                .expect("a route to the gateway");
             at = net.egresses[up.idx()].to;
             via = back[up.idx()];
         }

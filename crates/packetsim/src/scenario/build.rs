@@ -322,3 +322,79 @@ pub fn run(sc: &Scenario, seed: u64) -> Result<Outcome, BuildError> {
         summary,
     })
 }
+
+/// What `sc`'s `[trace]` table covers in `world` (built from `sc`), writing pcap files into
+/// `pcap_dir` when given.
+pub fn trace_config(
+    sc: &Scenario,
+    world: &World,
+    pcap_dir: Option<&std::path::Path>,
+) -> crate::trace::TraceConfig {
+    let t = &sc.trace;
+    let egresses = (!t.links.is_empty()).then(|| {
+        let mut v = Vec::new();
+        for (name, dir) in &t.links {
+            let li = sc
+                .links
+                .iter()
+                .position(|l| &l.name == name)
+                .expect("the loader checks trace links");
+            let l = &world.net.links[li];
+            v.extend(directions(*dir, l.ab, l.ba));
+        }
+        v
+    });
+    let flows = (!t.flows.is_empty()).then(|| {
+        t.flows
+            .iter()
+            .map(|name| {
+                let i = world
+                    .flows
+                    .iter()
+                    .position(|f| &f.name == name)
+                    .expect("the loader checks trace flows");
+                crate::ids::FlowId(i as u32)
+            })
+            .collect()
+    });
+    crate::trace::TraceConfig {
+        pcap_dir: pcap_dir.map(|p| p.to_owned()),
+        snaplen: t.snaplen,
+        filter: crate::trace::TraceFilter {
+            egresses,
+            flows,
+            from: t.from,
+            to: t.to.unwrap_or(Time::MAX),
+        },
+    }
+}
+
+/// Builds and runs `sc` with `seed`, recording what `trace` asks for (nothing when `None`);
+/// also returns what the tracer wrote.
+pub fn run_traced(
+    sc: &Scenario,
+    seed: u64,
+    pcap_dir: Option<&std::path::Path>,
+) -> Result<(Outcome, crate::trace::TraceSummary), String> {
+    let mut world = build(sc, seed).map_err(|e| e.to_string())?;
+    if pcap_dir.is_some() {
+        let cfg = trace_config(sc, &world, pcap_dir);
+        let names: Vec<String> = world.net.egresses.iter().map(|e| e.name.clone()).collect();
+        let tracer = crate::trace::Tracer::new(&cfg, &names).map_err(|e| e.to_string())?;
+        world.set_tracer(tracer);
+    }
+    let info = world.run();
+    let written = match world.take_tracer() {
+        Some(t) => t.finish().map_err(|e| e.to_string())?,
+        None => crate::trace::TraceSummary::default(),
+    };
+    let summary = Summary::new(&world, &info, &sc.origin, seed);
+    Ok((
+        Outcome {
+            world,
+            info,
+            summary,
+        },
+        written,
+    ))
+}

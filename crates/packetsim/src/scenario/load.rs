@@ -8,10 +8,12 @@ use super::kinds::fields_of;
 use super::link::{LinkInput, LINK_KINDS};
 use super::locate::{is_bare, KeyPath, SpanIndex};
 use super::overrides::Override;
-use super::schema::{RawAddress, RawFlow, RawLink, RawQueue, RawQueueKind, RawRoute, RawScenario};
+use super::schema::{
+    RawAddress, RawFlow, RawLink, RawQueue, RawQueueKind, RawRoute, RawScenario, RawTrace,
+};
 use super::{
     AddressSpec, ClassSpec, ErrorDirection, FlowSpec, LinkSpec, QueueLimit, QueueReportSpec,
-    QueueSpec, RateStep, RouteSpec, Scenario, SchedulerSpec, SimulationSpec,
+    QueueSpec, RateStep, RouteSpec, Scenario, SchedulerSpec, SimulationSpec, TraceSpec,
 };
 use crate::transport::sctp::SctpConfig;
 use crate::transport::tcp::TcpConfig;
@@ -392,6 +394,7 @@ impl Ctx<'_> {
 
         let flow_tables: HashSet<&String> = flow_names.values().collect();
         let lines = self.key_lines(&nodes, &links, &routes, flow_tables.into_iter());
+        let trace = self.trace(raw.trace.unwrap_or_default(), &links, &flows)?;
         Ok(Scenario {
             origin: self.origin.to_owned(),
             text: String::new(),
@@ -402,6 +405,7 @@ impl Ctx<'_> {
             routes,
             flows,
             lines,
+            trace,
         })
     }
 
@@ -437,6 +441,77 @@ impl Ctx<'_> {
             put(p.key("to"), format!("flows.{t}.to"));
         }
         KeyLines(m)
+    }
+
+    /// `[trace]`: links named with an optional `:a_to_b` / `:b_to_a` / `:both`, flows by
+    /// name, a window with `from < to`, a snap length of at least 20 bytes.
+    fn trace(&self, t: RawTrace, links: &[LinkSpec], flows: &[FlowSpec]) -> Result<TraceSpec> {
+        let path = KeyPath::keys(&["trace"]);
+        let mut spec = TraceSpec {
+            pcap: t.pcap.unwrap_or(false),
+            ..TraceSpec::default()
+        };
+        for (i, l) in t.links.unwrap_or_default().into_iter().enumerate() {
+            let at = path.key("links").index(i);
+            let (name, dir) = match l.split_once(':') {
+                None => (l.as_str(), ErrorDirection::Both),
+                Some((n, "a_to_b")) => (n, ErrorDirection::AToB),
+                Some((n, "b_to_a")) => (n, ErrorDirection::BToA),
+                Some((n, "both")) => (n, ErrorDirection::Both),
+                Some((_, d)) => {
+                    return Err(self.err(
+                        &at,
+                        format!(
+                            "expected LINK or LINK:DIRECTION with DIRECTION one of a_to_b, \
+                             b_to_a, both; got direction {d:?}"
+                        ),
+                    ))
+                }
+            };
+            if !links.iter().any(|x| x.name == name) {
+                let known: Vec<&str> = links.iter().map(|x| x.name.as_str()).collect();
+                return Err(self.err(
+                    &at,
+                    format!(
+                        "unknown link {name:?}; expected one of: {}",
+                        known.join(", ")
+                    ),
+                ));
+            }
+            spec.links.push((name.to_owned(), dir));
+        }
+        for (i, f) in t.flows.unwrap_or_default().into_iter().enumerate() {
+            if !flows.iter().any(|x| x.name == f) {
+                return Err(self.err(
+                    &path.key("flows").index(i),
+                    format!(
+                        "unknown flow {f:?}; expected a flow's name (NAME_i for the copies of \
+                         a table with count > 1)"
+                    ),
+                ));
+            }
+            spec.flows.push(f);
+        }
+        spec.from = Time::ZERO + t.from.unwrap_or(Dur::ZERO);
+        spec.to = t.to.map(|d| Time::ZERO + d);
+        if let Some(to) = spec.to {
+            if to <= spec.from {
+                return Err(self.err(
+                    &path.key("to"),
+                    "expected the end of the trace window to come after its start (`from`)",
+                ));
+            }
+        }
+        if let Some(n) = t.snaplen {
+            if n < 20 {
+                return Err(self.err(
+                    &path.key("snaplen"),
+                    format!("expected at least 20 bytes (the IPv4 header); got {n}"),
+                ));
+            }
+            spec.snaplen = n;
+        }
+        Ok(spec)
     }
 
     /// Every node's static routes: `to` is another node or another node's named address,

@@ -42,7 +42,7 @@ mod schema;
 mod tests;
 
 pub use crate::queue::QueueLimit;
-pub use build::{build, run, BuildError, Outcome};
+pub use build::{build, run, run_traced, trace_config, BuildError, Outcome};
 pub use error::{KeyLines, Location, ScenarioError};
 pub use load::{
     load_file, load_str, DEFAULT_CBR_PACKET_SIZE, DEFAULT_QUEUE_PACKETS, MAX_FLOW_COUNT,
@@ -78,6 +78,40 @@ pub struct Scenario {
     pub flows: Vec<FlowSpec>,
     /// Where nodes, links, flows and routes are written, for errors found when building.
     pub lines: KeyLines,
+    /// `[trace]`: what a run records of itself (pcap), when asked.
+    pub trace: TraceSpec,
+}
+
+/// `[trace]`: which link directions, flows and time window a run's pcap files cover, and
+/// whether the scenario asks for pcap files itself (`pcap = true`: into `OUT/pcap`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceSpec {
+    /// Write pcap files even without `--pcap` (into the run's output folder, `pcap/`).
+    pub pcap: bool,
+    /// Link directions covered: a link's name with its direction (`links = ["l"]` is both,
+    /// `"l:a_to_b"` one); empty: every direction of every link.
+    pub links: Vec<(String, ErrorDirection)>,
+    /// Flows covered by name; empty: every flow (and packets of no flow).
+    pub flows: Vec<String>,
+    /// Start of the time window (default 0).
+    pub from: Time,
+    /// End of the time window, exclusive (default: the end of the run).
+    pub to: Option<Time>,
+    /// Bytes kept of each packet in pcap files (default 65535, at least 20).
+    pub snaplen: u32,
+}
+
+impl Default for TraceSpec {
+    fn default() -> TraceSpec {
+        TraceSpec {
+            pcap: false,
+            links: Vec::new(),
+            flows: Vec::new(),
+            from: Time::ZERO,
+            to: None,
+            snaplen: crate::trace::DEFAULT_SNAPLEN,
+        }
+    }
 }
 
 /// `[simulation]`.

@@ -30,6 +30,26 @@ pub(crate) struct RawScenario {
     pub links: Named<RawLink>,
     #[serde(default)]
     pub flows: Named<RawFlow>,
+    #[serde(default)]
+    pub trace: Option<RawTrace>,
+}
+
+/// `[trace]`: what `packetsim run` records of the run (pcap files).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawTrace {
+    #[serde(default)]
+    pub pcap: Option<bool>,
+    #[serde(default)]
+    pub links: Option<Vec<String>>,
+    #[serde(default)]
+    pub flows: Option<Vec<String>>,
+    #[serde(default, with = "units::dur::opt")]
+    pub from: Option<Dur>,
+    #[serde(default, with = "units::dur::opt")]
+    pub to: Option<Dur>,
+    #[serde(default)]
+    pub snaplen: Option<u32>,
 }
 
 /// `[simulation]`.

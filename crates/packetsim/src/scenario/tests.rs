@@ -1632,3 +1632,62 @@ fn radio_link_errors_name_the_key() {
     );
     assert_at(&e, 13, "links.l1.radio_loss", "only allowed on radio links");
 }
+
+// ---- [trace] ---------------------------------------------------------------------------
+
+#[test]
+fn trace_table_reads_links_with_directions_flows_window_and_snaplen() {
+    let text = format!(
+        "{BASE}\n[trace]\npcap = true\nlinks = [\"l1\", \"l2:b_to_a\"]\nflows = [\"f\"]\n\
+         from = \"1s\"\nto = \"2500ms\"\nsnaplen = 96\n"
+    );
+    let s = ok(&text, &[]);
+    assert_eq!(
+        s.trace,
+        TraceSpec {
+            pcap: true,
+            links: vec![
+                ("l1".into(), ErrorDirection::Both),
+                ("l2".into(), ErrorDirection::BToA)
+            ],
+            flows: vec!["f".into()],
+            from: Time::from_millis(1000),
+            to: Some(Time::from_millis(2500)),
+            snaplen: 96,
+        }
+    );
+    assert_eq!(ok(BASE, &[]).trace, TraceSpec::default());
+}
+
+#[test]
+fn trace_errors_name_the_key_and_what_was_expected() {
+    let line = BASE.lines().count() + 3;
+    let e = bad(
+        &format!("{BASE}\n[trace]\nlinks = [\"l1\", \"nope\"]\n"),
+        &[],
+    );
+    assert_at(
+        &e,
+        line,
+        "trace.links[1]",
+        "unknown link \"nope\"; expected one of: l1, l2",
+    );
+    let e = bad(&format!("{BASE}\n[trace]\nlinks = [\"l1:up\"]\n"), &[]);
+    assert_at(
+        &e,
+        line,
+        "trace.links[0]",
+        "a_to_b, b_to_a, both; got direction \"up\"",
+    );
+    let e = bad(&format!("{BASE}\n[trace]\nflows = [\"g\"]\n"), &[]);
+    assert_at(&e, line, "trace.flows[0]", "unknown flow \"g\"");
+    let e = bad(&format!("{BASE}\n[trace]\nsnaplen = 19\n"), &[]);
+    assert_at(&e, line, "trace.snaplen", "at least 20 bytes");
+    let e = bad(
+        &format!("{BASE}\n[trace]\nfrom = \"2s\"\nto = \"1s\"\n"),
+        &[],
+    );
+    assert_at(&e, line + 1, "trace.to", "after its start");
+    let e = bad(&format!("{BASE}\n[trace]\npcaps = true\n"), &[]);
+    assert_at(&e, line, "trace.pcaps", "unknown key");
+}

@@ -13,6 +13,9 @@ impl World {
     /// A packet reached the far end of `via`.
     #[inline(always)]
     pub(super) fn arrive(&mut self, now: Time, pkt: u32, via: EgressId) {
+        if self.tracer.is_some() {
+            self.trace_arrive(now, pkt, via);
+        }
         let egress = &mut self.net.egresses[via.idx()];
         egress.stats.delivered += 1;
         let node = egress.to;
@@ -29,6 +32,20 @@ impl World {
             Next::Deliver => self.deliver(now, pkt),
             Next::Egress(e) => self.enqueue(now, e, pkt),
             next => self.forward(now, node, pkt, next),
+        }
+    }
+
+    /// Shows the tracer a packet reaching the far end of `via`.
+    #[cold]
+    #[inline(never)]
+    fn trace_arrive(&mut self, now: Time, pkt: u32, via: EgressId) {
+        let p = self.packets.get(pkt);
+        let forward = self
+            .flows
+            .get(p.flow.idx())
+            .is_none_or(|f| p.to == f.receiver);
+        if let Some(t) = self.tracer.as_deref_mut() {
+            t.arrive(now, via, p, forward);
         }
     }
 

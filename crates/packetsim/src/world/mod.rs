@@ -93,6 +93,8 @@ pub struct World {
     pub series: Option<Series>,
     /// Run-wide packet counts.
     pub books: PacketBooks,
+    /// The packet tracer, when one is attached ([`World::set_tracer`]).
+    tracer: Option<Box<crate::trace::Tracer>>,
     packets: Slab<Packet>,
     queue: EventQueue<Event>,
     outbox: Outbox,
@@ -112,6 +114,7 @@ impl World {
             flows: Vec::new(),
             series: None,
             books: PacketBooks::default(),
+            tracer: None,
             packets: Slab::with_capacity(4096),
             queue: EventQueue::new(),
             outbox: Outbox::default(),
@@ -124,6 +127,16 @@ impl World {
     /// When the run stops.
     pub fn end(&self) -> Time {
         self.end
+    }
+
+    /// Attaches a tracer: from now on it sees every packet event it covers.
+    pub fn set_tracer(&mut self, t: crate::trace::Tracer) {
+        self.tracer = Some(Box::new(t));
+    }
+
+    /// Detaches the tracer (to finish its files).
+    pub fn take_tracer(&mut self) -> Option<crate::trace::Tracer> {
+        self.tracer.take().map(|b| *b)
     }
 
     /// The current simulated time.

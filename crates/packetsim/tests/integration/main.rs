@@ -8,6 +8,7 @@ mod routing;
 mod scenarios;
 mod sctp;
 mod seams;
+mod trace;
 
 use packetsim::scenario::{self, Override, Scenario};
 
