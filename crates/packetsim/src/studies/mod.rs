@@ -7,6 +7,8 @@
 //!   multihomed against TCP Reno and SACK (NewReno as an extension), the retransmission-path
 //!   policies, and extension runs. It replaced `tcp-baselines`, which held the TCP curves only.
 //! - `diffserv-ecn`: study 4 (spec/4-diffserv-ecn.md), Figures 2-5, 8, 9 and Tables 3-4.
+//! - `wireless-bs-buffer`: study 2 (spec/2-wireless-bs-buffer.md), Figures 5-8, BS-E5 and
+//!   the extensions (W_max, rate mode, radio loss).
 //!
 //! Every study states and judges its claims through [`checks`] (read its module doc before
 //! writing a study's checks): the whole claim, its tolerance and why, the statistic, the
@@ -18,6 +20,7 @@ pub mod diffserv_ecn;
 pub mod sctp_multihoming;
 #[cfg(test)]
 mod validation_tables;
+pub mod wireless_bs_buffer;
 
 use std::path::PathBuf;
 
@@ -73,6 +76,11 @@ pub const STUDIES: &[Study] = &[
         name: diffserv_ecn::NAME,
         title: "TCP ECN in a DiffServ Assured Service: token bucket, RIO, RED, WRR (study 4)",
         run: diffserv_ecn::run,
+    },
+    Study {
+        name: wireless_bs_buffer::NAME,
+        title: "Wireless TCP with the receive window driven by the BS buffer (study 2, Figs 5-8)",
+        run: wireless_bs_buffer::run,
     },
 ];
 
