@@ -7,12 +7,15 @@
 //!   multihomed against TCP Reno and SACK (NewReno as an extension), the retransmission-path
 //!   policies, and extension runs. It replaced `tcp-baselines`, which held the TCP curves only.
 //! - `diffserv-ecn`: study 4 (spec/4-diffserv-ecn.md), Figures 2-5, 8, 9 and Tables 3-4.
+//! - `atm-tcp`: study 1 (spec/1-atm.md), Figs 1-4, 7-8, the printed statistics, the
+//!   sensitivities of §6 and extensions X1-X3.
 //!
 //! Every study states and judges its claims through [`checks`] (read its module doc before
 //! writing a study's checks): the whole claim, its tolerance and why, the statistic, the
 //! numbers, a three-valued verdict, and notes computed from the run. Each study writes its
 //! checks to `report.md` and to `checks.csv`.
 
+pub mod atm_tcp;
 pub mod checks;
 pub mod diffserv_ecn;
 pub mod sctp_multihoming;
@@ -73,6 +76,11 @@ pub const STUDIES: &[Study] = &[
         name: diffserv_ecn::NAME,
         title: "TCP ECN in a DiffServ Assured Service: token bucket, RIO, RED, WRR (study 4)",
         run: diffserv_ecn::run,
+    },
+    Study {
+        name: atm_tcp::NAME,
+        title: "TCP over ATM: AAL5, slotted cell switch, PPD/EPD, minimum RTO (study 1)",
+        run: atm_tcp::run,
     },
 ];
 

@@ -447,7 +447,7 @@ mod tests {
             (true, None, false)
         );
         assert_eq!((d.max_timeouts, d.rto_min_srtt_factor), (None, None));
-        assert_eq!(toml::to_string(&d).unwrap().contains("tick"), false);
+        assert!(!toml::to_string(&d).unwrap().contains("tick"));
         let c: TcpConfig = toml::from_str(
             "rtt_estimator = \"bsd\"\ntick = \"1ms\"\nfast_retransmit = false\nsend_buffer = 64000\nack_window_update = true\nmax_timeouts = 12",
         )
