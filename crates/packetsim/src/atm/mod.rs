@@ -16,10 +16,12 @@
 //! Performance: nothing here allocates per cell. The switch queue is a ring of fixed capacity
 //! B, per-VC state is a small vector sized at build.
 //!
-//! Layering: uses the kernel only.
+//! Layering: `cell`, `aal5` and `switch` use the kernel only; `sim` drives the sans-IO TCP
+//! endpoints (`crate::transport`) and a frame source (`crate::app`) itself, without `world`.
 
 pub mod aal5;
 pub mod cell;
+pub mod sim;
 pub mod switch;
 
 pub use aal5::{cells_for, Reassembler, ReassemblyStats};

@@ -41,6 +41,12 @@ pub enum Discard {
         /// As in `Ppd`, for frames damaged after admission.
         keep_eof: bool,
     },
+    /// A packet switch emulated on the cell grid (study 1's Fig. 1 reference, spec §2.7):
+    /// whole packets are admitted or dropped. At a frame's first cell the switch reserves
+    /// room for all of its cells (it knows the packet's length at its head, as a
+    /// store-and-forward router does); a frame that does not fit in B − Q − reserved is
+    /// dropped whole (cause `Overflow`). No frame is ever damaged by a partial drop.
+    Packet,
 }
 
 impl Discard {
@@ -50,6 +56,7 @@ impl Discard {
             Discard::Plain => "plain",
             Discard::Ppd { .. } => "ppd",
             Discard::Epd { .. } => "epd",
+            Discard::Packet => "packet",
         }
     }
 }
@@ -143,6 +150,8 @@ enum FrameFate {
     PpdTail,
     /// Drop the rest (EPD refused the frame).
     Refused,
+    /// Drop the rest (a packet switch found no room for the whole packet).
+    NoRoom,
 }
 
 /// Per-VC frame state.
@@ -175,6 +184,8 @@ pub struct CellSwitch {
     head: usize,
     len: usize,
     vcs: Vec<VcState>,
+    /// Cells reserved for admitted frames not yet complete (`Discard::Packet`).
+    reserved: u32,
     stats: SwitchStats,
 }
 
@@ -193,6 +204,7 @@ impl CellSwitch {
             head: 0,
             len: 0,
             vcs: vec![VcState::FRESH; cfg.vcs as usize],
+            reserved: 0,
             cfg,
             stats: SwitchStats::default(),
         }
@@ -235,18 +247,28 @@ impl CellSwitch {
             // spec §2.3 (EPD): the decision is taken on a frame's first cell from Q.
             vc.fate = match discard {
                 Discard::Epd { threshold, .. } if q >= threshold => FrameFate::Refused,
+                Discard::Packet => {
+                    if q + self.reserved + c.cells as u32 > self.cfg.buffer {
+                        FrameFate::NoRoom
+                    } else {
+                        self.reserved += c.cells as u32;
+                        FrameFate::Admit
+                    }
+                }
                 _ => FrameFate::Admit,
             };
         }
         let keep_eof = match discard {
-            Discard::Plain => false,
+            Discard::Plain | Discard::Packet => false,
             Discard::Ppd { keep_eof } | Discard::Epd { keep_eof, .. } => keep_eof,
         };
         let verdict = match vc.fate {
             FrameFate::Refused => Verdict::Dropped(DropCause::EpdRefusal),
+            FrameFate::NoRoom => Verdict::Dropped(DropCause::Overflow),
             FrameFate::PpdTail if !(c.eof && keep_eof) => Verdict::Dropped(DropCause::PpdTail),
             FrameFate::Admit | FrameFate::PpdTail => {
                 if full {
+                    debug_assert!(discard != Discard::Packet, "room was reserved");
                     if !matches!(discard, Discard::Plain) {
                         vc.fate = FrameFate::PpdTail;
                     }
@@ -259,6 +281,9 @@ impl CellSwitch {
         match verdict {
             Verdict::Queued => {
                 vc.admitted += 1;
+                if discard == Discard::Packet {
+                    self.reserved -= 1;
+                }
                 if vc.damaged {
                     self.stats.useless += 1;
                 }
@@ -460,6 +485,32 @@ mod tests {
             ]
         );
         assert_eq!(s.stats().useless, 3);
+    }
+
+    // spec §2.7 (packet-switch reference): a packet is admitted whole when all of its cells
+    // fit beside the queue and the room reserved for other packets in progress, else dropped
+    // whole; interleaved packets never lose part of themselves.
+    #[test]
+    fn packet_mode_whole_packets_only() {
+        let mut s = sw(10, Discard::Packet);
+        let (a, b) = (frame(0, 0, 6), frame(1, 0, 5));
+        assert_eq!(s.arrive(a[0]), Verdict::Queued, "6 reserved");
+        assert_eq!(
+            s.arrive(b[0]),
+            Verdict::Dropped(DropCause::Overflow),
+            "1 + 5 + 5 > 10"
+        );
+        for &c in &a[1..] {
+            assert_eq!(s.arrive(c), Verdict::Queued);
+        }
+        for &c in &b[1..] {
+            assert_eq!(s.arrive(c), Verdict::Dropped(DropCause::Overflow));
+        }
+        let b2 = frame(1, 1, 4);
+        for &c in &b2 {
+            assert_eq!(s.arrive(c), Verdict::Queued, "6 + 4 = 10 fits");
+        }
+        assert_eq!((s.stats().useless, s.stats().overflow), (0, 5));
     }
 
     // spec §2.3 counters: arrived = sent + dropped by cause + queued, under random traffic of

@@ -9,12 +9,15 @@
 //! - `diffserv-ecn`: study 4 (spec/4-diffserv-ecn.md), Figures 2-5, 8, 9 and Tables 3-4.
 //! - `wireless-bs-buffer`: study 2 (spec/2-wireless-bs-buffer.md), Figures 5-8, BS-E5 and
 //!   the extensions (W_max, rate mode, radio loss).
+//! - `atm-tcp`: study 1 (spec/1-atm.md), Figs 1-4, 7-8, the printed statistics, the
+//!   sensitivities of §6 and extensions X1-X3.
 //!
 //! Every study states and judges its claims through [`checks`] (read its module doc before
 //! writing a study's checks): the whole claim, its tolerance and why, the statistic, the
 //! numbers, a three-valued verdict, and notes computed from the run. Each study writes its
 //! checks to `report.md` and to `checks.csv`.
 
+pub mod atm_tcp;
 pub mod checks;
 pub mod diffserv_ecn;
 pub mod sctp_multihoming;
@@ -81,6 +84,11 @@ pub const STUDIES: &[Study] = &[
         name: wireless_bs_buffer::NAME,
         title: "Wireless TCP with the receive window driven by the BS buffer (study 2, Figs 5-8)",
         run: wireless_bs_buffer::run,
+    },
+    Study {
+        name: atm_tcp::NAME,
+        title: "TCP over ATM: AAL5, slotted cell switch, PPD/EPD, minimum RTO (study 1)",
+        run: atm_tcp::run,
     },
 ];
 
