@@ -7,6 +7,7 @@
 //!   multihomed against TCP Reno and SACK (NewReno as an extension), the retransmission-path
 //!   policies, and extension runs. It replaced `tcp-baselines`, which held the TCP curves only.
 //! - `diffserv-ecn`: study 4 (spec/4-diffserv-ecn.md), Figures 2-5, 8, 9 and Tables 3-4.
+//! - `micromobility`: study 5 (spec/5-micromobility.md), Figures 3-7 and extensions MM-X1..X5.
 //!
 //! Every study states and judges its claims through [`checks`] (read its module doc before
 //! writing a study's checks): the whole claim, its tolerance and why, the statistic, the
@@ -15,6 +16,7 @@
 
 pub mod checks;
 pub mod diffserv_ecn;
+pub mod micromobility;
 pub mod sctp_multihoming;
 #[cfg(test)]
 mod validation_tables;
@@ -73,6 +75,11 @@ pub const STUDIES: &[Study] = &[
         name: diffserv_ecn::NAME,
         title: "TCP ECN in a DiffServ Assured Service: token bucket, RIO, RED, WRR (study 4)",
         run: diffserv_ecn::run,
+    },
+    Study {
+        name: micromobility::NAME,
+        title: "TCP Tahoe/Reno/NewReno/SACK over Cellular IP and HAWAII micro-mobility (study 5)",
+        run: micromobility::run,
     },
 ];
 
