@@ -11,6 +11,7 @@
 //!   the extensions (W_max, rate mode, radio loss).
 //! - `atm-tcp`: study 1 (spec/1-atm.md), Figs 1-4, 7-8, the printed statistics, the
 //!   sensitivities of §6 and extensions X1-X3.
+//! - `micromobility`: study 5 (spec/5-micromobility.md), Figures 3-7 and extensions MM-X1..X5.
 //!
 //! Every study states and judges its claims through [`checks`] (read its module doc before
 //! writing a study's checks): the whole claim, its tolerance and why, the statistic, the
@@ -20,6 +21,7 @@
 pub mod atm_tcp;
 pub mod checks;
 pub mod diffserv_ecn;
+pub mod micromobility;
 pub mod sctp_multihoming;
 #[cfg(test)]
 mod validation_tables;
@@ -89,6 +91,11 @@ pub const STUDIES: &[Study] = &[
         name: atm_tcp::NAME,
         title: "TCP over ATM: AAL5, slotted cell switch, PPD/EPD, minimum RTO (study 1)",
         run: atm_tcp::run,
+    },
+    Study {
+        name: micromobility::NAME,
+        title: "TCP Tahoe/Reno/NewReno/SACK over Cellular IP and HAWAII micro-mobility (study 5)",
+        run: micromobility::run,
     },
 ];
 
