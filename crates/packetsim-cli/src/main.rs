@@ -178,8 +178,7 @@ fn parse_bench_duration(s: &str) -> Result<f64, String> {
         .trim()
         .parse()
         .map_err(|_| format!("expected a number of simulated seconds, e.g. 60; got {s:?}"))?;
-    // `!(v > 0.0)` also refuses NaN.
-    if !(v > 0.0 && v <= MAX_BENCH_SECONDS) {
+    if v.is_nan() || v <= 0.0 || v > MAX_BENCH_SECONDS {
         return Err(format!(
             "expected more than 0 and at most {MAX_BENCH_SECONDS} simulated seconds; got {s}"
         ));

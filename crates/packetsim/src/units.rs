@@ -8,6 +8,14 @@
 
 use packetsim_kernel::{Dur, Rate};
 
+/// Longest duration a scenario may write, seconds (10^7 s, about 116 days). Far inside the
+/// clock's range (2^64 ns, 584 years), so sums of a few such durations cannot overflow it.
+pub const MAX_DURATION_S: f64 = 1e7;
+/// Fastest rate a scenario may write, bit/s (10 Tbit/s).
+pub const MAX_RATE_BPS: f64 = 1e13;
+/// Largest byte count a scenario may write (2^50 bytes, 1 PiB).
+pub const MAX_BYTES: f64 = (1u64 << 50) as f64;
+
 fn split_number(s: &str) -> Option<(f64, &str)> {
     let s = s.trim();
     let end = s
@@ -38,7 +46,20 @@ pub fn parse_dur(s: &str) -> Result<Dur, String> {
         "min" => 60.0,
         _ => return Err(expected()),
     };
-    Ok(Dur::from_secs_f64(v * scale))
+    let secs = v * scale;
+    // Also refuses an infinite value ("1e999s"); the number parsed has no NaN form.
+    if secs > MAX_DURATION_S {
+        return Err(format!(
+            "expected a duration of at most {MAX_DURATION_S:e} s (about 116 days); got {s:?}"
+        ));
+    }
+    let d = Dur::from_secs_f64(secs);
+    if d == Dur::ZERO && secs > 0.0 {
+        return Err(format!(
+            "expected 0 or at least 1 ns (the clock's resolution); got {s:?}"
+        ));
+    }
+    Ok(d)
 }
 
 /// Parses a rate such as `"2Mbps"`, `"1Gbps"`, `"64kbps"`, `"9600bps"` (decimal prefixes).
@@ -57,7 +78,18 @@ pub fn parse_rate(s: &str) -> Result<Rate, String> {
         "Gbps" => 1e9,
         _ => return Err(expected()),
     };
-    Ok(Rate((v * scale).round() as u64))
+    let bps = (v * scale).round();
+    if bps > MAX_RATE_BPS {
+        return Err(format!(
+            "expected a rate of at most 10Tbps ({MAX_RATE_BPS:e} bit/s); got {s:?}"
+        ));
+    }
+    if bps == 0.0 && v > 0.0 {
+        return Err(format!(
+            "expected 0 or at least 1bps (rates are whole bits per second); got {s:?}"
+        ));
+    }
+    Ok(Rate(bps as u64))
 }
 
 /// Parses a byte count: a bare integer, or a number with B, KB/MB/GB (decimal) or
@@ -81,6 +113,11 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
         _ => return Err(expected()),
     };
     let b = v * scale;
+    if b > MAX_BYTES {
+        return Err(format!(
+            "expected a byte count of at most 2^50 (1 PiB); got {s:?}"
+        ));
+    }
     if b.fract() != 0.0 {
         return Err(format!(
             "a byte count must be a whole number of bytes; got {s:?}"
@@ -218,5 +255,31 @@ mod tests {
         assert_eq!(parse_bytes("4MB"), Ok(4_000_000));
         assert!(parse_bytes("1.5B").is_err());
         assert!(parse_bytes("12 bytes").is_err());
+    }
+
+    // Issue 16: out-of-range values saturated (584 years, u64::MAX bit/s, u64::MAX bytes) or
+    // rounded to 0; they are errors naming the bound, and the bounds themselves are accepted.
+    #[test]
+    fn out_of_range_quantities_are_errors_never_saturated_or_rounded_to_zero() {
+        for bad in ["1e308s", "1e999s", "200000min", "10000001s"] {
+            let e = parse_dur(bad).unwrap_err();
+            assert!(e.contains("at most 1e7 s"), "{bad}: {e}");
+        }
+        assert_eq!(parse_dur("1e7s"), Ok(Dur::from_secs(10_000_000)));
+        assert!(parse_dur("0.4ns").unwrap_err().contains("at least 1 ns"));
+        assert_eq!(parse_dur("0.6ns"), Ok(Dur::from_nanos(1)));
+        assert_eq!(parse_dur("0s"), Ok(Dur::ZERO));
+        for bad in ["1e99Gbps", "10001Gbps", "1e999bps"] {
+            let e = parse_rate(bad).unwrap_err();
+            assert!(e.contains("at most 10Tbps"), "{bad}: {e}");
+        }
+        assert_eq!(parse_rate("10000Gbps"), Ok(Rate(10_000_000_000_000)));
+        assert!(parse_rate("0.4bps").unwrap_err().contains("at least 1bps"));
+        assert_eq!(parse_rate("0bps"), Ok(Rate(0)));
+        for bad in ["1e30GiB", "2000000GB", "1e999"] {
+            let e = parse_bytes(bad).unwrap_err();
+            assert!(e.contains("at most 2^50"), "{bad}: {e}");
+        }
+        assert_eq!(parse_bytes("1048576GiB"), Ok(1 << 50));
     }
 }

@@ -365,6 +365,7 @@ impl Ctx<'_> {
             sctp: &sctp_defaults,
             sctp_raw: &sctp_defaults_raw,
             addresses: &addresses,
+            duration: simulation.duration,
         };
         let mut flows = Vec::new();
         let mut flow_names: HashMap<String, String> = HashMap::new();
@@ -1073,6 +1074,28 @@ impl Ctx<'_> {
                 ));
             }
         }
+        let end = Time::ZERO + defaults.duration;
+        if start >= end {
+            return Err(self.err(
+                &path.key("start"),
+                format!(
+                    "expected a time before the end of the run (simulation.duration = {}); got {}",
+                    defaults.duration,
+                    Dur(start.as_nanos())
+                ),
+            ));
+        }
+        if let Some(stop) = stop.filter(|&s| s > end) {
+            return Err(self.err(
+                &path.key("stop"),
+                format!(
+                    "expected a time no later than the end of the run (simulation.duration = \
+                     {}); got {}",
+                    defaults.duration,
+                    Dur(stop.as_nanos())
+                ),
+            ));
+        }
         let count = f.count.unwrap_or(1);
         if !(1..=MAX_FLOW_COUNT).contains(&count) {
             return Err(self.err(
@@ -1102,7 +1125,24 @@ impl Ctx<'_> {
             })?;
         }
         let stagger = f.stagger.unwrap_or(Dur::ZERO);
-        let last_start = start + stagger * (count as u64 - 1);
+        // Computed without saturating: a last start past the clock's range is an error too.
+        let last_start = stagger
+            .as_nanos()
+            .checked_mul(count as u64 - 1)
+            .and_then(|d| d.checked_add(start.as_nanos()))
+            .map(Time);
+        let Some(last_start) = last_start.filter(|&t| t < end) else {
+            return Err(self.err(
+                &path.key("stagger"),
+                format!(
+                    "the last copy ({name}_{}) would start at start + {} x stagger, not before \
+                     the end of the run (simulation.duration = {})",
+                    count - 1,
+                    count - 1,
+                    defaults.duration
+                ),
+            ));
+        };
         if let Some(stop) = stop {
             if last_start >= stop {
                 return Err(self.err(
@@ -1186,6 +1226,8 @@ pub(super) struct Defaults<'a> {
     pub sctp_raw: &'a toml::Table,
     /// Every named address.
     pub addresses: &'a [AddressSpec],
+    /// `simulation.duration`: flows start (and stop) within the run.
+    pub duration: Dur,
 }
 
 /// Serde names our schema structs (`struct RawLink`); the user sees tables.

@@ -1664,6 +1664,39 @@ fn trace_errors_name_the_key_and_what_was_expected() {
     let line = BASE.lines().count() + 3;
     let e = bad(
         &format!("{BASE}\n[trace]\nlinks = [\"l1\", \"nope\"]\n"),
+// Issue 16, range checks: every quantity has a bound, and overflow is an error naming the key
+// (before, "1e308s" saturated at 584 years, "1e99 Gbps" at u64::MAX, "1e30GiB" likewise).
+#[test]
+fn out_of_range_quantities_name_the_key() {
+    let e = bad(&BASE.replace("\"10s\"", "\"1e308s\""), &[]);
+    assert_at(&e, 2, "simulation.duration", "at most 1e7 s");
+    let e = bad(&BASE.replace("\"2Mbps\"", "\"1e99Gbps\""), &[]);
+    assert_at(&e, 17, "links.l2.rate", "at most 10Tbps");
+    let e = bad(&BASE.replace("\"20ms\"", "\"0.1ns\""), &[]);
+    assert_at(&e, 18, "links.l2.delay", "at least 1 ns");
+    let e = bad(
+        BASE,
+        &["links.l1.queue={ kind = \"droptail\", limit = \"1e30GiB\" }"],
+    );
+    assert!(e.to_string().contains("at most 2^50"), "{e}");
+    assert_eq!(e.key(), Some("links.l1.queue.limit"), "{e}");
+}
+
+// Issue 16, relational checks: rto_min <= rto_initial <= rto_max (RFC 6298 (2.4)); a flow
+// starts before the run ends and stops no later; its last copy starts before the run ends.
+#[test]
+fn relational_checks_name_the_key() {
+    let e = bad(BASE, &["tcp.rto_initial=\"90s\""]);
+    assert!(
+        e.to_string().contains(
+            "tcp.rto_initial: expected rto_min (1s) <= rto_initial <= rto_max (60s); got 90s"
+        ),
+        "{e}"
+    );
+    let e = bad(BASE, &["tcp.rto_min=\"2s\""]);
+    assert_eq!(e.key(), Some("tcp.rto_initial"), "{e}");
+    let e = bad(
+        &BASE.replace("to = \"c\"", "to = \"c\"\nstart = \"10s\""),
         &[],
     );
     assert_at(
@@ -1690,4 +1723,30 @@ fn trace_errors_name_the_key_and_what_was_expected() {
     assert_at(&e, line + 1, "trace.to", "after its start");
     let e = bad(&format!("{BASE}\n[trace]\npcaps = true\n"), &[]);
     assert_at(&e, line, "trace.pcaps", "unknown key");
+        23,
+        "flows.f.start",
+        "before the end of the run (simulation.duration = 10s)",
+    );
+    let e = bad(
+        &BASE.replace("to = \"c\"", "to = \"c\"\nstop = \"11s\""),
+        &[],
+    );
+    assert_at(&e, 23, "flows.f.stop", "no later than the end of the run");
+    let text = BASE.replace(
+        "to = \"c\"",
+        "to = \"c\"\ncount = 1000000\nstagger = \"1e7s\"",
+    );
+    let e = bad(&text, &[]);
+    assert_at(
+        &e,
+        24,
+        "flows.f.stagger",
+        "would start at start + 999999 x stagger",
+    );
+    // At the bounds, accepted.
+    ok(
+        &BASE.replace("to = \"c\"", "to = \"c\"\nstart = \"9s\"\nstop = \"10s\""),
+        &[],
+    );
+    ok(BASE, &["tcp.rto_initial=\"60s\""]);
 }

@@ -271,6 +271,16 @@ impl TcpConfig {
         if self.rto_initial == Dur::ZERO {
             return Err(("rto_initial", "expected a positive duration".into()));
         }
+        // RFC 6298 (2.4): the RTO, the first one included, is kept within [min, max].
+        if self.rto_initial < self.rto_min || self.rto_initial > self.rto_max {
+            return Err((
+                "rto_initial",
+                format!(
+                    "expected rto_min ({}) <= rto_initial <= rto_max ({}); got {}",
+                    self.rto_min, self.rto_max, self.rto_initial
+                ),
+            ));
+        }
         if self.dupack_threshold == 0 {
             return Err(("dupack_threshold", "expected at least 1".into()));
         }
