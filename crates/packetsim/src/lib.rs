@@ -14,7 +14,7 @@
 //! net                transmitters (rate changes, outage policies, hooks), forwarding (static
 //!                    table, run-time host routes), node elements, routing
 //! wireless           radio links: rate cycles, a two-state rate process (node element)
-//! trace              packet captures (pcap, bytes synthesised from typed headers)
+//! trace              packet captures (pcap, bytes synthesised from typed headers), event trace
 //! world              the assembled simulation: dispatch, agent and element adapters, flows,
 //!                    sampling
 //! scenario           TOML schema, validation with file/line/key errors, builder
