@@ -208,6 +208,16 @@ impl Tracer {
         let snaplen = cfg.snaplen.max(20);
         for (i, name) in names.iter().enumerate() {
             let e = EgressId(i as u32);
+            if let Some(dir) = &cfg.pcap_dir {
+                // A reused folder keeps no capture of a direction this run does not cover.
+                let path = dir.join(format!("{}.pcap", file_stem(name)));
+                match std::fs::remove_file(&path) {
+                    Err(e) if e.kind() != io::ErrorKind::NotFound => {
+                        return Err(io::Error::other(format!("{}: {e}", path.display())))
+                    }
+                    _ => {}
+                }
+            }
             let sink = match &cfg.pcap_dir {
                 Some(dir) if cfg.filter.covers_egress(e) => {
                     let path = dir.join(format!("{}.pcap", file_stem(name)));
