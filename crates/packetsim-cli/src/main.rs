@@ -48,6 +48,10 @@ enum Cmd {
         /// chooses directions, flows, time window and snap length; default: every direction).
         #[arg(long, value_name = "DIR")]
         pcap: Option<PathBuf>,
+        /// Write the event trace (events.csv: enqueue, mark, drop, dequeue, receive) into DIR
+        /// (filtered by the scenario's `[trace]` table).
+        #[arg(long, value_name = "DIR")]
+        trace: Option<PathBuf>,
     },
     /// Run a grid of parameter values times N replications, resumably, in parallel.
     Sweep {
@@ -255,11 +259,14 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
             out,
             quiet,
             pcap,
+            trace,
         } => {
             let sc = load(&file, &set)?;
             let seed = seed.unwrap_or(sc.simulation.seed);
             let pcap = pcap.or_else(|| sc.trace.pcap.then(|| out.join("pcap")));
-            let (outcome, traced) = scenario::run_traced(&sc, seed, pcap.as_deref())?;
+            let trace = trace.or_else(|| sc.trace.events.then(|| out.join("trace")));
+            let (outcome, traced) =
+                scenario::run_traced(&sc, seed, pcap.as_deref(), trace.as_deref())?;
             report::write_run(&out, &outcome.summary, &outcome.world)
                 .map_err(|e| format!("{}: {e}", out.display()))?;
             report::write_atomic(&out.join("scenario.toml"), &sc.text)
@@ -274,6 +281,9 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
                         traced.pcap_files.len(),
                         dir.display()
                     );
+                }
+                if let Some((path, rows)) = &traced.events_file {
+                    say!("wrote {} ({rows} events)", path.display());
                 }
             }
             Ok(())

@@ -579,3 +579,52 @@ fn pcap_opens_in_tshark_with_sequence_analysis_matching_the_run() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 12: a reused `--out` (and `--pcap`) folder is cleared of the files an earlier run
+/// wrote and this one does not.
+#[test]
+fn a_reused_out_folder_keeps_no_stale_series_or_captures() {
+    let dir = tmp("stale");
+    let out = dir.join("out");
+    let pcap = dir.join("pcap");
+    let sampled = dir.join("sampled.toml");
+    std::fs::write(
+        &sampled,
+        GOOD.replace(
+            "duration = \"2s\"",
+            "duration = \"2s\"\nsample_interval = \"100ms\"",
+        ),
+    )
+    .unwrap();
+    let run = |file: &Path, extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            file.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--pcap",
+            pcap.to_str().unwrap(),
+            "--quiet",
+        ];
+        args.extend_from_slice(extra);
+        let o = packetsim(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    run(&sampled, &[]);
+    assert!(out.join("timeseries_flows.csv").exists());
+    assert!(out.join("timeseries_queues.csv").exists());
+    assert!(pcap.join("ab_a-b.pcap").exists() && pcap.join("ab_b-a.pcap").exists());
+    let plain = dir.join("plain.toml");
+    std::fs::write(
+        &plain,
+        format!("{GOOD}\n[trace]\nlinks = [\"ab:a_to_b\"]\n"),
+    )
+    .unwrap();
+    run(&plain, &[]);
+    assert!(!out.join("timeseries_flows.csv").exists());
+    assert!(!out.join("timeseries_queues.csv").exists());
+    assert!(out.join("flows.csv").exists());
+    assert!(pcap.join("ab_a-b.pcap").exists());
+    assert!(!pcap.join("ab_b-a.pcap").exists(), "stale capture left");
+    let _ = std::fs::remove_dir_all(&dir);
+}

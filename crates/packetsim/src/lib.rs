@@ -16,7 +16,7 @@
 //! wireless           radio links: rate cycles, a two-state rate process (node element)
 //! atm                ATM cells, AAL5, the cell switch and the slotted cell network (study 1;
 //!                    drives transport endpoints directly)
-//! trace              packet captures (pcap, bytes synthesised from typed headers)
+//! trace              packet captures (pcap, bytes synthesised from typed headers), event trace
 //! world              the assembled simulation: dispatch, agent and element adapters, flows,
 //!                    sampling
 //! mobility           micro-mobility (spec 5): Cellular IP, HAWAII, the handoff model, as node

@@ -298,6 +298,12 @@ impl Egress {
         self.pull
     }
 
+    /// When the transmitter frees: on a lazy FIFO, the end of the last admitted packet's
+    /// transmission (a tracer reads its start from it).
+    pub fn busy_until(&self) -> Time {
+        self.busy_until
+    }
+
     /// Whether this direction schedules class queues.
     pub fn is_classful(&self) -> bool {
         matches!(self.disc, QueueDisc::Classful(_))

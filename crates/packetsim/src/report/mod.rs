@@ -554,18 +554,32 @@ pub fn sctp_rto_csv(world: &World) -> Option<String> {
 }
 
 /// Writes summary.json, flows.csv, queues.csv, (when sampled) timeseries_flows.csv and
-/// timeseries_queues.csv, and (with SCTP flows) timeseries_sctp_rto.csv into `dir`.
+/// timeseries_queues.csv, and (with SCTP flows) timeseries_sctp_rto.csv into `dir`, removing
+/// those of them an earlier run left there and this one does not write.
 pub fn write_run(dir: &Path, summary: &Summary, world: &World) -> io::Result<()> {
     std::fs::create_dir_all(dir)?;
     write_atomic(&dir.join("summary.json"), &summary.to_json())?;
     write_atomic(&dir.join("flows.csv"), &summary.flows_csv())?;
     write_atomic(&dir.join("queues.csv"), &summary.queues_csv())?;
-    if let Some(rto) = sctp_rto_csv(world) {
-        write_atomic(&dir.join("timeseries_sctp_rto.csv"), &rto)?;
+    // A reused folder keeps no series of an earlier run: a file this run does not write is
+    // removed.
+    let stale = |name: &str| match std::fs::remove_file(dir.join(name)) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    };
+    match sctp_rto_csv(world) {
+        Some(rto) => write_atomic(&dir.join("timeseries_sctp_rto.csv"), &rto)?,
+        None => stale("timeseries_sctp_rto.csv")?,
     }
-    if let Some((f, q)) = series_csv(world) {
-        write_atomic(&dir.join("timeseries_flows.csv"), &f)?;
-        write_atomic(&dir.join("timeseries_queues.csv"), &q)?;
+    match series_csv(world) {
+        Some((f, q)) => {
+            write_atomic(&dir.join("timeseries_flows.csv"), &f)?;
+            write_atomic(&dir.join("timeseries_queues.csv"), &q)?;
+        }
+        None => {
+            stale("timeseries_flows.csv")?;
+            stale("timeseries_queues.csv")?;
+        }
     }
     Ok(())
 }

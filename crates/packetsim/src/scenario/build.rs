@@ -324,11 +324,12 @@ pub fn run(sc: &Scenario, seed: u64) -> Result<Outcome, BuildError> {
 }
 
 /// What `sc`'s `[trace]` table covers in `world` (built from `sc`), writing pcap files into
-/// `pcap_dir` when given.
+/// `pcap_dir` and the event trace into `events_dir` when given.
 pub fn trace_config(
     sc: &Scenario,
     world: &World,
     pcap_dir: Option<&std::path::Path>,
+    events_dir: Option<&std::path::Path>,
 ) -> crate::trace::TraceConfig {
     let t = &sc.trace;
     let egresses = (!t.links.is_empty()).then(|| {
@@ -359,6 +360,7 @@ pub fn trace_config(
     });
     crate::trace::TraceConfig {
         pcap_dir: pcap_dir.map(|p| p.to_owned()),
+        events_dir: events_dir.map(|p| p.to_owned()),
         snaplen: t.snaplen,
         filter: crate::trace::TraceFilter {
             egresses,
@@ -369,18 +371,21 @@ pub fn trace_config(
     }
 }
 
-/// Builds and runs `sc` with `seed`, recording what `trace` asks for (nothing when `None`);
-/// also returns what the tracer wrote.
+/// Builds and runs `sc` with `seed`, writing pcap files into `pcap_dir` and the event trace
+/// into `events_dir` (each when given) as the scenario's `[trace]` table chooses; also
+/// returns what the tracer wrote.
 pub fn run_traced(
     sc: &Scenario,
     seed: u64,
     pcap_dir: Option<&std::path::Path>,
+    events_dir: Option<&std::path::Path>,
 ) -> Result<(Outcome, crate::trace::TraceSummary), String> {
     let mut world = build(sc, seed).map_err(|e| e.to_string())?;
-    if pcap_dir.is_some() {
-        let cfg = trace_config(sc, &world, pcap_dir);
+    if pcap_dir.is_some() || events_dir.is_some() {
+        let cfg = trace_config(sc, &world, pcap_dir, events_dir);
         let names: Vec<String> = world.net.egresses.iter().map(|e| e.name.clone()).collect();
-        let tracer = crate::trace::Tracer::new(&cfg, &names).map_err(|e| e.to_string())?;
+        let flows: Vec<String> = world.flows.iter().map(|f| f.name.clone()).collect();
+        let tracer = crate::trace::Tracer::new(&cfg, &names, &flows).map_err(|e| e.to_string())?;
         world.set_tracer(tracer);
     }
     let info = world.run();

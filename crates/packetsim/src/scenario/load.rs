@@ -450,6 +450,7 @@ impl Ctx<'_> {
         let path = KeyPath::keys(&["trace"]);
         let mut spec = TraceSpec {
             pcap: t.pcap.unwrap_or(false),
+            events: t.events.unwrap_or(false),
             ..TraceSpec::default()
         };
         for (i, l) in t.links.unwrap_or_default().into_iter().enumerate() {

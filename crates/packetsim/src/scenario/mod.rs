@@ -82,12 +82,15 @@ pub struct Scenario {
     pub trace: TraceSpec,
 }
 
-/// `[trace]`: which link directions, flows and time window a run's pcap files cover, and
-/// whether the scenario asks for pcap files itself (`pcap = true`: into `OUT/pcap`).
+/// `[trace]`: which link directions, flows and time window a run's pcap files and event
+/// trace cover, and whether the scenario asks for them itself (`pcap = true`: into
+/// `OUT/pcap`; `events = true`: into `OUT/trace`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TraceSpec {
     /// Write pcap files even without `--pcap` (into the run's output folder, `pcap/`).
     pub pcap: bool,
+    /// Write the event trace even without `--trace` (into the run's output folder, `trace/`).
+    pub events: bool,
     /// Link directions covered: a link's name with its direction (`links = ["l"]` is both,
     /// `"l:a_to_b"` one); empty: every direction of every link.
     pub links: Vec<(String, ErrorDirection)>,
@@ -105,6 +108,7 @@ impl Default for TraceSpec {
     fn default() -> TraceSpec {
         TraceSpec {
             pcap: false,
+            events: false,
             links: Vec::new(),
             flows: Vec::new(),
             from: Time::ZERO,

@@ -41,6 +41,8 @@ pub(crate) struct RawTrace {
     #[serde(default)]
     pub pcap: Option<bool>,
     #[serde(default)]
+    pub events: Option<bool>,
+    #[serde(default)]
     pub links: Option<Vec<String>>,
     #[serde(default)]
     pub flows: Option<Vec<String>>,

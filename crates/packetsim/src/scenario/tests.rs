@@ -1638,7 +1638,7 @@ fn radio_link_errors_name_the_key() {
 #[test]
 fn trace_table_reads_links_with_directions_flows_window_and_snaplen() {
     let text = format!(
-        "{BASE}\n[trace]\npcap = true\nlinks = [\"l1\", \"l2:b_to_a\"]\nflows = [\"f\"]\n\
+        "{BASE}\n[trace]\npcap = true\nevents = true\nlinks = [\"l1\", \"l2:b_to_a\"]\nflows = [\"f\"]\n\
          from = \"1s\"\nto = \"2500ms\"\nsnaplen = 96\n"
     );
     let s = ok(&text, &[]);
@@ -1646,6 +1646,7 @@ fn trace_table_reads_links_with_directions_flows_window_and_snaplen() {
         s.trace,
         TraceSpec {
             pcap: true,
+            events: true,
             links: vec![
                 ("l1".into(), ErrorDirection::Both),
                 ("l2".into(), ErrorDirection::BToA)

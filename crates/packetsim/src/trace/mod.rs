@@ -1,4 +1,5 @@
-//! Looking inside one run: packet captures (pcap) of chosen link directions.
+//! Looking inside one run: packet captures (pcap) and an event trace of chosen link
+//! directions.
 //!
 //! A [`Tracer`] is attached to a [`World`](crate::world::World) before it runs
 //! ([`World::set_tracer`](crate::world::World::set_tracer)); the world calls it only when one
@@ -14,16 +15,29 @@
 //! at the queue or lost on the wire are not in the file (the event trace has them). The bytes
 //! are synthesised from the typed headers ([`wire`]); records are cut to the snap length.
 //!
-//! A filter ([`TraceFilter`]) chooses link directions, flows and a time window `[from, to)`.
+//! # Event trace
+//!
+//! `events.csv`: one tidy row per packet event on a covered direction ([`EventKind`]):
+//! `enqueue` (admitted by the queue), `mark` (the queue set CE), `drop` (with its reason:
+//! refused by the queue, or lost on the wire), `dequeue` (its transmission starts), `receive`
+//! (its last bit reaches the far end). Rows are kept in memory and written sorted by time at
+//! the end of the run, because a lazy FIFO direction knows a packet's dequeue time when it
+//! admits it (its row is made then). On a lazy direction a packet lost on the wire (error
+//! model, scheduled outage) is decided when it is admitted, and its `drop` row has that time.
+//!
+//! A filter ([`TraceFilter`]) chooses link directions, flows and a time window `[from, to)`;
+//! it applies to both outputs.
 
 pub mod wire;
 
 use crate::ids::{EgressId, FlowId};
-use crate::packet::{Body, Packet};
+use crate::packet::{Body, Chunk, Ecn, Packet, Precedence};
+use crate::queue::DropReason;
 use packetsim_kernel::Time;
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
 use pcap_file::{DataLink, Endianness, TsResolution};
 use std::collections::HashMap;
+use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{self, BufWriter};
 use std::path::{Path, PathBuf};
@@ -77,6 +91,8 @@ impl TraceFilter {
 pub struct TraceConfig {
     /// Write pcap files into this folder.
     pub pcap_dir: Option<PathBuf>,
+    /// Write the event trace (`events.csv`) into this folder.
+    pub events_dir: Option<PathBuf>,
     /// Bytes kept of each packet in the pcap files (at least 20, the IPv4 header).
     pub snaplen: u32,
     /// What is recorded.
@@ -94,7 +110,58 @@ struct PcapSink {
 pub struct TraceSummary {
     /// Each pcap file written and the packets in it.
     pub pcap_files: Vec<(PathBuf, u64)>,
+    /// The event trace written and its rows.
+    pub events_file: Option<(PathBuf, u64)>,
 }
+
+/// What happened to a packet on a link direction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventKind {
+    /// The queue admitted it.
+    Enqueue,
+    /// The queue marked it CE instead of dropping it (RFC 3168).
+    Mark,
+    /// It was dropped: by the queue, or lost on the wire.
+    Drop(DropReason),
+    /// Its transmission started.
+    Dequeue,
+    /// Its last bit reached the far end.
+    Receive,
+}
+
+impl EventKind {
+    /// The name written in the `event` column.
+    pub fn name(self) -> &'static str {
+        match self {
+            EventKind::Enqueue => "enqueue",
+            EventKind::Mark => "mark",
+            EventKind::Drop(_) => "drop",
+            EventKind::Dequeue => "dequeue",
+            EventKind::Receive => "receive",
+        }
+    }
+}
+
+/// One row of the event trace (a packet's fields copied, so rows outlive packets).
+#[derive(Clone, Copy, Debug)]
+struct Row {
+    time: Time,
+    kind: EventKind,
+    egress: EgressId,
+    flow: Option<FlowId>,
+    uid: u64,
+    proto: &'static str,
+    seq: Option<u64>,
+    ack: Option<u32>,
+    size: u32,
+    dscp: u8,
+    precedence: Precedence,
+    ecn: Ecn,
+}
+
+/// The column names of `events.csv`, in order (documented in docs/tracing.md).
+pub const EVENT_COLUMNS: &str =
+    "time_s,event,reason,link,flow,uid,proto,seq,ack,size_bytes,dscp,precedence,ecn";
 
 /// Records a run's packets as it goes (see the module doc).
 pub struct Tracer {
@@ -105,6 +172,11 @@ pub struct Tracer {
     tcp: HashMap<FlowId, wire::TcpWireState>,
     buf: Vec<u8>,
     error: Option<io::Error>,
+    /// The event trace's folder, when it is written.
+    events_dir: Option<PathBuf>,
+    rows: Vec<Row>,
+    names: Vec<String>,
+    flow_names: Vec<String>,
 }
 
 /// The file name of a direction: its name with characters unsafe in file names replaced.
@@ -122,9 +194,13 @@ fn file_stem(name: &str) -> String {
 }
 
 impl Tracer {
-    /// A tracer for the directions named in `names` (indexed by egress id), creating its
-    /// files now.
-    pub fn new(cfg: &TraceConfig, names: &[String]) -> io::Result<Tracer> {
+    /// A tracer for the directions named in `names` (indexed by egress id) and the flows named
+    /// in `flow_names` (indexed by flow id), creating its folders and pcap files now.
+    pub fn new(cfg: &TraceConfig, names: &[String], flow_names: &[String]) -> io::Result<Tracer> {
+        if let Some(dir) = &cfg.events_dir {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| io::Error::other(format!("{}: {e}", dir.display())))?;
+        }
         let mut pcap = Vec::with_capacity(names.len());
         if let Some(dir) = &cfg.pcap_dir {
             std::fs::create_dir_all(dir)?;
@@ -132,6 +208,16 @@ impl Tracer {
         let snaplen = cfg.snaplen.max(20);
         for (i, name) in names.iter().enumerate() {
             let e = EgressId(i as u32);
+            if let Some(dir) = &cfg.pcap_dir {
+                // A reused folder keeps no capture of a direction this run does not cover.
+                let path = dir.join(format!("{}.pcap", file_stem(name)));
+                match std::fs::remove_file(&path) {
+                    Err(e) if e.kind() != io::ErrorKind::NotFound => {
+                        return Err(io::Error::other(format!("{}: {e}", path.display())))
+                    }
+                    _ => {}
+                }
+            }
             let sink = match &cfg.pcap_dir {
                 Some(dir) if cfg.filter.covers_egress(e) => {
                     let path = dir.join(format!("{}.pcap", file_stem(name)));
@@ -148,12 +234,103 @@ impl Tracer {
             tcp: HashMap::new(),
             buf: Vec::with_capacity(2048),
             error: None,
+            events_dir: cfg.events_dir.clone(),
+            rows: Vec::new(),
+            names: names.to_vec(),
+            flow_names: flow_names.to_vec(),
         })
+    }
+
+    /// Whether the event trace is on.
+    pub fn events_on(&self) -> bool {
+        self.events_dir.is_some()
+    }
+
+    /// Records `kind` happening to `p` on direction `e` at `t`, if the filter covers it.
+    pub fn event(&mut self, t: Time, kind: EventKind, e: EgressId, p: &Packet) {
+        if self.events_dir.is_none() || !self.filter.covers_egress(e) || !self.filter.covers(t, p) {
+            return;
+        }
+        let (proto, seq, ack) = match &p.body {
+            Body::Tcp(h) => ("tcp", Some(h.seq.0 as u64), Some(h.ack.0)),
+            Body::Udp { seq, .. } => ("udp", Some(*seq), None),
+            Body::Sctp(s) => (
+                "sctp",
+                s.chunks.iter().find_map(|c| match c {
+                    Chunk::Data(d) => Some(d.tsn.0 as u64),
+                    _ => None,
+                }),
+                s.chunks.iter().find_map(|c| match c {
+                    Chunk::Sack(k) => Some(k.cum_tsn.0),
+                    _ => None,
+                }),
+            ),
+            Body::Control(_) => ("control", None, None),
+        };
+        self.rows.push(Row {
+            time: t,
+            kind,
+            egress: e,
+            flow: (!matches!(p.body, Body::Control(_))).then_some(p.flow),
+            uid: p.uid,
+            proto,
+            seq,
+            ack,
+            size: p.size,
+            dscp: p.dscp,
+            precedence: p.precedence(),
+            ecn: p.ecn,
+        });
+    }
+
+    /// The event trace as CSV text, rows sorted by time (ties in the order they were made).
+    fn events_csv(&mut self) -> String {
+        self.rows.sort_by_key(|r| r.time);
+        let mut s = String::with_capacity(64 * self.rows.len() + 128);
+        s.push_str(EVENT_COLUMNS);
+        s.push('\n');
+        let opt = |v: Option<u64>| v.map(|x| x.to_string()).unwrap_or_default();
+        for r in &self.rows {
+            let reason = match r.kind {
+                EventKind::Drop(d) => d.name(),
+                _ => "",
+            };
+            let flow = r
+                .flow
+                .and_then(|f| self.flow_names.get(f.idx()))
+                .map(String::as_str)
+                .unwrap_or("");
+            let _ = writeln!(
+                s,
+                "{},{},{reason},{},{flow},{},{},{},{},{},{},{},{}",
+                r.time.as_secs_f64(),
+                r.kind.name(),
+                self.names[r.egress.idx()],
+                r.uid,
+                r.proto,
+                opt(r.seq),
+                opt(r.ack.map(u64::from)),
+                r.size,
+                r.dscp,
+                match r.precedence {
+                    Precedence::In => "in",
+                    Precedence::Out => "out",
+                },
+                match r.ecn {
+                    Ecn::NotEct => "not_ect",
+                    Ecn::Ect0 => "ect0",
+                    Ecn::Ect1 => "ect1",
+                    Ecn::Ce => "ce",
+                }
+            );
+        }
+        s
     }
 
     /// Packet `p` reached the far end of `via` at `now`; `forward` when it goes from its
     /// flow's sending end to its receiving end.
     pub fn arrive(&mut self, now: Time, via: EgressId, p: &Packet, forward: bool) {
+        self.event(now, EventKind::Receive, via, p);
         let Some(Some(sink)) = self.pcap.get_mut(via.idx()) else {
             return;
         };
@@ -176,11 +353,20 @@ impl Tracer {
     }
 
     /// Flushes every file; the first write error of the run, if any, is returned here.
-    pub fn finish(self) -> io::Result<TraceSummary> {
-        if let Some(e) = self.error {
+    pub fn finish(mut self) -> io::Result<TraceSummary> {
+        if let Some(e) = self.error.take() {
             return Err(e);
         }
         let mut out = TraceSummary::default();
+        if let Some(dir) = self.events_dir.clone() {
+            let path = dir.join("events.csv");
+            let text = self.events_csv();
+            let tmp = path.with_extension("csv.tmp");
+            std::fs::write(&tmp, text)
+                .and_then(|()| std::fs::rename(&tmp, &path))
+                .map_err(|e| io::Error::other(format!("{}: {e}", path.display())))?;
+            out.events_file = Some((path, self.rows.len() as u64));
+        }
         for sink in self.pcap.into_iter().flatten() {
             let mut w = sink.w.into_writer();
             io::Write::flush(&mut w)

@@ -4,8 +4,9 @@
 use super::{Event, World};
 use crate::ids::{EgressId, LinkId, NodeId};
 use crate::net::{Disposition, LinkChange, Next};
-use crate::packet::{Body, Packet};
+use crate::packet::{Body, Ecn, Packet};
 use crate::queue::DropReason;
+use crate::trace::EventKind;
 use crate::transport::Notice;
 use packetsim_kernel::Time;
 
@@ -14,8 +15,24 @@ impl World {
     #[inline(always)]
     pub(super) fn arrive(&mut self, now: Time, pkt: u32, via: EgressId) {
         if self.tracer.is_some() {
-            self.trace_arrive(now, pkt, via);
+            return self.arrive_traced(now, pkt, via);
         }
+        self.arrive_as::<false>(now, pkt, via);
+    }
+
+    /// [`World::arrive`] with a tracer attached: the tracer sees the arrival and the next
+    /// queue's verdict.
+    #[cold]
+    #[inline(never)]
+    fn arrive_traced(&mut self, now: Time, pkt: u32, via: EgressId) {
+        self.trace_arrive(now, pkt, via);
+        self.arrive_as::<true>(now, pkt, via);
+    }
+
+    /// The arrival itself; `TRACED` picks the traced enqueue at compile time, so the untraced
+    /// run's code is what it was.
+    #[inline(always)]
+    fn arrive_as<const TRACED: bool>(&mut self, now: Time, pkt: u32, via: EgressId) {
         let egress = &mut self.net.egresses[via.idx()];
         egress.stats.delivered += 1;
         let node = egress.to;
@@ -30,6 +47,7 @@ impl World {
         let dst = self.packets.get(pkt).dst;
         match self.net.next_hop(now, node, dst) {
             Next::Deliver => self.deliver(now, pkt),
+            Next::Egress(e) if TRACED => self.enqueue_traced(now, e, pkt),
             Next::Egress(e) => self.enqueue(now, e, pkt),
             next => self.forward(now, node, pkt, next),
         }
@@ -54,7 +72,7 @@ impl World {
     pub(super) fn forward(&mut self, now: Time, node: NodeId, pkt: u32, next: Next) {
         match next {
             Next::Deliver => self.deliver(now, pkt),
-            Next::Egress(e) => self.enqueue(now, e, pkt),
+            Next::Egress(e) => self.enqueue_any(now, e, pkt),
             Next::Many(hops) => {
                 let hops = hops.as_slice();
                 for (i, &e) in hops.iter().enumerate() {
@@ -65,7 +83,7 @@ impl World {
                         self.books.copied += 1;
                         self.packets.insert(copy)
                     };
-                    self.enqueue(now, e, id);
+                    self.enqueue_any(now, e, id);
                 }
             }
             Next::Element(el) => match self.element_sees(now, el, None, pkt) {
@@ -114,6 +132,9 @@ impl World {
     /// A lazy egress that refuses it never stores it.
     #[inline]
     pub(super) fn send_from(&mut self, now: Time, node: NodeId, mut p: Packet) {
+        if self.tracer.is_some() {
+            return self.send_from_traced(now, node, p);
+        }
         match self.net.next_hop(now, node, p.dst) {
             Next::Egress(e) if !self.net.egresses[e.idx()].is_pull() => {
                 match self.net.egresses[e.idx()].send(now, &mut p) {
@@ -128,6 +149,72 @@ impl World {
             next => {
                 let pkt = self.packets.insert(p);
                 self.forward(now, node, pkt, next);
+            }
+        }
+    }
+
+    /// [`World::send_from`] with a tracer attached: through the arena and [`World::forward`],
+    /// which traces the first queue's verdict.
+    #[cold]
+    #[inline(never)]
+    fn send_from_traced(&mut self, now: Time, node: NodeId, p: Packet) {
+        let next = self.net.next_hop(now, node, p.dst);
+        let pkt = self.packets.insert(p);
+        self.forward(now, node, pkt, next);
+    }
+
+    /// [`World::enqueue`], traced when a tracer is attached (for paths off the fast one).
+    fn enqueue_any(&mut self, now: Time, e: EgressId, pkt: u32) {
+        if self.tracer.is_some() {
+            self.enqueue_traced(now, e, pkt);
+        } else {
+            self.enqueue(now, e, pkt);
+        }
+    }
+
+    /// [`World::enqueue`] telling the tracer what the queue and the wire did: `enqueue`,
+    /// `mark`, `drop` with its reason, and on a lazy FIFO the `dequeue` computed at admission.
+    #[cold]
+    #[inline(never)]
+    fn enqueue_traced(&mut self, now: Time, e: EgressId, pkt: u32) {
+        let p = self.packets.get_mut(pkt);
+        let ecn_before = p.ecn;
+        let egress = &mut self.net.egresses[e.idx()];
+        let tracer = self.tracer.as_deref_mut().expect("called with a tracer");
+        let admitted = |tracer: &mut crate::trace::Tracer, p: &crate::packet::Packet| {
+            tracer.event(now, EventKind::Enqueue, e, p);
+            if p.ecn == Ecn::Ce && ecn_before != Ecn::Ce {
+                tracer.event(now, EventKind::Mark, e, p);
+            }
+        };
+        if egress.is_pull() {
+            match egress.enqueue_held(now, pkt, p) {
+                Ok(()) => {
+                    admitted(tracer, p);
+                    self.start_tx(now, e);
+                }
+                Err(r) => {
+                    tracer.event(now, EventKind::Drop(r), e, p);
+                    self.drop_held(pkt, r);
+                }
+            }
+        } else {
+            let sent_before = egress.stats.transmitted;
+            match egress.send(now, p) {
+                Ok(at) => {
+                    admitted(tracer, p);
+                    tracer.event(lazy_start(egress, p), EventKind::Dequeue, e, p);
+                    self.queue.schedule(at, Event::Arrive { pkt, via: e });
+                }
+                Err(r) => {
+                    if egress.stats.transmitted != sent_before {
+                        // Admitted and sent, then lost on the wire (decided at admission).
+                        admitted(tracer, p);
+                        tracer.event(lazy_start(egress, p), EventKind::Dequeue, e, p);
+                    }
+                    tracer.event(now, EventKind::Drop(r), e, p);
+                    self.drop_held(pkt, r);
+                }
             }
         }
     }
@@ -153,6 +240,13 @@ impl World {
     /// Starts a pull-mode egress's next transmission if its transmitter is free.
     pub(super) fn start_tx(&mut self, now: Time, e: EgressId) {
         if let Some(s) = self.net.egresses[e.idx()].start_next(now, &mut self.packets) {
+            if let Some(t) = self.tracer.as_deref_mut() {
+                let p = self.packets.get(s.pkt);
+                t.event(now, EventKind::Dequeue, e, p);
+                if let Err(r) = s.fate {
+                    t.event(now, EventKind::Drop(r), e, p);
+                }
+            }
             self.queue.schedule(s.free_at, Event::TxDone { egress: e });
             match s.fate {
                 Ok(at) => self
@@ -203,4 +297,10 @@ impl World {
         let l = &self.net.links[link.idx()];
         self.net.egresses[l.ab.idx()].is_up() && self.net.egresses[l.ba.idx()].is_up()
     }
+}
+
+/// When the transmission of `p`, just admitted by lazy FIFO `egress`, starts.
+fn lazy_start(egress: &crate::net::Egress, p: &Packet) -> Time {
+    let tx = egress.rate.tx_time(p.size);
+    Time::from_nanos(egress.busy_until().as_nanos() - tx.as_nanos())
 }

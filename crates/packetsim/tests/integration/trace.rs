@@ -56,7 +56,7 @@ fn lossy() -> String {
 fn every_arrival_on_a_direction_is_one_record_of_real_ipv4_tcp() {
     let sc = load(&lossy(), &["simulation.duration=5s"]);
     let dir = tmp("all");
-    let (o, written) = scenario::run_traced(&sc, 1, Some(&dir)).unwrap();
+    let (o, written) = scenario::run_traced(&sc, 1, Some(&dir), None).unwrap();
     // Every direction of every link gets a file.
     assert_eq!(written.pcap_files.len(), o.world.net.egresses.len());
     for e in &o.world.net.egresses {
@@ -136,7 +136,7 @@ fn the_trace_table_chooses_a_direction_a_window_and_a_snap_length() {
     );
     let sc = load(&text, &["simulation.duration=3s"]);
     let dir = tmp("window");
-    let (_, written) = scenario::run_traced(&sc, 1, Some(&dir)).unwrap();
+    let (_, written) = scenario::run_traced(&sc, 1, Some(&dir), None).unwrap();
     assert_eq!(written.pcap_files.len(), 1);
     assert_eq!(written.pcap_files[0].0, dir.join("bottleneck_r1-r2.pcap"));
     let (h, recs) = read(&written.pcap_files[0].0);
@@ -159,7 +159,7 @@ fn a_flow_filter_leaves_out_the_other_flows() {
     );
     let sc = load(&text, &["simulation.duration=2s"]);
     let dir = tmp("flows");
-    let (o, written) = scenario::run_traced(&sc, 1, Some(&dir)).unwrap();
+    let (o, written) = scenario::run_traced(&sc, 1, Some(&dir), None).unwrap();
     assert_eq!(written.pcap_files.len(), 2);
     let g = o.world.flows.iter().position(|f| f.name == "g").unwrap() as u16;
     for (path, n) in &written.pcap_files {
@@ -177,6 +177,164 @@ fn a_flow_filter_leaves_out_the_other_flows() {
 #[test]
 fn no_tracer_no_files() {
     let sc = load(&lossy(), &["simulation.duration=1s"]);
-    let (_, written) = scenario::run_traced(&sc, 1, None).unwrap();
+    let (_, written) = scenario::run_traced(&sc, 1, None, None).unwrap();
     assert!(written.pcap_files.is_empty());
+}
+
+// ---- event trace -----------------------------------------------------------------------
+
+/// One parsed row of events.csv.
+#[derive(Debug)]
+struct Ev {
+    t: f64,
+    event: String,
+    reason: String,
+    link: String,
+    flow: String,
+    uid: u64,
+    size: u32,
+    ecn: String,
+}
+
+fn events(path: &Path) -> Vec<Ev> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next().unwrap(), packetsim::trace::EVENT_COLUMNS);
+    lines
+        .map(|l| {
+            let c: Vec<&str> = l.split(',').collect();
+            assert_eq!(c.len(), 13, "{l}");
+            Ev {
+                t: c[0].parse().unwrap(),
+                event: c[1].into(),
+                reason: c[2].into(),
+                link: c[3].into(),
+                flow: c[4].into(),
+                uid: c[5].parse().unwrap(),
+                size: c[9].parse().unwrap(),
+                ecn: c[12].into(),
+            }
+        })
+        .collect()
+}
+
+/// An ECN TCP flow over a RED bottleneck (marks) with 1% wire loss (wire drops) and a small
+/// limit (queue drops of non-ECT packets).
+fn marked() -> packetsim::scenario::Scenario {
+    load(
+        &line_scenario("2Mbps", "20ms", 10, "app = \"bulk\"\ntcp = { ecn = true }"),
+        &[
+            "simulation.duration=10s",
+            "links.bottleneck.loss=0.01",
+            "links.bottleneck.queue={ kind = \"red\", red = { min_th = 3, max_th = 8, max_p = 0.2, limit = 12, ecn = \"standard\" } }",
+        ],
+    )
+}
+
+#[test]
+fn event_rows_agree_with_every_counter_of_every_direction() {
+    let sc = marked();
+    let dir = tmp("events");
+    let (o, written) = scenario::run_traced(&sc, 1, None, Some(&dir)).unwrap();
+    let (path, n) = written.events_file.unwrap();
+    let rows = events(&path);
+    assert_eq!(rows.len() as u64, n);
+    assert!(rows.windows(2).all(|w| w[0].t <= w[1].t), "sorted by time");
+    let count = |link: &str, ev: &str, reason: &str| {
+        rows.iter()
+            .filter(|r| r.link == link && r.event == ev && r.reason == reason)
+            .count() as u64
+    };
+    for e in &o.world.net.egresses {
+        let q = &e.queue;
+        let queue_drops: u64 = q.drops.iter().sum();
+        assert_eq!(
+            count(&e.name, "enqueue", ""),
+            q.arrivals - queue_drops,
+            "{}",
+            e.name
+        );
+        assert_eq!(count(&e.name, "mark", ""), q.marks, "{}", e.name);
+        assert_eq!(
+            count(&e.name, "receive", ""),
+            e.stats.delivered,
+            "{}",
+            e.name
+        );
+        assert_eq!(
+            count(&e.name, "dequeue", ""),
+            e.stats.transmitted,
+            "{}",
+            e.name
+        );
+        for r in packetsim::queue::DropReason::ALL {
+            let expect = q.drops_for(r)
+                + match r {
+                    packetsim::queue::DropReason::Error => e.stats.lost_error,
+                    packetsim::queue::DropReason::LinkDown => e.stats.lost_down,
+                    _ => 0,
+                };
+            assert_eq!(count(&e.name, "drop", r.name()), expect, "{} {r:?}", e.name);
+        }
+    }
+    let b = "bottleneck:r1->r2";
+    assert!(count(b, "mark", "") > 0, "RED marks");
+    assert!(count(b, "drop", "error") > 0, "wire losses");
+    // A marked packet leaves CE: its later rows (dequeue, receive, next hops) say so.
+    let marked: Vec<u64> = rows
+        .iter()
+        .filter(|r| r.event == "mark")
+        .map(|r| r.uid)
+        .collect();
+    for r in rows.iter().filter(|r| r.link == b && r.event == "receive") {
+        if marked.contains(&r.uid) {
+            assert_eq!(r.ecn, "ce");
+        }
+    }
+    // On the bottleneck, receive - dequeue = transmission (2 Mb/s) + propagation (20 ms).
+    for r in rows.iter().filter(|r| r.link == b && r.event == "receive") {
+        let d = rows
+            .iter()
+            .find(|x| x.link == b && x.event == "dequeue" && x.uid == r.uid)
+            .unwrap();
+        let expect = r.size as f64 * 8.0 / 2e6 + 0.020;
+        assert!((r.t - d.t - expect).abs() < 1e-9, "{r:?} {d:?}");
+        assert_eq!(r.flow, "f");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn tracing_does_not_change_the_run() {
+    let sc = marked();
+    let plain = scenario::run(&sc, 4).unwrap();
+    let dir = tmp("same");
+    let (traced, _) = scenario::run_traced(&sc, 4, Some(&dir.join("p")), Some(&dir)).unwrap();
+    assert_eq!(plain.summary.flows_csv(), traced.summary.flows_csv());
+    assert_eq!(plain.summary.queues_csv(), traced.summary.queues_csv());
+    assert_eq!(plain.info.events, traced.info.events);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_event_trace_keeps_to_the_window_and_the_flows() {
+    let text = format!(
+        "{}\n[flows.g]\nfrom = \"s\"\nto = \"d\"\napp = \"bulk\"\n\n[trace]\nflows = [\"g\"]\n\
+         links = [\"bottleneck:a_to_b\"]\nfrom = \"2s\"\nto = \"3s\"\n",
+        lossy()
+    );
+    let sc = load(&text, &["simulation.duration=4s"]);
+    let dir = tmp("evwindow");
+    let (_, written) = scenario::run_traced(&sc, 1, None, Some(&dir)).unwrap();
+    let rows = events(&written.events_file.unwrap().0);
+    assert!(!rows.is_empty());
+    for r in &rows {
+        assert!((2.0..3.0).contains(&r.t), "{r:?}");
+        assert_eq!(r.flow, "g");
+        assert_eq!(r.link, "bottleneck:r1->r2");
+    }
+    for ev in ["enqueue", "dequeue", "receive"] {
+        assert!(rows.iter().any(|r| r.event == ev), "{ev}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
