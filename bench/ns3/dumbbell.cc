@@ -111,9 +111,9 @@ main(int argc, char* argv[])
         return 2;
     }
     const int n = std::atoi(argv[1]);
-    if (n < 1 || n > 250)
+    if (n < 1 || n > 16000)
     {
-        std::fprintf(stderr, "N must be in 1..250, got '%s'\n", argv[1]);
+        std::fprintf(stderr, "N must be in 1..16000, got '%s'\n", argv[1]);
         return 2;
     }
     const uint32_t flows = static_cast<uint32_t>(n);
@@ -145,9 +145,10 @@ main(int argc, char* argv[])
         // s_i <-> r0 and r1 <-> d_i: 1 Gb/s, 1 ms, 1000 packets each direction.
         NetDeviceContainer up = Link(senders.Get(i), routers.Get(0), "1Gbps", "1ms", 1000);
         NetDeviceContainer down = Link(routers.Get(1), receivers.Get(i), "1Gbps", "1ms", 1000);
-        addr.SetBase(Ipv4Address((10u << 24) | (1u << 16) | (i << 8)), "255.255.255.0");
+        // One /30 per access link: 10.1.0.0/16 and 10.2.0.0/16 hold 16,384 each.
+        addr.SetBase(Ipv4Address((10u << 24) | (1u << 16) | (i << 2)), "255.255.255.252");
         addr.Assign(up);
-        addr.SetBase(Ipv4Address((10u << 24) | (2u << 16) | (i << 8)), "255.255.255.0");
+        addr.SetBase(Ipv4Address((10u << 24) | (2u << 16) | (i << 2)), "255.255.255.252");
         Ipv4InterfaceContainer downIf = addr.Assign(down);
         receiverAddr[i] = downIf.GetAddress(1);
         allDevices.push_back(up);
