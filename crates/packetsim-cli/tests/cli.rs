@@ -628,3 +628,69 @@ fn a_reused_out_folder_keeps_no_stale_series_or_captures() {
     assert!(!pcap.join("ab_b-a.pcap").exists(), "stale capture left");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+// Issue 16, resource limits: `sample_interval = "1ns"` took 2.5 GB and aborted, and a
+// 10^12-point grid asked for 32 TB; both are refused before any work, naming what to change.
+#[test]
+fn budgets_refuse_runs_that_cannot_fit_before_starting() {
+    let dir = tmp("budget");
+    let file = dir.join("good.toml");
+    std::fs::write(
+        &file,
+        GOOD.replace(
+            "duration = \"2s\"",
+            "duration = \"2s\"\nsample_interval = \"10ns\"",
+        ),
+    )
+    .unwrap();
+    let f = file.to_str().unwrap();
+    let o = dir.join("out");
+    let o = o.to_str().unwrap();
+    for args in [vec!["check", f], vec!["run", f, "--out", o]] {
+        let out = packetsim(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("good.toml:3: simulation.sample_interval: sampling every 10ns for 2s")
+                && stderr.contains("--max-memory"),
+            "{args:?}: {stderr}"
+        );
+    }
+    // A larger budget lets `check` through (it does not run).
+    assert!(packetsim(&["check", f, "--max-memory", "32GiB"])
+        .status
+        .success());
+    let values: Vec<String> = (0..10_000).map(|i| i.to_string()).collect();
+    let p1 = format!("simulation.seed={}", values.join(","));
+    let list = |unit: &str| -> String {
+        (1..=10_000)
+            .map(|i| format!("\"{i}{unit}\""))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let p2 = format!("links.ab.delay={}", list("us"));
+    let p3 = format!("links.ab.rate={}", list("kbps"));
+    let good = dir.join("good2.toml");
+    std::fs::write(&good, GOOD).unwrap();
+    let out = packetsim(&[
+        "sweep",
+        good.to_str().unwrap(),
+        "--param",
+        &p1,
+        "--param",
+        &p2,
+        "--param",
+        &p3,
+        "--runs",
+        "1",
+        "--out",
+        o,
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("10000 x 10000 x 10000 values") && stderr.contains("--max-runs"),
+        "{stderr}"
+    );
+    assert!(!Path::new(o).exists(), "nothing was written");
+}

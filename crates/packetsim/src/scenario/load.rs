@@ -422,6 +422,9 @@ impl Ctx<'_> {
         let mut put = |path: KeyPath, key: String| {
             m.entry(key).or_insert_with(|| self.locate(&path));
         };
+        for k in ["duration", "sample_interval"] {
+            put(KeyPath::keys(&["simulation", k]), format!("simulation.{k}"));
+        }
         for n in nodes {
             put(KeyPath::keys(&["nodes", n]), format!("nodes.{n}"));
         }
