@@ -294,6 +294,7 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
         } => {
             let sc = load(&file, &set)?;
             budget(&sc, max_memory)?;
+            let _lock = experiment::lock_dir(&out).map_err(|e| e.to_string())?;
             let seed = seed.unwrap_or(sc.simulation.seed);
             let pcap = pcap.or_else(|| sc.trace.pcap.then(|| out.join("pcap")));
             let trace = trace.or_else(|| sc.trace.events.then(|| out.join("trace")));
@@ -370,8 +371,14 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
                     budget(&sc).map_err(e)?;
                 }
             }
+            let _lock = experiment::lock_dir(&out).map_err(|e| e.to_string())?;
+            // Keyed by the file's name and the effective text (after --set), not by the path
+            // as typed: `x.toml`, `./x.toml` and `/abs/x.toml` resume the same runs.
+            let label = file
+                .file_name()
+                .map_or_else(|| sc.origin.clone(), |n| n.to_string_lossy().into_owned());
             let spec = SweepSpec {
-                experiment_key: experiment::experiment_key(&sc.origin, &sc.text),
+                experiment_key: experiment::experiment_key(&label, &sc.text),
                 params,
                 runs,
                 base_seed: seed.unwrap_or(sc.simulation.seed),
@@ -427,6 +434,7 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
                 )
                 .into());
             }
+            let _lock = experiment::lock_dir(&out).map_err(|e| e.to_string())?;
             let opts = ReproduceOptions {
                 out,
                 runs,
