@@ -27,6 +27,10 @@ enum Cmd {
         /// Override a value: PATH=VALUE, PATH being the TOML key path (repeatable).
         #[arg(long = "set", value_name = "PATH=VALUE")]
         set: Vec<Override>,
+        /// Memory budget for a run's flows and time series, e.g. 2GiB (a run estimated to need
+        /// more is refused before it starts).
+        #[arg(long, default_value = "2GiB", value_parser = parse_max_memory)]
+        max_memory: u64,
     },
     /// Run one scenario, print a summary table and write the results.
     Run {
@@ -52,6 +56,10 @@ enum Cmd {
         /// (filtered by the scenario's `[trace]` table).
         #[arg(long, value_name = "DIR")]
         trace: Option<PathBuf>,
+        /// Memory budget for a run's flows and time series, e.g. 2GiB (a run estimated to need
+        /// more is refused before it starts).
+        #[arg(long, default_value = "2GiB", value_parser = parse_max_memory)]
+        max_memory: u64,
     },
     /// Run a grid of parameter values times N replications, resumably, in parallel.
     Sweep {
@@ -75,6 +83,13 @@ enum Cmd {
         /// Output folder: results.sqlite (the resumable store), results.csv, runs.csv.
         #[arg(long)]
         out: PathBuf,
+        /// Memory budget for a run's flows and time series, e.g. 2GiB (a run estimated to need
+        /// more is refused before it starts).
+        #[arg(long, default_value = "2GiB", value_parser = parse_max_memory)]
+        max_memory: u64,
+        /// Most runs (grid points x --runs) a sweep may ask for.
+        #[arg(long, default_value_t = 1_000_000)]
+        max_runs: u64,
     },
     /// Reproduce a study's experiments: figures (CSV + SVG) and a report against the paper.
     Reproduce {
@@ -196,6 +211,16 @@ fn parse_bench_duration(s: &str) -> Result<f64, String> {
     Ok(v)
 }
 
+/// `--max-memory`: a byte count such as `2GiB` (the scenario's byte units).
+fn parse_max_memory(s: &str) -> Result<u64, String> {
+    packetsim::units::parse_bytes(s)
+}
+
+/// Refuses a run whose time series would not fit in `max_memory` (see `--max-memory`).
+fn budget(sc: &Scenario, max_memory: u64) -> Result<(), String> {
+    scenario::check_budget(sc, max_memory).map_err(|e| e.to_string())
+}
+
 /// `bench --flows`: 1 up to the scenario limit on a flow table's `count`.
 fn parse_bench_flows(s: &str) -> Result<u32, String> {
     let max = scenario::MAX_FLOW_COUNT;
@@ -240,8 +265,13 @@ fn load(file: &Path, set: &[Override]) -> Result<Scenario, String> {
 
 fn dispatch(cmd: Cmd) -> Result<(), Failure> {
     match cmd {
-        Cmd::Check { file, set } => {
+        Cmd::Check {
+            file,
+            set,
+            max_memory,
+        } => {
             let sc = load(&file, &set)?;
+            budget(&sc, max_memory)?;
             scenario::build(&sc, sc.simulation.seed).map_err(|e| e.to_string())?;
             say!(
                 "{}: ok ({} nodes, {} links, {} flows)",
@@ -260,8 +290,11 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
             quiet,
             pcap,
             trace,
+            max_memory,
         } => {
             let sc = load(&file, &set)?;
+            budget(&sc, max_memory)?;
+            let _lock = experiment::lock_dir(&out).map_err(|e| e.to_string())?;
             let seed = seed.unwrap_or(sc.simulation.seed);
             let pcap = pcap.or_else(|| sc.trace.pcap.then(|| out.join("pcap")));
             let trace = trace.or_else(|| sc.trace.events.then(|| out.join("trace")));
@@ -296,8 +329,36 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
             jobs,
             seed,
             out,
+            max_memory,
+            max_runs,
         } => {
+            // The grid's size is counted, not built: 10^12 points must not be materialised.
+            params
+                .iter()
+                .try_fold(u64::from(runs), |n, p| n.checked_mul(p.values.len() as u64))
+                .filter(|&n| n <= max_runs)
+                .ok_or_else(|| {
+                    let sizes: Vec<String> =
+                        params.iter().map(|p| p.values.len().to_string()).collect();
+                    format!(
+                        "--param: the grid ({} values) times --runs {runs} asks for more than \
+                         --max-runs {max_runs} runs; sweep fewer values or raise --max-runs",
+                        sizes.join(" x ")
+                    )
+                })?;
+            // Runs in parallel share the budget.
+            let parallel = match jobs {
+                0 => std::thread::available_parallelism().map_or(1, |c| c.get()),
+                n => n,
+            };
+            let per_run = max_memory / parallel as u64;
+            let budget = |sc: &Scenario| {
+                budget(sc, per_run).map_err(|e| {
+                    format!("{e} (--max-memory is shared by {parallel} parallel runs, --jobs)")
+                })
+            };
             let sc = load(&file, &set)?;
+            budget(&sc)?;
             for p in &params {
                 for v in &p.values {
                     let mut all = set.clone();
@@ -305,11 +366,19 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
                         path: p.path.clone(),
                         value: v.clone(),
                     });
-                    load(&file, &all).map_err(|e| format!("--param {}={v}: {e}", p.path))?;
+                    let e = |e: String| format!("--param {}={v}: {e}", p.path);
+                    let sc = load(&file, &all).map_err(e)?;
+                    budget(&sc).map_err(e)?;
                 }
             }
+            let _lock = experiment::lock_dir(&out).map_err(|e| e.to_string())?;
+            // Keyed by the file's name and the effective text (after --set), not by the path
+            // as typed: `x.toml`, `./x.toml` and `/abs/x.toml` resume the same runs.
+            let label = file
+                .file_name()
+                .map_or_else(|| sc.origin.clone(), |n| n.to_string_lossy().into_owned());
             let spec = SweepSpec {
-                experiment_key: experiment::experiment_key(&sc.origin, &sc.text),
+                experiment_key: experiment::experiment_key(&label, &sc.text),
                 params,
                 runs,
                 base_seed: seed.unwrap_or(sc.simulation.seed),
@@ -365,6 +434,7 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
                 )
                 .into());
             }
+            let _lock = experiment::lock_dir(&out).map_err(|e| e.to_string())?;
             let opts = ReproduceOptions {
                 out,
                 runs,

@@ -628,3 +628,183 @@ fn a_reused_out_folder_keeps_no_stale_series_or_captures() {
     assert!(!pcap.join("ab_b-a.pcap").exists(), "stale capture left");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+// Issue 16, resource limits: `sample_interval = "1ns"` took 2.5 GB and aborted, and a
+// 10^12-point grid asked for 32 TB; both are refused before any work, naming what to change.
+#[test]
+fn budgets_refuse_runs_that_cannot_fit_before_starting() {
+    let dir = tmp("budget");
+    let file = dir.join("good.toml");
+    std::fs::write(
+        &file,
+        GOOD.replace(
+            "duration = \"2s\"",
+            "duration = \"2s\"\nsample_interval = \"10ns\"",
+        ),
+    )
+    .unwrap();
+    let f = file.to_str().unwrap();
+    let o = dir.join("out");
+    let o = o.to_str().unwrap();
+    for args in [vec!["check", f], vec!["run", f, "--out", o]] {
+        let out = packetsim(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("good.toml:3: simulation.sample_interval: sampling every 10ns for 2s")
+                && stderr.contains("--max-memory"),
+            "{args:?}: {stderr}"
+        );
+    }
+    // A larger budget lets `check` through (it does not run).
+    assert!(packetsim(&["check", f, "--max-memory", "100GiB"])
+        .status
+        .success());
+    // Flows count too: 1000 copies at 4 KiB each do not fit in 1 MiB; the table's count is
+    // named with its line.
+    let many = dir.join("many.toml");
+    std::fs::write(
+        &many,
+        GOOD.replace("size = \"100KB\"", "size = \"100KB\"\ncount = 1000"),
+    )
+    .unwrap();
+    let m = many.to_str().unwrap();
+    let out = packetsim(&["check", m, "--max-memory", "1MiB"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("many.toml:13: flows.f.count: 1000 flows in all (1000 from this table)")
+            && stderr.contains("--max-memory"),
+        "{stderr}"
+    );
+    assert!(packetsim(&["check", m, "--max-memory", "4MiB"])
+        .status
+        .success());
+    // A sweep's parallel runs share the budget: 2 jobs of 1000 flows need 8 MiB.
+    let out = packetsim(&[
+        "sweep",
+        m,
+        "--param",
+        "simulation.seed=1,2",
+        "--runs",
+        "1",
+        "--jobs",
+        "2",
+        "--max-memory",
+        "6MiB",
+        "--out",
+        o,
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("shared by 2 parallel runs"), "{stderr}");
+    assert!(!Path::new(o).exists(), "nothing was written");
+    let values: Vec<String> = (0..10_000).map(|i| i.to_string()).collect();
+    let p1 = format!("simulation.seed={}", values.join(","));
+    let list = |unit: &str| -> String {
+        (1..=10_000)
+            .map(|i| format!("\"{i}{unit}\""))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let p2 = format!("links.ab.delay={}", list("us"));
+    let p3 = format!("links.ab.rate={}", list("kbps"));
+    let good = dir.join("good2.toml");
+    std::fs::write(&good, GOOD).unwrap();
+    let out = packetsim(&[
+        "sweep",
+        good.to_str().unwrap(),
+        "--param",
+        &p1,
+        "--param",
+        &p2,
+        "--param",
+        &p3,
+        "--runs",
+        "1",
+        "--out",
+        o,
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("10000 x 10000 x 10000 values") && stderr.contains("--max-runs"),
+        "{stderr}"
+    );
+    assert!(!Path::new(o).exists(), "nothing was written");
+}
+
+// Issue 16, one writer per output directory: two sweeps writing one directory both reported
+// success and only the last results.csv survived. While a writer holds the directory's lock,
+// run, sweep and reproduce are refused before writing anything; a killed writer's temporaries
+// are removed by the next one.
+#[test]
+fn a_second_writer_of_an_output_directory_is_refused() {
+    let dir = tmp("lock");
+    let file = dir.join("good.toml");
+    std::fs::write(&file, GOOD).unwrap();
+    let f = file.to_str().unwrap();
+    let out = dir.join("out");
+    let o = out.to_str().unwrap();
+    let held = packetsim::experiment::lock_dir(&out).unwrap();
+    for args in [
+        vec!["run", f, "--out", o],
+        vec!["sweep", f, "--param", "simulation.seed=1", "--out", o],
+        vec!["reproduce", "sctp-multihoming", "--quick", "--out", o],
+    ] {
+        let r = packetsim(&args);
+        let stderr = String::from_utf8_lossy(&r.stderr);
+        assert_eq!(r.status.code(), Some(1), "{args:?}: {stderr}");
+        let pid = format!("another packetsim (pid {}) is writing", std::process::id());
+        assert!(stderr.contains(&pid), "{args:?}: {stderr}");
+    }
+    let written: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(written, vec![".packetsim.lock"], "nothing else was written");
+    drop(held);
+    std::fs::write(out.join(".flows.csv.tmp-4242"), "half a file").unwrap();
+    let r = packetsim(&["run", f, "--out", o, "--quiet"]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert!(out.join("flows.csv").exists());
+    assert!(
+        !out.join(".flows.csv.tmp-4242").exists(),
+        "leftover temporary kept"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+// Issue 16, resume keyed by content: `x.toml`, `./x.toml` and an absolute path each stored
+// their own copy of the same runs. Spelled differently, the same scenario reuses every run.
+#[test]
+fn sweep_resume_does_not_depend_on_how_the_path_is_spelled() {
+    let dir = tmp("resume-path");
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    std::fs::write(dir.join("sub/x.toml"), GOOD).unwrap();
+    let out = dir.join("out");
+    let sweep = |path: &Path| {
+        let r = packetsim(&[
+            "sweep",
+            path.to_str().unwrap(),
+            "--param",
+            "simulation.seed=1,2",
+            "--runs",
+            "1",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+        String::from_utf8_lossy(&r.stdout).into_owned()
+    };
+    let first = sweep(&dir.join("sub/x.toml"));
+    assert!(first.contains("2 computed, 0 reused"), "{first}");
+    for spelling in [dir.join("sub/./x.toml"), dir.join("sub/../sub/x.toml")] {
+        let again = sweep(&spelling);
+        assert!(
+            again.contains("0 computed, 2 reused"),
+            "{spelling:?}: {again}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -25,6 +25,7 @@
 
 pub mod aggregate;
 pub mod grid;
+pub mod lock;
 pub mod store;
 pub mod sweep;
 
@@ -37,6 +38,7 @@ use std::path::PathBuf;
 
 pub use aggregate::{MetricSummary, PointSummary};
 pub use grid::{grid, run_seed, run_seed_sharing, validate_params, GridPoint, Param, ParamError};
+pub use lock::{lock_dir, DirLock, LockError};
 pub use store::{ResultsStore, StoredRun};
 pub use sweep::{sweep, RunOutput, SweepReport, SweepSpec};
 
