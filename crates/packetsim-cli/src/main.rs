@@ -53,29 +53,9 @@ enum Cmd {
         #[arg(long, value_name = "DIR")]
         trace: Option<PathBuf>,
     },
-    /// Run a grid of parameter values times N replications, resumably, in parallel.
-    Sweep {
-        /// The scenario (TOML).
-        file: PathBuf,
-        /// A swept parameter: PATH=V1,V2,... (repeatable; the grid is their product).
-        #[arg(long = "param", value_name = "PATH=V1,V2,...")]
-        params: Vec<Param>,
-        /// Fixed overrides applied before the sweep (repeatable).
-        #[arg(long = "set", value_name = "PATH=VALUE")]
-        set: Vec<Override>,
-        /// Replications per grid point (at least 1).
-        #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
-        runs: u32,
-        /// Parallel jobs (default: all cores; at most 4 per core).
-        #[arg(long, default_value_t = 0, value_parser = parse_jobs)]
-        jobs: usize,
-        /// Base seed, 0 to 2^64-1 (default: the scenario's simulation.seed).
-        #[arg(long, allow_negative_numbers = true, value_parser = parse_seed)]
-        seed: Option<u64>,
-        /// Output folder: results.sqlite (the resumable store), results.csv, runs.csv.
-        #[arg(long)]
-        out: PathBuf,
-    },
+    /// Run a grid of parameter values times N replications, resumably, in parallel (or one
+    /// shard of it; `sweep merge` joins shards).
+    Sweep(SweepCommand),
     /// Reproduce a study's experiments: figures (CSV + SVG) and a report against the paper.
     Reproduce {
         /// A study name, or `all` for every study implemented so far.
@@ -110,6 +90,59 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+}
+
+/// `packetsim sweep`: a sweep (or a shard of one), or `sweep merge`.
+#[derive(clap::Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+struct SweepCommand {
+    #[command(subcommand)]
+    action: Option<SweepAction>,
+    #[command(flatten)]
+    args: SweepArgs,
+}
+
+#[derive(Subcommand)]
+enum SweepAction {
+    /// Merge the stores of sweep shards (or whole sweeps) into OUT, each run exactly once,
+    /// and write OUT/results.csv; missing runs are reported, never invented.
+    Merge {
+        /// Output folder (created if needed; runs already stored there count as an input).
+        out: PathBuf,
+        /// The shards' output folders (each has sweep.json and results.sqlite).
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+    },
+}
+
+#[derive(clap::Args)]
+struct SweepArgs {
+    /// The scenario (TOML).
+    #[arg(required = true)]
+    file: Option<PathBuf>,
+    /// A swept parameter: PATH=V1,V2,... (repeatable; the grid is their product).
+    #[arg(long = "param", value_name = "PATH=V1,V2,...")]
+    params: Vec<Param>,
+    /// Fixed overrides applied before the sweep (repeatable).
+    #[arg(long = "set", value_name = "PATH=VALUE")]
+    set: Vec<Override>,
+    /// Replications per grid point (at least 1).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+    runs: u32,
+    /// Parallel jobs (default: all cores; at most 4 per core).
+    #[arg(long, default_value_t = 0, value_parser = parse_jobs)]
+    jobs: usize,
+    /// Base seed, 0 to 2^64-1 (default: the scenario's simulation.seed).
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_seed)]
+    seed: Option<u64>,
+    /// Output folder: results.sqlite (the resumable store), sweep.json, results.csv, runs.csv.
+    #[arg(long, required = true)]
+    out: Option<PathBuf>,
+    /// Compute only shard I of N (0 ≤ I < N): the runs whose number (point × runs +
+    /// replication) is I mod N, with the whole sweep's seeds. Writes the store and sweep.json
+    /// but no CSV; join the shards with `packetsim sweep merge OUT DIR...`.
+    #[arg(long, value_name = "I/N")]
+    shard: Option<experiment::Shard>,
 }
 
 /// Writes a line to standard output. A closed pipe (`packetsim run ... | head -1`) is not an
@@ -288,63 +321,28 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
             }
             Ok(())
         }
-        Cmd::Sweep {
-            file,
-            params,
-            set,
-            runs,
-            jobs,
-            seed,
-            out,
-        } => {
-            let sc = load(&file, &set)?;
-            for p in &params {
-                for v in &p.values {
-                    let mut all = set.clone();
-                    all.push(Override {
-                        path: p.path.clone(),
-                        value: v.clone(),
-                    });
-                    load(&file, &all).map_err(|e| format!("--param {}={v}: {e}", p.path))?;
-                }
+        Cmd::Sweep(SweepCommand {
+            action: Some(SweepAction::Merge { out, dirs }),
+            ..
+        }) => {
+            let report = experiment::merge(&out, &dirs).map_err(|e| e.to_string())?;
+            if let Some(text) = dirs
+                .iter()
+                .find_map(|d| std::fs::read_to_string(d.join("scenario.toml")).ok())
+            {
+                report::write_atomic(&out.join("scenario.toml"), &text)
+                    .map_err(|e| format!("{}: {e}", out.display()))?;
             }
-            let spec = SweepSpec {
-                experiment_key: experiment::experiment_key(&sc.origin, &sc.text),
-                params,
-                runs,
-                base_seed: seed.unwrap_or(sc.simulation.seed),
-                jobs,
-                out_dir: out.clone(),
-                progress: true,
-                shared_seed_params: Vec::new(),
-            };
-            std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
-            report::write_atomic(&out.join("scenario.toml"), &sc.text)
-                .map_err(|e| format!("{}: {e}", out.display()))?;
-            let report = experiment::sweep(&spec, |point, seed| {
-                let mut all = set.clone();
-                all.extend(point.assignments.iter().map(|(k, v)| Override {
-                    path: k.clone(),
-                    value: v.clone(),
-                }));
-                let sc = load(&file, &all)?;
-                let o = scenario::run(&sc, seed).map_err(|e| e.to_string())?;
-                Ok(RunOutput {
-                    summary_json: o.summary.to_json(),
-                    metrics: o.summary.metrics(),
-                })
-            })
-            .map_err(|e| e.to_string())?;
             say!(
-                "{} grid points x {} runs: {} computed, {} reused from the store; wrote {}",
-                report.points.len(),
-                runs,
-                report.computed,
-                report.reused,
+                "merged {} runs from {} folders ({} found twice, checked equal); wrote {}",
+                report.runs,
+                dirs.len(),
+                report.duplicates,
                 out.join("results.csv").display()
             );
             Ok(())
         }
+        Cmd::Sweep(SweepCommand { args, .. }) => sweep_cmd(args),
         Cmd::Reproduce {
             study,
             out,
@@ -445,4 +443,82 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
             Ok(())
         }
     }
+}
+
+fn sweep_cmd(args: SweepArgs) -> Result<(), Failure> {
+    let SweepArgs {
+        file,
+        params,
+        set,
+        runs,
+        jobs,
+        seed,
+        out,
+        shard,
+    } = args;
+    let (Some(file), Some(out)) = (file, out) else {
+        return Err("sweep: a scenario file and --out are required"
+            .to_string()
+            .into());
+    };
+    let sc = load(&file, &set)?;
+    for p in &params {
+        for v in &p.values {
+            let mut all = set.clone();
+            all.push(Override {
+                path: p.path.clone(),
+                value: v.clone(),
+            });
+            load(&file, &all).map_err(|e| format!("--param {}={v}: {e}", p.path))?;
+        }
+    }
+    let spec = SweepSpec {
+        experiment_key: experiment::experiment_key(&sc.origin, &sc.text),
+        params,
+        runs,
+        base_seed: seed.unwrap_or(sc.simulation.seed),
+        jobs,
+        out_dir: out.clone(),
+        progress: true,
+        shared_seed_params: Vec::new(),
+    };
+    std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+    report::write_atomic(&out.join("scenario.toml"), &sc.text)
+        .map_err(|e| format!("{}: {e}", out.display()))?;
+    let shard = shard.unwrap_or(experiment::Shard::WHOLE);
+    let report = experiment::sweep_sharded(&spec, Some(shard), |point, seed| {
+        let mut all = set.clone();
+        all.extend(point.assignments.iter().map(|(k, v)| Override {
+            path: k.clone(),
+            value: v.clone(),
+        }));
+        let sc = load(&file, &all)?;
+        let o = scenario::run(&sc, seed).map_err(|e| e.to_string())?;
+        Ok(RunOutput {
+            summary_json: o.summary.to_json(),
+            metrics: o.summary.metrics(),
+        })
+    })
+    .map_err(|e| e.to_string())?;
+    if shard.count > 1 {
+        say!(
+            "shard {shard} of {} grid points x {} runs: {} computed, {} reused from the store \
+             in {}; merge the shards with `packetsim sweep merge OUT DIR...`",
+            report.points.len(),
+            runs,
+            report.computed,
+            report.reused,
+            out.display()
+        );
+    } else {
+        say!(
+            "{} grid points x {} runs: {} computed, {} reused from the store; wrote {}",
+            report.points.len(),
+            runs,
+            report.computed,
+            report.reused,
+            out.join("results.csv").display()
+        );
+    }
+    Ok(())
 }
