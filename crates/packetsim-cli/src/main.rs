@@ -7,6 +7,8 @@ use packetsim::scenario::{self, Override, Scenario};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod slurm;
+
 #[derive(Parser)]
 #[command(
     name = "packetsim",
@@ -141,8 +143,47 @@ struct SweepArgs {
     /// Compute only shard I of N (0 ≤ I < N): the runs whose number (point × runs +
     /// replication) is I mod N, with the whole sweep's seeds. Writes the store and sweep.json
     /// but no CSV; join the shards with `packetsim sweep merge OUT DIR...`.
-    #[arg(long, value_name = "I/N")]
+    #[arg(long, value_name = "I/N", conflicts_with = "emit")]
     shard: Option<experiment::Shard>,
+    /// Run nothing; write job scripts into OUT/slurm instead: `slurm` = an array job of
+    /// --shards tasks (each `--shard I/N`), a merge job depending on it, and submit.sh.
+    #[arg(long, value_enum)]
+    emit: Option<Emit>,
+    /// Array tasks (shards) of the emitted job (1 to 10000).
+    #[arg(long, default_value_t = 4, requires = "emit",
+          value_parser = clap::value_parser!(u32).range(1..=10000))]
+    shards: u32,
+    /// Slurm --time per task, e.g. 01:00:00.
+    #[arg(long, requires = "emit", value_name = "TIME")]
+    slurm_time: Option<String>,
+    /// Slurm --mem per task, e.g. 2G.
+    #[arg(long, requires = "emit", value_name = "MEM")]
+    slurm_mem: Option<String>,
+    /// Slurm --cpus-per-task (each task's --jobs).
+    #[arg(long, requires = "emit", default_value_t = 1, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..=1024))]
+    slurm_cpus: u32,
+    /// Slurm --partition.
+    #[arg(long, requires = "emit", value_name = "NAME")]
+    slurm_partition: Option<String>,
+    /// Slurm --account.
+    #[arg(long, requires = "emit", value_name = "NAME")]
+    slurm_account: Option<String>,
+    /// Slurm --job-name prefix (jobs are PREFIX-sweep and PREFIX-merge).
+    #[arg(
+        long,
+        requires = "emit",
+        default_value = "packetsim",
+        value_name = "NAME"
+    )]
+    slurm_job_name: String,
+}
+
+/// What `sweep --emit` writes.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Emit {
+    /// Slurm batch scripts (an array job and a dependent merge job).
+    Slurm,
 }
 
 /// Writes a line to standard output. A closed pipe (`packetsim run ... | head -1`) is not an
@@ -455,6 +496,14 @@ fn sweep_cmd(args: SweepArgs) -> Result<(), Failure> {
         seed,
         out,
         shard,
+        emit,
+        shards,
+        slurm_time,
+        slurm_mem,
+        slurm_cpus,
+        slurm_partition,
+        slurm_account,
+        slurm_job_name,
     } = args;
     let (Some(file), Some(out)) = (file, out) else {
         return Err("sweep: a scenario file and --out are required"
@@ -471,6 +520,44 @@ fn sweep_cmd(args: SweepArgs) -> Result<(), Failure> {
             });
             load(&file, &all).map_err(|e| format!("--param {}={v}: {e}", p.path))?;
         }
+    }
+    if let Some(Emit::Slurm) = emit {
+        let abs = |p: &Path| std::fs::canonicalize(p).map_err(|e| format!("{}: {e}", p.display()));
+        std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+        let out = abs(&out)?;
+        let mut sweep_args = vec![abs(&file)?.display().to_string()];
+        for p in &params {
+            sweep_args.extend(["--param".to_string(), p.to_string()]);
+        }
+        for o in &set {
+            sweep_args.extend(["--set".to_string(), o.to_string()]);
+        }
+        sweep_args.extend(["--runs".to_string(), runs.to_string()]);
+        let base = seed.unwrap_or(sc.simulation.seed);
+        sweep_args.extend(["--seed".to_string(), base.to_string()]);
+        let exe = std::env::current_exe().map_err(|e| format!("the packetsim executable: {e}"))?;
+        let res = slurm::Resources {
+            time: slurm_time,
+            mem: slurm_mem,
+            cpus: slurm_cpus,
+            partition: slurm_partition,
+            account: slurm_account,
+            job_name: slurm_job_name,
+        };
+        let scripts = slurm::scripts(&exe, &sweep_args, &out, shards, &res);
+        std::fs::create_dir_all(&scripts.dir)
+            .map_err(|e| format!("{}: {e}", scripts.dir.display()))?;
+        for (name, text) in &scripts.files {
+            let path = scripts.dir.join(name);
+            report::write_atomic(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+            make_executable(&path)?;
+        }
+        say!(
+            "wrote {0}/sweep.sbatch (array of {shards} tasks), {0}/merge.sbatch and {0}/submit.sh; \
+             submit with: bash {0}/submit.sh",
+            scripts.dir.display()
+        );
+        return Ok(());
     }
     let spec = SweepSpec {
         experiment_key: experiment::experiment_key(&sc.origin, &sc.text),
@@ -521,4 +608,13 @@ fn sweep_cmd(args: SweepArgs) -> Result<(), Failure> {
         );
     }
     Ok(())
+}
+
+/// chmod +x (scripts the user runs directly).
+fn make_executable(path: &Path) -> Result<(), String> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let err = |e: std::io::Error| format!("{}: {e}", path.display());
+    let mut perm = std::fs::metadata(path).map_err(err)?.permissions();
+    perm.set_mode(perm.mode() | 0o111);
+    std::fs::set_permissions(path, perm).map_err(err)
 }
