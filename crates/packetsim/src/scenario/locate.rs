@@ -7,7 +7,7 @@ use std::ops::Range;
 use toml_edit::{ImDocument, Item, TableLike, Value};
 
 /// One step of a key path: a table key or an array index.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(crate) enum Seg {
     /// A key in a table.
     Key(String),
@@ -16,7 +16,7 @@ pub(crate) enum Seg {
 }
 
 /// A path from the document root to a key, e.g. `links.l1.outages[0].from`.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(crate) struct KeyPath(pub Vec<Seg>);
 
 impl KeyPath {
@@ -94,6 +94,10 @@ impl fmt::Display for KeyPath {
 /// Every key, value and table of a parsed document with its byte span.
 pub(crate) struct SpanIndex {
     entries: Vec<(KeyPath, Range<usize>)>,
+    /// Indices into `entries`, sorted by path then start: a path is found by binary search.
+    /// (A linear scan made locating every node, link and flow quadratic: 1.7 s of a
+    /// 1000-flow dumbbell's 1.9 s, and hours at 100,000 flows.)
+    by_path: Vec<u32>,
     line_starts: Vec<usize>,
 }
 
@@ -109,8 +113,15 @@ impl SpanIndex {
                 .filter(|(_, b)| *b == b'\n')
                 .map(|(i, _)| i + 1),
         );
+        let mut by_path: Vec<u32> = (0..entries.len() as u32).collect();
+        by_path.sort_unstable_by(|&a, &b| {
+            let (pa, sa) = &entries[a as usize];
+            let (pb, sb) = &entries[b as usize];
+            pa.cmp(pb).then(sa.start.cmp(&sb.start))
+        });
         SpanIndex {
             entries,
+            by_path,
             line_starts,
         }
     }
@@ -134,11 +145,13 @@ impl SpanIndex {
 
     /// The first byte of `path` in the document (its key, or its table header), if present.
     pub fn offset_of(&self, path: &KeyPath) -> Option<usize> {
-        self.entries
-            .iter()
-            .filter(|(p, _)| p == path)
-            .map(|(_, s)| s.start)
-            .min()
+        // The first of the entries for `path` has the smallest start (sorted that way).
+        let i = self
+            .by_path
+            .partition_point(|&e| self.entries[e as usize].0 < *path);
+        let &e = self.by_path.get(i)?;
+        let (p, s) = &self.entries[e as usize];
+        (p == path).then_some(s.start)
     }
 
     /// The line of `path`, or of its nearest ancestor present in the document.
@@ -157,7 +170,7 @@ impl SpanIndex {
 
     /// Whether `path` itself is present in the document.
     pub fn contains(&self, path: &KeyPath) -> bool {
-        self.entries.iter().any(|(p, _)| p == path)
+        self.offset_of(path).is_some()
     }
 }
 
@@ -204,5 +217,41 @@ fn walk_value(path: &KeyPath, v: &Value, out: &mut Vec<(KeyPath, Range<usize>)>)
         }
         Value::InlineTable(t) => walk_table(path, t, out),
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // The sorted index answers exactly as a scan of every entry would: the smallest start
+    // among a path's entries (a key is indexed at its key and at its value or table header),
+    // and nothing for an absent path.
+    #[test]
+    fn offset_of_equals_a_scan_of_every_entry() {
+        let text = "[simulation]\nduration = \"10s\"\n\n[nodes.a]\n[nodes.b]\nroutes = [{ to = \"a\" }, { to = \"b\" }]\n\n[links.ab]\na = \"a\"\nb = \"b\"\nrate = \"1Mbps\"\n\n[[extra]]\nx = 1\n[[extra]]\nx = 2\n";
+        let doc = ImDocument::parse(text).unwrap();
+        let ix = SpanIndex::new(&doc, text);
+        assert!(ix.entries.len() > 15, "{}", ix.entries.len());
+        for (p, _) in &ix.entries {
+            let scan = ix
+                .entries
+                .iter()
+                .filter(|(q, _)| q == p)
+                .map(|(_, s)| s.start)
+                .min();
+            assert_eq!(ix.offset_of(p), scan, "{p}");
+            assert!(ix.contains(p));
+        }
+        let absent = KeyPath::keys(&["links", "ab", "delay"]);
+        assert_eq!(ix.offset_of(&absent), None);
+        assert!(!ix.contains(&absent));
+        assert_eq!(
+            ix.line_of_path(&absent),
+            Some(8),
+            "falls back to [links.ab]"
+        );
+        let second = KeyPath::keys(&["extra"]).index(1).key("x");
+        assert_eq!(ix.line_of_path(&second), Some(16));
     }
 }
