@@ -808,3 +808,188 @@ fn sweep_resume_does_not_depend_on_how_the_path_is_spelled() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 13: `sweep --shard I/4` four times plus `sweep merge` gives the whole sweep's
+/// results.csv and runs.csv byte for byte; a merge missing a shard fails naming it.
+#[test]
+fn sweep_in_four_shards_merged_equals_the_whole_sweep() {
+    let dir = tmp("shards");
+    let file = dir.join("s.toml");
+    std::fs::write(&file, GOOD).unwrap();
+    let sweep = |out: &Path, shard: Option<&str>| {
+        let mut args = vec![
+            "sweep",
+            file.to_str().unwrap(),
+            "--param",
+            "links.ab.loss=0,0.02,0.05",
+            "--runs",
+            "3",
+            "--jobs",
+            "2",
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        if let Some(s) = shard {
+            args.extend(["--shard", s]);
+        }
+        let o = packetsim(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    let whole = dir.join("whole");
+    sweep(&whole, None);
+    let parts: Vec<PathBuf> = (0..4).map(|i| dir.join(format!("part{i}"))).collect();
+    for (i, p) in parts.iter().enumerate() {
+        sweep(p, Some(&format!("{i}/4")));
+        assert!(!p.join("results.csv").exists());
+    }
+    let merged = dir.join("merged");
+    let m = |dirs: &[PathBuf]| {
+        let mut args = vec!["sweep", "merge", merged.to_str().unwrap()];
+        args.extend(dirs.iter().map(|d| d.to_str().unwrap()));
+        packetsim(&args)
+    };
+    let o = m(&parts[..3]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("shards 3/4 are incomplete"), "{err}");
+    let o = m(&parts);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for f in ["results.csv", "runs.csv", "scenario.toml"] {
+        assert_eq!(
+            std::fs::read(merged.join(f)).unwrap(),
+            std::fs::read(whole.join(f)).unwrap(),
+            "{f}"
+        );
+    }
+}
+
+/// Issue 13: `sweep --emit slurm` writes an array job (one task per shard, each running this
+/// sweep with `--shard I/N`), a merge job and submit.sh chaining them with afterok. Without a
+/// cluster, the test runs the array script once per task id and then the merge script with
+/// bash, and checks the merged results.csv against the sweep run whole.
+#[test]
+fn emit_slurm_writes_an_array_and_a_dependent_merge_that_reproduce_the_sweep() {
+    let dir = tmp("slurm");
+    let file = dir.join("s.toml");
+    std::fs::write(&file, GOOD).unwrap();
+    let out = dir.join("cluster out");
+    let common = [
+        "sweep",
+        file.to_str().unwrap(),
+        "--param",
+        "links.ab.loss=0,0.02",
+        "--set",
+        "links.ab.delay=\"7ms\"",
+        "--runs",
+        "3",
+    ];
+    let mut args = common.to_vec();
+    args.extend([
+        "--out",
+        out.to_str().unwrap(),
+        "--emit",
+        "slurm",
+        "--shards",
+        "3",
+        "--slurm-time",
+        "00:10:00",
+        "--slurm-mem",
+        "1G",
+        "--slurm-cpus",
+        "2",
+        "--slurm-partition",
+        "debug",
+    ]);
+    let o = packetsim(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = std::fs::canonicalize(&out).unwrap();
+    assert!(!out.join("results.sqlite").exists(), "--emit runs nothing");
+    let read = |n: &str| std::fs::read_to_string(out.join("slurm").join(n)).unwrap();
+    let (sweep, merge, submit) = (
+        read("sweep.sbatch"),
+        read("merge.sbatch"),
+        read("submit.sh"),
+    );
+    for line in [
+        "#SBATCH --array=0-2",
+        "#SBATCH --cpus-per-task=2",
+        "#SBATCH --time=00:10:00",
+        "#SBATCH --mem=1G",
+        "#SBATCH --partition=debug",
+        "#SBATCH --job-name=packetsim-sweep",
+    ] {
+        assert!(sweep.lines().any(|l| l == line), "{line} in\n{sweep}");
+    }
+    assert!(
+        sweep.contains("--shard \"$SLURM_ARRAY_TASK_ID/3\""),
+        "{sweep}"
+    );
+    assert!(sweep.contains("--param links.ab.loss=0,0.02"), "{sweep}");
+    assert!(sweep.contains("--set 'links.ab.delay=\"7ms\"'"), "{sweep}");
+    assert!(sweep.contains("--seed 1"), "{sweep}");
+    assert!(merge.contains(" sweep merge "), "{merge}");
+    assert!(
+        merge.lines().any(|l| l == "#SBATCH --cpus-per-task=1"),
+        "{merge}"
+    );
+    assert!(
+        submit.contains("sbatch --parsable --dependency=afterok:\"$array\""),
+        "{submit}"
+    );
+    assert!(submit.contains("/slurm'/sweep.sbatch") || submit.contains("/slurm/sweep.sbatch"));
+
+    // What Slurm would do: each array task, then the merge.
+    for i in 0..3 {
+        let o = std::process::Command::new("bash")
+            .arg(out.join("slurm/sweep.sbatch"))
+            .env("SLURM_ARRAY_TASK_ID", i.to_string())
+            .env("SLURM_CPUS_PER_TASK", "1")
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "task {i}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    let o = std::process::Command::new("bash")
+        .arg(out.join("slurm/merge.sbatch"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let whole = dir.join("whole");
+    let mut args = common.to_vec();
+    args.extend(["--out", whole.to_str().unwrap()]);
+    assert!(packetsim(&args).status.success());
+    assert_eq!(
+        std::fs::read(out.join("results.csv")).unwrap(),
+        std::fs::read(whole.join("results.csv")).unwrap()
+    );
+}
+
+#[test]
+fn emit_options_need_emit_and_shard_excludes_it() {
+    let dir = tmp("slurm-bad");
+    let file = dir.join("s.toml");
+    std::fs::write(&file, GOOD).unwrap();
+    let f = file.to_str().unwrap();
+    let o = dir.join("o");
+    let o = o.to_str().unwrap();
+    for (args, want) in [
+        (vec!["sweep", f, "--out", o, "--shards", "3"], "--emit"),
+        (
+            vec!["sweep", f, "--out", o, "--emit", "slurm", "--shard", "0/2"],
+            "--shard",
+        ),
+        (vec!["sweep", f, "--out", o, "--emit", "pbs"], "slurm"),
+        (
+            vec!["sweep", f, "--out", o, "--emit", "slurm", "--shards", "0"],
+            "--shards",
+        ),
+    ] {
+        let r = packetsim(&args);
+        assert!(!r.status.success(), "{args:?}");
+        let err = String::from_utf8_lossy(&r.stderr);
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+}
