@@ -7,6 +7,8 @@ use packetsim::scenario::{self, Override, Scenario};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod slurm;
+
 #[derive(Parser)]
 #[command(
     name = "packetsim",
@@ -27,6 +29,10 @@ enum Cmd {
         /// Override a value: PATH=VALUE, PATH being the TOML key path (repeatable).
         #[arg(long = "set", value_name = "PATH=VALUE")]
         set: Vec<Override>,
+        /// Memory budget for a run's flows and time series, e.g. 2GiB (a run estimated to need
+        /// more is refused before it starts).
+        #[arg(long, default_value = "2GiB", value_parser = parse_max_memory)]
+        max_memory: u64,
     },
     /// Run one scenario, print a summary table and write the results.
     Run {
@@ -52,30 +58,14 @@ enum Cmd {
         /// (filtered by the scenario's `[trace]` table).
         #[arg(long, value_name = "DIR")]
         trace: Option<PathBuf>,
+        /// Memory budget for a run's flows and time series, e.g. 2GiB (a run estimated to need
+        /// more is refused before it starts).
+        #[arg(long, default_value = "2GiB", value_parser = parse_max_memory)]
+        max_memory: u64,
     },
-    /// Run a grid of parameter values times N replications, resumably, in parallel.
-    Sweep {
-        /// The scenario (TOML).
-        file: PathBuf,
-        /// A swept parameter: PATH=V1,V2,... (repeatable; the grid is their product).
-        #[arg(long = "param", value_name = "PATH=V1,V2,...")]
-        params: Vec<Param>,
-        /// Fixed overrides applied before the sweep (repeatable).
-        #[arg(long = "set", value_name = "PATH=VALUE")]
-        set: Vec<Override>,
-        /// Replications per grid point (at least 1).
-        #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
-        runs: u32,
-        /// Parallel jobs (default: all cores; at most 4 per core).
-        #[arg(long, default_value_t = 0, value_parser = parse_jobs)]
-        jobs: usize,
-        /// Base seed, 0 to 2^64-1 (default: the scenario's simulation.seed).
-        #[arg(long, allow_negative_numbers = true, value_parser = parse_seed)]
-        seed: Option<u64>,
-        /// Output folder: results.sqlite (the resumable store), results.csv, runs.csv.
-        #[arg(long)]
-        out: PathBuf,
-    },
+    /// Run a grid of parameter values times N replications, resumably, in parallel (or one
+    /// shard of it; `sweep merge` joins shards).
+    Sweep(SweepCommand),
     /// Reproduce a study's experiments: figures (CSV + SVG) and a report against the paper.
     Reproduce {
         /// A study name, or `all` for every study implemented so far.
@@ -110,6 +100,105 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+}
+
+/// `packetsim sweep`: a sweep (or a shard of one), or `sweep merge`.
+#[derive(clap::Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+struct SweepCommand {
+    #[command(subcommand)]
+    action: Option<SweepAction>,
+    #[command(flatten)]
+    args: SweepArgs,
+}
+
+#[derive(Subcommand)]
+enum SweepAction {
+    /// Merge the stores of sweep shards (or whole sweeps) into OUT, each run exactly once,
+    /// and write OUT/results.csv; missing runs are reported, never invented.
+    Merge {
+        /// Output folder (created if needed; runs already stored there count as an input).
+        out: PathBuf,
+        /// The shards' output folders (each has sweep.json and results.sqlite).
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+    },
+}
+
+#[derive(clap::Args)]
+struct SweepArgs {
+    /// The scenario (TOML).
+    #[arg(required = true)]
+    file: Option<PathBuf>,
+    /// A swept parameter: PATH=V1,V2,... (repeatable; the grid is their product).
+    #[arg(long = "param", value_name = "PATH=V1,V2,...")]
+    params: Vec<Param>,
+    /// Fixed overrides applied before the sweep (repeatable).
+    #[arg(long = "set", value_name = "PATH=VALUE")]
+    set: Vec<Override>,
+    /// Replications per grid point (at least 1).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+    runs: u32,
+    /// Parallel jobs (default: all cores; at most 4 per core).
+    #[arg(long, default_value_t = 0, value_parser = parse_jobs)]
+    jobs: usize,
+    /// Base seed, 0 to 2^64-1 (default: the scenario's simulation.seed).
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_seed)]
+    seed: Option<u64>,
+    /// Output folder: results.sqlite (the resumable store), sweep.json, results.csv, runs.csv.
+    #[arg(long, required = true)]
+    out: Option<PathBuf>,
+    /// Memory budget for a run's flows and time series, e.g. 2GiB (a run estimated to need
+    /// more is refused before it starts; parallel runs share it).
+    #[arg(long, default_value = "2GiB", value_parser = parse_max_memory)]
+    max_memory: u64,
+    /// Most runs (grid points x --runs) a sweep may ask for.
+    #[arg(long, default_value_t = 1_000_000)]
+    max_runs: u64,
+    /// Compute only shard I of N (0 ≤ I < N): the runs whose number (point × runs +
+    /// replication) is I mod N, with the whole sweep's seeds. Writes the store and sweep.json
+    /// but no CSV; join the shards with `packetsim sweep merge OUT DIR...`.
+    #[arg(long, value_name = "I/N", conflicts_with = "emit")]
+    shard: Option<experiment::Shard>,
+    /// Run nothing; write job scripts into OUT/slurm instead: `slurm` = an array job of
+    /// --shards tasks (each `--shard I/N`), a merge job depending on it, and submit.sh.
+    #[arg(long, value_enum)]
+    emit: Option<Emit>,
+    /// Array tasks (shards) of the emitted job (1 to 10000).
+    #[arg(long, default_value_t = 4, requires = "emit",
+          value_parser = clap::value_parser!(u32).range(1..=10000))]
+    shards: u32,
+    /// Slurm --time per task, e.g. 01:00:00.
+    #[arg(long, requires = "emit", value_name = "TIME")]
+    slurm_time: Option<String>,
+    /// Slurm --mem per task, e.g. 2G.
+    #[arg(long, requires = "emit", value_name = "MEM")]
+    slurm_mem: Option<String>,
+    /// Slurm --cpus-per-task (each task's --jobs).
+    #[arg(long, requires = "emit", default_value_t = 1, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..=1024))]
+    slurm_cpus: u32,
+    /// Slurm --partition.
+    #[arg(long, requires = "emit", value_name = "NAME")]
+    slurm_partition: Option<String>,
+    /// Slurm --account.
+    #[arg(long, requires = "emit", value_name = "NAME")]
+    slurm_account: Option<String>,
+    /// Slurm --job-name prefix (jobs are PREFIX-sweep and PREFIX-merge).
+    #[arg(
+        long,
+        requires = "emit",
+        default_value = "packetsim",
+        value_name = "NAME"
+    )]
+    slurm_job_name: String,
+}
+
+/// What `sweep --emit` writes.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Emit {
+    /// Slurm batch scripts (an array job and a dependent merge job).
+    Slurm,
 }
 
 /// Writes a line to standard output. A closed pipe (`packetsim run ... | head -1`) is not an
@@ -196,6 +285,16 @@ fn parse_bench_duration(s: &str) -> Result<f64, String> {
     Ok(v)
 }
 
+/// `--max-memory`: a byte count such as `2GiB` (the scenario's byte units).
+fn parse_max_memory(s: &str) -> Result<u64, String> {
+    packetsim::units::parse_bytes(s)
+}
+
+/// Refuses a run whose time series would not fit in `max_memory` (see `--max-memory`).
+fn budget(sc: &Scenario, max_memory: u64) -> Result<(), String> {
+    scenario::check_budget(sc, max_memory).map_err(|e| e.to_string())
+}
+
 /// `bench --flows`: 1 up to the scenario limit on a flow table's `count`.
 fn parse_bench_flows(s: &str) -> Result<u32, String> {
     let max = scenario::MAX_FLOW_COUNT;
@@ -240,8 +339,13 @@ fn load(file: &Path, set: &[Override]) -> Result<Scenario, String> {
 
 fn dispatch(cmd: Cmd) -> Result<(), Failure> {
     match cmd {
-        Cmd::Check { file, set } => {
+        Cmd::Check {
+            file,
+            set,
+            max_memory,
+        } => {
             let sc = load(&file, &set)?;
+            budget(&sc, max_memory)?;
             scenario::build(&sc, sc.simulation.seed).map_err(|e| e.to_string())?;
             say!(
                 "{}: ok ({} nodes, {} links, {} flows)",
@@ -260,8 +364,11 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
             quiet,
             pcap,
             trace,
+            max_memory,
         } => {
             let sc = load(&file, &set)?;
+            budget(&sc, max_memory)?;
+            let _lock = experiment::lock_dir(&out).map_err(|e| e.to_string())?;
             let seed = seed.unwrap_or(sc.simulation.seed);
             let pcap = pcap.or_else(|| sc.trace.pcap.then(|| out.join("pcap")));
             let trace = trace.or_else(|| sc.trace.events.then(|| out.join("trace")));
@@ -288,63 +395,29 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
             }
             Ok(())
         }
-        Cmd::Sweep {
-            file,
-            params,
-            set,
-            runs,
-            jobs,
-            seed,
-            out,
-        } => {
-            let sc = load(&file, &set)?;
-            for p in &params {
-                for v in &p.values {
-                    let mut all = set.clone();
-                    all.push(Override {
-                        path: p.path.clone(),
-                        value: v.clone(),
-                    });
-                    load(&file, &all).map_err(|e| format!("--param {}={v}: {e}", p.path))?;
-                }
+        Cmd::Sweep(SweepCommand {
+            action: Some(SweepAction::Merge { out, dirs }),
+            ..
+        }) => {
+            let _lock = experiment::lock_dir(&out).map_err(|e| e.to_string())?;
+            let report = experiment::merge(&out, &dirs).map_err(|e| e.to_string())?;
+            if let Some(text) = dirs
+                .iter()
+                .find_map(|d| std::fs::read_to_string(d.join("scenario.toml")).ok())
+            {
+                report::write_atomic(&out.join("scenario.toml"), &text)
+                    .map_err(|e| format!("{}: {e}", out.display()))?;
             }
-            let spec = SweepSpec {
-                experiment_key: experiment::experiment_key(&sc.origin, &sc.text),
-                params,
-                runs,
-                base_seed: seed.unwrap_or(sc.simulation.seed),
-                jobs,
-                out_dir: out.clone(),
-                progress: true,
-                shared_seed_params: Vec::new(),
-            };
-            std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
-            report::write_atomic(&out.join("scenario.toml"), &sc.text)
-                .map_err(|e| format!("{}: {e}", out.display()))?;
-            let report = experiment::sweep(&spec, |point, seed| {
-                let mut all = set.clone();
-                all.extend(point.assignments.iter().map(|(k, v)| Override {
-                    path: k.clone(),
-                    value: v.clone(),
-                }));
-                let sc = load(&file, &all)?;
-                let o = scenario::run(&sc, seed).map_err(|e| e.to_string())?;
-                Ok(RunOutput {
-                    summary_json: o.summary.to_json(),
-                    metrics: o.summary.metrics(),
-                })
-            })
-            .map_err(|e| e.to_string())?;
             say!(
-                "{} grid points x {} runs: {} computed, {} reused from the store; wrote {}",
-                report.points.len(),
-                runs,
-                report.computed,
-                report.reused,
+                "merged {} runs from {} folders ({} found twice, checked equal); wrote {}",
+                report.runs,
+                dirs.len(),
+                report.duplicates,
                 out.join("results.csv").display()
             );
             Ok(())
         }
+        Cmd::Sweep(SweepCommand { args, .. }) => sweep_cmd(args),
         Cmd::Reproduce {
             study,
             out,
@@ -365,6 +438,7 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
                 )
                 .into());
             }
+            let _lock = experiment::lock_dir(&out).map_err(|e| e.to_string())?;
             let opts = ReproduceOptions {
                 out,
                 runs,
@@ -445,4 +519,173 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
             Ok(())
         }
     }
+}
+
+fn sweep_cmd(args: SweepArgs) -> Result<(), Failure> {
+    let SweepArgs {
+        file,
+        params,
+        set,
+        runs,
+        jobs,
+        seed,
+        out,
+        max_memory,
+        max_runs,
+        shard,
+        emit,
+        shards,
+        slurm_time,
+        slurm_mem,
+        slurm_cpus,
+        slurm_partition,
+        slurm_account,
+        slurm_job_name,
+    } = args;
+    let (Some(file), Some(out)) = (file, out) else {
+        return Err("sweep: a scenario file and --out are required"
+            .to_string()
+            .into());
+    };
+    // The grid's size is counted, not built: 10^12 points must not be materialised.
+    params
+        .iter()
+        .try_fold(u64::from(runs), |n, p| n.checked_mul(p.values.len() as u64))
+        .filter(|&n| n <= max_runs)
+        .ok_or_else(|| {
+            let sizes: Vec<String> = params.iter().map(|p| p.values.len().to_string()).collect();
+            format!(
+                "--param: the grid ({} values) times --runs {runs} asks for more than \
+                 --max-runs {max_runs} runs; sweep fewer values or raise --max-runs",
+                sizes.join(" x ")
+            )
+        })?;
+    // Runs in parallel share the budget.
+    let parallel = match jobs {
+        0 => std::thread::available_parallelism().map_or(1, |c| c.get()),
+        n => n,
+    };
+    let per_run = max_memory / parallel as u64;
+    let budget = |sc: &Scenario| {
+        budget(sc, per_run).map_err(|e| {
+            format!("{e} (--max-memory is shared by {parallel} parallel runs, --jobs)")
+        })
+    };
+    let sc = load(&file, &set)?;
+    budget(&sc)?;
+    for p in &params {
+        for v in &p.values {
+            let mut all = set.clone();
+            all.push(Override {
+                path: p.path.clone(),
+                value: v.clone(),
+            });
+            let e = |e: String| format!("--param {}={v}: {e}", p.path);
+            let sc = load(&file, &all).map_err(e)?;
+            budget(&sc).map_err(e)?;
+        }
+    }
+    if let Some(Emit::Slurm) = emit {
+        let abs = |p: &Path| std::fs::canonicalize(p).map_err(|e| format!("{}: {e}", p.display()));
+        std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+        let out = abs(&out)?;
+        let mut sweep_args = vec![abs(&file)?.display().to_string()];
+        for p in &params {
+            sweep_args.extend(["--param".to_string(), p.to_string()]);
+        }
+        for o in &set {
+            sweep_args.extend(["--set".to_string(), o.to_string()]);
+        }
+        sweep_args.extend(["--runs".to_string(), runs.to_string()]);
+        let base = seed.unwrap_or(sc.simulation.seed);
+        sweep_args.extend(["--seed".to_string(), base.to_string()]);
+        let exe = std::env::current_exe().map_err(|e| format!("the packetsim executable: {e}"))?;
+        let res = slurm::Resources {
+            time: slurm_time,
+            mem: slurm_mem,
+            cpus: slurm_cpus,
+            partition: slurm_partition,
+            account: slurm_account,
+            job_name: slurm_job_name,
+        };
+        let scripts = slurm::scripts(&exe, &sweep_args, &out, shards, &res);
+        std::fs::create_dir_all(&scripts.dir)
+            .map_err(|e| format!("{}: {e}", scripts.dir.display()))?;
+        for (name, text) in &scripts.files {
+            let path = scripts.dir.join(name);
+            report::write_atomic(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+            make_executable(&path)?;
+        }
+        say!(
+            "wrote {0}/sweep.sbatch (array of {shards} tasks), {0}/merge.sbatch and {0}/submit.sh; \
+             submit with: bash {0}/submit.sh",
+            scripts.dir.display()
+        );
+        return Ok(());
+    }
+    let _lock = experiment::lock_dir(&out).map_err(|e| e.to_string())?;
+    // Keyed by the file's name and the effective text (after --set), not by the path as
+    // typed: `x.toml`, `./x.toml` and `/abs/x.toml` resume the same runs (and every shard
+    // of a sweep shares the key wherever its copy of the file sits).
+    let label = file
+        .file_name()
+        .map_or_else(|| sc.origin.clone(), |n| n.to_string_lossy().into_owned());
+    let spec = SweepSpec {
+        experiment_key: experiment::experiment_key(&label, &sc.text),
+        params,
+        runs,
+        base_seed: seed.unwrap_or(sc.simulation.seed),
+        jobs,
+        out_dir: out.clone(),
+        progress: true,
+        shared_seed_params: Vec::new(),
+    };
+    std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+    report::write_atomic(&out.join("scenario.toml"), &sc.text)
+        .map_err(|e| format!("{}: {e}", out.display()))?;
+    let shard = shard.unwrap_or(experiment::Shard::WHOLE);
+    let report = experiment::sweep_sharded(&spec, Some(shard), |point, seed| {
+        let mut all = set.clone();
+        all.extend(point.assignments.iter().map(|(k, v)| Override {
+            path: k.clone(),
+            value: v.clone(),
+        }));
+        let sc = load(&file, &all)?;
+        let o = scenario::run(&sc, seed).map_err(|e| e.to_string())?;
+        Ok(RunOutput {
+            summary_json: o.summary.to_json(),
+            metrics: o.summary.metrics(),
+        })
+    })
+    .map_err(|e| e.to_string())?;
+    if shard.count > 1 {
+        say!(
+            "shard {shard} of {} grid points x {} runs: {} computed, {} reused from the store \
+             in {}; merge the shards with `packetsim sweep merge OUT DIR...`",
+            report.points.len(),
+            runs,
+            report.computed,
+            report.reused,
+            out.display()
+        );
+    } else {
+        say!(
+            "{} grid points x {} runs: {} computed, {} reused from the store; wrote {}",
+            report.points.len(),
+            runs,
+            report.computed,
+            report.reused,
+            out.join("results.csv").display()
+        );
+    }
+    Ok(())
+}
+
+/// chmod +x (scripts the user runs directly).
+fn make_executable(path: &Path) -> Result<(), String> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let err = |e: std::io::Error| format!("{}: {e}", path.display());
+    let mut perm = std::fs::metadata(path).map_err(err)?.permissions();
+    perm.set_mode(perm.mode() | 0o111);
+    std::fs::set_permissions(path, perm).map_err(err)
 }

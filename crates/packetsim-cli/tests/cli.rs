@@ -628,3 +628,368 @@ fn a_reused_out_folder_keeps_no_stale_series_or_captures() {
     assert!(!pcap.join("ab_b-a.pcap").exists(), "stale capture left");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+// Issue 16, resource limits: `sample_interval = "1ns"` took 2.5 GB and aborted, and a
+// 10^12-point grid asked for 32 TB; both are refused before any work, naming what to change.
+#[test]
+fn budgets_refuse_runs_that_cannot_fit_before_starting() {
+    let dir = tmp("budget");
+    let file = dir.join("good.toml");
+    std::fs::write(
+        &file,
+        GOOD.replace(
+            "duration = \"2s\"",
+            "duration = \"2s\"\nsample_interval = \"10ns\"",
+        ),
+    )
+    .unwrap();
+    let f = file.to_str().unwrap();
+    let o = dir.join("out");
+    let o = o.to_str().unwrap();
+    for args in [vec!["check", f], vec!["run", f, "--out", o]] {
+        let out = packetsim(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("good.toml:3: simulation.sample_interval: sampling every 10ns for 2s")
+                && stderr.contains("--max-memory"),
+            "{args:?}: {stderr}"
+        );
+    }
+    // A larger budget lets `check` through (it does not run).
+    assert!(packetsim(&["check", f, "--max-memory", "100GiB"])
+        .status
+        .success());
+    // Flows count too: 1000 copies at 4 KiB each do not fit in 1 MiB; the table's count is
+    // named with its line.
+    let many = dir.join("many.toml");
+    std::fs::write(
+        &many,
+        GOOD.replace("size = \"100KB\"", "size = \"100KB\"\ncount = 1000"),
+    )
+    .unwrap();
+    let m = many.to_str().unwrap();
+    let out = packetsim(&["check", m, "--max-memory", "1MiB"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("many.toml:13: flows.f.count: 1000 flows in all (1000 from this table)")
+            && stderr.contains("--max-memory"),
+        "{stderr}"
+    );
+    assert!(packetsim(&["check", m, "--max-memory", "4MiB"])
+        .status
+        .success());
+    // A sweep's parallel runs share the budget: 2 jobs of 1000 flows need 8 MiB.
+    let out = packetsim(&[
+        "sweep",
+        m,
+        "--param",
+        "simulation.seed=1,2",
+        "--runs",
+        "1",
+        "--jobs",
+        "2",
+        "--max-memory",
+        "6MiB",
+        "--out",
+        o,
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("shared by 2 parallel runs"), "{stderr}");
+    assert!(!Path::new(o).exists(), "nothing was written");
+    let values: Vec<String> = (0..10_000).map(|i| i.to_string()).collect();
+    let p1 = format!("simulation.seed={}", values.join(","));
+    let list = |unit: &str| -> String {
+        (1..=10_000)
+            .map(|i| format!("\"{i}{unit}\""))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let p2 = format!("links.ab.delay={}", list("us"));
+    let p3 = format!("links.ab.rate={}", list("kbps"));
+    let good = dir.join("good2.toml");
+    std::fs::write(&good, GOOD).unwrap();
+    let out = packetsim(&[
+        "sweep",
+        good.to_str().unwrap(),
+        "--param",
+        &p1,
+        "--param",
+        &p2,
+        "--param",
+        &p3,
+        "--runs",
+        "1",
+        "--out",
+        o,
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("10000 x 10000 x 10000 values") && stderr.contains("--max-runs"),
+        "{stderr}"
+    );
+    assert!(!Path::new(o).exists(), "nothing was written");
+}
+
+// Issue 16, one writer per output directory: two sweeps writing one directory both reported
+// success and only the last results.csv survived. While a writer holds the directory's lock,
+// run, sweep and reproduce are refused before writing anything; a killed writer's temporaries
+// are removed by the next one.
+#[test]
+fn a_second_writer_of_an_output_directory_is_refused() {
+    let dir = tmp("lock");
+    let file = dir.join("good.toml");
+    std::fs::write(&file, GOOD).unwrap();
+    let f = file.to_str().unwrap();
+    let out = dir.join("out");
+    let o = out.to_str().unwrap();
+    let held = packetsim::experiment::lock_dir(&out).unwrap();
+    for args in [
+        vec!["run", f, "--out", o],
+        vec!["sweep", f, "--param", "simulation.seed=1", "--out", o],
+        vec!["reproduce", "sctp-multihoming", "--quick", "--out", o],
+    ] {
+        let r = packetsim(&args);
+        let stderr = String::from_utf8_lossy(&r.stderr);
+        assert_eq!(r.status.code(), Some(1), "{args:?}: {stderr}");
+        let pid = format!("another packetsim (pid {}) is writing", std::process::id());
+        assert!(stderr.contains(&pid), "{args:?}: {stderr}");
+    }
+    let written: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(written, vec![".packetsim.lock"], "nothing else was written");
+    drop(held);
+    std::fs::write(out.join(".flows.csv.tmp-4242"), "half a file").unwrap();
+    let r = packetsim(&["run", f, "--out", o, "--quiet"]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert!(out.join("flows.csv").exists());
+    assert!(
+        !out.join(".flows.csv.tmp-4242").exists(),
+        "leftover temporary kept"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+// Issue 16, resume keyed by content: `x.toml`, `./x.toml` and an absolute path each stored
+// their own copy of the same runs. Spelled differently, the same scenario reuses every run.
+#[test]
+fn sweep_resume_does_not_depend_on_how_the_path_is_spelled() {
+    let dir = tmp("resume-path");
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    std::fs::write(dir.join("sub/x.toml"), GOOD).unwrap();
+    let out = dir.join("out");
+    let sweep = |path: &Path| {
+        let r = packetsim(&[
+            "sweep",
+            path.to_str().unwrap(),
+            "--param",
+            "simulation.seed=1,2",
+            "--runs",
+            "1",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+        String::from_utf8_lossy(&r.stdout).into_owned()
+    };
+    let first = sweep(&dir.join("sub/x.toml"));
+    assert!(first.contains("2 computed, 0 reused"), "{first}");
+    for spelling in [dir.join("sub/./x.toml"), dir.join("sub/../sub/x.toml")] {
+        let again = sweep(&spelling);
+        assert!(
+            again.contains("0 computed, 2 reused"),
+            "{spelling:?}: {again}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 13: `sweep --shard I/4` four times plus `sweep merge` gives the whole sweep's
+/// results.csv and runs.csv byte for byte; a merge missing a shard fails naming it.
+#[test]
+fn sweep_in_four_shards_merged_equals_the_whole_sweep() {
+    let dir = tmp("shards");
+    let file = dir.join("s.toml");
+    std::fs::write(&file, GOOD).unwrap();
+    let sweep = |out: &Path, shard: Option<&str>| {
+        let mut args = vec![
+            "sweep",
+            file.to_str().unwrap(),
+            "--param",
+            "links.ab.loss=0,0.02,0.05",
+            "--runs",
+            "3",
+            "--jobs",
+            "2",
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        if let Some(s) = shard {
+            args.extend(["--shard", s]);
+        }
+        let o = packetsim(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    let whole = dir.join("whole");
+    sweep(&whole, None);
+    let parts: Vec<PathBuf> = (0..4).map(|i| dir.join(format!("part{i}"))).collect();
+    for (i, p) in parts.iter().enumerate() {
+        sweep(p, Some(&format!("{i}/4")));
+        assert!(!p.join("results.csv").exists());
+    }
+    let merged = dir.join("merged");
+    let m = |dirs: &[PathBuf]| {
+        let mut args = vec!["sweep", "merge", merged.to_str().unwrap()];
+        args.extend(dirs.iter().map(|d| d.to_str().unwrap()));
+        packetsim(&args)
+    };
+    let o = m(&parts[..3]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("shards 3/4 are incomplete"), "{err}");
+    let o = m(&parts);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for f in ["results.csv", "runs.csv", "scenario.toml"] {
+        assert_eq!(
+            std::fs::read(merged.join(f)).unwrap(),
+            std::fs::read(whole.join(f)).unwrap(),
+            "{f}"
+        );
+    }
+}
+
+/// Issue 13: `sweep --emit slurm` writes an array job (one task per shard, each running this
+/// sweep with `--shard I/N`), a merge job and submit.sh chaining them with afterok. Without a
+/// cluster, the test runs the array script once per task id and then the merge script with
+/// bash, and checks the merged results.csv against the sweep run whole.
+#[test]
+fn emit_slurm_writes_an_array_and_a_dependent_merge_that_reproduce_the_sweep() {
+    let dir = tmp("slurm");
+    let file = dir.join("s.toml");
+    std::fs::write(&file, GOOD).unwrap();
+    let out = dir.join("cluster out");
+    let common = [
+        "sweep",
+        file.to_str().unwrap(),
+        "--param",
+        "links.ab.loss=0,0.02",
+        "--set",
+        "links.ab.delay=\"7ms\"",
+        "--runs",
+        "3",
+    ];
+    let mut args = common.to_vec();
+    args.extend([
+        "--out",
+        out.to_str().unwrap(),
+        "--emit",
+        "slurm",
+        "--shards",
+        "3",
+        "--slurm-time",
+        "00:10:00",
+        "--slurm-mem",
+        "1G",
+        "--slurm-cpus",
+        "2",
+        "--slurm-partition",
+        "debug",
+    ]);
+    let o = packetsim(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = std::fs::canonicalize(&out).unwrap();
+    assert!(!out.join("results.sqlite").exists(), "--emit runs nothing");
+    let read = |n: &str| std::fs::read_to_string(out.join("slurm").join(n)).unwrap();
+    let (sweep, merge, submit) = (
+        read("sweep.sbatch"),
+        read("merge.sbatch"),
+        read("submit.sh"),
+    );
+    for line in [
+        "#SBATCH --array=0-2",
+        "#SBATCH --cpus-per-task=2",
+        "#SBATCH --time=00:10:00",
+        "#SBATCH --mem=1G",
+        "#SBATCH --partition=debug",
+        "#SBATCH --job-name=packetsim-sweep",
+    ] {
+        assert!(sweep.lines().any(|l| l == line), "{line} in\n{sweep}");
+    }
+    assert!(
+        sweep.contains("--shard \"$SLURM_ARRAY_TASK_ID/3\""),
+        "{sweep}"
+    );
+    assert!(sweep.contains("--param links.ab.loss=0,0.02"), "{sweep}");
+    assert!(sweep.contains("--set 'links.ab.delay=\"7ms\"'"), "{sweep}");
+    assert!(sweep.contains("--seed 1"), "{sweep}");
+    assert!(merge.contains(" sweep merge "), "{merge}");
+    assert!(
+        merge.lines().any(|l| l == "#SBATCH --cpus-per-task=1"),
+        "{merge}"
+    );
+    assert!(
+        submit.contains("sbatch --parsable --dependency=afterok:\"$array\""),
+        "{submit}"
+    );
+    assert!(submit.contains("/slurm'/sweep.sbatch") || submit.contains("/slurm/sweep.sbatch"));
+
+    // What Slurm would do: each array task, then the merge.
+    for i in 0..3 {
+        let o = std::process::Command::new("bash")
+            .arg(out.join("slurm/sweep.sbatch"))
+            .env("SLURM_ARRAY_TASK_ID", i.to_string())
+            .env("SLURM_CPUS_PER_TASK", "1")
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "task {i}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    let o = std::process::Command::new("bash")
+        .arg(out.join("slurm/merge.sbatch"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let whole = dir.join("whole");
+    let mut args = common.to_vec();
+    args.extend(["--out", whole.to_str().unwrap()]);
+    assert!(packetsim(&args).status.success());
+    assert_eq!(
+        std::fs::read(out.join("results.csv")).unwrap(),
+        std::fs::read(whole.join("results.csv")).unwrap()
+    );
+}
+
+#[test]
+fn emit_options_need_emit_and_shard_excludes_it() {
+    let dir = tmp("slurm-bad");
+    let file = dir.join("s.toml");
+    std::fs::write(&file, GOOD).unwrap();
+    let f = file.to_str().unwrap();
+    let o = dir.join("o");
+    let o = o.to_str().unwrap();
+    for (args, want) in [
+        (vec!["sweep", f, "--out", o, "--shards", "3"], "--emit"),
+        (
+            vec!["sweep", f, "--out", o, "--emit", "slurm", "--shard", "0/2"],
+            "--shard",
+        ),
+        (vec!["sweep", f, "--out", o, "--emit", "pbs"], "slurm"),
+        (
+            vec!["sweep", f, "--out", o, "--emit", "slurm", "--shards", "0"],
+            "--shards",
+        ),
+    ] {
+        let r = packetsim(&args);
+        assert!(!r.status.success(), "{args:?}");
+        let err = String::from_utf8_lossy(&r.stderr);
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+}

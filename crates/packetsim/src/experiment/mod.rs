@@ -11,6 +11,8 @@
 //!   assignments, not its index, so adding a value to a sweep reseeds no other point.
 //! - [`store`]: `DIR/results.sqlite` ([`ResultsStore`]); one committed transaction per run.
 //! - [`sweep`](mod@sweep): the driver ([`sweep()`], [`SweepSpec`], [`SweepReport`]).
+//! - [`shard`]: sharded sweeps (`--shard I/N`, [`Shard`]), the `sweep.json` manifest and
+//!   [`merge()`], which joins shards' stores exactly once.
 //! - [`aggregate`]: statistics ([`MetricSummary`]), `DIR/results.csv` and `DIR/runs.csv`
 //!   (formats in that module's doc; floats in shortest round-trip form).
 //!
@@ -25,6 +27,8 @@
 
 pub mod aggregate;
 pub mod grid;
+pub mod lock;
+pub mod shard;
 pub mod store;
 pub mod sweep;
 
@@ -37,8 +41,10 @@ use std::path::PathBuf;
 
 pub use aggregate::{MetricSummary, PointSummary};
 pub use grid::{grid, run_seed, run_seed_sharing, validate_params, GridPoint, Param, ParamError};
+pub use lock::{lock_dir, DirLock, LockError};
+pub use shard::{merge, MergeReport, Shard, SweepManifest, MANIFEST_FILE};
 pub use store::{ResultsStore, StoredRun};
-pub use sweep::{sweep, RunOutput, SweepReport, SweepSpec};
+pub use sweep::{sweep, sweep_sharded, RunOutput, SweepReport, SweepSpec};
 
 /// An experiment key for `label` (e.g. the scenario file name or a study's experiment name)
 /// that changes whenever the scenario text or the code changes: `label@CODE_VERSION#HASH`,
@@ -140,6 +146,46 @@ pub enum ExperimentError {
         stored: u64,
         /// The seed this sweep derives.
         expected: u64,
+    },
+    /// Result directories cannot be merged (no manifest, another sweep, no inputs).
+    #[error("merge: {detail}")]
+    Merge {
+        /// What is wrong, naming the directory.
+        detail: String,
+    },
+    /// The same run is stored in two merge inputs with different results.
+    #[error(
+        "merge: {point}, replication {replication} is in {} and {} with different results \
+         ({detail}); a run must not depend on where it ran",
+        first.display(),
+        second.display()
+    )]
+    MergeConflict {
+        /// The grid point, as displayed by [`GridPoint`].
+        point: String,
+        /// Replication number, from 0.
+        replication: u32,
+        /// Where it was found first.
+        first: PathBuf,
+        /// Where it was found again.
+        second: PathBuf,
+        /// What differs.
+        detail: String,
+    },
+    /// Runs of the sweep are in none of the merged directories.
+    #[error(
+        "merge: {missing} of {total} runs are in no input (shards {shards} are incomplete; \
+         rerun them and merge again), e.g. {examples}; no results.csv written"
+    )]
+    MergeMissing {
+        /// How many runs are missing.
+        missing: usize,
+        /// Runs in the whole sweep.
+        total: usize,
+        /// The shards (`I/N`) that should have computed them.
+        shards: String,
+        /// The first few, as `point, replication R`.
+        examples: String,
     },
     /// The worker pool could not be started.
     #[error("cannot start {jobs} worker threads: {source}")]

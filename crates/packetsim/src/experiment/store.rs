@@ -213,6 +213,64 @@ impl ResultsStore {
         tx.commit().map_err(&err)
     }
 
+    /// Copies runs loaded from another store (a merge) in one transaction, keeping their
+    /// seed, summary, metrics, code version and time. Runs already stored are left as they are.
+    pub fn copy_runs(
+        &mut self,
+        experiment_key: &str,
+        runs: &[StoredRun],
+    ) -> Result<(), ExperimentError> {
+        let path = self.path.clone();
+        let err = move |source| ExperimentError::Store {
+            path: path.clone(),
+            source,
+        };
+        let tx = self.conn.transaction().map_err(&err)?;
+        for r in runs {
+            let metrics_json =
+                serde_json::to_string(&r.metrics).expect("stored metrics are finite or null");
+            let params_json = serde_json::to_string(&r.params).expect("strings serialize");
+            let inserted = tx
+                .execute(
+                    "INSERT OR IGNORE INTO runs (experiment_key, point_key, replication, seed,
+                         params_json, summary_json, metrics_json, code_version, created_unix_s)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                    params![
+                        experiment_key,
+                        r.point_key,
+                        r.replication,
+                        r.seed.to_string(),
+                        params_json,
+                        r.summary_json,
+                        metrics_json,
+                        r.code_version,
+                        r.created_unix_s,
+                    ],
+                )
+                .map_err(&err)?;
+            if inserted == 1 {
+                let mut stmt = tx
+                    .prepare_cached(
+                        "INSERT INTO run_metrics (experiment_key, point_key, replication,
+                             ordinal, name, value) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                    )
+                    .map_err(&err)?;
+                for (ordinal, (name, value)) in r.metrics.iter().enumerate() {
+                    stmt.execute(params![
+                        experiment_key,
+                        r.point_key,
+                        r.replication,
+                        ordinal as i64,
+                        name,
+                        value
+                    ])
+                    .map_err(&err)?;
+                }
+            }
+        }
+        tx.commit().map_err(&err)
+    }
+
     /// The runs already stored for `experiment_key`: (point key, replication) → seed.
     pub fn done_runs(
         &self,

@@ -28,6 +28,7 @@ use super::aggregate::{
     results_csv, runs_by_point, runs_csv, summarize, write_atomic, PointSummary,
 };
 use super::grid::{grid, run_seed_sharing, validate_params, GridPoint, Param};
+use super::shard::{Shard, SweepManifest};
 use super::store::{ResultsStore, StoredRun};
 use super::ExperimentError;
 
@@ -134,19 +135,43 @@ pub fn sweep<F>(spec: &SweepSpec, run: F) -> Result<SweepReport, ExperimentError
 where
     F: Fn(&GridPoint, u64) -> Result<RunOutput, String> + Sync,
 {
+    sweep_sharded(spec, None, run)
+}
+
+/// [`sweep()`] restricted to the runs of `shard` (see [`super::shard`]), which also writes
+/// `sweep.json` in the output directory. A shard of a split (`count > 1`) writes no CSV files
+/// and reports statistics over the runs stored in its directory only; merge the shards'
+/// directories with [`super::merge()`]. `Some(Shard::WHOLE)` is the whole sweep plus its
+/// manifest; `None` is exactly [`sweep()`].
+pub fn sweep_sharded<F>(
+    spec: &SweepSpec,
+    shard: Option<Shard>,
+    run: F,
+) -> Result<SweepReport, ExperimentError>
+where
+    F: Fn(&GridPoint, u64) -> Result<RunOutput, String> + Sync,
+{
     validate_params(&spec.params)?;
+    let owner = shard.unwrap_or(Shard::WHOLE);
     let points = grid(&spec.params);
     let store = ResultsStore::open(&spec.out_dir)?;
     let done = store.done_runs(&spec.experiment_key)?;
 
     let mut jobs: Vec<Job> = Vec::new();
+    let mut owned = 0usize;
     for point in &points {
         let key = point.key();
         for replication in 0..spec.runs {
             let seed =
                 run_seed_sharing(spec.base_seed, point, replication, &spec.shared_seed_params);
+            let run_number = point.index as u64 * u64::from(spec.runs) + u64::from(replication);
+            let mine = owner.owns(run_number);
+            if mine {
+                owned += 1;
+            }
             match done.get(&(key.clone(), replication)) {
-                None => jobs.push(Job { point, replication }),
+                None if mine => jobs.push(Job { point, replication }),
+                None => {}
                 Some(&stored) if stored == seed => {}
                 Some(&stored) => {
                     return Err(ExperimentError::SeedMismatch {
@@ -160,7 +185,7 @@ where
             }
         }
     }
-    let total = points.len() * spec.runs as usize;
+    let total = owned;
     let reused = total - jobs.len();
 
     let pool = rayon::ThreadPoolBuilder::new()
@@ -220,14 +245,12 @@ where
         .unwrap_or_else(|poisoned| poisoned.into_inner());
     let stored = store.load_runs(&spec.experiment_key)?;
     let summaries = summarize(&points, spec.runs, &stored);
-    write_atomic(
-        &spec.out_dir.join(RESULTS_CSV),
-        &results_csv(&spec.params, &summaries),
-    )?;
-    write_atomic(
-        &spec.out_dir.join(RUNS_CSV),
-        &runs_csv(&spec.params, &points, spec.runs, &stored),
-    )?;
+    if let Some(shard) = shard {
+        SweepManifest::of(spec, shard).write(&spec.out_dir)?;
+    }
+    if owner.count == 1 {
+        write_csvs(spec, &points, &stored, &summaries)?;
+    }
     let runs = runs_by_point(&points, spec.runs, &stored)
         .into_iter()
         .map(|list| list.into_iter().cloned().collect())
@@ -238,4 +261,20 @@ where
         points: summaries,
         runs,
     })
+}
+
+fn write_csvs(
+    spec: &SweepSpec,
+    points: &[GridPoint],
+    stored: &[StoredRun],
+    summaries: &[PointSummary],
+) -> Result<(), ExperimentError> {
+    write_atomic(
+        &spec.out_dir.join(RESULTS_CSV),
+        &results_csv(&spec.params, summaries),
+    )?;
+    write_atomic(
+        &spec.out_dir.join(RUNS_CSV),
+        &runs_csv(&spec.params, points, spec.runs, stored),
+    )
 }

@@ -441,3 +441,163 @@ fn sweep_killed_process_resumes_cleanly() {
     sweep(&cs, fake_runner).unwrap();
     assert_eq!(read(&dir, "results.csv"), read(&clean, "results.csv"));
 }
+
+// ---- sharded sweeps and merge (experiment/shard.rs) ----
+
+fn sharded(dir: &TempDir, params: Vec<Param>, runs: u32, shard: Shard) -> SweepReport {
+    sweep_sharded(&spec(dir, params, runs, 2), Some(shard), fake_runner).unwrap()
+}
+
+#[test]
+fn shard_parse_accepts_i_of_n_from_zero_and_rejects_the_rest() {
+    assert_eq!("0/4".parse::<Shard>().unwrap(), Shard::new(0, 4).unwrap());
+    assert_eq!(
+        " 3 / 4 ".parse::<Shard>().unwrap(),
+        Shard::new(3, 4).unwrap()
+    );
+    for bad in ["4/4", "1/0", "0/0", "-1/4", "1", "a/b", "1/4/2", ""] {
+        let e = bad.parse::<Shard>().unwrap_err();
+        assert!(e.contains("I/N"), "{bad}: {e}");
+    }
+}
+
+#[test]
+fn shards_partition_the_runs_round_robin_and_keep_the_seeds() {
+    // 3 points x 5 runs = 15 runs over 4 shards: run numbers 0..15, shard = number mod 4.
+    let ps = params(&["a=1,2,3"]);
+    let whole = TempDir::new("shard-whole-seeds");
+    let w = sweep(&spec(&whole, ps.clone(), 5, 2), fake_runner).unwrap();
+    let mut seen = HashMap::new();
+    for i in 0..4 {
+        let dir = TempDir::new("shard-part-seeds");
+        let r = sharded(&dir, ps.clone(), 5, Shard::new(i, 4).unwrap());
+        let expect = (0..15).filter(|n| n % 4 == i as usize).count();
+        assert_eq!(r.computed, expect, "shard {i}");
+        // No CSV for a part; a manifest naming the shard.
+        assert!(!dir.path().join("results.csv").exists());
+        let m = SweepManifest::read(dir.path()).unwrap();
+        assert_eq!(m.shard, Shard::new(i, 4).unwrap());
+        for run in ResultsStore::open(dir.path())
+            .unwrap()
+            .load_runs("test-scenario@v1")
+            .unwrap()
+        {
+            let pi = ["[[\"a\",\"1\"]]", "[[\"a\",\"2\"]]", "[[\"a\",\"3\"]]"]
+                .iter()
+                .position(|k| *k == run.point_key)
+                .unwrap();
+            assert_eq!((pi * 5 + run.replication as usize) % 4, i as usize);
+            assert!(seen
+                .insert((run.point_key.clone(), run.replication), run.seed)
+                .is_none());
+        }
+    }
+    assert_eq!(seen.len(), 15);
+    for (pi, list) in w.runs.iter().enumerate() {
+        for r in list {
+            assert_eq!(
+                seen[&(r.point_key.clone(), r.replication)],
+                r.seed,
+                "point {pi}"
+            );
+        }
+    }
+}
+
+/// The identity: a sweep split in 4 shards and merged gives a results.csv (and
+/// runs.csv) byte-identical to the whole sweep's.
+#[test]
+fn merge_of_four_shards_is_byte_identical_to_the_whole_sweep() {
+    let ps = params(&["a=0.5,1,2", "b=x,y"]);
+    let whole = TempDir::new("merge-whole");
+    sweep(&spec(&whole, ps.clone(), 3, 2), fake_runner).unwrap();
+    let parts: Vec<TempDir> = (0..4).map(|_| TempDir::new("merge-part")).collect();
+    for (i, dir) in parts.iter().enumerate() {
+        sharded(dir, ps.clone(), 3, Shard::new(i as u32, 4).unwrap());
+    }
+    let out = TempDir::new("merge-out");
+    let inputs: Vec<_> = parts.iter().map(|d| d.path().to_path_buf()).collect();
+    let rep = merge(out.path(), &inputs).unwrap();
+    assert_eq!((rep.runs, rep.duplicates), (18, 0));
+    assert_eq!(read(&out, "results.csv"), read(&whole, "results.csv"));
+    assert_eq!(read(&out, "runs.csv"), read(&whole, "runs.csv"));
+    assert_eq!(SweepManifest::read(out.path()).unwrap().shard, Shard::WHOLE);
+    // Merging again (the output now holds every run) changes nothing and counts duplicates.
+    let again = merge(out.path(), &inputs).unwrap();
+    assert_eq!(again.duplicates, 18);
+    assert_eq!(read(&out, "results.csv"), read(&whole, "results.csv"));
+}
+
+#[test]
+fn merge_reports_missing_runs_and_their_shards_and_writes_no_csv() {
+    let ps = params(&["a=1,2"]);
+    let parts: Vec<TempDir> = (0..3).map(|_| TempDir::new("merge-miss")).collect();
+    for (i, dir) in parts.iter().enumerate().take(2) {
+        sharded(dir, ps.clone(), 3, Shard::new(i as u32, 3).unwrap());
+    }
+    let out = TempDir::new("merge-miss-out");
+    let inputs: Vec<_> = parts[..2].iter().map(|d| d.path().to_path_buf()).collect();
+    let err = merge(out.path(), &inputs).unwrap_err();
+    // Shard 2/3 owns run numbers 2 and 5: (a=1, rep 2) and (a=2, rep 2).
+    match &err {
+        ExperimentError::MergeMissing {
+            missing,
+            total,
+            shards,
+            ..
+        } => assert_eq!((*missing, *total, shards.as_str()), (2, 6, "2/3")),
+        e => panic!("{e:?}"),
+    }
+    assert!(err.to_string().contains("replication 2"), "{err}");
+    assert!(!out.path().join("results.csv").exists());
+    // Computing the missing shard and merging it alone completes the output.
+    sharded(&parts[2], ps.clone(), 3, Shard::new(2, 3).unwrap());
+    merge(out.path(), &[parts[2].path().to_path_buf()]).unwrap();
+    let whole = TempDir::new("merge-miss-whole");
+    sweep(&spec(&whole, ps, 3, 1), fake_runner).unwrap();
+    assert_eq!(read(&out, "results.csv"), read(&whole, "results.csv"));
+}
+
+#[test]
+fn merge_refuses_disagreeing_duplicates_and_other_sweeps() {
+    let ps = params(&["a=1,2"]);
+    let a = TempDir::new("merge-dup-a");
+    let b = TempDir::new("merge-dup-b");
+    sharded(&a, ps.clone(), 2, Shard::WHOLE);
+    // The same sweep computed by a runner that differs in one metric of one run.
+    let s = spec(&b, ps.clone(), 2, 1);
+    sweep_sharded(&s, Some(Shard::WHOLE), |p, seed| {
+        let mut o = fake_output(p, seed);
+        if p.index == 1 {
+            o.metrics[1].1 = Some(-1.0);
+        }
+        Ok(o)
+    })
+    .unwrap();
+    let out = TempDir::new("merge-dup-out");
+    let err = merge(
+        out.path(),
+        &[a.path().to_path_buf(), b.path().to_path_buf()],
+    )
+    .unwrap_err();
+    assert!(
+        matches!(err, ExperimentError::MergeConflict { .. }),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("twice_a"), "{err}");
+
+    // Another sweep (more replications) is refused before anything is read.
+    let c = TempDir::new("merge-other");
+    sharded(&c, ps, 3, Shard::WHOLE);
+    let out2 = TempDir::new("merge-other-out");
+    let err = merge(
+        out2.path(),
+        &[a.path().to_path_buf(), c.path().to_path_buf()],
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("different sweeps"), "{err}");
+    // A directory with no manifest names the file.
+    let empty = TempDir::new("merge-nomanifest");
+    let err = merge(out2.path(), &[empty.path().to_path_buf()]).unwrap_err();
+    assert!(err.to_string().contains("sweep.json"), "{err}");
+}

@@ -15,9 +15,15 @@
 //! their static routes to the mobiles: only the protocol's soft state leads to them. The path
 //! from the first base station to the gateway exists at time 0 (spec 5 §2.4: power-up is out
 //! of scope), live for one route timeout (Cellular IP) or one entry timeout (HAWAII).
+//!
+//! With [`TreeParams::home_agent_delay`] set, a node `HA` sits between CN and GW (CN–HA: the
+//! CN delay, HA–GW: this delay): the home network of a mobile roaming in this domain. Under
+//! Mobile IP it is the home agent (otherwise GW is); under the micro-mobility protocols it is
+//! a plain router, so that every protocol sees the same paths. At time 0 the home agent's
+//! binding and the first base station's visitor entry exist for one registration lifetime.
 
 use super::host::MobileHost;
-use super::node::{DomainNode, Radio};
+use super::node::{DomainNode, Radio, Tunnel};
 use super::schedule::HandoffSchedule;
 use super::{kind, MobilityConfig, Protocol};
 use crate::ids::{Addr, EgressId, ElementId, NodeId};
@@ -25,7 +31,9 @@ use crate::net::{DirectionParams, ErrorModel, Net};
 use crate::queue::{AnyAdmission, DropTail, QueueDisc, QueueLimit};
 use crate::world::World;
 use packetsim_kernel::{Dur, Rate, Rng, Time};
-use std::collections::HashSet;
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 use std::sync::Arc;
 
 /// The wired and radio parameters of the tree (spec 5 §3).
@@ -45,6 +53,8 @@ pub struct TreeParams {
     pub radio_delay: Dur,
     /// Run length (30 s).
     pub duration: Dur,
+    /// A home-agent node between CN and GW, this far from GW (none).
+    pub home_agent_delay: Option<Dur>,
 }
 
 impl Default for TreeParams {
@@ -57,6 +67,7 @@ impl Default for TreeParams {
             radio_rate: Rate::mbps(2),
             radio_delay: Dur::from_millis(1),
             duration: Dur::from_secs(30),
+            home_agent_delay: None,
         }
     }
 }
@@ -80,6 +91,10 @@ pub struct Domain {
     pub hosts: Vec<ElementId>,
     /// Per mobile, per base station: the radio link's (BS → MH, MH → BS) egresses.
     pub radios: Vec<Vec<(EgressId, EgressId)>>,
+    /// The home-agent node, if the tree has one.
+    pub ha: Option<NodeId>,
+    /// The element at the home-agent node (Mobile IP only).
+    pub ha_element: Option<ElementId>,
 }
 
 /// The mobility metrics of a run (spec 5 §2.7), over all mobiles.
@@ -138,6 +153,7 @@ pub fn build_tree(
 ) -> (World, Domain) {
     let mut net = Net::default();
     let cn = net.add_node("CN");
+    let ha = p.home_agent_delay.map(|_| net.add_node("HA"));
     let gw = net.add_node("GW");
     let routers = [net.add_node("R1"), net.add_node("R2")];
     let bss: Vec<NodeId> = (1..=4).map(|i| net.add_node(&format!("BS{i}"))).collect();
@@ -145,7 +161,15 @@ pub fn build_tree(
         .map(|j| net.add_node(&format!("MH{j}")))
         .collect();
     let wired = |delay| direction(p.wired_rate, delay, p.wired_queue);
-    net.add_link("cn_gw", cn, gw, wired(p.cn_delay), wired(p.cn_delay), seed);
+    match (ha, p.home_agent_delay) {
+        (Some(ha), Some(d)) => {
+            net.add_link("cn_ha", cn, ha, wired(p.cn_delay), wired(p.cn_delay), seed);
+            net.add_link("ha_gw", ha, gw, wired(d), wired(d), seed);
+        }
+        _ => {
+            net.add_link("cn_gw", cn, gw, wired(p.cn_delay), wired(p.cn_delay), seed);
+        }
+    }
     for (i, &r) in routers.iter().enumerate() {
         let d = p.domain_delay;
         net.add_link(&format!("gw_r{}", i + 1), gw, r, wired(d), wired(d), seed);
@@ -243,13 +267,58 @@ pub fn build_tree(
             el
         })
         .collect();
+    let mip = cfg.protocol == Protocol::MobileIp;
+    let ha_addr = ha.map_or(gw_addr, |h| net.addr_of(h));
+    let tunnel: Tunnel = Rc::new(RefCell::new(HashMap::new()));
+    let mut ha_el = None;
+    if mip {
+        for el in &mut elements {
+            el.set_mobile_ip(ha_addr, tunnel.clone());
+        }
+        let until = Time::ZERO + cfg.mip_lifetime;
+        let mut home = match ha {
+            Some(h) => {
+                let toward = bs_addrs
+                    .iter()
+                    .map(|a| net.nodes[h.idx()].routes.get(*a))
+                    .collect();
+                let rng = Rng::for_component(seed, "mobility.HA");
+                let mut el = DomainNode::new(
+                    ha_addr,
+                    *cfg,
+                    None,
+                    gw_addr,
+                    back.clone(),
+                    bs_addrs.clone(),
+                    toward,
+                    rng,
+                );
+                for (j, s) in schedules.iter().enumerate() {
+                    el.add_mobile(mh_addrs[j], s.clone(), None);
+                }
+                el.set_mobile_ip(ha_addr, tunnel.clone());
+                Some(el)
+            }
+            None => None,
+        };
+        for (j, s) in schedules.iter().enumerate() {
+            let k = 3 + s.first;
+            elements[k].preinstall(j, radios[j][s.first].0, until);
+            match home.as_mut() {
+                Some(el) => el.preinstall_binding(j, s.first, until),
+                None => elements[0].preinstall_binding(j, s.first, until),
+            }
+        }
+        ha_el = home;
+    }
     // The time-0 path: first base station up to the gateway.
     let until = Time::ZERO
         + match cfg.protocol {
             Protocol::Cip(_) => cfg.route_timeout,
             Protocol::Hawaii(_) => cfg.entry_timeout(),
+            Protocol::MobileIp => Dur::ZERO,
         };
-    for (j, s) in schedules.iter().enumerate() {
+    for (j, s) in schedules.iter().enumerate().filter(|_| !mip) {
         let mut at = bss[s.first];
         let mut via = radios[j][s.first].0;
         loop {
@@ -308,6 +377,10 @@ pub fn build_tree(
         .zip(hosts)
         .map(|(&n, h)| world.add_element(n, Box::new(h), true))
         .collect();
+    let ha_element = match (ha, ha_el) {
+        (Some(h), Some(el)) => Some(world.add_element(h, Box::new(el), true)),
+        _ => None,
+    };
     let domain = Domain {
         cn,
         gw,
@@ -317,6 +390,8 @@ pub fn build_tree(
         nodes,
         hosts,
         radios,
+        ha,
+        ha_element,
     };
     (world, domain)
 }
@@ -325,6 +400,16 @@ impl Domain {
     /// The element at domain node `k` (0 GW, 1 R1, 2 R2, 3.. BS1..).
     pub fn node<'w>(&self, world: &'w World, k: usize) -> &'w DomainNode {
         world.elements[self.nodes[k].idx()]
+            .element
+            .as_any()
+            .downcast_ref()
+            .expect("a domain node")
+    }
+
+    /// The home agent's element (Mobile IP): at the home-agent node, or GW's.
+    pub fn home_agent<'w>(&self, world: &'w World) -> &'w DomainNode {
+        let el = self.ha_element.unwrap_or(self.nodes[0]);
+        world.elements[el.idx()]
             .element
             .as_any()
             .downcast_ref()
@@ -347,8 +432,9 @@ impl Domain {
             .map(|j| &self.host(world, j).stats.received)
             .collect();
         let mut discards = Vec::new();
-        for k in 0..self.nodes.len() {
-            let s = &self.node(world, k).stats;
+        let ha = self.ha_element.map(|_| self.home_agent(world));
+        for el in (0..self.nodes.len()).map(|k| self.node(world, k)).chain(ha) {
+            let s = &el.stats;
             discards.extend_from_slice(&s.discards);
             r.radio_lost += s.uplink_radio_lost;
             r.radio_overflow += s.radio_overflow;

@@ -1,6 +1,8 @@
 //! The element at a mobile host: the radio it hears (spec 5 §2.2), random loss of downlink TCP
 //! packets, its handoff actions (Cellular IP semisoft packet and route-update, spec 5 §2.3;
-//! HAWAII registration, spec 5 §2.4), Cellular IP's periodic route-update, and what arrives
+//! HAWAII registration, spec 5 §2.4; Mobile IP registration through the new foreign agent,
+//! RFC 5944 §3.3, and again when half the lifetime has passed, §3.6.1.2), Cellular IP's
+//! periodic route-update, and what arrives
 //! (duplicates, reordering, the copies received, for handoff-loss accounting).
 //!
 //! The mobile's own packets leave its node by host routes this element installs toward its
@@ -67,6 +69,8 @@ pub struct MobileHost {
     actions: VecDeque<(Time, Action)>,
     attached: usize,
     last_uplink: Time,
+    /// Mobile IP: when it last sent a Registration Request.
+    last_registration: Time,
     rng: Rng,
     /// Per flow (by sender address and flow id): the sequence numbers seen and the highest.
     seen: HashMap<u32, (HashSet<u64>, u64)>,
@@ -119,6 +123,7 @@ impl MobileHost {
             peers,
             actions,
             last_uplink: Time::ZERO,
+            last_registration: Time::ZERO,
             rng,
             seen: HashMap::new(),
             stats: HostStats::default(),
@@ -137,6 +142,11 @@ impl MobileHost {
                 expires: None,
             })
             .collect()
+    }
+
+    /// Mobile IP: when it next registers without a handoff.
+    fn reregistration(&self) -> Time {
+        self.last_registration + packetsim_kernel::Dur(self.cfg.mip_lifetime.0 / 2)
     }
 
     fn send_control(&mut self, ctx: &mut ElementCtx, k: u16, dst: Addr, args: [u32; 4], bs: usize) {
@@ -241,6 +251,13 @@ impl Element for MobileHost {
                             let args = [mh, from as u32 + 1, 0, 0];
                             self.send_control(ctx, kind::REGISTER, dst, args, to);
                         }
+                        Protocol::MobileIp => {
+                            // The agent advertisement is taken as heard at attachment.
+                            let dst = self.bs_addrs[to];
+                            let args = [mh, to as u32, 0, 0];
+                            self.send_control(ctx, kind::REG_REQUEST, dst, args, to);
+                            self.last_registration = now;
+                        }
                     }
                 }
             }
@@ -257,6 +274,16 @@ impl Element for MobileHost {
             }
             self.last_uplink = now;
         }
+        if self.cfg.protocol == Protocol::MobileIp && now >= self.reregistration() {
+            // Half the lifetime gone: register again through the serving foreign agent (a
+            // mobile inside a layer-2 gap registers at its attachment).
+            if self.schedule.serving(now).is_some() {
+                let bs = self.attached;
+                let args = [self.addr.0, bs as u32, 0, 0];
+                self.send_control(ctx, kind::REG_REQUEST, self.bs_addrs[bs], args, bs);
+            }
+            self.last_registration = now;
+        }
     }
 
     fn next_timeout(&self) -> Option<Time> {
@@ -264,6 +291,7 @@ impl Element for MobileHost {
         let update = match self.cfg.protocol {
             Protocol::Cip(_) => Some(self.last_uplink + self.cfg.route_update_time),
             Protocol::Hawaii(_) => None,
+            Protocol::MobileIp => Some(self.reregistration()),
         };
         match (action, update) {
             (Some(a), Some(u)) => Some(a.min(u)),

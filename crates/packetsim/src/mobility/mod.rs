@@ -16,6 +16,11 @@
 //! - `domain`: the canonical tree of spec 5 §3 built as a [`crate::world::World`], and the
 //!   run's mobility metrics gathered from its elements.
 //!
+//! Mobile IP (RFC 5944), the macro-mobility baseline the paper sets beside them, runs on the
+//! same elements: every base station is a foreign agent, a home agent (at the gateway, or at a
+//! node of its own between the correspondent and the gateway, [`TreeParams::home_agent_delay`])
+//! holds each mobile's binding and tunnels its downlink to the foreign agent of that binding.
+//!
 //! Control messages are real packets ([`crate::packet::Body::Control`]) of `control_bytes`
 //! above IP, on the same links as data; they are never lost (spec 5 assumption 1: radio errors
 //! apply to TCP packets only) and take no processing time. Every element counts the messages
@@ -39,6 +44,8 @@ use packetsim_kernel::Dur;
 pub const FAMILY_CIP: u16 = 0x5c1;
 /// The control-message family of HAWAII.
 pub const FAMILY_HAWAII: u16 = 0x5a1;
+/// The control-message family of Mobile IP.
+pub const FAMILY_MIP: u16 = 0x5e1;
 
 /// Control message kinds (within their family); `args[0]` is always the mobile's address.
 pub mod kind {
@@ -57,6 +64,12 @@ pub mod kind {
     pub const PATH_SETUP_UNF: u16 = 3;
     /// HAWAII refresh (serving base station → domain root, hop by hop).
     pub const REFRESH: u16 = 4;
+    /// Mobile IP Registration Request (RFC 5944 §3.3; mobile → foreign agent, relayed to the
+    /// home agent, §3.7.2); `args[1]`: the foreign agent's base-station index.
+    pub const REG_REQUEST: u16 = 1;
+    /// Mobile IP Registration Reply (RFC 5944 §3.4; home agent → foreign agent, relayed to the
+    /// mobile, §3.7.3); `args[1]`: the foreign agent's base-station index.
+    pub const REG_REPLY: u16 = 2;
     /// Number of kinds per family, for counters (kinds are 1-based).
     pub const COUNT: usize = 5;
 }
@@ -86,6 +99,8 @@ pub enum Protocol {
     Cip(CipHandoff),
     /// HAWAII with this path-setup scheme.
     Hawaii(HawaiiScheme),
+    /// Mobile IP (RFC 5944): every base station a foreign agent, one home agent.
+    MobileIp,
 }
 
 impl Protocol {
@@ -96,6 +111,7 @@ impl Protocol {
             Protocol::Cip(CipHandoff::Hard) => "cip_hard",
             Protocol::Hawaii(HawaiiScheme::Msf) => "hawaii_msf",
             Protocol::Hawaii(HawaiiScheme::Unf) => "hawaii_unf",
+            Protocol::MobileIp => "mobile_ip",
         }
     }
 
@@ -104,6 +120,7 @@ impl Protocol {
         match self {
             Protocol::Cip(_) => FAMILY_CIP,
             Protocol::Hawaii(_) => FAMILY_HAWAII,
+            Protocol::MobileIp => FAMILY_MIP,
         }
     }
 }
@@ -151,6 +168,13 @@ pub struct MobilityConfig {
     pub control_bytes: u32,
     /// The base station's downlink queue per mobile, packets (`B_bs`, 50).
     pub radio_queue: usize,
+    /// Mobile IP: the registration lifetime the mobile asks for (RFC 5944 §3.3; 30 s); the
+    /// home agent's binding and the foreign agent's visitor entry live this long after a
+    /// registration, and the mobile registers again when half of it has passed.
+    pub mip_lifetime: Dur,
+    /// Mobile IP: bytes the home agent's tunnel adds to every downlink packet between it and
+    /// the foreign agent (20: IP in IP, RFC 2003).
+    pub tunnel_bytes: u32,
 }
 
 impl MobilityConfig {
@@ -171,6 +195,8 @@ impl MobilityConfig {
             loss_uplink: true,
             control_bytes: 20,
             radio_queue: 50,
+            mip_lifetime: Dur::from_secs(30),
+            tunnel_bytes: 20,
         }
     }
 

@@ -8,10 +8,18 @@
 //! state — down one egress, down several (Cellular IP bicast, [`Next::Many`]), into the radio
 //! queue, or dropped ([`DropReason::NoRoute`]) when no live state exists. Uplink packets pass
 //! and follow the static routes toward the gateway.
+//!
+//! Under Mobile IP (RFC 5944) the nodes between the home agent and the foreign agents are
+//! plain routers: the home agent rewrites a downlink packet's destination to the foreign
+//! agent of the mobile's binding (the outer header of the tunnel, `tunnel_bytes` more on the
+//! wire) and the foreign agent restores it and puts the packet in its radio queue. The inner
+//! header travels beside the packet in a [`Tunnel`] table keyed by the packet's uid, shared by
+//! the home agent and the foreign agents of one domain.
 
 use super::schedule::{HandoffSchedule, Listen};
 use super::{
     kind, Departure, Discard, HawaiiScheme, MobilityConfig, Protocol, FAMILY_CIP, FAMILY_HAWAII,
+    FAMILY_MIP,
 };
 use crate::ids::{Addr, EgressId};
 use crate::net::{Disposition, Element, ElementCtx, Next, NextHops, Via};
@@ -19,8 +27,13 @@ use crate::packet::{Body, ControlHeader, Packet};
 use crate::queue::DropReason;
 use packetsim_kernel::{Rate, Rng, Time};
 use std::any::Any;
-use std::collections::VecDeque;
+use std::cell::RefCell;
+use std::collections::{HashMap, VecDeque};
+use std::rc::Rc;
 use std::sync::Arc;
+
+/// Mobile IP: the inner destination (mobile index) of every packet in a tunnel, by uid.
+pub type Tunnel = Rc<RefCell<HashMap<u64, usize>>>;
 
 /// A base station's radio toward one mobile: the FIFO downlink queue (`B_bs`) and the
 /// transmitter's next free instant. The radio link's egress carries one packet at a time,
@@ -60,6 +73,8 @@ struct Mobile {
     routes: Vec<(EgressId, Time)>,
     /// At a base station: the radio toward this mobile.
     radio: Option<Radio>,
+    /// Mobile IP, at the home agent: the binding (foreign agent's base-station index, expiry).
+    binding: Option<(usize, Time)>,
 }
 
 /// What a node counted.
@@ -102,6 +117,8 @@ pub struct DomainNode {
     rng: Rng,
     next_refresh: Option<Time>,
     wake: Option<Time>,
+    /// Mobile IP: the home agent's address and the domain's tunnel table.
+    mip: Option<(Addr, Tunnel)>,
     /// What it counted.
     pub stats: NodeStats,
 }
@@ -140,6 +157,7 @@ impl DomainNode {
             rng,
             next_refresh,
             wake: next_refresh,
+            mip: None,
             stats: NodeStats::default(),
         }
     }
@@ -152,7 +170,25 @@ impl DomainNode {
             schedule,
             routes: Vec::new(),
             radio,
+            binding: None,
         });
+    }
+
+    /// Mobile IP: this node belongs to a domain whose home agent is at `home_agent` and whose
+    /// tunnel table is `tunnel` (the node is the home agent if `home_agent` is its address).
+    pub fn set_mobile_ip(&mut self, home_agent: Addr, tunnel: Tunnel) {
+        self.mip = Some((home_agent, tunnel));
+    }
+
+    /// Mobile IP, at the home agent: mobile `j`'s binding `fa` (base-station index) until
+    /// `until` (the binding that exists at time 0).
+    pub fn preinstall_binding(&mut self, j: usize, fa: usize, until: Time) {
+        self.mobiles[j].binding = Some((fa, until));
+    }
+
+    /// Mobile IP, at the home agent: mobile `j`'s binding (foreign agent, expiry), live or not.
+    pub fn binding(&self, j: usize) -> Option<(usize, Time)> {
+        self.mobiles[j].binding
     }
 
     /// Sets mobile `j`'s downlink state here to `via` until `until` (the path that exists at
@@ -442,6 +478,99 @@ impl DomainNode {
     }
 }
 
+impl DomainNode {
+    fn is_home_agent(&self) -> bool {
+        self.mip.as_ref().is_some_and(|m| m.0 == self.addr)
+    }
+
+    /// Mobile IP registration messages (RFC 5944 §3).
+    fn on_mip_control(
+        &mut self,
+        now: Time,
+        pkt: &Packet,
+        c: ControlHeader,
+        ctx: &mut ElementCtx,
+    ) -> Disposition {
+        if pkt.dst != self.addr {
+            return Disposition::Pass;
+        }
+        let Some(j) = self.mobile_by_addr(Addr(c.args[0])) else {
+            return Disposition::Consume;
+        };
+        let fa = c.args[1] as usize;
+        let until = now + self.cfg.mip_lifetime;
+        let args = [c.args[0], c.args[1], 0, 0];
+        match c.kind {
+            kind::REG_REQUEST if self.is_home_agent() => {
+                // §3.8.3: the home agent accepts, records the care-of address (the foreign
+                // agent) with the lifetime, and replies to the foreign agent.
+                self.mobiles[j].binding = Some((fa, until));
+                let dst = self.bs_addrs[fa];
+                self.send_control(ctx, kind::REG_REPLY, dst, args, Via::Route);
+            }
+            kind::REG_REQUEST if self.bs.is_some() => {
+                // §3.7.2: the foreign agent relays the request to the home agent.
+                let ha = self.mip.as_ref().expect("a Mobile IP node").0;
+                self.send_control(ctx, kind::REG_REQUEST, ha, args, Via::Route);
+            }
+            kind::REG_REPLY if self.bs.is_some() => {
+                // §3.7.3: a successful reply makes the visitor-list entry (delivery over this
+                // radio for the lifetime) and is relayed to the mobile.
+                let radio = self.mobiles[j].radio.as_ref().expect("a base station").down;
+                self.mobiles[j].routes = vec![(radio, until)];
+                self.stats.control_sent[kind::REG_REPLY as usize] += 1;
+                let p = self.control(kind::REG_REPLY, self.mobiles[j].addr, args);
+                ctx.send(p, Via::Egress(radio));
+            }
+            _ => {}
+        }
+        Disposition::Consume
+    }
+
+    /// Mobile IP data: the home agent tunnels what is addressed to a mobile, a foreign agent
+    /// detunnels what is addressed to it; nothing else reaches a mobile.
+    fn mip_data(&mut self, now: Time, pkt: &mut Packet, ctx: &mut ElementCtx) -> Disposition {
+        let (_, tunnel) = self.mip.as_ref().expect("a Mobile IP node");
+        if pkt.dst == self.addr && self.bs.is_some() {
+            let inner = tunnel.borrow_mut().remove(&pkt.uid);
+            let Some(j) = inner else {
+                return Disposition::Pass;
+            };
+            pkt.dst = self.mobiles[j].addr;
+            pkt.size -= self.cfg.tunnel_bytes;
+            let radio = self.mobiles[j].radio.as_ref().expect("a base station").down;
+            if self.mobiles[j]
+                .routes
+                .iter()
+                .any(|r| r.0 == radio && r.1 > now)
+            {
+                self.radio_enqueue(now, j, pkt.clone(), ctx);
+                return Disposition::Consume;
+            }
+            self.stats.no_state += is_data(pkt) as u64;
+            self.discard(now, j, pkt);
+            return Disposition::Redirect(Next::Drop(DropReason::NoRoute));
+        }
+        let Some(j) = self.mobile_by_addr(pkt.dst) else {
+            return Disposition::Pass;
+        };
+        let binding = self.mobiles[j].binding.filter(|b| b.1 > now);
+        match binding {
+            Some((fa, _)) if self.is_home_agent() => {
+                tunnel.borrow_mut().insert(pkt.uid, j);
+                pkt.dst = self.bs_addrs[fa];
+                pkt.size += self.cfg.tunnel_bytes;
+                Disposition::Pass
+            }
+            _ => {
+                self.stats.no_state += is_data(pkt) as u64;
+                self.discard(now, j, pkt);
+                Disposition::Redirect(Next::Drop(DropReason::NoRoute))
+            }
+        }
+    }
+}
+
 impl Element for DomainNode {
     fn on_packet(
         &mut self,
@@ -479,6 +608,17 @@ impl Element for DomainNode {
             Body::Control(c) if c.family == FAMILY_CIP || c.family == FAMILY_HAWAII => {
                 let c = *c;
                 self.on_control(now, via, pkt, c, ctx)
+            }
+            Body::Control(c) if c.family == FAMILY_MIP => {
+                let c = *c;
+                self.on_mip_control(now, pkt, c, ctx)
+            }
+            _ if self.mip.is_some() => {
+                if self.mobile_by_addr(pkt.src).is_some() {
+                    Disposition::Pass
+                } else {
+                    self.mip_data(now, pkt, ctx)
+                }
             }
             _ => {
                 if let Some(j) = self.mobile_by_addr(pkt.src) {

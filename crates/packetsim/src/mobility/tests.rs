@@ -269,3 +269,104 @@ fn hawaii_refresh_keeps_the_path_and_old_entries_expire() {
     let h = &d.host(&w, 0).stats;
     assert_eq!(h.duplicates, 0);
 }
+
+/// The tree with a home-agent node `ha_ms` from GW (see [`TreeParams::home_agent_delay`]).
+fn tree_with_home_agent(
+    cfg: &MobilityConfig,
+    ha_ms: u64,
+    schedule: HandoffSchedule,
+    end: f64,
+) -> (World, Domain) {
+    let p = TreeParams {
+        domain_delay: Dur::from_millis(10),
+        duration: Dur::from_nanos((end * 1e9) as u64),
+        home_agent_delay: Some(Dur::from_millis(ha_ms)),
+        ..TreeParams::default()
+    };
+    build_tree(&p, cfg, &[schedule], 1)
+}
+
+/// Mobile IP (RFC 5944) with the home agent at GW, BS1 → BS2 at 1 s. The Registration Request
+/// reaches BS2 (the new foreign agent) at 1001.16 ms, is relayed (§3.7.2) and reaches the home
+/// agent at 1021.224 ms, which binds the new care-of address (§3.8.3) and replies; the reply
+/// makes BS2's visitor entry at 1041.288 ms (§3.7.3) and is relayed to the mobile. A tunnelled
+/// packet (1020 bytes: IP in IP, RFC 2003) leaves GW 0.816 ms after reaching it and reaches
+/// BS1 at t + 24.432 ms. Those tunnelled to BS1 (GW at t + 2.8 < 1021.224: t <= 1016) that
+/// reach it after the mobile left (t >= 976) are held and discarded — 976..1016, 6 packets,
+/// twice the 3 of Cellular IP hard handoff (whose crossover is R1, not GW). From t = 1024 the
+/// tunnel ends at BS2 (t + 24.432 > 1041.288): nothing else lost, nothing duplicated or
+/// reordered (no bicast, no forwarding).
+#[test]
+fn mobile_ip_loses_what_was_tunnelled_to_the_old_foreign_agent() {
+    let cfg = MobilityConfig::new(Protocol::MobileIp);
+    let (mut w, d) = tree(&cfg, 10, one_handoff_at(ms(1000.0)), 3.5);
+    downlink(&mut w, &d);
+    w.run_until(ms(1100.0));
+    assert_eq!(
+        d.home_agent(&w).binding(0),
+        Some((1, ms(1021.224 + 30_000.0)))
+    );
+    assert_eq!(
+        d.node(&w, 4).entries(0),
+        &[(d.radios[0][1].0, ms(1041.288 + 30_000.0))]
+    );
+    w.run();
+    let r = d.report(&w);
+    assert_eq!(r.handoff_loss, vec![0, 6]);
+    assert_eq!(d.node(&w, 3).stats.hold_discards, 6);
+    let h = &d.host(&w, 0).stats;
+    assert_eq!((h.duplicates, h.out_of_order), (0, 0));
+    assert_eq!(h.data_received, 3472 / 8 - 6);
+    let c = r.control_sent;
+    assert_eq!(
+        (c[kind::REG_REQUEST as usize], c[kind::REG_REPLY as usize]),
+        (2, 2),
+        "request: mobile → FA → HA; reply: HA → FA → mobile"
+    );
+}
+
+/// Mobile IP's handoff goes through the home agent; Cellular IP's stays at the crossover. With
+/// the home agent 50 ms beyond GW the request reaches it at 1071.256 ms; a tunnelled packet
+/// reaches BS1 at t + 75.248 ms. t = 920 is on the air from 995.248 to 999.248 ms and arrives
+/// at 1000.248 ms, after the mobile left: lost. t = 928..1064 (HA at t + 2.8 < 1071.256) reach
+/// BS1 after it left and are held and discarded: 18 more, 19 in all. Cellular IP hard handoff
+/// on the same tree (untunnelled packets reach BS1 at t + 75.2 ms) loses t = 920 on the air
+/// and t = 928, 936, 944 (past R1 before the route-update reached it at 1011.192 ms): 4 — the
+/// same for any distance of the home node, as the crossover is inside the domain.
+#[test]
+fn mobile_ip_loss_grows_with_home_agent_distance_cellular_ip_does_not() {
+    for (protocol, lost) in [
+        (Protocol::MobileIp, 19),
+        (Protocol::Cip(CipHandoff::Hard), 4),
+    ] {
+        let cfg = MobilityConfig::new(protocol);
+        let (mut w, d) = tree_with_home_agent(&cfg, 50, one_handoff_at(ms(1000.0)), 3.5);
+        downlink(&mut w, &d);
+        w.run();
+        let r = d.report(&w);
+        assert_eq!(r.handoff_loss, vec![0, lost], "{protocol:?}");
+    }
+}
+
+/// RFC 5944 §3.6.1.2 / §3.8.3: a binding lives for the registration lifetime. With a 2 s
+/// lifetime and no handoff the mobile registers again every second (half the lifetime): at 1,
+/// 2 and 3 s; the last reaches the home agent (GW) 21.224 ms later and the binding runs 2 s
+/// from there. No packet is lost. With no re-registration the binding would lapse at 2 s.
+#[test]
+fn mobile_ip_reregisters_before_the_lifetime_ends() {
+    let mut cfg = MobilityConfig::new(Protocol::MobileIp);
+    cfg.mip_lifetime = Dur::from_secs(2);
+    let (mut w, d) = tree(&cfg, 10, HandoffSchedule::explicit(0, &[]), 3.5);
+    downlink(&mut w, &d);
+    w.run();
+    assert_eq!(
+        d.host(&w, 0).stats.control_sent[kind::REG_REQUEST as usize],
+        3
+    );
+    assert_eq!(
+        d.home_agent(&w).binding(0),
+        Some((0, ms(3021.224 + 2000.0)))
+    );
+    assert_eq!(d.report(&w).handoff_losses(), 0);
+    assert_eq!(d.host(&w, 0).stats.data_received, 3472 / 8);
+}

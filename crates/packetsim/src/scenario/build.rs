@@ -300,6 +300,109 @@ fn build_unlocated(sc: &Scenario, seed: u64) -> Result<World, BuildError> {
     Ok(world)
 }
 
+/// Bytes of peak memory budgeted per time-series sample: the sample itself (40 bytes for a flow,
+/// 24 for a queue, `world/sample.rs`), the slack of its growing `Vec`, and its row in the CSV
+/// text built before writing. Measured: 59 bytes per sample of peak RSS (`packetsim run
+/// scenarios/dumbbell.toml --set simulation.duration="5s" --set
+/// simulation.sample_interval="10us"`: 5.0 M samples, 296 MB); longer names make longer rows.
+pub const SERIES_SAMPLE_BYTES: u64 = 100;
+
+/// Bytes of peak memory budgeted per flow of a run: its spec, agents, report row and JSON.
+/// Measured: 2.8 KB per flow of peak RSS for `run` and 1.5 KB for `check` at 100,000 flows
+/// (`--set flows.bulk.count=100000` on scenarios/dumbbell.toml, 0.5 s simulated).
+pub const FLOW_BYTES: u64 = 4096;
+
+/// The time-series samples a run of `sc` records: one per TCP flow and per queue (two per
+/// link) at every `simulation.sample_interval` from 0 to `simulation.duration`.
+pub fn series_samples(sc: &Scenario) -> u128 {
+    let Some(iv) = sc.simulation.sample_interval else {
+        return 0;
+    };
+    if iv.as_nanos() == 0 {
+        return 0; // sampling off
+    }
+    let instants = (sc.simulation.duration.as_nanos() / iv.as_nanos()) as u128 + 1;
+    let tcp = sc
+        .flows
+        .iter()
+        .filter(|f| matches!(f.kind, super::FlowKind::Tcp { .. }))
+        .count() as u128;
+    instants * (tcp + 2 * sc.links.len() as u128)
+}
+
+/// The peak memory, in bytes, budgeted for a run of `sc`: its flows and its time series.
+pub fn memory_estimate(sc: &Scenario) -> u128 {
+    sc.flows.len() as u128 * FLOW_BYTES as u128
+        + series_samples(sc).saturating_mul(SERIES_SAMPLE_BYTES as u128)
+}
+
+/// Refuses, before any work, a run whose estimated peak memory ([`memory_estimate`]) is above
+/// `max_bytes` (issue 16: `sample_interval = "1ns"` took 2.5 GB and aborted; a million flows
+/// aborted in the JSON writer). The error names the key to change and its line:
+/// `simulation.sample_interval` when the time series is the larger part, else the `count` of
+/// the largest flow table.
+pub fn check_budget(sc: &Scenario, max_bytes: u64) -> Result<(), BuildError> {
+    let samples = series_samples(sc);
+    let series = samples.saturating_mul(SERIES_SAMPLE_BYTES as u128);
+    let flows = sc.flows.len() as u128 * FLOW_BYTES as u128;
+    let bytes = series.saturating_add(flows);
+    if bytes <= max_bytes as u128 {
+        return Ok(());
+    }
+    let mib = |b: u128| b as f64 / 1048576.0;
+    let (key, at, msg) = if series >= flows {
+        let key = "simulation.sample_interval".to_owned();
+        let msg = format!(
+            "sampling every {} for {} records {samples} time-series samples, about {:.1} MiB \
+             in memory, more than the budget of {:.1} MiB: raise sample_interval, or the budget \
+             with --max-memory",
+            sc.simulation.sample_interval.unwrap_or_default(),
+            sc.simulation.duration,
+            mib(bytes),
+            mib(max_bytes as u128)
+        );
+        (key.clone(), sc.lines.locate(&key), msg)
+    } else {
+        // Copies made by `count` are named TABLE_i: the largest table is the one to lower.
+        let mut tables: Vec<(String, usize)> = Vec::new();
+        for f in &sc.flows {
+            let table = match f.name.rsplit_once('_') {
+                Some((t, i))
+                    if !i.is_empty()
+                        && i.bytes().all(|b| b.is_ascii_digit())
+                        && sc.lines.0.contains_key(&format!("flows.{t}")) =>
+                {
+                    t
+                }
+                _ => f.name.as_str(),
+            };
+            match tables.iter_mut().find(|(t, _)| t == table) {
+                Some((_, n)) => *n += 1,
+                None => tables.push((table.to_owned(), 1)),
+            }
+        }
+        let (table, n) = tables
+            .into_iter()
+            .max_by_key(|(_, n)| *n)
+            .unwrap_or_default();
+        let msg = format!(
+            "{} flows in all ({n} from this table) need about {:.1} MiB in memory, more than \
+             the budget of {:.1} MiB: lower count, or raise the budget with --max-memory",
+            sc.flows.len(),
+            mib(bytes),
+            mib(max_bytes as u128)
+        );
+        let at = sc.lines.locate(&format!("flows.{table}"));
+        (format!("flows.{table}.count"), at, msg)
+    };
+    Err(BuildError {
+        origin: sc.origin.clone(),
+        at,
+        msg,
+        key,
+    })
+}
+
 /// A finished run: the world (for time series and further inspection), its run info and its
 /// summary.
 pub struct Outcome {

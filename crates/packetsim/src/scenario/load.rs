@@ -354,7 +354,7 @@ impl Ctx<'_> {
         let mut links = Vec::with_capacity(raw.links.0.len());
         for (name, l) in raw.links.0 {
             let item = doc.get("links").and_then(|t| t.get(&name));
-            links.push(self.link(name, l, item, &nodes, &node_set)?);
+            links.push(self.link(name, l, item, &nodes, &node_set, simulation.duration)?);
         }
         let addresses = self.addresses(raw_addresses, &node_set, &links)?;
         let routes = self.routes(raw_routes, &node_set, &addresses, &links)?;
@@ -422,6 +422,9 @@ impl Ctx<'_> {
         let mut put = |path: KeyPath, key: String| {
             m.entry(key).or_insert_with(|| self.locate(&path));
         };
+        for k in ["duration", "sample_interval"] {
+            put(KeyPath::keys(&["simulation", k]), format!("simulation.{k}"));
+        }
         for n in nodes {
             put(KeyPath::keys(&["nodes", n]), format!("nodes.{n}"));
         }
@@ -838,6 +841,7 @@ impl Ctx<'_> {
         item: Option<&toml_edit::Item>,
         nodes: &[String],
         node_set: &HashSet<&str>,
+        duration: Dur,
     ) -> Result<LinkSpec> {
         let path = KeyPath::keys(&["links", &name]);
         self.check_name(&path, &name, "link")?;
@@ -923,6 +927,17 @@ impl Ctx<'_> {
                     format!("expected `to` later than `from` ({}); got {}", o.from, o.to),
                 ));
             }
+            // An outage may last past the end of the run, but must begin within it.
+            if o.from >= duration {
+                return Err(self.err(
+                    &path.key("outages").index(i).key("from"),
+                    format!(
+                        "expected a time before the end of the run (simulation.duration = \
+                         {duration}); got {}",
+                        o.from
+                    ),
+                ));
+            }
             outages.push((Time(o.from.as_nanos()), Time(o.to.as_nanos())));
         }
         let mut rate_steps: Vec<RateStep> = Vec::with_capacity(l.rate_steps.len());
@@ -933,6 +948,16 @@ impl Ctx<'_> {
                 return Err(self.err(
                     &p.key("rate"),
                     "expected a positive rate, e.g. \"1.6Mbps\"; got 0",
+                ));
+            }
+            if r.at >= duration {
+                return Err(self.err(
+                    &p.key("at"),
+                    format!(
+                        "expected a time before the end of the run (simulation.duration = \
+                         {duration}); got {}",
+                        r.at
+                    ),
                 ));
             }
             if let Some(prev) = rate_steps.last() {

@@ -42,7 +42,10 @@ mod schema;
 mod tests;
 
 pub use crate::queue::QueueLimit;
-pub use build::{build, run, run_traced, trace_config, BuildError, Outcome};
+pub use build::{
+    build, check_budget, memory_estimate, run, run_traced, series_samples, trace_config,
+    BuildError, Outcome, FLOW_BYTES, SERIES_SAMPLE_BYTES,
+};
 pub use error::{KeyLines, Location, ScenarioError};
 pub use load::{
     load_file, load_str, DEFAULT_CBR_PACKET_SIZE, DEFAULT_QUEUE_PACKETS, MAX_FLOW_COUNT,

@@ -1180,7 +1180,8 @@ fn rate_steps_and_outage_policy_load_with_defaults() {
             "delay = \"5ms\"",
             "delay = \"5ms\"\noutage_policy = \"hold\"\nrate_steps = [\n  { at = \"20s\", rate = \"1.6Mbps\" },\n  { at = \"40s\", rate = \"400kbps\", direction = \"a_to_b\" },\n]",
         ),
-        &[],
+        // The steps must fall within the run (issue 16).
+        &["simulation.duration=\"60s\""],
     );
     let l = &s.links[0];
     assert_eq!(l.outage_policy, OutagePolicy::Hold);
@@ -1756,4 +1757,20 @@ fn relational_checks_name_the_key() {
         &[],
     );
     ok(BASE, &["tcp.rto_initial=\"60s\""]);
+    // Issue 16: an outage or a rate step beginning at or after the end of the run never
+    // happens; it is refused naming its time. An outage may last past the end.
+    let e = bad(BASE, &["links.l1.outages=[{from=\"10s\",to=\"12s\"}]"]);
+    assert_eq!(e.key(), Some("links.l1.outages[0].from"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("before the end of the run (simulation.duration = 10s); got 10s"),
+        "{e}"
+    );
+    ok(BASE, &["links.l1.outages=[{from=\"9s\",to=\"12s\"}]"]);
+    let e = bad(
+        BASE,
+        &["links.l1.rate_steps=[{at=\"1s\",rate=\"1Mbps\"},{at=\"20s\",rate=\"2Mbps\"}]"],
+    );
+    assert_eq!(e.key(), Some("links.l1.rate_steps[1].at"), "{e}");
+    assert!(e.to_string().contains("got 20s"), "{e}");
 }

@@ -423,6 +423,7 @@ fn pname(p: Protocol) -> &'static str {
         Protocol::Cip(CipHandoff::Hard) => "CIP hard",
         Protocol::Hawaii(HawaiiScheme::Msf) => "HAWAII MSF",
         Protocol::Hawaii(HawaiiScheme::Unf) => "HAWAII UNF",
+        Protocol::MobileIp => "Mobile IP",
     }
 }
 

@@ -42,7 +42,10 @@ proptest! {
         stop_ms in 1u64..5_000,
         flows in 1u32..6,
     ) {
-        let flow = format!("app = \"bulk\"\ncount = {flows}\nstagger = \"7ms\"");
+        // Copies 7 ms apart, closer when the run is shorter: every copy must start before the
+        // end of the run (a scenario whose last copy starts later is refused at load).
+        let stagger_us = (stop_ms * 1000 / u64::from(flows)).min(7000);
+        let flow = format!("app = \"bulk\"\ncount = {flows}\nstagger = \"{stagger_us}us\"");
         let sc = load(
             &line_scenario("5Mbps", "10ms", 8, &flow),
             &[&format!("links.bottleneck.loss={loss}"), &format!("simulation.duration=\"{stop_ms}ms\"")],

@@ -4,6 +4,7 @@ mod behaviour;
 mod conservation;
 mod determinism;
 mod diffserv;
+mod fuzz;
 mod routing;
 mod scenarios;
 mod sctp;

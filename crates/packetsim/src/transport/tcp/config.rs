@@ -106,6 +106,36 @@ pub struct TcpConfig {
     /// §2.5: 12). Absent (default): never.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_timeouts: Option<u32>,
+    /// Limited transmit (RFC 3042; ns-2 `singledup_`, on in ns-2.35): each of the first
+    /// DupThresh - 1 duplicate ACKs sends one new segment if the peer's window allows and the
+    /// flight stays within cwnd + (duplicate ACKs) SMSS. Default false.
+    #[serde(skip_serializing_if = "is_false")]
+    pub limited_transmit: bool,
+    /// How ssthresh is computed on a loss (fast retransmit or timeout): `rfc5681` (default,
+    /// FlightSize/2; a repeated timeout of one segment keeps it) or `ns2` (ns-2.35
+    /// `TcpAgent::slowdown`: half of min(cwnd, peer window) in whole segments, at least 2,
+    /// cut again on every timeout).
+    #[serde(skip_serializing_if = "SsthreshRule::is_default")]
+    pub ssthresh_rule: SsthreshRule,
+}
+
+/// How ssthresh is set on a loss (the `[tcp]` key `ssthresh_rule`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SsthreshRule {
+    /// RFC 5681 §3.1 eq. 4: max(FlightSize/2, 2 SMSS); FlightSize excludes segments sent by
+    /// limited transmit (§3.2 step 2); a segment that times out again keeps ssthresh.
+    #[default]
+    Rfc5681,
+    /// ns-2.35 `TcpAgent::slowdown(CLOSE_SSTHRESH_HALF)`: max(floor(min(cwnd, peer
+    /// window) / 2 SMSS), 2) segments, on every fast retransmit and every timeout.
+    Ns2,
+}
+
+impl SsthreshRule {
+    fn is_default(&self) -> bool {
+        *self == SsthreshRule::default()
+    }
 }
 
 fn is_false(b: &bool) -> bool {
@@ -137,6 +167,11 @@ pub enum RecoverGuard {
     /// The DupThresh-th duplicate ACK triggers a fast retransmit in every phase but fast
     /// recovery (ns-2 `bugFix_` off; spec 2 §2.4).
     None,
+    /// ns-2.35 `bugFix_` as `TcpAgent::dupack_action` and `RenoTcpAgent::dupack_action`
+    /// apply it: every fast retransmit and every timeout sets recover = snd_max, and a fast
+    /// retransmit needs the cumulative ACK beyond it (snd_una > recover), so Reno makes at
+    /// most one fast retransmit per window of data.
+    AfterLoss,
 }
 
 impl RecoverGuard {
@@ -243,6 +278,8 @@ impl Default for TcpConfig {
             send_buffer: None,
             ack_window_update: false,
             max_timeouts: None,
+            limited_transmit: false,
+            ssthresh_rule: SsthreshRule::Rfc5681,
         }
     }
 }

@@ -61,11 +61,14 @@ mod tests;
 #[cfg(test)]
 mod tests_atm;
 #[cfg(test)]
+mod tests_ns2;
+#[cfg(test)]
 mod tests_wireless;
 
 pub use crate::app::AppData;
 pub use config::{
-    BsBufferConfig, BsBufferMode, FullAckCwnd, PartialAckTimer, RecoverGuard, TcpConfig,
+    BsBufferConfig, BsBufferMode, FullAckCwnd, PartialAckTimer, RecoverGuard, SsthreshRule,
+    TcpConfig,
 };
 pub use receiver::{ReceiverStats, TcpReceiver};
 pub use rtt::RttEstimatorKind;

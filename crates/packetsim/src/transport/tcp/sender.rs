@@ -28,7 +28,18 @@
 //!   new edge stays in flight, the timer runs on, no retransmission is caused by the shrink.
 //!   There is no persist timer (RFC 9293 §3.8.6.1): windows are never below one MSS
 //!   (`rcv_window` and `bs_buffer.w_min` are validated), so a zero window cannot occur.
-//! - A repeated timeout of the same segment keeps ssthresh (RFC 5681 §3.1, note on eq. 4).
+//! - A repeated timeout of the same segment keeps ssthresh (RFC 5681 §3.1, note on eq. 4);
+//!   with `cfg.ssthresh_rule = ns2` every timeout and fast retransmit sets ssthresh to half
+//!   of min(cwnd, peer window) in whole segments, at least 2 (ns-2 `TcpAgent::slowdown`).
+//! - Limited transmit (`cfg.limited_transmit`, RFC 3042 §2; ns-2 `TcpAgent::send_one`): on
+//!   each duplicate ACK below DupThresh, outside fast recovery and whatever the recover
+//!   guard, one segment from snd_nxt goes out if it ends within the peer's window and within
+//!   snd_una + cwnd + dupacks·SMSS. Those bytes are left out of the FlightSize that sets
+//!   ssthresh at the fast retransmit that may follow (RFC 5681 §3.2 step 2).
+//! - `cfg.recover_guard = after_loss` (ns-2 `bugFix_`, `RenoTcpAgent::dupack_action`): every
+//!   fast retransmit and every timeout records recover = snd_max; the DupThresh-th duplicate
+//!   ACK retransmits only when snd_una > recover (strictly beyond, as ns-2's
+//!   `highest_ack_ > recover_`).
 //! - A SACK sender skips SACKed ranges during go-back-N.
 //! - A `sack` variant whose peer does not permit SACK falls back to NewReno recovery.
 //! - ECN (RFC 3168 §6.1; spec 4 §2.6), when the SYN-ACK agreed to it: new data segments are
@@ -46,7 +57,7 @@ use super::cc::{AckInfo, AnyCc, CcState, Congestion, CongestionControl, Phase};
 use super::recovery::{AnyRecovery, Entry, LossRecovery, NewReno, PartialAck};
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
-use super::{FullAckCwnd, PartialAckTimer, RecoverGuard, TcpConfig, Variant};
+use super::{FullAckCwnd, PartialAckTimer, RecoverGuard, SsthreshRule, TcpConfig, Variant};
 use crate::app::{AppData, AppSource};
 use crate::ids::Addr;
 use crate::packet::{Body, Ecn, Packet, Seq, TcpFlags, TcpHeader, Timestamps};
@@ -145,6 +156,14 @@ pub struct TcpSender {
     recover_guard: RecoverGuard,
     /// A duplicate ACK must repeat the last window (RFC 5681 §2 (e)); false: as ns-2.
     dupack_same_window: bool,
+    /// RFC 3042 limited transmit (`cfg.limited_transmit`).
+    limited_transmit: bool,
+    /// Bytes sent by limited transmit since the last ACK of new data.
+    lt_bytes: u32,
+    /// ssthresh arithmetic (`cfg.ssthresh_rule`).
+    ssthresh_rule: SsthreshRule,
+    /// ns-2's `recover_`: snd_max at the last fast retransmit or timeout (`after_loss` guard).
+    loss_recover: Option<Seq>,
     state: SenderState,
     /// When the SYN-ACK arrived (the connection became ESTABLISHED).
     established_at: Option<Time>,
@@ -220,6 +239,10 @@ impl TcpSender {
             newreno_full_ack: cfg.newreno_full_ack,
             recover_guard: cfg.recover_guard,
             dupack_same_window: cfg.dupack_same_window,
+            limited_transmit: cfg.limited_transmit,
+            lt_bytes: 0,
+            ssthresh_rule: cfg.ssthresh_rule,
+            loss_recover: None,
             state: SenderState::Closed,
             established_at: None,
             iss,
@@ -625,6 +648,7 @@ impl TcpSender {
         self.stats.bytes_acked += acked as u64;
         self.sb.advance(ack);
         self.dupacks = 0;
+        self.lt_bytes = 0;
         self.consecutive_timeouts = 0;
         self.st.bytes_in_flight = self.snd_max - self.snd_una;
         let mut restart_timer = true;
@@ -678,7 +702,21 @@ impl TcpSender {
             // spec 1 §2.5: fast retransmit off, only the timer recovers.
             return;
         }
+        if self.limited_transmit
+            && self.dupacks < self.dupthresh
+            && !matches!(self.st.phase, Phase::Recovery { .. })
+        {
+            self.limited_transmit_one(now, out);
+        }
         match (self.st.phase, self.recover_guard) {
+            // ns-2 `bugFix_`: no fast retransmit until the ACK passes the last loss's recover.
+            (Phase::Open | Phase::Disorder | Phase::Loss { .. }, RecoverGuard::AfterLoss)
+                if self.loss_recover.is_some_and(|r| self.snd_una <= r) =>
+            {
+                if matches!(self.st.phase, Phase::Open) {
+                    self.st.phase = Phase::Disorder;
+                }
+            }
             (Phase::Open | Phase::Disorder, _) => {
                 self.st.phase = Phase::Disorder;
                 self.maybe_fast_retransmit(now, out);
@@ -687,9 +725,39 @@ impl TcpSender {
             (Phase::Loss { .. }, RecoverGuard::AfterTimeout) => {}
             // spec 2 §2.4: without the guard, reconnection ACKs (or any dupacks) may trigger
             // a fast retransmit right after a timeout; the phase stays Loss until then.
-            (Phase::Loss { .. }, RecoverGuard::None) => self.maybe_fast_retransmit(now, out),
+            (Phase::Loss { .. }, RecoverGuard::None | RecoverGuard::AfterLoss) => {
+                self.maybe_fast_retransmit(now, out)
+            }
             (Phase::Recovery { .. }, _) => self.rec.on_dupack(&mut self.st),
         }
+    }
+
+    /// RFC 3042 §2 (ns-2 `TcpAgent::send_one`): one segment from snd_nxt, if it ends within
+    /// the peer's window and within snd_una + cwnd + dupacks·SMSS.
+    fn limited_transmit_one(&mut self, now: Time, out: &mut Outbox) {
+        let s = self.snd_nxt;
+        let mut len = self.avail_from(s).min(self.mss as u64) as u32;
+        if s < self.snd_max {
+            len = len.min(self.snd_max - s);
+        }
+        let end = (s + len) - self.snd_una;
+        let allowance = self
+            .st
+            .cwnd
+            .saturating_add(self.dupacks.saturating_mul(self.mss));
+        if len == 0 || end > self.peer_wnd || end > allowance || end > self.send_buffer {
+            return;
+        }
+        self.send_segment(now, s, len, out);
+        self.snd_nxt = s + len;
+        self.lt_bytes += len;
+    }
+
+    /// ssthresh after a loss under `cfg.ssthresh_rule = ns2` (ns-2 `TcpAgent::slowdown` with
+    /// `CLOSE_SSTHRESH_HALF`): floor(min(cwnd, peer window) / 2) whole segments, at least 2.
+    fn ns2_ssthresh(&self, cwnd: u32) -> u32 {
+        let w = cwnd.min(self.peer_wnd) / self.mss;
+        (w / 2).max(2) * self.mss
     }
 
     /// RFC 5681 §3.2 step 2: fast retransmit on the DupThresh-th dupack; RFC 6675 §5 also
@@ -707,9 +775,16 @@ impl TcpSender {
     }
 
     fn enter_recovery(&mut self, now: Time, out: &mut Outbox) {
-        self.st.bytes_in_flight = self.snd_max - self.snd_una;
+        // RFC 5681 §3.2 step 2: FlightSize without the limited-transmit segments (RFC 3042).
+        self.st.bytes_in_flight = (self.snd_max - self.snd_una).saturating_sub(self.lt_bytes);
+        let cwnd_before = self.st.cwnd;
         // RFC 5681 §3.2 step 2 / RFC 6675 §5 step 4.2: ssthresh = max(FlightSize/2, 2 SMSS).
         self.cc.on_congestion(&mut self.st, Congestion::Loss);
+        if self.ssthresh_rule == SsthreshRule::Ns2 {
+            self.st.ssthresh = self.ns2_ssthresh(cwnd_before);
+        }
+        self.st.bytes_in_flight = self.snd_max - self.snd_una;
+        self.loss_recover = Some(self.snd_max);
         self.stats.fast_retransmits += 1;
         self.window_reduced();
         let recover = self.snd_max;
@@ -753,9 +828,15 @@ impl TcpSender {
                 }
                 self.st.bytes_in_flight = self.snd_max - self.snd_una;
                 let old_ssthresh = self.st.ssthresh;
+                let cwnd_before = self.st.cwnd;
                 // RFC 5681 §3.1 eq. 4 and the loss window (cwnd = 1 SMSS).
                 self.cc.on_congestion(&mut self.st, Congestion::Timeout);
-                if self.last_rto_una == Some(self.snd_una) {
+                self.loss_recover = Some(self.snd_max);
+                self.lt_bytes = 0;
+                if self.ssthresh_rule == SsthreshRule::Ns2 {
+                    // ns-2 `TcpAgent::timeout`: cut on every expiry.
+                    self.st.ssthresh = self.ns2_ssthresh(cwnd_before);
+                } else if self.last_rto_una == Some(self.snd_una) {
                     // RFC 5681 §3.1: a segment retransmitted by the timer timed out again.
                     self.st.ssthresh = old_ssthresh;
                 }

@@ -1,0 +1,349 @@
+"""packetsim: a fast packet-level network simulator, from Python.
+
+Load a scenario (a TOML file or string), override keys, run it with a seed and get the
+summary as a dict and the flows, queues and time series as pandas DataFrames; run a sweep
+(grid of parameter values x replications, resumable, optionally sharded or spread by any
+``concurrent.futures.Executor``) into one tidy DataFrame; reproduce a study.
+
+Every simulation runs in Rust with the GIL released. See docs/python.md.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import json
+import numbers
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+
+from . import _native
+from ._errors import ScenarioError
+
+__version__: str = _native.__version__
+
+__all__ = [
+    "Scenario",
+    "RunResult",
+    "ScenarioError",
+    "load",
+    "loads",
+    "run",
+    "sweep",
+    "merge",
+    "reproduce",
+    "studies",
+    "__version__",
+]
+
+PathLike = Union[str, "os.PathLike[str]"]
+Value = Union[str, bool, int, float]
+
+
+def _value(path: str, v: Any) -> str:
+    """An override value as the scenario format reads it (TOML text, or a bare string)."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, numbers.Integral):
+        return str(int(v))
+    if isinstance(v, numbers.Real):
+        return repr(float(v))
+    if isinstance(v, str):
+        return v
+    raise TypeError(
+        f"{path}: expected a str, bool, int or float value (quantities as strings, "
+        f"e.g. '10Mbps'); got {type(v).__name__} {v!r}"
+    )
+
+
+def _overrides(overrides: Optional[Mapping[str, Any]]) -> Tuple[Tuple[str, str], ...]:
+    if overrides is None:
+        return ()
+    if not isinstance(overrides, Mapping):
+        raise TypeError("overrides must be a dict of {'dotted.key.path': value}")
+    return tuple((str(k), _value(str(k), v)) for k, v in overrides.items())
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A checked scenario: where it comes from plus its overrides.
+
+    Make one with :func:`load` (a file) or :func:`loads` (a TOML string). ``text`` is the
+    effective TOML after overrides; ``seed`` its ``simulation.seed``.
+    """
+
+    source: str
+    is_text: bool
+    origin: Optional[str]
+    overrides: Tuple[Tuple[str, str], ...]
+    text: str = field(repr=False)
+    seed: int
+    nodes: int
+    links: int
+    flows: int
+
+    def with_overrides(self, overrides: Mapping[str, Any]) -> "Scenario":
+        """This scenario with more overrides applied (checked again)."""
+        return _check(self.source, self.is_text, self.origin, self.overrides + _overrides(overrides))
+
+    def _args(self) -> Tuple[str, bool, Optional[str]]:
+        return (self.source, self.is_text, self.origin)
+
+
+def _check(
+    source: str, is_text: bool, origin: Optional[str], ovs: Tuple[Tuple[str, str], ...]
+) -> Scenario:
+    info = _native.check(source, is_text, origin, list(ovs))
+    return Scenario(
+        source=source,
+        is_text=is_text,
+        origin=origin,
+        overrides=ovs,
+        text=info["text"],
+        seed=info["seed"],
+        nodes=info["nodes"],
+        links=info["links"],
+        flows=info["flows"],
+    )
+
+
+def load(path: PathLike, overrides: Optional[Mapping[str, Any]] = None) -> Scenario:
+    """Loads and checks the scenario file ``path``.
+
+    ``overrides`` maps dotted key paths to values, e.g. ``{"links.bottleneck.loss": 0.01,
+    "tcp.variant": "sack", "links.bottleneck.rate": "5Mbps"}``; each is checked like a value
+    written in the file. Raises :class:`ScenarioError` (with ``file``, ``line``, ``key``) on
+    a bad scenario.
+    """
+    return _check(os.fspath(path), False, None, _overrides(overrides))
+
+
+def loads(
+    text: str, overrides: Optional[Mapping[str, Any]] = None, name: str = "<string>"
+) -> Scenario:
+    """Loads and checks a scenario given as TOML text; ``name`` is the file name in errors."""
+    return _check(text, True, name, _overrides(overrides))
+
+
+def _scenario(scenario: Union[Scenario, PathLike], overrides: Optional[Mapping[str, Any]]) -> Scenario:
+    if isinstance(scenario, Scenario):
+        return scenario.with_overrides(overrides) if overrides else scenario
+    return load(scenario, overrides)
+
+
+def _frame(columns: Optional[Sequence[Tuple[str, str, List[Any]]]]):
+    """A DataFrame from the extension's typed columns [(name, dtype, values)]."""
+    import pandas as pd
+
+    if columns is None:
+        return None
+    return pd.DataFrame(
+        {name: pd.Series(values, dtype=dtype) for name, dtype, values in columns}
+    )
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """One run's results.
+
+    - ``summary``: the dict ``summary.json`` holds (flows, queues, drops, events, seed, ...).
+    - ``flows``: one row per flow (goodput_bps, completion_time_s, retransmits, ...).
+    - ``queues``: one row per link direction (arrivals, drops, marks, utilisation, ...).
+    - ``flow_series`` / ``queue_series``: the sampled time series (cwnd, ssthresh, RTO;
+      queue length), or ``None`` unless the scenario sets ``simulation.sample_interval``.
+
+    Times are seconds, rates bit/s, sizes bytes (the column names say so).
+    """
+
+    summary: Dict[str, Any]
+    flows: Any
+    queues: Any
+    flow_series: Any = None
+    queue_series: Any = None
+
+    @property
+    def seed(self) -> int:
+        """The seed the run used."""
+        return int(self.summary["seed"])
+
+
+def run(
+    scenario: Union[Scenario, PathLike],
+    *,
+    seed: Optional[int] = None,
+    overrides: Optional[Mapping[str, Any]] = None,
+) -> RunResult:
+    """Runs a scenario (a :class:`Scenario` or a file path) once.
+
+    ``seed`` defaults to the scenario's ``simulation.seed``; the same seed gives the same
+    results, bit for bit. The simulation runs with the GIL released.
+    """
+    sc = _scenario(scenario, overrides)
+    out = _native.run(*sc._args(), list(sc.overrides), seed)
+    return RunResult(
+        summary=json.loads(out["summary_json"]),
+        flows=_frame(out["flows"]),
+        queues=_frame(out["queues"]),
+        flow_series=_frame(out["flow_series"]),
+        queue_series=_frame(out["queue_series"]),
+    )
+
+
+def _run_task(task: Tuple[str, bool, Optional[str], List[Tuple[str, str]], int]):
+    """One sweep run in an executor's worker (module-level, so it pickles)."""
+    source, is_text, origin, ovs, seed = task
+    return _native.run_metrics(source, is_text, origin, ovs, seed)
+
+
+def _shard(shard: Union[None, str, Tuple[int, int]]) -> Optional[Tuple[int, int]]:
+    if shard is None:
+        return None
+    if isinstance(shard, str):
+        i, sep, n = shard.partition("/")
+        if not sep:
+            raise ValueError(f"shard: expected 'I/N' or (I, N); got {shard!r}")
+        return (int(i), int(n))
+    i, n = shard
+    return (int(i), int(n))
+
+
+def _executor(executor: Any) -> concurrent.futures.Executor:
+    # A Dask distributed Client is not itself a concurrent.futures.Executor, but gives one.
+    if not isinstance(executor, concurrent.futures.Executor) and hasattr(executor, "get_executor"):
+        return executor.get_executor()
+    if not hasattr(executor, "submit"):
+        raise TypeError("executor must be a concurrent.futures.Executor (or a Dask Client)")
+    return executor
+
+
+def sweep(
+    scenario: Union[Scenario, PathLike],
+    params: Mapping[str, Iterable[Value]],
+    *,
+    runs: int = 10,
+    seed: Optional[int] = None,
+    jobs: int = 0,
+    out: Optional[PathLike] = None,
+    shard: Union[None, str, Tuple[int, int]] = None,
+    executor: Any = None,
+    overrides: Optional[Mapping[str, Any]] = None,
+):
+    """Runs a grid of parameter values x ``runs`` replications; returns one tidy DataFrame.
+
+    ``params`` maps dotted key paths to their values, e.g. ``{"links.bottleneck.loss":
+    [0, 0.01, 0.02], "tcp.variant": ["reno", "sack"]}`` (the grid is the product, first key
+    slowest). Seeds derive from (base ``seed``, the point's values, the replication), as in
+    ``packetsim sweep``.
+
+    The result has one row per run: one column per parameter (float64 in SI units, e.g.
+    ``"10Mbps"`` -> 1e7 and ``"5ms"`` -> 0.005, when every value is a number or a quantity;
+    text otherwise), ``replication``, ``seed`` (uint64), then one float64 column per metric
+    (``flows.NAME.goodput_bps``, ``queues.NAME.drops``, ...; NaN = not available).
+
+    - ``out``: the results directory (``results.sqlite``, ``sweep.json``, ``results.csv``,
+      ``runs.csv``). Runs already stored there are reused, so an interrupted sweep resumes.
+      Without ``out`` a temporary directory is used and removed.
+    - ``shard``: ``"I/N"`` or ``(I, N)``: compute only shard I of N (needs ``out``; no CSV;
+      join the directories with :func:`merge`). The frame then holds that shard's runs.
+    - ``executor``: a ``concurrent.futures.Executor`` (a process pool, a Dask ``Client``
+      or its ``get_executor()``, Ray's, ...) that runs each (point, replication) as a task;
+      results are stored by this process as they arrive, exactly once. Without one, runs use
+      ``jobs`` Rust threads (0 = all cores) with the GIL released.
+
+    ``df.attrs`` holds ``computed`` and ``reused`` (runs computed by this call and found
+    stored) and the ``experiment_key``.
+    """
+    sc = _scenario(scenario, overrides)
+    plist: List[Tuple[str, List[str]]] = []
+    for path, values in params.items():
+        if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+            raise TypeError(f"params[{path!r}]: expected a list of values; got {values!r}")
+        plist.append((str(path), [_value(str(path), v) for v in values]))
+    sh = _shard(shard)
+    if sh is not None and sh[1] > 1 and out is None:
+        raise ValueError("a shard needs out=: its runs are merged from there")
+    tmp = None
+    if out is None:
+        tmp = tempfile.mkdtemp(prefix="packetsim-sweep-")
+        out = tmp
+    try:
+        native = _native.NativeSweep(
+            *sc._args(),
+            list(sc.overrides),
+            plist,
+            int(runs),
+            seed,
+            int(jobs),
+            os.fspath(out),
+            sh,
+            _native.__file__,
+        )
+        if executor is None:
+            computed, reused = native.run_local()
+        else:
+            computed, reused = _run_on(native, sc, _executor(executor))
+        df = _frame(native.finish())
+        df.attrs.update(computed=computed, reused=reused, experiment_key=native.experiment_key)
+        return df
+    finally:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _run_on(native: Any, sc: Scenario, ex: concurrent.futures.Executor) -> Tuple[int, int]:
+    pending = native.pending()
+    reused = native.owned() - len(pending)
+    futures = {
+        ex.submit(_run_task, (sc.source, sc.is_text, sc.origin, ovs, seed)): (pi, rep, seed)
+        for pi, rep, seed, ovs in pending
+    }
+    try:
+        for fut in concurrent.futures.as_completed(futures):
+            pi, rep, seed = futures[fut]
+            summary_json, metrics = fut.result()
+            native.record(pi, rep, seed, summary_json, metrics)
+    except BaseException:
+        for f in futures:
+            f.cancel()
+        raise
+    return len(pending), reused
+
+
+def merge(out: PathLike, dirs: Sequence[PathLike]):
+    """Merges sweep directories (shards) into ``out``, each run exactly once.
+
+    A run found in two directories is kept once after checking that its results agree; a
+    run found in none raises ``RuntimeError`` naming the shards to rerun. Returns the merged
+    ``results.csv`` (statistics per grid point and metric) as a DataFrame.
+    """
+    import pandas as pd
+
+    _native.merge(os.fspath(out), [os.fspath(d) for d in dirs])
+    return pd.read_csv(os.path.join(os.fspath(out), "results.csv"))
+
+
+def reproduce(
+    study: str,
+    *,
+    out: PathLike = "out/reproduce",
+    runs: Optional[int] = None,
+    quick: bool = False,
+    jobs: int = 0,
+):
+    """Reproduces a study (or ``"all"``) like ``packetsim reproduce``.
+
+    Writes figures, tables and ``report.md`` under ``out`` and returns a DataFrame with one
+    row per study: ``name``, ``passed``, ``failed``, ``undecided`` (shape-check verdicts) and
+    ``report`` (path of report.md).
+    """
+    import pandas as pd
+
+    rows = _native.reproduce(study, os.fspath(out), runs, quick, int(jobs))
+    return pd.DataFrame(rows, columns=["name", "passed", "failed", "undecided", "report"])
+
+
+def studies() -> List[str]:
+    """The names :func:`reproduce` accepts (besides ``"all"``)."""
+    return list(_native.studies())

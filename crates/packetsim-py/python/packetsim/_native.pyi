@@ -1,0 +1,56 @@
+"""Type stubs of packetsim._native, the Rust extension (use the ``packetsim`` API instead)."""
+
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+Columns = List[Tuple[str, str, List[Any]]]
+Metrics = List[Tuple[str, Optional[float]]]
+
+__version__: str
+
+def check(
+    source: str, is_text: bool, origin: Optional[str], overrides: Sequence[Tuple[str, str]]
+) -> Dict[str, Any]: ...
+def run(
+    source: str,
+    is_text: bool,
+    origin: Optional[str],
+    overrides: Sequence[Tuple[str, str]],
+    seed: Optional[int] = None,
+) -> Dict[str, Any]: ...
+def run_metrics(
+    source: str,
+    is_text: bool,
+    origin: Optional[str],
+    overrides: Sequence[Tuple[str, str]],
+    seed: int,
+) -> Tuple[str, Metrics]: ...
+def merge(out: str, dirs: Sequence[str]) -> Tuple[int, int]: ...
+def reproduce(
+    study: str, out: str, runs: Optional[int] = None, quick: bool = False, jobs: int = 0
+) -> List[Dict[str, Any]]: ...
+def studies() -> List[str]: ...
+
+class NativeSweep:
+    def __init__(
+        self,
+        source: str,
+        is_text: bool,
+        origin: Optional[str],
+        overrides: Sequence[Tuple[str, str]],
+        params: Sequence[Tuple[str, Sequence[str]]],
+        runs: int,
+        seed: Optional[int],
+        jobs: int,
+        out: str,
+        shard: Optional[Tuple[int, int]],
+        code_file: str,
+    ) -> None: ...
+    def run_local(self) -> Tuple[int, int]: ...
+    def pending(self) -> List[Tuple[int, int, int, List[Tuple[str, str]]]]: ...
+    def record(
+        self, point_index: int, replication: int, seed: int, summary_json: str, metrics: Metrics
+    ) -> None: ...
+    def finish(self) -> Columns: ...
+    def owned(self) -> int: ...
+    @property
+    def experiment_key(self) -> str: ...

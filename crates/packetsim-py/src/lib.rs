@@ -1,0 +1,799 @@
+//! `packetsim._native`: the Rust side of the `packetsim` Python package.
+//!
+//! Thin glue over the `packetsim` crate (which stays free of Python): load, run, sweep and
+//! reproduce, each releasing the GIL while the simulator works. Tables cross the boundary as
+//! plain columns, `[(name, dtype, list)]`, which the Python side (`python/packetsim/`) turns
+//! into pandas DataFrames with those dtypes; see docs/python.md for why not Arrow.
+//!
+//! Scenario errors are raised as `packetsim.ScenarioError` (defined in Python, in
+//! `packetsim/_errors.py`) with the message, file, line and key.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use packetsim::experiment::{
+    self, GridPoint, Param, ResultsStore, RunOutput, Shard, StoredRun, SweepSpec,
+};
+use packetsim::report::Summary;
+use packetsim::scenario::{self, Location, Override, Scenario, ScenarioError};
+use packetsim::world::World;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+/// Where a scenario comes from: a file, or TOML text with a name for messages.
+#[derive(Clone)]
+struct Source {
+    text: Option<String>,
+    path: String,
+}
+
+impl Source {
+    fn new(source: String, is_text: bool, origin: Option<String>) -> Source {
+        if is_text {
+            Source {
+                text: Some(source),
+                path: origin.unwrap_or_else(|| "<string>".into()),
+            }
+        } else {
+            Source {
+                text: None,
+                path: source,
+            }
+        }
+    }
+
+    fn load(&self, overrides: &[Override]) -> Result<Scenario, Failure> {
+        match &self.text {
+            Some(t) => scenario::load_str(t, &self.path, overrides),
+            None => scenario::load_file(Path::new(&self.path), overrides),
+        }
+        .map_err(Failure::Scenario)
+    }
+}
+
+/// Why a call failed, before it becomes a Python exception (built with the GIL held).
+enum Failure {
+    Scenario(ScenarioError),
+    Build(scenario::BuildError),
+    Experiment(experiment::ExperimentError),
+    Value(String),
+    Runtime(String),
+}
+
+/// `packetsim.ScenarioError(message, file, line, key)`.
+fn scenario_exception(
+    py: Python<'_>,
+    message: String,
+    file: String,
+    line: Option<usize>,
+    key: Option<String>,
+) -> PyErr {
+    let made = py
+        .import("packetsim._errors")
+        .and_then(|m| m.getattr("ScenarioError"))
+        .and_then(|cls| cls.call1((message.clone(), file, line, key)));
+    match made {
+        Ok(e) => PyErr::from_value(e),
+        Err(e) => e,
+    }
+}
+
+fn located_line(at: &Option<Location>) -> Option<usize> {
+    match at {
+        Some(Location::Line(l)) => Some(*l),
+        _ => None,
+    }
+}
+
+impl Failure {
+    fn into_py(self, py: Python<'_>) -> PyErr {
+        match self {
+            Failure::Scenario(e) => {
+                let file = match &e {
+                    ScenarioError::Read { path, .. } => path.display().to_string(),
+                    ScenarioError::Syntax { origin, .. }
+                    | ScenarioError::Override { origin, .. }
+                    | ScenarioError::Invalid { origin, .. } => origin.clone(),
+                };
+                let key = match &e {
+                    ScenarioError::Override { set, .. } => Some(
+                        set.split_once('=')
+                            .map_or(set.as_str(), |s| s.0)
+                            .to_string(),
+                    ),
+                    _ => e.key().map(str::to_string),
+                };
+                scenario_exception(py, e.to_string(), file, e.line(), key)
+            }
+            Failure::Build(e) => {
+                let line = located_line(&e.at);
+                scenario_exception(py, e.to_string(), e.origin, line, Some(e.key))
+            }
+            Failure::Experiment(e) => PyRuntimeError::new_err(e.to_string()),
+            Failure::Value(m) => PyValueError::new_err(m),
+            Failure::Runtime(m) => PyRuntimeError::new_err(m),
+        }
+    }
+}
+
+fn overrides(list: Vec<(String, String)>) -> Vec<Override> {
+    list.into_iter()
+        .map(|(path, value)| Override { path, value })
+        .collect()
+}
+
+/// A typed column on its way to pandas.
+enum Col {
+    Str(Vec<String>),
+    Int(Vec<i64>),
+    UInt(Vec<u64>),
+    Float(Vec<f64>),
+}
+
+type Columns = Vec<(String, Col)>;
+
+/// Metric name → value (`None` = not available), as a sweep stores a run.
+type Metrics = Vec<(String, Option<f64>)>;
+
+/// A run still to do: (point index, replication, seed, every override including the point's).
+type PendingRun = (usize, u32, u64, Vec<(String, String)>);
+
+fn columns_to_py<'py>(py: Python<'py>, cols: Columns) -> PyResult<Bound<'py, PyList>> {
+    let out = PyList::empty(py);
+    for (name, col) in cols {
+        let (dtype, values) = match col {
+            Col::Str(v) => ("str", v.into_pyobject(py)?.into_any()),
+            Col::Int(v) => ("int64", v.into_pyobject(py)?.into_any()),
+            Col::UInt(v) => ("uint64", v.into_pyobject(py)?.into_any()),
+            Col::Float(v) => ("float64", v.into_pyobject(py)?.into_any()),
+        };
+        out.append((name, dtype, values))?;
+    }
+    Ok(out)
+}
+
+fn nan_if_none(x: Option<f64>) -> f64 {
+    x.unwrap_or(f64::NAN)
+}
+
+/// One row per flow, the columns of flows.csv plus the transfer time and ECN counters.
+fn flow_columns(s: &Summary) -> Columns {
+    let f: Vec<_> = s.flows.iter().collect();
+    let strs = |g: &dyn Fn(&packetsim::report::FlowSummary) -> String| {
+        Col::Str(f.iter().map(|(_, x)| g(x)).collect())
+    };
+    let ints = |g: &dyn Fn(&packetsim::report::FlowSummary) -> u64| {
+        Col::Int(f.iter().map(|(_, x)| g(x) as i64).collect())
+    };
+    let floats = |g: &dyn Fn(&packetsim::report::FlowSummary) -> f64| {
+        Col::Float(f.iter().map(|(_, x)| g(x)).collect())
+    };
+    vec![
+        (
+            "flow".into(),
+            Col::Str(f.iter().map(|(n, _)| n.to_string()).collect()),
+        ),
+        ("kind".into(), strs(&|x| x.kind.to_string())),
+        (
+            "variant".into(),
+            strs(&|x| x.variant.clone().unwrap_or_default()),
+        ),
+        ("from".into(), strs(&|x| x.from.clone())),
+        ("to".into(), strs(&|x| x.to.clone())),
+        ("start_s".into(), floats(&|x| x.start_s)),
+        ("bytes_sent".into(), ints(&|x| x.bytes_sent)),
+        ("bytes_delivered".into(), ints(&|x| x.bytes_delivered)),
+        ("goodput_bps".into(), floats(&|x| x.goodput_bps)),
+        (
+            "completion_time_s".into(),
+            floats(&|x| nan_if_none(x.completion_time_s)),
+        ),
+        (
+            "transfer_time_s".into(),
+            floats(&|x| nan_if_none(x.transfer_time_s)),
+        ),
+        ("segments_sent".into(), ints(&|x| x.segments_sent)),
+        ("retransmits".into(), ints(&|x| x.retransmits)),
+        ("timeouts".into(), ints(&|x| x.timeouts)),
+        ("fast_retransmits".into(), ints(&|x| x.fast_retransmits)),
+        ("duplicate_segments".into(), ints(&|x| x.duplicate_segments)),
+        (
+            "data_packets_delivered".into(),
+            ints(&|x| x.data_packets_delivered),
+        ),
+        ("ecn_reductions".into(), ints(&|x| x.ecn_reductions)),
+        ("ce_received".into(), ints(&|x| x.ce_received)),
+    ]
+}
+
+/// One row per queue (link direction), the columns of queues.csv.
+fn queue_columns(s: &Summary) -> Columns {
+    let q: Vec<_> = s.queues.iter().collect();
+    let strs = |g: &dyn Fn(&packetsim::report::QueueSummary) -> String| {
+        Col::Str(q.iter().map(|(_, x)| g(x)).collect())
+    };
+    let ints = |g: &dyn Fn(&packetsim::report::QueueSummary) -> u64| {
+        Col::Int(q.iter().map(|(_, x)| g(x) as i64).collect())
+    };
+    let floats = |g: &dyn Fn(&packetsim::report::QueueSummary) -> f64| {
+        Col::Float(q.iter().map(|(_, x)| g(x)).collect())
+    };
+    let reason = |r: &'static str| {
+        Col::Int(
+            q.iter()
+                .map(|(_, x)| x.drops_by_reason.get(r).copied().unwrap_or(0) as i64)
+                .collect(),
+        )
+    };
+    vec![
+        (
+            "queue".into(),
+            Col::Str(q.iter().map(|(n, _)| n.to_string()).collect()),
+        ),
+        ("link".into(), strs(&|x| x.link.clone())),
+        ("from".into(), strs(&|x| x.from.clone())),
+        ("to".into(), strs(&|x| x.to.clone())),
+        ("arrivals".into(), ints(&|x| x.arrivals)),
+        ("departures".into(), ints(&|x| x.departures)),
+        ("drops".into(), ints(&|x| x.drops)),
+        ("drops_overflow".into(), reason("overflow")),
+        ("drops_early".into(), reason("early")),
+        ("drops_forced".into(), reason("forced")),
+        ("marks".into(), ints(&|x| x.marks)),
+        ("mean_len_pkts".into(), floats(&|x| x.mean_len_pkts)),
+        ("max_len_pkts".into(), floats(&|x| x.max_len_pkts)),
+        ("utilisation".into(), floats(&|x| x.utilisation)),
+        ("lost_error".into(), ints(&|x| x.lost_error)),
+        ("lost_link_down".into(), ints(&|x| x.lost_link_down)),
+    ]
+}
+
+/// The sampled time series (when `simulation.sample_interval` is set): (flows, queues).
+fn series_columns(world: &World) -> Option<(Columns, Columns)> {
+    let s = world.series.as_ref()?;
+    let flows = vec![
+        (
+            "time_s".into(),
+            Col::Float(s.flows.iter().map(|x| x.time.as_secs_f64()).collect()),
+        ),
+        (
+            "flow".into(),
+            Col::Str(
+                s.flows
+                    .iter()
+                    .map(|x| world.flows[x.flow.idx()].name.clone())
+                    .collect(),
+            ),
+        ),
+        (
+            "cwnd_bytes".into(),
+            Col::Int(s.flows.iter().map(|x| x.cwnd as i64).collect()),
+        ),
+        (
+            "ssthresh_bytes".into(),
+            Col::Int(s.flows.iter().map(|x| x.ssthresh as i64).collect()),
+        ),
+        (
+            "rto_s".into(),
+            Col::Float(s.flows.iter().map(|x| x.rto.as_secs_f64()).collect()),
+        ),
+    ];
+    let queues = vec![
+        (
+            "time_s".into(),
+            Col::Float(s.queues.iter().map(|x| x.time.as_secs_f64()).collect()),
+        ),
+        (
+            "queue".into(),
+            Col::Str(
+                s.queues
+                    .iter()
+                    .map(|x| world.net.egresses[x.egress.idx()].name.clone())
+                    .collect(),
+            ),
+        ),
+        (
+            "len_pkts".into(),
+            Col::Int(s.queues.iter().map(|x| i64::from(x.packets)).collect()),
+        ),
+        (
+            "len_bytes".into(),
+            Col::Int(s.queues.iter().map(|x| x.bytes as i64).collect()),
+        ),
+    ];
+    Some((flows, queues))
+}
+
+/// Loads and checks a scenario (parse, validate, assemble). Returns a dict: `origin`, `text`
+/// (the effective TOML after overrides), `seed` (its simulation.seed), `nodes`, `links`,
+/// `flows` (counts).
+#[pyfunction]
+#[pyo3(signature = (source, is_text, origin, overrides))]
+fn check<'py>(
+    py: Python<'py>,
+    source: String,
+    is_text: bool,
+    origin: Option<String>,
+    overrides: Vec<(String, String)>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let src = Source::new(source, is_text, origin);
+    let ovs = self::overrides(overrides);
+    let sc = py
+        .detach(|| {
+            let sc = src.load(&ovs)?;
+            scenario::build(&sc, sc.simulation.seed).map_err(Failure::Build)?;
+            Ok(sc)
+        })
+        .map_err(|f: Failure| f.into_py(py))?;
+    let d = PyDict::new(py);
+    d.set_item("origin", &sc.origin)?;
+    d.set_item("text", &sc.text)?;
+    d.set_item("seed", sc.simulation.seed)?;
+    d.set_item("nodes", sc.nodes.len())?;
+    d.set_item("links", sc.links.len())?;
+    d.set_item("flows", sc.flows.len())?;
+    Ok(d)
+}
+
+/// Runs a scenario with `seed` (default: its simulation.seed). Returns a dict:
+/// `summary_json`, `flows`, `queues` (columns), `flow_series`, `queue_series` (columns or
+/// None when the scenario does not sample).
+#[pyfunction]
+#[pyo3(signature = (source, is_text, origin, overrides, seed=None))]
+fn run<'py>(
+    py: Python<'py>,
+    source: String,
+    is_text: bool,
+    origin: Option<String>,
+    overrides: Vec<(String, String)>,
+    seed: Option<u64>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let src = Source::new(source, is_text, origin);
+    let ovs = self::overrides(overrides);
+    type Ran = (String, Columns, Columns, Option<(Columns, Columns)>);
+    let (json, flows, queues, series) = py
+        .detach(|| -> Result<Ran, Failure> {
+            let sc = src.load(&ovs)?;
+            let seed = seed.unwrap_or(sc.simulation.seed);
+            let o = scenario::run(&sc, seed).map_err(Failure::Build)?;
+            Ok((
+                o.summary.to_json(),
+                flow_columns(&o.summary),
+                queue_columns(&o.summary),
+                series_columns(&o.world),
+            ))
+        })
+        .map_err(|f| f.into_py(py))?;
+    let d = PyDict::new(py);
+    d.set_item("summary_json", json)?;
+    d.set_item("flows", columns_to_py(py, flows)?)?;
+    d.set_item("queues", columns_to_py(py, queues)?)?;
+    match series {
+        Some((f, q)) => {
+            d.set_item("flow_series", columns_to_py(py, f)?)?;
+            d.set_item("queue_series", columns_to_py(py, q)?)?;
+        }
+        None => {
+            d.set_item("flow_series", py.None())?;
+            d.set_item("queue_series", py.None())?;
+        }
+    }
+    Ok(d)
+}
+
+/// One run as a sweep stores it: (summary JSON, metrics). What an executor's worker calls.
+#[pyfunction]
+#[pyo3(signature = (source, is_text, origin, overrides, seed))]
+fn run_metrics(
+    py: Python<'_>,
+    source: String,
+    is_text: bool,
+    origin: Option<String>,
+    overrides: Vec<(String, String)>,
+    seed: u64,
+) -> PyResult<(String, Metrics)> {
+    let src = Source::new(source, is_text, origin);
+    let ovs = self::overrides(overrides);
+    let o = py
+        .detach(|| run_output(&src, &ovs, seed))
+        .map_err(|f| f.into_py(py))?;
+    Ok((o.summary_json, o.metrics))
+}
+
+fn run_output(src: &Source, ovs: &[Override], seed: u64) -> Result<RunOutput, Failure> {
+    let sc = src.load(ovs)?;
+    let o = scenario::run(&sc, seed).map_err(Failure::Build)?;
+    Ok(RunOutput {
+        summary_json: o.summary.to_json(),
+        metrics: o.summary.metrics(),
+    })
+}
+
+fn failure_message(f: Failure) -> String {
+    match f {
+        Failure::Scenario(e) => e.to_string(),
+        Failure::Build(e) => e.to_string(),
+        Failure::Experiment(e) => e.to_string(),
+        Failure::Value(m) | Failure::Runtime(m) => m,
+    }
+}
+
+/// A parameter value in SI units, if it is a number or a quantity with a unit the scenario
+/// format knows (`10Mbps` → 1e7 bit/s, `5ms` → 0.005 s, `64KiB` → 65536 bytes).
+fn si_value(v: &str) -> Option<f64> {
+    let t = v.trim().trim_matches('"');
+    if let Ok(x) = t.parse::<f64>() {
+        return Some(x);
+    }
+    if let Ok(r) = packetsim::units::parse_rate(t) {
+        return Some(r.0 as f64);
+    }
+    if let Ok(d) = packetsim::units::parse_dur(t) {
+        return Some(d.as_secs_f64());
+    }
+    packetsim::units::parse_bytes(t).ok().map(|b| b as f64)
+}
+
+/// A sweep on the Rust engine: one results store, run here (`run_local`) or by any Python
+/// executor (`pending` → run elsewhere → `record`), then `finish`.
+#[pyclass(module = "packetsim._native")]
+struct NativeSweep {
+    src: Source,
+    base: Vec<Override>,
+    spec: SweepSpec,
+    shard: Shard,
+    points: Vec<GridPoint>,
+    store: Mutex<Option<ResultsStore>>,
+}
+
+impl NativeSweep {
+    fn assignments(&self, point: &GridPoint) -> Vec<Override> {
+        let mut all = self.base.clone();
+        all.extend(point.assignments.iter().map(|(k, v)| Override {
+            path: k.clone(),
+            value: v.clone(),
+        }));
+        all
+    }
+
+    fn seed(&self, point: &GridPoint, replication: u32) -> u64 {
+        experiment::run_seed_sharing(
+            self.spec.base_seed,
+            point,
+            replication,
+            &self.spec.shared_seed_params,
+        )
+    }
+
+    fn with_store<T>(
+        &self,
+        f: impl FnOnce(&mut ResultsStore) -> Result<T, experiment::ExperimentError>,
+    ) -> Result<T, Failure> {
+        let mut guard = self.store.lock().unwrap_or_else(|p| p.into_inner());
+        if guard.is_none() {
+            *guard = Some(ResultsStore::open(&self.spec.out_dir).map_err(Failure::Experiment)?);
+        }
+        f(guard.as_mut().expect("opened above")).map_err(Failure::Experiment)
+    }
+
+    /// The engine's sweep with `run`, writing the manifest (and the CSVs when whole).
+    fn engine<F>(&self, run: F) -> Result<experiment::SweepReport, Failure>
+    where
+        F: Fn(&GridPoint, u64) -> Result<RunOutput, String> + Sync,
+    {
+        // The engine opens its own connection; ours is closed first (WAL allows both, but
+        // one writer at a time is simpler to reason about).
+        *self.store.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        experiment::sweep_sharded(&self.spec, Some(self.shard), run).map_err(Failure::Experiment)
+    }
+}
+
+#[pymethods]
+impl NativeSweep {
+    /// Checks the scenario and every parameter value, and prepares the store in `out`.
+    /// `code_file` is the extension module's file: its hash is part of the experiment key,
+    /// so a rebuilt package never reuses runs stored by an older one.
+    #[new]
+    #[pyo3(signature = (source, is_text, origin, overrides, params, runs, seed, jobs, out,
+                        shard, code_file))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        source: String,
+        is_text: bool,
+        origin: Option<String>,
+        overrides: Vec<(String, String)>,
+        params: Vec<(String, Vec<String>)>,
+        runs: u32,
+        seed: Option<u64>,
+        jobs: usize,
+        out: PathBuf,
+        shard: Option<(u32, u32)>,
+        code_file: String,
+    ) -> PyResult<NativeSweep> {
+        let src = Source::new(source, is_text, origin);
+        let base = self::overrides(overrides);
+        let params: Vec<Param> = params
+            .into_iter()
+            .map(|(path, values)| Param { path, values })
+            .collect();
+        let shard = match shard {
+            None => Shard::WHOLE,
+            Some((i, n)) => Shard::new(i, n).ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "shard must be (I, N) with 0 <= I < N; got ({i}, {n})"
+                ))
+            })?,
+        };
+        if runs == 0 {
+            return Err(PyValueError::new_err("runs must be at least 1"));
+        }
+        let built = py.detach(|| -> Result<SweepSpec, Failure> {
+            experiment::validate_params(&params).map_err(|e| Failure::Value(e.to_string()))?;
+            let sc = src.load(&base)?;
+            for p in &params {
+                for v in &p.values {
+                    let mut all = base.clone();
+                    all.push(Override {
+                        path: p.path.clone(),
+                        value: v.clone(),
+                    });
+                    src.load(&all)?;
+                }
+            }
+            let code = std::fs::read(&code_file)
+                .map_err(|e| Failure::Runtime(format!("{code_file}: {e}")))?;
+            let hash = packetsim::kernel::rng::fnv1a(sc.text.as_bytes());
+            let experiment_key = format!(
+                "{}@{}+py.{:016x}#{hash:016x}",
+                sc.origin,
+                env!("CARGO_PKG_VERSION"),
+                packetsim::kernel::rng::fnv1a(&code)
+            );
+            Ok(SweepSpec {
+                experiment_key,
+                params,
+                runs,
+                base_seed: seed.unwrap_or(sc.simulation.seed),
+                jobs,
+                out_dir: out,
+                progress: false,
+                shared_seed_params: Vec::new(),
+            })
+        });
+        let spec = built.map_err(|f| f.into_py(py))?;
+        let points = experiment::grid(&spec.params);
+        Ok(NativeSweep {
+            src,
+            base,
+            spec,
+            shard,
+            points,
+            store: Mutex::new(None),
+        })
+    }
+
+    /// Runs every run of this shard not yet stored on the Rust thread pool (GIL released).
+    /// Returns (computed, reused).
+    fn run_local(&self, py: Python<'_>) -> PyResult<(usize, usize)> {
+        let r = py
+            .detach(|| {
+                self.engine(|point, seed| {
+                    run_output(&self.src, &self.assignments(point), seed).map_err(failure_message)
+                })
+            })
+            .map_err(|f| f.into_py(py))?;
+        Ok((r.computed, r.reused))
+    }
+
+    /// The runs of this shard not yet stored: (point index, replication, seed, overrides).
+    fn pending(&self, py: Python<'_>) -> PyResult<Vec<PendingRun>> {
+        let done = py
+            .detach(|| self.with_store(|s| s.done_runs(&self.spec.experiment_key)))
+            .map_err(|f| f.into_py(py))?;
+        let mut out = Vec::new();
+        for p in &self.points {
+            let key = p.key();
+            for rep in 0..self.spec.runs {
+                let number = p.index as u64 * u64::from(self.spec.runs) + u64::from(rep);
+                if !self.shard.owns(number) || done.contains_key(&(key.clone(), rep)) {
+                    continue;
+                }
+                let ovs = self
+                    .assignments(p)
+                    .into_iter()
+                    .map(|o| (o.path, o.value))
+                    .collect();
+                out.push((p.index, rep, self.seed(p, rep), ovs));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Stores one run computed elsewhere (committed before returning). The seed must be the
+    /// one this sweep derives for (point, replication).
+    fn record(
+        &self,
+        py: Python<'_>,
+        point_index: usize,
+        replication: u32,
+        seed: u64,
+        summary_json: String,
+        metrics: Vec<(String, Option<f64>)>,
+    ) -> PyResult<()> {
+        let point = self
+            .points
+            .get(point_index)
+            .ok_or_else(|| PyValueError::new_err(format!("no grid point {point_index}")))?;
+        let want = self.seed(point, replication);
+        if seed != want || replication >= self.spec.runs {
+            return Err(PyValueError::new_err(format!(
+                "{point}, replication {replication}: seed {seed} is not this sweep's ({want})"
+            )));
+        }
+        py.detach(|| {
+            self.with_store(|s| {
+                s.insert_run(
+                    &self.spec.experiment_key,
+                    point,
+                    replication,
+                    seed,
+                    &summary_json,
+                    &metrics,
+                )
+            })
+        })
+        .map_err(|f| f.into_py(py))
+    }
+
+    /// Writes sweep.json (and results.csv, runs.csv when not a part of a split) from the
+    /// stored runs, and returns them as tidy columns: one row per stored run of this shard's
+    /// directory, parameter columns (float64 in SI units when every value is a number or a
+    /// quantity, text otherwise), `replication`, `seed`, then one float64 column per metric.
+    /// Refuses if runs of this shard are still missing.
+    fn finish<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let report = py
+            .detach(|| {
+                self.engine(|point, seed| {
+                    Err(format!(
+                        "{point} (seed {seed}) was not computed: call run_local or record it \
+                         before finish"
+                    ))
+                })
+            })
+            .map_err(|f| f.into_py(py))?;
+        let runs: Vec<&StoredRun> = report.runs.iter().flatten().collect();
+        let mut cols: Columns = Vec::new();
+        for (i, p) in self.spec.params.iter().enumerate() {
+            let texts: Vec<String> = runs.iter().map(|r| r.params[i].1.clone()).collect();
+            let numbers: Option<Vec<f64>> = texts.iter().map(|t| si_value(t)).collect();
+            cols.push((
+                p.path.clone(),
+                match numbers {
+                    Some(v) => Col::Float(v),
+                    None => Col::Str(texts),
+                },
+            ));
+        }
+        cols.push((
+            "replication".into(),
+            Col::Int(runs.iter().map(|r| i64::from(r.replication)).collect()),
+        ));
+        cols.push((
+            "seed".into(),
+            Col::UInt(runs.iter().map(|r| r.seed).collect()),
+        ));
+        let mut names: Vec<&str> = Vec::new();
+        for r in &runs {
+            for (n, _) in &r.metrics {
+                if !names.contains(&n.as_str()) {
+                    names.push(n);
+                }
+            }
+        }
+        for name in names {
+            let v = runs
+                .iter()
+                .map(|r| {
+                    let x = r.metrics.iter().find(|(n, _)| n == name).and_then(|m| m.1);
+                    nan_if_none(x)
+                })
+                .collect();
+            cols.push((name.to_string(), Col::Float(v)));
+        }
+        columns_to_py(py, cols)
+    }
+
+    /// How many runs this shard owns (all of them when whole).
+    fn owned(&self) -> usize {
+        let total = self.points.len() as u64 * u64::from(self.spec.runs);
+        (0..total).filter(|&n| self.shard.owns(n)).count()
+    }
+
+    /// The experiment key runs are stored under.
+    #[getter]
+    fn experiment_key(&self) -> String {
+        self.spec.experiment_key.clone()
+    }
+}
+
+/// Merges sweep result directories (shards) into `out`, exactly once; returns the number of
+/// runs and of duplicates checked. Raises on missing runs or disagreeing duplicates.
+#[pyfunction]
+fn merge(py: Python<'_>, out: PathBuf, dirs: Vec<PathBuf>) -> PyResult<(usize, usize)> {
+    let r = py
+        .detach(|| experiment::merge(&out, &dirs))
+        .map_err(|e| Failure::Experiment(e).into_py(py))?;
+    Ok((r.runs, r.duplicates))
+}
+
+/// Reproduces a study (or `all`) like `packetsim reproduce`. Returns one dict per study:
+/// `name`, `report` (path of report.md), `passed`, `failed`, `undecided`.
+#[pyfunction]
+#[pyo3(signature = (study, out, runs=None, quick=false, jobs=0))]
+fn reproduce<'py>(
+    py: Python<'py>,
+    study: String,
+    out: PathBuf,
+    runs: Option<u32>,
+    quick: bool,
+    jobs: usize,
+) -> PyResult<Bound<'py, PyList>> {
+    use packetsim::studies::{ReproduceOptions, STUDIES};
+    let chosen: Vec<_> = STUDIES
+        .iter()
+        .filter(|s| study == "all" || s.name == study)
+        .collect();
+    if chosen.is_empty() {
+        let names: Vec<&str> = STUDIES.iter().map(|s| s.name).collect();
+        return Err(PyValueError::new_err(format!(
+            "unknown study {study:?}; expected `all` or one of: {}",
+            names.join(", ")
+        )));
+    }
+    if runs == Some(0) {
+        return Err(PyValueError::new_err("runs must be at least 1"));
+    }
+    let opts = ReproduceOptions {
+        out,
+        runs,
+        quick,
+        jobs,
+        progress: false,
+    };
+    let list = PyList::empty(py);
+    for s in chosen {
+        let o = py
+            .detach(|| (s.run)(&opts))
+            .map_err(PyRuntimeError::new_err)?;
+        let d = PyDict::new(py);
+        d.set_item("name", o.name)?;
+        d.set_item("report", o.report.display().to_string())?;
+        d.set_item("passed", o.passed)?;
+        d.set_item("failed", o.failed)?;
+        d.set_item("undecided", o.undecided)?;
+        list.append(d)?;
+    }
+    Ok(list)
+}
+
+/// The names of the studies `reproduce` knows.
+#[pyfunction]
+fn studies() -> Vec<&'static str> {
+    packetsim::studies::STUDIES.iter().map(|s| s.name).collect()
+}
+
+/// The Rust side of the `packetsim` package.
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(run_metrics, m)?)?;
+    m.add_function(wrap_pyfunction!(merge, m)?)?;
+    m.add_function(wrap_pyfunction!(reproduce, m)?)?;
+    m.add_function(wrap_pyfunction!(studies, m)?)?;
+    m.add_class::<NativeSweep>()?;
+    Ok(())
+}

@@ -1,0 +1,277 @@
+"""The packetsim Python API (issue 13): load/run/sweep/merge/reproduce, errors, dtypes,
+sharding, executors. Run by ./test.sh."""
+
+import concurrent.futures
+import filecmp
+import json
+import os
+import pathlib
+import subprocess
+import threading
+import time
+
+import pandas as pd
+import pytest
+
+import packetsim
+
+REPO = pathlib.Path(__file__).resolve().parents[3]
+DUMBBELL = REPO / "scenarios" / "dumbbell.toml"
+
+SMALL = """[simulation]
+duration = "2s"
+seed = 5
+
+[nodes.a]
+[nodes.b]
+
+[links.ab]
+a = "a"
+b = "b"
+rate = "10Mbps"
+delay = "5ms"
+
+[flows.f]
+from = "a"
+to = "b"
+app = "file"
+size = "200KB"
+"""
+
+GRID = {"links.ab.loss": [0, 0.02, 0.05], "links.ab.rate": ["5Mbps", "10Mbps"]}
+
+
+def test_load_file_and_string_and_overrides():
+    sc = packetsim.load(DUMBBELL)
+    assert (sc.nodes, sc.links, sc.flows) == (4, 3, 4)
+    s2 = packetsim.loads(SMALL, {"links.ab.loss": 0.01, "tcp.variant": "sack"}, name="small.toml")
+    assert s2.origin == "small.toml" and s2.seed == 5
+    assert "loss = 0.01" in s2.text and 'variant = "sack"' in s2.text
+
+
+def test_run_summary_dict_and_dataframe_dtypes():
+    r = packetsim.run(packetsim.loads(SMALL), seed=11)
+    assert r.seed == 11 and r.summary["seed"] == 11
+    # The summary is the one `packetsim run` writes: flows.f.* are there.
+    assert r.summary["flows"]["f"]["bytes_delivered"] == 200_000
+    f = r.flows
+    assert list(f["flow"]) == ["f"]
+    assert f["bytes_delivered"].dtype == "int64" and f["retransmits"].dtype == "int64"
+    assert f["goodput_bps"].dtype == "float64" and f["completion_time_s"].dtype == "float64"
+    assert f.loc[0, "goodput_bps"] == r.summary["flows"]["f"]["goodput_bps"]
+    q = r.queues
+    assert set(q["queue"]) == {"ab:a->b", "ab:b->a"}
+    assert q["drops"].dtype == "int64" and q["utilisation"].dtype == "float64"
+    assert r.flow_series is None and r.queue_series is None
+
+
+def test_run_same_seed_same_results_other_seed_differs():
+    sc = packetsim.loads(SMALL, {"links.ab.loss": 0.03})
+    a, b, c = (packetsim.run(sc, seed=s) for s in (1, 1, 2))
+    pd.testing.assert_frame_equal(a.flows, b.flows)
+    assert a.flows.loc[0, "completion_time_s"] != c.flows.loc[0, "completion_time_s"]
+
+
+def test_run_matches_the_cli(tmp_path):
+    cli = REPO / "target" / "release" / "packetsim"
+    if not cli.exists():
+        pytest.skip("target/release/packetsim not built")
+    subprocess.run(
+        [cli, "run", DUMBBELL, "--seed", "3", "--quiet", "--out", tmp_path], check=True
+    )
+    want = json.loads((tmp_path / "summary.json").read_text())
+    got = packetsim.run(DUMBBELL, seed=3).summary
+    for d in (want, got):
+        d.pop("wall_time_s")
+        d.pop("scenario")
+    assert got == want
+
+
+def test_series_frames_when_the_scenario_samples():
+    r = packetsim.run(packetsim.loads(SMALL, {"simulation.sample_interval": "100ms"}))
+    assert list(r.flow_series.columns) == ["time_s", "flow", "cwnd_bytes", "ssthresh_bytes", "rto_s"]
+    assert r.flow_series["cwnd_bytes"].dtype == "int64"
+    assert len(r.queue_series) > 0 and r.queue_series["len_pkts"].dtype == "int64"
+
+
+def test_bad_scenario_raises_with_file_line_and_key(tmp_path):
+    bad = SMALL.replace('rate = "10Mbps"', 'rate = "10 Mbs"')
+    p = tmp_path / "bad.toml"
+    p.write_text(bad)
+    with pytest.raises(packetsim.ScenarioError) as e:
+        packetsim.load(p)
+    assert e.value.file == str(p)
+    assert e.value.line == 11
+    assert e.value.key == "links.ab.rate"
+    assert "expected a rate" in str(e.value)
+    assert isinstance(e.value, ValueError)
+    # A TOML syntax error in a string.
+    with pytest.raises(packetsim.ScenarioError) as e:
+        packetsim.loads("[simulation\n", name="s.toml")
+    assert (e.value.file, e.value.line) == ("s.toml", 1)
+    # An override: no line, the key it set.
+    with pytest.raises(packetsim.ScenarioError) as e:
+        packetsim.loads(SMALL, {"links.ab.loss": 2})
+    assert (e.value.line, e.value.key) == (None, "links.ab.loss")
+    # An unknown node found while assembling (a build error) is located too.
+    with pytest.raises(packetsim.ScenarioError) as e:
+        packetsim.loads(SMALL.replace('to = "b"', 'to = "zz"'))
+    assert e.value.key.startswith("flows.f") and e.value.line is not None
+    # A missing file.
+    with pytest.raises(packetsim.ScenarioError):
+        packetsim.load(tmp_path / "nope.toml")
+    # Values Python cannot express as an override are a TypeError, not a silent string.
+    with pytest.raises(TypeError):
+        packetsim.loads(SMALL, {"links.ab.loss": [0.1]})
+
+
+def test_sweep_is_one_tidy_frame_with_si_parameters_and_seeds(tmp_path):
+    df = packetsim.sweep(packetsim.loads(SMALL), GRID, runs=2, out=tmp_path / "s")
+    assert len(df) == 3 * 2 * 2
+    assert df["links.ab.loss"].dtype == "float64"
+    assert df["links.ab.rate"].dtype == "float64"
+    assert sorted(df["links.ab.rate"].unique()) == [5e6, 1e7]
+    assert df["seed"].dtype == "uint64" and df["replication"].dtype == "int64"
+    assert df["flows.f.goodput_bps"].dtype == "float64"
+    # Every run of the grid once.
+    assert not df.duplicated(["links.ab.loss", "links.ab.rate", "replication"]).any()
+    # The CSV files of the CLI's sweep are there, and agree with the frame.
+    runs = pd.read_csv(tmp_path / "s" / "runs.csv")
+    g = runs[runs.metric == "flows.f.goodput_bps"]["value"].to_numpy()
+    assert list(g) == list(df["flows.f.goodput_bps"])
+    # Text parameters stay text.
+    df2 = packetsim.sweep(packetsim.loads(SMALL), {"tcp.variant": ["reno", "sack"]}, runs=1)
+    assert list(df2["tcp.variant"]) == ["reno", "sack"]
+
+
+def test_sweep_resumes_from_its_store(tmp_path):
+    sc = packetsim.loads(SMALL)
+    out = tmp_path / "s"
+    a = packetsim.sweep(sc, GRID, runs=2, out=out)
+    assert (a.attrs["computed"], a.attrs["reused"]) == (12, 0)
+    b = packetsim.sweep(sc, GRID, runs=2, out=out)
+    assert (b.attrs["computed"], b.attrs["reused"]) == (0, 12)
+    pd.testing.assert_frame_equal(a, b)
+    # More replications compute only the new ones, also through an executor.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as ex:
+        c = packetsim.sweep(sc, GRID, runs=3, out=out, executor=ex)
+    assert (c.attrs["computed"], c.attrs["reused"]) == (6, 12)
+
+
+def test_sharded_equals_unsharded_byte_for_byte(tmp_path):
+    sc = packetsim.loads(SMALL)
+    whole = packetsim.sweep(sc, GRID, runs=3, out=tmp_path / "whole")
+    parts = [tmp_path / f"part{i}" for i in range(4)]
+    sizes = [len(packetsim.sweep(sc, GRID, runs=3, out=p, shard=f"{i}/4")) for i, p in enumerate(parts)]
+    assert sizes == [5, 5, 4, 4]  # 18 runs, round robin
+    with pytest.raises(RuntimeError, match="shards 3/4"):
+        packetsim.merge(tmp_path / "merged", parts[:3])
+    stats = packetsim.merge(tmp_path / "merged", parts)
+    for f in ("results.csv", "runs.csv"):
+        assert filecmp.cmp(tmp_path / "merged" / f, tmp_path / "whole" / f, shallow=False), f
+    assert set(stats["metric"]) >= {"flows.f.goodput_bps"}
+    assert len(whole) == 18
+
+
+def test_run_releases_the_gil():
+    # About 5 million events: a few tenths of a second.
+    big = SMALL.replace('"200KB"', '"8GB"').replace('"2s"', '"600s"').replace('"10Mbps"', '"100Mbps"')
+    sc = packetsim.loads(big)
+    done = threading.Event()
+    ticks = 0
+
+    def work():
+        packetsim.run(sc)
+        done.set()
+
+    t = threading.Thread(target=work)
+    start = time.monotonic()
+    t.start()
+    while not done.is_set():
+        ticks += 1
+        time.sleep(0.001)
+    t.join()
+    elapsed = time.monotonic() - start
+    # With the GIL held for the whole run, this thread could not tick at all meanwhile.
+    assert elapsed > 0.1, f"the run ({elapsed:.3f} s) is too short to tell"
+    assert ticks >= 20, (ticks, elapsed)
+
+
+def test_executor_process_pool_gives_the_same_frame(tmp_path):
+    sc = packetsim.loads(SMALL)
+    local = packetsim.sweep(sc, GRID, runs=2, out=tmp_path / "local")
+    with concurrent.futures.ProcessPoolExecutor(max_workers=2) as ex:
+        pooled = packetsim.sweep(sc, GRID, runs=2, out=tmp_path / "pool", executor=ex)
+    pd.testing.assert_frame_equal(local, pooled)
+    assert filecmp.cmp(tmp_path / "local" / "results.csv", tmp_path / "pool" / "results.csv", shallow=False)
+
+
+def _worker_lost():
+    raise OSError("worker lost")
+
+
+class FlakyPool(concurrent.futures.ThreadPoolExecutor):
+    """A pool whose third task fails, as a lost cluster worker would."""
+
+    def __init__(self):
+        super().__init__(max_workers=1)
+        self.n = 0
+
+    def submit(self, fn, *args, **kwargs):
+        self.n += 1
+        if self.n == 3:
+            return super().submit(_worker_lost)
+        return super().submit(fn, *args, **kwargs)
+
+
+def test_executor_failure_propagates_and_a_rerun_completes_exactly_once(tmp_path):
+    sc = packetsim.loads(SMALL)
+    grid = {"links.ab.loss": [0, 0.02, 0.05]}
+    out = tmp_path / "x"
+    with FlakyPool() as ex, pytest.raises(OSError, match="worker lost"):
+        packetsim.sweep(sc, grid, runs=2, out=out, executor=ex)
+    assert not (out / "results.csv").exists()
+    again = packetsim.sweep(sc, grid, runs=2, out=out)
+    assert again.attrs["computed"] + again.attrs["reused"] == 6
+    assert again.attrs["computed"] >= 1
+    pd.testing.assert_frame_equal(again, packetsim.sweep(sc, grid, runs=2))
+
+
+def test_dask_local_cluster():
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster, distributed.Client(cluster) as client:
+        sc = packetsim.loads(SMALL)
+        via_dask = packetsim.sweep(sc, GRID, runs=2, executor=client)
+    local = packetsim.sweep(packetsim.loads(SMALL), GRID, runs=2)
+    pd.testing.assert_frame_equal(local, via_dask)
+
+
+def test_reproduce_unknown_study_and_names():
+    assert "sctp-multihoming" in packetsim.studies()
+    with pytest.raises(ValueError, match="unknown study"):
+        packetsim.reproduce("nope")
+
+
+def test_reproduce_quick_study(tmp_path):
+    t = time.monotonic()
+    df = packetsim.reproduce("diffserv-ecn", out=tmp_path, quick=True, runs=1)
+    assert list(df["name"]) == ["diffserv-ecn"]
+    assert os.path.exists(df.loc[0, "report"])
+    assert df.loc[0, ["passed", "failed", "undecided"]].sum() > 0
+
+
+def test_docs_example_runs_and_prints_what_the_doc_shows():
+    import re
+    import sys
+
+    doc = (REPO / "docs" / "python.md").read_text()
+    code = re.search(r"```python\n(.*?)```", doc, re.S).group(1)
+    shown = re.search(r"Output:\n\n```text\n(.*?)```", doc, re.S).group(1)
+    script = REPO / "docs" / "python_example.py"
+    assert script.read_text().endswith(code), "docs/python_example.py differs from the doc"
+    got = subprocess.run(
+        [sys.executable, script], cwd=REPO, check=True, capture_output=True, text=True
+    ).stdout
+    assert got == shown

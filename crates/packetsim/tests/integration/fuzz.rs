@@ -1,0 +1,188 @@
+//! Issue 16, the fuzz harness: seeded mutants of every scenario in `scenarios/` through the
+//! loader, the budget check and the builder (and a few through a whole run). Bad input must
+//! give an error naming file, line and key, never a panic.
+//!
+//! Mutation kinds, as a careful user breaking the tool would try them: delete, duplicate or
+//! swap lines; truncate the file at any byte; put an extreme or wrong-typed value on a
+//! `key = value` line (1ns, 1e308 s, 1e99 Gbps, 1e30 GiB, -1, 2^64, nan, a string, a table...);
+//! misspell a key; insert an invalid UTF-8 byte or a TOML punctuation character.
+//!
+//! Case counts: `PACKETSIM_FUZZ_CASES` mutants loaded and built (default 3000, under a second),
+//! of which at most `PACKETSIM_FUZZ_RUNS` that load are also run (default 10), and
+//! `PACKETSIM_FUZZ_SEED` (default 1). `bench/fuzz.sh` runs the long version.
+
+use packetsim::scenario::{self, ScenarioError};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// splitmix64: a small seeded generator, enough to pick mutations reproducibly.
+struct Mix(u64);
+impl Mix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+const VALUES: &[&str] = &[
+    "\"1ns\"",
+    "\"0s\"",
+    "\"1e308s\"",
+    "\"-5ms\"",
+    "\"1e99 Gbps\"",
+    "\"0bps\"",
+    "\"1e30GiB\"",
+    "\"0.1ns\"",
+    "-1",
+    "0",
+    "1000000",
+    "18446744073709551616",
+    "1e999",
+    "nan",
+    "inf",
+    "1.5",
+    "\"\"",
+    "\"abc\"",
+    "true",
+    "[]",
+    "{}",
+    "[1, \"a\"]",
+    "{ kind = \"droptail\", limit = 0 }",
+];
+
+/// One mutant of `text` (bytes: it may not be UTF-8).
+fn mutate(text: &str, rng: &mut Mix) -> Vec<u8> {
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let n = lines.len();
+    match rng.below(8) {
+        0 => {
+            lines.remove(rng.below(n));
+        }
+        1 => {
+            let i = rng.below(n);
+            let l = lines[i].clone();
+            lines.insert(i, l);
+        }
+        2 => {
+            let (a, b) = (rng.below(n), rng.below(n));
+            lines.swap(a, b);
+        }
+        3 => {
+            let mut b = text.as_bytes().to_vec();
+            b.truncate(rng.below(b.len() + 1));
+            return b;
+        }
+        4 | 5 => {
+            let kv: Vec<usize> = (0..n).filter(|&i| lines[i].contains(" = ")).collect();
+            if !kv.is_empty() {
+                let i = kv[rng.below(kv.len())];
+                let key = lines[i].split(" = ").next().unwrap_or("").to_owned();
+                lines[i] = format!("{key} = {}", VALUES[rng.below(VALUES.len())]);
+            }
+        }
+        6 => {
+            let kv: Vec<usize> = (0..n).filter(|&i| lines[i].contains(" = ")).collect();
+            if !kv.is_empty() {
+                let i = kv[rng.below(kv.len())];
+                lines[i] = lines[i].replacen(" = ", "x = ", 1);
+            }
+        }
+        _ => {
+            let mut b = text.as_bytes().to_vec();
+            let at = rng.below(b.len() + 1);
+            let junk = b"\xff\xc3[]={}\".,#\n\t0";
+            b.insert(at, junk[rng.below(junk.len())]);
+            return b;
+        }
+    }
+    let mut s = lines.join("\n");
+    s.push('\n');
+    s.into_bytes()
+}
+
+fn env(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// Every mutant is accepted or refused with file, line and key; none panics. Counts are
+/// printed (run with `--nocapture`).
+#[test]
+fn mutated_scenarios_are_refused_with_a_location_never_a_panic() {
+    let cases = env("PACKETSIM_FUZZ_CASES", 3000);
+    let max_runs = env("PACKETSIM_FUZZ_RUNS", 10);
+    let mut rng = Mix(env("PACKETSIM_FUZZ_SEED", 1));
+    let mut seeds: Vec<(String, String)> = std::fs::read_dir(super::scenarios_dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read_to_string(&p).unwrap())
+        })
+        .collect();
+    seeds.sort();
+    let (mut accepted, mut refused, mut runs) = (0u64, 0u64, 0u64);
+    let mut unlocated = Vec::new();
+    for case in 0..cases {
+        let (name, text) = &seeds[rng.below(seeds.len())];
+        let bytes = mutate(text, &mut rng);
+        let origin = format!("mutant-{case}-{name}");
+        let outcome = catch_unwind(AssertUnwindSafe(|| -> Result<bool, String> {
+            // The CLI's reading: bytes as load_file sees them.
+            let path = std::env::temp_dir()
+                .join(format!("packetsim-fuzz-{}-{origin}", std::process::id()));
+            std::fs::write(&path, &bytes).unwrap();
+            let loaded = scenario::load_file(&path, &[]);
+            let _ = std::fs::remove_file(&path);
+            let sc = match loaded {
+                Ok(sc) => sc,
+                Err(e @ (ScenarioError::Syntax { .. } | ScenarioError::Invalid { .. })) => {
+                    return match (e.line(), e.key()) {
+                        (Some(_), Some(k)) if !k.is_empty() => Ok(false),
+                        _ => Err(e.to_string()),
+                    };
+                }
+                Err(e) => return Err(e.to_string()),
+            };
+            if let Err(e) = scenario::check_budget(&sc, 2 << 30) {
+                return e.at.is_some().then_some(false).ok_or(e.to_string());
+            }
+            if let Err(e) = scenario::build(&sc, 1) {
+                return e.at.is_some().then_some(false).ok_or(e.to_string());
+            }
+            if runs < max_runs && sc.simulation.duration.as_secs_f64() <= 60.0 {
+                runs += 1;
+                scenario::run(&sc, 1).map_err(|e| e.to_string())?;
+            }
+            Ok(true)
+        }));
+        match outcome {
+            Ok(Ok(true)) => accepted += 1,
+            Ok(Ok(false)) => refused += 1,
+            Ok(Err(msg)) => unlocated.push(format!("{origin}: {msg}")),
+            Err(_) => panic!(
+                "mutant {case} of {name} panicked (PACKETSIM_FUZZ_SEED={}): {:?}",
+                env("PACKETSIM_FUZZ_SEED", 1),
+                String::from_utf8_lossy(&bytes)
+            ),
+        }
+    }
+    println!(
+        "fuzz: {cases} mutants, {accepted} accepted ({runs} run), {refused} refused with a \
+         line and key, {} without",
+        unlocated.len()
+    );
+    assert!(
+        unlocated.is_empty(),
+        "refused without line and key:\n{}",
+        unlocated.join("\n")
+    );
+}
