@@ -343,6 +343,15 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
                 report.reused,
                 out.join("results.csv").display()
             );
+            // Replications that all came out the same have no source of randomness: their
+            // confidence intervals are empty, which a reader would take for certainty.
+            for p in report.identical_points() {
+                warn(format_args!(
+                    "warning: all {runs} replications of {p} gave identical metrics: the \
+                     scenario has no source of randomness there (add loss, a random process, \
+                     or flows.NAME.start_jitter)"
+                ));
+            }
             Ok(())
         }
         Cmd::Reproduce {
