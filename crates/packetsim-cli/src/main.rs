@@ -677,6 +677,15 @@ fn sweep_cmd(args: SweepArgs) -> Result<(), Failure> {
             report.reused,
             out.join("results.csv").display()
         );
+        // Replications that all came out the same have no source of randomness: their
+        // confidence intervals are empty, which a reader would take for certainty.
+        for p in report.identical_points() {
+            warn(format_args!(
+                "warning: all {runs} replications of {p} gave identical metrics: the \
+                 scenario has no source of randomness there (add loss, a random process, \
+                 or flows.NAME.start_jitter)"
+            ));
+        }
     }
     Ok(())
 }

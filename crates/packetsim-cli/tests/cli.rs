@@ -169,6 +169,51 @@ fn sweep_results_do_not_depend_on_jobs_and_resume_skips_done_runs() {
     assert!(again.contains("0 computed, 12 reused"), "{again}");
 }
 
+/// Issue 12 item 7: a point whose replications are all identical is named in a warning;
+/// `start_jitter` (or loss) makes them differ and the warning goes.
+#[test]
+fn identical_replications_warn_and_start_jitter_makes_them_differ() {
+    let dir = tmp("identical");
+    let file = dir.join("s.toml");
+    std::fs::write(&file, GOOD).unwrap();
+    let sweep = |out: &str, extra: &[&str]| {
+        let out = dir.join(out);
+        let mut args = vec![
+            "sweep",
+            file.to_str().unwrap(),
+            "--param",
+            "links.ab.loss=0,0.02",
+            "--runs",
+            "3",
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        let o = packetsim(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let runs = std::fs::read_to_string(out.join("runs.csv")).unwrap();
+        (String::from_utf8_lossy(&o.stderr).into_owned(), runs)
+    };
+    let (err, _) = sweep("plain", &[]);
+    let warnings: Vec<&str> = err.lines().filter(|l| l.starts_with("warning:")).collect();
+    assert_eq!(warnings.len(), 1, "{err}");
+    assert!(
+        warnings[0].contains("all 3 replications of point#0 (links.ab.loss=0) gave identical"),
+        "{err}"
+    );
+    let (err, runs) = sweep("jitter", &["--set", "flows.f.start_jitter=\"50ms\""]);
+    assert!(!err.contains("warning:"), "{err}");
+    // The jitter shows in the runs (runs.csv: loss,replication,seed,metric,value): three
+    // different start times at loss 0.
+    let starts: std::collections::HashSet<&str> = runs
+        .lines()
+        .map(|l| l.split(',').collect::<Vec<_>>())
+        .filter(|c| c[0] == "0" && c[3] == "flows.f.start_s")
+        .map(|c| c[4])
+        .collect();
+    assert_eq!(starts.len(), 3, "{runs}");
+}
+
 #[test]
 fn bad_override_and_unknown_workload_fail_cleanly() {
     let dir = tmp("ovr");

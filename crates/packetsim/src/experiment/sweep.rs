@@ -84,6 +84,22 @@ pub struct SweepReport {
     pub runs: Vec<Vec<StoredRun>>,
 }
 
+impl SweepReport {
+    /// The points with at least two replications whose metrics were all identical: runs
+    /// that had no source of randomness (no loss, no random process, no start jitter), so
+    /// their confidence intervals say nothing. The caller warns about them.
+    pub fn identical_points(&self) -> Vec<&GridPoint> {
+        self.points
+            .iter()
+            .zip(&self.runs)
+            .filter(|(_, runs)| {
+                runs.len() >= 2 && runs.iter().all(|r| r.metrics == runs[0].metrics)
+            })
+            .map(|(p, _)| &p.point)
+            .collect()
+    }
+}
+
 /// One run to do.
 struct Job<'a> {
     point: &'a GridPoint,

@@ -601,3 +601,36 @@ fn merge_refuses_disagreeing_duplicates_and_other_sweeps() {
     let err = merge(out2.path(), &[empty.path().to_path_buf()]).unwrap_err();
     assert!(err.to_string().contains("sweep.json"), "{err}");
 }
+
+// Issue 12 item 7: a sweep point whose replications all gave the same metrics has no source
+// of randomness; the report names it so the caller can warn.
+#[test]
+fn identical_replications_are_reported_per_point() {
+    let dir = TempDir::new("identical");
+    // Only `twice_a` (no seed dependence) at a=1; every metric seed-dependent at a=2.
+    let report = sweep(&spec(&dir, params(&["a=1,2"]), 3, 1), |point, seed| {
+        let mut out = fake_output(point, seed);
+        if point.assignments[0].1 == "1" {
+            out.metrics.retain(|(n, _)| n == "twice_a");
+        }
+        Ok(out)
+    })
+    .unwrap();
+    let names: Vec<String> = report
+        .identical_points()
+        .iter()
+        .map(|p| p.to_string())
+        .collect();
+    assert_eq!(names, ["point#0 (a=1)"]);
+
+    // One replication proves nothing either way: no point is reported.
+    let dir = TempDir::new("identical-one");
+    let report = sweep(&spec(&dir, params(&["a=1,2"]), 1, 1), |_, _| {
+        Ok(RunOutput {
+            summary_json: "{}".into(),
+            metrics: vec![("x".into(), Some(1.0))],
+        })
+    })
+    .unwrap();
+    assert!(report.identical_points().is_empty());
+}

@@ -14,9 +14,9 @@ use crate::queue::{
 use crate::report::Summary;
 use crate::wireless::TwoStateRate;
 use crate::world::{FlowPlacement, RunInfo, World};
-use packetsim_kernel::Rate;
 use packetsim_kernel::Rng;
 use packetsim_kernel::Time;
+use packetsim_kernel::{Dur, Rate};
 use std::collections::HashMap;
 
 /// A scenario that validates but cannot be assembled (for example, no route for a flow).
@@ -259,10 +259,18 @@ fn build_unlocated(sc: &Scenario, seed: u64) -> Result<World, BuildError> {
                 ),
             ));
         }
+        // Start jitter: a delay of up to `start_jitter`, from the flow's own stream, so that
+        // adding it to one flow changes no other random draw.
+        let start = if f.start_jitter > Dur::ZERO {
+            let mut rng = Rng::for_component(seed, &format!("flows.{}.start_jitter", f.name));
+            f.start + Dur(rng.below(f.start_jitter.as_nanos() + 1))
+        } else {
+            f.start
+        };
         let at = FlowPlacement {
             from,
             to,
-            start: f.start,
+            start,
             stop: f.stop,
             dscp: f.dscp,
         };

@@ -1182,6 +1182,33 @@ impl Ctx<'_> {
                 ));
             }
         }
+        // The jitter delays each copy's start by up to `start_jitter`: the latest start must
+        // still come before the end of the run and before `stop`.
+        let start_jitter = f.start_jitter.unwrap_or(Dur::ZERO);
+        if start_jitter > Dur::ZERO {
+            let latest = last_start
+                .as_nanos()
+                .checked_add(start_jitter.as_nanos())
+                .map(Time);
+            let limit = stop.map_or(end, |s| s.min(end));
+            if latest.is_none_or(|t| t >= limit) {
+                return Err(self.err(
+                    &path.key("start_jitter"),
+                    format!(
+                        "the last copy could start at {} + start_jitter ({start_jitter}), \
+                         not before {}",
+                        Dur(last_start.as_nanos()),
+                        match stop {
+                            Some(s) if s < end => format!("stop ({})", Dur(s.as_nanos())),
+                            _ => format!(
+                                "the end of the run (simulation.duration = {})",
+                                defaults.duration
+                            ),
+                        }
+                    ),
+                ));
+            }
+        }
         Ok((0..count)
             .map(|i| FlowSpec {
                 name: if count == 1 {
@@ -1192,6 +1219,7 @@ impl Ctx<'_> {
                 from: f.from.clone(),
                 to: f.to.clone(),
                 start: start + stagger * i as u64,
+                start_jitter,
                 stop,
                 dscp,
                 diffserv: f.diffserv,

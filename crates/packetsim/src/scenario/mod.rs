@@ -361,8 +361,12 @@ pub struct FlowSpec {
     pub from: String,
     /// Receiving node (different from `from`).
     pub to: String,
-    /// When the source starts (for copy `i`: `start + i * stagger`).
+    /// When the source starts (for copy `i`: `start + i * stagger`), before jitter.
     pub start: Time,
+    /// `start_jitter`: the built flow starts at `start` plus a delay drawn uniformly from
+    /// `[0, start_jitter]` (whole nanoseconds) with the run seed, from a stream of the flow's
+    /// own; zero (the default) draws nothing.
+    pub start_jitter: Dur,
     /// When the source stops offering data, if ever (later than `start`).
     pub stop: Option<Time>,
     /// DiffServ code point of the sender's packets (0 = best effort; ACKs stay 0).

@@ -245,6 +245,8 @@ pub(crate) struct RawFlow {
     pub count: Option<u32>,
     #[serde(default, with = "units::dur::opt")]
     pub stagger: Option<Dur>,
+    #[serde(default, with = "units::dur::opt")]
+    pub start_jitter: Option<Dur>,
     #[serde(default)]
     pub dscp: Option<i64>,
     #[serde(default)]

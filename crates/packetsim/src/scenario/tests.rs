@@ -156,6 +156,71 @@ fn count_expands_into_staggered_copies_with_a_shared_stop() {
     );
 }
 
+/// Issue 12 item 7: `start_jitter` delays each copy's start by a draw from U[0, jitter] made
+/// with the run seed (ns-2 and ns-3 studies add such a jitter so replications differ).
+#[test]
+fn start_jitter_delays_each_copy_by_a_seeded_draw_within_the_bound() {
+    let text =
+        format!("{BASE}count = 20\nstart = \"1s\"\nstagger = \"10ms\"\nstart_jitter = \"100ms\"\n");
+    let s = ok(&text, &[]);
+    // The loaded spec keeps the nominal start; the draw is made when the world is built.
+    assert_eq!(s.flows[3].start, Time::from_millis(1030));
+    assert_eq!(s.flows[3].start_jitter, Dur::from_millis(100));
+    let starts = |seed| -> Vec<Time> {
+        let w = build(&s, seed).unwrap();
+        w.flows.iter().map(|f| f.start).collect()
+    };
+    let one = starts(1);
+    assert_eq!(one, starts(1), "the same seed draws the same starts");
+    assert_ne!(one, starts(2), "another seed draws other starts");
+    let mut offsets = std::collections::HashSet::new();
+    for (i, &t) in one.iter().enumerate() {
+        let nominal = Time::from_millis(1000 + 10 * i as u64);
+        assert!(
+            t >= nominal && t <= nominal + Dur::from_millis(100),
+            "copy {i} starts at {t:?}, outside [{nominal:?}, +100ms]"
+        );
+        offsets.insert((t - nominal).as_nanos());
+    }
+    assert!(
+        offsets.len() >= 19,
+        "the copies draw independently: {offsets:?}"
+    );
+    // Without the key nothing is drawn: the built starts are the nominal ones.
+    let plain = ok(
+        &format!("{BASE}count = 3\nstart = \"1s\"\nstagger = \"10ms\"\n"),
+        &[],
+    );
+    let w = build(&plain, 1).unwrap();
+    let got: Vec<Time> = w.flows.iter().map(|f| f.start).collect();
+    assert_eq!(
+        got,
+        [1000, 1010, 1020].map(Time::from_millis),
+        "no jitter, no change"
+    );
+    // A jitter that could push the last start to the end of the run or to `stop` is refused,
+    // naming the key.
+    let e = bad(
+        &format!("{BASE}start = \"9s\"\nstart_jitter = \"1s\"\n"),
+        &[],
+    );
+    assert_at(
+        &e,
+        24,
+        "flows.f.start_jitter",
+        "not before the end of the run (simulation.duration = 10s)",
+    );
+    let e = bad(
+        &format!("{BASE}start = \"1s\"\nstop = \"2s\"\nstart_jitter = \"1s\"\n"),
+        &[],
+    );
+    assert_at(&e, 25, "flows.f.start_jitter", "not before stop (2s)");
+    ok(
+        &format!("{BASE}start = \"1s\"\nstop = \"2s\"\nstart_jitter = \"999ms\"\n"),
+        &[],
+    );
+}
+
 #[test]
 fn count_one_keeps_the_plain_name_and_defaults_apply() {
     let s = ok(BASE, &[]);
@@ -1310,7 +1375,7 @@ fn each_kind_rejects_the_keys_of_other_kinds_and_unknown_keys_naming_line_and_ke
         24,
         "flows.f.rat",
         "unknown key `rat`; expected one of `from`, `to`, `start`, `stop`, `count`, \
-         `stagger`, `dscp`, `diffserv`, `kind`, `tcp`, `app`, `size`, `sctp`, \
+         `stagger`, `start_jitter`, `dscp`, `diffserv`, `kind`, `tcp`, `app`, `size`, `sctp`, \
          `from_addresses`, `to_addresses`, `primary`, `rate`, `packet_size`",
     );
     // A misspelt required key is reported as unknown, not as missing.
