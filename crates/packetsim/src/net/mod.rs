@@ -27,7 +27,8 @@ pub use element::{Disposition, Element, ElementCtx, Request, Via};
 pub use forward::{HostRoute, Next, NextHops};
 pub use routing::{RouteLoop, RouteTable, StaticRoute, DEFAULT_COST};
 pub use transmitter::{
-    ArrivalHook, DequeueHook, Egress, ErrorModel, LinkChange, LinkStats, OutagePolicy, Started,
+    ArrivalHook, DequeueHook, Egress, ErrorModel, LinkChange, LinkStats, LossPosition,
+    OutagePolicy, Started,
 };
 
 use crate::ids::{Addr, EgressId, ElementId, LinkId, NodeId};

@@ -40,7 +40,11 @@
 //!   (the link layer completes the frame it started). Nothing is lost to a `hold` outage.
 //! - Error model decisions (uniform loss, bit errors) are drawn when a packet starts, in
 //!   transmission order, from this direction's own RNG stream. A lost packet still occupies the
-//!   transmitter (it is corrupted on the wire).
+//!   transmitter (it is corrupted on the wire). With [`ErrorModel::before_queue`] they are
+//!   drawn instead as each packet arrives, before the arrival hooks and the queue (ns-2.35's
+//!   `$ns lossmodel`, which puts the error module at the head of the link): a lost packet
+//!   takes no queue slot and no transmitter time, and is counted in both `lost_error` and
+//!   `lost_before_queue`, not in `transmitted` nor in the queue's arrivals.
 //!
 //! # Hooks
 //!
@@ -69,6 +73,9 @@ pub struct ErrorModel {
     /// Intervals `[from, to)` during which the link is down and packets sent into it are lost
     /// (the `blind` policy's scheduled outages), sorted and disjoint.
     pub outages: Vec<(Time, Time)>,
+    /// `loss` and `ber` apply as packets arrive, before the queue (ns-2 `lossmodel`), rather
+    /// than as they start on the wire (false, the default). Outages stay on the wire.
+    pub before_queue: bool,
 }
 
 impl ErrorModel {
@@ -84,6 +91,19 @@ impl ErrorModel {
         }
         p > 0.0 && rng.bernoulli(p)
     }
+}
+
+/// Where a link direction's random losses (`loss`, `ber`) act: the link key
+/// `loss_position = "wire" | "before_queue"`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LossPosition {
+    /// As a packet starts on the wire: a lost packet still takes transmitter time (default).
+    #[default]
+    Wire,
+    /// As a packet arrives, before the queue (ns-2.35 `$ns lossmodel`): a lost packet takes
+    /// no queue slot and no transmitter time.
+    BeforeQueue,
 }
 
 /// What a transmitter does while its link is down (spec 2 §2.5, spec 5 §2.2). Written in
@@ -139,6 +159,9 @@ pub struct LinkStats {
     pub transmitted_bytes: u64,
     /// Packets lost to the error model.
     pub lost_error: u64,
+    /// Of `lost_error`, those lost before the queue ([`ErrorModel::before_queue`]): they never
+    /// entered the transmitter.
+    pub lost_before_queue: u64,
     /// Packets lost to outages.
     pub lost_down: u64,
     /// Packets that reached the far end.
@@ -353,6 +376,17 @@ impl Egress {
         self.pull.then_some(now.max(self.busy_until))
     }
 
+    /// [`ErrorModel::before_queue`]: whether the arriving `pkt` is lost before the queue.
+    #[inline]
+    fn lost_on_arrival(&mut self, pkt: &Packet) -> bool {
+        if self.errors.before_queue && self.errors.corrupts(&mut self.rng, pkt.size) {
+            self.stats.lost_error += 1;
+            self.stats.lost_before_queue += 1;
+            return true;
+        }
+        false
+    }
+
     #[inline]
     fn condition(&mut self, now: Time, pkt: &mut Packet) {
         for h in &mut self.arrival_hooks {
@@ -403,6 +437,9 @@ impl Egress {
     pub fn enqueue_held(&mut self, now: Time, id: u32, pkt: &mut Packet) -> Result<(), DropReason> {
         debug_assert!(self.pull, "{}: enqueue_held() on a lazy FIFO", self.name);
         self.drain(now);
+        if self.lost_on_arrival(pkt) {
+            return Err(DropReason::Error);
+        }
         let link_idle = self.busy_until <= now;
         self.condition(now, pkt);
         let arrived_as = pkt.precedence();
@@ -496,7 +533,7 @@ impl Egress {
         {
             self.stats.lost_down += 1;
             Err(DropReason::LinkDown)
-        } else if self.errors.corrupts(&mut self.rng, size) {
+        } else if !self.errors.before_queue && self.errors.corrupts(&mut self.rng, size) {
             self.stats.lost_error += 1;
             Err(DropReason::Error)
         } else {
@@ -519,6 +556,9 @@ impl Egress {
             self.name
         );
         self.drain(now);
+        if self.lost_on_arrival(pkt) {
+            return Err(DropReason::Error);
+        }
         self.queue.arrivals += 1;
         self.queue.arrival_bytes += pkt.size as u64;
         self.condition(now, pkt);
@@ -572,7 +612,7 @@ impl Egress {
             self.stats.lost_down += 1;
             return Err(DropReason::LinkDown);
         }
-        if self.errors.corrupts(&mut self.rng, pkt.size) {
+        if !self.errors.before_queue && self.errors.corrupts(&mut self.rng, pkt.size) {
             self.stats.lost_error += 1;
             return Err(DropReason::Error);
         }
@@ -602,7 +642,12 @@ impl Egress {
 
     /// Packets in the transmitter or on the wire: transmitted, not yet delivered, not lost.
     pub fn in_flight(&self) -> u64 {
-        self.stats.transmitted - self.stats.delivered - self.stats.lost_error - self.stats.lost_down
+        self.stats.transmitted - self.stats.delivered - self.wire_losses()
+    }
+
+    /// Packets lost after entering the transmitter (error model on the wire, outages).
+    fn wire_losses(&self) -> u64 {
+        self.stats.lost_error - self.stats.lost_before_queue + self.stats.lost_down
     }
 
     /// Checks the bookkeeping identities (debug builds and tests).
@@ -626,7 +671,7 @@ impl Egress {
             ));
         }
         let entered = self.stats.transmitted;
-        let out = self.stats.delivered + self.stats.lost_error + self.stats.lost_down;
+        let out = self.stats.delivered + self.wire_losses();
         if out > entered {
             return Err(format!(
                 "{}: {} packets left the link but only {} entered",
@@ -743,6 +788,51 @@ mod tests {
             }
         }
         assert!((1_800..2_200).contains(&lost), "{lost}");
+    }
+
+    /// Arrival times (µs) of the survivors of 8 packets offered at once, and the link stats.
+    fn burst(before_queue: bool) -> (Vec<u64>, Egress) {
+        let mut e = egress(
+            100,
+            ErrorModel {
+                loss: 0.5,
+                before_queue,
+                ..Default::default()
+            },
+        );
+        let arrivals = (0..8)
+            .filter_map(|_| e.send(Time::ZERO, &mut pkt()).ok())
+            .map(|t| t.as_nanos() / 1000)
+            .collect();
+        (arrivals, e)
+    }
+
+    // ns-2 `$ns lossmodel` (`SimpleLink::errormodule` puts the error module at the head of
+    // the link): a packet lost before the queue takes neither a queue slot nor transmitter
+    // time, so the survivors of a burst leave back to back (1.5 ms apart). On the wire (the
+    // default) a lost packet still occupies the transmitter. The same seed draws the same
+    // fates, in the same (arrival = transmission) order.
+    #[test]
+    fn loss_before_the_queue_uses_no_transmitter_time() {
+        let (wire, ew) = burst(false);
+        let (early, ee) = burst(true);
+        assert_eq!(wire.len(), early.len(), "same draws");
+        assert!(!early.is_empty() && early.len() < 8);
+        let back_to_back: Vec<u64> = (1..=early.len() as u64)
+            .map(|k| 10_000 + 1_500 * k)
+            .collect();
+        assert_eq!(early, back_to_back);
+        assert_ne!(wire, back_to_back, "on the wire, losses leave gaps");
+        let lost = 8 - early.len() as u64;
+        assert_eq!(
+            (ee.stats.transmitted, ee.stats.lost_error),
+            (8 - lost, lost)
+        );
+        assert_eq!(ee.stats.lost_before_queue, lost);
+        assert_eq!(ee.queue.arrivals, 8 - lost, "the queue never sees them");
+        assert_eq!((ew.stats.transmitted, ew.stats.lost_before_queue), (8, 0));
+        ee.check_conservation().unwrap();
+        assert_eq!(ee.in_flight(), 8 - lost);
     }
 
     #[test]

@@ -1041,6 +1041,7 @@ impl Ctx<'_> {
             loss,
             ber,
             errors: l.errors.unwrap_or_default(),
+            loss_position: l.loss_position.unwrap_or_default(),
             outages,
             outage_policy: l.outage_policy.unwrap_or_default(),
             rate_steps,

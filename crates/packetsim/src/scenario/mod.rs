@@ -184,6 +184,8 @@ pub struct LinkSpec {
     pub ber: f64,
     /// Which directions `loss` and `ber` apply to.
     pub errors: ErrorDirection,
+    /// Where `loss` and `ber` act: on the wire (default) or before the queue (ns-2).
+    pub loss_position: crate::net::LossPosition,
     /// Intervals `[from, to)` during which the link is down in both directions, file order.
     pub outages: Vec<(Time, Time)>,
     /// What the transmitters do while the link is down (`blind` by default).

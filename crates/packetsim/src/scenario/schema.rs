@@ -115,6 +115,8 @@ pub(crate) struct RawLink {
     #[serde(default)]
     pub errors: Option<ErrorDirection>,
     #[serde(default)]
+    pub loss_position: Option<crate::net::LossPosition>,
+    #[serde(default)]
     pub outages: Vec<RawOutage>,
     #[serde(default)]
     pub outage_policy: Option<crate::net::OutagePolicy>,

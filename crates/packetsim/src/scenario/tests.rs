@@ -1839,3 +1839,27 @@ fn relational_checks_name_the_key() {
     assert_eq!(e.key(), Some("links.l1.rate_steps[1].at"), "{e}");
     assert!(e.to_string().contains("got 20s"), "{e}");
 }
+
+// Issue 14 item 6: `loss_position` (default `wire`); `before_queue` is ns-2's `lossmodel`;
+// a bad value is refused naming the key and its line.
+#[test]
+fn link_loss_position_parses_and_bad_value_is_located() {
+    use crate::net::LossPosition;
+    let s = ok(BASE, &[]);
+    assert_eq!(s.links[1].loss_position, LossPosition::Wire);
+    let with = |v: &str| {
+        BASE.replace(
+            "delay = \"20ms\"\n",
+            &format!("delay = \"20ms\"\nloss_position = {v}\n"),
+        )
+    };
+    let s = ok(&with("\"before_queue\""), &[]);
+    assert_eq!(s.links[1].loss_position, LossPosition::BeforeQueue);
+    let e = bad(&with("\"early\""), &[]);
+    assert_at(
+        &e,
+        19,
+        "links.l2.loss_position",
+        "unknown value `early`; expected `wire` or `before_queue`",
+    );
+}

@@ -4,7 +4,7 @@
 
 use super::{LinkBuild, LinkInput, LinkKindRow};
 use crate::ids::LinkId;
-use crate::net::{DirectionParams, ErrorModel, Net, OutagePolicy};
+use crate::net::{DirectionParams, ErrorModel, LossPosition, Net, OutagePolicy};
 use crate::scenario::build::queue_disc;
 use crate::scenario::kinds::fields_of;
 use crate::scenario::{ErrorDirection, LinkKind, QueueSpec, ScenarioError};
@@ -40,6 +40,7 @@ fn add(net: &mut Net, b: &LinkBuild) -> LinkId {
         loss: l.loss,
         ber: l.ber,
         outages: blind_outages.clone(),
+        before_queue: l.loss_position == LossPosition::BeforeQueue,
     };
     let clean = ErrorModel {
         outages: blind_outages,
