@@ -597,7 +597,7 @@ fn ip_len(p: &Packet) -> u32 {
 }
 
 /// Shuffles one slot's arrivals with the run's stream (Fisher-Yates).
-fn shuffle(cells: &mut [Cell], rng: &mut Rng) {
+pub(super) fn shuffle(cells: &mut [Cell], rng: &mut Rng) {
     for k in (1..cells.len()).rev() {
         let j = rng.below(k as u64 + 1) as usize;
         cells.swap(k, j);

@@ -54,6 +54,7 @@
 //! report into [`Meta`](crate::packet::Meta)).
 
 use super::DirectionParams;
+use crate::atm::port::CellPort;
 use crate::ids::{LinkId, NodeId};
 use crate::packet::{Ecn, Packet, Precedence};
 use crate::queue::{
@@ -227,6 +228,9 @@ pub struct Egress {
     /// one packet size (data one way, ACKs the other), and the exact time needs a 128-bit
     /// division.
     tx_memo: (Rate, u32, Dur),
+    /// A slotted cell link (`atm::port`): the direction's own transmitter mode, driven by the
+    /// world (see [`Egress::set_cells`]).
+    cells: Option<Box<CellPort>>,
 }
 
 impl Egress {
@@ -267,7 +271,35 @@ impl Egress {
             dequeue_hooks: Vec::new(),
             // Rate 0 takes forever whatever the size: a correct entry.
             tx_memo: (Rate(0), 0, Dur::MAX),
+            cells: None,
         }
+    }
+
+    /// Makes this direction a slotted cell link (study 1; `kind = "atm"` in scenarios): its
+    /// packets become AAL5 frames whose cells go through `port`'s switch one per slot (see
+    /// `atm::port`). The direction is in pull mode and the world drives the port with one
+    /// TxDone per busy slot; the queue discipline, rate changes, outages and hooks do not
+    /// apply to it. Call before the run.
+    pub fn set_cells(&mut self, port: CellPort) {
+        debug_assert_eq!(self.stats.transmitted, 0, "{}: before the run", self.name);
+        self.cells = Some(Box::new(port));
+        self.pull = true;
+    }
+
+    /// The cell port, if this direction is a slotted cell link.
+    pub fn cells(&self) -> Option<&CellPort> {
+        self.cells.as_deref()
+    }
+
+    /// The cell port, mutably (the world drives it).
+    pub fn cells_mut(&mut self) -> Option<&mut CellPort> {
+        self.cells.as_deref_mut()
+    }
+
+    /// Whether this direction is a slotted cell link.
+    #[inline]
+    pub fn is_cells(&self) -> bool {
+        self.cells.is_some()
     }
 
     /// Declares, before the run, that this direction's rate or state will change (a schedule,
@@ -427,7 +459,9 @@ impl Egress {
     /// Packets waiting in the arena, held by this direction (pull mode).
     pub fn held_packets(&self) -> u64 {
         match &self.disc {
-            QueueDisc::Fifo(_) => self.held.len() as u64,
+            QueueDisc::Fifo(_) => {
+                self.held.len() as u64 + self.cells.as_ref().map_or(0, |c| c.pending())
+            }
             QueueDisc::Classful(c) => c.len().packets as u64,
         }
     }
@@ -436,6 +470,14 @@ impl Egress {
     /// at `now`. On `Err` the caller drops it.
     pub fn enqueue_held(&mut self, now: Time, id: u32, pkt: &mut Packet) -> Result<(), DropReason> {
         debug_assert!(self.pull, "{}: enqueue_held() on a lazy FIFO", self.name);
+        if let Some(port) = self.cells.as_deref_mut() {
+            // A cell link takes every packet; its switch decides cell by cell.
+            port.advance(now);
+            port.offer(now, id, pkt.flow, pkt.size);
+            self.queue.arrivals += 1;
+            self.queue.arrival_bytes += pkt.size as u64;
+            return Ok(());
+        }
         self.drain(now);
         if self.lost_on_arrival(pkt) {
             return Err(DropReason::Error);
@@ -654,7 +696,10 @@ impl Egress {
     pub fn check_conservation(&self) -> Result<(), String> {
         let q = &self.queue;
         let waiting = match &self.disc {
-            QueueDisc::Fifo(_) => (self.waiting.len() + self.held.len()) as u64,
+            QueueDisc::Fifo(_) => {
+                (self.waiting.len() + self.held.len()) as u64
+                    + self.cells.as_ref().map_or(0, |c| c.pending())
+            }
             QueueDisc::Classful(c) => {
                 c.check_conservation(&self.name)?;
                 c.len().packets as u64

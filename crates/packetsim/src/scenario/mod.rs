@@ -213,6 +213,15 @@ pub enum LinkKind {
     PointToPoint,
     /// `radio` (spec 2): a base station's radio link (`scenario/link/radio.rs`).
     Radio(RadioSpec),
+    /// `atm` (spec 1): a slotted cell link (`scenario/link/atm.rs`).
+    Atm(AtmSpec),
+}
+
+/// A cell link's own settings (`kind = "atm"`): both directions alike.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AtmSpec {
+    /// Slot (one cell at the link rate), switch buffer and discard policy, arrival order.
+    pub port: crate::atm::port::CellLinkConfig,
 }
 
 /// A radio link's own settings (`kind = "radio"`).

@@ -1317,16 +1317,16 @@ fn unknown_flow_and_link_kinds_are_rejected_listing_the_known_kinds() {
     );
     let link = |v: &str| BASE.replace("delay = \"5ms\"", &format!("delay = \"5ms\"\n{v}"));
     assert_at(
-        &bad(&link("kind = \"atm\""), &[]),
+        &bad(&link("kind = \"ethernet\""), &[]),
         13,
         "links.l1.kind",
-        "unknown value `atm`; expected one of `point_to_point`, `radio`",
+        "unknown value `ethernet`; expected one of `point_to_point`, `radio`, `atm`",
     );
     let e = bad(BASE, &["links.l2.kind=wireless"]);
     assert_eq!(
         e.to_string(),
         "x.toml: --set links.l2.kind=wireless: links.l2.kind: unknown value `wireless`; \
-         expected one of `point_to_point`, `radio`"
+         expected one of `point_to_point`, `radio`, `atm`"
     );
     let s = ok(&link("kind = \"point_to_point\""), &[]);
     assert_eq!(s.links[0].kind, LinkKind::PointToPoint);
@@ -1697,6 +1697,129 @@ fn radio_link_errors_name_the_key() {
         &[],
     );
     assert_at(&e, 13, "links.l1.radio_loss", "only allowed on radio links");
+}
+
+// ---- kind = "atm" (spec 1 §2.1-2.3: slotted cell link, AAL5 adapters, cell switch) -------
+
+/// Link l2 as an atm link at 21.2 Mb/s (a 20 µs slot); its own keys start at line 20.
+fn atm(keys: &str) -> String {
+    BASE.replace(
+        "rate = \"2Mbps\"\ndelay = \"20ms\"",
+        &format!("rate = \"21.2Mbps\"\ndelay = \"20ms\"\nkind = \"atm\"\n{keys}"),
+    )
+}
+
+#[test]
+fn atm_link_defaults_and_every_key() {
+    use crate::atm::port::{ArrivalOrder, CellLinkConfig};
+    use crate::atm::switch::{Discard, SwitchConfig};
+    let spec = |buffer, discard, order| {
+        LinkKind::Atm(AtmSpec {
+            port: CellLinkConfig {
+                slot: Dur::from_micros(20),
+                switch: SwitchConfig {
+                    buffer,
+                    discard,
+                    vcs: 1,
+                },
+                order,
+            },
+        })
+    };
+    // spec §3.1: B = 1000; plain discard and YATS's random same-slot order by default.
+    let s = ok(&atm(""), &[]);
+    assert_eq!(
+        s.links[1].kind,
+        spec(1000, Discard::Plain, ArrivalOrder::Random)
+    );
+    // EPD's threshold defaults to B / 2 (spec §3.2).
+    let s = ok(&atm("discard = \"epd\"\nswitch_buffer = 2000"), &[]);
+    let epd = Discard::Epd {
+        threshold: 1000,
+        keep_eof: false,
+    };
+    assert_eq!(s.links[1].kind, spec(2000, epd, ArrivalOrder::Random));
+    let s = ok(
+        &atm("discard = \"epd\"\nepd_threshold = 600\nkeep_eof = true\narrival_order = \"port\""),
+        &[],
+    );
+    let epd = Discard::Epd {
+        threshold: 600,
+        keep_eof: true,
+    };
+    assert_eq!(s.links[1].kind, spec(1000, epd, ArrivalOrder::Port));
+    let s = ok(&atm("discard = \"ppd\""), &["links.l2.switch_buffer=500"]);
+    let ppd = Discard::Ppd { keep_eof: false };
+    assert_eq!(s.links[1].kind, spec(500, ppd, ArrivalOrder::Random));
+    // The built world makes both directions cell links; l1 stays a plain transmitter.
+    let w = build(&s, 1).unwrap();
+    let (ab, ba) = (w.net.links[1].ab, w.net.links[1].ba);
+    assert!(w.net.egresses[ab.idx()].is_cells() && w.net.egresses[ba.idx()].is_cells());
+    assert!(!w.net.egresses[w.net.links[0].ab.idx()].is_cells());
+}
+
+#[test]
+fn atm_link_errors_name_the_key() {
+    let cases = [
+        (
+            "switch_buffer = 0",
+            "links.l2.switch_buffer",
+            "at least 1 cell",
+        ),
+        (
+            "epd_threshold = 5",
+            "links.l2.epd_threshold",
+            "only allowed with discard = \"epd\"",
+        ),
+        (
+            "discard = \"epd\"\nswitch_buffer = 100\nepd_threshold = 100",
+            "links.l2.epd_threshold",
+            "expected 1 <= T < switch_buffer = 100 cells; got 100",
+        ),
+        (
+            "discard = \"epd\"\nepd_threshold = 0",
+            "links.l2.epd_threshold",
+            "got 0",
+        ),
+        (
+            "keep_eof = true",
+            "links.l2.keep_eof",
+            "only allowed with discard = \"ppd\" or \"epd\"",
+        ),
+        ("discard = \"red\"", "links.l2.discard", "plain"),
+        (
+            "arrival_order = \"fifo\"",
+            "links.l2.arrival_order",
+            "random",
+        ),
+        (
+            "queue = { limit = 10 }",
+            "links.l2.queue",
+            "not allowed on atm links",
+        ),
+        ("loss = 0.01", "links.l2.loss", "not allowed on atm links"),
+        (
+            "outages = [ { from = \"1s\", to = \"2s\" } ]",
+            "links.l2.outages",
+            "not allowed on atm links",
+        ),
+    ];
+    for (keys, key, what) in cases {
+        let e = bad(&atm(keys), &[]);
+        let line = 20 + keys.lines().count() - 1;
+        assert_at(&e, line, key, what);
+    }
+    // A cell key on a point-to-point link names the kind that takes it.
+    let e = bad(
+        &BASE.replace("delay = \"5ms\"", "delay = \"5ms\"\nswitch_buffer = 100"),
+        &[],
+    );
+    assert_at(
+        &e,
+        13,
+        "links.l1.switch_buffer",
+        "only allowed on atm links",
+    );
 }
 
 // ---- [trace] ---------------------------------------------------------------------------
