@@ -794,7 +794,7 @@ mod tests {
             let mut now = Time::ZERO;
             let mut drops = 0;
             for i in 0..2000u64 {
-                now = now + Dur::from_micros(rng.next_u64() % 1000);
+                now += Dur::from_micros(rng.next_u64() % 1000);
                 let mut a = pkt();
                 a.size = [40, 576, 1500][(i % 3) as usize];
                 // AF11 (IN), AF12 (OUT) and best effort.
