@@ -658,6 +658,7 @@ fn a_reused_out_folder_keeps_no_stale_series_or_captures() {
     run(&sampled, &[]);
     assert!(out.join("timeseries_flows.csv").exists());
     assert!(out.join("timeseries_queues.csv").exists());
+    assert!(out.join("timeseries_delivered.csv").exists());
     assert!(pcap.join("ab_a-b.pcap").exists() && pcap.join("ab_b-a.pcap").exists());
     let plain = dir.join("plain.toml");
     std::fs::write(
@@ -668,6 +669,7 @@ fn a_reused_out_folder_keeps_no_stale_series_or_captures() {
     run(&plain, &[]);
     assert!(!out.join("timeseries_flows.csv").exists());
     assert!(!out.join("timeseries_queues.csv").exists());
+    assert!(!out.join("timeseries_delivered.csv").exists());
     assert!(out.join("flows.csv").exists());
     assert!(pcap.join("ab_a-b.pcap").exists());
     assert!(!pcap.join("ab_b-a.pcap").exists(), "stale capture left");
