@@ -7,6 +7,7 @@ use packetsim::scenario::{self, Override, Scenario};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod plot;
 mod slurm;
 
 #[derive(Parser)]
@@ -82,6 +83,18 @@ enum Cmd {
         /// Parallel jobs (default: all cores; at most 4 per core).
         #[arg(long, default_value_t = 0, value_parser = parse_jobs)]
         jobs: usize,
+    },
+    /// Draw the figures of a run from its time series (the --out folder of `packetsim run`
+    /// with simulation.sample_interval set): cwnd, srtt, delivery rate, queue length.
+    Plot {
+        /// The run's output folder (timeseries_*.csv).
+        dir: PathBuf,
+        /// Where to write the figures (default: DIR/figures).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// svg, png or both.
+        #[arg(long, value_enum, default_value = "both")]
+        format: plot::Format,
     },
     /// Run the fixed speed benchmarks and print events and packets per wall-second.
     Bench {
@@ -457,6 +470,13 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
                     o.undecided,
                     o.report.display()
                 );
+            }
+            Ok(())
+        }
+        Cmd::Plot { dir, out, format } => {
+            let out = out.unwrap_or_else(|| dir.join("figures"));
+            for p in plot::plot(&dir, &out, format)? {
+                say!("wrote {}", p.display());
             }
             Ok(())
         }

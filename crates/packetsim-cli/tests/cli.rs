@@ -1040,3 +1040,99 @@ fn emit_options_need_emit_and_shard_excludes_it() {
         assert!(err.contains(want), "{args:?}: {err}");
     }
 }
+
+// Issue 12 item 4: `packetsim plot DIR` draws a run's series as SVG and PNG; bad input is an
+// error naming the file, line and column.
+#[test]
+fn plot_draws_the_series_of_a_run_and_locates_bad_input() {
+    let dir = tmp("plot");
+    let file = dir.join("sampled.toml");
+    std::fs::write(
+        &file,
+        GOOD.replace(
+            "duration = \"2s\"",
+            "duration = \"2s\"\nsample_interval = \"20ms\"",
+        ),
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let o = out.to_str().unwrap();
+    let r = packetsim(&["run", file.to_str().unwrap(), "--out", o, "--quiet"]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let p = packetsim(&["plot", o]);
+    let stderr = String::from_utf8_lossy(&p.stderr);
+    if stderr.contains("no TrueType font found") {
+        eprintln!("SKIPPED plot_draws_the_series_of_a_run_and_locates_bad_input: {stderr}");
+        return;
+    }
+    assert!(p.status.success(), "{stderr}");
+    let figs = out.join("figures");
+    let stdout = String::from_utf8_lossy(&p.stdout);
+    for (stem, title, y) in [
+        ("cwnd", "Congestion window", "cwnd (kB)"),
+        ("srtt", "Smoothed round-trip time", "srtt (ms)"),
+        ("rate", "Delivery rate", "rate (Mb/s)"),
+        ("queue", "Queue length", "packets waiting"),
+    ] {
+        let svg = std::fs::read_to_string(figs.join(format!("{stem}.svg"))).unwrap();
+        assert!(svg.starts_with("<svg"), "{stem}");
+        // Title, axis labels and the flow's (or queue's) name in the legend.
+        for want in [title, y, "time (s)"] {
+            assert!(svg.contains(want), "{stem}.svg lacks {want}");
+        }
+        let legend = if stem == "queue" {
+            "ab:a-&gt;b"
+        } else {
+            ">\nf\n<"
+        };
+        assert!(
+            svg.contains(legend),
+            "{stem}.svg lacks the series name {legend}"
+        );
+        assert!(svg.contains("<polyline"), "{stem}.svg has no line");
+        let png = std::fs::read(figs.join(format!("{stem}.png"))).unwrap();
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "{stem}.png");
+        // 900 x 520 pixels (IHDR).
+        assert_eq!(&png[16..24], &[0, 0, 3, 0x84, 0, 0, 2, 8]);
+        assert!(stdout.contains(&format!("{stem}.svg")));
+    }
+    // --format svg writes SVG only, into --out.
+    let only = dir.join("only");
+    let p = packetsim(&[
+        "plot",
+        o,
+        "--out",
+        only.to_str().unwrap(),
+        "--format",
+        "svg",
+    ]);
+    assert!(p.status.success());
+    assert!(only.join("cwnd.svg").exists() && !only.join("cwnd.png").exists());
+
+    // A value that is not a number: file, line and column named.
+    let csv = out.join("timeseries_flows.csv");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    lines[2] = lines[2].replacen(",f,", ",f,abc", 1);
+    std::fs::write(&csv, lines.join("\n")).unwrap();
+    let p = packetsim(&["plot", o]);
+    let stderr = String::from_utf8_lossy(&p.stderr);
+    assert_eq!(p.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr
+            .contains("timeseries_flows.csv:3: column `cwnd_bytes`: expected a number, found `abc"),
+        "{stderr}"
+    );
+    // A folder without series says how to get them.
+    let plain = dir.join("plain");
+    std::fs::create_dir_all(&plain).unwrap();
+    std::fs::write(plain.join("flows.csv"), "flow\n").unwrap();
+    let p = packetsim(&["plot", plain.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&p.stderr);
+    assert_eq!(p.status.code(), Some(1));
+    assert!(
+        stderr.contains("no timeseries_*.csv") && stderr.contains("sample_interval"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
