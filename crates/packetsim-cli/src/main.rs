@@ -7,6 +7,7 @@ use packetsim::scenario::{self, Override, Scenario};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod html;
 mod plot;
 mod slurm;
 
@@ -95,6 +96,12 @@ enum Cmd {
         /// svg, png or both.
         #[arg(long, value_enum, default_value = "both")]
         format: plot::Format,
+    },
+    /// Write DIR/index.html: one self-contained page of a run (summary, flows and queues
+    /// tables, figures inline) from the --out folder of `packetsim run`.
+    Report {
+        /// The run's output folder (summary.json, flows.csv, ...).
+        dir: PathBuf,
     },
     /// Run the fixed speed benchmarks and print events and packets per wall-second.
     Bench {
@@ -471,6 +478,11 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
                     o.report.display()
                 );
             }
+            Ok(())
+        }
+        Cmd::Report { dir } => {
+            let p = html::run_report(&dir)?;
+            say!("wrote {}", p.display());
             Ok(())
         }
         Cmd::Plot { dir, out, format } => {

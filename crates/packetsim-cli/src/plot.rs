@@ -336,6 +336,17 @@ where
     Ok(())
 }
 
+/// `fig` as SVG text (for pages that inline their figures).
+pub fn svg_string(fig: &Figure) -> Result<String, String> {
+    ensure_font()?;
+    let mut s = String::new();
+    draw(
+        fig,
+        SVGBackend::with_string(&mut s, SIZE).into_drawing_area(),
+    )?;
+    Ok(s)
+}
+
 /// Writes every figure of `dir` into `out` in `format`; returns the files written.
 pub fn plot(dir: &Path, out: &Path, format: Format) -> Result<Vec<PathBuf>, String> {
     let figs = figures(dir)?;

@@ -1136,3 +1136,71 @@ fn plot_draws_the_series_of_a_run_and_locates_bad_input() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+// Issue 12 item 5: `packetsim report DIR` writes one self-contained page of a run, and it
+// renders in headless Chromium with every figure (bench/html-check.sh).
+#[test]
+fn report_writes_a_self_contained_page_that_renders_in_chromium() {
+    let dir = tmp("report");
+    let file = dir.join("sampled.toml");
+    std::fs::write(
+        &file,
+        GOOD.replace(
+            "duration = \"2s\"",
+            "duration = \"2s\"\nsample_interval = \"20ms\"",
+        ),
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let o = out.to_str().unwrap();
+    let r = packetsim(&["run", file.to_str().unwrap(), "--out", o, "--quiet"]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let p = packetsim(&["report", o]);
+    let stderr = String::from_utf8_lossy(&p.stderr);
+    if stderr.contains("no TrueType font found") {
+        eprintln!("SKIPPED report_writes_a_self_contained_page_that_renders_in_chromium: {stderr}");
+        return;
+    }
+    assert!(p.status.success(), "{stderr}");
+    let page = out.join("index.html");
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    // The flows and queues tables, with the run's flow and its goodput column.
+    assert!(html.contains("<h2>Flows</h2>") && html.contains("<th>goodput_bps</th>"));
+    assert!(html.contains("<td>f</td>") && html.contains("<h2>Queues</h2>"));
+    // Four figures, each an inline SVG; nothing loaded from elsewhere.
+    assert_eq!(html.matches("<figure").count(), 4);
+    assert_eq!(html.matches("<svg").count(), 4);
+    assert!(!html.contains("src=") && !html.contains("href=") && !html.contains("<script"));
+    // A folder that is not a run's: a clear error.
+    let p = packetsim(&["report", dir.to_str().unwrap()]);
+    assert_eq!(p.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&p.stderr).contains("summary.json"));
+
+    let has_chromium = Command::new("chromium")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_chromium {
+        eprintln!(
+            "SKIPPED the Chromium half of report_writes_a_self_contained_page_that_renders_in_chromium: \
+             chromium not installed (Debian: apt-get install chromium; or bench/html-check.sh PAGE --install)"
+        );
+        return;
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/html-check.sh");
+    let c = Command::new("bash")
+        .arg(&script)
+        .arg(&page)
+        .output()
+        .unwrap();
+    let msg = format!(
+        "{}{}",
+        String::from_utf8_lossy(&c.stdout),
+        String::from_utf8_lossy(&c.stderr)
+    );
+    assert!(c.status.success(), "{msg}");
+    assert!(msg.contains("ok: 4 figures rendered"), "{msg}");
+    assert!(out.join("index.png").metadata().unwrap().len() > 10_000);
+    let _ = std::fs::remove_dir_all(&dir);
+}
