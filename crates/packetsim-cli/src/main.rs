@@ -7,6 +7,8 @@ use packetsim::scenario::{self, Override, Scenario};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod html;
+mod plot;
 mod slurm;
 
 #[derive(Parser)]
@@ -87,6 +89,24 @@ enum Cmd {
     /// exists and every file it lists matches (exit status 0), or not (exit status 1).
     Verify {
         /// The output folder (of run, sweep, or a study of reproduce).
+        dir: PathBuf,
+    },
+    /// Draw the figures of a run from its time series (the --out folder of `packetsim run`
+    /// with simulation.sample_interval set): cwnd, srtt, delivery rate, queue length.
+    Plot {
+        /// The run's output folder (timeseries_*.csv).
+        dir: PathBuf,
+        /// Where to write the figures (default: DIR/figures).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// svg, png or both.
+        #[arg(long, value_enum, default_value = "both")]
+        format: plot::Format,
+    },
+    /// Write DIR/index.html: one self-contained page of a run (summary, flows and queues
+    /// tables, figures inline) from the --out folder of `packetsim run`.
+    Report {
+        /// The run's output folder (summary.json, flows.csv, ...).
         dir: PathBuf,
     },
     /// Run the fixed speed benchmarks and print events and packets per wall-second.
@@ -500,6 +520,18 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
             }
             Err(e) => Err(e.to_string().into()),
         },
+        Cmd::Report { dir } => {
+            let p = html::run_report(&dir)?;
+            say!("wrote {}", p.display());
+            Ok(())
+        }
+        Cmd::Plot { dir, out, format } => {
+            let out = out.unwrap_or_else(|| dir.join("figures"));
+            for p in plot::plot(&dir, &out, format)? {
+                say!("wrote {}", p.display());
+            }
+            Ok(())
+        }
         Cmd::Bench {
             workload,
             flows,

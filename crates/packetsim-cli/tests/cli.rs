@@ -662,6 +662,7 @@ fn a_reused_out_folder_keeps_no_stale_series_or_captures() {
     run(&sampled, &[]);
     assert!(out.join("timeseries_flows.csv").exists());
     assert!(out.join("timeseries_queues.csv").exists());
+    assert!(out.join("timeseries_delivered.csv").exists());
     assert!(pcap.join("ab_a-b.pcap").exists() && pcap.join("ab_b-a.pcap").exists());
     let plain = dir.join("plain.toml");
     std::fs::write(
@@ -672,6 +673,7 @@ fn a_reused_out_folder_keeps_no_stale_series_or_captures() {
     run(&plain, &[]);
     assert!(!out.join("timeseries_flows.csv").exists());
     assert!(!out.join("timeseries_queues.csv").exists());
+    assert!(!out.join("timeseries_delivered.csv").exists());
     assert!(out.join("flows.csv").exists());
     assert!(pcap.join("ab_a-b.pcap").exists());
     assert!(!pcap.join("ab_b-a.pcap").exists(), "stale capture left");
@@ -1326,5 +1328,168 @@ fn kill_9_leaves_output_complete_and_identical_or_incomplete_never_mixed() {
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     assert!(verify(&sw).0);
     assert_eq!(snapshot(&sw), snapshot(&reference));
+}
+
+// Issue 12 item 4: `packetsim plot DIR` draws a run's series as SVG and PNG; bad input is an
+// error naming the file, line and column.
+#[test]
+fn plot_draws_the_series_of_a_run_and_locates_bad_input() {
+    let dir = tmp("plot");
+    let file = dir.join("sampled.toml");
+    std::fs::write(
+        &file,
+        GOOD.replace(
+            "duration = \"2s\"",
+            "duration = \"2s\"\nsample_interval = \"20ms\"",
+        ),
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let o = out.to_str().unwrap();
+    let r = packetsim(&["run", file.to_str().unwrap(), "--out", o, "--quiet"]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let p = packetsim(&["plot", o]);
+    let stderr = String::from_utf8_lossy(&p.stderr);
+    if stderr.contains("no TrueType font found") {
+        eprintln!("SKIPPED plot_draws_the_series_of_a_run_and_locates_bad_input: {stderr}");
+        return;
+    }
+    assert!(p.status.success(), "{stderr}");
+    let figs = out.join("figures");
+    let stdout = String::from_utf8_lossy(&p.stdout);
+    for (stem, title, y) in [
+        ("cwnd", "Congestion window", "cwnd (kB)"),
+        ("srtt", "Smoothed round-trip time", "srtt (ms)"),
+        ("rate", "Delivery rate", "rate (Mb/s)"),
+        ("queue", "Queue length", "packets waiting"),
+    ] {
+        let svg = std::fs::read_to_string(figs.join(format!("{stem}.svg"))).unwrap();
+        assert!(svg.starts_with("<svg"), "{stem}");
+        // Title, axis labels and the flow's (or queue's) name in the legend.
+        for want in [title, y, "time (s)"] {
+            assert!(svg.contains(want), "{stem}.svg lacks {want}");
+        }
+        let legend = if stem == "queue" {
+            "ab:a-&gt;b"
+        } else {
+            ">\nf\n<"
+        };
+        assert!(
+            svg.contains(legend),
+            "{stem}.svg lacks the series name {legend}"
+        );
+        assert!(svg.contains("<polyline"), "{stem}.svg has no line");
+        let png = std::fs::read(figs.join(format!("{stem}.png"))).unwrap();
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "{stem}.png");
+        // 900 x 520 pixels (IHDR).
+        assert_eq!(&png[16..24], &[0, 0, 3, 0x84, 0, 0, 2, 8]);
+        assert!(stdout.contains(&format!("{stem}.svg")));
+    }
+    // --format svg writes SVG only, into --out.
+    let only = dir.join("only");
+    let p = packetsim(&[
+        "plot",
+        o,
+        "--out",
+        only.to_str().unwrap(),
+        "--format",
+        "svg",
+    ]);
+    assert!(p.status.success());
+    assert!(only.join("cwnd.svg").exists() && !only.join("cwnd.png").exists());
+
+    // A value that is not a number: file, line and column named.
+    let csv = out.join("timeseries_flows.csv");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    lines[2] = lines[2].replacen(",f,", ",f,abc", 1);
+    std::fs::write(&csv, lines.join("\n")).unwrap();
+    let p = packetsim(&["plot", o]);
+    let stderr = String::from_utf8_lossy(&p.stderr);
+    assert_eq!(p.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr
+            .contains("timeseries_flows.csv:3: column `cwnd_bytes`: expected a number, found `abc"),
+        "{stderr}"
+    );
+    // A folder without series says how to get them.
+    let plain = dir.join("plain");
+    std::fs::create_dir_all(&plain).unwrap();
+    std::fs::write(plain.join("flows.csv"), "flow\n").unwrap();
+    let p = packetsim(&["plot", plain.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&p.stderr);
+    assert_eq!(p.status.code(), Some(1));
+    assert!(
+        stderr.contains("no timeseries_*.csv") && stderr.contains("sample_interval"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+// Issue 12 item 5: `packetsim report DIR` writes one self-contained page of a run, and it
+// renders in headless Chromium with every figure (bench/html-check.sh).
+#[test]
+fn report_writes_a_self_contained_page_that_renders_in_chromium() {
+    let dir = tmp("report");
+    let file = dir.join("sampled.toml");
+    std::fs::write(
+        &file,
+        GOOD.replace(
+            "duration = \"2s\"",
+            "duration = \"2s\"\nsample_interval = \"20ms\"",
+        ),
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let o = out.to_str().unwrap();
+    let r = packetsim(&["run", file.to_str().unwrap(), "--out", o, "--quiet"]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let p = packetsim(&["report", o]);
+    let stderr = String::from_utf8_lossy(&p.stderr);
+    if stderr.contains("no TrueType font found") {
+        eprintln!("SKIPPED report_writes_a_self_contained_page_that_renders_in_chromium: {stderr}");
+        return;
+    }
+    assert!(p.status.success(), "{stderr}");
+    let page = out.join("index.html");
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    // The flows and queues tables, with the run's flow and its goodput column.
+    assert!(html.contains("<h2>Flows</h2>") && html.contains("<th>goodput_bps</th>"));
+    assert!(html.contains("<td>f</td>") && html.contains("<h2>Queues</h2>"));
+    // Four figures, each an inline SVG; nothing loaded from elsewhere.
+    assert_eq!(html.matches("<figure").count(), 4);
+    assert_eq!(html.matches("<svg").count(), 4);
+    assert!(!html.contains("src=") && !html.contains("href=") && !html.contains("<script"));
+    // A folder that is not a run's: a clear error.
+    let p = packetsim(&["report", dir.to_str().unwrap()]);
+    assert_eq!(p.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&p.stderr).contains("summary.json"));
+
+    let has_chromium = Command::new("chromium")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_chromium {
+        eprintln!(
+            "SKIPPED the Chromium half of report_writes_a_self_contained_page_that_renders_in_chromium: \
+             chromium not installed (Debian: apt-get install chromium; or bench/html-check.sh PAGE --install)"
+        );
+        return;
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/html-check.sh");
+    let c = Command::new("bash")
+        .arg(&script)
+        .arg(&page)
+        .output()
+        .unwrap();
+    let msg = format!(
+        "{}{}",
+        String::from_utf8_lossy(&c.stdout),
+        String::from_utf8_lossy(&c.stderr)
+    );
+    assert!(c.status.success(), "{msg}");
+    assert!(msg.contains("ok: 4 figures rendered"), "{msg}");
+    assert!(out.join("index.png").metadata().unwrap().len() > 10_000);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -320,8 +320,9 @@ pub const SERIES_SAMPLE_BYTES: u64 = 100;
 /// (`--set flows.bulk.count=100000` on scenarios/dumbbell.toml, 0.5 s simulated).
 pub const FLOW_BYTES: u64 = 4096;
 
-/// The time-series samples a run of `sc` records: one per TCP flow and per queue (two per
-/// link) at every `simulation.sample_interval` from 0 to `simulation.duration`.
+/// The time-series samples a run of `sc` records at most: per flow a delivery sample and a
+/// congestion sample per TCP flow or SCTP destination, and one per queue (two per link), at
+/// every `simulation.sample_interval` from 0 to `simulation.duration`.
 pub fn series_samples(sc: &Scenario) -> u128 {
     let Some(iv) = sc.simulation.sample_interval else {
         return 0;
@@ -330,12 +331,18 @@ pub fn series_samples(sc: &Scenario) -> u128 {
         return 0; // sampling off
     }
     let instants = (sc.simulation.duration.as_nanos() / iv.as_nanos()) as u128 + 1;
-    let tcp = sc
+    // Per flow: a delivery sample, plus a congestion sample per TCP flow or per SCTP
+    // destination (an upper bound: flows are sampled only within their life).
+    let per_instant: u128 = sc
         .flows
         .iter()
-        .filter(|f| matches!(f.kind, super::FlowKind::Tcp { .. }))
-        .count() as u128;
-    instants * (tcp + 2 * sc.links.len() as u128)
+        .map(|f| match &f.kind {
+            super::FlowKind::Tcp { .. } => 2,
+            super::FlowKind::Sctp { to_addresses, .. } => 1 + to_addresses.len().max(1) as u128,
+            super::FlowKind::Cbr { .. } => 1,
+        })
+        .sum();
+    instants * (per_instant + 2 * sc.links.len() as u128)
 }
 
 /// The peak memory, in bytes, budgeted for a run of `sc`: its flows and its time series.

@@ -22,7 +22,7 @@ mod sample;
 pub use agent::{Agent, AgentSlot, CustomEndpoint, EndpointMetrics};
 pub use element::ElementSlot;
 pub use flow::{Flow, FlowKind, FlowPlacement};
-pub use sample::{FlowSample, QueueSample, Series};
+pub use sample::{DeliverySample, FlowSample, PathSample, QueueSample, Series};
 
 use crate::ids::{AgentId, EgressId, ElementId, FlowId};
 use crate::net::{ElementCtx, LinkChange, Net};

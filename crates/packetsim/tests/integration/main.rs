@@ -10,6 +10,7 @@ mod routing;
 mod scenarios;
 mod sctp;
 mod seams;
+mod series;
 mod trace;
 
 use packetsim::scenario::{self, Override, Scenario};
