@@ -122,6 +122,20 @@ pub const NS2_OPTIONS: &[ProfileOption] = &[
     },
     ProfileOption {
         table: Table::Sctp,
+        key: "ssthresh_floor_mtus",
+        value: "4",
+        ns2: "MAX(iCwnd/2, 4 * uiMaxDataSize) (RFC 4960 §7.2.3)",
+        source: "sctp/sctp.cc SctpAgent::FastRtx, SctpAgent::Timeout",
+    },
+    ProfileOption {
+        table: Table::Sctp,
+        key: "t3_cut_above_one_mtu",
+        value: "true",
+        ns2: "if (iCwnd > 1 * uiMaxDataSize) before the T3 cut",
+        source: "sctp/sctp.cc SctpAgent::Timeout",
+    },
+    ProfileOption {
+        table: Table::Sctp,
         key: "fast_rtx_threshold",
         value: "3",
         ns2: "fastRtxTrigger_ 3",
@@ -189,6 +203,8 @@ mod tests {
         let d = SctpConfig::default();
         assert!(sctp.fast_recovery && !d.fast_recovery);
         assert_eq!((sctp.fast_rtx_threshold, d.fast_rtx_threshold), (3, 4));
+        assert_eq!((sctp.ssthresh_floor_mtus, d.ssthresh_floor_mtus), (4, 2));
+        assert!(sctp.t3_cut_above_one_mtu && !d.t3_cut_above_one_mtu);
         assert_eq!(sctp.validate(), Ok(()));
         let link = Profile::Ns2.table(Table::Link);
         let pos: LossPosition = link["loss_position"].clone().try_into().unwrap();

@@ -1924,6 +1924,8 @@ fn profile_ns2_sets_sctp_options() {
     };
     assert!(sctp.fast_recovery);
     assert_eq!(sctp.fast_rtx_threshold, 3);
+    assert_eq!(sctp.ssthresh_floor_mtus, 4);
+    assert!(sctp.t3_cut_above_one_mtu);
     let sc = ok(
         &format!("profile = \"ns2\"\n{MULTIHOMED}"),
         &["sctp.fast_rtx_threshold=4"],
@@ -1955,6 +1957,23 @@ fn profile_errors_are_located() {
     assert!(
         msg.contains("expected rto_min <= rto_max")
             && msg.contains("(`rto_min` set by profile = \"ns2\")"),
+        "{msg}"
+    );
+}
+
+// RFC 4960 floor key: a value outside 1..=64 is located at its key.
+#[test]
+fn sctp_ssthresh_floor_out_of_range_is_located() {
+    let e = bad(
+        &MULTIHOMED.replace(
+            "sctp = { rtx_policy = \"same\" }",
+            "sctp = { ssthresh_floor_mtus = 0 }",
+        ),
+        &[],
+    );
+    let msg = e.to_string();
+    assert!(
+        msg.contains("ssthresh_floor_mtus") && msg.contains("expected 1 to 64"),
         "{msg}"
     );
 }
