@@ -57,7 +57,8 @@ use super::DirectionParams;
 use crate::ids::{LinkId, NodeId};
 use crate::packet::{Ecn, Packet, Precedence};
 use crate::queue::{
-    Admission, Classifier, DropReason, QueueDisc, QueueLen, QueueStats, QueueView, Verdict,
+    Admission, AnyAdmission, Classifier, DropReason, DropTail, QueueDisc, QueueLen, QueueLimit,
+    QueueStats, QueueView, Verdict,
 };
 use packetsim_kernel::stats::TimeAverage;
 use packetsim_kernel::{Dur, Rate, Rng, Slab, Time};
@@ -79,6 +80,12 @@ pub struct ErrorModel {
 }
 
 impl ErrorModel {
+    /// No random loss, no bit errors, no scheduled outage.
+    #[inline]
+    fn is_none(&self) -> bool {
+        self.loss == 0.0 && self.ber == 0.0 && self.outages.is_empty() && !self.before_queue
+    }
+
     fn down_during(&self, from: Time, to: Time) -> bool {
         self.outages.iter().any(|&(a, b)| from < b && a <= to)
     }
@@ -548,13 +555,63 @@ impl Egress {
 
     /// Lazy FIFO: offers `pkt` to this direction at `now`. Returns when it arrives at the far
     /// end, or why it was dropped (at the queue or on the wire). May set the packet's CE mark.
-    #[inline]
+    #[inline(always)]
     pub fn send(&mut self, now: Time, pkt: &mut Packet) -> Result<Time, DropReason> {
         debug_assert!(
             !self.pull,
             "{}: send() in pull mode; use enqueue_held()",
             self.name
         );
+        if let QueueDisc::Fifo(AnyAdmission::DropTail(d)) = &self.disc {
+            if self.arrival_hooks.is_empty() && self.errors.is_none() {
+                let limit = d.limit();
+                return self.send_plain(now, pkt, limit);
+            }
+        }
+        self.send_general(now, pkt)
+    }
+
+    /// [`Egress::send`] for the most common direction: DropTail, no arrival hook, no error
+    /// model. It does exactly what the general path does for such a direction (same counters,
+    /// same verdicts, same times), without the steps that cannot apply.
+    #[inline(always)]
+    fn send_plain(
+        &mut self,
+        now: Time,
+        pkt: &mut Packet,
+        limit: QueueLimit,
+    ) -> Result<Time, DropReason> {
+        self.drain(now);
+        self.queue.arrivals += 1;
+        self.queue.arrival_bytes += pkt.size as u64;
+        let prec = pkt.precedence();
+        self.queue.by_precedence[prec as usize].arrivals += 1;
+        if DropTail::full(limit, self.len, pkt.size) {
+            self.queue.by_precedence[prec as usize].overflow += 1;
+            self.queue.drop(DropReason::Overflow);
+            return Err(DropReason::Overflow);
+        }
+        let start = now.max(self.busy_until);
+        let tx = self.tx_time(pkt.size);
+        self.busy_until = start + tx;
+        if start > now {
+            let is_in = prec == Precedence::In;
+            self.waiting.push_back((start, pkt.size, is_in));
+            self.len.packets += 1;
+            self.len.bytes += pkt.size as u64;
+            self.in_packets += is_in as u32;
+            self.queue.len.set(now, self.len.packets as f64);
+        } else {
+            self.queue.departures += 1;
+        }
+        self.stats.transmitted += 1;
+        self.stats.transmitted_bytes += pkt.size as u64;
+        self.stats.busy += tx;
+        Ok(self.busy_until + self.delay)
+    }
+
+    #[inline(never)]
+    fn send_general(&mut self, now: Time, pkt: &mut Packet) -> Result<Time, DropReason> {
         self.drain(now);
         if self.lost_on_arrival(pkt) {
             return Err(DropReason::Error);
@@ -719,6 +776,47 @@ mod tests {
         );
         p.size = 1500;
         p
+    }
+
+    /// The DropTail fast path of `send` (no hook, no error model) must do exactly what the
+    /// general path does: same verdicts and arrival times, same queue and link counters, for
+    /// packet and byte limits, mixed sizes, AF drop precedences and overflows.
+    #[test]
+    fn droptail_fast_path_matches_the_general_path() {
+        for limit in [QueueLimit::Packets(3), QueueLimit::Bytes(4000)] {
+            let make = || {
+                let mut e = egress(1, ErrorModel::default());
+                e.disc = QueueDisc::Fifo(AnyAdmission::DropTail(DropTail::new(limit)));
+                e
+            };
+            let (mut fast, mut general) = (make(), make());
+            let mut rng = Rng::from_seed(7);
+            let mut now = Time::ZERO;
+            let mut drops = 0;
+            for i in 0..2000u64 {
+                now += Dur::from_micros(rng.next_u64() % 1000);
+                let mut a = pkt();
+                a.size = [40, 576, 1500][(i % 3) as usize];
+                // AF11 (IN), AF12 (OUT) and best effort.
+                a.dscp = [10, 12, 0][(i % 7 % 3) as usize];
+                let mut b = a.clone();
+                let ra = fast.send(now, &mut a);
+                let rb = general.send_general(now, &mut b);
+                assert_eq!(ra, rb, "packet {i}");
+                drops += ra.is_err() as u32;
+            }
+            assert!(
+                drops > 50,
+                "{limit:?}: the sequence must overflow the queue ({drops})"
+            );
+            assert_eq!(format!("{:?}", fast.queue), format!("{:?}", general.queue));
+            assert_eq!(format!("{:?}", fast.stats), format!("{:?}", general.stats));
+            assert_eq!(
+                (fast.len, fast.in_packets),
+                (general.len, general.in_packets)
+            );
+            fast.check_conservation().unwrap();
+        }
     }
 
     #[test]
