@@ -37,6 +37,7 @@ mod link;
 mod load;
 mod locate;
 mod overrides;
+mod profile;
 mod schema;
 #[cfg(test)]
 mod tests;
@@ -52,6 +53,7 @@ pub use load::{
     MAX_QUEUE_REPORT_BYTES, MAX_UDP_PAYLOAD,
 };
 pub use overrides::{Override, OverrideParseError};
+pub use profile::{Profile, ProfileOption, Table as ProfileTable, NS2_OPTIONS};
 
 pub use crate::net::OutagePolicy;
 use crate::transport::sctp::SctpConfig;

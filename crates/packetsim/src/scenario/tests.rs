@@ -1986,3 +1986,117 @@ fn link_loss_position_parses_and_bad_value_is_located() {
         "unknown value `early`; expected `wire` or `before_queue`",
     );
 }
+
+// ---- profile = "ns2" (issue 14 item 8; profile.rs) ------------------------------------
+
+// The profile sets every option of profile::NS2_OPTIONS; `[tcp]`, a flow's own `tcp` and a
+// link's own `loss_position` each override it key by key; "standard" and no key change nothing.
+#[test]
+fn profile_ns2_sets_its_options_and_explicit_keys_override_them() {
+    use crate::net::LossPosition;
+    use crate::transport::tcp::{RecoverGuard, RttEstimatorKind, SsthreshRule};
+    let text = format!(
+        "profile = \"ns2\"\n{}",
+        BASE.replace("[nodes.a]", "[tcp]\nrto_min = \"1s\"\n\n[nodes.a]")
+            .replace(
+                "delay = \"5ms\"\n",
+                "delay = \"5ms\"\nloss_position = \"wire\"\n"
+            )
+    ) + "tcp = { limited_transmit = false }\n\n[flows.g]\nfrom = \"c\"\nto = \"a\"\n";
+    let s = ok(&text, &[]);
+    let tcp = |s: &Scenario, i: usize| match &s.flows[i].kind {
+        FlowKind::Tcp { tcp, .. } => tcp.clone(),
+        k => panic!("{k:?}"),
+    };
+    let (f, g) = (tcp(&s, 0), tcp(&s, 1));
+    assert!(!f.limited_transmit, "the flow's own table wins");
+    assert!(g.limited_transmit, "the profile's value");
+    for c in [&f, &g] {
+        assert_eq!(c.rto_min, Dur::from_secs(1), "[tcp] wins over the profile");
+        assert_eq!(c.recover_guard, RecoverGuard::AfterLoss);
+        assert_eq!(c.ssthresh_rule, SsthreshRule::Ns2);
+        assert_eq!(c.rtt_estimator, RttEstimatorKind::Ns2);
+        assert_eq!(c.tick, Dur::from_millis(10));
+        assert_eq!(c.rto_initial, Dur::from_secs(3));
+        assert!(!c.dupack_same_window);
+    }
+    assert_eq!(
+        s.links[0].loss_position,
+        LossPosition::Wire,
+        "the link's own key"
+    );
+    assert_eq!(s.links[1].loss_position, LossPosition::BeforeQueue);
+
+    let plain = ok(BASE, &[]);
+    let standard = ok(&format!("profile = \"standard\"\n{BASE}"), &[]);
+    for sc in [&plain, &standard] {
+        assert_eq!(tcp(sc, 0), TcpConfig::default());
+        assert_eq!(sc.links[1].loss_position, LossPosition::Wire);
+    }
+    let by_set = ok(BASE, &["profile=ns2"]);
+    assert_eq!(tcp(&by_set, 0).rtt_estimator, RttEstimatorKind::Ns2);
+    assert_eq!(by_set.links[1].loss_position, LossPosition::BeforeQueue);
+}
+
+// The profile's [sctp] options reach an SCTP flow; the file's [sctp] overrides them.
+#[test]
+fn profile_ns2_sets_sctp_options() {
+    let sc = ok(&format!("profile = \"ns2\"\n{MULTIHOMED}"), &[]);
+    let FlowKind::Sctp { sctp, .. } = &sc.flows[0].kind else {
+        panic!("an sctp flow")
+    };
+    assert!(sctp.fast_recovery);
+    assert_eq!(sctp.fast_rtx_threshold, 3);
+    assert_eq!(sctp.ssthresh_floor_mtus, 4);
+    assert!(sctp.t3_cut_above_one_mtu);
+    let sc = ok(
+        &format!("profile = \"ns2\"\n{MULTIHOMED}"),
+        &["sctp.fast_rtx_threshold=4"],
+    );
+    let FlowKind::Sctp { sctp, .. } = &sc.flows[0].kind else {
+        panic!("an sctp flow")
+    };
+    assert_eq!((sctp.fast_rtx_threshold, sctp.fast_recovery), (4, true));
+}
+
+// An unknown profile is located at its key; an inconsistency between a file key and a profile
+// value names the key and says that the profile set it.
+#[test]
+fn profile_errors_are_located() {
+    let e = bad(&format!("profile = \"ns3\"\n{BASE}"), &[]);
+    assert_at(
+        &e,
+        1,
+        "profile",
+        "unknown value `ns3`; expected `standard` or `ns2`",
+    );
+    let text = format!(
+        "profile = \"ns2\"\n{}",
+        BASE.replace("[nodes.a]", "[tcp]\nrto_max = \"100ms\"\n\n[nodes.a]")
+    );
+    let e = bad(&text, &[]);
+    let msg = e.to_string();
+    assert_eq!(e.key(), Some("tcp.rto_min"), "{msg}");
+    assert!(
+        msg.contains("expected rto_min <= rto_max")
+            && msg.contains("(`rto_min` set by profile = \"ns2\")"),
+        "{msg}"
+    );
+}
+
+// RFC 4960 floor key: a value outside 1..=64 is located at its key.
+#[test]
+fn sctp_ssthresh_floor_out_of_range_is_located() {
+    let e = bad(
+        &MULTIHOMED.replace(
+            "sctp = { rtx_policy = \"same\" }",
+            "sctp = { ssthresh_floor_mtus = 0 }",
+        ),
+        &[],
+    );
+    let msg = e.to_string();
+    assert!(
+        msg.contains("ssthresh_floor_mtus") && msg.contains("expected 1 to 64"),
+        "{msg}"
+    );
+}
