@@ -150,7 +150,9 @@ pub enum ArrivalHook {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DequeueHook {
     /// Writes the bytes still queued behind the packet into `meta.queue_report` (spec 2 §2.2:
-    /// the base station's report of the mobile's queue). Only data packets are tagged.
+    /// the base station's report of the mobile's queue). Only data packets are tagged. With
+    /// classes per destination (several mobiles sharing one transmitter), the bytes are those
+    /// of the packet's own class: its mobile's queue, not the others'.
     /// `wire_bytes` is added to the packet's size (0: the report is free, a side field).
     QueueReport {
         /// Bytes the report costs on the wire.
@@ -320,6 +322,18 @@ impl Egress {
         );
         self.policy = policy;
         self.pull = true;
+    }
+
+    /// Replaces the queueing discipline before the run (a base station's per-mobile queues,
+    /// which need every address of the network to classify). A classful one runs in pull mode.
+    pub fn set_queue(&mut self, disc: QueueDisc) {
+        debug_assert_eq!(
+            self.queue.arrivals, 0,
+            "{}: set the queue before the run",
+            self.name
+        );
+        self.pull |= matches!(disc, QueueDisc::Classful(_));
+        self.disc = disc;
     }
 
     /// Adds a hook run on each arriving packet, before the queue.
@@ -541,23 +555,26 @@ impl Egress {
             return None;
         }
         self.drain(now);
-        let (id, mut size, total) = match &mut self.disc {
+        // `own`: the bytes still queued for the packet's own destination, when classes are
+        // per destination (a base station's per-mobile queues); else the whole queue.
+        let (id, mut size, total, own) = match &mut self.disc {
             QueueDisc::Classful(c) => {
-                let (id, size) = c.dequeue(now)?;
-                (id, size, c.len().packets)
+                let (id, size, class) = c.dequeue(now)?;
+                let own = c.is_per_destination().then(|| c.classes[class].len().bytes);
+                (id, size, c.len().packets, own)
             }
             QueueDisc::Fifo(_) => {
                 let (id, size, is_in) = self.held.pop_front()?;
                 self.len.packets -= 1;
                 self.len.bytes -= size as u64;
                 self.in_packets -= is_in as u32;
-                (id, size, self.len.packets)
+                (id, size, self.len.packets, None)
             }
         };
         self.queue.departures += 1;
         self.queue.len.set(now, total as f64);
         if !self.dequeue_hooks.is_empty() {
-            let queued = self.len().bytes;
+            let queued = own.unwrap_or_else(|| self.len().bytes);
             let pkt = packets.get_mut(id);
             for h in &self.dequeue_hooks {
                 match *h {
@@ -990,5 +1007,71 @@ mod tests {
         // 1 - (1 - 1e-5)^12000 = 0.113; 1 - (1 - 1e-5)^320 = 0.0032
         assert!((2_000..2_500).contains(&long), "{long}");
         assert!(short < 150, "{short}");
+    }
+
+    // spec 2 §2.1-§2.2 and the extension "several mobiles sharing one radio channel": one
+    // transmitter, one queue per mobile (classes by destination), round robin. Three packets
+    // for ms1 then two for ms2, all at t = 0: the transmitter alternates ms1, ms2, ms1, ms2,
+    // ms1, one packet time (1 ms) apart, and each packet's report is the bytes still queued
+    // for its own mobile at its dequeue, never the other mobile's (whole queue: 4000, 3000,
+    // 2000, 1000, 0).
+    #[test]
+    fn shared_transmitter_round_robin_reports_each_mobiles_own_queue() {
+        use crate::queue::{ClassQueue, Classful, Scheduler, Wrr};
+        let mut e = egress(10, ErrorModel::default());
+        let class = |n: &str| {
+            ClassQueue::new(
+                n,
+                vec![],
+                AnyAdmission::DropTail(DropTail::new(QueueLimit::Packets(10))),
+            )
+        };
+        e.set_queue(QueueDisc::Classful(Box::new(Classful::per_destination(
+            vec![class("ms1"), class("ms2"), class("other")],
+            Scheduler::Wrr(Wrr::new(vec![1, 1, 1])),
+            vec![2, 0, 1],
+        ))));
+        e.add_dequeue_hook(DequeueHook::QueueReport { wire_bytes: 0 });
+        assert!(e.is_pull());
+        let mut slab: Slab<Packet> = Slab::with_capacity(8);
+        for dst in [1, 1, 1, 2, 2] {
+            let mut p = Packet::new(
+                Addr(0),
+                Addr(dst),
+                Body::Udp {
+                    seq: 0,
+                    payload: 972,
+                },
+            );
+            p.size = 1000;
+            let id = slab.insert(p.clone());
+            e.enqueue_held(Time::ZERO, id, &mut p).unwrap();
+        }
+        let mut now = Time::ZERO;
+        let mut got = Vec::new();
+        while let Some(s) = e.start_next(now, &mut slab) {
+            let p = slab.get(s.pkt);
+            got.push((p.dst.0, p.meta.queue_report, now.as_nanos() / 1_000));
+            now = s.free_at;
+        }
+        assert_eq!(
+            got,
+            vec![
+                (1, Some(2000), 0),
+                (2, Some(1000), 1_000),
+                (1, Some(1000), 2_000),
+                (2, Some(0), 3_000),
+                (1, Some(0), 4_000),
+            ]
+        );
+        let c = e.classes().unwrap();
+        assert_eq!(
+            c.classes
+                .iter()
+                .map(|q| q.stats.departures)
+                .collect::<Vec<_>>(),
+            vec![3, 2, 0]
+        );
+        e.check_conservation().unwrap();
     }
 }

@@ -13,8 +13,9 @@ use super::schema::{
     RawAddress, RawFlow, RawLink, RawQueue, RawQueueKind, RawRoute, RawScenario, RawTrace,
 };
 use super::{
-    AddressSpec, ClassSpec, ErrorDirection, FlowSpec, LinkSpec, QueueLimit, QueueReportSpec,
-    QueueSpec, RateStep, RouteSpec, Scenario, SchedulerSpec, SimulationSpec, TraceSpec,
+    AddressSpec, ClassSpec, ErrorDirection, FlowSpec, LinkKind, LinkSpec, QueueLimit,
+    QueueReportSpec, QueueSpec, RadioSpec, RateStep, RouteSpec, Scenario, SchedulerSpec,
+    SimulationSpec, TraceSpec,
 };
 use crate::transport::sctp::SctpConfig;
 use crate::transport::tcp::TcpConfig;
@@ -863,6 +864,30 @@ impl Ctx<'_> {
         })?;
         self.check_node(&path.key("a"), &l.a, nodes, node_set)?;
         self.check_node(&path.key("b"), &l.b, nodes, node_set)?;
+        if let LinkKind::Radio(RadioSpec {
+            shared: Some(sh),
+            downlink,
+            ..
+        }) = &kind
+        {
+            let bs = if *downlink == ErrorDirection::BToA {
+                &l.b
+            } else {
+                &l.a
+            };
+            for (i, m) in sh.mobiles.iter().enumerate() {
+                let p = path.key("shared_channel").key("mobiles").index(i);
+                self.check_node(&p, m, nodes, node_set)?;
+                if m == bs {
+                    return Err(self.err(
+                        &p,
+                        format!(
+                            "`{m}` is the base station (the downlink's sending end), not a mobile"
+                        ),
+                    ));
+                }
+            }
+        }
         if l.a == l.b {
             return Err(self.err(
                 &path.key("b"),

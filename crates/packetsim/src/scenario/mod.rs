@@ -237,6 +237,20 @@ pub struct RadioSpec {
     pub rate_cycle: Option<RateCycle>,
     /// Per-packet loss probability on both directions.
     pub loss: f64,
+    /// Several mobiles sharing the downlink's transmitter, one queue each.
+    pub shared: Option<SharedChannel>,
+}
+
+/// Several mobiles sharing one radio channel (`shared_channel`, spec 2 §4 extension): the
+/// downlink keeps one queue per mobile behind its one transmitter.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SharedChannel {
+    /// The mobiles' node names, in scheduling order.
+    pub mobiles: Vec<String>,
+    /// Round robin (`Wrr`, with `weights`) or strict priority in list order.
+    pub scheduler: SchedulerSpec,
+    /// Packets per round for each mobile (all 1 by default; 1 under priority).
+    pub weights: Vec<u32>,
 }
 
 /// Rates taken in turn, each for `every`, from time 0 (spec 2 BS-E5).

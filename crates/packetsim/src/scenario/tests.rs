@@ -1606,7 +1606,8 @@ fn radio_link_reports_on_its_downlink_by_default_and_folds_its_loss() {
             downlink: ErrorDirection::AToB,
             report: Some(0),
             rate_cycle: None,
-            loss: 0.0
+            loss: 0.0,
+            shared: None,
         })
     );
     // spec 2 §2.3 step 1: the base station's report, zero bytes on the wire.
@@ -1819,6 +1820,191 @@ fn atm_link_errors_name_the_key() {
         13,
         "links.l1.switch_buffer",
         "only allowed on atm links",
+    );
+}
+
+// ---- shared_channel (spec 2 §4 extension: several mobiles sharing one radio channel) ----
+
+/// A server, a base station, a node for the air and two mobiles behind it; the radio link's
+/// `shared_channel` line is line 20.
+fn shared(keys: &str) -> String {
+    format!(
+        r#"[simulation]
+duration = "3s"
+
+[nodes.server]
+[nodes.bs]
+[nodes.air]
+[nodes.ms1]
+[nodes.ms2]
+
+[links.wired]
+a = "server"
+b = "bs"
+rate = "10Mbps"
+delay = "5ms"
+
+[links.radio]
+a = "bs"
+b = "air"
+kind = "radio"
+{keys}
+rate = "1Mbps"
+delay = "2ms"
+queue = {{ limit = 7 }}
+
+[links.air1]
+a = "air"
+b = "ms1"
+rate = "1000Gbps"
+delay = "0s"
+
+[links.air2]
+a = "air"
+b = "ms2"
+rate = "1000Gbps"
+delay = "0s"
+
+[flows.f1]
+from = "server"
+to = "ms1"
+
+[flows.f2]
+from = "server"
+to = "ms2"
+"#
+    )
+}
+
+// The keys load into the radio's settings (round robin, weights 1 by default), and the built
+// downlink has one queue per mobile (the link's `queue` limit each) and `other`, classified by
+// destination; both mobiles get data and each queue's counters are in the summary
+// (`radio:bs->air/ms1`, ...).
+#[test]
+fn shared_channel_builds_one_downlink_queue_per_mobile() {
+    let s = ok(
+        &shared("shared_channel = { mobiles = [\"ms1\", \"ms2\"] }"),
+        &[],
+    );
+    let LinkKind::Radio(r) = &s.links[1].kind else {
+        panic!("a radio link")
+    };
+    assert_eq!(
+        r.shared,
+        Some(SharedChannel {
+            mobiles: vec!["ms1".into(), "ms2".into()],
+            scheduler: SchedulerSpec::Wrr,
+            weights: vec![1, 1],
+        })
+    );
+    let s2 = ok(
+        &shared("shared_channel = { mobiles = [\"ms2\", \"ms1\"], weights = [3, 1] }"),
+        &[],
+    );
+    let LinkKind::Radio(r2) = &s2.links[1].kind else {
+        panic!("a radio link")
+    };
+    assert_eq!(r2.shared.as_ref().unwrap().weights, vec![3, 1]);
+    let s3 = ok(
+        &shared("shared_channel = { mobiles = [\"ms1\"], scheduler = \"priority\" }"),
+        &[],
+    );
+    let LinkKind::Radio(r3) = &s3.links[1].kind else {
+        panic!("a radio link")
+    };
+    assert_eq!(
+        r3.shared.as_ref().unwrap().scheduler,
+        SchedulerSpec::Priority
+    );
+
+    let mut w = build(&s, 1).unwrap();
+    let down = w.net.links[1].ab;
+    let e = &w.net.egresses[down.idx()];
+    let c = e.classes().expect("classful");
+    assert!(c.is_per_destination() && e.is_pull());
+    let names: Vec<&str> = c.classes.iter().map(|q| q.name.as_str()).collect();
+    assert_eq!(names, ["ms1", "ms2", "other"]);
+    let info = w.run();
+    let sum = crate::report::Summary::new(&w, &info, "x", 1);
+    for m in ["ms1", "ms2"] {
+        let q = &sum.queues[&format!("radio:bs->air/{m}")];
+        assert!(q.departures > 50, "{m}: {}", q.departures);
+        assert!(q.max_len_pkts <= 7.0, "{m}: limit 7 each");
+    }
+    assert_eq!(sum.queues["radio:bs->air/other"].arrivals, 0);
+    w.net.egresses[down.idx()].check_conservation().unwrap();
+}
+
+#[test]
+fn shared_channel_errors_name_the_key() {
+    let line = 20;
+    let cases = [
+        (
+            "shared_channel = { mobiles = [] }",
+            "links.radio.shared_channel.mobiles",
+            "at least one mobile",
+        ),
+        (
+            "shared_channel = { mobiles = [\"ms1\", \"ms1\"] }",
+            "links.radio.shared_channel.mobiles[1]",
+            "listed twice",
+        ),
+        (
+            "shared_channel = { mobiles = [\"ms1\", \"ms3\"] }",
+            "links.radio.shared_channel.mobiles[1]",
+            "expected the name of a node",
+        ),
+        (
+            "shared_channel = { mobiles = [\"bs\"] }",
+            "links.radio.shared_channel.mobiles[0]",
+            "the base station",
+        ),
+        (
+            "shared_channel = { mobiles = [\"ms1\"], scheduler = \"priority\", weights = [1] }",
+            "links.radio.shared_channel.weights",
+            "not allowed with scheduler = \"priority\"",
+        ),
+        (
+            "shared_channel = { mobiles = [\"ms1\", \"ms2\"], weights = [1] }",
+            "links.radio.shared_channel.weights",
+            "one weight per mobile (2); got 1",
+        ),
+        (
+            "shared_channel = { mobiles = [\"ms1\", \"ms2\"], weights = [1, 0] }",
+            "links.radio.shared_channel.weights[1]",
+            "positive weight",
+        ),
+        (
+            "shared_channel = { mobiles = [\"ms1\"], scheduler = \"fifo\" }",
+            "links.radio.shared_channel.scheduler",
+            "expected `round_robin` or `priority`",
+        ),
+        (
+            "shared_channel = { mobiles = [\"ms1\"], share = 1 }",
+            "links.radio.shared_channel.share",
+            "expected one of `mobiles`, `scheduler`, `weights`",
+        ),
+    ];
+    for (keys, key, what) in cases {
+        let e = bad(&shared(keys), &[]);
+        assert_at(&e, line, key, what);
+    }
+    // The per-mobile queue is a single queue: a classful `queue` is refused.
+    let text = shared("shared_channel = { mobiles = [\"ms1\"] }").replace(
+        "queue = { limit = 7 }",
+        "queue = { kind = \"priority\", classes = [{ name = \"a\", queue = { limit = 5 } }] }",
+    );
+    assert_at(&bad(&text, &[]), 23, "links.radio.queue", "single queue");
+    // Only radio links take it.
+    let text = shared("").replace(
+        "delay = \"5ms\"",
+        "delay = \"5ms\"\nshared_channel = { mobiles = [\"ms1\"] }",
+    );
+    assert_at(
+        &bad(&text, &[]),
+        15,
+        "links.wired.shared_channel",
+        "only allowed on radio links",
     );
 }
 
