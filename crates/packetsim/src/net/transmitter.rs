@@ -650,23 +650,31 @@ impl Egress {
             self.queue.drop(DropReason::Overflow);
             return Err(DropReason::Overflow);
         }
+        let start = self.commit(now, pkt.size, prec == Precedence::In);
+        Ok(self.busy_until + self.delay)
+    }
+
+    /// Puts an admitted packet of `size` bytes in line behind the transmitter at `now` (lazy
+    /// FIFO): its start and end of transmission, the queue's length and counters. Returns its
+    /// start of transmission.
+    #[inline(always)]
+    fn commit(&mut self, now: Time, size: u32, is_in: bool) -> Time {
         let start = now.max(self.busy_until);
-        let tx = self.tx_time(pkt.size);
+        let tx = self.tx_time(size);
         self.busy_until = start + tx;
         if start > now {
-            let is_in = prec == Precedence::In;
-            self.waiting.push_back((start, pkt.size, is_in));
+            self.waiting.push_back((start, size, is_in));
             self.len.packets += 1;
-            self.len.bytes += pkt.size as u64;
+            self.len.bytes += size as u64;
             self.in_packets += is_in as u32;
             self.queue.len.set(now, self.len.packets as f64);
         } else {
             self.queue.departures += 1;
         }
         self.stats.transmitted += 1;
-        self.stats.transmitted_bytes += pkt.size as u64;
+        self.stats.transmitted_bytes += size as u64;
         self.stats.busy += tx;
-        Ok(self.busy_until + self.delay)
+        start
     }
 
     #[inline(never)]
@@ -705,22 +713,7 @@ impl Egress {
                 return Err(r);
             }
         }
-        let start = now.max(self.busy_until);
-        let tx = self.tx_time(pkt.size);
-        self.busy_until = start + tx;
-        if start > now {
-            let is_in = pkt.precedence() == Precedence::In;
-            self.waiting.push_back((start, pkt.size, is_in));
-            self.len.packets += 1;
-            self.len.bytes += pkt.size as u64;
-            self.in_packets += is_in as u32;
-            self.queue.len.set(now, self.len.packets as f64);
-        } else {
-            self.queue.departures += 1;
-        }
-        self.stats.transmitted += 1;
-        self.stats.transmitted_bytes += pkt.size as u64;
-        self.stats.busy += tx;
+        let start = self.commit(now, pkt.size, pkt.precedence() == Precedence::In);
         let arrival = self.busy_until + self.delay;
         // Scheduled outages are known intervals, exact for packets admitted before them; a
         // lazy FIFO is never down otherwise (`change` switches it to pull first).
