@@ -650,7 +650,7 @@ impl Egress {
             self.queue.drop(DropReason::Overflow);
             return Err(DropReason::Overflow);
         }
-        let start = self.commit(now, pkt.size, prec == Precedence::In);
+        self.commit(now, pkt.size, prec == Precedence::In);
         Ok(self.busy_until + self.delay)
     }
 
