@@ -446,4 +446,15 @@ pub enum App {
         /// Size of the file, bytes.
         bytes: u64,
     },
+    /// Study 1's CBRFrame source (spec 1 §2.4, `app = "frames"`): `block` bytes every
+    /// `interval` into the TCP send buffer (`send_buffer` bytes), paused while it is full and
+    /// resumed once it has drained to `send_buffer − resume_below`.
+    Frames {
+        /// Bytes per block.
+        block: u64,
+        /// Time between blocks.
+        interval: packetsim_kernel::Dur,
+        /// The source resumes at the send buffer minus this many bytes.
+        resume_below: u64,
+    },
 }

@@ -1375,7 +1375,7 @@ fn each_kind_rejects_the_keys_of_other_kinds_and_unknown_keys_naming_line_and_ke
         24,
         "flows.f.rat",
         "unknown key `rat`; expected one of `from`, `to`, `start`, `stop`, `count`, \
-         `stagger`, `start_jitter`, `dscp`, `diffserv`, `kind`, `tcp`, `app`, `size`, `sctp`, \
+         `stagger`, `start_jitter`, `dscp`, `diffserv`, `kind`, `tcp`, `app`, `size`, `frame_size`, `frame_interval`, `resume_below`, `sctp`, \
          `from_addresses`, `to_addresses`, `primary`, `rate`, `packet_size`",
     );
     // A misspelt required key is reported as unknown, not as missing.
@@ -1515,7 +1515,17 @@ fn every_kind_loads_to_the_variant_of_its_own_row_and_declares_its_keys() {
         let row = flow::FLOW_KINDS.iter().find(|r| r.name == name).unwrap();
         (row.keys)()
     };
-    assert_eq!(keys("tcp"), ["tcp", "app", "size"]);
+    assert_eq!(
+        keys("tcp"),
+        [
+            "tcp",
+            "app",
+            "size",
+            "frame_size",
+            "frame_interval",
+            "resume_below"
+        ]
+    );
     assert_eq!(keys("cbr"), ["rate", "packet_size"]);
     assert!(keys("sctp").starts_with(&["sctp", "from_addresses", "to_addresses", "primary"]));
     assert!((link::LINK_KINDS[0].keys)().is_empty());
@@ -2285,4 +2295,146 @@ fn sctp_ssthresh_floor_out_of_range_is_located() {
         msg.contains("ssthresh_floor_mtus") && msg.contains("expected 1 to 64"),
         "{msg}"
     );
+}
+
+/// `BASE` with `keys` added to its tcp flow `f` (from line 66 on).
+/// `BASE` with `keys` added to its tcp flow `f` (from line 23 on).
+fn frames_flow(keys: &str) -> String {
+    format!("{BASE}{keys}\n")
+}
+
+/// `app = "frames"` (spec 1 §2.4, issue 11 item 5): the defaults are the paper's CBRFrame
+/// (9180 B every 2 ms, resumed at BUF − 4096), every key is read, and the sender is fed by the
+/// frame source in the built world.
+#[test]
+fn frames_app_defaults_and_every_key() {
+    let sc = load_str(
+        &frames_flow("app = \"frames\"\ntcp = { send_buffer = 64000 }"),
+        ORIGIN,
+        &[],
+    )
+    .unwrap();
+    let FlowKind::Tcp { app, tcp } = &sc.flows[0].kind else {
+        panic!("a tcp flow")
+    };
+    assert_eq!(
+        *app,
+        App::Frames {
+            block: 9180,
+            interval: Dur::from_millis(2),
+            resume_below: 4096
+        }
+    );
+    assert_eq!(tcp.send_buffer, Some(64000));
+    let sc = load_str(
+        &frames_flow(
+            "app = \"frames\"\ntcp = { send_buffer = \"8KB\" }\nframe_size = \"1KB\"\nframe_interval = \"1ms\"\nresume_below = 6540",
+        ),
+        ORIGIN,
+        &[],
+    )
+    .unwrap();
+    let FlowKind::Tcp { app, .. } = &sc.flows[0].kind else {
+        panic!("a tcp flow")
+    };
+    assert_eq!(
+        *app,
+        App::Frames {
+            block: 1000,
+            interval: Dur::from_millis(1),
+            resume_below: 6540
+        }
+    );
+    // Built: 1000 B per ms (8 Mb/s) into an 8000-byte buffer over a 50 ms propagation round
+    // trip: the buffer, not the source or the 2 Mb/s link, limits the flow: at most 8000 B (5
+    // full segments) per round trip, so under 8000 B / 50 ms = 1.28 Mb/s.
+    let out = crate::scenario::run(&sc, 1).unwrap();
+    let f = &out.summary.flows["f"];
+    assert!(
+        f.goodput_bps < 1.28e6 && f.goodput_bps > 0.5e6 && f.retransmits == 0,
+        "buffer-limited: {f:?}"
+    );
+    // A slow source (1000 B every 100 ms, 80 kb/s) drives the sender: by 10 s it has written
+    // 100 blocks (t = 0, 0.1, ..., 9.9 s) = 100,000 B, sent in full segments only (SWS
+    // avoidance while more is expected), so what is delivered is at most that and at least
+    // that minus one segment held back and the segments still in flight at the end.
+    let sc = load_str(
+        &frames_flow(
+            "app = \"frames\"\ntcp = { send_buffer = 64000 }\nframe_size = 1000\nframe_interval = \"100ms\"",
+        ),
+        ORIGIN,
+        &[],
+    )
+    .unwrap();
+    let out = crate::scenario::run(&sc, 1).unwrap();
+    let f = &out.summary.flows["f"];
+    assert!(
+        f.bytes_sent <= 100_000 && f.bytes_delivered >= 100_000 - 3 * 1460,
+        "source-limited: {f:?}"
+    );
+    assert_eq!(f.bytes_sent % 1460, 0, "full segments only: {f:?}");
+}
+
+#[test]
+fn frames_app_errors_name_the_key() {
+    let with_buf = "app = \"frames\"\ntcp = { send_buffer = 64000 }\n";
+    let cases = [
+        ("app = \"frames\"", 23, "flows.f.app", "set `send_buffer`"),
+        (
+            "app = \"frames\"\ntcp = { send_buffer = 1460 }",
+            23,
+            "flows.f.app",
+            "larger than one segment; got send_buffer = 1460, mss = 1460",
+        ),
+        (
+            &*format!("{with_buf}frame_size = 0"),
+            25,
+            "flows.f.frame_size",
+            "expected a positive byte count, e.g. 9180; got 0",
+        ),
+        (
+            &*format!("{with_buf}frame_interval = \"0s\""),
+            25,
+            "flows.f.frame_interval",
+            "expected a positive duration",
+        ),
+        (
+            &*format!("{with_buf}resume_below = 70000"),
+            25,
+            "flows.f.resume_below",
+            "expected 1 to 62540 bytes (send_buffer 64000 - mss 1460)",
+        ),
+        (
+            &*format!("{with_buf}resume_below = 0"),
+            25,
+            "flows.f.resume_below",
+            "got 0",
+        ),
+        (
+            &*format!("{with_buf}size = \"1MB\""),
+            25,
+            "flows.f.size",
+            "only allowed with app = \"file\"",
+        ),
+        (
+            "frame_size = 9180",
+            23,
+            "flows.f.frame_size",
+            "only allowed with app = \"frames\"",
+        ),
+        (
+            "app = \"file\"\nsize = 100\nresume_below = 10",
+            25,
+            "flows.f.resume_below",
+            "only allowed with app = \"frames\"",
+        ),
+        ("app = \"stream\"", 23, "flows.f.app", "frames"),
+    ];
+    for (keys, line, key, what) in cases {
+        let e = bad(&frames_flow(keys), &[]);
+        assert_at(&e, line, key, what);
+    }
+    // Another kind that carries a byte stream refuses it, naming the key.
+    let e = bad(&frames_flow("kind = \"sctp\"\napp = \"frames\""), &[]);
+    assert_at(&e, 24, "flows.f.app", "tcp flows only");
 }

@@ -2,6 +2,7 @@
 //! events, with what was delivered to the receiving application.
 
 use super::{Agent, CustomEndpoint, Event, World};
+use crate::app::AppSource;
 use crate::ids::{Addr, AgentId, FlowId, NodeId};
 use crate::transport::sctp::{SctpConfig, SctpEndpoint};
 use crate::transport::tcp::{AppData, TcpConfig, TcpReceiver, TcpSender};
@@ -113,6 +114,26 @@ impl World {
             AppData::Bytes(n) => Some(n),
             AppData::Unlimited => None,
         };
+        self.add_flow(name, FlowKind::Tcp, snd, rcv, at, bytes)
+    }
+
+    /// Adds a TCP connection whose sender is fed by `app`, any application source (study 1's
+    /// frame source, [`AppSource::frames`]); the flow has no fixed size unless `app` is a
+    /// file.
+    pub fn add_tcp_flow_with_app(
+        &mut self,
+        name: &str,
+        at: FlowPlacement,
+        cfg: &TcpConfig,
+        app: AppSource,
+    ) -> FlowId {
+        let bytes = match &app {
+            AppSource::File(f) => Some(f.available_from(0)),
+            _ => None,
+        };
+        let (la, ra) = (self.net.addr_of(at.from), self.net.addr_of(at.to));
+        let snd = Agent::TcpSender(Box::new(TcpSender::with_app(cfg, la, ra, app)));
+        let rcv = Agent::TcpReceiver(Box::new(TcpReceiver::new(cfg, ra, la)));
         self.add_flow(name, FlowKind::Tcp, snd, rcv, at, bytes)
     }
 

@@ -85,7 +85,19 @@ struct Both {
 }
 
 fn compare(n: u16, discard_key: &str, discard: Discard, slots: u64) -> Both {
-    let sc = load(&scenario_text(n as u32, discard_key, slots), &[]);
+    compare_with(n, discard_key, discard, slots, false)
+}
+
+/// [`compare`]; `frames`: every flow is fed by spec 1 §2.4's frame source (`app = "frames"`,
+/// 9180 B every 2 ms into a 64,000-byte send buffer, resumed at 64,000 − 4096) in the scenario
+/// and by the driver's `SourceConfig` with the same values.
+fn compare_with(n: u16, discard_key: &str, discard: Discard, slots: u64, frames: bool) -> Both {
+    let mut text = scenario_text(n as u32, discard_key, slots);
+    if frames {
+        text = text.replace("tick = \"10ms\"", "tick = \"10ms\"\nsend_buffer = 64000");
+        text = text.replace("to = \"r\"\n", "to = \"r\"\napp = \"frames\"\n");
+    }
+    let sc = load(&text, &[]);
     let out = scenario::run(&sc, 1).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(out.world.check_conservation(), Ok(()));
     let world: Vec<[u64; 4]> = (0..n)
@@ -98,7 +110,16 @@ fn compare(n: u16, discard_key: &str, discard: Discard, slots: u64) -> Both {
     let egress = &out.world.net.egresses[ab.idx()];
     let st = *egress.cells().expect("a cell link").switch_stats();
     let cell_loss = egress.queue.drops_for(DropReason::CellLoss);
-    let r = sim::run(&driver(&sc, n, discard, slots));
+    let mut cfg = driver(&sc, n, discard, slots);
+    if frames {
+        cfg.source = Some(sim::SourceConfig {
+            block: 9180,
+            interval: Dur::from_millis(2),
+            buffer: 64_000,
+            resume_below: 4096,
+        });
+    }
+    let r = sim::run(&cfg);
     let drv: Vec<[u64; 4]> = r
         .conns
         .iter()
@@ -189,6 +210,33 @@ fn two_connections_lose_cells_and_the_scenario_path_gives_the_drivers_counters()
         }
         assert_eq!(b.cells[..2], b.cells[2..], "{key}: cells sent, dropped");
     }
+}
+
+/// Issue 11 item 5 on the scenario path: two connections fed by `app = "frames"` (the
+/// CBRFrame source, 36.7 Mb/s each into a 21.2 Mb/s cell link, so both are backlogged and
+/// paused by the full send buffer) under EPD give the driver's counters with its
+/// `SourceConfig`: the same bytes sent, retransmits and timeouts per flow, delivered within
+/// one packet, and the same cells sent and dropped at the switch.
+#[test]
+fn frame_sources_scenario_and_driver_agree() {
+    let b = compare_with(
+        2,
+        "discard = \"epd\"\nepd_threshold = 100",
+        Discard::Epd {
+            threshold: 100,
+            keep_eof: false,
+        },
+        250_000,
+        true,
+    );
+    eprintln!("world {:?} driver {:?} cells {:?}", b.world, b.drv, b.cells);
+    assert!(b.cells[1] > 0 && b.cell_loss > 0, "cells {:?}", b.cells);
+    for (w, d) in b.world.iter().zip(&b.drv) {
+        assert!(w[0] > 300_000, "the flows must run: {w:?}");
+        assert_eq!(&w[..3], &d[..3], "world {w:?} driver {d:?}");
+        assert!(w[3].abs_diff(d[3]) <= 4312, "world {w:?} driver {d:?}");
+    }
+    assert_eq!(b.cells[..2], b.cells[2..], "cells sent, dropped");
 }
 
 /// Two CBR flows of 100-byte UDP payloads (128-byte packets: ceil(136 / 48) = 3 cells), one

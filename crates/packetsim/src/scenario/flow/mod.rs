@@ -130,11 +130,18 @@ impl FlowInput<'_> {
                 ))
             }
             (RawApp::Bulk, None) => App::Bulk,
+            (RawApp::Frames, _) => {
+                return Err(self.err(
+                    "app",
+                    "app = \"frames\" (study 1's frame source) is available on tcp flows only; \
+                     expected \"bulk\" or \"file\"",
+                ))
+            }
         })
     }
 }
 
-/// `app = "bulk" | "file"`.
+/// `app = "bulk" | "file" | "frames"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub(crate) enum RawApp {
@@ -142,6 +149,8 @@ pub(crate) enum RawApp {
     Bulk,
     /// A file of `size` bytes.
     File,
+    /// Blocks into the send buffer with back-pressure (tcp flows only; spec 1 §2.4).
+    Frames,
 }
 
 /// What a kind's `add` gets at build time.
@@ -175,5 +184,6 @@ fn app_data(app: &App) -> AppData {
     match app {
         App::Bulk => AppData::Unlimited,
         App::File { bytes } => AppData::Bytes(*bytes),
+        App::Frames { .. } => unreachable!("only the tcp kind loads a frame source and builds it"),
     }
 }
