@@ -597,6 +597,15 @@ impl TcpSender {
         self.transmit(now, out);
     }
 
+    /// What congestion control sees of an ACK of new data.
+    fn ack_info(&self, now: Time, acked: u32) -> AckInfo {
+        AckInfo {
+            acked,
+            now,
+            srtt: self.rtt.srtt(),
+        }
+    }
+
     /// An ACK with ECE (ECN negotiated), before its new data is applied.
     fn on_ece(&mut self, ack: Seq) {
         let SenderEcn::On { recover, .. } = self.ecn else {
@@ -657,7 +666,8 @@ impl TcpSender {
                 self.st.phase = Phase::Open;
                 // RFC 3168 §6.1.2: an ECE ACK does not increase cwnd.
                 if !ece {
-                    self.cc.on_ack(&mut self.st, &AckInfo { acked });
+                    let info = self.ack_info(now, acked);
+                    self.cc.on_ack(&mut self.st, &info);
                 }
             }
             Phase::Loss { recover } => {
@@ -665,7 +675,8 @@ impl TcpSender {
                     self.st.phase = Phase::Open;
                 }
                 if !ece {
-                    self.cc.on_ack(&mut self.st, &AckInfo { acked });
+                    let info = self.ack_info(now, acked);
+                    self.cc.on_ack(&mut self.st, &info);
                 }
             }
             Phase::Recovery { recover } => {
