@@ -603,8 +603,12 @@ fn pcap_opens_in_tshark_with_sequence_analysis_matching_the_run() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // A capture folder outside OUT also holds its lock and manifest (issue 16).
     for f in std::fs::read_dir(&sctp_pcap).unwrap() {
-        check(&f.unwrap().path());
+        let path = f.unwrap().path();
+        if path.extension().is_some_and(|e| e == "pcap") {
+            check(&path);
+        }
     }
     let chunks = tshark(&[
         "-r",
@@ -658,6 +662,7 @@ fn a_reused_out_folder_keeps_no_stale_series_or_captures() {
     run(&sampled, &[]);
     assert!(out.join("timeseries_flows.csv").exists());
     assert!(out.join("timeseries_queues.csv").exists());
+    assert!(out.join("timeseries_delivered.csv").exists());
     assert!(pcap.join("ab_a-b.pcap").exists() && pcap.join("ab_b-a.pcap").exists());
     let plain = dir.join("plain.toml");
     std::fs::write(
@@ -668,6 +673,7 @@ fn a_reused_out_folder_keeps_no_stale_series_or_captures() {
     run(&plain, &[]);
     assert!(!out.join("timeseries_flows.csv").exists());
     assert!(!out.join("timeseries_queues.csv").exists());
+    assert!(!out.join("timeseries_delivered.csv").exists());
     assert!(out.join("flows.csv").exists());
     assert!(pcap.join("ab_a-b.pcap").exists());
     assert!(!pcap.join("ab_b-a.pcap").exists(), "stale capture left");
@@ -1037,4 +1043,453 @@ fn emit_options_need_emit_and_shard_excludes_it() {
         let err = String::from_utf8_lossy(&r.stderr);
         assert!(err.contains(want), "{args:?}: {err}");
     }
+}
+
+/// The files of an output folder as a reader compares them: every file but the lock, the
+/// manifest, the pending record, temporaries and stores; summary.json without its wall-clock
+/// line.
+fn snapshot(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let e = e.unwrap();
+            let p = e.path();
+            if e.file_type().unwrap().is_dir() {
+                stack.push(p);
+                continue;
+            }
+            let name = p.strip_prefix(dir).unwrap().to_string_lossy().into_owned();
+            let base = e.file_name().to_string_lossy().into_owned();
+            if base.starts_with('.') || base == "manifest.txt" || base.contains("sqlite") {
+                continue;
+            }
+            let mut bytes = std::fs::read(&p).unwrap();
+            if base == "summary.json" {
+                let text = String::from_utf8(bytes).unwrap();
+                bytes = text
+                    .lines()
+                    .filter(|l| !l.contains("\"wall_time_s\""))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+                    .into_bytes();
+            }
+            out.insert(name, bytes);
+        }
+    }
+    out
+}
+
+/// `packetsim verify DIR`: (complete, stdout + stderr).
+fn verify(dir: &Path) -> (bool, String) {
+    let r = packetsim(&["verify", dir.to_str().unwrap()]);
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&r.stdout),
+        String::from_utf8_lossy(&r.stderr)
+    );
+    assert!(
+        r.status.code() == Some(0) || r.status.code() == Some(1),
+        "{text}"
+    );
+    (r.status.success(), text)
+}
+
+// Issue 16 item 5: the files a command owns form a set with a manifest written last. run,
+// sweep, sweep merge and each study of reproduce write one; `verify` tells a complete folder
+// from an incomplete one; a capture folder outside OUT is locked and gets its own manifest.
+#[test]
+fn outputs_are_committed_as_a_set_with_a_manifest_written_last() {
+    let dir = tmp("manifest");
+    let file = dir.join("good.toml");
+    std::fs::write(&file, GOOD).unwrap();
+    let f = file.to_str().unwrap();
+    let out = dir.join("out");
+    let o = out.to_str().unwrap();
+    let pcap = dir.join("captures");
+    let r = packetsim(&[
+        "run",
+        f,
+        "--out",
+        o,
+        "--quiet",
+        "--pcap",
+        pcap.to_str().unwrap(),
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let (ok, text) = verify(&out);
+    assert!(ok && text.contains("complete (4 files)"), "{text}");
+    let listed: Vec<String> = std::fs::read_to_string(out.join("manifest.txt"))
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.splitn(3, ' ').nth(2).unwrap().to_string())
+        .collect();
+    assert_eq!(
+        listed,
+        ["flows.csv", "queues.csv", "scenario.toml", "summary.json"]
+    );
+    let (ok, text) = verify(&pcap);
+    assert!(ok && text.contains("complete (2 files)"), "{text}");
+    assert!(
+        pcap.join(".packetsim.lock").exists(),
+        "capture folder locked"
+    );
+
+    // A changed file, or a pending record left by a killed writer, is incomplete.
+    std::fs::write(out.join("flows.csv"), "edited").unwrap();
+    let (ok, text) = verify(&out);
+    assert!(!ok && text.contains("flows.csv: incomplete"), "{text}");
+    std::fs::remove_file(out.join("manifest.txt")).unwrap();
+    std::fs::write(out.join(".manifest.pending"), "stale_series.csv\n").unwrap();
+    std::fs::write(out.join("stale_series.csv"), "from a killed run").unwrap();
+    let (ok, text) = verify(&out);
+    assert!(
+        !ok && text.contains("incomplete: no manifest.txt"),
+        "{text}"
+    );
+    // The next run removes what the killed one wrote and it does not, and commits.
+    let r = packetsim(&["run", f, "--out", o, "--quiet"]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert!(!out.join("stale_series.csv").exists());
+    assert!(!out.join(".manifest.pending").exists());
+    assert!(verify(&out).0);
+
+    // A capture folder outside OUT held by another writer is refused before anything runs.
+    let held = packetsim::experiment::lock_dir(&pcap).unwrap();
+    let r = packetsim(&["run", f, "--out", o, "--pcap", pcap.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&r.stderr);
+    assert!(
+        !r.status.success() && stderr.contains("is writing this directory"),
+        "{stderr}"
+    );
+    drop(held);
+
+    let sw = dir.join("sweep");
+    let r = packetsim(&[
+        "sweep",
+        f,
+        "--param",
+        "simulation.seed=1,2",
+        "--runs",
+        "1",
+        "--out",
+        sw.to_str().unwrap(),
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let (ok, text) = verify(&sw);
+    // scenario.toml, sweep.json, results.csv, runs.csv; not the store.
+    assert!(ok && text.contains("complete (4 files)"), "{text}");
+    let merged = dir.join("merged");
+    let r = packetsim(&[
+        "sweep",
+        "merge",
+        merged.to_str().unwrap(),
+        sw.to_str().unwrap(),
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert!(verify(&merged).0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A small xorshift for kill delays (seeded: the campaign is the same every time, up to
+/// the machine's timing).
+fn xorshift(state: &mut u64) -> u64 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    *state
+}
+
+/// Starts `args`, kills it with SIGKILL after `delay`, and waits for it. Returns whether it
+/// had already finished.
+fn kill_after(args: &[&str], delay: std::time::Duration) -> bool {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_packetsim"))
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(delay);
+    let finished = child.try_wait().unwrap().is_some();
+    let _ = child.kill(); // SIGKILL
+    let _ = child.wait();
+    finished
+}
+
+// Issue 16, "Done means": kill -9 at random points leaves every output folder complete and
+// identical to an uninterrupted run, or incomplete, never mixed; a resumed sweep loses and
+// duplicates no run. A reduced campaign (24 kills); bench/kill9.sh runs the long one.
+#[test]
+fn kill_9_leaves_output_complete_and_identical_or_incomplete_never_mixed() {
+    let dir = tmp("kill9");
+    let scenario = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/dumbbell.toml");
+    let seeds = ["1", "2"];
+    let run_args = |out: &Path, seed: &'static str| -> Vec<String> {
+        [
+            "run",
+            scenario,
+            "--quiet",
+            "--seed",
+            seed,
+            "--set",
+            "simulation.duration=\"20s\"",
+            "--set",
+            "links.bottleneck.loss=0.01",
+            "--out",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([out.to_string_lossy().into_owned()])
+        .collect()
+    };
+    let refs: Vec<_> = seeds
+        .iter()
+        .map(|seed| {
+            let d = dir.join(format!("ref-{seed}"));
+            let a = run_args(&d, seed);
+            let r = packetsim(&a.iter().map(String::as_str).collect::<Vec<_>>());
+            assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+            snapshot(&d)
+        })
+        .collect();
+    assert_ne!(refs[0], refs[1]);
+    let out = dir.join("run");
+    let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+    let (mut complete, mut incomplete) = (0, 0);
+    for _ in 0..14 {
+        let i = (xorshift(&mut rng) % 2) as usize;
+        let a = run_args(&out, seeds[i]);
+        let delay = std::time::Duration::from_millis(xorshift(&mut rng) % 250);
+        kill_after(&a.iter().map(String::as_str).collect::<Vec<_>>(), delay);
+        let (ok, text) = verify(&out);
+        if ok {
+            complete += 1;
+            let snap = snapshot(&out);
+            assert!(
+                snap == refs[0] || snap == refs[1],
+                "a manifest over mixed files"
+            );
+        } else {
+            incomplete += 1;
+            assert!(text.contains("incomplete"), "{text}");
+        }
+    }
+    let a = run_args(&out, seeds[0]);
+    let r = packetsim(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert!(verify(&out).0);
+    assert_eq!(snapshot(&out), refs[0]);
+    eprintln!("run: {complete} complete, {incomplete} incomplete after kill -9");
+
+    // A sweep killed ten times, then finished: the same files as an uninterrupted one, and
+    // each run stored once (runs.csv has one row per run and metric).
+    let sweep_args = |out: &Path| -> Vec<String> {
+        [
+            "sweep",
+            scenario,
+            "--param",
+            "tcp.variant=reno,sack,newreno",
+            "--runs",
+            "3",
+            "--jobs",
+            "2",
+            "--set",
+            "simulation.duration=\"5s\"",
+            "--set",
+            "links.bottleneck.loss=0.01",
+            "--out",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([out.to_string_lossy().into_owned()])
+        .collect()
+    };
+    let reference = dir.join("ref-sweep");
+    let a = sweep_args(&reference);
+    let r = packetsim(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let sw = dir.join("sweep");
+    let a = sweep_args(&sw);
+    let args: Vec<&str> = a.iter().map(String::as_str).collect();
+    for _ in 0..10 {
+        let delay = std::time::Duration::from_millis(xorshift(&mut rng) % 150);
+        kill_after(&args, delay);
+        let (ok, _) = verify(&sw);
+        if ok {
+            assert_eq!(
+                snapshot(&sw),
+                snapshot(&reference),
+                "a manifest over mixed files"
+            );
+        }
+    }
+    let r = packetsim(&args);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert!(verify(&sw).0);
+    assert_eq!(snapshot(&sw), snapshot(&reference));
+}
+
+// Issue 12 item 4: `packetsim plot DIR` draws a run's series as SVG and PNG; bad input is an
+// error naming the file, line and column.
+#[test]
+fn plot_draws_the_series_of_a_run_and_locates_bad_input() {
+    let dir = tmp("plot");
+    let file = dir.join("sampled.toml");
+    std::fs::write(
+        &file,
+        GOOD.replace(
+            "duration = \"2s\"",
+            "duration = \"2s\"\nsample_interval = \"20ms\"",
+        ),
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let o = out.to_str().unwrap();
+    let r = packetsim(&["run", file.to_str().unwrap(), "--out", o, "--quiet"]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let p = packetsim(&["plot", o]);
+    let stderr = String::from_utf8_lossy(&p.stderr);
+    if stderr.contains("no TrueType font found") {
+        eprintln!("SKIPPED plot_draws_the_series_of_a_run_and_locates_bad_input: {stderr}");
+        return;
+    }
+    assert!(p.status.success(), "{stderr}");
+    let figs = out.join("figures");
+    let stdout = String::from_utf8_lossy(&p.stdout);
+    for (stem, title, y) in [
+        ("cwnd", "Congestion window", "cwnd (kB)"),
+        ("srtt", "Smoothed round-trip time", "srtt (ms)"),
+        ("rate", "Delivery rate", "rate (Mb/s)"),
+        ("queue", "Queue length", "packets waiting"),
+    ] {
+        let svg = std::fs::read_to_string(figs.join(format!("{stem}.svg"))).unwrap();
+        assert!(svg.starts_with("<svg"), "{stem}");
+        // Title, axis labels and the flow's (or queue's) name in the legend.
+        for want in [title, y, "time (s)"] {
+            assert!(svg.contains(want), "{stem}.svg lacks {want}");
+        }
+        let legend = if stem == "queue" {
+            "ab:a-&gt;b"
+        } else {
+            ">\nf\n<"
+        };
+        assert!(
+            svg.contains(legend),
+            "{stem}.svg lacks the series name {legend}"
+        );
+        assert!(svg.contains("<polyline"), "{stem}.svg has no line");
+        let png = std::fs::read(figs.join(format!("{stem}.png"))).unwrap();
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "{stem}.png");
+        // 900 x 520 pixels (IHDR).
+        assert_eq!(&png[16..24], &[0, 0, 3, 0x84, 0, 0, 2, 8]);
+        assert!(stdout.contains(&format!("{stem}.svg")));
+    }
+    // --format svg writes SVG only, into --out.
+    let only = dir.join("only");
+    let p = packetsim(&[
+        "plot",
+        o,
+        "--out",
+        only.to_str().unwrap(),
+        "--format",
+        "svg",
+    ]);
+    assert!(p.status.success());
+    assert!(only.join("cwnd.svg").exists() && !only.join("cwnd.png").exists());
+
+    // A value that is not a number: file, line and column named.
+    let csv = out.join("timeseries_flows.csv");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    lines[2] = lines[2].replacen(",f,", ",f,abc", 1);
+    std::fs::write(&csv, lines.join("\n")).unwrap();
+    let p = packetsim(&["plot", o]);
+    let stderr = String::from_utf8_lossy(&p.stderr);
+    assert_eq!(p.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr
+            .contains("timeseries_flows.csv:3: column `cwnd_bytes`: expected a number, found `abc"),
+        "{stderr}"
+    );
+    // A folder without series says how to get them.
+    let plain = dir.join("plain");
+    std::fs::create_dir_all(&plain).unwrap();
+    std::fs::write(plain.join("flows.csv"), "flow\n").unwrap();
+    let p = packetsim(&["plot", plain.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&p.stderr);
+    assert_eq!(p.status.code(), Some(1));
+    assert!(
+        stderr.contains("no timeseries_*.csv") && stderr.contains("sample_interval"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+// Issue 12 item 5: `packetsim report DIR` writes one self-contained page of a run, and it
+// renders in headless Chromium with every figure (bench/html-check.sh).
+#[test]
+fn report_writes_a_self_contained_page_that_renders_in_chromium() {
+    let dir = tmp("report");
+    let file = dir.join("sampled.toml");
+    std::fs::write(
+        &file,
+        GOOD.replace(
+            "duration = \"2s\"",
+            "duration = \"2s\"\nsample_interval = \"20ms\"",
+        ),
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let o = out.to_str().unwrap();
+    let r = packetsim(&["run", file.to_str().unwrap(), "--out", o, "--quiet"]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let p = packetsim(&["report", o]);
+    let stderr = String::from_utf8_lossy(&p.stderr);
+    if stderr.contains("no TrueType font found") {
+        eprintln!("SKIPPED report_writes_a_self_contained_page_that_renders_in_chromium: {stderr}");
+        return;
+    }
+    assert!(p.status.success(), "{stderr}");
+    let page = out.join("index.html");
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    // The flows and queues tables, with the run's flow and its goodput column.
+    assert!(html.contains("<h2>Flows</h2>") && html.contains("<th>goodput_bps</th>"));
+    assert!(html.contains("<td>f</td>") && html.contains("<h2>Queues</h2>"));
+    // Four figures, each an inline SVG; nothing loaded from elsewhere.
+    assert_eq!(html.matches("<figure").count(), 4);
+    assert_eq!(html.matches("<svg").count(), 4);
+    assert!(!html.contains("src=") && !html.contains("href=") && !html.contains("<script"));
+    // A folder that is not a run's: a clear error.
+    let p = packetsim(&["report", dir.to_str().unwrap()]);
+    assert_eq!(p.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&p.stderr).contains("summary.json"));
+
+    let has_chromium = Command::new("chromium")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_chromium {
+        eprintln!(
+            "SKIPPED the Chromium half of report_writes_a_self_contained_page_that_renders_in_chromium: \
+             chromium not installed (Debian: apt-get install chromium; or bench/html-check.sh PAGE --install)"
+        );
+        return;
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/html-check.sh");
+    let c = Command::new("bash")
+        .arg(&script)
+        .arg(&page)
+        .output()
+        .unwrap();
+    let msg = format!(
+        "{}{}",
+        String::from_utf8_lossy(&c.stdout),
+        String::from_utf8_lossy(&c.stderr)
+    );
+    assert!(c.status.success(), "{msg}");
+    assert!(msg.contains("ok: 4 figures rendered"), "{msg}");
+    assert!(out.join("index.png").metadata().unwrap().len() > 10_000);
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -249,8 +249,9 @@ fn queue_columns(s: &Summary) -> Columns {
     ]
 }
 
-/// The sampled time series (when `simulation.sample_interval` is set): (flows, queues).
-fn series_columns(world: &World) -> Option<(Columns, Columns)> {
+/// The sampled time series (when `simulation.sample_interval` is set): (flows, queues,
+/// deliveries).
+fn series_columns(world: &World) -> Option<(Columns, Columns, Columns)> {
     let s = world.series.as_ref()?;
     let flows = vec![
         (
@@ -275,8 +276,40 @@ fn series_columns(world: &World) -> Option<(Columns, Columns)> {
             Col::Int(s.flows.iter().map(|x| x.ssthresh as i64).collect()),
         ),
         (
+            "srtt_s".into(),
+            Col::Float(
+                s.flows
+                    .iter()
+                    .map(|x| x.srtt.map_or(f64::NAN, |d| d.as_secs_f64()))
+                    .collect(),
+            ),
+        ),
+        (
             "rto_s".into(),
             Col::Float(s.flows.iter().map(|x| x.rto.as_secs_f64()).collect()),
+        ),
+    ];
+    let delivered = vec![
+        (
+            "time_s".into(),
+            Col::Float(s.delivered.iter().map(|x| x.time.as_secs_f64()).collect()),
+        ),
+        (
+            "flow".into(),
+            Col::Str(
+                s.delivered
+                    .iter()
+                    .map(|x| world.flows[x.flow.idx()].name.clone())
+                    .collect(),
+            ),
+        ),
+        (
+            "delivered_bytes".into(),
+            Col::Int(s.delivered.iter().map(|x| x.bytes as i64).collect()),
+        ),
+        (
+            "rate_bps".into(),
+            Col::Float(s.delivered.iter().map(|x| x.rate_bps).collect()),
         ),
     ];
     let queues = vec![
@@ -302,7 +335,7 @@ fn series_columns(world: &World) -> Option<(Columns, Columns)> {
             Col::Int(s.queues.iter().map(|x| x.bytes as i64).collect()),
         ),
     ];
-    Some((flows, queues))
+    Some((flows, queues, delivered))
 }
 
 /// Loads and checks a scenario (parse, validate, assemble). Returns a dict: `origin`, `text`
@@ -337,8 +370,8 @@ fn check<'py>(
 }
 
 /// Runs a scenario with `seed` (default: its simulation.seed). Returns a dict:
-/// `summary_json`, `flows`, `queues` (columns), `flow_series`, `queue_series` (columns or
-/// None when the scenario does not sample).
+/// `summary_json`, `flows`, `queues` (columns), `flow_series`, `queue_series`,
+/// `delivery_series` (columns or None when the scenario does not sample).
 #[pyfunction]
 #[pyo3(signature = (source, is_text, origin, overrides, seed=None))]
 fn run<'py>(
@@ -351,7 +384,12 @@ fn run<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let src = Source::new(source, is_text, origin);
     let ovs = self::overrides(overrides);
-    type Ran = (String, Columns, Columns, Option<(Columns, Columns)>);
+    type Ran = (
+        String,
+        Columns,
+        Columns,
+        Option<(Columns, Columns, Columns)>,
+    );
     let (json, flows, queues, series) = py
         .detach(|| -> Result<Ran, Failure> {
             let sc = src.load(&ovs)?;
@@ -370,13 +408,15 @@ fn run<'py>(
     d.set_item("flows", columns_to_py(py, flows)?)?;
     d.set_item("queues", columns_to_py(py, queues)?)?;
     match series {
-        Some((f, q)) => {
+        Some((f, q, del)) => {
             d.set_item("flow_series", columns_to_py(py, f)?)?;
             d.set_item("queue_series", columns_to_py(py, q)?)?;
+            d.set_item("delivery_series", columns_to_py(py, del)?)?;
         }
         None => {
             d.set_item("flow_series", py.None())?;
             d.set_item("queue_series", py.None())?;
+            d.set_item("delivery_series", py.None())?;
         }
     }
     Ok(d)

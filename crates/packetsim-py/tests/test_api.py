@@ -89,9 +89,17 @@ def test_run_matches_the_cli(tmp_path):
 
 def test_series_frames_when_the_scenario_samples():
     r = packetsim.run(packetsim.loads(SMALL, {"simulation.sample_interval": "100ms"}))
-    assert list(r.flow_series.columns) == ["time_s", "flow", "cwnd_bytes", "ssthresh_bytes", "rto_s"]
+    assert list(r.flow_series.columns) == [
+        "time_s", "flow", "cwnd_bytes", "ssthresh_bytes", "srtt_s", "rto_s"
+    ]
     assert r.flow_series["cwnd_bytes"].dtype == "int64"
     assert len(r.queue_series) > 0 and r.queue_series["len_pkts"].dtype == "int64"
+    # The 200 KB transfer finishes well before the 2 s end: no flow sample after it.
+    done = r.flows["completion_time_s"][0]
+    assert r.flow_series["time_s"].max() <= done < 2.0
+    d = r.delivery_series
+    assert list(d.columns) == ["time_s", "flow", "delivered_bytes", "rate_bps"]
+    assert d["delivered_bytes"].max() <= 200_000 and d["time_s"].max() <= done
 
 
 def test_bad_scenario_raises_with_file_line_and_key(tmp_path):

@@ -151,8 +151,10 @@ class RunResult:
     - ``summary``: the dict ``summary.json`` holds (flows, queues, drops, events, seed, ...).
     - ``flows``: one row per flow (goodput_bps, completion_time_s, retransmits, ...).
     - ``queues``: one row per link direction (arrivals, drops, marks, utilisation, ...).
-    - ``flow_series`` / ``queue_series``: the sampled time series (cwnd, ssthresh, RTO;
-      queue length), or ``None`` unless the scenario sets ``simulation.sample_interval``.
+    - ``flow_series`` / ``queue_series`` / ``delivery_series``: the sampled time series
+      (per TCP flow cwnd, ssthresh, srtt (NaN before the first RTT sample), RTO; queue
+      length; per flow bytes delivered and delivery rate), each flow only within its life,
+      or ``None`` unless the scenario sets ``simulation.sample_interval``.
 
     Times are seconds, rates bit/s, sizes bytes (the column names say so).
     """
@@ -162,6 +164,7 @@ class RunResult:
     queues: Any
     flow_series: Any = None
     queue_series: Any = None
+    delivery_series: Any = None
 
     @property
     def seed(self) -> int:
@@ -188,6 +191,7 @@ def run(
         queues=_frame(out["queues"]),
         flow_series=_frame(out["flow_series"]),
         queue_series=_frame(out["queue_series"]),
+        delivery_series=_frame(out["delivery_series"]),
     )
 
 

@@ -11,6 +11,7 @@ pub mod svg;
 
 use crate::queue::{DropReason, PrecedenceStats, QueueStats};
 use crate::world::{FlowKind, RunInfo, World};
+use packetsim_kernel::Dur;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -490,18 +491,38 @@ fn flatten(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, Option<f6
     }
 }
 
-/// The time series CSVs of a world that sampled: (flows, queues).
-pub fn series_csv(world: &World) -> Option<(String, String)> {
+/// The sampled time series as CSV text (when sampling is on), see docs/outputs.md.
+pub struct SeriesCsv {
+    /// timeseries_flows.csv: cwnd, ssthresh, srtt and RTO of every TCP flow.
+    pub flows: String,
+    /// timeseries_queues.csv: the length of every queue.
+    pub queues: String,
+    /// timeseries_delivered.csv: bytes delivered and delivery rate of every flow.
+    pub delivered: String,
+    /// timeseries_sctp_paths.csv: cwnd, ssthresh, srtt and RTO of every destination of every
+    /// SCTP association; `None` when the run has no SCTP flow.
+    pub sctp_paths: Option<String>,
+}
+
+/// An optional duration in seconds, or an empty field.
+fn opt_secs(d: Option<Dur>) -> String {
+    d.map_or(String::new(), |d| d.as_secs_f64().to_string())
+}
+
+/// The sampled time series, when `simulation.sample_interval` is set.
+pub fn series_csv(world: &World) -> Option<SeriesCsv> {
     let series = world.series.as_ref()?;
-    let mut f = String::from("time_s,flow,cwnd_bytes,ssthresh_bytes,rto_s\n");
+    let name = |f: crate::ids::FlowId| &world.flows[f.idx()].name;
+    let mut f = String::from("time_s,flow,cwnd_bytes,ssthresh_bytes,srtt_s,rto_s\n");
     for x in &series.flows {
         let _ = writeln!(
             f,
-            "{},{},{},{},{}",
+            "{},{},{},{},{},{}",
             x.time.as_secs_f64(),
-            world.flows[x.flow.idx()].name,
+            name(x.flow),
             x.cwnd,
             x.ssthresh,
+            opt_secs(x.srtt),
             x.rto.as_secs_f64()
         );
     }
@@ -516,7 +537,47 @@ pub fn series_csv(world: &World) -> Option<(String, String)> {
             x.bytes
         );
     }
-    Some((f, q))
+    let mut d = String::from("time_s,flow,delivered_bytes,rate_bps\n");
+    for x in &series.delivered {
+        let _ = writeln!(
+            d,
+            "{},{},{},{}",
+            x.time.as_secs_f64(),
+            name(x.flow),
+            x.bytes,
+            x.rate_bps
+        );
+    }
+    let has_sctp = world
+        .flows
+        .iter()
+        .any(|f| world.agents[f.sender.idx()].agent.sctp().is_some());
+    let sctp_paths = has_sctp.then(|| {
+        let mut p = String::from(
+            "time_s,flow,destination,address,cwnd_bytes,ssthresh_bytes,srtt_s,rto_s\n",
+        );
+        for x in &series.paths {
+            let _ = writeln!(
+                p,
+                "{},{},{},{},{},{},{},{}",
+                x.time.as_secs_f64(),
+                name(x.flow),
+                x.destination,
+                x.addr.0,
+                x.cwnd,
+                x.ssthresh,
+                opt_secs(x.srtt),
+                x.rto.as_secs_f64()
+            );
+        }
+        p
+    });
+    Some(SeriesCsv {
+        flows: f,
+        queues: q,
+        delivered: d,
+        sctp_paths,
+    })
 }
 
 /// Writes `contents` to `path` atomically (a synced temporary file renamed into place), so an
@@ -553,8 +614,9 @@ pub fn sctp_rto_csv(world: &World) -> Option<String> {
     any.then_some(s)
 }
 
-/// Writes summary.json, flows.csv, queues.csv, (when sampled) timeseries_flows.csv and
-/// timeseries_queues.csv, and (with SCTP flows) timeseries_sctp_rto.csv into `dir`, removing
+/// Writes summary.json, flows.csv, queues.csv, (when sampled) timeseries_flows.csv,
+/// timeseries_queues.csv, timeseries_delivered.csv and (with SCTP flows)
+/// timeseries_sctp_paths.csv, and (with SCTP flows) timeseries_sctp_rto.csv into `dir`, removing
 /// those of them an earlier run left there and this one does not write.
 pub fn write_run(dir: &Path, summary: &Summary, world: &World) -> io::Result<()> {
     std::fs::create_dir_all(dir)?;
@@ -571,14 +633,23 @@ pub fn write_run(dir: &Path, summary: &Summary, world: &World) -> io::Result<()>
         Some(rto) => write_atomic(&dir.join("timeseries_sctp_rto.csv"), &rto)?,
         None => stale("timeseries_sctp_rto.csv")?,
     }
-    match series_csv(world) {
-        Some((f, q)) => {
-            write_atomic(&dir.join("timeseries_flows.csv"), &f)?;
-            write_atomic(&dir.join("timeseries_queues.csv"), &q)?;
-        }
-        None => {
-            stale("timeseries_flows.csv")?;
-            stale("timeseries_queues.csv")?;
+    let series = series_csv(world);
+    let files = [
+        ("timeseries_flows.csv", series.as_ref().map(|s| &s.flows)),
+        ("timeseries_queues.csv", series.as_ref().map(|s| &s.queues)),
+        (
+            "timeseries_delivered.csv",
+            series.as_ref().map(|s| &s.delivered),
+        ),
+        (
+            "timeseries_sctp_paths.csv",
+            series.as_ref().and_then(|s| s.sctp_paths.as_ref()),
+        ),
+    ];
+    for (file, text) in files {
+        match text {
+            Some(t) => write_atomic(&dir.join(file), t)?,
+            None => stale(file)?,
         }
     }
     Ok(())

@@ -132,6 +132,51 @@ fn build_unlocated(sc: &Scenario, seed: u64) -> Result<World, BuildError> {
         });
         addrs.insert(a.name.as_str(), net.add_address(owner, link));
     }
+    // Several mobiles sharing a radio channel: the downlink's queue becomes one queue per
+    // mobile, classified by every address the mobile owns (so after the named addresses).
+    for (li, l) in sc.links.iter().enumerate() {
+        if let super::LinkKind::Radio(super::RadioSpec {
+            shared: Some(sh),
+            downlink,
+            ..
+        }) = &l.kind
+        {
+            let link = &net.links[li];
+            let (e, q) = match downlink {
+                ErrorDirection::BToA => (link.ba, l.queue_ba.as_ref().unwrap_or(&l.queue)),
+                _ => (link.ab, &l.queue),
+            };
+            let rate = net.egresses[e.idx()].rate;
+            let mobiles: Vec<NodeId> = sh.mobiles.iter().map(|m| ids[m.as_str()]).collect();
+            let other = mobiles.len() as u8;
+            let by_addr = net
+                .addr_owner
+                .iter()
+                .map(|o| {
+                    mobiles
+                        .iter()
+                        .position(|m| m == o)
+                        .map_or(other, |i| i as u8)
+                })
+                .collect();
+            let classes = sh
+                .mobiles
+                .iter()
+                .map(String::as_str)
+                .chain(["other"])
+                .map(|name| ClassQueue::new(name, Vec::new(), admission(q, rate)))
+                .collect();
+            let sched = match sh.scheduler {
+                SchedulerSpec::Wrr => {
+                    Scheduler::Wrr(Wrr::new(sh.weights.iter().copied().chain([1]).collect()))
+                }
+                SchedulerSpec::Priority => Scheduler::Priority,
+            };
+            net.egresses[e.idx()].set_queue(QueueDisc::Classful(Box::new(
+                Classful::per_destination(classes, sched, by_addr),
+            )));
+        }
+    }
     // Static routes. A node named in `to` stands for its primary address and its named
     // addresses bound to no link, except those the same node routes by name; an address bound
     // to a link is reached over that link and is routed statically only by its own name.
@@ -320,8 +365,9 @@ pub const SERIES_SAMPLE_BYTES: u64 = 100;
 /// (`--set flows.bulk.count=100000` on scenarios/dumbbell.toml, 0.5 s simulated).
 pub const FLOW_BYTES: u64 = 4096;
 
-/// The time-series samples a run of `sc` records: one per TCP flow and per queue (two per
-/// link) at every `simulation.sample_interval` from 0 to `simulation.duration`.
+/// The time-series samples a run of `sc` records at most: per flow a delivery sample and a
+/// congestion sample per TCP flow or SCTP destination, and one per queue (two per link), at
+/// every `simulation.sample_interval` from 0 to `simulation.duration`.
 pub fn series_samples(sc: &Scenario) -> u128 {
     let Some(iv) = sc.simulation.sample_interval else {
         return 0;
@@ -330,12 +376,18 @@ pub fn series_samples(sc: &Scenario) -> u128 {
         return 0; // sampling off
     }
     let instants = (sc.simulation.duration.as_nanos() / iv.as_nanos()) as u128 + 1;
-    let tcp = sc
+    // Per flow: a delivery sample, plus a congestion sample per TCP flow or per SCTP
+    // destination (an upper bound: flows are sampled only within their life).
+    let per_instant: u128 = sc
         .flows
         .iter()
-        .filter(|f| matches!(f.kind, super::FlowKind::Tcp { .. }))
-        .count() as u128;
-    instants * (tcp + 2 * sc.links.len() as u128)
+        .map(|f| match &f.kind {
+            super::FlowKind::Tcp { .. } => 2,
+            super::FlowKind::Sctp { to_addresses, .. } => 1 + to_addresses.len().max(1) as u128,
+            super::FlowKind::Cbr { .. } => 1,
+        })
+        .sum();
+    instants * (per_instant + 2 * sc.links.len() as u128)
 }
 
 /// The peak memory, in bytes, budgeted for a run of `sc`: its flows and its time series.

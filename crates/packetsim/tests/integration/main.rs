@@ -1,5 +1,6 @@
 //! packetsim's integration tests: whole scenarios through the library, one module per topic.
 
+mod atm;
 mod behaviour;
 mod conservation;
 mod determinism;
@@ -9,6 +10,7 @@ mod routing;
 mod scenarios;
 mod sctp;
 mod seams;
+mod series;
 mod trace;
 
 use packetsim::scenario::{self, Override, Scenario};

@@ -205,6 +205,15 @@ impl SctpEndpoint {
             .collect()
     }
 
+    /// The congestion state of every destination, in order, without copying histories (the
+    /// time-series sampler's view): (address, cwnd bytes, ssthresh bytes, srtt, rto).
+    pub fn path_congestion(&self) -> impl Iterator<Item = (Addr, u64, u64, Option<Dur>, Dur)> + '_ {
+        self.snd
+            .paths
+            .iter()
+            .map(|p| (p.addr, p.cwnd, p.ssthresh, p.srtt(), p.rto))
+    }
+
     /// Chunks delivered to the receiving application, in order (server).
     pub fn deliveries(&self) -> &[Delivery] {
         self.rcv.as_ref().map(|r| r.deliveries()).unwrap_or(&[])

@@ -1,0 +1,369 @@
+//! `packetsim plot DIR`: figures of one run from the time series it wrote (`timeseries_*.csv`,
+//! docs/outputs.md), as SVG and PNG with the `plotters` crate. Text is laid out and drawn with
+//! a TrueType font read at run time (`PACKETSIM_FONT`, else a usual system font).
+
+use plotters::prelude::*;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// A named line: (series name, points in time order).
+pub type Line = (String, Vec<(f64, f64)>);
+
+/// One figure: named lines over a shared x axis.
+pub struct Figure {
+    /// File stem (`cwnd` gives cwnd.svg / cwnd.png).
+    pub stem: &'static str,
+    /// Title drawn above the plot.
+    pub title: &'static str,
+    /// x axis label.
+    pub x_label: &'static str,
+    /// y axis label.
+    pub y_label: &'static str,
+    /// (series name, points in time order).
+    pub series: Vec<Line>,
+}
+
+/// Output formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// SVG only.
+    Svg,
+    /// PNG only.
+    Png,
+    /// Both.
+    Both,
+}
+
+/// A CSV file read as text rows, with the located errors of its values.
+struct Table {
+    path: PathBuf,
+    header: Vec<String>,
+    rows: Vec<(usize, Vec<String>)>,
+}
+
+impl Table {
+    fn read(path: &Path) -> Result<Table, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut lines = text.lines().enumerate();
+        let header: Vec<String> = match lines.next() {
+            Some((_, h)) => h.split(',').map(str::to_owned).collect(),
+            None => {
+                return Err(format!(
+                    "{}:1: empty file, expected a CSV header",
+                    path.display()
+                ))
+            }
+        };
+        let mut rows = Vec::new();
+        for (i, l) in lines {
+            if l.is_empty() {
+                continue;
+            }
+            let f: Vec<String> = l.split(',').map(str::to_owned).collect();
+            if f.len() != header.len() {
+                return Err(format!(
+                    "{}:{}: expected {} fields ({}), found {}",
+                    path.display(),
+                    i + 1,
+                    header.len(),
+                    header.join(","),
+                    f.len()
+                ));
+            }
+            rows.push((i + 1, f));
+        }
+        Ok(Table {
+            path: path.to_owned(),
+            header,
+            rows,
+        })
+    }
+
+    fn col(&self, name: &str) -> Result<usize, String> {
+        self.header.iter().position(|h| h == name).ok_or_else(|| {
+            format!(
+                "{}:1: expected a column `{name}` in the header `{}`",
+                self.path.display(),
+                self.header.join(",")
+            )
+        })
+    }
+
+    /// The value of column `c` in row `r` as a number; `None` for an empty field when
+    /// `optional`.
+    fn num(
+        &self,
+        r: &(usize, Vec<String>),
+        c: usize,
+        optional: bool,
+    ) -> Result<Option<f64>, String> {
+        let v = &r.1[c];
+        if v.is_empty() && optional {
+            return Ok(None);
+        }
+        match v.parse::<f64>() {
+            Ok(x) if x.is_finite() => Ok(Some(x)),
+            _ => Err(format!(
+                "{}:{}: column `{}`: expected a number, found `{v}`",
+                self.path.display(),
+                r.0,
+                self.header[c]
+            )),
+        }
+    }
+
+    /// Lines of `y` (scaled by `scale`) over `time_s`, one per distinct `key` column value
+    /// (in first-seen order), skipping empty `y` fields.
+    fn lines(&self, key: &[&str], y: &str, scale: f64) -> Result<Vec<Line>, String> {
+        let t = self.col("time_s")?;
+        let keys: Vec<usize> = key.iter().map(|k| self.col(k)).collect::<Result<_, _>>()?;
+        let yc = self.col(y)?;
+        let mut order: Vec<String> = Vec::new();
+        let mut by: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
+        for r in &self.rows {
+            let x = self.num(r, t, false)?.unwrap_or(0.0);
+            let Some(v) = self.num(r, yc, true)? else {
+                continue;
+            };
+            let name = keys
+                .iter()
+                .map(|&k| r.1[k].as_str())
+                .collect::<Vec<_>>()
+                .join(" dest ");
+            if !by.contains_key(&name) {
+                order.push(name.clone());
+            }
+            by.entry(name).or_default().push((x, v * scale));
+        }
+        Ok(order
+            .into_iter()
+            .map(|n| {
+                let p = by.remove(&n).unwrap_or_default();
+                (n, p)
+            })
+            .collect())
+    }
+}
+
+/// The figures of the run whose outputs are in `dir`: congestion window, smoothed RTT,
+/// delivery rate, queue length (each when its series exists).
+pub fn figures(dir: &Path) -> Result<Vec<Figure>, String> {
+    if !dir.is_dir() {
+        return Err(format!(
+            "{}: not a folder (expected the --out folder of `packetsim run`)",
+            dir.display()
+        ));
+    }
+    let read = |name: &str| -> Result<Option<Table>, String> {
+        let p = dir.join(name);
+        if p.exists() {
+            Table::read(&p).map(Some)
+        } else {
+            Ok(None)
+        }
+    };
+    let flows = read("timeseries_flows.csv")?;
+    let paths = read("timeseries_sctp_paths.csv")?;
+    let delivered = read("timeseries_delivered.csv")?;
+    let queues = read("timeseries_queues.csv")?;
+    if flows.is_none() && queues.is_none() && delivered.is_none() {
+        return Err(format!(
+            "{}: no timeseries_*.csv: run the scenario with simulation.sample_interval set \
+             (e.g. --set simulation.sample_interval=\"100ms\")",
+            dir.display()
+        ));
+    }
+    let mut figs = Vec::new();
+    let both = |key_f: &str, key_p: &str, scale: f64| -> Result<Vec<Line>, String> {
+        let mut v = Vec::new();
+        if let Some(t) = &flows {
+            v.extend(t.lines(&["flow"], key_f, scale)?);
+        }
+        if let Some(t) = &paths {
+            v.extend(t.lines(&["flow", "destination"], key_p, scale)?);
+        }
+        Ok(v)
+    };
+    let cwnd = both("cwnd_bytes", "cwnd_bytes", 1e-3)?;
+    if !cwnd.is_empty() {
+        figs.push(Figure {
+            stem: "cwnd",
+            title: "Congestion window",
+            x_label: "time (s)",
+            y_label: "cwnd (kB)",
+            series: cwnd,
+        });
+    }
+    let srtt = both("srtt_s", "srtt_s", 1e3)?;
+    if !srtt.is_empty() {
+        figs.push(Figure {
+            stem: "srtt",
+            title: "Smoothed round-trip time",
+            x_label: "time (s)",
+            y_label: "srtt (ms)",
+            series: srtt,
+        });
+    }
+    if let Some(t) = &delivered {
+        figs.push(Figure {
+            stem: "rate",
+            title: "Delivery rate",
+            x_label: "time (s)",
+            y_label: "rate (Mb/s)",
+            series: t.lines(&["flow"], "rate_bps", 1e-6)?,
+        });
+    }
+    if let Some(t) = &queues {
+        let all = t.lines(&["queue"], "len_pkts", 1.0)?;
+        // Queues that never held a packet add only a line at 0.
+        let busy: Vec<_> = all
+            .iter()
+            .filter(|(_, p)| p.iter().any(|&(_, y)| y > 0.0))
+            .cloned()
+            .collect();
+        figs.push(Figure {
+            stem: "queue",
+            title: "Queue length (queues that held a packet)",
+            x_label: "time (s)",
+            y_label: "packets waiting",
+            series: if busy.is_empty() { all } else { busy },
+        });
+    }
+    Ok(figs)
+}
+
+/// The font used for text: `PACKETSIM_FONT`, else the first usual system font found.
+fn font_file() -> Result<PathBuf, String> {
+    if let Some(p) = std::env::var_os("PACKETSIM_FONT") {
+        return Ok(PathBuf::from(p));
+    }
+    const TRY: &[&str] = &[
+        "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+        "/usr/share/fonts/TTF/DejaVuSans.ttf",
+        "/usr/share/fonts/dejavu/DejaVuSans.ttf",
+        "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf",
+        "/usr/share/fonts/liberation-sans/LiberationSans-Regular.ttf",
+        "/System/Library/Fonts/Supplemental/Arial.ttf",
+    ];
+    TRY.iter()
+        .map(PathBuf::from)
+        .find(|p| p.exists())
+        .ok_or_else(|| {
+            format!(
+                "no TrueType font found to draw the figures' text: install one (Debian: apt-get \
+                 install fonts-dejavu-core) or set PACKETSIM_FONT to a .ttf file; looked for {}",
+                TRY.join(", ")
+            )
+        })
+}
+
+/// Registers the font once per process.
+pub fn ensure_font() -> Result<(), String> {
+    static DONE: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
+    DONE.get_or_init(|| {
+        let p = font_file()?;
+        let bytes = std::fs::read(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+        let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
+        plotters::style::register_font("sans-serif", FontStyle::Normal, bytes)
+            .map_err(|_| format!("{}: not a TrueType/OpenType font", p.display()))
+    })
+    .clone()
+}
+
+const SIZE: (u32, u32) = (900, 520);
+
+fn draw<DB: DrawingBackend>(
+    fig: &Figure,
+    root: DrawingArea<DB, plotters::coord::Shift>,
+) -> Result<(), String>
+where
+    DB::ErrorType: 'static,
+{
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| format!("drawing {}: {e}", fig.stem);
+    root.fill(&WHITE).map_err(err)?;
+    let pts = fig.series.iter().flat_map(|(_, p)| p.iter());
+    let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
+    for &(x, y) in pts {
+        x0 = x0.min(x);
+        x1 = x1.max(x);
+        y0 = y0.min(y);
+        y1 = y1.max(y);
+    }
+    if x0 > x1 {
+        (x0, x1, y0, y1) = (0.0, 1.0, 0.0, 1.0);
+    }
+    if x1 <= x0 {
+        x1 = x0 + 1.0;
+    }
+    // The y axis spans the data (from 0 when the data come near it), with a margin, so that
+    // differences are not flattened against an axis at 0.
+    if y0 >= 0.0 && y0 < 0.25 * y1 {
+        y0 = 0.0;
+    }
+    let pad = ((y1 - y0) * 0.05).max(1e-9);
+    let (y0, y1) = (if y0 == 0.0 { 0.0 } else { y0 - pad }, y1 + pad);
+    let mut chart = ChartBuilder::on(&root)
+        .caption(fig.title, ("sans-serif", 22))
+        .margin(12)
+        .x_label_area_size(42)
+        .y_label_area_size(64)
+        .build_cartesian_2d(x0..x1, y0..y1)
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .x_desc(fig.x_label)
+        .y_desc(fig.y_label)
+        .label_style(("sans-serif", 13))
+        .draw()
+        .map_err(err)?;
+    for (i, (name, p)) in fig.series.iter().enumerate() {
+        let c = Palette99::pick(i).to_rgba();
+        chart
+            .draw_series(LineSeries::new(p.iter().copied(), c.stroke_width(2)))
+            .map_err(err)?
+            .label(name.as_str())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(2)));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK.mix(0.4))
+        .label_font(("sans-serif", 13))
+        .draw()
+        .map_err(err)?;
+    root.present().map_err(err)?;
+    Ok(())
+}
+
+/// `fig` as SVG text (for pages that inline their figures).
+pub fn svg_string(fig: &Figure) -> Result<String, String> {
+    ensure_font()?;
+    let mut s = String::new();
+    draw(
+        fig,
+        SVGBackend::with_string(&mut s, SIZE).into_drawing_area(),
+    )?;
+    Ok(s)
+}
+
+/// Writes every figure of `dir` into `out` in `format`; returns the files written.
+pub fn plot(dir: &Path, out: &Path, format: Format) -> Result<Vec<PathBuf>, String> {
+    let figs = figures(dir)?;
+    ensure_font()?;
+    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let mut written = Vec::new();
+    for f in &figs {
+        if format != Format::Png {
+            let p = out.join(format!("{}.svg", f.stem));
+            draw(f, SVGBackend::new(&p, SIZE).into_drawing_area())?;
+            written.push(p);
+        }
+        if format != Format::Svg {
+            let p = out.join(format!("{}.png", f.stem));
+            draw(f, BitMapBackend::new(&p, SIZE).into_drawing_area())?;
+            written.push(p);
+        }
+    }
+    Ok(written)
+}
