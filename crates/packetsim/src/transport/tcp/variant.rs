@@ -1,7 +1,7 @@
 //! The TCP variants a scenario can name. Each is a row pairing a congestion control with a
 //! loss recovery (see `cc/` and `recovery/`).
 
-use super::cc::{AnyCc, Cubic, Reno};
+use super::cc::{AnyCc, Reno};
 use super::recovery::{AnyRecovery, NewReno, RenoRecovery, SackRecovery, Tahoe};
 use super::TcpConfig;
 use serde::{Deserialize, Serialize};
@@ -54,7 +54,7 @@ impl Variant {
             Variant::Sack => AnyRecovery::Sack(SackRecovery),
         };
         let cc = match self {
-            Variant::Cubic => AnyCc::Cubic(Cubic::default()),
+            Variant::Cubic => AnyCc::Cubic(Box::default()),
             Variant::Tahoe | Variant::Reno | Variant::NewReno | Variant::Sack => AnyCc::Reno(Reno),
         };
         (cc, rec)

@@ -3,7 +3,9 @@
 //! [`Phase`] machine); how the window behaves during loss recovery is `recovery/`'s.
 //!
 //! Policies share one plain [`CcState`] passed `&mut` (STYLE habit 4). Built-ins are rows of
-//! [`AnyCc`] (enum dispatch, no boxing). All windows are in bytes.
+//! [`AnyCc`] (enum dispatch). A controller with state of its own is boxed in its row, so the
+//! enum stays one pointer wide and the sender compact (the classic variants' Reno row has no
+//! state and no allocation). All windows are in bytes.
 //!
 //! Invariant: `cwnd >= mss` after every hook (checked by the sender in debug builds).
 
@@ -111,8 +113,8 @@ pub trait CongestionControl {
 pub enum AnyCc {
     /// RFC 5681 AIMD, shared by Tahoe, Reno, NewReno and SACK.
     Reno(Reno),
-    /// RFC 9438 CUBIC.
-    Cubic(Cubic),
+    /// RFC 9438 CUBIC (boxed: its epoch state would triple the sender's size inline).
+    Cubic(Box<Cubic>),
 }
 
 impl CongestionControl for AnyCc {
