@@ -468,13 +468,18 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
             };
             for s in chosen {
                 warn(format_args!("reproducing {}: {}", s.name, s.title));
-                let o = (s.run)(&opts)?;
+                let o = packetsim::studies::reproduce(s, &opts)?;
                 say!(
-                    "{}: {} shape checks hold, {} do not, {} not decidable; report: {}",
+                    "{}: {} shape checks hold, {} do not, {} not decidable{}; report: {}",
                     o.name,
                     o.passed,
                     o.failed,
                     o.undecided,
+                    if quick {
+                        " (quick mode: indicative only)"
+                    } else {
+                        ""
+                    },
                     o.report.display()
                 );
             }

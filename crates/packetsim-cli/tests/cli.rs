@@ -249,6 +249,24 @@ fn reproduce_quick_writes_figures_and_a_report_and_resumes() {
     ];
     let o = packetsim(&args);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // Quick verdicts are marked indicative, on the console and at the top of every report.
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let lines: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.contains("shape checks"))
+        .collect();
+    assert_eq!(lines.len(), packetsim::studies::STUDIES.len(), "{stdout}");
+    for l in &lines {
+        assert!(l.contains("(quick mode: indicative only)"), "{l}");
+    }
+    for s in packetsim::studies::STUDIES {
+        let md = std::fs::read_to_string(out.join(s.name).join("report.md")).unwrap();
+        assert!(
+            md.starts_with(packetsim::studies::QUICK_BANNER),
+            "{}",
+            s.name
+        );
+    }
     let root = out.join("sctp-multihoming");
     for f in [
         "fig2/figure.svg",

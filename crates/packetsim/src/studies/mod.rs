@@ -99,6 +99,30 @@ pub const STUDIES: &[Study] = &[
     },
 ];
 
+/// The first lines of a report written in quick mode (issue 12: quick verdicts are indicative).
+pub const QUICK_BANNER: &str = "> **Quick mode (`--quick`): indicative only.** Few runs and few \
+points: every verdict below is a smoke result, not a finding; run without `--quick` to decide.\n\n";
+
+/// Runs `study` with `opts`; in quick mode its report.md then starts with [`QUICK_BANNER`]
+/// (once, however often the study is resumed).
+pub fn reproduce(study: &Study, opts: &ReproduceOptions) -> Result<StudyOutcome, String> {
+    let o = (study.run)(opts)?;
+    if opts.quick {
+        mark_indicative(&o.report)?;
+    }
+    Ok(o)
+}
+
+/// Puts [`QUICK_BANNER`] at the top of the report at `path` unless it is already there.
+pub fn mark_indicative(path: &std::path::Path) -> Result<(), String> {
+    let md = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    if md.starts_with(QUICK_BANNER) {
+        return Ok(());
+    }
+    crate::report::write_atomic(path, &format!("{QUICK_BANNER}{md}"))
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
 /// `s` as a CSV field: quoted (with inner quotes doubled) when it holds a comma or a quote,
 /// as labels such as "ecn to AF, BE" do.
 pub fn csv_field(s: &str) -> String {
@@ -106,5 +130,26 @@ pub fn csv_field(s: &str) -> String {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
         s.to_string()
+    }
+}
+
+#[cfg(test)]
+mod quick_tests {
+    use super::*;
+
+    #[test]
+    fn a_quick_report_is_marked_indicative_once() {
+        let d = std::env::temp_dir().join(format!("packetsim-quick-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        let p = d.join("report.md");
+        std::fs::write(&p, "# Study\n\n| S1 | holds |\n").unwrap();
+        mark_indicative(&p).unwrap();
+        mark_indicative(&p).unwrap();
+        let md = std::fs::read_to_string(&p).unwrap();
+        assert_eq!(md, format!("{QUICK_BANNER}# Study\n\n| S1 | holds |\n"));
+        assert!(mark_indicative(&d.join("absent.md"))
+            .unwrap_err()
+            .contains("absent.md"));
+        let _ = std::fs::remove_dir_all(&d);
     }
 }
