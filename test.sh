@@ -30,9 +30,9 @@ optional_tools() {
       return 0
     fi
   fi
-  echo "test.sh: installing ${want[*]} (apt-get, at most 10 minutes)" >&2
-  if ! { timeout 300 $sudo apt-get update -q > /dev/null &&
-         DEBIAN_FRONTEND=noninteractive timeout 600 $sudo apt-get install -y -q \
+  echo "test.sh: installing ${want[*]} (apt-get, at most 7 minutes)" >&2
+  if ! { timeout 120 $sudo apt-get update -q > /dev/null &&
+         DEBIAN_FRONTEND=noninteractive timeout 300 $sudo apt-get install -y -q \
            --no-install-recommends "${want[@]}" > /dev/null; }; then
     echo "test.sh: apt-get could not install ${want[*]}; their tests will say SKIPPED" >&2
   fi

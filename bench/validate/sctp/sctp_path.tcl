@@ -68,6 +68,14 @@ Agent/TCP set windowOption_ 1
 Agent/TCPSink set ts_echo_rfc1323_ false
 Agent/TCPSink set maxSackBlocks_ 3
 Agent/TCPSink/Sack1 set maxSackBlocks_ 3
+# NS2_STOCK=1 in the environment (bench/validate/ns2profile/): TCP's loss-recovery and timer
+# mechanisms back at ns-2.35's stock values (limited transmit on, minrto_ 0.2 s, maxrto_ 60 s);
+# the scenario's sizes above (packet size, window_, windowInit_, SYN) are kept.
+if {[info exists env(NS2_STOCK)] && $env(NS2_STOCK) eq "1"} {
+    Agent/TCP set singledup_ 1
+    Agent/TCP set minrto_ 0.2
+    Agent/TCP set maxrto_ 60
+}
 
 # ---- SCTP parameters (explicit; the values are also ns-2.35's defaults except rtxToAlt_) ----
 Agent/SCTP set mtu_ 1500

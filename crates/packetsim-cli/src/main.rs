@@ -85,6 +85,12 @@ enum Cmd {
         #[arg(long, default_value_t = 0, value_parser = parse_jobs)]
         jobs: usize,
     },
+    /// Tell whether an output folder holds a complete set of results: its manifest.txt
+    /// exists and every file it lists matches (exit status 0), or not (exit status 1).
+    Verify {
+        /// The output folder (of run, sweep, or a study of reproduce).
+        dir: PathBuf,
+    },
     /// Draw the figures of a run from its time series (the --out folder of `packetsim run`
     /// with simulation.sample_interval set): cwnd, srtt, delivery rate, queue length.
     Plot {
@@ -392,12 +398,33 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
             let seed = seed.unwrap_or(sc.simulation.seed);
             let pcap = pcap.or_else(|| sc.trace.pcap.then(|| out.join("pcap")));
             let trace = trace.or_else(|| sc.trace.events.then(|| out.join("trace")));
+            // A capture folder outside OUT is an output folder of its own: locked, and a
+            // set with its own manifest.
+            let mut sets = vec![begin_set(&out)?];
+            let mut _locks = Vec::new();
+            for dir in pcap.iter().chain(&trace) {
+                if !inside(&out, dir)? && !sets.iter().any(|s| s.dir() == dir.as_path()) {
+                    _locks.push(experiment::lock_dir(dir).map_err(|e| e.to_string())?);
+                    sets.push(begin_set(dir)?);
+                }
+            }
             let (outcome, traced) =
                 scenario::run_traced(&sc, seed, pcap.as_deref(), trace.as_deref())?;
             report::write_run(&out, &outcome.summary, &outcome.world)
                 .map_err(|e| format!("{}: {e}", out.display()))?;
             report::write_atomic(&out.join("scenario.toml"), &sc.text)
                 .map_err(|e| format!("{}: {e}", out.display()))?;
+            for path in traced
+                .pcap_files
+                .iter()
+                .map(|f| &f.0)
+                .chain(traced.events_file.iter().map(|f| &f.0))
+            {
+                sets[0].add(path);
+            }
+            for s in sets {
+                commit_set(s)?;
+            }
             if !quiet {
                 say_raw!("{}", outcome.summary.table());
                 say!("\nwrote {}", out.display());
@@ -420,6 +447,7 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
             ..
         }) => {
             let _lock = experiment::lock_dir(&out).map_err(|e| e.to_string())?;
+            let set = begin_set(&out)?;
             let report = experiment::merge(&out, &dirs).map_err(|e| e.to_string())?;
             if let Some(text) = dirs
                 .iter()
@@ -428,6 +456,7 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
                 report::write_atomic(&out.join("scenario.toml"), &text)
                     .map_err(|e| format!("{}: {e}", out.display()))?;
             }
+            commit_set(set)?;
             say!(
                 "merged {} runs from {} folders ({} found twice, checked equal); wrote {}",
                 report.runs,
@@ -468,7 +497,11 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
             };
             for s in chosen {
                 warn(format_args!("reproducing {}: {}", s.name, s.title));
+                // Each study's folder is a set: a killed reproduction leaves it without a
+                // manifest; its stores keep the finished runs for the next attempt.
+                let set = begin_set(&opts.out.join(s.name))?;
                 let o = packetsim::studies::reproduce(s, &opts)?;
+                commit_set(set)?;
                 say!(
                     "{}: {} shape checks hold, {} do not, {} not decidable{}; report: {}",
                     o.name,
@@ -485,6 +518,13 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
             }
             Ok(())
         }
+        Cmd::Verify { dir } => match experiment::verify(&dir) {
+            Ok(entries) => {
+                say!("{}: complete ({} files)", dir.display(), entries.len());
+                Ok(())
+            }
+            Err(e) => Err(e.to_string().into()),
+        },
         Cmd::Report { dir } => {
             let p = html::run_report(&dir)?;
             say!("wrote {}", p.display());
@@ -661,6 +701,7 @@ fn sweep_cmd(args: SweepArgs) -> Result<(), Failure> {
         return Ok(());
     }
     let _lock = experiment::lock_dir(&out).map_err(|e| e.to_string())?;
+    let out_set = begin_set(&out)?;
     // Keyed by the file's name and the effective text (after --set), not by the path as
     // typed: `x.toml`, `./x.toml` and `/abs/x.toml` resume the same runs (and every shard
     // of a sweep shares the key wherever its copy of the file sits).
@@ -695,6 +736,7 @@ fn sweep_cmd(args: SweepArgs) -> Result<(), Failure> {
         })
     })
     .map_err(|e| e.to_string())?;
+    commit_set(out_set)?;
     if shard.count > 1 {
         say!(
             "shard {shard} of {} grid points x {} runs: {} computed, {} reused from the store \
@@ -725,6 +767,25 @@ fn sweep_cmd(args: SweepArgs) -> Result<(), Failure> {
         }
     }
     Ok(())
+}
+
+/// Starts the set of files a command writes into `dir` (see `experiment::manifest`).
+fn begin_set(dir: &Path) -> Result<experiment::OutputSet, String> {
+    experiment::OutputSet::begin(dir).map_err(|e| e.to_string())
+}
+
+/// Writes the set's manifest, last.
+fn commit_set(set: experiment::OutputSet) -> Result<(), String> {
+    set.commit().map(drop).map_err(|e| e.to_string())
+}
+
+/// Whether `path` is `dir` or inside it (both resolved; `path` need not exist yet).
+fn inside(dir: &Path, path: &Path) -> Result<bool, String> {
+    let resolve = |p: &Path| -> Result<PathBuf, String> {
+        std::fs::create_dir_all(p).map_err(|e| format!("{}: {e}", p.display()))?;
+        std::fs::canonicalize(p).map_err(|e| format!("{}: {e}", p.display()))
+    };
+    Ok(resolve(path)?.starts_with(resolve(dir)?))
 }
 
 /// chmod +x (scripts the user runs directly).

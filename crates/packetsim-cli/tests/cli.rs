@@ -621,8 +621,12 @@ fn pcap_opens_in_tshark_with_sequence_analysis_matching_the_run() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // A capture folder outside OUT also holds its lock and manifest (issue 16).
     for f in std::fs::read_dir(&sctp_pcap).unwrap() {
-        check(&f.unwrap().path());
+        let path = f.unwrap().path();
+        if path.extension().is_some_and(|e| e == "pcap") {
+            check(&path);
+        }
     }
     let chunks = tshark(&[
         "-r",
@@ -1057,6 +1061,291 @@ fn emit_options_need_emit_and_shard_excludes_it() {
         let err = String::from_utf8_lossy(&r.stderr);
         assert!(err.contains(want), "{args:?}: {err}");
     }
+}
+
+/// The files of an output folder as a reader compares them: every file but the lock, the
+/// manifest, the pending record, temporaries and stores; summary.json without its wall-clock
+/// line.
+fn snapshot(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let e = e.unwrap();
+            let p = e.path();
+            if e.file_type().unwrap().is_dir() {
+                stack.push(p);
+                continue;
+            }
+            let name = p.strip_prefix(dir).unwrap().to_string_lossy().into_owned();
+            let base = e.file_name().to_string_lossy().into_owned();
+            if base.starts_with('.') || base == "manifest.txt" || base.contains("sqlite") {
+                continue;
+            }
+            let mut bytes = std::fs::read(&p).unwrap();
+            if base == "summary.json" {
+                let text = String::from_utf8(bytes).unwrap();
+                bytes = text
+                    .lines()
+                    .filter(|l| !l.contains("\"wall_time_s\""))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+                    .into_bytes();
+            }
+            out.insert(name, bytes);
+        }
+    }
+    out
+}
+
+/// `packetsim verify DIR`: (complete, stdout + stderr).
+fn verify(dir: &Path) -> (bool, String) {
+    let r = packetsim(&["verify", dir.to_str().unwrap()]);
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&r.stdout),
+        String::from_utf8_lossy(&r.stderr)
+    );
+    assert!(
+        r.status.code() == Some(0) || r.status.code() == Some(1),
+        "{text}"
+    );
+    (r.status.success(), text)
+}
+
+// Issue 16 item 5: the files a command owns form a set with a manifest written last. run,
+// sweep, sweep merge and each study of reproduce write one; `verify` tells a complete folder
+// from an incomplete one; a capture folder outside OUT is locked and gets its own manifest.
+#[test]
+fn outputs_are_committed_as_a_set_with_a_manifest_written_last() {
+    let dir = tmp("manifest");
+    let file = dir.join("good.toml");
+    std::fs::write(&file, GOOD).unwrap();
+    let f = file.to_str().unwrap();
+    let out = dir.join("out");
+    let o = out.to_str().unwrap();
+    let pcap = dir.join("captures");
+    let r = packetsim(&[
+        "run",
+        f,
+        "--out",
+        o,
+        "--quiet",
+        "--pcap",
+        pcap.to_str().unwrap(),
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let (ok, text) = verify(&out);
+    assert!(ok && text.contains("complete (4 files)"), "{text}");
+    let listed: Vec<String> = std::fs::read_to_string(out.join("manifest.txt"))
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.splitn(3, ' ').nth(2).unwrap().to_string())
+        .collect();
+    assert_eq!(
+        listed,
+        ["flows.csv", "queues.csv", "scenario.toml", "summary.json"]
+    );
+    let (ok, text) = verify(&pcap);
+    assert!(ok && text.contains("complete (2 files)"), "{text}");
+    assert!(
+        pcap.join(".packetsim.lock").exists(),
+        "capture folder locked"
+    );
+
+    // A changed file, or a pending record left by a killed writer, is incomplete.
+    std::fs::write(out.join("flows.csv"), "edited").unwrap();
+    let (ok, text) = verify(&out);
+    assert!(!ok && text.contains("flows.csv: incomplete"), "{text}");
+    std::fs::remove_file(out.join("manifest.txt")).unwrap();
+    std::fs::write(out.join(".manifest.pending"), "stale_series.csv\n").unwrap();
+    std::fs::write(out.join("stale_series.csv"), "from a killed run").unwrap();
+    let (ok, text) = verify(&out);
+    assert!(
+        !ok && text.contains("incomplete: no manifest.txt"),
+        "{text}"
+    );
+    // The next run removes what the killed one wrote and it does not, and commits.
+    let r = packetsim(&["run", f, "--out", o, "--quiet"]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert!(!out.join("stale_series.csv").exists());
+    assert!(!out.join(".manifest.pending").exists());
+    assert!(verify(&out).0);
+
+    // A capture folder outside OUT held by another writer is refused before anything runs.
+    let held = packetsim::experiment::lock_dir(&pcap).unwrap();
+    let r = packetsim(&["run", f, "--out", o, "--pcap", pcap.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&r.stderr);
+    assert!(
+        !r.status.success() && stderr.contains("is writing this directory"),
+        "{stderr}"
+    );
+    drop(held);
+
+    let sw = dir.join("sweep");
+    let r = packetsim(&[
+        "sweep",
+        f,
+        "--param",
+        "simulation.seed=1,2",
+        "--runs",
+        "1",
+        "--out",
+        sw.to_str().unwrap(),
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let (ok, text) = verify(&sw);
+    // scenario.toml, sweep.json, results.csv, runs.csv; not the store.
+    assert!(ok && text.contains("complete (4 files)"), "{text}");
+    let merged = dir.join("merged");
+    let r = packetsim(&[
+        "sweep",
+        "merge",
+        merged.to_str().unwrap(),
+        sw.to_str().unwrap(),
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert!(verify(&merged).0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A small xorshift for kill delays (seeded: the campaign is the same every time, up to
+/// the machine's timing).
+fn xorshift(state: &mut u64) -> u64 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    *state
+}
+
+/// Starts `args`, kills it with SIGKILL after `delay`, and waits for it. Returns whether it
+/// had already finished.
+fn kill_after(args: &[&str], delay: std::time::Duration) -> bool {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_packetsim"))
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(delay);
+    let finished = child.try_wait().unwrap().is_some();
+    let _ = child.kill(); // SIGKILL
+    let _ = child.wait();
+    finished
+}
+
+// Issue 16, "Done means": kill -9 at random points leaves every output folder complete and
+// identical to an uninterrupted run, or incomplete, never mixed; a resumed sweep loses and
+// duplicates no run. A reduced campaign (24 kills); bench/kill9.sh runs the long one.
+#[test]
+fn kill_9_leaves_output_complete_and_identical_or_incomplete_never_mixed() {
+    let dir = tmp("kill9");
+    let scenario = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/dumbbell.toml");
+    let seeds = ["1", "2"];
+    let run_args = |out: &Path, seed: &'static str| -> Vec<String> {
+        [
+            "run",
+            scenario,
+            "--quiet",
+            "--seed",
+            seed,
+            "--set",
+            "simulation.duration=\"20s\"",
+            "--set",
+            "links.bottleneck.loss=0.01",
+            "--out",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([out.to_string_lossy().into_owned()])
+        .collect()
+    };
+    let refs: Vec<_> = seeds
+        .iter()
+        .map(|seed| {
+            let d = dir.join(format!("ref-{seed}"));
+            let a = run_args(&d, seed);
+            let r = packetsim(&a.iter().map(String::as_str).collect::<Vec<_>>());
+            assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+            snapshot(&d)
+        })
+        .collect();
+    assert_ne!(refs[0], refs[1]);
+    let out = dir.join("run");
+    let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+    let (mut complete, mut incomplete) = (0, 0);
+    for _ in 0..14 {
+        let i = (xorshift(&mut rng) % 2) as usize;
+        let a = run_args(&out, seeds[i]);
+        let delay = std::time::Duration::from_millis(xorshift(&mut rng) % 250);
+        kill_after(&a.iter().map(String::as_str).collect::<Vec<_>>(), delay);
+        let (ok, text) = verify(&out);
+        if ok {
+            complete += 1;
+            let snap = snapshot(&out);
+            assert!(
+                snap == refs[0] || snap == refs[1],
+                "a manifest over mixed files"
+            );
+        } else {
+            incomplete += 1;
+            assert!(text.contains("incomplete"), "{text}");
+        }
+    }
+    let a = run_args(&out, seeds[0]);
+    let r = packetsim(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert!(verify(&out).0);
+    assert_eq!(snapshot(&out), refs[0]);
+    eprintln!("run: {complete} complete, {incomplete} incomplete after kill -9");
+
+    // A sweep killed ten times, then finished: the same files as an uninterrupted one, and
+    // each run stored once (runs.csv has one row per run and metric).
+    let sweep_args = |out: &Path| -> Vec<String> {
+        [
+            "sweep",
+            scenario,
+            "--param",
+            "tcp.variant=reno,sack,newreno",
+            "--runs",
+            "3",
+            "--jobs",
+            "2",
+            "--set",
+            "simulation.duration=\"5s\"",
+            "--set",
+            "links.bottleneck.loss=0.01",
+            "--out",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([out.to_string_lossy().into_owned()])
+        .collect()
+    };
+    let reference = dir.join("ref-sweep");
+    let a = sweep_args(&reference);
+    let r = packetsim(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let sw = dir.join("sweep");
+    let a = sweep_args(&sw);
+    let args: Vec<&str> = a.iter().map(String::as_str).collect();
+    for _ in 0..10 {
+        let delay = std::time::Duration::from_millis(xorshift(&mut rng) % 150);
+        kill_after(&args, delay);
+        let (ok, _) = verify(&sw);
+        if ok {
+            assert_eq!(
+                snapshot(&sw),
+                snapshot(&reference),
+                "a manifest over mixed files"
+            );
+        }
+    }
+    let r = packetsim(&args);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert!(verify(&sw).0);
+    assert_eq!(snapshot(&sw), snapshot(&reference));
 }
 
 // Issue 12 item 4: `packetsim plot DIR` draws a run's series as SVG and PNG; bad input is an

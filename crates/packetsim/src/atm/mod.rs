@@ -5,7 +5,8 @@
 //! Layout: `cell.rs` (the cell and its sizes), `aal5.rs` (segmentation: how many cells a
 //! packet becomes; reassembly: a frame with a missing cell is discarded and counted),
 //! `switch.rs` (the output queue of B cells with per-VC frame state and drop counters split
-//! by cause), `sim.rs` (the slotted cell-level network of spec §3.1 driving sans-IO TCP
+//! by cause), `port.rs` (a slotted cell link direction: the transmitter mode behind
+//! scenario links of `kind = "atm"`), `sim.rs` (the slotted cell-level network of spec §3.1 driving sans-IO TCP
 //! endpoints).
 //!
 //! Cells carry no bytes: a cell is its VC, the number of the frame it belongs to and the
@@ -21,6 +22,7 @@
 
 pub mod aal5;
 pub mod cell;
+pub mod port;
 pub mod sim;
 pub mod switch;
 

@@ -597,7 +597,7 @@ fn ip_len(p: &Packet) -> u32 {
 }
 
 /// Shuffles one slot's arrivals with the run's stream (Fisher-Yates).
-fn shuffle(cells: &mut [Cell], rng: &mut Rng) {
+pub(super) fn shuffle(cells: &mut [Cell], rng: &mut Rng) {
     for k in (1..cells.len()).rev() {
         let j = rng.below(k as u64 + 1) as usize;
         cells.swap(k, j);
@@ -612,7 +612,7 @@ impl AtmNetConfig {
     /// 9180 B every 2 ms, processing 0.3-0.33 ms (sender) and 0.3 ms (receiver), B = 1000
     /// cells with EPD at T = 600, 10^6 slots, a trace of the first 500,000 in bins of 500.
     pub fn paper(rto_min: Dur) -> AtmNetConfig {
-        use crate::transport::tcp::{RttEstimatorKind, Variant};
+        use crate::transport::tcp::{RttEstimatorKind, SsthreshRule, Variant};
         let wnd = 64_000;
         AtmNetConfig {
             connections: 2,
@@ -643,6 +643,9 @@ impl AtmNetConfig {
                 max_timeouts: Some(12),
                 rtt_estimator: RttEstimatorKind::Bsd,
                 tick: Dur::from_millis(1),
+                // spec §2.5: on a timeout (and a fast retransmit, when on) ssthresh =
+                // max(2, floor(min(cwnd, rwnd) / 2 / MSS)) MSS, cut on every expiry.
+                ssthresh_rule: SsthreshRule::Ns2,
                 ..TcpConfig::default()
             },
             source: Some(SourceConfig {
@@ -677,7 +680,7 @@ impl AtmNetConfig {
         warmup: f64,
         seconds: f64,
     ) -> AtmNetConfig {
-        use crate::transport::tcp::{RttEstimatorKind, Variant};
+        use crate::transport::tcp::{RttEstimatorKind, SsthreshRule, Variant};
         let slot = Dur::from_nanos(3_000);
         let slots = |s: f64| (s / 3e-6).round() as u64;
         AtmNetConfig {
@@ -699,6 +702,8 @@ impl AtmNetConfig {
                 rto_max: Dur::from_secs(64),
                 rtt_estimator: RttEstimatorKind::Bsd,
                 tick: Dur::from_millis(500),
+                // BSD Reno's rule, as in the main experiment (spec §2.5).
+                ssthresh_rule: SsthreshRule::Ns2,
                 ..TcpConfig::default()
             },
             source: None,

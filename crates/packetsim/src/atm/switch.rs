@@ -210,6 +210,15 @@ impl CellSwitch {
         }
     }
 
+    /// Opens one more VC (the next VCI, judged afresh at its first cell); a cell link
+    /// (`atm::port`) opens one per flow as flows appear.
+    pub fn add_vc(&mut self) -> super::Vci {
+        let v = u16::try_from(self.vcs.len()).expect("at most 65,536 VCs");
+        self.vcs.push(VcState::FRESH);
+        self.cfg.vcs = self.cfg.vcs.max(v + 1);
+        super::Vci(v)
+    }
+
     /// Cells queued.
     #[inline]
     pub fn len(&self) -> u32 {

@@ -270,8 +270,10 @@ pub fn runs_csv(params: &[Param], points: &[GridPoint], runs: u32, stored: &[Sto
 }
 
 /// Writes `contents` to `path` atomically: a temporary file in the same directory, synced,
-/// then renamed over `path`.
+/// then renamed over `path`. If an [`OutputSet`](super::manifest::OutputSet) is being written
+/// into a folder containing `path`, the file becomes one of its members.
 pub fn write_atomic(path: &Path, contents: &str) -> Result<(), ExperimentError> {
+    super::manifest::note_written(path);
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

@@ -88,7 +88,8 @@ pub fn lock_dir(dir: &Path) -> Result<DirLock, LockError> {
     Ok(DirLock { _file: file })
 }
 
-/// Removes `.NAME.tmp-PID` files directly in `dir` (left by a writer killed mid-write).
+/// Removes `.NAME.tmp-PID` files in `dir` and its subfolders (left by a writer killed
+/// mid-write; a reproduction writes into nested folders). Symbolic links are not followed.
 fn remove_temporaries(dir: &Path) -> std::io::Result<()> {
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
@@ -98,8 +99,11 @@ fn remove_temporaries(dir: &Path) -> std::io::Result<()> {
             && name
                 .rsplit_once(".tmp-")
                 .is_some_and(|(_, pid)| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()));
-        if is_tmp && entry.file_type()?.is_file() {
+        let kind = entry.file_type()?;
+        if is_tmp && kind.is_file() {
             std::fs::remove_file(entry.path())?;
+        } else if kind.is_dir() {
+            remove_temporaries(&entry.path())?;
         }
     }
     Ok(())
@@ -130,7 +134,7 @@ mod tests {
         lock_dir(&dir).unwrap();
     }
 
-    /// A killed writer's temporaries are removed when the next writer takes the lock; other
+    /// A killed writer's temporaries (also in subfolders) are removed when the next writer takes the lock; other
     /// files stay.
     #[test]
     fn leftover_temporaries_are_cleaned_by_the_next_writer() {
@@ -139,7 +143,10 @@ mod tests {
         std::fs::write(dir.join(".results.csv.tmp-12345"), "half").unwrap();
         std::fs::write(dir.join("results.csv"), "kept").unwrap();
         std::fs::write(dir.join(".notes.tmp-x"), "kept").unwrap();
+        std::fs::create_dir_all(dir.join("study/sub")).unwrap();
+        std::fs::write(dir.join("study/sub/.fig.csv.tmp-77"), "half").unwrap();
         let _l = lock_dir(dir).unwrap();
+        assert!(!dir.join("study/sub/.fig.csv.tmp-77").exists());
         assert!(!dir.join(".results.csv.tmp-12345").exists());
         assert!(dir.join("results.csv").exists());
         assert!(dir.join(".notes.tmp-x").exists());

@@ -13,6 +13,8 @@
 //! - [`sweep`](mod@sweep): the driver ([`sweep()`], [`SweepSpec`], [`SweepReport`]).
 //! - [`shard`]: sharded sweeps (`--shard I/N`, [`Shard`]), the `sweep.json` manifest and
 //!   [`merge()`], which joins shards' stores exactly once.
+//! - [`lock`] and [`manifest`]: one writer per output folder, and the files a command writes
+//!   there committed as a set with a manifest written last ([`OutputSet`], [`verify`]).
 //! - [`aggregate`]: statistics ([`MetricSummary`]), `DIR/results.csv` and `DIR/runs.csv`
 //!   (formats in that module's doc; floats in shortest round-trip form).
 //!
@@ -28,6 +30,7 @@
 pub mod aggregate;
 pub mod grid;
 pub mod lock;
+pub mod manifest;
 pub mod shard;
 pub mod store;
 pub mod sweep;
@@ -42,6 +45,7 @@ use std::path::PathBuf;
 pub use aggregate::{MetricSummary, PointSummary};
 pub use grid::{grid, run_seed, run_seed_sharing, validate_params, GridPoint, Param, ParamError};
 pub use lock::{lock_dir, DirLock, LockError};
+pub use manifest::{verify, Incomplete, OutputSet, OUTPUT_MANIFEST};
 pub use shard::{merge, MergeReport, Shard, SweepManifest, MANIFEST_FILE};
 pub use store::{ResultsStore, StoredRun};
 pub use sweep::{sweep, sweep_sharded, RunOutput, SweepReport, SweepSpec};

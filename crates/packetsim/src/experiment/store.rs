@@ -94,6 +94,12 @@ pub struct ResultsStore {
     path: PathBuf,
 }
 
+/// Stores one run once: a run already present (same experiment, point and replication) is
+/// left as it is, and the caller learns so from the count of inserted rows.
+const INSERT_RUN: &str = "INSERT OR IGNORE INTO runs (experiment_key, point_key, replication, \
+     seed, params_json, summary_json, metrics_json, code_version, created_unix_s) \
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
+
 impl ResultsStore {
     /// Opens (creating if needed) `dir/results.sqlite`, creating `dir` too.
     pub fn open(dir: &Path) -> Result<Self, ExperimentError> {
@@ -175,9 +181,7 @@ impl ResultsStore {
         let tx = self.conn.transaction().map_err(&err)?;
         let inserted = tx
             .execute(
-                "INSERT OR IGNORE INTO runs (experiment_key, point_key, replication, seed,
-                     params_json, summary_json, metrics_json, code_version, created_unix_s)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                INSERT_RUN,
                 params![
                     experiment_key,
                     point_key,
@@ -232,9 +236,7 @@ impl ResultsStore {
             let params_json = serde_json::to_string(&r.params).expect("strings serialize");
             let inserted = tx
                 .execute(
-                    "INSERT OR IGNORE INTO runs (experiment_key, point_key, replication, seed,
-                         params_json, summary_json, metrics_json, code_version, created_unix_s)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                    INSERT_RUN,
                     params![
                         experiment_key,
                         r.point_key,

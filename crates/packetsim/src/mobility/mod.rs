@@ -32,6 +32,8 @@ mod node;
 mod schedule;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_tcp;
 
 pub use domain::{build_tree, Domain, MobilityReport, TreeParams};
 pub use host::{HostStats, MobileHost};

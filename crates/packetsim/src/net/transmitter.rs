@@ -54,10 +54,12 @@
 //! report into [`Meta`](crate::packet::Meta)).
 
 use super::DirectionParams;
+use crate::atm::port::CellPort;
 use crate::ids::{LinkId, NodeId};
 use crate::packet::{Ecn, Packet, Precedence};
 use crate::queue::{
-    Admission, Classifier, DropReason, QueueDisc, QueueLen, QueueStats, QueueView, Verdict,
+    Admission, AnyAdmission, Classifier, DropReason, DropTail, QueueDisc, QueueLen, QueueLimit,
+    QueueStats, QueueView, Verdict,
 };
 use packetsim_kernel::stats::TimeAverage;
 use packetsim_kernel::{Dur, Rate, Rng, Slab, Time};
@@ -79,6 +81,12 @@ pub struct ErrorModel {
 }
 
 impl ErrorModel {
+    /// No random loss, no bit errors, no scheduled outage.
+    #[inline]
+    fn is_none(&self) -> bool {
+        self.loss == 0.0 && self.ber == 0.0 && self.outages.is_empty() && !self.before_queue
+    }
+
     fn down_during(&self, from: Time, to: Time) -> bool {
         self.outages.iter().any(|&(a, b)| from < b && a <= to)
     }
@@ -142,7 +150,9 @@ pub enum ArrivalHook {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DequeueHook {
     /// Writes the bytes still queued behind the packet into `meta.queue_report` (spec 2 §2.2:
-    /// the base station's report of the mobile's queue). Only data packets are tagged.
+    /// the base station's report of the mobile's queue). Only data packets are tagged. With
+    /// classes per destination (several mobiles sharing one transmitter), the bytes are those
+    /// of the packet's own class: its mobile's queue, not the others'.
     /// `wire_bytes` is added to the packet's size (0: the report is free, a side field).
     QueueReport {
         /// Bytes the report costs on the wire.
@@ -227,6 +237,9 @@ pub struct Egress {
     /// one packet size (data one way, ACKs the other), and the exact time needs a 128-bit
     /// division.
     tx_memo: (Rate, u32, Dur),
+    /// A slotted cell link (`atm::port`): the direction's own transmitter mode, driven by the
+    /// world (see [`Egress::set_cells`]).
+    cells: Option<Box<CellPort>>,
 }
 
 impl Egress {
@@ -267,7 +280,35 @@ impl Egress {
             dequeue_hooks: Vec::new(),
             // Rate 0 takes forever whatever the size: a correct entry.
             tx_memo: (Rate(0), 0, Dur::MAX),
+            cells: None,
         }
+    }
+
+    /// Makes this direction a slotted cell link (study 1; `kind = "atm"` in scenarios): its
+    /// packets become AAL5 frames whose cells go through `port`'s switch one per slot (see
+    /// `atm::port`). The direction is in pull mode and the world drives the port with one
+    /// TxDone per busy slot; the queue discipline, rate changes, outages and hooks do not
+    /// apply to it. Call before the run.
+    pub fn set_cells(&mut self, port: CellPort) {
+        debug_assert_eq!(self.stats.transmitted, 0, "{}: before the run", self.name);
+        self.cells = Some(Box::new(port));
+        self.pull = true;
+    }
+
+    /// The cell port, if this direction is a slotted cell link.
+    pub fn cells(&self) -> Option<&CellPort> {
+        self.cells.as_deref()
+    }
+
+    /// The cell port, mutably (the world drives it).
+    pub fn cells_mut(&mut self) -> Option<&mut CellPort> {
+        self.cells.as_deref_mut()
+    }
+
+    /// Whether this direction is a slotted cell link.
+    #[inline]
+    pub fn is_cells(&self) -> bool {
+        self.cells.is_some()
     }
 
     /// Declares, before the run, that this direction's rate or state will change (a schedule,
@@ -281,6 +322,18 @@ impl Egress {
         );
         self.policy = policy;
         self.pull = true;
+    }
+
+    /// Replaces the queueing discipline before the run (a base station's per-mobile queues,
+    /// which need every address of the network to classify). A classful one runs in pull mode.
+    pub fn set_queue(&mut self, disc: QueueDisc) {
+        debug_assert_eq!(
+            self.queue.arrivals, 0,
+            "{}: set the queue before the run",
+            self.name
+        );
+        self.pull |= matches!(disc, QueueDisc::Classful(_));
+        self.disc = disc;
     }
 
     /// Adds a hook run on each arriving packet, before the queue.
@@ -427,7 +480,9 @@ impl Egress {
     /// Packets waiting in the arena, held by this direction (pull mode).
     pub fn held_packets(&self) -> u64 {
         match &self.disc {
-            QueueDisc::Fifo(_) => self.held.len() as u64,
+            QueueDisc::Fifo(_) => {
+                self.held.len() as u64 + self.cells.as_ref().map_or(0, |c| c.pending())
+            }
             QueueDisc::Classful(c) => c.len().packets as u64,
         }
     }
@@ -436,6 +491,14 @@ impl Egress {
     /// at `now`. On `Err` the caller drops it.
     pub fn enqueue_held(&mut self, now: Time, id: u32, pkt: &mut Packet) -> Result<(), DropReason> {
         debug_assert!(self.pull, "{}: enqueue_held() on a lazy FIFO", self.name);
+        if let Some(port) = self.cells.as_deref_mut() {
+            // A cell link takes every packet; its switch decides cell by cell.
+            port.advance(now);
+            port.offer(now, id, pkt.flow, pkt.size);
+            self.queue.arrivals += 1;
+            self.queue.arrival_bytes += pkt.size as u64;
+            return Ok(());
+        }
         self.drain(now);
         if self.lost_on_arrival(pkt) {
             return Err(DropReason::Error);
@@ -492,23 +555,26 @@ impl Egress {
             return None;
         }
         self.drain(now);
-        let (id, mut size, total) = match &mut self.disc {
+        // `own`: the bytes still queued for the packet's own destination, when classes are
+        // per destination (a base station's per-mobile queues); else the whole queue.
+        let (id, mut size, total, own) = match &mut self.disc {
             QueueDisc::Classful(c) => {
-                let (id, size) = c.dequeue(now)?;
-                (id, size, c.len().packets)
+                let (id, size, class) = c.dequeue(now)?;
+                let own = c.is_per_destination().then(|| c.classes[class].len().bytes);
+                (id, size, c.len().packets, own)
             }
             QueueDisc::Fifo(_) => {
                 let (id, size, is_in) = self.held.pop_front()?;
                 self.len.packets -= 1;
                 self.len.bytes -= size as u64;
                 self.in_packets -= is_in as u32;
-                (id, size, self.len.packets)
+                (id, size, self.len.packets, None)
             }
         };
         self.queue.departures += 1;
         self.queue.len.set(now, total as f64);
         if !self.dequeue_hooks.is_empty() {
-            let queued = self.len().bytes;
+            let queued = own.unwrap_or_else(|| self.len().bytes);
             let pkt = packets.get_mut(id);
             for h in &self.dequeue_hooks {
                 match *h {
@@ -548,13 +614,71 @@ impl Egress {
 
     /// Lazy FIFO: offers `pkt` to this direction at `now`. Returns when it arrives at the far
     /// end, or why it was dropped (at the queue or on the wire). May set the packet's CE mark.
-    #[inline]
+    #[inline(always)]
     pub fn send(&mut self, now: Time, pkt: &mut Packet) -> Result<Time, DropReason> {
         debug_assert!(
             !self.pull,
             "{}: send() in pull mode; use enqueue_held()",
             self.name
         );
+        if let QueueDisc::Fifo(AnyAdmission::DropTail(d)) = &self.disc {
+            if self.arrival_hooks.is_empty() && self.errors.is_none() {
+                let limit = d.limit();
+                return self.send_plain(now, pkt, limit);
+            }
+        }
+        self.send_general(now, pkt)
+    }
+
+    /// [`Egress::send`] for the most common direction: DropTail, no arrival hook, no error
+    /// model. It does exactly what the general path does for such a direction (same counters,
+    /// same verdicts, same times), without the steps that cannot apply.
+    #[inline(always)]
+    fn send_plain(
+        &mut self,
+        now: Time,
+        pkt: &mut Packet,
+        limit: QueueLimit,
+    ) -> Result<Time, DropReason> {
+        self.drain(now);
+        self.queue.arrivals += 1;
+        self.queue.arrival_bytes += pkt.size as u64;
+        let prec = pkt.precedence();
+        self.queue.by_precedence[prec as usize].arrivals += 1;
+        if DropTail::full(limit, self.len, pkt.size) {
+            self.queue.by_precedence[prec as usize].overflow += 1;
+            self.queue.drop(DropReason::Overflow);
+            return Err(DropReason::Overflow);
+        }
+        self.commit(now, pkt.size, prec == Precedence::In);
+        Ok(self.busy_until + self.delay)
+    }
+
+    /// Puts an admitted packet of `size` bytes in line behind the transmitter at `now` (lazy
+    /// FIFO): its start and end of transmission, the queue's length and counters. Returns its
+    /// start of transmission.
+    #[inline(always)]
+    fn commit(&mut self, now: Time, size: u32, is_in: bool) -> Time {
+        let start = now.max(self.busy_until);
+        let tx = self.tx_time(size);
+        self.busy_until = start + tx;
+        if start > now {
+            self.waiting.push_back((start, size, is_in));
+            self.len.packets += 1;
+            self.len.bytes += size as u64;
+            self.in_packets += is_in as u32;
+            self.queue.len.set(now, self.len.packets as f64);
+        } else {
+            self.queue.departures += 1;
+        }
+        self.stats.transmitted += 1;
+        self.stats.transmitted_bytes += size as u64;
+        self.stats.busy += tx;
+        start
+    }
+
+    #[inline(never)]
+    fn send_general(&mut self, now: Time, pkt: &mut Packet) -> Result<Time, DropReason> {
         self.drain(now);
         if self.lost_on_arrival(pkt) {
             return Err(DropReason::Error);
@@ -589,22 +713,7 @@ impl Egress {
                 return Err(r);
             }
         }
-        let start = now.max(self.busy_until);
-        let tx = self.tx_time(pkt.size);
-        self.busy_until = start + tx;
-        if start > now {
-            let is_in = pkt.precedence() == Precedence::In;
-            self.waiting.push_back((start, pkt.size, is_in));
-            self.len.packets += 1;
-            self.len.bytes += pkt.size as u64;
-            self.in_packets += is_in as u32;
-            self.queue.len.set(now, self.len.packets as f64);
-        } else {
-            self.queue.departures += 1;
-        }
-        self.stats.transmitted += 1;
-        self.stats.transmitted_bytes += pkt.size as u64;
-        self.stats.busy += tx;
+        let start = self.commit(now, pkt.size, pkt.precedence() == Precedence::In);
         let arrival = self.busy_until + self.delay;
         // Scheduled outages are known intervals, exact for packets admitted before them; a
         // lazy FIFO is never down otherwise (`change` switches it to pull first).
@@ -654,7 +763,10 @@ impl Egress {
     pub fn check_conservation(&self) -> Result<(), String> {
         let q = &self.queue;
         let waiting = match &self.disc {
-            QueueDisc::Fifo(_) => (self.waiting.len() + self.held.len()) as u64,
+            QueueDisc::Fifo(_) => {
+                (self.waiting.len() + self.held.len()) as u64
+                    + self.cells.as_ref().map_or(0, |c| c.pending())
+            }
             QueueDisc::Classful(c) => {
                 c.check_conservation(&self.name)?;
                 c.len().packets as u64
@@ -719,6 +831,47 @@ mod tests {
         );
         p.size = 1500;
         p
+    }
+
+    /// The DropTail fast path of `send` (no hook, no error model) must do exactly what the
+    /// general path does: same verdicts and arrival times, same queue and link counters, for
+    /// packet and byte limits, mixed sizes, AF drop precedences and overflows.
+    #[test]
+    fn droptail_fast_path_matches_the_general_path() {
+        for limit in [QueueLimit::Packets(3), QueueLimit::Bytes(4000)] {
+            let make = || {
+                let mut e = egress(1, ErrorModel::default());
+                e.disc = QueueDisc::Fifo(AnyAdmission::DropTail(DropTail::new(limit)));
+                e
+            };
+            let (mut fast, mut general) = (make(), make());
+            let mut rng = Rng::from_seed(7);
+            let mut now = Time::ZERO;
+            let mut drops = 0;
+            for i in 0..2000u64 {
+                now += Dur::from_micros(rng.next_u64() % 1000);
+                let mut a = pkt();
+                a.size = [40, 576, 1500][(i % 3) as usize];
+                // AF11 (IN), AF12 (OUT) and best effort.
+                a.dscp = [10, 12, 0][(i % 7 % 3) as usize];
+                let mut b = a.clone();
+                let ra = fast.send(now, &mut a);
+                let rb = general.send_general(now, &mut b);
+                assert_eq!(ra, rb, "packet {i}");
+                drops += ra.is_err() as u32;
+            }
+            assert!(
+                drops > 50,
+                "{limit:?}: the sequence must overflow the queue ({drops})"
+            );
+            assert_eq!(format!("{:?}", fast.queue), format!("{:?}", general.queue));
+            assert_eq!(format!("{:?}", fast.stats), format!("{:?}", general.stats));
+            assert_eq!(
+                (fast.len, fast.in_packets),
+                (general.len, general.in_packets)
+            );
+            fast.check_conservation().unwrap();
+        }
     }
 
     #[test]
@@ -847,5 +1000,71 @@ mod tests {
         // 1 - (1 - 1e-5)^12000 = 0.113; 1 - (1 - 1e-5)^320 = 0.0032
         assert!((2_000..2_500).contains(&long), "{long}");
         assert!(short < 150, "{short}");
+    }
+
+    // spec 2 §2.1-§2.2 and the extension "several mobiles sharing one radio channel": one
+    // transmitter, one queue per mobile (classes by destination), round robin. Three packets
+    // for ms1 then two for ms2, all at t = 0: the transmitter alternates ms1, ms2, ms1, ms2,
+    // ms1, one packet time (1 ms) apart, and each packet's report is the bytes still queued
+    // for its own mobile at its dequeue, never the other mobile's (whole queue: 4000, 3000,
+    // 2000, 1000, 0).
+    #[test]
+    fn shared_transmitter_round_robin_reports_each_mobiles_own_queue() {
+        use crate::queue::{ClassQueue, Classful, Scheduler, Wrr};
+        let mut e = egress(10, ErrorModel::default());
+        let class = |n: &str| {
+            ClassQueue::new(
+                n,
+                vec![],
+                AnyAdmission::DropTail(DropTail::new(QueueLimit::Packets(10))),
+            )
+        };
+        e.set_queue(QueueDisc::Classful(Box::new(Classful::per_destination(
+            vec![class("ms1"), class("ms2"), class("other")],
+            Scheduler::Wrr(Wrr::new(vec![1, 1, 1])),
+            vec![2, 0, 1],
+        ))));
+        e.add_dequeue_hook(DequeueHook::QueueReport { wire_bytes: 0 });
+        assert!(e.is_pull());
+        let mut slab: Slab<Packet> = Slab::with_capacity(8);
+        for dst in [1, 1, 1, 2, 2] {
+            let mut p = Packet::new(
+                Addr(0),
+                Addr(dst),
+                Body::Udp {
+                    seq: 0,
+                    payload: 972,
+                },
+            );
+            p.size = 1000;
+            let id = slab.insert(p.clone());
+            e.enqueue_held(Time::ZERO, id, &mut p).unwrap();
+        }
+        let mut now = Time::ZERO;
+        let mut got = Vec::new();
+        while let Some(s) = e.start_next(now, &mut slab) {
+            let p = slab.get(s.pkt);
+            got.push((p.dst.0, p.meta.queue_report, now.as_nanos() / 1_000));
+            now = s.free_at;
+        }
+        assert_eq!(
+            got,
+            vec![
+                (1, Some(2000), 0),
+                (2, Some(1000), 1_000),
+                (1, Some(1000), 2_000),
+                (2, Some(0), 3_000),
+                (1, Some(0), 4_000),
+            ]
+        );
+        let c = e.classes().unwrap();
+        assert_eq!(
+            c.classes
+                .iter()
+                .map(|q| q.stats.departures)
+                .collect::<Vec<_>>(),
+            vec![3, 2, 0]
+        );
+        e.check_conservation().unwrap();
     }
 }

@@ -1,6 +1,12 @@
 //! Class-based queueing: several FIFO class queues, each with its own admission policy
-//! (DropTail, RED, RIO, ...), a classifier by DSCP, and a scheduler that picks which class
-//! transmits next: weighted round robin or strict priority.
+//! (DropTail, RED, RIO, ...), a classifier by DSCP or by destination, and a scheduler that
+//! picks which class transmits next: weighted round robin or strict priority.
+//!
+//! Classified by destination ([`Classful::per_destination`]), the classes are a base
+//! station's per-mobile downlink queues behind one radio transmitter (spec 2 §2.1 and its
+//! extension "several mobiles sharing one radio channel"): each class takes the packets to
+//! one mobile's addresses, and round robin with every weight 1 serves the backlogged mobiles
+//! one packet each in turn.
 //!
 //! Unlike the lazy FIFO egress, a scheduler reorders packets, so departure times are not known
 //! on arrival: the link holds packets here by slab index and pulls the next one when its
@@ -127,6 +133,11 @@ pub struct Classful {
     sched: Scheduler,
     /// The class of each DSCP (0..64).
     by_dscp: [u8; 64],
+    /// Classified by destination: the class of each address (by index); addresses beyond
+    /// the table go to `default`. None: classified by DSCP.
+    by_addr: Option<Box<[u8]>>,
+    /// The class of packets no rule names.
+    default: u8,
 }
 
 impl Classful {
@@ -148,12 +159,42 @@ impl Classful {
             classes,
             sched,
             by_dscp,
+            by_addr: None,
+            default: default as u8,
         }
+    }
+
+    /// Class queues under `sched`, classified by destination address: a packet to address
+    /// `a` goes to class `by_addr[a]`, and a packet to an address beyond the table to the last
+    /// class (the default). The DSCP is not looked at.
+    pub fn per_destination(
+        classes: Vec<ClassQueue>,
+        sched: Scheduler,
+        by_addr: Vec<u8>,
+    ) -> Classful {
+        debug_assert!(!classes.is_empty() && classes.len() <= u8::MAX as usize);
+        debug_assert!(by_addr.iter().all(|&c| (c as usize) < classes.len()));
+        let default = (classes.len() - 1) as u8;
+        Classful {
+            classes,
+            sched,
+            by_dscp: [default; 64],
+            by_addr: Some(by_addr.into_boxed_slice()),
+            default,
+        }
+    }
+
+    /// Whether classes are by destination ([`Classful::per_destination`]).
+    pub fn is_per_destination(&self) -> bool {
+        self.by_addr.is_some()
     }
 
     /// The class a packet goes to.
     pub fn class_of(&self, pkt: &Packet) -> usize {
-        self.by_dscp[(pkt.dscp & 63) as usize] as usize
+        match &self.by_addr {
+            None => self.by_dscp[(pkt.dscp & 63) as usize] as usize,
+            Some(t) => t.get(pkt.dst.idx()).copied().unwrap_or(self.default) as usize,
+        }
     }
 
     /// Offers packet `id` (whose contents are `pkt`) at `now`; `link_idle` says whether the
@@ -195,8 +236,8 @@ impl Classful {
         v
     }
 
-    /// Takes the next packet to transmit, per the scheduler: (slab index, size).
-    pub fn dequeue(&mut self, now: Time) -> Option<(u32, u32)> {
+    /// Takes the next packet to transmit, per the scheduler: (slab index, size, its class).
+    pub fn dequeue(&mut self, now: Time) -> Option<(u32, u32, usize)> {
         let n = self.classes.len();
         let classes = &self.classes;
         let c = self.sched.next(|i| !classes[i].fifo.is_empty(), n)?;
@@ -213,7 +254,7 @@ impl Classful {
         if q.fifo.is_empty() {
             q.empty_since = now;
         }
-        Some((id, size))
+        Some((id, size, c))
     }
 
     /// Total packets and bytes waiting.
@@ -336,10 +377,66 @@ mod tests {
         // WRR order: ef (1), af (up to 4), be (up to 5).
         let order: Vec<u32> = std::iter::from_fn(|| cq.dequeue(Time::ZERO).map(|x| x.0)).collect();
         assert_eq!(order, vec![3, 0, 1, 2]);
+        assert!(!cq.is_per_destination());
         cq.check_conservation("x").unwrap();
         assert_eq!(
             cq.classes[1].stats.by_precedence[Precedence::Out as usize].arrivals,
             1
         );
+    }
+
+    // spec 2 §2.1 (one downlink queue per mobile) and its extension "several mobiles sharing
+    // one radio channel": classes by destination address, whatever the DSCP; an address no
+    // class names goes to the last (default) class; each class has its own limit; round robin
+    // (every weight 1) serves the backlogged classes one packet each in turn, skipping empty
+    // ones, and dequeue says which class it served.
+    #[test]
+    fn per_destination_classes_alternate_under_round_robin() {
+        let mut cq = Classful::per_destination(
+            vec![
+                ClassQueue::new("ms1", vec![], dt(3)),
+                ClassQueue::new("ms2", vec![], dt(3)),
+                ClassQueue::new("other", vec![], dt(3)),
+            ],
+            Scheduler::Wrr(Wrr::new(vec![1, 1, 1])),
+            // Address 0 (the server) -> other, 1 -> ms1, 2 -> ms2.
+            vec![2, 0, 1],
+        );
+        assert!(cq.is_per_destination());
+        let mut rng = Rng::from_seed(1);
+        let to = |a: u32| {
+            let mut p = Packet::new(
+                Addr(0),
+                Addr(a),
+                Body::Udp {
+                    seq: 0,
+                    payload: 100,
+                },
+            );
+            p.dscp = dscp::EF;
+            p
+        };
+        let verdicts: Vec<Verdict> = [(0, 1), (1, 1), (2, 1), (3, 1), (4, 2), (5, 2), (6, 9)]
+            .iter()
+            .map(|&(id, a)| cq.enqueue(Time::ZERO, id, &mut to(a), true, &mut rng))
+            .collect();
+        assert_eq!(
+            verdicts[3],
+            Verdict::Dropped(DropReason::Overflow),
+            "ms1 holds 3"
+        );
+        assert_eq!(
+            cq.classes.iter().map(|c| c.waiting()).collect::<Vec<_>>(),
+            vec![3, 2, 1]
+        );
+        let served: Vec<(u32, usize)> = std::iter::from_fn(|| cq.dequeue(Time::ZERO))
+            .map(|(id, _, c)| (id, c))
+            .collect();
+        assert_eq!(
+            served,
+            vec![(0, 0), (4, 1), (6, 2), (1, 0), (5, 1), (2, 0)],
+            "ms1, ms2, other in turn; then ms1 alone"
+        );
+        cq.check_conservation("x").unwrap();
     }
 }

@@ -17,9 +17,22 @@ impl DropTail {
         DropTail { limit }
     }
 
+    /// The limit.
+    #[inline]
+    pub fn limit(&self) -> QueueLimit {
+        self.limit
+    }
+
     /// Whether a packet of `size` bytes would overflow a queue of length `len`.
+    #[inline]
     pub fn is_full(&self, len: QueueLen, size: u32) -> bool {
-        match self.limit {
+        Self::full(self.limit, len, size)
+    }
+
+    /// Whether a packet of `size` bytes would overflow a queue of length `len` under `limit`.
+    #[inline(always)]
+    pub fn full(limit: QueueLimit, len: QueueLen, size: u32) -> bool {
+        match limit {
             QueueLimit::Packets(n) => len.packets >= n,
             QueueLimit::Bytes(b) => len.bytes + size as u64 > b,
         }

@@ -53,11 +53,14 @@ pub enum DropReason {
     NoRoute,
     /// A control message reached its destination node and no element there took it.
     Unclaimed,
+    /// A cell link (`atm::port`) dropped one of the packet's cells, so the receiver's AAL5
+    /// discarded the frame (the switch counts the cells by cause).
+    CellLoss,
 }
 
 impl DropReason {
     /// Every reason, in report order.
-    pub const ALL: [DropReason; 7] = [
+    pub const ALL: [DropReason; 8] = [
         DropReason::Overflow,
         DropReason::Early,
         DropReason::Forced,
@@ -65,6 +68,7 @@ impl DropReason {
         DropReason::LinkDown,
         DropReason::NoRoute,
         DropReason::Unclaimed,
+        DropReason::CellLoss,
     ];
 
     /// The name used in reports.
@@ -77,6 +81,7 @@ impl DropReason {
             DropReason::LinkDown => "link_down",
             DropReason::NoRoute => "no_route",
             DropReason::Unclaimed => "unclaimed",
+            DropReason::CellLoss => "cell_loss",
         }
     }
 }

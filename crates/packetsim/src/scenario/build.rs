@@ -132,6 +132,51 @@ fn build_unlocated(sc: &Scenario, seed: u64) -> Result<World, BuildError> {
         });
         addrs.insert(a.name.as_str(), net.add_address(owner, link));
     }
+    // Several mobiles sharing a radio channel: the downlink's queue becomes one queue per
+    // mobile, classified by every address the mobile owns (so after the named addresses).
+    for (li, l) in sc.links.iter().enumerate() {
+        if let super::LinkKind::Radio(super::RadioSpec {
+            shared: Some(sh),
+            downlink,
+            ..
+        }) = &l.kind
+        {
+            let link = &net.links[li];
+            let (e, q) = match downlink {
+                ErrorDirection::BToA => (link.ba, l.queue_ba.as_ref().unwrap_or(&l.queue)),
+                _ => (link.ab, &l.queue),
+            };
+            let rate = net.egresses[e.idx()].rate;
+            let mobiles: Vec<NodeId> = sh.mobiles.iter().map(|m| ids[m.as_str()]).collect();
+            let other = mobiles.len() as u8;
+            let by_addr = net
+                .addr_owner
+                .iter()
+                .map(|o| {
+                    mobiles
+                        .iter()
+                        .position(|m| m == o)
+                        .map_or(other, |i| i as u8)
+                })
+                .collect();
+            let classes = sh
+                .mobiles
+                .iter()
+                .map(String::as_str)
+                .chain(["other"])
+                .map(|name| ClassQueue::new(name, Vec::new(), admission(q, rate)))
+                .collect();
+            let sched = match sh.scheduler {
+                SchedulerSpec::Wrr => {
+                    Scheduler::Wrr(Wrr::new(sh.weights.iter().copied().chain([1]).collect()))
+                }
+                SchedulerSpec::Priority => Scheduler::Priority,
+            };
+            net.egresses[e.idx()].set_queue(QueueDisc::Classful(Box::new(
+                Classful::per_destination(classes, sched, by_addr),
+            )));
+        }
+    }
     // Static routes. A node named in `to` stands for its primary address and its named
     // addresses bound to no link, except those the same node routes by name; an address bound
     // to a link is reached over that link and is routed statically only by its own name.

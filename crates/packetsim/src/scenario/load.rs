@@ -8,12 +8,14 @@ use super::kinds::fields_of;
 use super::link::{LinkInput, LINK_KINDS};
 use super::locate::{is_bare, KeyPath, SpanIndex};
 use super::overrides::Override;
+use super::profile::{Profile, Table as ProfileTable};
 use super::schema::{
     RawAddress, RawFlow, RawLink, RawQueue, RawQueueKind, RawRoute, RawScenario, RawTrace,
 };
 use super::{
-    AddressSpec, ClassSpec, ErrorDirection, FlowSpec, LinkSpec, QueueLimit, QueueReportSpec,
-    QueueSpec, RateStep, RouteSpec, Scenario, SchedulerSpec, SimulationSpec, TraceSpec,
+    AddressSpec, ClassSpec, ErrorDirection, FlowSpec, LinkKind, LinkSpec, QueueLimit,
+    QueueReportSpec, QueueSpec, RadioSpec, RateStep, RouteSpec, Scenario, SchedulerSpec,
+    SimulationSpec, TraceSpec,
 };
 use crate::transport::sctp::SctpConfig;
 use crate::transport::tcp::TcpConfig;
@@ -320,25 +322,30 @@ impl Ctx<'_> {
             sample_interval: sim.sample_interval,
         };
 
-        let tcp_defaults = raw.tcp.unwrap_or_default();
-        tcp_defaults
-            .validate()
-            .map_err(|(key, msg)| self.err(&KeyPath::keys(&["tcp"]).dotted(key), msg))?;
-        let tcp_defaults_raw = table
-            .get("tcp")
-            .and_then(|t| t.as_table())
-            .cloned()
-            .unwrap_or_default();
-
-        let sctp_defaults = raw.sctp.unwrap_or_default();
-        sctp_defaults
-            .validate()
-            .map_err(|(key, msg)| self.err(&KeyPath::keys(&["sctp", key]), msg))?;
-        let sctp_defaults_raw = table
-            .get("sctp")
-            .and_then(|t| t.as_table())
-            .cloned()
-            .unwrap_or_default();
+        // A profile's options sit under the file's `[tcp]` / `[sctp]` (profile.rs).
+        let profile = raw.profile.unwrap_or_default();
+        let (tcp_defaults, tcp_defaults_raw) =
+            self.with_profile(profile, ProfileTable::Tcp, "tcp", table, raw.tcp)?;
+        tcp_defaults.validate().map_err(|(key, msg)| {
+            self.err(
+                &KeyPath::keys(&["tcp"]).dotted(key),
+                profile_note(profile, ProfileTable::Tcp, table, "tcp", key, msg),
+            )
+        })?;
+        let (sctp_defaults, sctp_defaults_raw) =
+            self.with_profile(profile, ProfileTable::Sctp, "sctp", table, raw.sctp)?;
+        sctp_defaults.validate().map_err(|(key, msg)| {
+            self.err(
+                &KeyPath::keys(&["sctp", key]),
+                profile_note(profile, ProfileTable::Sctp, table, "sctp", key, msg),
+            )
+        })?;
+        let link_profile = profile.table(ProfileTable::Link);
+        let profile_loss_position = link_profile
+            .get("loss_position")
+            .map(|v| v.clone().try_into::<crate::net::LossPosition>())
+            .transpose()
+            .map_err(|e| self.err(&KeyPath::keys(&["profile"]), e.message().trim().to_owned()))?;
 
         let mut nodes = Vec::with_capacity(raw.nodes.0.len());
         let mut raw_addresses = Vec::new();
@@ -352,7 +359,10 @@ impl Ctx<'_> {
         let node_set: HashSet<&str> = nodes.iter().map(String::as_str).collect();
 
         let mut links = Vec::with_capacity(raw.links.0.len());
-        for (name, l) in raw.links.0 {
+        for (name, mut l) in raw.links.0 {
+            if l.loss_position.is_none() {
+                l.loss_position = profile_loss_position;
+            }
             let item = doc.get("links").and_then(|t| t.get(&name));
             links.push(self.link(name, l, item, &nodes, &node_set, simulation.duration)?);
         }
@@ -854,6 +864,30 @@ impl Ctx<'_> {
         })?;
         self.check_node(&path.key("a"), &l.a, nodes, node_set)?;
         self.check_node(&path.key("b"), &l.b, nodes, node_set)?;
+        if let LinkKind::Radio(RadioSpec {
+            shared: Some(sh),
+            downlink,
+            ..
+        }) = &kind
+        {
+            let bs = if *downlink == ErrorDirection::BToA {
+                &l.b
+            } else {
+                &l.a
+            };
+            for (i, m) in sh.mobiles.iter().enumerate() {
+                let p = path.key("shared_channel").key("mobiles").index(i);
+                self.check_node(&p, m, nodes, node_set)?;
+                if m == bs {
+                    return Err(self.err(
+                        &p,
+                        format!(
+                            "`{m}` is the base station (the downlink's sending end), not a mobile"
+                        ),
+                    ));
+                }
+            }
+        }
         if l.a == l.b {
             return Err(self.err(
                 &path.key("b"),
@@ -1266,6 +1300,58 @@ impl Ctx<'_> {
             )
         })?;
         Ok(cfg)
+    }
+}
+
+impl Ctx<'_> {
+    /// The `[tcp]` or `[sctp]` defaults under `profile`: the profile's options for `which`,
+    /// overridden key by key by the file's table `name`; also the merged raw table (what a
+    /// flow's own table is merged over). Without a profile, the file's table as parsed.
+    fn with_profile<T: serde::de::DeserializeOwned + Default>(
+        &self,
+        profile: Profile,
+        which: ProfileTable,
+        name: &str,
+        table: &toml::Table,
+        parsed: Option<T>,
+    ) -> Result<(T, toml::Table)> {
+        let own = table.get(name).and_then(|t| t.as_table());
+        if profile == Profile::Standard {
+            return Ok((parsed.unwrap_or_default(), own.cloned().unwrap_or_default()));
+        }
+        let mut merged = profile.table(which);
+        for (k, v) in own.into_iter().flatten() {
+            merged.insert(k.clone(), v.clone());
+        }
+        // The file's table was deserialised on its own already, so this fails only on a bug.
+        let cfg: T =
+            toml::Value::Table(merged.clone())
+                .try_into()
+                .map_err(|e: toml::de::Error| {
+                    self.err(&KeyPath::keys(&[name]), e.message().trim().to_owned())
+                })?;
+        Ok((cfg, merged))
+    }
+}
+
+/// `msg`, plus where the value came from when `key` was set by the profile, not the file.
+fn profile_note(
+    profile: Profile,
+    which: ProfileTable,
+    table: &toml::Table,
+    name: &str,
+    key: &str,
+    msg: String,
+) -> String {
+    let top = key.split('.').next().unwrap_or(key);
+    let in_file = table
+        .get(name)
+        .and_then(|t| t.as_table())
+        .is_some_and(|t| t.contains_key(top));
+    if !in_file && profile.table(which).contains_key(top) {
+        format!("{msg} (`{top}` set by profile = \"{}\")", profile.name())
+    } else {
+        msg
     }
 }
 

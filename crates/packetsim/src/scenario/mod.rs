@@ -37,6 +37,7 @@ mod link;
 mod load;
 mod locate;
 mod overrides;
+mod profile;
 mod schema;
 #[cfg(test)]
 mod tests;
@@ -52,6 +53,7 @@ pub use load::{
     MAX_QUEUE_REPORT_BYTES, MAX_UDP_PAYLOAD,
 };
 pub use overrides::{Override, OverrideParseError};
+pub use profile::{Profile, ProfileOption, Table as ProfileTable, NS2_OPTIONS};
 
 pub use crate::net::OutagePolicy;
 use crate::transport::sctp::SctpConfig;
@@ -213,6 +215,15 @@ pub enum LinkKind {
     PointToPoint,
     /// `radio` (spec 2): a base station's radio link (`scenario/link/radio.rs`).
     Radio(RadioSpec),
+    /// `atm` (spec 1): a slotted cell link (`scenario/link/atm.rs`).
+    Atm(AtmSpec),
+}
+
+/// A cell link's own settings (`kind = "atm"`): both directions alike.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AtmSpec {
+    /// Slot (one cell at the link rate), switch buffer and discard policy, arrival order.
+    pub port: crate::atm::port::CellLinkConfig,
 }
 
 /// A radio link's own settings (`kind = "radio"`).
@@ -226,6 +237,20 @@ pub struct RadioSpec {
     pub rate_cycle: Option<RateCycle>,
     /// Per-packet loss probability on both directions.
     pub loss: f64,
+    /// Several mobiles sharing the downlink's transmitter, one queue each.
+    pub shared: Option<SharedChannel>,
+}
+
+/// Several mobiles sharing one radio channel (`shared_channel`, spec 2 §4 extension): the
+/// downlink keeps one queue per mobile behind its one transmitter.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SharedChannel {
+    /// The mobiles' node names, in scheduling order.
+    pub mobiles: Vec<String>,
+    /// Round robin (`Wrr`, with `weights`) or strict priority in list order.
+    pub scheduler: SchedulerSpec,
+    /// Packets per round for each mobile (all 1 by default; 1 under priority).
+    pub weights: Vec<u32>,
 }
 
 /// Rates taken in turn, each for `every`, from time 0 (spec 2 BS-E5).

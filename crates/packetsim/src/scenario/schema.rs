@@ -19,6 +19,9 @@ use std::marker::PhantomData;
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawScenario {
+    /// `profile = "standard" | "ns2"` (issue 14 item 8; `profile.rs`).
+    #[serde(default)]
+    pub profile: Option<super::profile::Profile>,
     pub simulation: RawSimulation,
     #[serde(default)]
     pub tcp: Option<TcpConfig>,

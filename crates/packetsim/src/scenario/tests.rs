@@ -1317,16 +1317,16 @@ fn unknown_flow_and_link_kinds_are_rejected_listing_the_known_kinds() {
     );
     let link = |v: &str| BASE.replace("delay = \"5ms\"", &format!("delay = \"5ms\"\n{v}"));
     assert_at(
-        &bad(&link("kind = \"atm\""), &[]),
+        &bad(&link("kind = \"ethernet\""), &[]),
         13,
         "links.l1.kind",
-        "unknown value `atm`; expected one of `point_to_point`, `radio`",
+        "unknown value `ethernet`; expected one of `point_to_point`, `radio`, `atm`",
     );
     let e = bad(BASE, &["links.l2.kind=wireless"]);
     assert_eq!(
         e.to_string(),
         "x.toml: --set links.l2.kind=wireless: links.l2.kind: unknown value `wireless`; \
-         expected one of `point_to_point`, `radio`"
+         expected one of `point_to_point`, `radio`, `atm`"
     );
     let s = ok(&link("kind = \"point_to_point\""), &[]);
     assert_eq!(s.links[0].kind, LinkKind::PointToPoint);
@@ -1606,7 +1606,8 @@ fn radio_link_reports_on_its_downlink_by_default_and_folds_its_loss() {
             downlink: ErrorDirection::AToB,
             report: Some(0),
             rate_cycle: None,
-            loss: 0.0
+            loss: 0.0,
+            shared: None,
         })
     );
     // spec 2 §2.3 step 1: the base station's report, zero bytes on the wire.
@@ -1697,6 +1698,314 @@ fn radio_link_errors_name_the_key() {
         &[],
     );
     assert_at(&e, 13, "links.l1.radio_loss", "only allowed on radio links");
+}
+
+// ---- kind = "atm" (spec 1 §2.1-2.3: slotted cell link, AAL5 adapters, cell switch) -------
+
+/// Link l2 as an atm link at 21.2 Mb/s (a 20 µs slot); its own keys start at line 20.
+fn atm(keys: &str) -> String {
+    BASE.replace(
+        "rate = \"2Mbps\"\ndelay = \"20ms\"",
+        &format!("rate = \"21.2Mbps\"\ndelay = \"20ms\"\nkind = \"atm\"\n{keys}"),
+    )
+}
+
+#[test]
+fn atm_link_defaults_and_every_key() {
+    use crate::atm::port::{ArrivalOrder, CellLinkConfig};
+    use crate::atm::switch::{Discard, SwitchConfig};
+    let spec = |buffer, discard, order| {
+        LinkKind::Atm(AtmSpec {
+            port: CellLinkConfig {
+                slot: Dur::from_micros(20),
+                switch: SwitchConfig {
+                    buffer,
+                    discard,
+                    vcs: 1,
+                },
+                order,
+            },
+        })
+    };
+    // spec §3.1: B = 1000; plain discard and YATS's random same-slot order by default.
+    let s = ok(&atm(""), &[]);
+    assert_eq!(
+        s.links[1].kind,
+        spec(1000, Discard::Plain, ArrivalOrder::Random)
+    );
+    // EPD's threshold defaults to B / 2 (spec §3.2).
+    let s = ok(&atm("discard = \"epd\"\nswitch_buffer = 2000"), &[]);
+    let epd = Discard::Epd {
+        threshold: 1000,
+        keep_eof: false,
+    };
+    assert_eq!(s.links[1].kind, spec(2000, epd, ArrivalOrder::Random));
+    let s = ok(
+        &atm("discard = \"epd\"\nepd_threshold = 600\nkeep_eof = true\narrival_order = \"port\""),
+        &[],
+    );
+    let epd = Discard::Epd {
+        threshold: 600,
+        keep_eof: true,
+    };
+    assert_eq!(s.links[1].kind, spec(1000, epd, ArrivalOrder::Port));
+    let s = ok(&atm("discard = \"ppd\""), &["links.l2.switch_buffer=500"]);
+    let ppd = Discard::Ppd { keep_eof: false };
+    assert_eq!(s.links[1].kind, spec(500, ppd, ArrivalOrder::Random));
+    // The built world makes both directions cell links; l1 stays a plain transmitter.
+    let w = build(&s, 1).unwrap();
+    let (ab, ba) = (w.net.links[1].ab, w.net.links[1].ba);
+    assert!(w.net.egresses[ab.idx()].is_cells() && w.net.egresses[ba.idx()].is_cells());
+    assert!(!w.net.egresses[w.net.links[0].ab.idx()].is_cells());
+}
+
+#[test]
+fn atm_link_errors_name_the_key() {
+    let cases = [
+        (
+            "switch_buffer = 0",
+            "links.l2.switch_buffer",
+            "at least 1 cell",
+        ),
+        (
+            "epd_threshold = 5",
+            "links.l2.epd_threshold",
+            "only allowed with discard = \"epd\"",
+        ),
+        (
+            "discard = \"epd\"\nswitch_buffer = 100\nepd_threshold = 100",
+            "links.l2.epd_threshold",
+            "expected 1 <= T < switch_buffer = 100 cells; got 100",
+        ),
+        (
+            "discard = \"epd\"\nepd_threshold = 0",
+            "links.l2.epd_threshold",
+            "got 0",
+        ),
+        (
+            "keep_eof = true",
+            "links.l2.keep_eof",
+            "only allowed with discard = \"ppd\" or \"epd\"",
+        ),
+        ("discard = \"red\"", "links.l2.discard", "plain"),
+        (
+            "arrival_order = \"fifo\"",
+            "links.l2.arrival_order",
+            "random",
+        ),
+        (
+            "queue = { limit = 10 }",
+            "links.l2.queue",
+            "not allowed on atm links",
+        ),
+        ("loss = 0.01", "links.l2.loss", "not allowed on atm links"),
+        (
+            "outages = [ { from = \"1s\", to = \"2s\" } ]",
+            "links.l2.outages",
+            "not allowed on atm links",
+        ),
+    ];
+    for (keys, key, what) in cases {
+        let e = bad(&atm(keys), &[]);
+        let line = 20 + keys.lines().count() - 1;
+        assert_at(&e, line, key, what);
+    }
+    // A cell key on a point-to-point link names the kind that takes it.
+    let e = bad(
+        &BASE.replace("delay = \"5ms\"", "delay = \"5ms\"\nswitch_buffer = 100"),
+        &[],
+    );
+    assert_at(
+        &e,
+        13,
+        "links.l1.switch_buffer",
+        "only allowed on atm links",
+    );
+}
+
+// ---- shared_channel (spec 2 §4 extension: several mobiles sharing one radio channel) ----
+
+/// A server, a base station, a node for the air and two mobiles behind it; the radio link's
+/// `shared_channel` line is line 20.
+fn shared(keys: &str) -> String {
+    format!(
+        r#"[simulation]
+duration = "3s"
+
+[nodes.server]
+[nodes.bs]
+[nodes.air]
+[nodes.ms1]
+[nodes.ms2]
+
+[links.wired]
+a = "server"
+b = "bs"
+rate = "10Mbps"
+delay = "5ms"
+
+[links.radio]
+a = "bs"
+b = "air"
+kind = "radio"
+{keys}
+rate = "1Mbps"
+delay = "2ms"
+queue = {{ limit = 7 }}
+
+[links.air1]
+a = "air"
+b = "ms1"
+rate = "1000Gbps"
+delay = "0s"
+
+[links.air2]
+a = "air"
+b = "ms2"
+rate = "1000Gbps"
+delay = "0s"
+
+[flows.f1]
+from = "server"
+to = "ms1"
+
+[flows.f2]
+from = "server"
+to = "ms2"
+"#
+    )
+}
+
+// The keys load into the radio's settings (round robin, weights 1 by default), and the built
+// downlink has one queue per mobile (the link's `queue` limit each) and `other`, classified by
+// destination; both mobiles get data and each queue's counters are in the summary
+// (`radio:bs->air/ms1`, ...).
+#[test]
+fn shared_channel_builds_one_downlink_queue_per_mobile() {
+    let s = ok(
+        &shared("shared_channel = { mobiles = [\"ms1\", \"ms2\"] }"),
+        &[],
+    );
+    let LinkKind::Radio(r) = &s.links[1].kind else {
+        panic!("a radio link")
+    };
+    assert_eq!(
+        r.shared,
+        Some(SharedChannel {
+            mobiles: vec!["ms1".into(), "ms2".into()],
+            scheduler: SchedulerSpec::Wrr,
+            weights: vec![1, 1],
+        })
+    );
+    let s2 = ok(
+        &shared("shared_channel = { mobiles = [\"ms2\", \"ms1\"], weights = [3, 1] }"),
+        &[],
+    );
+    let LinkKind::Radio(r2) = &s2.links[1].kind else {
+        panic!("a radio link")
+    };
+    assert_eq!(r2.shared.as_ref().unwrap().weights, vec![3, 1]);
+    let s3 = ok(
+        &shared("shared_channel = { mobiles = [\"ms1\"], scheduler = \"priority\" }"),
+        &[],
+    );
+    let LinkKind::Radio(r3) = &s3.links[1].kind else {
+        panic!("a radio link")
+    };
+    assert_eq!(
+        r3.shared.as_ref().unwrap().scheduler,
+        SchedulerSpec::Priority
+    );
+
+    let mut w = build(&s, 1).unwrap();
+    let down = w.net.links[1].ab;
+    let e = &w.net.egresses[down.idx()];
+    let c = e.classes().expect("classful");
+    assert!(c.is_per_destination() && e.is_pull());
+    let names: Vec<&str> = c.classes.iter().map(|q| q.name.as_str()).collect();
+    assert_eq!(names, ["ms1", "ms2", "other"]);
+    let info = w.run();
+    let sum = crate::report::Summary::new(&w, &info, "x", 1);
+    for m in ["ms1", "ms2"] {
+        let q = &sum.queues[&format!("radio:bs->air/{m}")];
+        assert!(q.departures > 50, "{m}: {}", q.departures);
+        assert!(q.max_len_pkts <= 7.0, "{m}: limit 7 each");
+    }
+    assert_eq!(sum.queues["radio:bs->air/other"].arrivals, 0);
+    w.net.egresses[down.idx()].check_conservation().unwrap();
+}
+
+#[test]
+fn shared_channel_errors_name_the_key() {
+    let line = 20;
+    let cases = [
+        (
+            "shared_channel = { mobiles = [] }",
+            "links.radio.shared_channel.mobiles",
+            "at least one mobile",
+        ),
+        (
+            "shared_channel = { mobiles = [\"ms1\", \"ms1\"] }",
+            "links.radio.shared_channel.mobiles[1]",
+            "listed twice",
+        ),
+        (
+            "shared_channel = { mobiles = [\"ms1\", \"ms3\"] }",
+            "links.radio.shared_channel.mobiles[1]",
+            "expected the name of a node",
+        ),
+        (
+            "shared_channel = { mobiles = [\"bs\"] }",
+            "links.radio.shared_channel.mobiles[0]",
+            "the base station",
+        ),
+        (
+            "shared_channel = { mobiles = [\"ms1\"], scheduler = \"priority\", weights = [1] }",
+            "links.radio.shared_channel.weights",
+            "not allowed with scheduler = \"priority\"",
+        ),
+        (
+            "shared_channel = { mobiles = [\"ms1\", \"ms2\"], weights = [1] }",
+            "links.radio.shared_channel.weights",
+            "one weight per mobile (2); got 1",
+        ),
+        (
+            "shared_channel = { mobiles = [\"ms1\", \"ms2\"], weights = [1, 0] }",
+            "links.radio.shared_channel.weights[1]",
+            "positive weight",
+        ),
+        (
+            "shared_channel = { mobiles = [\"ms1\"], scheduler = \"fifo\" }",
+            "links.radio.shared_channel.scheduler",
+            "expected `round_robin` or `priority`",
+        ),
+        (
+            "shared_channel = { mobiles = [\"ms1\"], share = 1 }",
+            "links.radio.shared_channel.share",
+            "expected one of `mobiles`, `scheduler`, `weights`",
+        ),
+    ];
+    for (keys, key, what) in cases {
+        let e = bad(&shared(keys), &[]);
+        assert_at(&e, line, key, what);
+    }
+    // The per-mobile queue is a single queue: a classful `queue` is refused.
+    let text = shared("shared_channel = { mobiles = [\"ms1\"] }").replace(
+        "queue = { limit = 7 }",
+        "queue = { kind = \"priority\", classes = [{ name = \"a\", queue = { limit = 5 } }] }",
+    );
+    assert_at(&bad(&text, &[]), 23, "links.radio.queue", "single queue");
+    // Only radio links take it.
+    let text = shared("").replace(
+        "delay = \"5ms\"",
+        "delay = \"5ms\"\nshared_channel = { mobiles = [\"ms1\"] }",
+    );
+    assert_at(
+        &bad(&text, &[]),
+        15,
+        "links.wired.shared_channel",
+        "only allowed on radio links",
+    );
 }
 
 // ---- [trace] ---------------------------------------------------------------------------
@@ -1861,5 +2170,119 @@ fn link_loss_position_parses_and_bad_value_is_located() {
         19,
         "links.l2.loss_position",
         "unknown value `early`; expected `wire` or `before_queue`",
+    );
+}
+
+// ---- profile = "ns2" (issue 14 item 8; profile.rs) ------------------------------------
+
+// The profile sets every option of profile::NS2_OPTIONS; `[tcp]`, a flow's own `tcp` and a
+// link's own `loss_position` each override it key by key; "standard" and no key change nothing.
+#[test]
+fn profile_ns2_sets_its_options_and_explicit_keys_override_them() {
+    use crate::net::LossPosition;
+    use crate::transport::tcp::{RecoverGuard, RttEstimatorKind, SsthreshRule};
+    let text = format!(
+        "profile = \"ns2\"\n{}",
+        BASE.replace("[nodes.a]", "[tcp]\nrto_min = \"1s\"\n\n[nodes.a]")
+            .replace(
+                "delay = \"5ms\"\n",
+                "delay = \"5ms\"\nloss_position = \"wire\"\n"
+            )
+    ) + "tcp = { limited_transmit = false }\n\n[flows.g]\nfrom = \"c\"\nto = \"a\"\n";
+    let s = ok(&text, &[]);
+    let tcp = |s: &Scenario, i: usize| match &s.flows[i].kind {
+        FlowKind::Tcp { tcp, .. } => tcp.clone(),
+        k => panic!("{k:?}"),
+    };
+    let (f, g) = (tcp(&s, 0), tcp(&s, 1));
+    assert!(!f.limited_transmit, "the flow's own table wins");
+    assert!(g.limited_transmit, "the profile's value");
+    for c in [&f, &g] {
+        assert_eq!(c.rto_min, Dur::from_secs(1), "[tcp] wins over the profile");
+        assert_eq!(c.recover_guard, RecoverGuard::AfterLoss);
+        assert_eq!(c.ssthresh_rule, SsthreshRule::Ns2);
+        assert_eq!(c.rtt_estimator, RttEstimatorKind::Ns2);
+        assert_eq!(c.tick, Dur::from_millis(10));
+        assert_eq!(c.rto_initial, Dur::from_secs(3));
+        assert!(!c.dupack_same_window);
+    }
+    assert_eq!(
+        s.links[0].loss_position,
+        LossPosition::Wire,
+        "the link's own key"
+    );
+    assert_eq!(s.links[1].loss_position, LossPosition::BeforeQueue);
+
+    let plain = ok(BASE, &[]);
+    let standard = ok(&format!("profile = \"standard\"\n{BASE}"), &[]);
+    for sc in [&plain, &standard] {
+        assert_eq!(tcp(sc, 0), TcpConfig::default());
+        assert_eq!(sc.links[1].loss_position, LossPosition::Wire);
+    }
+    let by_set = ok(BASE, &["profile=ns2"]);
+    assert_eq!(tcp(&by_set, 0).rtt_estimator, RttEstimatorKind::Ns2);
+    assert_eq!(by_set.links[1].loss_position, LossPosition::BeforeQueue);
+}
+
+// The profile's [sctp] options reach an SCTP flow; the file's [sctp] overrides them.
+#[test]
+fn profile_ns2_sets_sctp_options() {
+    let sc = ok(&format!("profile = \"ns2\"\n{MULTIHOMED}"), &[]);
+    let FlowKind::Sctp { sctp, .. } = &sc.flows[0].kind else {
+        panic!("an sctp flow")
+    };
+    assert!(sctp.fast_recovery);
+    assert_eq!(sctp.fast_rtx_threshold, 3);
+    assert_eq!(sctp.ssthresh_floor_mtus, 4);
+    assert!(sctp.t3_cut_above_one_mtu);
+    let sc = ok(
+        &format!("profile = \"ns2\"\n{MULTIHOMED}"),
+        &["sctp.fast_rtx_threshold=4"],
+    );
+    let FlowKind::Sctp { sctp, .. } = &sc.flows[0].kind else {
+        panic!("an sctp flow")
+    };
+    assert_eq!((sctp.fast_rtx_threshold, sctp.fast_recovery), (4, true));
+}
+
+// An unknown profile is located at its key; an inconsistency between a file key and a profile
+// value names the key and says that the profile set it.
+#[test]
+fn profile_errors_are_located() {
+    let e = bad(&format!("profile = \"ns3\"\n{BASE}"), &[]);
+    assert_at(
+        &e,
+        1,
+        "profile",
+        "unknown value `ns3`; expected `standard` or `ns2`",
+    );
+    let text = format!(
+        "profile = \"ns2\"\n{}",
+        BASE.replace("[nodes.a]", "[tcp]\nrto_max = \"100ms\"\n\n[nodes.a]")
+    );
+    let e = bad(&text, &[]);
+    let msg = e.to_string();
+    assert_eq!(e.key(), Some("tcp.rto_min"), "{msg}");
+    assert!(
+        msg.contains("expected rto_min <= rto_max")
+            && msg.contains("(`rto_min` set by profile = \"ns2\")"),
+        "{msg}"
+    );
+}
+
+// RFC 4960 floor key: a value outside 1..=64 is located at its key.
+#[test]
+fn sctp_ssthresh_floor_out_of_range_is_located() {
+    let e = bad(
+        &MULTIHOMED.replace(
+            "sctp = { rtx_policy = \"same\" }",
+            "sctp = { ssthresh_floor_mtus = 0 }",
+        ),
+        &[],
+    );
+    let msg = e.to_string();
+    assert!(
+        msg.contains("ssthresh_floor_mtus") && msg.contains("expected 1 to 64"),
+        "{msg}"
     );
 }

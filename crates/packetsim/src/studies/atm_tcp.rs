@@ -86,7 +86,7 @@ impl Plan {
                 bg_sizes: vec![512, 1500, 4352, 9180],
                 bg_buffers: vec![500, 1000, 2000, 3000, 4000, 6000, 8000],
                 bg_warmup: 2.0,
-                bg_seconds: 10.0,
+                bg_seconds: 20.0,
                 x_rto_ms: vec![10, 25, 50, 100, 200, 300, 450, 1000, 1500],
                 x3_k: vec![2.0, 4.0, 8.0],
                 fine_slot: true,

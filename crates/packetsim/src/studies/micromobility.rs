@@ -27,7 +27,7 @@ use crate::mobility::{
 };
 use crate::report::svg::{Curve, LineChart};
 use crate::report::write_atomic;
-use crate::transport::tcp::{FullAckCwnd, PartialAckTimer, TcpConfig, Variant};
+use crate::transport::tcp::{FullAckCwnd, PartialAckTimer, RecoverGuard, TcpConfig, Variant};
 use crate::world::FlowPlacement;
 use packetsim_kernel::{Dur, Rng, Time};
 use std::collections::BTreeMap;
@@ -144,6 +144,13 @@ pub fn tcp_config(variant: Variant, size: u32) -> TcpConfig {
         sack_blocks: 3,
         newreno_partial_ack_timer: PartialAckTimer::SlowButSteady,
         newreno_full_ack: FullAckCwnd::FlightSize,
+        // ns-2's `bugFix_` (on by default in the ns-2 of 2000-2002 the spec follows; RFC 6582
+        // §3.2 step 2): no new fast retransmit until the cumulative ACK passes the `recover`
+        // of the last fast retransmit or timeout. Spec 5 §2.5 mentions it only after a
+        // timeout; without it, the held bicast copies a semisoft handoff releases start a
+        // spiral of spurious fast retransmits (mobility::tests_tcp,
+        // semisoft_duplicates_cost_newreno_one_spurious_fast_retransmit).
+        recover_guard: RecoverGuard::AfterLoss,
         ..TcpConfig::default()
     }
 }

@@ -30,10 +30,12 @@ pub struct Outbox {
 
 impl Outbox {
     /// Queues a packet to send.
+    #[inline]
     pub fn send(&mut self, p: Packet) {
         self.packets.push(p);
     }
     /// Empties the outbox for reuse, keeping its allocation.
+    #[inline]
     pub fn clear(&mut self) {
         self.packets.clear();
         self.delivered_bytes = 0;

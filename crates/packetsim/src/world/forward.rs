@@ -239,6 +239,9 @@ impl World {
 
     /// Starts a pull-mode egress's next transmission if its transmitter is free.
     pub(super) fn start_tx(&mut self, now: Time, e: EgressId) {
+        if self.net.egresses[e.idx()].is_cells() {
+            return self.cell_tick(now, e);
+        }
         if let Some(s) = self.net.egresses[e.idx()].start_next(now, &mut self.packets) {
             if let Some(t) = self.tracer.as_deref_mut() {
                 let p = self.packets.get(s.pkt);
@@ -254,6 +257,55 @@ impl World {
                     .schedule(at, Event::Arrive { pkt: s.pkt, via: e }),
                 Err(r) => self.drop_held(s.pkt, r),
             }
+        }
+    }
+
+    /// Drives a slotted cell link (`atm::port`) to `now`: packets whose frame left intact
+    /// reach the far end at (their last cell's slot) + delay, the others are dropped
+    /// (`CellLoss`); the next busy slot gets a TxDone.
+    #[cold]
+    #[inline(never)]
+    fn cell_tick(&mut self, now: Time, e: EgressId) {
+        use crate::atm::port::Settled;
+        let egress = &mut self.net.egresses[e.idx()];
+        let delay = egress.delay;
+        let port = egress.cells_mut().expect("a cell link");
+        port.advance(now);
+        let slot = port.config().slot;
+        let next = port.next_tick();
+        let mut settled = std::mem::take(&mut self.cell_settled);
+        port.take_settled(&mut settled);
+        for s in settled.drain(..) {
+            let egress = &mut self.net.egresses[e.idx()];
+            match s {
+                Settled::Sent {
+                    pkt,
+                    slot: k,
+                    cells,
+                } => {
+                    let size = self.packets.get(pkt).size;
+                    egress.queue.departures += 1;
+                    egress.stats.transmitted += 1;
+                    egress.stats.transmitted_bytes += size as u64;
+                    egress.stats.busy += slot * cells as u64;
+                    let at = Time::from_nanos(k * slot.as_nanos()) + delay;
+                    debug_assert!(
+                        at >= now,
+                        "{}: a cell frame arrives in the past",
+                        egress.name
+                    );
+                    self.queue
+                        .schedule(at.max(now), Event::Arrive { pkt, via: e });
+                }
+                Settled::Lost { pkt } => {
+                    egress.queue.drop(DropReason::CellLoss);
+                    self.drop_held(pkt, DropReason::CellLoss);
+                }
+            }
+        }
+        self.cell_settled = settled;
+        if let Some(at) = next {
+            self.queue.schedule(at, Event::TxDone { egress: e });
         }
     }
 

@@ -101,6 +101,8 @@ pub struct World {
     ectx: ElementCtx,
     /// Scheduled link changes, by the index their event carries.
     changes: Vec<(EgressId, LinkChange)>,
+    /// Scratch for [`World::cell_tick`] (cell links settle packets in batches).
+    cell_settled: Vec<crate::atm::port::Settled>,
     end: Time,
 }
 
@@ -120,6 +122,7 @@ impl World {
             outbox: Outbox::default(),
             ectx: ElementCtx::default(),
             changes: Vec::new(),
+            cell_settled: Vec::new(),
             end,
         }
     }

@@ -12,11 +12,14 @@
 //!
 //! `point_to_point` (the default): nothing beyond the common keys. `radio` (spec 2): a base
 //! station's radio link, with its downlink report, rate cycle and radio loss (`radio.rs`).
+//! `atm` (spec 1): a slotted cell link whose directions are cell switch ports with AAL5
+//! adapters (`atm.rs`, `crate::atm::port`).
 //!
 //! A new kind: a file here with its keys struct, `load`, `add` and a `KIND` row; its variant
 //! in [`LinkKind`] (`scenario/mod.rs`); a row in [`LINK_KINDS`] and an arm in
 //! [`LinkKind::row`] (the compiler asks for the arm). `docs/extending.md` has the steps.
 
+mod atm;
 mod point_to_point;
 mod radio;
 
@@ -32,7 +35,7 @@ use serde::de::DeserializeOwned;
 use toml_edit::InlineTable;
 
 /// The link kinds, by `kind = "..."`; the first is the default.
-pub(crate) const LINK_KINDS: &[LinkKindRow] = &[point_to_point::KIND, radio::KIND];
+pub(crate) const LINK_KINDS: &[LinkKindRow] = &[point_to_point::KIND, radio::KIND, atm::KIND];
 
 impl LinkKind {
     /// This kind's registry row.
@@ -40,6 +43,7 @@ impl LinkKind {
         match self {
             LinkKind::PointToPoint => &point_to_point::KIND,
             LinkKind::Radio(_) => &radio::KIND,
+            LinkKind::Atm(_) => &atm::KIND,
         }
     }
 }

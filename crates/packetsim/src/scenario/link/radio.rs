@@ -15,6 +15,16 @@
 //! - `radio_loss`: a uniform per-packet loss probability on both directions, drawn from the
 //!   link's seeded stream (spec 2 §4 extension: 1% and 5%); not combined with `loss`.
 //!
+//! - `shared_channel = { mobiles = ["ms1", "ms2"], scheduler = "round_robin", weights = [1, 1] }`
+//!   (spec 2 §4's extension "several mobiles sharing one radio channel"): the downlink's one
+//!   transmitter holds one queue per listed mobile (each with the link's downlink `queue`
+//!   settings and limit), classified by the packet's destination node, plus a last queue
+//!   `other` for packets to any other node; `scheduler` picks which queue sends next:
+//!   `round_robin` (default; one packet per backlogged mobile in turn, or `weights` packets
+//!   each) or `priority` (the first backlogged mobile in list order). The report, if on, is
+//!   the packet's own mobile's queue. The mobiles sit behind the link's far end (a node
+//!   standing for the air, joined to each mobile by a link of its own).
+//!
 //! Outages and their policy are the common `outages` and `outage_policy` keys (`blind`, the
 //! spec's default, or `hold`).
 
@@ -22,8 +32,11 @@ use super::{LinkBuild, LinkInput, LinkKindRow};
 use crate::ids::LinkId;
 use crate::net::Net;
 use crate::scenario::kinds::fields_of;
+use crate::scenario::schema::RawQueueKind;
 use crate::scenario::MAX_QUEUE_REPORT_BYTES;
-use crate::scenario::{ErrorDirection, LinkKind, RadioSpec, RateCycle, ScenarioError};
+use crate::scenario::{
+    ErrorDirection, LinkKind, RadioSpec, RateCycle, ScenarioError, SchedulerSpec, SharedChannel,
+};
 use crate::units;
 use packetsim_kernel::{Dur, Rate};
 use serde::Deserialize;
@@ -50,6 +63,26 @@ struct Keys {
     rate_cycle: Option<RawRateCycle>,
     #[serde(default)]
     radio_loss: Option<f64>,
+    #[serde(default)]
+    shared_channel: Option<RawShared>,
+}
+
+/// `shared_channel = { mobiles, scheduler, weights }`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawShared {
+    mobiles: Vec<String>,
+    #[serde(default)]
+    scheduler: Option<RawSharedScheduler>,
+    #[serde(default)]
+    weights: Option<Vec<i64>>,
+}
+
+#[derive(Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+enum RawSharedScheduler {
+    RoundRobin,
+    Priority,
 }
 
 #[derive(Debug, Deserialize)]
@@ -168,12 +201,112 @@ fn load(l: &LinkInput) -> Result<LinkKind, ScenarioError> {
             ))
         }
     };
+    let shared = match k.shared_channel {
+        None => None,
+        Some(sh) => Some(shared_channel(l, sh, downlink)?),
+    };
     Ok(LinkKind::Radio(RadioSpec {
         downlink,
         report,
         rate_cycle,
         loss,
+        shared,
     }))
+}
+
+/// Validates `shared_channel` (the node names are checked by the loader, which knows them).
+fn shared_channel(
+    l: &LinkInput,
+    sh: RawShared,
+    downlink: ErrorDirection,
+) -> Result<SharedChannel, ScenarioError> {
+    let key = "shared_channel";
+    let at = |sub: &str| l.path.key(key).key(sub);
+    if sh.mobiles.is_empty() {
+        return Err(l.cx.err(
+            &at("mobiles"),
+            "expected at least one mobile, e.g. mobiles = [\"ms1\", \"ms2\"]",
+        ));
+    }
+    if sh.mobiles.len() >= u8::MAX as usize {
+        return Err(l.cx.err(
+            &at("mobiles"),
+            format!(
+                "expected at most {} mobiles on one channel; got {}",
+                u8::MAX - 1,
+                sh.mobiles.len()
+            ),
+        ));
+    }
+    for (i, m) in sh.mobiles.iter().enumerate() {
+        if sh.mobiles[..i].contains(m) {
+            return Err(l.cx.err(
+                &at("mobiles").index(i),
+                format!("`{m}` is listed twice: one queue per mobile"),
+            ));
+        }
+        if m == "other" {
+            return Err(l.cx.err(
+                &at("mobiles").index(i),
+                "`other` names the queue of packets to no listed mobile; rename the node",
+            ));
+        }
+    }
+    // The downlink's queue settings are each mobile's queue: a single queue, not classes.
+    let (qkey, q) = match downlink {
+        ErrorDirection::BToA if l.common.queue_ba.is_some() => ("queue_ba", &l.common.queue_ba),
+        _ => ("queue", &l.common.queue),
+    };
+    if let Some(q) = q {
+        if q.classes.is_some() || matches!(q.kind, RawQueueKind::Wrr | RawQueueKind::Priority) {
+            return Err(l.err(
+                qkey,
+                "expected a single queue (droptail, red or rio) with `shared_channel`: it is \
+                 each mobile's queue, and the channel's scheduler serves the mobiles",
+            ));
+        }
+    }
+    let scheduler = match sh.scheduler.unwrap_or(RawSharedScheduler::RoundRobin) {
+        RawSharedScheduler::RoundRobin => SchedulerSpec::Wrr,
+        RawSharedScheduler::Priority => SchedulerSpec::Priority,
+    };
+    let weights = match sh.weights {
+        None => vec![1; sh.mobiles.len()],
+        Some(_) if scheduler == SchedulerSpec::Priority => {
+            return Err(l.cx.err(
+                &at("weights"),
+                "not allowed with scheduler = \"priority\": mobiles are served in list order",
+            ))
+        }
+        Some(w) if w.len() != sh.mobiles.len() => {
+            return Err(l.cx.err(
+                &at("weights"),
+                format!(
+                    "expected one weight per mobile ({}); got {}",
+                    sh.mobiles.len(),
+                    w.len()
+                ),
+            ))
+        }
+        Some(w) => {
+            let mut out = Vec::with_capacity(w.len());
+            for (i, x) in w.into_iter().enumerate() {
+                if !(1..=u32::MAX as i64).contains(&x) {
+                    return Err(l.cx.err(
+                        &at("weights").index(i),
+                        format!("expected a positive weight in packets per round; got {x}"),
+                    ));
+                }
+                out.push(x as u32);
+            }
+            out
+        }
+    };
+    Ok(SharedChannel {
+        mobiles: sh.mobiles,
+        scheduler,
+        weights,
+    })
 }
 
 /// The transmitters are those of a point-to-point link: the radio's settings were folded into

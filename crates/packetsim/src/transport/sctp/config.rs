@@ -57,6 +57,14 @@ pub struct SctpConfig {
     pub fast_rtx_threshold: u32,
     /// RFC 4960 §7.2.4 fast recovery: at most one cwnd cut per window (default off, RFC 2960).
     pub fast_recovery: bool,
+    /// ssthresh floor on a cut, in MTUs: 2 (default, RFC 2960 §7.2.3) or 4 (RFC 4960 §7.2.3,
+    /// ns-2.35 `SctpAgent::FastRtx` / `Timeout`).
+    #[serde(skip_serializing_if = "is_two")]
+    pub ssthresh_floor_mtus: u32,
+    /// A T3 expiry cuts ssthresh only while cwnd > 1 MTU (ns-2.35 `SctpAgent::Timeout`;
+    /// default false, RFC 2960: every expiry cuts).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub t3_cut_above_one_mtu: bool,
     /// Packets sent per send opportunity at most (default 4; 0 means unlimited).
     pub max_burst: u32,
     /// RTO.Initial (3 s).
@@ -108,6 +116,8 @@ impl Default for SctpConfig {
             rwnd: 65_536,
             fast_rtx_threshold: 4,
             fast_recovery: false,
+            ssthresh_floor_mtus: 2,
+            t3_cut_above_one_mtu: false,
             max_burst: 4,
             rto_initial: Dur::from_secs(3),
             rto_min: Dur::from_secs(1),
@@ -169,6 +179,12 @@ impl SctpConfig {
         if self.fast_rtx_threshold == 0 {
             return bad("fast_rtx_threshold", "expected at least 1");
         }
+        if !(1..=64).contains(&self.ssthresh_floor_mtus) {
+            return bad(
+                "ssthresh_floor_mtus",
+                "expected 1 to 64 (RFC 2960: 2, RFC 4960: 4)",
+            );
+        }
         if self.rto_min == Dur::ZERO {
             return bad("rto_min", "expected a positive duration");
         }
@@ -192,4 +208,8 @@ impl SctpConfig {
         }
         Ok(())
     }
+}
+
+fn is_two(n: &u32) -> bool {
+    *n == 2
 }

@@ -65,6 +65,10 @@ pub struct Path {
     /// RTO changes (when, value).
     pub rto_history: Vec<(Time, Dur)>,
     mtu: u64,
+    /// ssthresh never goes below this on a cut (`ssthresh_floor_mtus`·MTU).
+    ssthresh_floor: u64,
+    /// A T3 expiry cuts only when cwnd > 1 MTU (`t3_cut_above_one_mtu`).
+    t3_cut_above_one_mtu: bool,
     rto_min: Dur,
     rto_max: Dur,
 }
@@ -98,6 +102,8 @@ impl Path {
             data_samples: 0,
             rto_history: vec![(now, cfg.rto_initial)],
             mtu,
+            ssthresh_floor: cfg.ssthresh_floor_mtus as u64 * mtu,
+            t3_cut_above_one_mtu: cfg.t3_cut_above_one_mtu,
             rto_min: cfg.rto_min,
             rto_max: cfg.rto_max,
         }
@@ -158,18 +164,22 @@ impl Path {
         self.partial_bytes_acked = 0;
     }
 
-    /// Fast-retransmit reaction (RFC 2960 §7.2.3): ssthresh = max(cwnd/2, 2·MTU),
-    /// cwnd = ssthresh.
+    /// Fast-retransmit reaction (RFC 2960 §7.2.3): ssthresh = max(cwnd/2, 2·MTU) (4·MTU with
+    /// `ssthresh_floor_mtus = 4`, RFC 4960 §7.2.3), cwnd = ssthresh.
     pub fn on_fast_rtx_cut(&mut self) {
-        self.ssthresh = (self.cwnd / 2).max(2 * self.mtu);
+        self.ssthresh = (self.cwnd / 2).max(self.ssthresh_floor);
         self.cwnd = self.ssthresh;
         self.partial_bytes_acked = 0;
     }
 
-    /// T3 expiry reaction (RFC 2960 §7.2.3, §6.3.3 E1): ssthresh = max(cwnd/2, 2·MTU),
-    /// cwnd = 1·MTU.
+    /// T3 expiry reaction (RFC 2960 §7.2.3, §6.3.3 E1): ssthresh = max(cwnd/2, floor),
+    /// cwnd = 1·MTU. With `t3_cut_above_one_mtu` nothing changes while cwnd is 1 MTU already
+    /// (ns-2.35 `SctpAgent::Timeout`).
     pub fn on_timeout_cut(&mut self) {
-        self.ssthresh = (self.cwnd / 2).max(2 * self.mtu);
+        if self.t3_cut_above_one_mtu && self.cwnd <= self.mtu {
+            return;
+        }
+        self.ssthresh = (self.cwnd / 2).max(self.ssthresh_floor);
         self.cwnd = self.mtu;
         self.partial_bytes_acked = 0;
     }
@@ -258,5 +268,56 @@ mod tests {
         assert_eq!((p.cwnd, p.partial_bytes_acked), (7500, 7350 - 6000));
         p.on_drained();
         assert_eq!(p.partial_bytes_acked, 0);
+    }
+
+    fn path_with(cfg: &SctpConfig) -> Path {
+        Path::new(cfg, Addr(10), Addr(1), 65_536, Time::ZERO)
+    }
+
+    // RFC 2960 §7.2.3 (default): ssthresh = max(cwnd/2, 2 MTU) on fast retransmit and T3;
+    // RFC 4960 §7.2.3 / ns-2.35 `SctpAgent::FastRtx` and `Timeout`: max(cwnd/2, 4 MTU).
+    #[test]
+    fn ssthresh_floor_is_two_or_four_mtus() {
+        let mut p = path();
+        p.cwnd = 5000;
+        p.on_fast_rtx_cut();
+        assert_eq!((p.ssthresh, p.cwnd), (3000, 3000), "2 MTU floor");
+        let c4 = SctpConfig {
+            ssthresh_floor_mtus: 4,
+            ..SctpConfig::default()
+        };
+        let mut p = path_with(&c4);
+        p.cwnd = 5000;
+        p.on_fast_rtx_cut();
+        assert_eq!((p.ssthresh, p.cwnd), (6000, 6000), "4 MTU floor");
+        p.cwnd = 20_000;
+        p.on_timeout_cut();
+        assert_eq!(
+            (p.ssthresh, p.cwnd),
+            (10_000, 1500),
+            "cwnd/2 above the floor"
+        );
+        p.on_timeout_cut();
+        assert_eq!((p.ssthresh, p.cwnd), (6000, 1500), "repeated T3: the floor");
+    }
+
+    // RFC 4960 §7.2.3 as ns-2.35 codes it (`SctpAgent::Timeout`: `if (iCwnd > 1 * uiMaxDataSize)`):
+    // with t3_cut_above_one_mtu a T3 expiry at cwnd = 1 MTU leaves ssthresh alone; by default
+    // (RFC 2960) it halves again.
+    #[test]
+    fn t3_cut_only_above_one_mtu_when_asked() {
+        let mut p = path();
+        p.cwnd = 20_000;
+        p.on_timeout_cut();
+        p.on_timeout_cut();
+        assert_eq!((p.ssthresh, p.cwnd), (3000, 1500), "RFC 2960: cut again");
+        let mut p = path_with(&SctpConfig {
+            t3_cut_above_one_mtu: true,
+            ..SctpConfig::default()
+        });
+        p.cwnd = 20_000;
+        p.on_timeout_cut();
+        p.on_timeout_cut();
+        assert_eq!((p.ssthresh, p.cwnd), (10_000, 1500), "no cut at 1 MTU");
     }
 }

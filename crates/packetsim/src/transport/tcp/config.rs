@@ -79,11 +79,12 @@ pub struct TcpConfig {
     /// window changes with nearly every segment (spec 2 §2.3, §2.4).
     #[serde(skip_serializing_if = "is_true")]
     pub dupack_same_window: bool,
-    /// RTO estimator: `rfc6298` (default) or `bsd` (fixed point in ticks, study 1 §2.5).
+    /// RTO estimator: `rfc6298` (default), `bsd` (fixed point in ticks, study 1 §2.5) or `ns2`
+    /// (ns-2.35 `TcpAgent::rtt_update`/`rtt_timeout`/`rtt_backoff`, issue 14 item 4).
     #[serde(skip_serializing_if = "RttEstimatorKind::is_default")]
     pub rtt_estimator: RttEstimatorKind,
-    /// The TCP clock tick of the `bsd` estimator: RTT samples are whole ticks (default 1 ms,
-    /// spec 1 §2.5 "TICK 1").
+    /// The TCP clock tick of the `bsd` and `ns2` estimators: RTT samples are whole ticks
+    /// (default 1 ms, spec 1 §2.5 "TICK 1"; ns-2.35's `tcpTick_` is 10 ms).
     #[serde(with = "units::dur", skip_serializing_if = "is_one_ms")]
     pub tick: Dur,
     /// Adaptive RTO floor (study 1 X3): RTO >= k·SRTT once sampled. Absent (default): none.

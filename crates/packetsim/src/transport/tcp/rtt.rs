@@ -2,7 +2,9 @@
 //! 2), chosen by the `[tcp]` key `rtt_estimator`:
 //! - `rfc6298` (default): RFC 6298 in nanoseconds (`rtt/rfc6298.rs`);
 //! - `bsd`: Jacobson's fixed-point estimator in clock ticks as in 4.3BSD and YATS (study 1,
-//!   `rtt/bsd.rs`).
+//!   `rtt/bsd.rs`);
+//! - `ns2`: ns-2.35's tick-based estimator and RTO arithmetic (`tcp.cc` `rtt_update`,
+//!   `rtt_timeout`, `rtt_backoff`; issue 14 item 4, `rtt/ns2.rs`).
 //!
 //! Each keeps its own backoff. Which segments give samples (Karn's rule, timestamps) is the
 //! sender's business. An adaptive floor (`rto_min_srtt_factor = k`, study 1 extension X3)
@@ -11,13 +13,15 @@
 //! [`RttEstimator`].
 
 mod bsd;
+mod ns2;
 mod rfc6298;
 
 pub use bsd::Bsd;
+pub use ns2::Ns2;
 pub use rfc6298::Rfc6298;
 
 use super::TcpConfig;
-use packetsim_kernel::Dur;
+use packetsim_kernel::{Dur, Time};
 use serde::{Deserialize, Serialize};
 
 /// Which estimator a connection uses (the `[tcp]` key `rtt_estimator`).
@@ -29,6 +33,8 @@ pub enum RttEstimatorKind {
     Rfc6298,
     /// BSD fixed point in ticks of `tick`.
     Bsd,
+    /// ns-2.35 `TcpAgent` fixed point in ticks of `tick` (`tcpTick_`).
+    Ns2,
 }
 
 impl RttEstimatorKind {
@@ -51,6 +57,7 @@ pub struct RttEstimator {
 enum AnyEstimator {
     Rfc6298(Rfc6298),
     Bsd(Bsd),
+    Ns2(Ns2),
 }
 
 impl RttEstimator {
@@ -59,6 +66,7 @@ impl RttEstimator {
         let inner = match cfg.rtt_estimator {
             RttEstimatorKind::Rfc6298 => AnyEstimator::Rfc6298(Rfc6298::new(cfg)),
             RttEstimatorKind::Bsd => AnyEstimator::Bsd(Bsd::new(cfg)),
+            RttEstimatorKind::Ns2 => AnyEstimator::Ns2(Ns2::new(cfg)),
         };
         RttEstimator {
             inner,
@@ -67,12 +75,20 @@ impl RttEstimator {
         }
     }
 
-    /// A valid RTT measurement; clears the backoff.
+    /// A valid RTT measurement `r`, taken as sent at time 0; clears the backoff.
     #[inline]
     pub fn on_sample(&mut self, r: Dur) {
+        self.on_sample_between(Time::ZERO, Time(r.0));
+    }
+
+    /// A valid RTT measurement of a segment sent at `sent` and acknowledged (or echoed) at
+    /// `now`; clears the backoff. The `ns2` estimator counts tick boundaries between the two.
+    #[inline]
+    pub fn on_sample_between(&mut self, sent: Time, now: Time) {
         match &mut self.inner {
-            AnyEstimator::Rfc6298(e) => e.on_sample(r),
-            AnyEstimator::Bsd(e) => e.on_sample(r),
+            AnyEstimator::Rfc6298(e) => e.on_sample(now - sent),
+            AnyEstimator::Bsd(e) => e.on_sample(now - sent),
+            AnyEstimator::Ns2(e) => e.on_sample(sent, now),
         }
     }
 
@@ -81,6 +97,7 @@ impl RttEstimator {
         match &mut self.inner {
             AnyEstimator::Rfc6298(e) => e.on_timeout(),
             AnyEstimator::Bsd(e) => e.on_timeout(),
+            AnyEstimator::Ns2(e) => e.on_timeout(),
         }
     }
 
@@ -90,6 +107,7 @@ impl RttEstimator {
         let rto = match &self.inner {
             AnyEstimator::Rfc6298(e) => e.rto(),
             AnyEstimator::Bsd(e) => e.rto(),
+            AnyEstimator::Ns2(e) => e.rto(),
         };
         match (self.srtt_floor, self.srtt()) {
             (Some(k), Some(s)) => rto.max(Dur((s.0 as f64 * k) as u64)).min(self.rto_max),
@@ -102,6 +120,7 @@ impl RttEstimator {
         match &self.inner {
             AnyEstimator::Rfc6298(e) => e.srtt(),
             AnyEstimator::Bsd(e) => e.srtt(),
+            AnyEstimator::Ns2(e) => e.srtt(),
         }
     }
 }

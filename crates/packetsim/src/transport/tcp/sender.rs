@@ -545,9 +545,9 @@ impl TcpSender {
         match (self.ts_ok, h.ts, self.timed) {
             (true, Some(ts), _) => {
                 self.ts_recent = ts.val;
-                self.rtt.on_sample(now - ts.ecr);
+                self.rtt.on_sample_between(ts.ecr, now);
             }
-            (false, _, Some((s, t))) if s == self.iss => self.rtt.on_sample(now - t),
+            (false, _, Some((s, t))) if s == self.iss => self.rtt.on_sample_between(t, now),
             _ => {}
         }
         self.timed = None;
@@ -633,11 +633,11 @@ impl TcpSender {
         // else the timed segment if it is covered (RFC 6298 §3; Karn cleared it on rtx).
         if self.ts_ok {
             if let Some(ts) = h.ts {
-                self.rtt.on_sample(now - ts.ecr);
+                self.rtt.on_sample_between(ts.ecr, now);
             }
         } else if let Some((s, t)) = self.timed {
             if ack > s {
-                self.rtt.on_sample(now - t);
+                self.rtt.on_sample_between(t, now);
                 self.timed = None;
             }
         }

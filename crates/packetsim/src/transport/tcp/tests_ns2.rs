@@ -9,8 +9,9 @@
 //! RTO is 300 ms), segments 0-9 sent at 100 ms.
 
 use super::testkit::*;
-use super::{AppData, RecoverGuard, SsthreshRule, TcpConfig, Variant};
+use super::{AppData, RecoverGuard, RttEstimatorKind, SsthreshRule, TcpConfig, Variant};
 use crate::packet::Seq;
+use packetsim_kernel::Dur;
 
 fn sender(c: &TcpConfig) -> Script<super::TcpSender> {
     let (s, sent) = Script::established(c, AppData::Unlimited);
@@ -198,5 +199,36 @@ mod ssthresh_rule {
             assert_eq!([first, second], want, "{rule:?}");
             assert_eq!(s.ep.cc_state().cwnd, 1000);
         }
+    }
+}
+
+mod ns2_estimator {
+    use super::*;
+    use crate::transport::Endpoint;
+
+    // ns-2.35 `TcpAgent::rtt_update` / `rtt_timeout` / `rtt_backoff` driven by the sender:
+    // tick 10 ms, minrto_ 0.2 s, rtxcur_init_ 3 s. The SYN (sent at 0, answered at 100 ms) is
+    // 10 ticks: RTO = (20·8 + 80) >> 3 = 30 ticks, so the data sent at 100 ms times out at
+    // 400 ms. The ACK of segment 0 at 215 ms is 21 - 10 = 11 ticks: d = 1, t_srtt 81,
+    // t_rttvar 20 + 1 - 5 = 16, RTO = (128 + 81) >> 3 = 26 ticks = 260 ms from 215 ms, i.e.
+    // 475 ms. The expiry doubles it (t_backoff_ 2): the retransmission times out 520 ms later.
+    #[test]
+    fn sender_arms_the_timer_with_ns2_rtos() {
+        let c = TcpConfig {
+            rtt_estimator: RttEstimatorKind::Ns2,
+            tick: Dur::from_millis(10),
+            rto_min: Dur::from_millis(200),
+            rto_initial: Dur::from_secs(3),
+            ..cfg(Variant::Reno)
+        };
+        let mut s = sender(&c);
+        assert_eq!(s.ep.next_timeout(), Some(ms(400)));
+        assert_eq!(
+            data_seqs(&s.inject(ms(215), ack(seg(1)))),
+            vec![seg(10), seg(11)]
+        );
+        assert_eq!(s.ep.next_timeout(), Some(ms(475)));
+        assert_eq!(data_seqs(&s.fire(ms(475))), vec![seg(1)]);
+        assert_eq!(s.ep.next_timeout(), Some(ms(995)));
     }
 }

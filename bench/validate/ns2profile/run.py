@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+"""Issue 14 validation: the study-3 path (4 MiB, TCP Reno, TCP SACK, SCTP single- and
+multihomed) at 4% and 16% loss, ns-2.35 with its stock TCP mechanisms against packetsim with
+and without `profile = "ns2"`.
+
+    bench/validate/ns2profile/run.py [--runs N] [--jobs J] [--ns2-only|--packetsim-only|--table-only]
+
+ns-2: ../sctp/sctp_path.tcl with NS2_STOCK=1 (singledup_ 1, minrto_ 0.2, maxrto_ 60; the
+scenario's sizes kept), seeds 1..N, into data/ns2_stock.jsonl.
+packetsim: `packetsim sweep` of scenarios/sctp-tcp-path.toml (TCP) and
+scenarios/sctp-multihoming.toml (SCTP), N runs per point, once as the scenarios are
+("standard") and once with `profile = "ns2"` plus the ns-2.35 timer values the scenario file
+would otherwise override (rto_min 200 ms, rto_max 60 s), into data/packetsim/.
+Writes results.md (the table). Standard library only. PACKETSIM=path overrides the binary.
+"""
+import argparse
+import csv
+import glob
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
+DATA = os.path.join(HERE, "data")
+NS2_RAW = os.path.join(DATA, "ns2_stock.jsonl")
+PS_DIR = os.path.join(DATA, "packetsim")
+TCL = os.path.join(HERE, "..", "sctp", "sctp_path.tcl")
+PROTOS = ["reno", "sack", "sctp1", "sctp2"]
+LOSSES = [0.04, 0.16]
+T95 = {29: 2.045, 49: 2.010, 99: 1.984}
+
+
+def t95(n):
+    return T95.get(n - 1, 1.96 if n > 60 else 2.045)
+
+
+def ns2_runs(runs, jobs):
+    done = set()
+    if os.path.exists(NS2_RAW):
+        for line in open(NS2_RAW):
+            r = json.loads(line)
+            done.add((r["proto"], r["loss0"], r["seed"]))
+    todo = [(p, l, s) for p in PROTOS for l in LOSSES for s in range(1, runs + 1)
+            if (p, l, s) not in done]
+    env = dict(os.environ, NS2_STOCK="1")
+
+    def one(k):
+        p, l, s = k
+        out = subprocess.run(["ns", TCL, p, str(l), "0.0", "1", str(s)], env=env,
+                             capture_output=True, text=True, timeout=3600)
+        r = json.loads(out.stdout.strip().splitlines()[-1])
+        r["loss0"] = l
+        r["stock"] = True
+        return r
+
+    with ThreadPoolExecutor(jobs) as ex, open(NS2_RAW, "a") as f:
+        for r in ex.map(one, todo):
+            f.write(json.dumps(r, sort_keys=True) + "\n")
+            f.flush()
+
+
+# (proto) -> scenario and extra --set arguments for packetsim.
+SINGLE = ["--set", 'flows.file.from_addresses=["S0"]', "--set", 'flows.file.to_addresses=["D0"]']
+PS_POINTS = {
+    "reno": ("scenarios/sctp-tcp-path.toml", ["--set", 'tcp.variant="reno"']),
+    "sack": ("scenarios/sctp-tcp-path.toml", ["--set", 'tcp.variant="sack"']),
+    "sctp1": ("scenarios/sctp-multihoming.toml", SINGLE),
+    "sctp2": ("scenarios/sctp-multihoming.toml", []),
+}
+PROFILE = ["--set", 'profile="ns2"']
+# The TCP scenario file sets these itself (the study's values), so they would win over the
+# profile; ns-2.35's stock values are given explicitly.
+PROFILE_TCP = ["--set", 'tcp.rto_min="200ms"', "--set", 'tcp.rto_max="60s"']
+
+# The SCTP scenario sets fast_recovery = false (spec 3: RFC 2960); ns-2.35's SCTP always has
+# RFC 4960's one-cut-per-window guard. The trigger stays 4 in both (the ns-2 runs use 4).
+PROFILE_SCTP = ["--set", "sctp.fast_recovery=true"]
+
+
+def ps_runs(runs, binary, modes=("standard", "ns2")):
+    for mode in modes:
+        for p in PROTOS:
+            for l in LOSSES:
+                out = os.path.join(PS_DIR, f"{mode}-{p}-{l}")
+                if os.path.exists(os.path.join(out, "runs.csv")):
+                    continue
+                scen, extra = PS_POINTS[p]
+                args = [binary, "sweep", os.path.join(ROOT, scen), "--runs", str(runs),
+                        "--out", out, "--jobs", "1",
+                        "--set", f"links.path0_core.loss={l}"] + extra
+                if mode == "ns2":
+                    args += PROFILE + (PROFILE_TCP if p in ("reno", "sack") else PROFILE_SCTP)
+                subprocess.run(args, check=True)
+
+
+def mean_ci(xs):
+    m = statistics.fmean(xs)
+    ci = t95(len(xs)) * statistics.stdev(xs) / math.sqrt(len(xs)) if len(xs) > 1 else 0.0
+    return m, ci
+
+
+NAMES = {"reno": "TCP Reno", "sack": "TCP SACK", "sctp1": "SCTP single-homed",
+         "sctp2": "SCTP multihomed"}
+
+
+def ps_metric(mode, p, l, names):
+    """(mean, ci half-width, n) of the first metric in `names` in the sweep's results.csv."""
+    f = os.path.join(PS_DIR, f"{mode}-{p}-{l}", "results.csv")
+    if not os.path.exists(f):
+        return None
+    rows = {r["metric"]: r for r in csv.DictReader(open(f))}
+    for n in names:
+        if n in rows:
+            r = rows[n]
+            return float(r["mean"]), (float(r["ci95_high"]) - float(r["ci95_low"])) / 2, int(r["n"])
+    return None
+
+
+# TCP: from t = 0, SYN included (as ns-2's time_s); SCTP: from the first DATA, the handshake
+# excluded (the study's metric, as ns-2's time_s).
+TIME = ["flows.file.completion_time_s"]
+STIME = ["flows.file.transfer_time_s"]
+RTX = ["flows.file.retransmits"]
+
+
+def table(runs):
+    ns = {}
+    for line in open(NS2_RAW):
+        r = json.loads(line)
+        k = (r["proto"], r["loss0"])
+        ns.setdefault(k, {"t": [], "rtx": [], "to": []})
+        if r["completed"]:
+            ns[k]["t"].append(r["time_s"])
+            # TCP: nrexmitpack_; SCTP: DATA packets sent beyond the file's chunks.
+            ns[k]["rtx"].append(r["rexmit_pkts"] if "rexmit_pkts" in r else
+                                r["sent_path0"] + r["sent_path1"] - r["units"])
+            ns[k]["to"].append(r["timeouts"])
+    out = []
+    out.append("| protocol | loss | ns-2.35 stock, mean ± 95% CI (s) | packetsim standard (s) | "
+               "vs ns-2 | packetsim `profile = \"ns2\"` (s) | vs ns-2 |")
+    out.append("|---|---:|---:|---:|---:|---:|---:|")
+    for p in PROTOS:
+        for l in LOSSES:
+            if (p, l) not in ns:
+                continue
+            m, ci = mean_ci(ns[(p, l)]["t"])
+            cells = [f"{NAMES[p]}", f"{l:.0%}", f"{m:.2f} ± {ci:.2f} (n={len(ns[(p, l)]['t'])})"]
+            for mode in ("standard", "ns2"):
+                r = ps_metric(mode, p, l, TIME if p in ("reno", "sack") else STIME)
+                if r is None:
+                    cells += ["–", "–"]
+                else:
+                    cells += [f"{r[0]:.2f} ± {r[1]:.2f} (n={r[2]})", f"{(r[0] / m - 1) * 100:+.1f}%"]
+            out.append("| " + " | ".join(cells) + " |")
+    out.append("")
+    out.append("Retransmissions per transfer (means; ns-2 `nrexmitpack_` for TCP, retransmitted "
+               "chunks for SCTP):")
+    out.append("")
+    out.append("| protocol | loss | ns-2.35 stock | packetsim standard | vs ns-2 | packetsim ns2 | vs ns-2 |")
+    out.append("|---|---:|---:|---:|---:|---:|---:|")
+    for p in PROTOS:
+        for l in LOSSES:
+            if (p, l) not in ns:
+                continue
+            m = statistics.fmean(ns[(p, l)]["rtx"])
+            cells = [NAMES[p], f"{l:.0%}", f"{m:.1f}"]
+            for mode in ("standard", "ns2"):
+                r = ps_metric(mode, p, l, RTX)
+                if r is None:
+                    cells += ["–", "–"]
+                else:
+                    cells += [f"{r[0]:.1f}", f"{(r[0] / m - 1) * 100:+.1f}%" if m else "–"]
+            out.append("| " + " | ".join(cells) + " |")
+    out.append("")
+    out.append("Retransmission timeouts per transfer (means; ns-2 `nrexmit_` for TCP, "
+               "`timeoutCount_` for SCTP, which also counts its setup timers):")
+    out.append("")
+    out.append("| protocol | loss | ns-2.35 stock | packetsim standard | packetsim ns2 |")
+    out.append("|---|---:|---:|---:|---:|")
+    for p in PROTOS:
+        for l in LOSSES:
+            if (p, l) not in ns:
+                continue
+            cells = [NAMES[p], f"{l:.0%}", f"{statistics.fmean(ns[(p, l)]['to']):.1f}"]
+            for mode in ("standard", "ns2"):
+                r = ps_metric(mode, p, l, ["flows.file.timeouts"])
+                cells.append("–" if r is None else f"{r[0]:.1f}")
+            out.append("| " + " | ".join(cells) + " |")
+    text = "\n".join(out) + "\n"
+    with open(os.path.join(DATA, "table.md"), "w") as f:
+        f.write(text)
+    print(text)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=50)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--ns2-only", action="store_true")
+    ap.add_argument("--packetsim-only", action="store_true")
+    ap.add_argument("--table-only", action="store_true")
+    a = ap.parse_args()
+    os.makedirs(PS_DIR, exist_ok=True)
+    binary = os.environ.get("PACKETSIM", os.path.join(ROOT, "target", "release", "packetsim"))
+    if not (a.table_only or a.packetsim_only):
+        ns2_runs(a.runs, a.jobs)
+    if not (a.table_only or a.ns2_only):
+        ps_runs(a.runs, binary, os.environ.get("MODES", "standard,ns2").split(","))
+    if not a.ns2_only:
+        table(a.runs)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,491 @@
+//! A slotted cell link direction as a transmitter mode of the packet world (spec 1 §2.1-2.3;
+//! DESIGN.md "Network": slotted cell links are a transmitter kind). Scenarios select it with
+//! a link of `kind = "atm"` (`scenario/link/atm.rs`); the world drives it through
+//! [`crate::net::Egress::set_cells`].
+//!
+//! One direction is an output port of a cell switch together with the AAL5 adapters that feed
+//! it. A packet offered to the direction becomes an AAL5 frame of `cells_for(size)` cells on
+//! its virtual circuit (one VC per flow, numbered in order of first appearance); each VC's
+//! adapter puts one cell per slot into the switch, frames of one VC back to back, so cells of
+//! different VCs interleave as in `atm/sim.rs`. The switch ([`CellSwitch`]) holds B cells and
+//! applies the discard policy; its output sends one cell per slot. A packet reaches the far
+//! end at (slot its end-of-frame cell leaves) × slot + propagation delay if none of its cells
+//! was dropped, and is lost (`DropReason::CellLoss`) otherwise: when its end-of-frame cell
+//! leaves (a damaged frame whose last cell was kept, PPD's end-of-frame option) or when its
+//! end-of-frame cell is dropped.
+//!
+//! Timing, slot by slot (the same order as `atm/sim.rs`): in slot `s`, (1) each adapter emits
+//! its next cell, (2) the switch output sends its head cell (queued in an earlier slot), (3)
+//! the cells emitted in this slot are enqueued (or dropped), in an order drawn from the
+//! direction's seeded stream ([`ArrivalOrder::Random`], YATS) or in VC order
+//! ([`ArrivalOrder::Port`]). A packet offered at time `x` has its first cell in slot
+//! `floor(x / slot) + 1` (or later, behind its VC's earlier frames). Endpoint times stay
+//! exact (the world is continuous): this is `atm/sim.rs`'s `TimeBase::Continuous` for the
+//! endpoints, with the cell path on the slot grid.
+//!
+//! The world calls [`CellPort::advance`] at the start of every slot in which the port has
+//! work (a TxDone event per busy slot, [`CellPort::next_tick`]); idle slots cost nothing.
+
+use super::aal5::cells_for;
+use super::cell::{Cell, Vci};
+use super::switch::{CellSwitch, SwitchConfig, SwitchStats, Verdict};
+use crate::ids::FlowId;
+use packetsim_kernel::{Dur, Rng, Time};
+use std::collections::{HashMap, VecDeque};
+
+/// How the cells emitted in one slot are ordered at the switch.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ArrivalOrder {
+    /// A random order from the direction's seeded stream (YATS, spec §2.1; the default).
+    #[default]
+    Random,
+    /// VC order (the order in which the flows first used the direction).
+    Port,
+}
+
+/// Settings of one cell link direction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CellLinkConfig {
+    /// The slot: one 53-byte cell at the link rate.
+    pub slot: Dur,
+    /// The switch output (B, discard policy; `vcs` is a starting size, the table grows).
+    pub switch: SwitchConfig,
+    /// Order of same-slot arrivals.
+    pub order: ArrivalOrder,
+}
+
+/// What became of a packet (its frame) in the port.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Settled {
+    /// Intact: its end-of-frame cell left the switch in slot `slot`.
+    Sent {
+        /// The packet's arena id.
+        pkt: u32,
+        /// The slot the last cell left in.
+        slot: u64,
+        /// The frame's cells.
+        cells: u32,
+    },
+    /// A cell of it was dropped: the receiver's AAL5 discards the frame.
+    Lost {
+        /// The packet's arena id.
+        pkt: u32,
+    },
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Frame {
+    pkt: u32,
+    cells: u16,
+    lost: bool,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Adapter {
+    /// Frames waiting or being segmented, front first.
+    frames: VecDeque<u32>,
+    /// Cells of the front frame already emitted.
+    next_cell: u16,
+}
+
+/// One cell link direction: the VCs' adapters and the switch output.
+#[derive(Clone, Debug)]
+pub struct CellPort {
+    cfg: CellLinkConfig,
+    sw: CellSwitch,
+    vc_of: HashMap<FlowId, u16>,
+    adapters: Vec<Adapter>,
+    /// Adapters with a frame to send.
+    active: u32,
+    /// Frames offered and not yet settled, by port-wide frame number.
+    frames: HashMap<u32, Frame>,
+    next_frame: u32,
+    /// The first slot not processed yet.
+    next_slot: u64,
+    /// The slot a tick is scheduled for, if any.
+    tick_at: Option<u64>,
+    arrivals: Vec<Cell>,
+    rng: Rng,
+    settled: Vec<Settled>,
+}
+
+impl CellPort {
+    /// An idle port; `rng` orders same-slot arrivals.
+    pub fn new(cfg: CellLinkConfig, rng: Rng) -> CellPort {
+        CellPort {
+            sw: CellSwitch::new(cfg.switch),
+            cfg,
+            vc_of: HashMap::new(),
+            adapters: Vec::new(),
+            active: 0,
+            frames: HashMap::new(),
+            next_frame: 0,
+            next_slot: 0,
+            tick_at: None,
+            arrivals: Vec::new(),
+            rng,
+            settled: Vec::new(),
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &CellLinkConfig {
+        &self.cfg
+    }
+
+    /// The switch counters (cells by drop cause, useless cells, largest queue).
+    pub fn switch_stats(&self) -> &SwitchStats {
+        self.sw.stats()
+    }
+
+    /// Cells in the switch now.
+    pub fn queued_cells(&self) -> u32 {
+        self.sw.len()
+    }
+
+    /// VCs opened so far (one per flow that used the direction).
+    pub fn vcs(&self) -> usize {
+        self.adapters.len()
+    }
+
+    /// Packets offered and not yet settled.
+    pub fn pending(&self) -> u64 {
+        self.frames.len() as u64
+    }
+
+    fn busy(&self) -> bool {
+        self.active > 0 || !self.sw.is_empty()
+    }
+
+    fn slot_of(&self, t: Time) -> u64 {
+        t.as_nanos() / self.cfg.slot.as_nanos()
+    }
+
+    /// The start of slot `s`.
+    pub fn slot_start(&self, s: u64) -> Time {
+        Time::from_nanos(s * self.cfg.slot.as_nanos())
+    }
+
+    /// Offers packet `pkt` (arena id) of `size` bytes of flow `flow` at `now`: its frame joins
+    /// its VC's adapter. Call [`CellPort::advance`] with `now` first.
+    pub fn offer(&mut self, now: Time, pkt: u32, flow: FlowId, size: u32) {
+        debug_assert!(self.next_slot > self.slot_of(now) || !self.busy());
+        if !self.busy() {
+            // Idle slots need no processing: the frame's first cell is in the next slot.
+            self.next_slot = self.next_slot.max(self.slot_of(now) + 1);
+        }
+        let vci = match self.vc_of.get(&flow) {
+            Some(&v) => v,
+            None => {
+                let v = u16::try_from(self.adapters.len()).expect("at most 65,536 VCs");
+                while self.sw.config().vcs <= v {
+                    self.sw.add_vc();
+                }
+                self.vc_of.insert(flow, v);
+                self.adapters.push(Adapter::default());
+                v
+            }
+        };
+        let cells = u16::try_from(cells_for(size)).expect("a frame fits in 65,535 cells");
+        let f = self.next_frame;
+        self.next_frame = self.next_frame.wrapping_add(1);
+        self.frames.insert(
+            f,
+            Frame {
+                pkt,
+                cells,
+                lost: false,
+            },
+        );
+        let a = &mut self.adapters[vci as usize];
+        if a.frames.is_empty() {
+            self.active += 1;
+        }
+        a.frames.push_back(f);
+    }
+
+    /// Processes every slot that starts at or before `now` (only busy ones do anything).
+    pub fn advance(&mut self, now: Time) {
+        let cur = self.slot_of(now);
+        while self.next_slot <= cur {
+            if !self.busy() {
+                self.next_slot = cur + 1;
+                break;
+            }
+            let s = self.next_slot;
+            self.process(s);
+            self.next_slot = s + 1;
+        }
+    }
+
+    /// When the world should call [`CellPort::advance`] next (the start of the next busy
+    /// slot), if it has not been asked already.
+    pub fn next_tick(&mut self) -> Option<Time> {
+        if !self.busy() || self.tick_at == Some(self.next_slot) {
+            return None;
+        }
+        self.tick_at = Some(self.next_slot);
+        Some(self.slot_start(self.next_slot))
+    }
+
+    /// The start of the next slot with work, whether or not a tick was asked for it.
+    pub fn next_busy_slot(&self) -> Option<Time> {
+        self.busy().then(|| self.slot_start(self.next_slot))
+    }
+
+    /// Takes what was settled since the last call (in slot order).
+    pub fn take_settled(&mut self, into: &mut Vec<Settled>) {
+        into.append(&mut self.settled);
+    }
+
+    fn process(&mut self, s: u64) {
+        // (1) The adapters emit.
+        self.arrivals.clear();
+        for (v, a) in self.adapters.iter_mut().enumerate() {
+            let Some(&f) = a.frames.front() else {
+                continue;
+            };
+            let cells = self.frames[&f].cells;
+            let eof = a.next_cell + 1 == cells;
+            self.arrivals.push(Cell {
+                vci: Vci(v as u16),
+                frame: f,
+                eof,
+                cells,
+            });
+            a.next_cell += 1;
+            if eof {
+                a.next_cell = 0;
+                a.frames.pop_front();
+                if a.frames.is_empty() {
+                    self.active -= 1;
+                }
+            }
+        }
+        // (2) The output sends its head cell.
+        if let Some(c) = self.sw.depart() {
+            if c.eof {
+                let fr = self
+                    .frames
+                    .remove(&c.frame)
+                    .expect("a queued frame is pending");
+                self.settled.push(if fr.lost {
+                    Settled::Lost { pkt: fr.pkt }
+                } else {
+                    Settled::Sent {
+                        pkt: fr.pkt,
+                        slot: s,
+                        cells: fr.cells as u32,
+                    }
+                });
+            }
+        }
+        // (3) This slot's cells reach the queue.
+        if self.cfg.order == ArrivalOrder::Random && self.arrivals.len() > 1 {
+            super::sim::shuffle(&mut self.arrivals, &mut self.rng);
+        }
+        for k in 0..self.arrivals.len() {
+            let c = self.arrivals[k];
+            if let Verdict::Dropped(_) = self.sw.arrive(c) {
+                let fr = self
+                    .frames
+                    .get_mut(&c.frame)
+                    .expect("an arriving frame is pending");
+                fr.lost = true;
+                if c.eof {
+                    let fr = self.frames.remove(&c.frame).expect("pending");
+                    self.settled.push(Settled::Lost { pkt: fr.pkt });
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::atm::switch::Discard;
+
+    fn port(buffer: u32, discard: Discard, order: ArrivalOrder) -> CellPort {
+        CellPort::new(
+            CellLinkConfig {
+                slot: Dur::from_micros(20),
+                switch: SwitchConfig {
+                    buffer,
+                    discard,
+                    vcs: 1,
+                },
+                order,
+            },
+            Rng::from_seed(7),
+        )
+    }
+
+    fn run_to(p: &mut CellPort, until: Time) -> Vec<Settled> {
+        let mut out = Vec::new();
+        while let Some(t) = p.next_busy_slot() {
+            if t > until {
+                break;
+            }
+            p.advance(t);
+        }
+        p.take_settled(&mut out);
+        out
+    }
+
+    /// One frame of 3 cells (100 B + 8 B trailer) offered mid-slot 0: cells enter in slots
+    /// 1, 2, 3 and leave one slot later; the end-of-frame cell leaves in slot 4.
+    #[test]
+    fn one_frame_leaves_when_its_last_cell_does() {
+        let mut p = port(10, Discard::Plain, ArrivalOrder::Port);
+        p.advance(Time::from_micros(5));
+        p.offer(Time::from_micros(5), 42, FlowId(0), 100);
+        assert_eq!(p.next_tick(), Some(Time::from_micros(20)));
+        let out = run_to(&mut p, Time::from_millis(1000));
+        assert_eq!(
+            out,
+            vec![Settled::Sent {
+                pkt: 42,
+                slot: 4,
+                cells: 3
+            }]
+        );
+        assert_eq!(p.pending(), 0);
+        assert_eq!(p.switch_stats().sent, 3);
+        assert_eq!(p.next_tick(), None, "idle: no more ticks");
+    }
+
+    /// Two VCs interleave cell by cell; with B = 1 and plain discard, port order, the second
+    /// VC's cells find the queue full in every slot (the first VC's cell arrived first), so
+    /// its frame is lost while the first one goes through.
+    #[test]
+    fn interleaved_vcs_share_the_buffer_and_a_damaged_frame_is_lost() {
+        let mut p = port(1, Discard::Plain, ArrivalOrder::Port);
+        p.offer(Time::ZERO, 1, FlowId(0), 100);
+        p.offer(Time::ZERO, 2, FlowId(1), 100);
+        let out = run_to(&mut p, Time::from_millis(1000));
+        assert!(out.contains(&Settled::Lost { pkt: 2 }));
+        assert!(out.contains(&Settled::Sent {
+            pkt: 1,
+            slot: 4,
+            cells: 3
+        }));
+        let st = p.switch_stats();
+        assert_eq!((st.arrived, st.sent, st.overflow), (6, 3, 3));
+        assert_eq!(p.pending(), 0);
+    }
+
+    /// EPD refuses a whole frame whose first cell finds Q >= T; the refused frame is settled
+    /// as lost when its end-of-frame cell is refused, and never puts a cell in the queue.
+    #[test]
+    fn epd_refusal_settles_the_frame_as_lost() {
+        let mut p = port(
+            8,
+            Discard::Epd {
+                threshold: 1,
+                keep_eof: false,
+            },
+            ArrivalOrder::Port,
+        );
+        // VC 0 sends 4 cells (150 B + 8 → 4 cells) from slot 1; VC 1's frame starts in slot 2
+        // when VC 0's first cell is queued (Q = 1 >= T = 1 at its first cell).
+        p.offer(Time::ZERO, 1, FlowId(0), 150);
+        p.advance(Time::from_micros(20));
+        p.offer(Time::from_micros(20), 2, FlowId(1), 40);
+        let out = run_to(&mut p, Time::from_millis(1000));
+        assert_eq!(out[0], Settled::Lost { pkt: 2 });
+        assert!(out.contains(&Settled::Sent {
+            pkt: 1,
+            slot: 5,
+            cells: 4
+        }));
+        assert_eq!(p.switch_stats().epd_refusal, 1);
+    }
+
+    /// Frames of one VC leave the adapter back to back.
+    #[test]
+    fn frames_of_one_vc_are_back_to_back() {
+        let mut p = port(100, Discard::Plain, ArrivalOrder::Random);
+        p.offer(Time::ZERO, 1, FlowId(3), 40); // 1 cell: slot 1, leaves in slot 2
+        p.offer(Time::ZERO, 2, FlowId(3), 100); // 3 cells: slots 2-4, last leaves in slot 5
+        let out = run_to(&mut p, Time::from_millis(1000));
+        assert_eq!(
+            out,
+            vec![
+                Settled::Sent {
+                    pkt: 1,
+                    slot: 2,
+                    cells: 1
+                },
+                Settled::Sent {
+                    pkt: 2,
+                    slot: 5,
+                    cells: 3
+                }
+            ]
+        );
+        assert_eq!(p.vcs(), 1);
+    }
+
+    /// Spec §2.1: at most one cell per link per slot. Three VCs offer frames of random sizes
+    /// at random times into a small EPD switch; slot by slot, each VC's adapter puts at most
+    /// one cell into the switch, the output sends at most one, a queued cell leaves no earlier
+    /// than the slot after it arrived (the output is busy in every slot while cells are
+    /// queued), and every offered packet is settled exactly once, cells conserved.
+    #[test]
+    fn at_most_one_cell_per_link_per_slot_and_every_packet_settles_once() {
+        let mut p = port(
+            60,
+            Discard::Epd {
+                threshold: 30,
+                keep_eof: false,
+            },
+            ArrivalOrder::Random,
+        );
+        let mut rng = Rng::from_seed(11);
+        let mut offered = 0u32;
+        let mut settled = Vec::new();
+        let (mut prev_arrived, mut prev_sent, mut prev_queued) = (0u64, 0u64, 0u32);
+        for s in 0..20_000u64 {
+            let now = p.slot_start(s);
+            p.advance(now);
+            let st = *p.switch_stats();
+            let arrived = st.arrived - prev_arrived;
+            let sent = st.sent - prev_sent;
+            assert!(arrived <= 3, "slot {s}: {arrived} cells from 3 adapters");
+            assert!(sent <= 1, "slot {s}: {sent} cells out");
+            // Cells queued at the end of the previous slot: the output sends one now.
+            assert_eq!(
+                sent,
+                u64::from(prev_queued > 0),
+                "slot {s}: queued {prev_queued}"
+            );
+            assert_eq!(st.arrived, st.sent + st.dropped() + p.queued_cells() as u64);
+            (prev_arrived, prev_sent) = (st.arrived, st.sent);
+            prev_queued = p.queued_cells();
+            if s < 15_000 && rng.below(40) == 0 {
+                let at = now + Dur::from_micros(rng.below(20));
+                p.advance(at);
+                p.offer(
+                    at,
+                    offered,
+                    FlowId(rng.below(3) as u32),
+                    40 + rng.below(2000) as u32,
+                );
+                offered += 1;
+            }
+            p.take_settled(&mut settled);
+        }
+        assert!(p.switch_stats().dropped() > 0, "the run must overflow");
+        let mut ids: Vec<u32> = settled
+            .iter()
+            .map(|s| match s {
+                Settled::Sent { pkt, .. } | Settled::Lost { pkt } => *pkt,
+            })
+            .collect();
+        ids.sort_unstable();
+        assert_eq!(ids, (0..offered).collect::<Vec<_>>());
+        assert_eq!(p.pending(), 0);
+    }
+}

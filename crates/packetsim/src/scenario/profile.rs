@@ -1,0 +1,234 @@
+//! Scenario profiles (the top-level key `profile`, issue 14 item 8): one key that sets a group
+//! of options at once. `"standard"` (the default) sets nothing. `"ns2"` gives every option
+//! that has an ns-2.35 setting the value ns-2.35's stock defaults have (`tcl/lib/ns-default.tcl`
+//! and the C++ source named in [`NS2_OPTIONS`]), so a user porting an ns-2 script gets ns-2's
+//! mechanisms by one key.
+//!
+//! The profile's values sit under the file's own: `[tcp]`, `[sctp]` and a flow's `tcp` /
+//! `sctp` tables override them key by key, and a link's own `loss_position` overrides the
+//! profile's. Sizes that every ns-2 script chooses for itself (`mss` / `packetSize_`,
+//! `rcv_window` / `window_`, `initial_cwnd` / `windowInit_`) are not set by the profile.
+
+use serde::Deserialize;
+
+/// The top-level key `profile`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Profile {
+    /// Nothing changed: every option keeps its documented default.
+    #[default]
+    Standard,
+    /// ns-2.35's stock mechanisms (see [`NS2_OPTIONS`]).
+    Ns2,
+}
+
+/// Which table an option of a profile belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Table {
+    /// `[tcp]`.
+    Tcp,
+    /// `[sctp]`.
+    Sctp,
+    /// Every `[links.NAME]` that does not set the key.
+    Link,
+}
+
+/// One option of the `ns2` profile: table, key, value (TOML), the ns-2.35 setting it follows
+/// and where ns-2.35 implements it.
+pub struct ProfileOption {
+    /// Where the key goes.
+    pub table: Table,
+    /// The key.
+    pub key: &'static str,
+    /// Its value, as TOML.
+    pub value: &'static str,
+    /// The ns-2.35 variable or rule.
+    pub ns2: &'static str,
+    /// The ns-2.35 source file (and function) that implements it.
+    pub source: &'static str,
+}
+
+/// Every option `profile = "ns2"` sets (also the table in docs/scenario-format.md).
+pub const NS2_OPTIONS: &[ProfileOption] = &[
+    ProfileOption {
+        table: Table::Tcp,
+        key: "limited_transmit",
+        value: "true",
+        ns2: "singledup_ 1",
+        source: "tcp/tcp.cc TcpAgent::recv, TcpAgent::send_one",
+    },
+    ProfileOption {
+        table: Table::Tcp,
+        key: "recover_guard",
+        value: "\"after_loss\"",
+        ns2: "bugFix_ true",
+        source: "tcp/tcp-reno.cc RenoTcpAgent::dupack_action",
+    },
+    ProfileOption {
+        table: Table::Tcp,
+        key: "ssthresh_rule",
+        value: "\"ns2\"",
+        ns2: "slowdown(CLOSE_SSTHRESH_HALF), floor 2 packets",
+        source: "tcp/tcp.cc TcpAgent::slowdown",
+    },
+    ProfileOption {
+        table: Table::Tcp,
+        key: "dupack_same_window",
+        value: "false",
+        ns2: "a duplicate ACK is any ACK equal to the last (no window test)",
+        source: "tcp/tcp-reno.cc RenoTcpAgent::recv",
+    },
+    ProfileOption {
+        table: Table::Tcp,
+        key: "rtt_estimator",
+        value: "\"ns2\"",
+        ns2: "T_SRTT_BITS 3, T_RTTVAR_BITS 2, rttvar_exp_ 2, rfc2988_ true",
+        source: "tcp/tcp.cc TcpAgent::rtt_update, rtt_timeout, rtt_backoff",
+    },
+    ProfileOption {
+        table: Table::Tcp,
+        key: "tick",
+        value: "\"10ms\"",
+        ns2: "tcpTick_ 0.01",
+        source: "tcp/tcp.cc TcpAgent::rtt_update",
+    },
+    ProfileOption {
+        table: Table::Tcp,
+        key: "rto_min",
+        value: "\"200ms\"",
+        ns2: "minrto_ 0.2",
+        source: "tcp/tcp.cc TcpAgent::rtt_timeout",
+    },
+    ProfileOption {
+        table: Table::Tcp,
+        key: "rto_max",
+        value: "\"60s\"",
+        ns2: "maxrto_ 60",
+        source: "tcp/tcp.cc TcpAgent::rtt_timeout",
+    },
+    ProfileOption {
+        table: Table::Tcp,
+        key: "rto_initial",
+        value: "\"3s\"",
+        ns2: "rtxcur_init_ 3.0",
+        source: "tcp/tcp.cc TcpAgent::rtt_init",
+    },
+    ProfileOption {
+        table: Table::Sctp,
+        key: "fast_recovery",
+        value: "true",
+        ns2: "RFC 4960 §7.2.4 fast recovery (always on)",
+        source: "sctp/sctp.cc SctpAgent::FastRtx (uiRecover)",
+    },
+    ProfileOption {
+        table: Table::Sctp,
+        key: "ssthresh_floor_mtus",
+        value: "4",
+        ns2: "MAX(iCwnd/2, 4 * uiMaxDataSize) (RFC 4960 §7.2.3)",
+        source: "sctp/sctp.cc SctpAgent::FastRtx, SctpAgent::Timeout",
+    },
+    ProfileOption {
+        table: Table::Sctp,
+        key: "t3_cut_above_one_mtu",
+        value: "true",
+        ns2: "if (iCwnd > 1 * uiMaxDataSize) before the T3 cut",
+        source: "sctp/sctp.cc SctpAgent::Timeout",
+    },
+    ProfileOption {
+        table: Table::Sctp,
+        key: "fast_rtx_threshold",
+        value: "3",
+        ns2: "fastRtxTrigger_ 3",
+        source: "sctp/sctp.cc SctpAgent::ProcessGapAckBlocks",
+    },
+    ProfileOption {
+        table: Table::Link,
+        key: "loss_position",
+        value: "\"before_queue\"",
+        ns2: "$ns lossmodel puts the ErrorModel at the link's head",
+        source: "tcl/lib/ns-lib.tcl Simulator::lossmodel, ns-link.tcl SimpleLink::errormodule",
+    },
+];
+
+impl Profile {
+    /// The profile's options for `table`, as a TOML table (empty for `standard`).
+    pub fn table(self, table: Table) -> toml::Table {
+        let mut t = toml::Table::new();
+        if self == Profile::Ns2 {
+            for o in NS2_OPTIONS.iter().filter(|o| o.table == table) {
+                let v: toml::Table = toml::from_str(&format!("v = {}", o.value))
+                    .expect("profile values are valid TOML");
+                t.insert(o.key.to_owned(), v["v"].clone());
+            }
+        }
+        t
+    }
+
+    /// The name the scenario file uses.
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::Standard => "standard",
+            Profile::Ns2 => "ns2",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::LossPosition;
+    use crate::transport::sctp::SctpConfig;
+    use crate::transport::tcp::TcpConfig;
+
+    // Every value of the ns2 profile deserialises into its table's type, and each differs from
+    // the standard default except rto_max (60 s in both, listed so the table is complete).
+    #[test]
+    fn ns2_values_parse_and_differ_from_the_defaults() {
+        let tcp: TcpConfig = toml::Value::Table(Profile::Ns2.table(Table::Tcp))
+            .try_into()
+            .unwrap();
+        let d = TcpConfig::default();
+        assert!(tcp.limited_transmit && !d.limited_transmit);
+        assert_ne!(tcp.recover_guard, d.recover_guard);
+        assert_ne!(tcp.ssthresh_rule, d.ssthresh_rule);
+        assert!(!tcp.dupack_same_window && d.dupack_same_window);
+        assert_ne!(tcp.rtt_estimator, d.rtt_estimator);
+        assert_ne!(tcp.tick, d.tick);
+        assert_ne!(tcp.rto_min, d.rto_min);
+        assert_ne!(tcp.rto_initial, d.rto_initial);
+        assert_eq!(tcp.validate(), Ok(()));
+        let sctp: SctpConfig = toml::Value::Table(Profile::Ns2.table(Table::Sctp))
+            .try_into()
+            .unwrap();
+        let d = SctpConfig::default();
+        assert!(sctp.fast_recovery && !d.fast_recovery);
+        assert_eq!((sctp.fast_rtx_threshold, d.fast_rtx_threshold), (3, 4));
+        assert_eq!((sctp.ssthresh_floor_mtus, d.ssthresh_floor_mtus), (4, 2));
+        assert!(sctp.t3_cut_above_one_mtu && !d.t3_cut_above_one_mtu);
+        assert_eq!(sctp.validate(), Ok(()));
+        let link = Profile::Ns2.table(Table::Link);
+        let pos: LossPosition = link["loss_position"].clone().try_into().unwrap();
+        assert_eq!(pos, LossPosition::BeforeQueue);
+        for t in [Table::Tcp, Table::Sctp, Table::Link] {
+            assert!(Profile::Standard.table(t).is_empty());
+        }
+    }
+
+    // docs/scenario-format.md's "Profiles" table lists every option with its value, its
+    // ns-2.35 setting's variable and its source file, so the two cannot drift apart.
+    #[test]
+    fn the_docs_table_lists_every_option() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/scenario-format.md");
+        let md = std::fs::read_to_string(path).unwrap();
+        for o in NS2_OPTIONS {
+            let row = md
+                .lines()
+                .find(|l| l.starts_with('|') && l.contains(&format!("`{} = {}`", o.key, o.value)))
+                .unwrap_or_else(|| panic!("no docs row for {} = {}", o.key, o.value));
+            let file = o.source.split(' ').next().unwrap();
+            let var = o.ns2.split([' ', ',', '(']).next().unwrap();
+            assert!(row.contains(file), "{row} lacks {file}");
+            assert!(row.contains(var), "{row} lacks {var}");
+        }
+    }
+}
