@@ -255,6 +255,20 @@ fn flow_tcp_is_merged_key_by_key_over_tcp_defaults() {
     );
 }
 
+// docs/scenario-format.md, TCP variants: `cubic` is selectable by name and runs RFC 9438.
+#[test]
+fn tcp_variant_cubic_is_selectable_by_name() {
+    use crate::transport::tcp::cc::CongestionControl;
+    let s = ok(&format!("{BASE}tcp = {{ variant = \"cubic\" }}\n"), &[]);
+    match &s.flows[0].kind {
+        FlowKind::Tcp { tcp, .. } => {
+            assert_eq!(tcp.variant, Variant::Cubic);
+            assert_eq!(tcp.variant.build(tcp).0.name(), "cubic");
+        }
+        k => panic!("{k:?}"),
+    }
+}
+
 #[test]
 fn overrides_set_numbers_strings_nested_keys_and_create_missing_ones() {
     let s = ok(

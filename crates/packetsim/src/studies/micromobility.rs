@@ -440,6 +440,7 @@ fn vname(v: Variant) -> &'static str {
         Variant::Reno => "Reno",
         Variant::NewReno => "NewReno",
         Variant::Sack => "SACK",
+        Variant::Cubic => "CUBIC",
     }
 }
 

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TcpConfig {
-    /// Congestion control and loss recovery pair: `tahoe`, `reno`, `newreno` or `sack`.
+    /// Congestion control and loss recovery pair: `tahoe`, `reno`, `newreno`, `sack` or `cubic`.
     pub variant: Variant,
     /// Maximum segment size: payload bytes per segment (default 1460, giving 1500-byte packets).
     pub mss: u32,

@@ -13,7 +13,7 @@
 //! - both implement `crate::transport::Endpoint`.
 //!
 //! Layout: `sender.rs` and `receiver.rs` (endpoints; the sender owns the `Phase` machine),
-//! `rtt.rs` (RFC 6298), `cc/` (`CongestionControl`, `CcState`, `AnyCc`: RFC 5681 AIMD),
+//! `rtt.rs` (RFC 6298), `cc/` (`CongestionControl`, `CcState`, `AnyCc`: RFC 5681 AIMD, RFC 9438 CUBIC),
 //! `recovery/` (`LossRecovery`, `AnyRecovery`: Tahoe, Reno RFC 5681, NewReno RFC 6582,
 //! SACK RFC 6675), `scoreboard.rs` (RFC 6675 IsLost/pipe/NextSeg), `ranges.rs` (sorted byte
 //! ranges shared by the scoreboard and the receiver's out-of-order buffer), `window.rs`

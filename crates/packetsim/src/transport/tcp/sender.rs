@@ -181,8 +181,12 @@ pub struct TcpSender {
     rec: AnyRecovery,
     dupacks: u32,
     rtt: RttEstimator,
-    /// The one segment being timed (start sequence, send time) when timestamps are off.
-    timed: Option<(Seq, Time)>,
+    /// The send time of the one segment being timed when timestamps are off; its start
+    /// sequence is `timed_seq` (two fields rather than `Option<(Seq, Time)>`, which pads to
+    /// 24 bytes: see `endpoint_state_sizes_are_compact`). Read through `timed()`.
+    timed_at: Option<Time>,
+    /// Start sequence of the timed segment (meaningful while `timed_at` is set).
+    timed_seq: Seq,
     /// Retransmission timer deadline.
     rto_at: Option<Time>,
     /// snd_una at the last timeout (to spot a repeated timeout of the same segment).
@@ -262,7 +266,8 @@ impl TcpSender {
             rec,
             dupacks: 0,
             rtt: RttEstimator::new(cfg),
-            timed: None,
+            timed_at: None,
+            timed_seq: iss,
             rto_at: None,
             last_rto_una: None,
             sack_ok: false,
@@ -290,7 +295,7 @@ impl TcpSender {
         self.state = SenderState::SynSent;
         self.app.start(now);
         self.send_syn(now, out);
-        self.timed = Some((self.iss, now));
+        self.set_timed(self.iss, now);
     }
 
     /// When the connection became ESTABLISHED (the SYN-ACK arrived), if it has.
@@ -342,6 +347,16 @@ impl TcpSender {
         self.app.is_done(self.stats.bytes_acked)
     }
 
+    /// The segment being timed (start sequence, send time), if any.
+    fn timed(&self) -> Option<(Seq, Time)> {
+        self.timed_at.map(|t| (self.timed_seq, t))
+    }
+
+    fn set_timed(&mut self, seq: Seq, at: Time) {
+        self.timed_seq = seq;
+        self.timed_at = Some(at);
+    }
+
     // ---- transmission -------------------------------------------------------------------
 
     fn send_syn(&mut self, now: Time, out: &mut Outbox) {
@@ -382,14 +397,14 @@ impl TcpSender {
         if is_rtx {
             self.stats.retransmits += 1;
             // Karn: a retransmitted segment is never timed.
-            if let Some((t, _)) = self.timed {
+            if let Some((t, _)) = self.timed() {
                 if t >= seq && t < seq + len {
-                    self.timed = None;
+                    self.timed_at = None;
                 }
             }
-        } else if !self.ts_ok && self.timed.is_none() {
+        } else if !self.ts_ok && self.timed_at.is_none() {
             // RFC 6298 §3: time one segment per RTT.
-            self.timed = Some((seq, now));
+            self.set_timed(seq, now);
         }
         if self.rto_at.is_none() {
             self.rto_at = Some(now + self.rtt.rto());
@@ -542,7 +557,7 @@ impl TcpSender {
                 AnyRecovery::NewReno(NewReno::new(self.newreno_timer, self.newreno_full_ack));
         }
         // RTT sample from the handshake: timestamp echo, or the SYN if never retransmitted.
-        match (self.ts_ok, h.ts, self.timed) {
+        match (self.ts_ok, h.ts, self.timed()) {
             (true, Some(ts), _) => {
                 self.ts_recent = ts.val;
                 self.rtt.on_sample_between(ts.ecr, now);
@@ -550,7 +565,7 @@ impl TcpSender {
             (false, _, Some((s, t))) if s == self.iss => self.rtt.on_sample_between(t, now),
             _ => {}
         }
-        self.timed = None;
+        self.timed_at = None;
         self.peer_wnd = h.wnd;
         self.snd_una = self.iss + 1;
         self.snd_nxt = self.snd_una;
@@ -597,6 +612,15 @@ impl TcpSender {
         self.transmit(now, out);
     }
 
+    /// What congestion control sees of an ACK of new data.
+    fn ack_info(&self, now: Time, acked: u32) -> AckInfo {
+        AckInfo {
+            acked,
+            now,
+            srtt: self.rtt.srtt(),
+        }
+    }
+
     /// An ACK with ECE (ECN negotiated), before its new data is applied.
     fn on_ece(&mut self, ack: Seq) {
         let SenderEcn::On { recover, .. } = self.ecn else {
@@ -635,10 +659,10 @@ impl TcpSender {
             if let Some(ts) = h.ts {
                 self.rtt.on_sample_between(ts.ecr, now);
             }
-        } else if let Some((s, t)) = self.timed {
+        } else if let Some((s, t)) = self.timed() {
             if ack > s {
                 self.rtt.on_sample_between(t, now);
-                self.timed = None;
+                self.timed_at = None;
             }
         }
         self.snd_una = ack;
@@ -657,7 +681,8 @@ impl TcpSender {
                 self.st.phase = Phase::Open;
                 // RFC 3168 §6.1.2: an ECE ACK does not increase cwnd.
                 if !ece {
-                    self.cc.on_ack(&mut self.st, &AckInfo { acked });
+                    let info = self.ack_info(now, acked);
+                    self.cc.on_ack(&mut self.st, &info);
                 }
             }
             Phase::Loss { recover } => {
@@ -665,7 +690,8 @@ impl TcpSender {
                     self.st.phase = Phase::Open;
                 }
                 if !ece {
-                    self.cc.on_ack(&mut self.st, &AckInfo { acked });
+                    let info = self.ack_info(now, acked);
+                    self.cc.on_ack(&mut self.st, &info);
                 }
             }
             Phase::Recovery { recover } => {
@@ -792,7 +818,7 @@ impl TcpSender {
             Entry::GoBackN => {
                 self.st.phase = Phase::Loss { recover };
                 self.snd_nxt = self.snd_una;
-                self.timed = None;
+                self.timed_at = None;
                 self.transmit_window(now, out);
             }
             Entry::FastRecovery => {
@@ -812,7 +838,7 @@ impl TcpSender {
                 // RFC 6298 §5.5: back off, and retransmit the SYN (not an RTT sample: Karn).
                 self.stats.timeouts += 1;
                 self.rtt.on_timeout();
-                self.timed = None;
+                self.timed_at = None;
                 self.send_syn(now, out);
             }
             SenderState::Established => {
@@ -852,7 +878,7 @@ impl TcpSender {
                 self.dupacks = 0;
                 // Go-back-N from snd_una (spec 3 §2.2); RFC 6298 §5.4 retransmits the first.
                 self.snd_nxt = self.snd_una;
-                self.timed = None;
+                self.timed_at = None;
                 self.rto_at = None;
                 self.transmit(now, out);
                 // RFC 6298 §5.6: the timer restarts with the backed-off RTO.

@@ -772,7 +772,7 @@ mod pair {
     // scripted drops (including the first and last segments and a retransmission).
     #[test]
     fn pair_file_with_drops_delivered_exactly_each_variant() {
-        for v in Variant::ALL {
+        for v in Variant::EVERY {
             let c = cfg(v);
             let n = 250_500;
             let mut p = Pair::new(&c, AppData::Bytes(n));
@@ -794,7 +794,7 @@ mod pair {
 
     #[test]
     fn pair_bulk_no_loss_no_retransmission() {
-        for v in Variant::ALL {
+        for v in Variant::EVERY {
             let mut c = cfg(v);
             c.timestamps = true;
             c.delayed_ack = Some(Dur::from_millis(100));
@@ -810,14 +810,14 @@ mod pair {
         // Exact delivery with no panic under random loss in both directions.
         #[test]
         fn pair_random_loss_file_delivered_exactly(
-            vi in 0usize..4,
+            vi in 0usize..Variant::EVERY.len(),
             seed in any::<u64>(),
             loss in 0.0f64..0.2,
             size in 1u64..120_000,
             ts in any::<bool>(),
             delack in any::<bool>(),
         ) {
-            let mut c = cfg(Variant::ALL[vi]);
+            let mut c = cfg(Variant::EVERY[vi]);
             c.timestamps = ts;
             c.delayed_ack = delack.then_some(Dur::from_millis(100));
             c.initial_cwnd = 2;
@@ -1172,4 +1172,32 @@ fn endpoint_state_sizes_are_compact() {
     let rcv = std::mem::size_of::<TcpReceiver>();
     eprintln!("TcpSender {snd} B, TcpReceiver {rcv} B");
     assert!(snd <= 432 && rcv <= 240, "sender {snd} B, receiver {rcv} B");
+}
+
+mod cubic {
+    //! RFC 9438 CUBIC through the sender: the reduction is 0.7 of the FlightSize NewReno
+    //! halves on the same loss (identical slow start up to it), and recovery ends at it.
+    use super::*;
+
+    fn ssthresh_after_one_drop(v: Variant) -> (u64, u64, u64) {
+        let mut c = cfg(v);
+        c.initial_cwnd = 2;
+        let mut p = Pair::new(&c, AppData::Bytes(60_000));
+        p.drop_once = vec![seg(20)];
+        assert_file_delivered(&mut p, 60_000);
+        let m = p.snd.cc_metrics();
+        (p.snd.stats().fast_retransmits, m.ssthresh, m.cwnd)
+    }
+
+    // RFC 9438 §4.6 (ssthresh = flight_size·β_cubic) vs RFC 5681 §3.1 eq. 4 (FlightSize/2).
+    #[test]
+    fn cubic_reduces_to_seven_tenths_where_newreno_halves() {
+        let (fr_n, ss_n, _) = ssthresh_after_one_drop(Variant::NewReno);
+        let (fr_c, ss_c, cwnd_c) = ssthresh_after_one_drop(Variant::Cubic);
+        assert_eq!((fr_n, fr_c), (1, 1));
+        let flight = 2 * ss_n;
+        assert_eq!(ss_c, flight * 7 / 10, "newreno ssthresh {ss_n}");
+        // Congestion avoidance after recovery grew cwnd from ssthresh, never below it.
+        assert!(cwnd_c >= ss_c);
+    }
 }

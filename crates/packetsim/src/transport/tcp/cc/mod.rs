@@ -3,15 +3,20 @@
 //! [`Phase`] machine); how the window behaves during loss recovery is `recovery/`'s.
 //!
 //! Policies share one plain [`CcState`] passed `&mut` (STYLE habit 4). Built-ins are rows of
-//! [`AnyCc`] (enum dispatch, no boxing). All windows are in bytes.
+//! [`AnyCc`] (enum dispatch). A controller with state of its own is boxed in its row, so the
+//! enum stays one pointer wide and the sender compact (the classic variants' Reno row has no
+//! state and no allocation). All windows are in bytes.
 //!
 //! Invariant: `cwnd >= mss` after every hook (checked by the sender in debug builds).
 
+mod cubic;
 mod reno;
 
+pub use cubic::Cubic;
 pub use reno::Reno;
 
 use crate::packet::Seq;
+use packetsim_kernel::{Dur, Time};
 use std::fmt;
 
 /// The sender's loss-recovery phase (after ns-3 `TcpCongState_t`; Linux `tcp_ca_state`).
@@ -73,6 +78,10 @@ impl CcState {
 pub struct AckInfo {
     /// Bytes newly acknowledged.
     pub acked: u32,
+    /// When the ACK arrived.
+    pub now: Time,
+    /// The sender's smoothed RTT, once sampled.
+    pub srtt: Option<Dur>,
 }
 
 /// A congestion signal.
@@ -100,10 +109,12 @@ pub trait CongestionControl {
 }
 
 /// The built-in congestion controllers.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum AnyCc {
     /// RFC 5681 AIMD, shared by Tahoe, Reno, NewReno and SACK.
     Reno(Reno),
+    /// RFC 9438 CUBIC (boxed: its epoch state would triple the sender's size inline).
+    Cubic(Box<Cubic>),
 }
 
 impl CongestionControl for AnyCc {
@@ -111,22 +122,26 @@ impl CongestionControl for AnyCc {
     fn on_ack(&mut self, st: &mut CcState, ack: &AckInfo) {
         match self {
             AnyCc::Reno(c) => c.on_ack(st, ack),
+            AnyCc::Cubic(c) => c.on_ack(st, ack),
         }
     }
     #[inline]
     fn on_congestion(&mut self, st: &mut CcState, cause: Congestion) {
         match self {
             AnyCc::Reno(c) => c.on_congestion(st, cause),
+            AnyCc::Cubic(c) => c.on_congestion(st, cause),
         }
     }
     fn ssthresh_after(&self, st: &CcState) -> u32 {
         match self {
             AnyCc::Reno(c) => c.ssthresh_after(st),
+            AnyCc::Cubic(c) => c.ssthresh_after(st),
         }
     }
     fn name(&self) -> &'static str {
         match self {
             AnyCc::Reno(c) => c.name(),
+            AnyCc::Cubic(c) => c.name(),
         }
     }
 }

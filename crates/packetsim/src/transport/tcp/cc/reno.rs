@@ -59,6 +59,14 @@ mod tests {
     use super::super::Phase;
     use super::*;
 
+    fn ack(acked: u32) -> AckInfo {
+        AckInfo {
+            acked,
+            now: packetsim_kernel::Time::ZERO,
+            srtt: None,
+        }
+    }
+
     fn st(cwnd: u32, ssthresh: u32) -> CcState {
         CcState {
             cwnd,
@@ -73,9 +81,9 @@ mod tests {
     #[test]
     fn slow_start_new_ack_adds_at_most_one_mss() {
         let mut s = st(2000, 10_000);
-        Reno.on_ack(&mut s, &AckInfo { acked: 1000 });
+        Reno.on_ack(&mut s, &ack(1000));
         assert_eq!(s.cwnd, 3000);
-        Reno.on_ack(&mut s, &AckInfo { acked: 3000 });
+        Reno.on_ack(&mut s, &ack(3000));
         assert_eq!(s.cwnd, 4000);
     }
 
@@ -83,7 +91,7 @@ mod tests {
     #[test]
     fn congestion_avoidance_new_ack_adds_mss_squared_over_cwnd() {
         let mut s = st(10_000, 5000);
-        Reno.on_ack(&mut s, &AckInfo { acked: 1000 });
+        Reno.on_ack(&mut s, &ack(1000));
         assert_eq!(s.cwnd, 10_100);
     }
 
