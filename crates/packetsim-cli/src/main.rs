@@ -373,13 +373,13 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
         } => {
             let sc = load(&file, &set)?;
             budget(&sc, max_memory)?;
-            scenario::build(&sc, sc.simulation.seed).map_err(|e| e.to_string())?;
+            scenario::check(&sc).map_err(|e| e.to_string())?;
             say!(
                 "{}: ok ({} nodes, {} links, {} flows)",
                 file.display(),
                 sc.nodes.len(),
                 sc.links.len(),
-                sc.flows.len()
+                sc.flow_count()
             );
             Ok(())
         }
@@ -399,13 +399,23 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
             let seed = seed.unwrap_or(sc.simulation.seed);
             let pcap = pcap.or_else(|| sc.trace.pcap.then(|| out.join("pcap")));
             let trace = trace.or_else(|| sc.trace.events.then(|| out.join("trace")));
-            // A capture folder outside OUT is an output folder of its own: locked, and a
-            // set with its own manifest.
-            let mut sets = vec![begin_set(&out)?];
+            // Every capture folder is locked (one writer each), all before any set begins,
+            // so a refused run leaves every folder as it was. A capture folder outside OUT
+            // is an output folder of its own, a set with its own manifest; one inside OUT
+            // belongs to OUT's set. Folders are compared resolved, however they are spelled.
+            let out_at = resolve(&out)?;
+            let mut captures: Vec<(PathBuf, &PathBuf)> = Vec::new();
             let mut _locks = Vec::new();
             for dir in pcap.iter().chain(&trace) {
-                if !inside(&out, dir)? && !sets.iter().any(|s| s.dir() == dir.as_path()) {
+                let at = resolve(dir)?;
+                if at != out_at && !captures.iter().any(|(c, _)| *c == at) {
                     _locks.push(experiment::lock_dir(dir).map_err(|e| e.to_string())?);
+                    captures.push((at, dir));
+                }
+            }
+            let mut sets = vec![begin_set(&out)?];
+            for (at, dir) in &captures {
+                if !at.starts_with(&out_at) {
                     sets.push(begin_set(dir)?);
                 }
             }
@@ -788,13 +798,10 @@ fn commit_set(set: experiment::OutputSet) -> Result<(), String> {
     set.commit().map(drop).map_err(|e| e.to_string())
 }
 
-/// Whether `path` is `dir` or inside it (both resolved; `path` need not exist yet).
-fn inside(dir: &Path, path: &Path) -> Result<bool, String> {
-    let resolve = |p: &Path| -> Result<PathBuf, String> {
-        std::fs::create_dir_all(p).map_err(|e| format!("{}: {e}", p.display()))?;
-        std::fs::canonicalize(p).map_err(|e| format!("{}: {e}", p.display()))
-    };
-    Ok(resolve(path)?.starts_with(resolve(dir)?))
+/// The folder `p` resolved (created if missing): one spelling for every way of writing it.
+fn resolve(p: &Path) -> Result<PathBuf, String> {
+    std::fs::create_dir_all(p).map_err(|e| format!("{}: {e}", p.display()))?;
+    std::fs::canonicalize(p).map_err(|e| format!("{}: {e}", p.display()))
 }
 
 /// chmod +x (scripts the user runs directly).

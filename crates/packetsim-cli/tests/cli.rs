@@ -684,9 +684,16 @@ fn pcap_opens_in_tshark_with_sequence_analysis_matching_the_run() {
         .unwrap();
         assert!(errs.is_empty(), "{f}:\n{errs}");
     };
+    // The capture folder also holds its lock (issue 16): only the captures are checked.
+    let mut files = 0;
     for f in std::fs::read_dir(&pcap).unwrap() {
-        check(&f.unwrap().path());
+        let path = f.unwrap().path();
+        if path.extension().is_some_and(|e| e == "pcap") {
+            check(&path);
+            files += 1;
+        }
     }
+    assert_eq!(files, 6);
     let flagged = tshark(&[
         "-r",
         pcap.join("access_s1-r1.pcap").to_str().unwrap(),
@@ -805,6 +812,67 @@ fn a_reused_out_folder_keeps_no_stale_series_or_captures() {
     assert!(out.join("flows.csv").exists());
     assert!(pcap.join("ab_a-b.pcap").exists());
     assert!(!pcap.join("ab_b-a.pcap").exists(), "stale capture left");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Runs `packetsim args` under a limit of `mib` MiB of address space (`ulimit -v`).
+fn packetsim_within(mib: u64, args: &[&str]) -> Output {
+    let mut cmd = format!("ulimit -v {} && exec \"$0\"", mib * 1024);
+    for i in 1..=args.len() {
+        cmd.push_str(&format!(" \"${{{i}}}\""));
+    }
+    Command::new("sh")
+        .arg("-c")
+        .arg(cmd)
+        .arg(env!("CARGO_BIN_EXE_packetsim"))
+        .args(args)
+        .output()
+        .expect("runs")
+}
+
+// Issue 16 item 1: `count = 1000000`, the documented maximum, made `check` take 1.3-3.6 GB
+// and `run` abort. `check` now stays within 64 MiB of address space; `run` within the default
+// budget is refused before anything is made, naming the key, its line and the estimate.
+#[test]
+fn a_million_copies_are_checked_cheaply_and_their_run_refused_up_front() {
+    let dir = tmp("million");
+    let file = dir.join("big.toml");
+    std::fs::write(
+        &file,
+        GOOD.replace("size = \"100KB\"", "size = \"100KB\"\ncount = 1000000"),
+    )
+    .unwrap();
+    let f = file.to_str().unwrap();
+    let o = dir.join("out");
+    let o = o.to_str().unwrap();
+    let start = std::time::Instant::now();
+    let out = packetsim_within(64, &["check", f, "--max-memory", "8GiB"]);
+    let secs = start.elapsed().as_secs_f64();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("ok (2 nodes, 1 links, 1000000 flows)"),
+        "{stdout}"
+    );
+    // Milliseconds alone; generous for a loaded machine (the old check took 1.5-16 s).
+    assert!(secs < 5.0, "check took {secs} s");
+    for args in [vec!["check", f], vec!["run", f, "--out", o]] {
+        let out = packetsim_within(64, &args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(
+                "big.toml:13: flows.f.count: 1000000 flows in all (1000000 from this table) \
+                 need about 3906.2 MiB in memory, more than the budget of 2048.0 MiB"
+            ) && stderr.contains("--max-memory"),
+            "{args:?}: {stderr}"
+        );
+    }
+    assert!(!Path::new(o).exists(), "nothing was written");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -1619,5 +1687,81 @@ fn report_writes_a_self_contained_page_that_renders_in_chromium() {
     assert!(c.status.success(), "{msg}");
     assert!(msg.contains("ok: 4 figures rendered"), "{msg}");
     assert!(out.join("index.png").metadata().unwrap().len() > 10_000);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+// Issue 16 item 5: one writer per folder, capture folders included. A `--pcap`/`--trace`
+// folder, outside OUT or inside it, is locked; every lock is taken before any set begins, so
+// a refused run leaves every folder as it was (complete); one folder spelled two ways is one
+// folder, not a conflict with itself.
+#[test]
+fn capture_and_trace_folders_have_one_writer_each() {
+    let dir = tmp("capture-locks");
+    let file = dir.join("good.toml");
+    std::fs::write(&file, GOOD).unwrap();
+    let f = file.to_str().unwrap();
+    let (out, cap, ev) = (dir.join("out"), dir.join("cap"), dir.join("ev"));
+    let s = |p: &Path| p.to_str().unwrap().to_owned();
+    let run = |extra: &[&str]| {
+        let mut args = vec!["run", f, "--out", out.to_str().unwrap(), "--quiet"];
+        args.extend_from_slice(extra);
+        packetsim(&args)
+    };
+    let r = run(&["--pcap", &s(&cap), "--trace", &s(&ev)]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    for d in [&out, &cap, &ev] {
+        let (ok, text) = verify(d);
+        assert!(ok, "{}: {text}", d.display());
+        assert!(d.join(".packetsim.lock").exists(), "{}", d.display());
+    }
+    assert!(ev.join("events.csv").exists());
+    let before = (snapshot(&out), snapshot(&cap), snapshot(&ev));
+
+    // The trace folder held by another writer: refused before anything is written or
+    // removed, and OUT's and the capture folder's sets are still complete.
+    let held = packetsim::experiment::lock_dir(&ev).unwrap();
+    let r = run(&["--pcap", &s(&cap), "--trace", &s(&ev)]);
+    let stderr = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "{}: another packetsim (pid {}) is writing this directory",
+            ev.display(),
+            std::process::id()
+        )),
+        "{stderr}"
+    );
+    for d in [&out, &cap, &ev] {
+        assert!(
+            verify(d).0,
+            "{} left incomplete by a refused run",
+            d.display()
+        );
+    }
+    assert_eq!(before, (snapshot(&out), snapshot(&cap), snapshot(&ev)));
+    drop(held);
+
+    // A trace folder inside OUT is locked too.
+    let inner = out.join("trace");
+    let held = packetsim::experiment::lock_dir(&inner).unwrap();
+    let r = run(&["--trace", &s(&inner)]);
+    let stderr = String::from_utf8_lossy(&r.stderr);
+    assert!(
+        r.status.code() == Some(1) && stderr.contains("is writing this directory"),
+        "{stderr}"
+    );
+    assert!(verify(&out).0, "OUT left incomplete by a refused run");
+    drop(held);
+    let r = run(&["--trace", &s(&inner)]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert!(inner.join("events.csv").exists() && verify(&out).0);
+
+    // One folder written two ways (and OUT itself as a capture folder): no self-conflict.
+    let again = dir.join("cap").join("..").join("cap");
+    let r = run(&["--pcap", &s(&cap), "--trace", &s(&again)]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert!(cap.join("events.csv").exists() && verify(&cap).0);
+    let r = run(&["--trace", &s(&out)]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -355,7 +355,7 @@ fn check<'py>(
     let sc = py
         .detach(|| {
             let sc = src.load(&ovs)?;
-            scenario::build(&sc, sc.simulation.seed).map_err(Failure::Build)?;
+            scenario::check(&sc).map_err(Failure::Build)?;
             Ok(sc)
         })
         .map_err(|f: Failure| f.into_py(py))?;
@@ -365,7 +365,7 @@ fn check<'py>(
     d.set_item("seed", sc.simulation.seed)?;
     d.set_item("nodes", sc.nodes.len())?;
     d.set_item("links", sc.links.len())?;
-    d.set_item("flows", sc.flows.len())?;
+    d.set_item("flows", sc.flow_count())?;
     Ok(d)
 }
 

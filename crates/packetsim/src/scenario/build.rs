@@ -82,13 +82,26 @@ fn directions(
 
 /// Builds the world of `sc`, seeded with `seed`.
 pub fn build(sc: &Scenario, seed: u64) -> Result<World, BuildError> {
-    build_unlocated(sc, seed).map_err(|mut e| {
+    build_copies(sc, seed, u32::MAX)
+}
+
+/// Finds every error [`build`] would find, without making more than one copy of each flow
+/// table: the copies of a table differ only in name and start, and what building can refuse
+/// (a route, a flow's addresses) is the same for all of them. `check` of a table of a million
+/// copies is as cheap as of one (issue 16).
+pub fn check(sc: &Scenario) -> Result<(), BuildError> {
+    build_copies(sc, sc.simulation.seed, 1).map(drop)
+}
+
+/// Builds with at most `copies` copies of each flow table.
+fn build_copies(sc: &Scenario, seed: u64, copies: u32) -> Result<World, BuildError> {
+    build_unlocated(sc, seed, copies).map_err(|mut e| {
         e.at = sc.lines.locate(&e.key);
         e
     })
 }
 
-fn build_unlocated(sc: &Scenario, seed: u64) -> Result<World, BuildError> {
+fn build_unlocated(sc: &Scenario, seed: u64, copies: u32) -> Result<World, BuildError> {
     let err = |key: String, msg: String| BuildError {
         origin: sc.origin.clone(),
         at: None,
@@ -287,7 +300,12 @@ fn build_unlocated(sc: &Scenario, seed: u64) -> Result<World, BuildError> {
             world.add_element(at, Box::new(process), false);
         }
     }
-    for f in &sc.flows {
+    for f in sc
+        .flow_tables
+        .iter()
+        .flat_map(|t| t.copies().take(copies as usize))
+    {
+        let f = &f;
         let from = node(&f.from, format!("flows.{}.from", f.name))?;
         let to = node(&f.to, format!("flows.{}.to", f.name))?;
         if !world.net.reachable(from, world.net.addr_of(to))
@@ -339,10 +357,16 @@ fn build_unlocated(sc: &Scenario, seed: u64) -> Result<World, BuildError> {
         };
         for e in egresses {
             let mut c = Classifier::new();
-            for (fi, f) in sc.flows.iter().enumerate() {
-                if let Some(ds) = &f.diffserv {
-                    c.assign_config(crate::ids::FlowId(fi as u32), ds);
+            // Flow ids are given in table order, `copies` (at most) per table.
+            let mut fi = 0u32;
+            for t in &sc.flow_tables {
+                let n = t.count.min(copies);
+                if let Some(ds) = &t.first.diffserv {
+                    for i in 0..n {
+                        c.assign_config(crate::ids::FlowId(fi + i), ds);
+                    }
                 }
+                fi += n;
             }
             world.net.egresses[e.idx()].set_classifier(c);
         }
@@ -361,8 +385,9 @@ fn build_unlocated(sc: &Scenario, seed: u64) -> Result<World, BuildError> {
 pub const SERIES_SAMPLE_BYTES: u64 = 100;
 
 /// Bytes of peak memory budgeted per flow of a run: its spec, agents, report row and JSON.
-/// Measured: 2.8 KB per flow of peak RSS for `run` and 1.5 KB for `check` at 100,000 flows
-/// (`--set flows.bulk.count=100000` on scenarios/dumbbell.toml, 0.5 s simulated).
+/// Measured: 2.8 KB per flow of peak RSS for `run` at 100,000 flows (`--set
+/// flows.bulk.count=100000` on scenarios/dumbbell.toml, 0.5 s simulated) and 2.2 KB at
+/// 1,000,000 (docs/reliability.md); `check` makes one copy per table.
 pub const FLOW_BYTES: u64 = 4096;
 
 /// The time-series samples a run of `sc` records at most: per flow a delivery sample and a
@@ -379,12 +404,17 @@ pub fn series_samples(sc: &Scenario) -> u128 {
     // Per flow: a delivery sample, plus a congestion sample per TCP flow or per SCTP
     // destination (an upper bound: flows are sampled only within their life).
     let per_instant: u128 = sc
-        .flows
+        .flow_tables
         .iter()
-        .map(|f| match &f.kind {
-            super::FlowKind::Tcp { .. } => 2,
-            super::FlowKind::Sctp { to_addresses, .. } => 1 + to_addresses.len().max(1) as u128,
-            super::FlowKind::Cbr { .. } => 1,
+        .map(|t| {
+            t.count as u128
+                * match &t.first.kind {
+                    super::FlowKind::Tcp { .. } => 2,
+                    super::FlowKind::Sctp { to_addresses, .. } => {
+                        1 + to_addresses.len().max(1) as u128
+                    }
+                    super::FlowKind::Cbr { .. } => 1,
+                }
         })
         .sum();
     instants * (per_instant + 2 * sc.links.len() as u128)
@@ -392,7 +422,7 @@ pub fn series_samples(sc: &Scenario) -> u128 {
 
 /// The peak memory, in bytes, budgeted for a run of `sc`: its flows and its time series.
 pub fn memory_estimate(sc: &Scenario) -> u128 {
-    sc.flows.len() as u128 * FLOW_BYTES as u128
+    sc.flow_count() as u128 * FLOW_BYTES as u128
         + series_samples(sc).saturating_mul(SERIES_SAMPLE_BYTES as u128)
 }
 
@@ -404,7 +434,7 @@ pub fn memory_estimate(sc: &Scenario) -> u128 {
 pub fn check_budget(sc: &Scenario, max_bytes: u64) -> Result<(), BuildError> {
     let samples = series_samples(sc);
     let series = samples.saturating_mul(SERIES_SAMPLE_BYTES as u128);
-    let flows = sc.flows.len() as u128 * FLOW_BYTES as u128;
+    let flows = sc.flow_count() as u128 * FLOW_BYTES as u128;
     let bytes = series.saturating_add(flows);
     if bytes <= max_bytes as u128 {
         return Ok(());
@@ -423,32 +453,17 @@ pub fn check_budget(sc: &Scenario, max_bytes: u64) -> Result<(), BuildError> {
         );
         (key.clone(), sc.lines.locate(&key), msg)
     } else {
-        // Copies made by `count` are named TABLE_i: the largest table is the one to lower.
-        let mut tables: Vec<(String, usize)> = Vec::new();
-        for f in &sc.flows {
-            let table = match f.name.rsplit_once('_') {
-                Some((t, i))
-                    if !i.is_empty()
-                        && i.bytes().all(|b| b.is_ascii_digit())
-                        && sc.lines.0.contains_key(&format!("flows.{t}")) =>
-                {
-                    t
-                }
-                _ => f.name.as_str(),
-            };
-            match tables.iter_mut().find(|(t, _)| t == table) {
-                Some((_, n)) => *n += 1,
-                None => tables.push((table.to_owned(), 1)),
-            }
-        }
-        let (table, n) = tables
-            .into_iter()
-            .max_by_key(|(_, n)| *n)
+        // The largest table is the one to lower (the last of equals).
+        let (table, n) = sc
+            .flow_tables
+            .iter()
+            .max_by_key(|t| t.count)
+            .map(|t| (t.table.clone(), t.count))
             .unwrap_or_default();
         let msg = format!(
             "{} flows in all ({n} from this table) need about {:.1} MiB in memory, more than \
              the budget of {:.1} MiB: lower count, or raise the budget with --max-memory",
-            sc.flows.len(),
+            sc.flow_count(),
             mib(bytes),
             mib(max_bytes as u128)
         );

@@ -13,7 +13,7 @@ use super::schema::{
     RawAddress, RawFlow, RawLink, RawQueue, RawQueueKind, RawRoute, RawScenario, RawTrace,
 };
 use super::{
-    AddressSpec, ClassSpec, ErrorDirection, FlowSpec, LinkKind, LinkSpec, QueueLimit,
+    AddressSpec, ClassSpec, ErrorDirection, FlowSpec, FlowTable, LinkKind, LinkSpec, QueueLimit,
     QueueReportSpec, QueueSpec, RadioSpec, RateStep, RouteSpec, Scenario, SchedulerSpec,
     SimulationSpec, TraceSpec,
 };
@@ -26,7 +26,8 @@ use toml_edit::ImDocument;
 
 /// Queue capacity when a link gives none, packets.
 pub const DEFAULT_QUEUE_PACKETS: u32 = 100;
-/// Largest `count` a flow table may ask for (copies are materialised as [`FlowSpec`]s).
+/// Largest `count` a flow table may ask for (its copies are made one at a time, never held
+/// together by the scenario: [`super::FlowTable`]).
 pub const MAX_FLOW_COUNT: u32 = 1_000_000;
 /// Largest UDP payload of a CBR packet, bytes (IPv4 limit).
 pub const MAX_UDP_PAYLOAD: u64 = 65_507;
@@ -377,8 +378,7 @@ impl Ctx<'_> {
             addresses: &addresses,
             duration: simulation.duration,
         };
-        let mut flows = Vec::new();
-        let mut flow_names: HashMap<String, String> = HashMap::new();
+        let mut flows: Vec<FlowTable> = Vec::new();
         for (name, f) in raw.flows.0 {
             let path = KeyPath::keys(&["flows", &name]);
             let raw_flow = table
@@ -386,25 +386,31 @@ impl Ctx<'_> {
                 .and_then(|t| t.get(&name))
                 .and_then(|t| t.as_table());
             let item = doc.get("flows").and_then(|t| t.get(&name));
-            let expanded = self.flow(&name, f, (item, raw_flow), &nodes, &node_set, &defaults)?;
-            for spec in expanded {
-                if let Some(other) = flow_names.get(&spec.name) {
-                    return Err(self.err(
-                        &path,
-                        format!(
-                            "flow name `{}` is used twice: by flows.{other} and by flows.{name} \
-                             (a table with count = N > 1 makes flows NAME_0 .. NAME_{{N-1}})",
-                            spec.name
-                        ),
-                    ));
+            let t = self.flow(&name, f, (item, raw_flow), &nodes, &node_set, &defaults)?;
+            // Names are compared table by table, never copy by copy: copies are named NAME_i
+            // with i in decimal, so two tables of several copies never share a name, and a
+            // one-copy table `X` clashes only with a table `T` of count > i where X = T_i.
+            let clash = flows.iter().find_map(|o| {
+                if t.count == 1 {
+                    o.copy_index(&t.table).map(|i| (o.copy_name(i), &o.table))
+                } else {
+                    (o.count == 1 && t.copy_index(&o.table).is_some())
+                        .then(|| (o.table.clone(), &o.table))
                 }
-                flow_names.insert(spec.name.clone(), name.clone());
-                flows.push(spec);
+            });
+            if let Some((copy, other)) = clash {
+                return Err(self.err(
+                    &path,
+                    format!(
+                        "flow name `{copy}` is used twice: by flows.{other} and by flows.{name} \
+                         (a table with count = N > 1 makes flows NAME_0 .. NAME_{{N-1}})"
+                    ),
+                ));
             }
+            flows.push(t);
         }
 
-        let flow_tables: HashSet<&String> = flow_names.values().collect();
-        let lines = self.key_lines(&nodes, &links, &routes, flow_tables.into_iter());
+        let lines = self.key_lines(&nodes, &links, &routes, flows.iter().map(|t| &t.table));
         let trace = self.trace(raw.trace.unwrap_or_default(), &links, &flows)?;
         Ok(Scenario {
             origin: self.origin.to_owned(),
@@ -414,7 +420,7 @@ impl Ctx<'_> {
             addresses,
             links,
             routes,
-            flows,
+            flow_tables: flows,
             lines,
             trace,
         })
@@ -459,7 +465,7 @@ impl Ctx<'_> {
 
     /// `[trace]`: links named with an optional `:a_to_b` / `:b_to_a` / `:both`, flows by
     /// name, a window with `from < to`, a snap length of at least 20 bytes.
-    fn trace(&self, t: RawTrace, links: &[LinkSpec], flows: &[FlowSpec]) -> Result<TraceSpec> {
+    fn trace(&self, t: RawTrace, links: &[LinkSpec], flows: &[FlowTable]) -> Result<TraceSpec> {
         let path = KeyPath::keys(&["trace"]);
         let mut spec = TraceSpec {
             pcap: t.pcap.unwrap_or(false),
@@ -496,7 +502,7 @@ impl Ctx<'_> {
             spec.links.push((name.to_owned(), dir));
         }
         for (i, f) in t.flows.unwrap_or_default().into_iter().enumerate() {
-            if !flows.iter().any(|x| x.name == f) {
+            if !flows.iter().any(|x| x.copy_index(&f).is_some()) {
                 return Err(self.err(
                     &path.key("flows").index(i),
                     format!(
@@ -1097,7 +1103,7 @@ impl Ctx<'_> {
         nodes: &[String],
         node_set: &HashSet<&str>,
         defaults: &Defaults,
-    ) -> Result<Vec<FlowSpec>> {
+    ) -> Result<FlowTable> {
         let path = KeyPath::keys(&["flows", name]);
         self.check_name(&path, name, "flow")?;
         let (row, own) = self.pick_kind(&path, "flow", item, fields_of::<RawFlow>(), FLOW_KINDS)?;
@@ -1244,23 +1250,24 @@ impl Ctx<'_> {
                 ));
             }
         }
-        Ok((0..count)
-            .map(|i| FlowSpec {
-                name: if count == 1 {
-                    name.to_owned()
-                } else {
-                    format!("{name}_{i}")
-                },
-                from: f.from.clone(),
-                to: f.to.clone(),
-                start: start + stagger * i as u64,
+        let mut table = FlowTable {
+            table: name.to_owned(),
+            count,
+            stagger,
+            first: FlowSpec {
+                name: String::new(),
+                from: f.from,
+                to: f.to,
+                start,
                 start_jitter,
                 stop,
                 dscp,
                 diffserv: f.diffserv,
-                kind: kind.clone(),
-            })
-            .collect())
+                kind,
+            },
+        };
+        table.first.name = table.copy_name(0);
+        Ok(table)
     }
 
     /// A defaults table (`[tcp]`, `[sctp]`) overlaid key by key with the flow's own table of

@@ -44,7 +44,7 @@ mod tests;
 
 pub use crate::queue::QueueLimit;
 pub use build::{
-    build, check_budget, memory_estimate, run, run_traced, series_samples, trace_config,
+    build, check, check_budget, memory_estimate, run, run_traced, series_samples, trace_config,
     BuildError, Outcome, FLOW_BYTES, SERIES_SAMPLE_BYTES,
 };
 pub use error::{KeyLines, Location, ScenarioError};
@@ -79,8 +79,10 @@ pub struct Scenario {
     pub links: Vec<LinkSpec>,
     /// Static routes (`[nodes.NAME] routes = [..]`), in file order.
     pub routes: Vec<RouteSpec>,
-    /// Flows after `count` expansion, in file order (copies of one table are adjacent).
-    pub flows: Vec<FlowSpec>,
+    /// The `[flows.NAME]` tables, in file order. A table stands for its `count` copies, which
+    /// are never all held in memory ([`Scenario::flows`] makes them one at a time): `check`
+    /// of a table with a million copies stays cheap (issue 16).
+    pub flow_tables: Vec<FlowTable>,
     /// Where nodes, links, flows and routes are written, for errors found when building.
     pub lines: KeyLines,
     /// `[trace]`: what a run records of itself (pcap), when asked.
@@ -379,7 +381,90 @@ pub enum ErrorDirection {
     Both,
 }
 
-/// One flow (after `count` expansion).
+/// A `[flows.NAME]` table: `count` copies of one flow, copy `i` starting `i * stagger` after
+/// the first (before jitter) and named `NAME_i` (plain `NAME` when `count` is 1).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowTable {
+    /// The table's key (`NAME`).
+    pub table: String,
+    /// Copies made (1 to [`MAX_FLOW_COUNT`]).
+    pub count: u32,
+    /// Start of copy `i` minus start of copy `i - 1`.
+    pub stagger: Dur,
+    /// Copy 0; the other copies differ from it only in name and start.
+    pub first: FlowSpec,
+}
+
+impl FlowTable {
+    /// Copy `i` (`i < count`).
+    pub fn copy(&self, i: u32) -> FlowSpec {
+        debug_assert!(i < self.count);
+        FlowSpec {
+            name: self.copy_name(i),
+            start: self.first.start + self.stagger * i as u64,
+            ..self.first.clone()
+        }
+    }
+
+    /// The name of copy `i`: `NAME_i`, or `NAME` when the table makes one copy.
+    pub fn copy_name(&self, i: u32) -> String {
+        if self.count == 1 {
+            self.table.clone()
+        } else {
+            format!("{}_{i}", self.table)
+        }
+    }
+
+    /// The copies, made one at a time.
+    pub fn copies(&self) -> impl Iterator<Item = FlowSpec> + '_ {
+        (0..self.count).map(|i| self.copy(i))
+    }
+
+    /// Which copy `name` is, if it names one of this table's.
+    pub fn copy_index(&self, name: &str) -> Option<u32> {
+        if self.count == 1 {
+            return (name == self.table).then_some(0);
+        }
+        let digits = name.strip_prefix(self.table.as_str())?.strip_prefix('_')?;
+        // Copy names are written without leading zeros.
+        let canonical = !digits.is_empty()
+            && digits.bytes().all(|b| b.is_ascii_digit())
+            && (digits == "0" || !digits.starts_with('0'))
+            && digits.len() <= 10;
+        let i: u64 = if canonical {
+            digits.parse().ok()?
+        } else {
+            return None;
+        };
+        (i < self.count as u64).then_some(i as u32)
+    }
+}
+
+impl Scenario {
+    /// Every flow, copies of one table adjacent, in file order; made one at a time.
+    pub fn flows(&self) -> impl Iterator<Item = FlowSpec> + '_ {
+        self.flow_tables.iter().flat_map(FlowTable::copies)
+    }
+
+    /// How many flows the scenario makes (the sum of the tables' `count`).
+    pub fn flow_count(&self) -> u64 {
+        self.flow_tables.iter().map(|t| t.count as u64).sum()
+    }
+
+    /// The flow named `name`: its index in [`Scenario::flows`] order, and its table.
+    pub fn find_flow(&self, name: &str) -> Option<(u64, &FlowTable)> {
+        let mut base = 0u64;
+        for t in &self.flow_tables {
+            if let Some(i) = t.copy_index(name) {
+                return Some((base + i as u64, t));
+            }
+            base += t.count as u64;
+        }
+        None
+    }
+}
+
+/// One flow (a copy of a [`FlowTable`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct FlowSpec {
     /// The flow's name: the table key, or `NAME_i` for copy `i` when `count > 1`.

@@ -7,6 +7,11 @@ use proptest::prelude::*;
 
 const ORIGIN: &str = "x.toml";
 
+/// Every flow of `s`, copies made.
+fn fl(s: &Scenario) -> Vec<FlowSpec> {
+    s.flows().collect()
+}
+
 fn doc_example() -> String {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/scenario-format.md");
     let md = std::fs::read_to_string(path).expect("docs/scenario-format.md exists");
@@ -109,9 +114,10 @@ fn doc_example_loads_with_every_key() {
             limit: QueueLimit::Packets(DEFAULT_QUEUE_PACKETS)
         }
     );
-    let names: Vec<&str> = s.flows.iter().map(|f| f.name.as_str()).collect();
+    let flows = fl(&s);
+    let names: Vec<&str> = flows.iter().map(|f| f.name.as_str()).collect();
     assert_eq!(names, ["ftp", "web_0", "web_1", "web_2", "web_3", "video"]);
-    match &s.flows[0].kind {
+    match &fl(&s)[0].kind {
         FlowKind::Tcp { app, tcp } => {
             assert_eq!(*app, App::File { bytes: 4 << 20 });
             assert_eq!(tcp.variant, Variant::Sack);
@@ -119,13 +125,13 @@ fn doc_example_loads_with_every_key() {
         k => panic!("ftp is tcp, got {k:?}"),
     }
     assert_eq!(
-        s.flows[5].kind,
+        fl(&s)[5].kind,
         FlowKind::Cbr {
             rate: Rate::mbps(1),
             packet_size: 1000
         }
     );
-    assert_eq!(s.flows[5].stop, Some(Time::from_millis(45_000)));
+    assert_eq!(fl(&s)[5].stop, Some(Time::from_millis(45_000)));
     assert_eq!(s.text, doc_example());
 }
 
@@ -133,8 +139,8 @@ fn doc_example_loads_with_every_key() {
 fn count_expands_into_staggered_copies_with_a_shared_stop() {
     let text = format!("{BASE}count = 3\nstart = \"1s\"\nstagger = \"10ms\"\nstop = \"5s\"\n");
     let s = ok(&text, &[]);
-    let got: Vec<(&str, Time, Option<Time>)> = s
-        .flows
+    let flows = fl(&s);
+    let got: Vec<(&str, Time, Option<Time>)> = flows
         .iter()
         .map(|f| (f.name.as_str(), f.start, f.stop))
         .collect();
@@ -148,7 +154,7 @@ fn count_expands_into_staggered_copies_with_a_shared_stop() {
         ]
     );
     assert_eq!(
-        s.flows[0].kind,
+        fl(&s)[0].kind,
         FlowKind::Tcp {
             app: App::Bulk,
             tcp: TcpConfig::default()
@@ -164,8 +170,8 @@ fn start_jitter_delays_each_copy_by_a_seeded_draw_within_the_bound() {
         format!("{BASE}count = 20\nstart = \"1s\"\nstagger = \"10ms\"\nstart_jitter = \"100ms\"\n");
     let s = ok(&text, &[]);
     // The loaded spec keeps the nominal start; the draw is made when the world is built.
-    assert_eq!(s.flows[3].start, Time::from_millis(1030));
-    assert_eq!(s.flows[3].start_jitter, Dur::from_millis(100));
+    assert_eq!(fl(&s)[3].start, Time::from_millis(1030));
+    assert_eq!(fl(&s)[3].start_jitter, Dur::from_millis(100));
     let starts = |seed| -> Vec<Time> {
         let w = build(&s, seed).unwrap();
         w.flows.iter().map(|f| f.start).collect()
@@ -224,10 +230,10 @@ fn start_jitter_delays_each_copy_by_a_seeded_draw_within_the_bound() {
 #[test]
 fn count_one_keeps_the_plain_name_and_defaults_apply() {
     let s = ok(BASE, &[]);
-    assert_eq!(s.flows.len(), 1);
-    assert_eq!(s.flows[0].name, "f");
-    assert_eq!(s.flows[0].start, Time::ZERO);
-    assert_eq!(s.flows[0].stop, None);
+    assert_eq!(s.flow_count() as usize, 1);
+    assert_eq!(fl(&s)[0].name, "f");
+    assert_eq!(fl(&s)[0].start, Time::ZERO);
+    assert_eq!(fl(&s)[0].stop, None);
     assert_eq!(s.simulation.seed, 1);
     assert_eq!(s.links[0].errors, ErrorDirection::AToB);
     assert_eq!((s.links[0].loss, s.links[0].ber), (0.0, 0.0));
@@ -241,7 +247,7 @@ fn flow_tcp_is_merged_key_by_key_over_tcp_defaults() {
     )
         + "tcp = { mss = 500, variant = \"sack\" }\n\n[flows.g]\nfrom = \"c\"\nto = \"a\"\n";
     let s = ok(&text, &[]);
-    let tcp = |i: usize| match &s.flows[i].kind {
+    let tcp = |i: usize| match &fl(&s)[i].kind {
         FlowKind::Tcp { tcp, .. } => tcp.clone(),
         k => panic!("{k:?}"),
     };
@@ -291,15 +297,15 @@ fn overrides_set_numbers_strings_nested_keys_and_create_missing_ones() {
             limit: QueueLimit::Bytes(65536)
         }
     );
-    assert_eq!(s.flows[0].stop, Some(Time::from_millis(3000)));
-    match &s.flows[0].kind {
+    assert_eq!(fl(&s)[0].stop, Some(Time::from_millis(3000)));
+    match &fl(&s)[0].kind {
         FlowKind::Tcp { tcp, .. } => assert_eq!(tcp.variant, Variant::Sack),
         k => panic!("{k:?}"),
     }
     // The effective text records the overrides and reloads to the same scenario.
     let again = ok(&s.text, &[]);
     assert_eq!(again.links, s.links);
-    assert_eq!(again.flows, s.flows);
+    assert_eq!(again.flow_tables, s.flow_tables);
 }
 
 #[test]
@@ -318,7 +324,7 @@ fn overrides_can_add_a_whole_table_and_later_ones_win() {
     assert_eq!(s.nodes, ["a", "b", "c", "d"]);
     assert_eq!(s.links.len(), 3);
     assert_eq!(s.links[2].name, "l3");
-    assert_eq!(s.flows[1].name, "h");
+    assert_eq!(fl(&s)[1].name, "h");
     assert_eq!(s.links[0].loss, 0.25);
 }
 
@@ -339,7 +345,7 @@ fn file_order_is_kept_not_sorted() {
     let s = ok(text, &[]);
     assert_eq!(s.nodes, ["z", "m", "a"]);
     assert_eq!(s.links[0].name, "zz");
-    assert_eq!(s.flows[0].name, "q");
+    assert_eq!(fl(&s)[0].name, "q");
 }
 
 // ---- bad input: file, line, key ------------------------------------------------------
@@ -895,13 +901,14 @@ fn sctp_flows_name_addresses_a_primary_and_a_merged_configuration() {
             link: Some("r1_d".into())
         }
     );
+    let flows = fl(&sc);
     let FlowKind::Sctp {
         app,
         sctp,
         from_addresses,
         to_addresses,
         primary,
-    } = &sc.flows[0].kind
+    } = &flows[0].kind
     else {
         panic!("an sctp flow")
     };
@@ -1510,7 +1517,7 @@ fn every_kind_loads_to_the_variant_of_its_own_row_and_declares_its_keys() {
                 .and_then(|k| k.as_str())
                 .map(str::to_owned)
         };
-        for f in &s.flows {
+        for f in &fl(&s) {
             // A copy of a `count` table is named NAME_i.
             let table = match raw["flows"].get(&f.name) {
                 Some(_) => f.name.as_str(),
@@ -2214,7 +2221,7 @@ fn profile_ns2_sets_its_options_and_explicit_keys_override_them() {
             )
     ) + "tcp = { limited_transmit = false }\n\n[flows.g]\nfrom = \"c\"\nto = \"a\"\n";
     let s = ok(&text, &[]);
-    let tcp = |s: &Scenario, i: usize| match &s.flows[i].kind {
+    let tcp = |s: &Scenario, i: usize| match &fl(s)[i].kind {
         FlowKind::Tcp { tcp, .. } => tcp.clone(),
         k => panic!("{k:?}"),
     };
@@ -2252,7 +2259,8 @@ fn profile_ns2_sets_its_options_and_explicit_keys_override_them() {
 #[test]
 fn profile_ns2_sets_sctp_options() {
     let sc = ok(&format!("profile = \"ns2\"\n{MULTIHOMED}"), &[]);
-    let FlowKind::Sctp { sctp, .. } = &sc.flows[0].kind else {
+    let flows = fl(&sc);
+    let FlowKind::Sctp { sctp, .. } = &flows[0].kind else {
         panic!("an sctp flow")
     };
     assert!(sctp.fast_recovery);
@@ -2263,7 +2271,8 @@ fn profile_ns2_sets_sctp_options() {
         &format!("profile = \"ns2\"\n{MULTIHOMED}"),
         &["sctp.fast_rtx_threshold=4"],
     );
-    let FlowKind::Sctp { sctp, .. } = &sc.flows[0].kind else {
+    let flows = fl(&sc);
+    let FlowKind::Sctp { sctp, .. } = &flows[0].kind else {
         panic!("an sctp flow")
     };
     assert_eq!((sctp.fast_rtx_threshold, sctp.fast_recovery), (4, true));
@@ -2311,7 +2320,6 @@ fn sctp_ssthresh_floor_out_of_range_is_located() {
     );
 }
 
-/// `BASE` with `keys` added to its tcp flow `f` (from line 66 on).
 /// `BASE` with `keys` added to its tcp flow `f` (from line 23 on).
 fn frames_flow(keys: &str) -> String {
     format!("{BASE}{keys}\n")
@@ -2451,4 +2459,96 @@ fn frames_app_errors_name_the_key() {
     // Another kind that carries a byte stream refuses it, naming the key.
     let e = bad(&frames_flow("kind = \"sctp\"\napp = \"frames\""), &[]);
     assert_at(&e, 24, "flows.f.app", "tcp flows only");
+}
+
+/// Issue 16 item 1: `count = 1000000` (the documented maximum) made `check` take 1.3-3.6 GB
+/// and 16 s, because the loader made every copy. A table is now kept as one [`FlowTable`];
+/// its copies are made one at a time where they are needed, and `check` builds one copy of
+/// each table (the copies differ only in name and start).
+#[test]
+fn a_million_copies_stay_one_table_and_check_builds_one_copy() {
+    let text = BASE.replace(
+        "to = \"c\"",
+        "to = \"c\"\ncount = 1000000\nstart = \"1s\"\nstagger = \"1us\"",
+    );
+    let s = ok(&text, &[]);
+    assert_eq!(s.flow_tables.len(), 1, "one table, not a million specs");
+    assert_eq!(s.flow_count(), 1_000_000);
+    let t = &s.flow_tables[0];
+    assert_eq!(t.first.name, "f_0");
+    let last = t.copy(999_999);
+    assert_eq!(last.name, "f_999999");
+    assert_eq!(
+        last.start,
+        Time::from_millis(1000) + Dur::from_micros(999_999)
+    );
+    assert_eq!(last.kind, t.first.kind);
+    // The iterator makes the copies lazily, in order.
+    let mut it = s.flows();
+    assert_eq!(it.next().map(|f| f.name), Some("f_0".into()));
+    assert_eq!(it.nth(999_998).map(|f| f.name), Some("f_999999".into()));
+    assert!(it.next().is_none());
+    // Names are found without a table of names; leading zeros and "f_1000000" are no copy.
+    assert_eq!(s.find_flow("f_999999").map(|(i, _)| i), Some(999_999));
+    for name in ["f", "f_1000000", "f_01", "f_", "f_-1", "f_x", "g_0"] {
+        assert!(s.find_flow(name).is_none(), "{name}");
+    }
+    // `check` finds nothing wrong and builds one copy; the budget is computed from the count.
+    check(&s).unwrap();
+    assert_eq!(memory_estimate(&s), 1_000_000 * FLOW_BYTES as u128);
+    let e = check_budget(&s, 2 << 30).unwrap_err();
+    assert_eq!(e.key, "flows.f.count");
+    assert_eq!(e.at, Some(Location::Line(20)), "the table's line");
+    assert!(
+        e.msg
+            .starts_with("1000000 flows in all (1000000 from this table) need about 3906.2 MiB"),
+        "{}",
+        e.msg
+    );
+    check_budget(&s, 4 << 30).unwrap();
+    // A build error is still found by `check` (one copy stands for all): no route.
+    let e = check(&ok(&text, &["links.l2.b=\"a\"", "links.l2.a=\"b\""])).unwrap_err();
+    assert_eq!(e.key, "flows.f_0", "{e}");
+    assert!(e.msg.contains("no route between \"a\""), "{e}");
+    // The trace may name any copy, and no other.
+    ok(&text, &["trace.flows=[\"f_999999\"]"]);
+    let e = bad(&text, &["trace.flows=[\"f_1000000\"]"]);
+    assert_eq!(e.key(), Some("trace.flows[0]"), "{e}");
+}
+
+/// Flow names are compared table by table: a one-copy table clashes with a copy of a table of
+/// several, in either file order; a name that only looks like a copy does not clash.
+#[test]
+fn copy_names_clash_in_either_order_and_only_when_the_copy_exists() {
+    let multi = "[flows.f]\nfrom = \"a\"\nto = \"c\"\ncount = 3\n";
+    let single = |name: &str| format!("[flows.{name}]\nfrom = \"a\"\nto = \"b\"\n");
+    let head = BASE.split("[flows.f]").next().unwrap();
+    // The single table after the table of copies: the error is at the single one.
+    let e = bad(&format!("{head}{multi}{}", single("f_2")), &[]);
+    assert_at(
+        &e,
+        24,
+        "flows.f_2",
+        "flow name `f_2` is used twice: by flows.f and by flows.f_2",
+    );
+    // Before it: the error is at the table of copies.
+    let e = bad(&format!("{head}{}{multi}", single("f_2")), &[]);
+    assert_at(
+        &e,
+        23,
+        "flows.f",
+        "flow name `f_2` is used twice: by flows.f_2 and by flows.f",
+    );
+    // f_3 (count is 3), f_02 and f_2_0 are no copy of f.
+    for name in ["f_3", "f_02", "f_2_0"] {
+        let s = ok(&format!("{head}{multi}{}", single(name)), &[]);
+        assert_eq!(s.flow_count(), 4, "{name}");
+    }
+    // Two tables of several copies never clash: f_2 makes f_2_0, f_2_1.
+    let s = ok(
+        &format!("{head}{multi}[flows.f_2]\nfrom = \"a\"\nto = \"b\"\ncount = 2\n"),
+        &[],
+    );
+    let names: Vec<String> = s.flows().map(|f| f.name).collect();
+    assert_eq!(names, ["f_0", "f_1", "f_2", "f_2_0", "f_2_1"]);
 }

@@ -59,7 +59,7 @@ arrival_order = "port"
 
 /// The driver's configuration for the same network.
 fn driver(sc: &scenario::Scenario, n: u16, discard: Discard, slots: u64) -> AtmNetConfig {
-    let FlowKind::Tcp { tcp, .. } = &sc.flows[0].kind else {
+    let FlowKind::Tcp { tcp, .. } = &sc.flow_tables[0].first.kind else {
         panic!("a tcp flow")
     };
     let mut cfg = AtmNetConfig::background(4352, 200, discard, 0.0, 1.0);
