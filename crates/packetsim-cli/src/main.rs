@@ -11,6 +11,7 @@ mod html;
 mod plot;
 mod slurm;
 mod study_html;
+mod sweep_plot;
 
 #[derive(Parser)]
 #[command(
@@ -93,10 +94,19 @@ enum Cmd {
         dir: PathBuf,
     },
     /// Draw the figures of a run from its time series (the --out folder of `packetsim run`
-    /// with simulation.sample_interval set): cwnd, srtt, delivery rate, queue length.
+    /// with simulation.sample_interval set): cwnd, srtt, delivery rate, queue length; or of a
+    /// sweep (a folder with results.csv): a metric's mean against a parameter with 95% CIs.
     Plot {
-        /// The run's output folder (timeseries_*.csv).
+        /// The run's output folder (timeseries_*.csv), or a sweep's (results.csv).
         dir: PathBuf,
+        /// Sweeps: a metric to draw, or a pattern where `*` matches any text (repeatable;
+        /// default `*goodput_bps`).
+        #[arg(long)]
+        metric: Vec<String>,
+        /// Sweeps: the parameter on the x axis (default: the first that takes several values,
+        /// numeric ones first).
+        #[arg(long)]
+        x: Option<String>,
         /// Where to write the figures (default: DIR/figures).
         #[arg(long)]
         out: Option<PathBuf>,
@@ -549,9 +559,29 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
             say!("wrote {}", p.display());
             Ok(())
         }
-        Cmd::Plot { dir, out, format } => {
+        Cmd::Plot {
+            dir,
+            metric,
+            x,
+            out,
+            format,
+        } => {
             let out = out.unwrap_or_else(|| dir.join("figures"));
-            for p in plot::plot(&dir, &out, format)? {
+            let sweep = dir.join("results.csv").is_file();
+            if !sweep && (!metric.is_empty() || x.is_some()) {
+                return Err(format!(
+                    "{}: --metric and --x are for a sweep's folder (results.csv); this folder \
+                     has none",
+                    dir.display()
+                )
+                .into());
+            }
+            let written = if sweep {
+                sweep_plot::plot_sweep(&dir, &out, format, &metric, x.as_deref())?
+            } else {
+                plot::plot(&dir, &out, format)?
+            };
+            for p in written {
                 say!("wrote {}", p.display());
             }
             Ok(())

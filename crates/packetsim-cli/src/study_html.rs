@@ -122,7 +122,7 @@ fn verdict_class(s: &str) -> Option<&'static str> {
 
 /// The records of a CSV text (RFC 4180: quoted fields with doubled quotes, as
 /// `studies::csv_field` writes them).
-fn csv_records(text: &str) -> Vec<Vec<String>> {
+pub(crate) fn csv_records(text: &str) -> Vec<Vec<String>> {
     let mut rows = Vec::new();
     let mut row = Vec::new();
     let mut field = String::new();

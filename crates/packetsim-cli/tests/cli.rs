@@ -1529,6 +1529,101 @@ fn kill_9_leaves_output_complete_and_identical_or_incomplete_never_mixed() {
 // Issue 12 item 4: `packetsim plot DIR` draws a run's series as SVG and PNG; bad input is an
 // error naming the file, line and column.
 #[test]
+fn plot_draws_a_sweep_metric_against_a_parameter_with_confidence_intervals() {
+    let dir = tmp("plot-sweep");
+    let file = dir.join("s.toml");
+    std::fs::write(&file, GOOD).unwrap();
+    let out = dir.join("sweep");
+    let o = out.to_str().unwrap();
+    let r = packetsim(&[
+        "sweep",
+        file.to_str().unwrap(),
+        "--param",
+        "links.ab.loss=0,0.01,0.03",
+        "--param",
+        "links.ab.delay=\"5ms\",\"20ms\"",
+        "--runs",
+        "3",
+        "--out",
+        o,
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let p = packetsim(&["plot", o]);
+    let stderr = String::from_utf8_lossy(&p.stderr);
+    if stderr.contains("no TrueType font found") {
+        eprintln!("SKIPPED plot_draws_a_sweep_metric_against_a_parameter_with_confidence_intervals: {stderr}");
+        return;
+    }
+    assert!(p.status.success(), "{stderr}");
+    // Default: the goodput metrics, against the first numeric parameter with several values,
+    // one line per value of the other parameter, a marker per point.
+    let svg = std::fs::read_to_string(out.join("figures/sweep_flows.f.goodput_bps.svg")).unwrap();
+    assert!(svg.contains("\nflows.f.goodput_bps: mean and 95% CI\n"));
+    assert!(svg.contains("\nlinks.ab.loss\n"), "x label");
+    assert!(
+        svg.contains("\ndelay=5ms\n") && svg.contains("\ndelay=20ms\n"),
+        "legend"
+    );
+    assert_eq!(
+        svg.matches("r=\"3\" opacity=\"1\" fill=").count(),
+        6,
+        "3 loss values x 2 delays"
+    );
+    let png = std::fs::read(out.join("figures/sweep_flows.f.goodput_bps.png")).unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    // Against the delay, in seconds (SI), one line per loss value.
+    let f2 = dir.join("f2");
+    let p = packetsim(&[
+        "plot",
+        o,
+        "--x",
+        "links.ab.delay",
+        "--metric",
+        "flows.f.goodput_*",
+        "--format",
+        "svg",
+        "--out",
+        f2.to_str().unwrap(),
+    ]);
+    assert!(p.status.success(), "{}", String::from_utf8_lossy(&p.stderr));
+    let svg = std::fs::read_to_string(f2.join("sweep_flows.f.goodput_bps.svg")).unwrap();
+    assert!(
+        svg.contains("\nlinks.ab.delay (s)\n"),
+        "x label with the SI unit"
+    );
+    for l in ["loss=0", "loss=0.01", "loss=0.03"] {
+        assert!(svg.contains(&format!("\n{l}\n")), "{l}");
+    }
+    assert!(
+        !f2.join("sweep_flows.f.goodput_bps.png").exists(),
+        "--format svg"
+    );
+    // Bad input: a clear error.
+    let bad = |args: &[&str], want: &str| {
+        let p = packetsim(args);
+        assert_eq!(p.status.code(), Some(1), "{args:?}");
+        let e = String::from_utf8_lossy(&p.stderr);
+        assert!(e.contains(want), "{args:?}: {e}");
+    };
+    bad(&["plot", o, "--x", "nope"], "links.ab.loss, links.ab.delay");
+    bad(&["plot", o, "--metric", "nope"], "no metric matches nope");
+    let run = dir.join("run");
+    let r = packetsim(&[
+        "run",
+        file.to_str().unwrap(),
+        "--out",
+        run.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(r.status.success());
+    bad(
+        &["plot", run.to_str().unwrap(), "--metric", "x"],
+        "for a sweep's folder",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn plot_draws_the_series_of_a_run_and_locates_bad_input() {
     let dir = tmp("plot");
     let file = dir.join("sampled.toml");
