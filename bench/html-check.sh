@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Renders an HTML report of packetsim (`packetsim report DIR` -> DIR/index.html) in headless
+# Renders an HTML page of packetsim (`packetsim report DIR` -> DIR/index.html, or a page of
+# `packetsim reproduce`: OUT/index.html, OUT/STUDY/index.html) in headless
 # Chromium and fails when a figure did not render or the page logged a console error; writes a
 # screenshot beside the page (index.png) to look at.
 #

@@ -10,6 +10,7 @@ use std::process::ExitCode;
 mod html;
 mod plot;
 mod slurm;
+mod study_html;
 
 #[derive(Parser)]
 #[command(
@@ -495,21 +496,34 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
                 jobs,
                 progress: true,
             };
+            let all = study == "all";
+            let mut done = Vec::new();
             for s in chosen {
                 warn(format_args!("reproducing {}: {}", s.name, s.title));
                 // Each study's folder is a set: a killed reproduction leaves it without a
                 // manifest; its stores keep the finished runs for the next attempt.
                 let set = begin_set(&opts.out.join(s.name))?;
-                let o = (s.run)(&opts)?;
+                let o = packetsim::studies::reproduce(s, &opts)?;
+                study_html::study_page(&opts.out.join(s.name), s, all)?;
                 commit_set(set)?;
                 say!(
-                    "{}: {} shape checks hold, {} do not, {} not decidable; report: {}",
+                    "{}: {} shape checks hold, {} do not, {} not decidable{}; report: {}",
                     o.name,
                     o.passed,
                     o.failed,
                     o.undecided,
+                    if quick {
+                        " (quick mode: indicative only)"
+                    } else {
+                        ""
+                    },
                     o.report.display()
                 );
+                done.push((s, o));
+            }
+            if all {
+                let p = study_html::reproduce_index(&opts.out, &done, quick)?;
+                say!("index of every study: {}", p.display());
             }
             Ok(())
         }

@@ -234,6 +234,50 @@ fn bad_override_and_unknown_workload_fail_cleanly() {
     assert!(!o.status.success());
 }
 
+/// How many SVG files a folder and its direct subfolders hold.
+fn count_svgs(dir: &Path, depth: u32) -> usize {
+    let mut n = 0;
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() && depth > 0 {
+            n += count_svgs(&p, depth - 1);
+        } else if p.extension().is_some_and(|x| x == "svg") {
+            n += 1;
+        }
+    }
+    n
+}
+
+/// Runs bench/html-check.sh on `page`: `None` (after printing SKIPPED) without Chromium, else
+/// its output; panics when the check fails.
+fn html_check(page: &Path) -> Option<String> {
+    let has_chromium = Command::new("chromium")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_chromium {
+        eprintln!(
+            "SKIPPED the Chromium check of {}: chromium not installed (Debian: apt-get install \
+             chromium; or bench/html-check.sh PAGE --install)",
+            page.display()
+        );
+        return None;
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/html-check.sh");
+    let c = Command::new("bash")
+        .arg(&script)
+        .arg(page)
+        .output()
+        .unwrap();
+    let msg = format!(
+        "{}{}",
+        String::from_utf8_lossy(&c.stdout),
+        String::from_utf8_lossy(&c.stderr)
+    );
+    assert!(c.status.success(), "{}: {msg}", page.display());
+    Some(msg)
+}
+
 #[test]
 fn reproduce_quick_writes_figures_and_a_report_and_resumes() {
     let dir = tmp("repro");
@@ -249,6 +293,90 @@ fn reproduce_quick_writes_figures_and_a_report_and_resumes() {
     ];
     let o = packetsim(&args);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // Quick verdicts are marked indicative, on the console and at the top of every report.
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let lines: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.contains("shape checks"))
+        .collect();
+    assert_eq!(lines.len(), packetsim::studies::STUDIES.len(), "{stdout}");
+    for l in &lines {
+        assert!(l.contains("(quick mode: indicative only)"), "{l}");
+    }
+    for s in packetsim::studies::STUDIES {
+        let md = std::fs::read_to_string(out.join(s.name).join("report.md")).unwrap();
+        assert!(
+            md.starts_with(packetsim::studies::QUICK_BANNER),
+            "{}",
+            s.name
+        );
+    }
+    // Each study has an index.html beside its report, and `all` an index of every study.
+    for s in packetsim::studies::STUDIES {
+        let page = std::fs::read_to_string(out.join(s.name).join("index.html")).unwrap();
+        let paper = packetsim::studies::paper(s.name).unwrap();
+        // The paper is named in full; the page is one file: SVG inline, no script or image.
+        assert!(page.contains(paper.title), "{}", s.name);
+        assert!(page.contains(paper.authors), "{}", s.name);
+        assert!(page.contains("<h2>Verdicts</h2>") && page.contains("<h2>Glossary</h2>"));
+        assert!(
+            !page.contains("<script") && !page.contains("<img"),
+            "{}",
+            s.name
+        );
+        assert!(page.contains("<figure>\n<svg"), "{}", s.name);
+        // The quick banner comes once, above the verdicts.
+        assert_eq!(page.matches("indicative only").count(), 1, "{}", s.name);
+        assert!(page.find("indicative only") < page.find("<h2>Verdicts</h2>"));
+        // Every check of checks.csv is in the verdict table with its colour.
+        let checks = std::fs::read_to_string(out.join(s.name).join("checks.csv")).unwrap();
+        let n = checks.lines().skip(1).filter(|l| !l.is_empty()).count();
+        let coloured = [
+            "class=\"holds\">holds<",
+            "class=\"nothold\">does not hold<",
+            "class=\"undecided\">not decidable<",
+        ];
+        let table = &page[page.find("<h2>Verdicts</h2>").unwrap()..page.find("<hr>").unwrap()];
+        assert_eq!(
+            coloured
+                .iter()
+                .map(|c| table.matches(c).count())
+                .sum::<usize>(),
+            n,
+            "{}",
+            s.name
+        );
+        // Figures the report does not show are added below it; every SVG of the folder is on
+        // the page once.
+        let svgs = count_svgs(&out.join(s.name), 1);
+        assert_eq!(page.matches("<svg").count(), svgs, "{}", s.name);
+    }
+    // The T3 timer of the SCTP report is explained in its glossary; ATM terms are not.
+    let sctp_page = std::fs::read_to_string(out.join("sctp-multihoming/index.html")).unwrap();
+    assert!(sctp_page.contains("<dt>T3</dt>") && !sctp_page.contains("<dt>EPD</dt>"));
+    let index = std::fs::read_to_string(out.join("index.html")).unwrap();
+    for s in packetsim::studies::STUDIES {
+        assert!(
+            index.contains(&format!("href=\"{}/index.html\"", s.name)),
+            "{}",
+            s.name
+        );
+    }
+    for t in [
+        "<dt>T3</dt>",
+        "<dt>RTX_TO_ALT</dt>",
+        "<dt>OUT</dt>",
+        "<dt>IN</dt>",
+        "<dt>EPD</dt>",
+    ] {
+        assert!(index.contains(t), "{t}");
+    }
+    assert!(stdout.contains("index of every study:"));
+    for page in [out.join("index.html"), out.join("diffserv-ecn/index.html")] {
+        if let Some(msg) = html_check(&page) {
+            assert!(msg.contains("ok: "), "{msg}");
+        }
+    }
     let root = out.join("sctp-multihoming");
     for f in [
         "fig2/figure.svg",

@@ -805,7 +805,7 @@ fn reproduce<'py>(
     let list = PyList::empty(py);
     for s in chosen {
         let o = py
-            .detach(|| (s.run)(&opts))
+            .detach(|| packetsim::studies::reproduce(s, &opts))
             .map_err(PyRuntimeError::new_err)?;
         let d = PyDict::new(py);
         d.set_item("name", o.name)?;

@@ -268,6 +268,9 @@ def test_reproduce_quick_study(tmp_path):
     assert list(df["name"]) == ["diffserv-ecn"]
     assert os.path.exists(df.loc[0, "report"])
     assert df.loc[0, ["passed", "failed", "undecided"]].sum() > 0
+    # Quick verdicts are indicative: the report says so at its top (issue 12 item 6).
+    with open(df.loc[0, "report"]) as f:
+        assert f.read().startswith("> **Quick mode (`--quick`): indicative only.**")
 
 
 def test_docs_example_runs_and_prints_what_the_doc_shows():

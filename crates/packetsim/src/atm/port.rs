@@ -77,6 +77,7 @@ pub enum Settled {
 #[derive(Clone, Copy, Debug)]
 struct Frame {
     pkt: u32,
+    bytes: u32,
     cells: u16,
     lost: bool,
 }
@@ -108,6 +109,11 @@ pub struct CellPort {
     arrivals: Vec<Cell>,
     rng: Rng,
     settled: Vec<Settled>,
+    /// Bytes of the packets offered and not yet settled.
+    pending_bytes: u64,
+    /// Sum over the processed slots of the switch queue after the slot's arrivals (idle
+    /// slots add 0): the numerator of the per-slot mean queue length.
+    queue_sum: u64,
 }
 
 impl CellPort {
@@ -126,6 +132,8 @@ impl CellPort {
             arrivals: Vec::new(),
             rng,
             settled: Vec::new(),
+            pending_bytes: 0,
+            queue_sum: 0,
         }
     }
 
@@ -152,6 +160,42 @@ impl CellPort {
     /// Packets offered and not yet settled.
     pub fn pending(&self) -> u64 {
         self.frames.len() as u64
+    }
+
+    /// Bytes of the packets offered and not yet settled.
+    pub fn pending_bytes(&self) -> u64 {
+        self.pending_bytes
+    }
+
+    /// The switch queue length summed over every slot processed so far, read after each
+    /// slot's arrivals (spec 1 §2.3's per-slot queue length; idle slots count 0).
+    pub fn queue_sum(&self) -> u64 {
+        self.queue_sum
+    }
+
+    /// Slots in `[0, end)`: the denominator of per-slot means over a run that ends at `end`.
+    pub fn slots_until(&self, end: Time) -> u64 {
+        end.as_nanos() / self.cfg.slot.as_nanos()
+    }
+
+    /// The mean switch queue per slot over `[0, end)`, cells.
+    pub fn mean_queue(&self, end: Time) -> f64 {
+        let slots = self.slots_until(end);
+        if slots == 0 {
+            0.0
+        } else {
+            self.queue_sum as f64 / slots as f64
+        }
+    }
+
+    /// Cells sent by the switch output per slot over `[0, end)` (spec 1 §4's load).
+    pub fn load(&self, end: Time) -> f64 {
+        let slots = self.slots_until(end);
+        if slots == 0 {
+            0.0
+        } else {
+            self.sw.stats().sent as f64 / slots as f64
+        }
     }
 
     fn busy(&self) -> bool {
@@ -194,10 +238,12 @@ impl CellPort {
             f,
             Frame {
                 pkt,
+                bytes: size,
                 cells,
                 lost: false,
             },
         );
+        self.pending_bytes += size as u64;
         let a = &mut self.adapters[vci as usize];
         if a.frames.is_empty() {
             self.active += 1;
@@ -270,6 +316,7 @@ impl CellPort {
                     .frames
                     .remove(&c.frame)
                     .expect("a queued frame is pending");
+                self.pending_bytes -= fr.bytes as u64;
                 self.settled.push(if fr.lost {
                     Settled::Lost { pkt: fr.pkt }
                 } else {
@@ -295,10 +342,12 @@ impl CellPort {
                 fr.lost = true;
                 if c.eof {
                     let fr = self.frames.remove(&c.frame).expect("pending");
+                    self.pending_bytes -= fr.bytes as u64;
                     self.settled.push(Settled::Lost { pkt: fr.pkt });
                 }
             }
         }
+        self.queue_sum += self.sw.len() as u64;
     }
 }
 
@@ -364,7 +413,13 @@ mod tests {
         let mut p = port(1, Discard::Plain, ArrivalOrder::Port);
         p.offer(Time::ZERO, 1, FlowId(0), 100);
         p.offer(Time::ZERO, 2, FlowId(1), 100);
+        assert_eq!((p.pending(), p.pending_bytes()), (2, 200));
         let out = run_to(&mut p, Time::from_millis(1000));
+        // Queue after each slot's arrivals: 1, 1, 1 (slots 1-3), then 0 (slot 4).
+        assert_eq!(p.queue_sum(), 3);
+        assert_eq!(p.mean_queue(Time::from_micros(100)), 3.0 / 5.0);
+        assert_eq!(p.load(Time::from_micros(100)), 3.0 / 5.0);
+        assert_eq!(p.pending_bytes(), 0);
         assert!(out.contains(&Settled::Lost { pkt: 2 }));
         assert!(out.contains(&Settled::Sent {
             pkt: 1,

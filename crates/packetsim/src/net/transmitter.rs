@@ -477,6 +477,18 @@ impl Egress {
         }
     }
 
+    /// Packets and bytes held by this direction for the time series: [`Egress::len`], or
+    /// on a cell link the packets offered whose frames are not settled yet.
+    pub fn waiting(&self) -> QueueLen {
+        match &self.cells {
+            Some(c) => QueueLen {
+                packets: c.pending() as u32,
+                bytes: c.pending_bytes(),
+            },
+            None => self.len(),
+        }
+    }
+
     /// Packets waiting in the arena, held by this direction (pull mode).
     pub fn held_packets(&self) -> u64 {
         match &self.disc {
@@ -495,6 +507,8 @@ impl Egress {
             // A cell link takes every packet; its switch decides cell by cell.
             port.advance(now);
             port.offer(now, id, pkt.flow, pkt.size);
+            // The direction's queue length in packets: frames offered and not yet settled.
+            self.queue.len.set(now, port.pending() as f64);
             self.queue.arrivals += 1;
             self.queue.arrival_bytes += pkt.size as u64;
             return Ok(());
@@ -744,6 +758,11 @@ impl Egress {
     pub fn utilisation(&self, end: Time) -> f64 {
         if end == Time::ZERO {
             return 0.0;
+        }
+        if let Some(c) = &self.cells {
+            // A cell link's output is busy in the slots it sends a cell, whether or not the
+            // cell's frame survives (spec 1 §4's load).
+            return c.load(end);
         }
         let overrun = self.busy_until.saturating_since(end);
         (self.stats.busy - overrun).as_nanos() as f64 / end.as_nanos() as f64

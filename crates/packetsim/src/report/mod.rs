@@ -163,6 +163,38 @@ pub struct QueueSummary {
     pub precedence_in: PrecedenceStats,
     /// OUT-precedence arrivals and their fates (as they arrived).
     pub precedence_out: PrecedenceStats,
+    /// A slotted cell link direction (`kind = "atm"`): its switch's cell counters.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cells: Option<CellQueueSummary>,
+}
+
+/// The cell switch of one cell link direction (spec 1 §2.3's counters), over the whole run.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+pub struct CellQueueSummary {
+    /// The slot (one 53-byte cell at the link rate), s.
+    pub slot_s: f64,
+    /// Cells that reached the switch from the adapters.
+    pub arrived: u64,
+    /// Cells the switch output sent (load = sent / slots of the run, the `utilisation`).
+    pub sent: u64,
+    /// Cells dropped, all causes.
+    pub dropped: u64,
+    /// Cells dropped because the buffer held B cells.
+    pub dropped_overflow: u64,
+    /// Cells dropped as the tail of a frame that had lost a cell (PPD, and EPD after overflow).
+    pub dropped_ppd_tail: u64,
+    /// Cells dropped with a frame EPD refused at its first cell.
+    pub dropped_epd_refusal: u64,
+    /// Cells admitted that belong to frames that lost a cell here (carried for nothing).
+    pub useless: u64,
+    /// Frames that lost at least one cell here (EPD refusals included).
+    pub frames_damaged: u64,
+    /// Cells queued at the end of the run.
+    pub queued: u32,
+    /// Mean of the per-slot queue length (after each slot's arrivals) over the run, cells.
+    pub mean_len_cells: f64,
+    /// Largest queue length, cells.
+    pub max_len_cells: u32,
 }
 
 /// Everything `packetsim run` reports.
@@ -314,6 +346,11 @@ impl Summary {
                     lost_link_down: if wire { e.stats.lost_down } else { 0 },
                     precedence_in: q.by_precedence[0],
                     precedence_out: q.by_precedence[1],
+                    cells: if wire {
+                        e.cells().map(|c| cell_summary(c, end))
+                    } else {
+                        None
+                    },
                 };
                 queues.insert(name, summary);
             };
@@ -442,7 +479,12 @@ impl Summary {
 
     /// queues.csv: one row per queue (link direction).
     pub fn queues_csv(&self) -> String {
-        let mut s = String::from("queue,link,from,to,arrivals,departures,drops,drops_overflow,drops_early,drops_forced,marks,mean_len_pkts,max_len_pkts,utilisation,lost_error,lost_link_down\n");
+        let mut s = String::from("queue,link,from,to,arrivals,departures,drops,drops_overflow,drops_early,drops_forced,marks,mean_len_pkts,max_len_pkts,utilisation,lost_error,lost_link_down");
+        let cells = self.queues.values().any(|q| q.cells.is_some());
+        if cells {
+            s.push_str(CELL_COLUMNS);
+        }
+        s.push('\n');
         for (n, q) in &self.queues {
             let r = |k: &str| q.drops_by_reason.get(k).copied().unwrap_or(0);
             let _ = writeln!(
@@ -465,10 +507,54 @@ impl Summary {
                 q.lost_error,
                 q.lost_link_down
             );
+            if cells {
+                s.pop();
+                match &q.cells {
+                    Some(c) => {
+                        let _ = writeln!(
+                            s,
+                            ",{},{},{},{},{},{},{},{},{},{}",
+                            c.arrived,
+                            c.sent,
+                            c.dropped,
+                            c.dropped_overflow,
+                            c.dropped_ppd_tail,
+                            c.dropped_epd_refusal,
+                            c.useless,
+                            c.frames_damaged,
+                            c.mean_len_cells,
+                            c.max_len_cells
+                        );
+                    }
+                    None => s.push_str(",,,,,,,,,,\n"),
+                }
+            }
         }
         s
     }
 }
+
+/// The cell counters of a cell link direction at the end of a run.
+fn cell_summary(c: &crate::atm::port::CellPort, end: packetsim_kernel::Time) -> CellQueueSummary {
+    let st = c.switch_stats();
+    CellQueueSummary {
+        slot_s: c.config().slot.as_secs_f64(),
+        arrived: st.arrived,
+        sent: st.sent,
+        dropped: st.dropped(),
+        dropped_overflow: st.overflow,
+        dropped_ppd_tail: st.ppd_tail,
+        dropped_epd_refusal: st.epd_refusal,
+        useless: st.useless,
+        frames_damaged: st.frames_damaged,
+        queued: c.queued_cells(),
+        mean_len_cells: c.mean_queue(end),
+        max_len_cells: st.max_queue,
+    }
+}
+
+/// Extra queues.csv columns of cell link directions (written only when the run has one).
+const CELL_COLUMNS: &str = ",cells_arrived,cells_sent,cells_dropped,cells_dropped_overflow,cells_dropped_ppd_tail,cells_dropped_epd_refusal,cells_useless,frames_damaged,mean_len_cells,max_len_cells";
 
 fn flatten(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, Option<f64>)>) {
     use serde_json::Value;

@@ -99,6 +99,108 @@ pub const STUDIES: &[Study] = &[
     },
 ];
 
+/// The published paper a study reproduces, as its spec names it (shared/spec/N-*.md §1).
+#[derive(Clone, Copy, Debug)]
+pub struct Paper {
+    /// The English title as printed.
+    pub title: &'static str,
+    /// The authors and their institutions.
+    pub authors: &'static str,
+    /// Where it appeared, as far as the spec says.
+    pub venue: &'static str,
+    /// The simulator the authors used.
+    pub tool: &'static str,
+    /// The spec file that describes it.
+    pub spec: &'static str,
+}
+
+/// The papers of the studies, by study name (kept apart from [`STUDIES`] so that adding a
+/// study does not need one).
+pub const PAPERS: &[(&str, Paper)] = &[
+    (
+        sctp_multihoming::NAME,
+        Paper {
+            title: "Performance Evaluation on SCTP multi-homing Feature",
+            authors: "Jeonghwa Song, Meejeong Lee (Ewha Womans University) and Seokjoo Koh (ETRI)",
+            venue: "A journal paper, received 26 Aug 2003 and accepted 23 Feb 2004 (the spec does \
+                    not name the journal)",
+            tool: "ns-2 with its TCP Reno and SACK agents and the University of Delaware SCTP \
+                   module",
+            spec: "spec/3-sctp-multihoming.md",
+        },
+    ),
+    (
+        diffserv_ecn::NAME,
+        Paper {
+            title: "Study on TCP ECN's Capability of Improving the Performance of \
+                    Differentiated Services Architecture",
+            authors: "Jong Chae Oh and Jae-il Jung (Hanyang University)",
+            venue: "A Korean paper (the spec does not name the venue)",
+            tool: "ns-2 with Sean Murphy's DiffServ patch, extended by the authors with ECN",
+            spec: "spec/4-diffserv-ecn.md",
+        },
+    ),
+    (
+        wireless_bs_buffer::NAME,
+        Paper {
+            title: "Improving Wireless TCP Performance Using BS Buffer State",
+            authors: "Namgi Kim, Dongwook Kim and Hyunsoo Yoon (KAIST)",
+            venue: "A Korean paper (the spec does not name the venue)",
+            tool: "the ns network simulator (ns-2 assumed)",
+            spec: "spec/2-wireless-bs-buffer.md",
+        },
+    ),
+    (
+        atm_tcp::NAME,
+        Paper {
+            title: "Efficient TCP Traffic Control Over ATM Networks",
+            authors: "Jae-Won Lee and Hyunsoo Yoon (KAIST)",
+            venue: "A Korean paper (the spec does not name the venue)",
+            tool: "YATS 0.1, a slotted cell-level ATM simulator from TU Dresden",
+            spec: "spec/1-atm.md",
+        },
+    ),
+    (
+        micromobility::NAME,
+        Paper {
+            title: "Evaluating the performance of Variant TCP over Micro-mobility protocols",
+            authors: "Wondong Yun, Dongkyun Kim and Yanghee Choi (Seoul National University)",
+            venue: "A Korean paper (the spec does not name the venue)",
+            tool: "ns-2 with the Columbia IP Micro-mobility Suite (CIMS)",
+            spec: "spec/5-micromobility.md",
+        },
+    ),
+];
+
+/// The paper the study named `study` reproduces, if [`PAPERS`] lists it.
+pub fn paper(study: &str) -> Option<&'static Paper> {
+    PAPERS.iter().find(|(n, _)| *n == study).map(|(_, p)| p)
+}
+
+/// The first lines of a report written in quick mode (issue 12: quick verdicts are indicative).
+pub const QUICK_BANNER: &str = "> **Quick mode (`--quick`): indicative only.** Few runs and few \
+points: every verdict below is a smoke result, not a finding; run without `--quick` to decide.\n\n";
+
+/// Runs `study` with `opts`; in quick mode its report.md then starts with [`QUICK_BANNER`]
+/// (once, however often the study is resumed).
+pub fn reproduce(study: &Study, opts: &ReproduceOptions) -> Result<StudyOutcome, String> {
+    let o = (study.run)(opts)?;
+    if opts.quick {
+        mark_indicative(&o.report)?;
+    }
+    Ok(o)
+}
+
+/// Puts [`QUICK_BANNER`] at the top of the report at `path` unless it is already there.
+pub fn mark_indicative(path: &std::path::Path) -> Result<(), String> {
+    let md = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    if md.starts_with(QUICK_BANNER) {
+        return Ok(());
+    }
+    crate::report::write_atomic(path, &format!("{QUICK_BANNER}{md}"))
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
 /// `s` as a CSV field: quoted (with inner quotes doubled) when it holds a comma or a quote,
 /// as labels such as "ecn to AF, BE" do.
 pub fn csv_field(s: &str) -> String {
@@ -106,5 +208,40 @@ pub fn csv_field(s: &str) -> String {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
         s.to_string()
+    }
+}
+
+#[cfg(test)]
+mod quick_tests {
+    use super::*;
+
+    #[test]
+    fn every_study_names_its_paper() {
+        for s in STUDIES {
+            let p = paper(s.name).unwrap_or_else(|| panic!("{} has no entry in PAPERS", s.name));
+            assert!(!p.title.is_empty() && !p.authors.is_empty(), "{}", s.name);
+            assert!(
+                p.spec.starts_with("spec/") && p.spec.ends_with(".md"),
+                "{}",
+                p.spec
+            );
+        }
+        assert!(paper("no-such-study").is_none());
+    }
+
+    #[test]
+    fn a_quick_report_is_marked_indicative_once() {
+        let d = std::env::temp_dir().join(format!("packetsim-quick-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        let p = d.join("report.md");
+        std::fs::write(&p, "# Study\n\n| S1 | holds |\n").unwrap();
+        mark_indicative(&p).unwrap();
+        mark_indicative(&p).unwrap();
+        let md = std::fs::read_to_string(&p).unwrap();
+        assert_eq!(md, format!("{QUICK_BANNER}# Study\n\n| S1 | holds |\n"));
+        assert!(mark_indicative(&d.join("absent.md"))
+            .unwrap_err()
+            .contains("absent.md"));
+        let _ = std::fs::remove_dir_all(&d);
     }
 }

@@ -283,7 +283,12 @@ impl World {
                     slot: k,
                     cells,
                 } => {
-                    let size = self.packets.get(pkt).size;
+                    let p = self.packets.get(pkt);
+                    if let Some(t) = self.tracer.as_deref_mut() {
+                        // The frame's last cell left the switch in this slot.
+                        t.event(now, EventKind::Dequeue, e, p);
+                    }
+                    let size = p.size;
                     egress.queue.departures += 1;
                     egress.stats.transmitted += 1;
                     egress.stats.transmitted_bytes += size as u64;
@@ -298,12 +303,23 @@ impl World {
                         .schedule(at.max(now), Event::Arrive { pkt, via: e });
                 }
                 Settled::Lost { pkt } => {
+                    if let Some(t) = self.tracer.as_deref_mut() {
+                        t.event(
+                            now,
+                            EventKind::Drop(DropReason::CellLoss),
+                            e,
+                            self.packets.get(pkt),
+                        );
+                    }
                     egress.queue.drop(DropReason::CellLoss);
                     self.drop_held(pkt, DropReason::CellLoss);
                 }
             }
         }
         self.cell_settled = settled;
+        let egress = &mut self.net.egresses[e.idx()];
+        let pending = egress.cells().map_or(0, |c| c.pending());
+        egress.queue.len.set(now, pending as f64);
         if let Some(at) = next {
             self.queue.schedule(at, Event::TxDone { egress: e });
         }

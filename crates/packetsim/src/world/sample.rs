@@ -156,7 +156,7 @@ impl World {
         }
         for (i, e) in self.net.egresses.iter_mut().enumerate() {
             e.drain(now);
-            let len = e.len();
+            let len = e.waiting();
             series.queues.push(QueueSample {
                 time: now,
                 egress: EgressId(i as u32),

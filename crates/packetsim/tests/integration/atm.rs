@@ -190,3 +190,243 @@ fn two_connections_lose_cells_and_the_scenario_path_gives_the_drivers_counters()
         assert_eq!(b.cells[..2], b.cells[2..], "{key}: cells sent, dropped");
     }
 }
+
+/// Two CBR flows of 100-byte UDP payloads (128-byte packets: ceil(136 / 48) = 3 cells), one
+/// packet each every 1 ms from t = 0, both offered at the same instants to one atm link of
+/// 20 µs slots, same-slot cells in port order (the first flow's VC first). 10 ms = 500 slots:
+/// 10 pairs of frames, each pair settled within 5 slots, so every count is 10 times one pair's.
+fn two_cbr(discard: &str) -> String {
+    format!(
+        r#"
+[simulation]
+duration = "10ms"
+
+[nodes.h]
+[nodes.r]
+
+[links.cells]
+a = "h"
+b = "r"
+kind = "atm"
+rate = "21.2Mbps"
+delay = "0s"
+arrival_order = "port"
+{discard}
+
+[flows.a]
+from = "h"
+to = "r"
+kind = "cbr"
+rate = "1.024Mbps"
+packet_size = 100
+
+[flows.b]
+from = "h"
+to = "r"
+kind = "cbr"
+rate = "1.024Mbps"
+packet_size = 100
+"#
+    )
+}
+
+/// The standard outputs of a cell link direction (issue 11: "counters split by cause, cells
+/// sent, useless cells, per-slot queue length"), worked slot by slot for one pair of frames
+/// A (VC 0) and B (VC 1), cells a0..a2 and b0..b2, spec 1 §2.1's slot order (adapters emit,
+/// output sends its head cell, the slot's cells are enqueued in port order):
+///
+/// - plain, B = 2 (§2.3.1): slot 1 a0 b0 queued (Q 2); slot 2 a0 out, a1 in, b1 overflow
+///   (Q 2); slot 3 b0 out (useless: B is damaged), a2 in, b2 overflow: B lost (Q 2); slot 4
+///   a1 out (Q 1); slot 5 a2 out: A sent (Q 0). Per pair: 6 arrived, 4 sent, 2 overflow, 1
+///   useless, 1 frame damaged, queue sum 7; frames pending 2 for 3 slots then 1 for 2 slots.
+/// - ppd, B = 2 (§2.3.2): the same, but b2 is dropped as B's tail (1 overflow + 1 PPD tail).
+/// - epd, B = 2, T = 1 (§2.3.3): b0 finds Q = 1 >= T: B refused whole (3 EPD refusals); A's
+///   cells in slots 1-3, out in slots 2-4 (Q 1, 1, 1, 0): 3 sent, no useless cell, queue sum 3;
+///   B lost in slot 3, A sent in slot 4.
+///
+/// summary.json's `queues.<q>.cells`, queues.csv's cell columns, the utilisation (cells sent
+/// per slot, §4's load), the packet queue columns (frames offered and not settled, time
+/// average) and the event trace (an enqueue per packet, a dequeue when a frame's last cell
+/// leaves, a `cell_loss` drop when a damaged frame is settled) must give exactly these.
+#[test]
+fn standard_outputs_carry_the_switch_counters_by_cause() {
+    struct Want {
+        key: &'static str,
+        // arrived, sent, overflow, ppd tail, epd refusal, useless, damaged, queue sum, max
+        cells: [u64; 9],
+        // slots both frames pending, slots one pending, slot A leaves
+        pending: (u64, u64, u64),
+    }
+    let cases = [
+        Want {
+            key: "discard = \"plain\"\nswitch_buffer = 2",
+            cells: [6, 4, 2, 0, 0, 1, 1, 7, 2],
+            pending: (3, 2, 5),
+        },
+        Want {
+            key: "discard = \"ppd\"\nswitch_buffer = 2",
+            cells: [6, 4, 1, 1, 0, 1, 1, 7, 2],
+            pending: (3, 2, 5),
+        },
+        Want {
+            key: "discard = \"epd\"\nswitch_buffer = 2\nepd_threshold = 1",
+            cells: [6, 3, 0, 0, 3, 0, 1, 3, 1],
+            pending: (3, 1, 4),
+        },
+    ];
+    for w in cases {
+        let sc = load(&two_cbr(w.key), &[]);
+        let dir = std::env::temp_dir().join(format!(
+            "packetsim-atm-outputs-{}-{}",
+            std::process::id(),
+            w.cells[4]
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        let (o, written) = scenario::run_traced(&sc, 1, None, Some(&dir)).unwrap();
+        assert_eq!(o.world.check_conservation(), Ok(()));
+        let key = w.key.replace('\n', " ");
+        let q = &o.summary.queues["cells:h->r"];
+        let c = q.cells.expect("a cell link has cell counters");
+        let [arr, sent, ovf, ppd, epd, useless, damaged, qsum, qmax] = w.cells.map(|x| x * 10);
+        assert_eq!(
+            (c.arrived, c.sent, c.dropped_overflow, c.dropped_ppd_tail),
+            (arr, sent, ovf, ppd),
+            "{key}"
+        );
+        assert_eq!(
+            (c.dropped_epd_refusal, c.useless, c.frames_damaged),
+            (epd, useless, damaged),
+            "{key}"
+        );
+        assert_eq!(c.dropped, ovf + ppd + epd, "{key}");
+        assert_eq!(c.queued, 0, "{key}");
+        assert_eq!(
+            (c.max_len_cells as u64, c.slot_s),
+            (qmax / 10, 20e-6),
+            "{key}"
+        );
+        assert_eq!(c.mean_len_cells, qsum as f64 / 500.0, "{key}");
+        assert_eq!(
+            q.utilisation,
+            sent as f64 / 500.0,
+            "{key}: cells sent per slot"
+        );
+        // Packets: 20 offered, A's 10 sent, B's 10 lost to cell loss.
+        assert_eq!((q.arrivals, q.departures, q.drops), (20, 10, 10), "{key}");
+        assert_eq!(q.drops_by_reason.get("cell_loss"), Some(&10), "{key}");
+        let (both, one, _) = w.pending;
+        let area = (2 * both + one) as f64 * 20e-6 * 10.0;
+        assert!(
+            (q.mean_len_pkts - area / 10e-3).abs() < 1e-9,
+            "{key}: mean frames pending {} want {}",
+            q.mean_len_pkts,
+            area / 10e-3
+        );
+        assert_eq!(q.max_len_pkts, 2.0, "{key}");
+        // The reverse direction carried nothing, and says so.
+        let back = o.summary.queues["cells:r->h"].cells.expect("cell counters");
+        assert_eq!((back.arrived, back.sent, back.mean_len_cells), (0, 0, 0.0));
+        // flows: A delivered everything, B nothing.
+        assert_eq!(o.summary.flows["a"].bytes_delivered, 1000, "{key}");
+        assert_eq!(o.summary.flows["b"].bytes_delivered, 0, "{key}");
+
+        // queues.csv: the cell columns after the usual ones, empty for no row here.
+        let csv = o.summary.queues_csv();
+        let mut lines = csv.lines();
+        let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+        assert_eq!(
+            header[16..],
+            [
+                "cells_arrived",
+                "cells_sent",
+                "cells_dropped",
+                "cells_dropped_overflow",
+                "cells_dropped_ppd_tail",
+                "cells_dropped_epd_refusal",
+                "cells_useless",
+                "frames_damaged",
+                "mean_len_cells",
+                "max_len_cells"
+            ]
+        );
+        let row: Vec<&str> = lines
+            .find(|l| l.starts_with("cells:h->r,"))
+            .unwrap()
+            .split(',')
+            .collect();
+        assert_eq!(row.len(), header.len());
+        let want =
+            [arr, sent, ovf + ppd + epd, ovf, ppd, epd, useless, damaged].map(|x| x.to_string());
+        assert_eq!(row[16..24], want, "{key}");
+        assert_eq!(row[24], (qsum as f64 / 500.0).to_string(), "{key}");
+        assert_eq!(row[25], (qmax / 10).to_string(), "{key}");
+        // summary.json carries the same object.
+        let json: serde_json::Value = serde_json::from_str(&o.summary.to_json()).unwrap();
+        assert_eq!(
+            json["queues"]["cells:h->r"]["cells"]["dropped_epd_refusal"], epd,
+            "{key}"
+        );
+
+        // The event trace: per pair, two enqueues at k ms, B's cell_loss drop when it is
+        // settled (slot 3), A's dequeue when its last cell leaves and its arrival then
+        // (delay 0).
+        let (path, _) = written.events_file.unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let rows: Vec<Vec<String>> = text
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').map(str::to_string).collect())
+            .filter(|r: &Vec<String>| r[3] == "cells:h->r")
+            .collect();
+        let at = |ev: &str, flow: &str| -> Vec<f64> {
+            rows.iter()
+                .filter(|r| r[1] == ev && r[4] == flow)
+                .map(|r| r[0].parse().unwrap())
+                .collect()
+        };
+        let ms = |k: u64, slots: u64| k as f64 * 1e-3 + slots as f64 * 20e-6;
+        let near = |got: Vec<f64>, want: Vec<f64>, what: &str| {
+            assert_eq!(got.len(), want.len(), "{key}: {what} {got:?}");
+            for (g, w) in got.iter().zip(&want) {
+                assert!((g - w).abs() < 1e-12, "{key}: {what} at {g}, want {w}");
+            }
+        };
+        let (_, _, leave) = w.pending;
+        near(
+            at("enqueue", "a"),
+            (0..10).map(|k| ms(k, 0)).collect(),
+            "A enqueue",
+        );
+        near(
+            at("enqueue", "b"),
+            (0..10).map(|k| ms(k, 0)).collect(),
+            "B enqueue",
+        );
+        near(
+            at("dequeue", "a"),
+            (0..10).map(|k| ms(k, leave)).collect(),
+            "A dequeue",
+        );
+        near(
+            at("receive", "a"),
+            (0..10).map(|k| ms(k, leave)).collect(),
+            "A receive",
+        );
+        near(
+            at("drop", "b"),
+            (0..10).map(|k| ms(k, 3)).collect(),
+            "B drop",
+        );
+        assert!(
+            at("dequeue", "b").is_empty() && at("drop", "a").is_empty(),
+            "{key}"
+        );
+        assert!(
+            rows.iter()
+                .filter(|r| r[1] == "drop")
+                .all(|r| r[2] == "cell_loss"),
+            "{key}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -1,0 +1,506 @@
+//! HTML pages of `packetsim reproduce` (issue 12 item 5): each study's folder gets an
+//! `index.html` beside its report.md (the report rendered, its figures inline, a coloured
+//! verdict table, the paper's source and a glossary of the terms it uses), and `reproduce all`
+//! writes an index of every study. Each page is one self-contained file: SVG inline, CSS in a
+//! `<style>` element, no script and no external file.
+
+use packetsim::studies::{Paper, Study, StudyOutcome};
+use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// Escapes text for HTML.
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+const STYLE: &str = "body{font-family:sans-serif;max-width:1150px;margin:2em auto;padding:0 1em;\
+color:#222;line-height:1.45}table{border-collapse:collapse;margin:1em 0;font-size:13px}th,td{\
+border:1px solid #ccc;padding:3px 6px;vertical-align:top}th{background:#f0f0f0}code{background:\
+#f4f4f4;padding:0 3px}figure{margin:1.5em 0}figure svg{max-width:100%;height:auto}figcaption{\
+font-size:13px;color:#555}.scroll{overflow-x:auto}blockquote{background:#fff3cd;border-left:4px \
+solid #e0a800;margin:1em 0;padding:.4em 1em}td.holds,td.nothold,td.undecided{white-space:\
+nowrap}.holds{background:#d4edda;color:#155724}.nothold{\
+background:#f8d7da;color:#721c24;font-weight:bold}.undecided{background:#fff3cd;color:#7a5b00}\
+.paper{background:#f7f7fb;border:1px solid #dde;padding:.6em 1em}dt{font-weight:bold}dd{margin:0 \
+0 .5em 1.5em}nav{font-size:14px}";
+
+/// A term the reports use and what it means here.
+pub struct Term {
+    /// The term as the reports write it.
+    pub term: &'static str,
+    /// Its meaning.
+    pub meaning: &'static str,
+}
+
+/// The terms the study reports use, in alphabetical order.
+pub const GLOSSARY: &[Term] = &[
+    Term { term: "AAL5", meaning: "ATM Adaptation Layer 5: an IP packet is cut into 48-byte cell payloads; the last cell of a packet is flagged, and a packet missing any cell is discarded at reassembly." },
+    Term { term: "ACK", meaning: "TCP acknowledgement: the receiver names the next byte it expects." },
+    Term { term: "AF", meaning: "Assured Forwarding: the DiffServ class whose packets are policed into IN and OUT and queued in RIO (study 4)." },
+    Term { term: "ALT", meaning: "Short for RTX_TO_ALT." },
+    Term { term: "BDP", meaning: "Bandwidth-delay product: the data a path holds in flight at full rate, rate times round-trip time." },
+    Term { term: "BE", meaning: "Best Effort: the DiffServ class without a profile, queued in RED (study 4)." },
+    Term { term: "BS", meaning: "Base station: the router between the wired network and a radio link (studies 2 and 5)." },
+    Term { term: "CE", meaning: "Congestion Experienced: the ECN codepoint a queue sets instead of dropping a packet." },
+    Term { term: "CI", meaning: "Confidence interval: here the 95% Student-t interval of a mean over independent replications (seeds), written [low, high]." },
+    Term { term: "CIP", meaning: "Cellular IP: a micro-mobility protocol in which base stations keep routing caches refreshed by the mobile's packets; handoffs here are semisoft (study 5)." },
+    Term { term: "cwnd", meaning: "Congestion window: how much unacknowledged data the sender allows itself, in bytes." },
+    Term { term: "does not hold", meaning: "Verdict: the measured interval contradicts the paper's claim, beyond its tolerance." },
+    Term { term: "ECN", meaning: "Explicit Congestion Notification (RFC 3168): a queue marks packets CE and the sender reduces its window as for a loss, without the loss." },
+    Term { term: "EF", meaning: "Expedited Forwarding: the DiffServ class for constant-rate traffic (study 4)." },
+    Term { term: "EPD", meaning: "Early Packet Discard: an ATM switch above a buffer threshold refuses every cell of a packet that starts arriving, so it never carries part of one." },
+    Term { term: "goodput", meaning: "Application data delivered in order per second, retransmissions and headers excluded (unless a report says \"wire level\")." },
+    Term { term: "HAWAII", meaning: "Handoff-Aware Wireless Access Internet Infrastructure: a micro-mobility protocol that sets up host routes in the domain's routers; MSF is its forwarding path setup (study 5)." },
+    Term { term: "holds", meaning: "Verdict: the measured interval supports the paper's claim within its stated tolerance." },
+    Term { term: "IN", meaning: "In-profile: a DiffServ packet the token bucket found tokens for; RIO drops it later than OUT packets." },
+    Term { term: "IW", meaning: "Initial window: the congestion window a TCP connection starts with, in segments." },
+    Term { term: "MSF", meaning: "Multiple Stream Forwarding: the HAWAII path setup in which the old base station forwards packets to the new one during a handoff." },
+    Term { term: "MSS", meaning: "Maximum segment size: the most payload one TCP segment carries." },
+    Term { term: "not decidable", meaning: "Verdict: the runs cannot tell, because too few replications were run or the interval straddles the claim's bound." },
+    Term { term: "OUT", meaning: "Out-of-profile: a DiffServ packet sent beyond its token-bucket profile; RIO drops it first." },
+    Term { term: "PPD", meaning: "Partial Packet Discard: once an ATM switch drops one cell of a packet it drops the rest of that packet's cells, except the last." },
+    Term { term: "RED", meaning: "Random Early Detection: a queue that drops (or marks) arrivals with a probability growing with its average length." },
+    Term { term: "RIO", meaning: "RED with In and Out: one queue with two RED curves, a lenient one for IN and a strict one for OUT packets." },
+    Term { term: "RTO", meaning: "Retransmission timeout: how long a sender waits for an acknowledgement before it retransmits." },
+    Term { term: "RTOmin", meaning: "The lower bound of the RTO (study 1 compares 450 ms and 100 ms)." },
+    Term { term: "RTT", meaning: "Round-trip time of a packet and its acknowledgement." },
+    Term { term: "RTX_SAME", meaning: "SCTP retransmission policy: a retransmission goes to the same destination as the original transmission." },
+    Term { term: "RTX_TO_ALT", meaning: "SCTP retransmission policy of RFC 2960 section 6.4: a retransmission goes to an alternate destination address, the other path." },
+    Term { term: "SACK", meaning: "Selective acknowledgement (RFC 2018): the receiver lists the blocks it holds beyond a hole; also the TCP variant that uses them to retransmit only what is missing." },
+    Term { term: "SAME", meaning: "Short for RTX_SAME." },
+    Term { term: "SCTP", meaning: "Stream Control Transmission Protocol (RFC 2960): a transport whose association can use several destination addresses (multihoming)." },
+    Term { term: "srtt", meaning: "Smoothed round-trip time: the sender's running average of RTT samples." },
+    Term { term: "ssthresh", meaning: "Slow-start threshold: below it cwnd grows exponentially, above it linearly." },
+    Term { term: "T3", meaning: "SCTP's retransmission timer (T3-rtx, RFC 2960 section 6.3); a T3 timeout retransmits and collapses the congestion window to one MTU." },
+    Term { term: "TR-ACK", meaning: "Triplicate reconnection ACKs (from Freeze-TCP): three duplicate ACKs the mobile sends after a disconnection so the sender retransmits at once." },
+    Term { term: "W_max", meaning: "Study 2: the largest receive window the mobile advertises; the proposal advertises W_max minus the base station's queue." },
+    Term { term: "WRR", meaning: "Weighted round robin: a scheduler that serves the class queues in turn, each up to its weight (study 4: EF:AF:BE = 1:4:5)." },
+    Term { term: "S1, E5, X1, Q4, N1", meaning: "Labels: S = a shape check of the report, E = an experiment of the study's spec, X = an extension beyond the paper, Q = an open question answered in the spec, N = a numeric tolerance of the spec." },
+];
+
+/// Whether `term` occurs in `text` as a whole word.
+fn mentions(text: &str, term: &str) -> bool {
+    let word = |c: char| c.is_alphanumeric() || c == '_' || c == '-';
+    text.match_indices(term).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + term.len()..].chars().next();
+        !before.is_some_and(word) && !after.is_some_and(word)
+    })
+}
+
+/// The glossary entries (all of them, or those `text` mentions) as an HTML definition list.
+fn glossary(text: Option<&str>) -> String {
+    let mut h = String::from("<dl>\n");
+    for t in GLOSSARY {
+        let shown = match text {
+            None => true,
+            // The label entry is shown when a report uses any S-numbered check.
+            Some(x) if t.term.starts_with("S1,") => mentions(x, "S1"),
+            Some(x) => mentions(x, t.term),
+        };
+        if shown {
+            let _ = writeln!(h, "<dt>{}</dt><dd>{}</dd>", esc(t.term), esc(t.meaning));
+        }
+    }
+    h.push_str("</dl>\n");
+    h
+}
+
+/// The CSS class of a verdict, if `s` is one.
+fn verdict_class(s: &str) -> Option<&'static str> {
+    match s.trim().to_ascii_lowercase().as_str() {
+        "holds" => Some("holds"),
+        "does not hold" => Some("nothold"),
+        "not decidable" => Some("undecided"),
+        _ => None,
+    }
+}
+
+/// The records of a CSV text (RFC 4180: quoted fields with doubled quotes, as
+/// `studies::csv_field` writes them).
+fn csv_records(text: &str) -> Vec<Vec<String>> {
+    let mut rows = Vec::new();
+    let mut row = Vec::new();
+    let mut field = String::new();
+    let mut quoted = false;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (quoted, c) {
+            (true, '"') if chars.peek() == Some(&'"') => {
+                chars.next();
+                field.push('"');
+            }
+            (true, '"') => quoted = false,
+            (true, c) => field.push(c),
+            (false, '"') => quoted = true,
+            (false, ',') => row.push(std::mem::take(&mut field)),
+            (false, '\n') => {
+                row.push(std::mem::take(&mut field));
+                rows.push(std::mem::take(&mut row));
+            }
+            (false, '\r') => {}
+            (false, c) => field.push(c),
+        }
+    }
+    if !field.is_empty() || !row.is_empty() {
+        row.push(field);
+        rows.push(row);
+    }
+    rows
+}
+
+/// A study's checks.csv as a table of id, verdict (coloured) and claim.
+fn verdict_table(path: &Path) -> Result<Option<String>, String> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let rows = csv_records(&text);
+    let Some(header) = rows.first() else {
+        return Err(format!(
+            "{}:1: empty file, expected a CSV header",
+            path.display()
+        ));
+    };
+    let col = |name: &str| {
+        header.iter().position(|h| h == name).ok_or_else(|| {
+            format!(
+                "{}:1: no column `{name}` (expected id, verdict, claim)",
+                path.display()
+            )
+        })
+    };
+    let (id, verdict, claim) = (col("id")?, col("verdict")?, col("claim")?);
+    let mut h = String::from(
+        "<table class=\"verdicts\">\n<thead><tr><th>check</th><th>verdict</th><th>paper's claim\
+         </th></tr></thead>\n<tbody>\n",
+    );
+    for (i, r) in rows.iter().enumerate().skip(1) {
+        let get = |c: usize| {
+            r.get(c).ok_or_else(|| {
+                format!(
+                    "{}: record {}: {} fields, expected {}",
+                    path.display(),
+                    i + 1,
+                    r.len(),
+                    header.len()
+                )
+            })
+        };
+        let v = get(verdict)?;
+        let _ = writeln!(
+            h,
+            "<tr><td>{}</td><td class=\"{}\">{}</td><td>{}</td></tr>",
+            esc(get(id)?),
+            verdict_class(v).unwrap_or(""),
+            esc(v),
+            esc(get(claim)?)
+        );
+    }
+    h.push_str("</tbody>\n</table>\n");
+    Ok(Some(h))
+}
+
+/// An SVG file's text for inlining (without an XML declaration or doctype).
+fn inline_svg(path: &Path) -> Result<String, String> {
+    let s = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let start = s.find("<svg").ok_or_else(|| {
+        format!(
+            "{}: no <svg> element (expected an SVG figure)",
+            path.display()
+        )
+    })?;
+    Ok(s[start..].trim_end().to_owned())
+}
+
+/// report.md rendered to HTML: tables, and each image that stands alone in its paragraph and
+/// names an SVG file of `dir` drawn inline in a `<figure>`; returns the HTML and the SVG files
+/// it inlined.
+fn render_report(md: &str, dir: &Path) -> Result<(String, Vec<PathBuf>), String> {
+    let events: Vec<Event> = Parser::new_ext(md, Options::ENABLE_TABLES).collect();
+    let mut out: Vec<Event> = Vec::with_capacity(events.len());
+    let mut used = Vec::new();
+    let mut i = 0;
+    while i < events.len() {
+        // Paragraph, Image, alt text..., End(Image), End(Paragraph).
+        if let (Event::Start(Tag::Paragraph), Some(Event::Start(Tag::Image { dest_url, .. }))) =
+            (&events[i], events.get(i + 1))
+        {
+            let end = events[i + 2..]
+                .iter()
+                .position(|e| matches!(e, Event::End(TagEnd::Image)))
+                .map(|p| i + 2 + p);
+            let file = dir.join(dest_url.as_ref());
+            if let Some(end) = end {
+                if matches!(events.get(end + 1), Some(Event::End(TagEnd::Paragraph)))
+                    && dest_url.ends_with(".svg")
+                    && file.is_file()
+                {
+                    let alt: String = events[i + 2..end]
+                        .iter()
+                        .filter_map(|e| match e {
+                            Event::Text(t) | Event::Code(t) => Some(t.as_ref()),
+                            _ => None,
+                        })
+                        .collect();
+                    let svg = inline_svg(&file)?;
+                    out.push(Event::Html(CowStr::from(format!(
+                        "<figure>\n{svg}\n<figcaption>{} ({})</figcaption>\n</figure>\n",
+                        esc(&alt),
+                        esc(dest_url)
+                    ))));
+                    used.push(file);
+                    i = end + 2;
+                    continue;
+                }
+            }
+        }
+        out.push(events[i].clone());
+        i += 1;
+    }
+    let mut h = String::new();
+    pulldown_cmark::html::push_html(&mut h, out.into_iter());
+    // Colour the verdict cells of the report's own tables.
+    for (word, class) in [
+        ("holds", "holds"),
+        ("DOES NOT HOLD", "nothold"),
+        ("does not hold", "nothold"),
+        ("not decidable", "undecided"),
+    ] {
+        h = h.replace(
+            &format!("<td>{word}</td>"),
+            &format!("<td class=\"{class}\">{word}</td>"),
+        );
+    }
+    // Wide tables scroll instead of widening the page.
+    h = h
+        .replace("<table>", "<div class=\"scroll\"><table>")
+        .replace("</table>", "</table></div>");
+    Ok((h, used))
+}
+
+/// The SVG files of a study folder and its direct subfolders, sorted.
+fn svg_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut found = Vec::new();
+    let read = |d: &Path| std::fs::read_dir(d).map_err(|e| format!("{}: {e}", d.display()));
+    for e in read(dir)? {
+        let p = e.map_err(|e| format!("{}: {e}", dir.display()))?.path();
+        if p.is_dir() {
+            for e in read(&p)? {
+                let q = e.map_err(|e| format!("{}: {e}", p.display()))?.path();
+                if q.extension().is_some_and(|x| x == "svg") {
+                    found.push(q);
+                }
+            }
+        } else if p.extension().is_some_and(|x| x == "svg") {
+            found.push(p);
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
+/// The paper's source as an HTML block.
+fn paper_block(paper: Option<&Paper>) -> String {
+    match paper {
+        Some(p) => format!(
+            "<div class=\"paper\"><p><strong>The paper:</strong> <cite>{}</cite>, by {}. {}.</p>\
+             <p>Original tool: {}. Specification: <code>{}</code> (in the project's shared \
+             specs).</p></div>\n",
+            esc(p.title),
+            esc(p.authors),
+            esc(p.venue),
+            esc(p.tool),
+            esc(p.spec)
+        ),
+        None => "<div class=\"paper\"><p>The paper's source is named in the report below.</p>\
+                 </div>\n"
+            .to_owned(),
+    }
+}
+
+fn head(title: &str) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n\
+         <style>{STYLE}</style>\n</head>\n<body>\n",
+        esc(title)
+    )
+}
+
+/// Writes `DIR/index.html` for the study whose outputs are in `dir` (its report.md, checks.csv
+/// and SVG figures); `with_index`: link back to the all-studies index in the parent folder.
+pub fn study_page(dir: &Path, study: &Study, with_index: bool) -> Result<PathBuf, String> {
+    let report = dir.join("report.md");
+    let md = std::fs::read_to_string(&report).map_err(|e| format!("{}: {e}", report.display()))?;
+    // The quick-mode banner goes to the top of the page, above the verdicts it qualifies.
+    let (banner, rest_md) = match md.strip_prefix(packetsim::studies::QUICK_BANNER) {
+        Some(rest) => (
+            Some(render_report(packetsim::studies::QUICK_BANNER, dir)?.0),
+            rest,
+        ),
+        None => (None, md.as_str()),
+    };
+    let (body, used) = render_report(rest_md, dir)?;
+    let mut h = head(&format!("packetsim reproduction: {}", study.title));
+    if with_index {
+        h.push_str("<nav><a href=\"../index.html\">All studies</a></nav>\n");
+    }
+    let _ = write!(
+        h,
+        "<h1>{}</h1>\n<p><code>packetsim reproduce {}</code>: the report (report.md) with its \
+         figures drawn inline. Files beside this page: checks.csv and the figures' CSV and SVG \
+         files.</p>\n{}",
+        esc(study.title),
+        esc(study.name),
+        paper_block(packetsim::studies::paper(study.name))
+    );
+    h.push_str(banner.as_deref().unwrap_or(""));
+    if let Some(t) = verdict_table(&dir.join("checks.csv"))? {
+        let _ = write!(h, "<h2>Verdicts</h2>\n<div class=\"scroll\">\n{t}</div>\n");
+    }
+    h.push_str("<hr>\n");
+    h.push_str(&body);
+    let rest: Vec<PathBuf> = svg_files(dir)?
+        .into_iter()
+        .filter(|p| !used.contains(p))
+        .collect();
+    if !rest.is_empty() {
+        h.push_str("<h2>Figures</h2>\n");
+        for p in &rest {
+            let rel = p.strip_prefix(dir).unwrap_or(p).display().to_string();
+            let _ = write!(
+                h,
+                "<figure>\n{}\n<figcaption>{}</figcaption>\n</figure>\n",
+                inline_svg(p)?,
+                esc(&rel)
+            );
+        }
+    }
+    let _ = write!(
+        h,
+        "<h2>Glossary</h2>\n{}</body>\n</html>\n",
+        glossary(Some(&md))
+    );
+    let out = dir.join("index.html");
+    packetsim::report::write_atomic(&out, &h).map_err(|e| format!("{}: {e}", out.display()))?;
+    Ok(out)
+}
+
+/// Writes `out/index.html`, linking every study of `done` (each with its own index.html) with
+/// its verdict counts in colour, the paper's source, and the glossary.
+pub fn reproduce_index(
+    out: &Path,
+    done: &[(&Study, StudyOutcome)],
+    quick: bool,
+) -> Result<PathBuf, String> {
+    let mut h = head("packetsim: reproduced studies");
+    h.push_str("<h1>packetsim: reproduced studies</h1>\n");
+    if quick {
+        let _ = writeln!(
+            h,
+            "<blockquote><strong>Quick mode (<code>--quick</code>): indicative only.</strong> \
+             Few runs and few points: every verdict is a smoke result, not a finding.</blockquote>"
+        );
+    }
+    h.push_str(
+        "<p>Each study below reproduces one paper's experiments and judges each of its claims: \
+         <span class=\"holds\">holds</span>, <span class=\"nothold\">does not hold</span> or \
+         <span class=\"undecided\">not decidable</span> (see the glossary).</p>\n\
+         <table>\n<thead><tr><th>study</th><th>paper</th><th>holds</th><th>does not hold</th>\
+         <th>not decidable</th></tr></thead>\n<tbody>\n",
+    );
+    for (s, o) in done {
+        let paper = match packetsim::studies::paper(s.name) {
+            Some(p) => format!(
+                "<cite>{}</cite><br>{}. {}. Original tool: {}.",
+                esc(p.title),
+                esc(p.authors),
+                esc(p.venue),
+                esc(p.tool)
+            ),
+            None => "named in the study's report".to_owned(),
+        };
+        let cell = |n: usize, class: &str| {
+            format!(
+                "<td class=\"{}\" style=\"text-align:right\">{n}</td>",
+                if n > 0 { class } else { "" }
+            )
+        };
+        let _ = writeln!(
+            h,
+            "<tr><td><a href=\"{n}/index.html\">{n}</a><br><small>{t}</small><br><small><a \
+             href=\"{n}/report.md\">report.md</a></small></td><td>{paper}</td>{}{}{}</tr>",
+            cell(o.passed, "holds"),
+            cell(o.failed, "nothold"),
+            cell(o.undecided, "undecided"),
+            n = esc(s.name),
+            t = esc(s.title),
+        );
+    }
+    h.push_str("</tbody>\n</table>\n<h2>Glossary</h2>\n");
+    h.push_str(&glossary(None));
+    h.push_str("</body>\n</html>\n");
+    let path = out.join("index.html");
+    packetsim::report::write_atomic(&path, &h).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_records_follow_the_quoting_the_studies_write() {
+        let r = csv_records("id,note\nS1,\"a, b \"\"c\"\"\"\nS2,plain\n");
+        assert_eq!(
+            r,
+            vec![
+                vec!["id".to_string(), "note".into()],
+                vec!["S1".into(), "a, b \"c\"".into()],
+                vec!["S2".into(), "plain".into()],
+            ]
+        );
+    }
+
+    #[test]
+    fn terms_are_found_as_whole_words_only() {
+        assert!(mentions("a T3 timeout", "T3"));
+        assert!(!mentions("T30 and RT3", "T3"));
+        assert!(mentions("(IN/OUT)", "IN"));
+        assert!(!mentions("INFERRED", "IN"));
+        assert!(!mentions("RTX_TO_ALT", "ALT"));
+    }
+
+    #[test]
+    fn a_standalone_svg_image_is_inlined_and_verdict_cells_coloured() {
+        let d = std::env::temp_dir().join(format!("packetsim-shtml-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(
+            d.join("f.svg"),
+            "<?xml version=\"1.0\"?>\n<svg><rect/></svg>\n",
+        )
+        .unwrap();
+        let md =
+            "# R\n\n| check | verdict |\n|---|---|\n| S1 | holds |\n| S2 | DOES NOT HOLD |\n\n\
+                  ![Fig 1](f.svg)\n\ntext ![inline](f.svg) text\n\n![absent](g.svg)\n";
+        let (h, used) = render_report(md, &d).unwrap();
+        assert_eq!(used, vec![d.join("f.svg")]);
+        assert!(
+            h.contains("<figure>\n<svg><rect/></svg>\n<figcaption>Fig 1 (f.svg)</figcaption>"),
+            "{h}"
+        );
+        assert_eq!(h.matches("<figure>").count(), 1, "{h}");
+        assert!(!h.contains("<?xml"));
+        assert!(h.contains("<td class=\"holds\">holds</td>"), "{h}");
+        assert!(
+            h.contains("<td class=\"nothold\">DOES NOT HOLD</td>"),
+            "{h}"
+        );
+        assert!(h.contains("<div class=\"scroll\"><table>"));
+        let _ = std::fs::remove_dir_all(&d);
+    }
+}
