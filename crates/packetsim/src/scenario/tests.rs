@@ -275,6 +275,43 @@ fn tcp_variant_cubic_is_selectable_by_name() {
     }
 }
 
+// docs/scenario-format.md, TCP variants: `dctcp` is selectable by name with ECN and the
+// RFC 8257 §3.2 echo; without them the error names the key and what is expected.
+#[test]
+fn tcp_variant_dctcp_is_selectable_by_name_and_needs_ecn() {
+    use crate::transport::tcp::cc::CongestionControl;
+    use crate::transport::tcp::EcnEcho;
+    let s = ok(
+        &format!(
+            "{BASE}tcp = {{ variant = \"dctcp\", ecn = true, ecn_echo = \"per_segment\", \
+             dctcp_g = 0.125 }}\n"
+        ),
+        &[],
+    );
+    match &s.flows[0].kind {
+        FlowKind::Tcp { tcp, .. } => {
+            assert_eq!(tcp.variant, Variant::Dctcp);
+            assert_eq!((tcp.ecn_echo, tcp.dctcp_g), (EcnEcho::PerSegment, 0.125));
+            assert_eq!(tcp.variant.build(tcp).0.name(), "dctcp");
+        }
+        k => panic!("{k:?}"),
+    }
+    let e = bad(&format!("{BASE}tcp = {{ variant = \"dctcp\" }}\n"), &[]);
+    assert_at(&e, 23, "flows.f.tcp.ecn", "expected ecn = true");
+    let e = bad(
+        &format!("{BASE}tcp = {{ variant = \"dctcp\", ecn = true }}\n"),
+        &[],
+    );
+    assert_at(
+        &e,
+        23,
+        "flows.f.tcp.ecn_echo",
+        "expected ecn_echo = \"per_segment\"",
+    );
+    let e = bad(&format!("{BASE}tcp = {{ ecn_echo = \"dctcp\" }}\n"), &[]);
+    assert_at(&e, 23, "flows.f.tcp.ecn_echo", "unknown value `dctcp`");
+}
+
 #[test]
 fn overrides_set_numbers_strings_nested_keys_and_create_missing_ones() {
     let s = ok(

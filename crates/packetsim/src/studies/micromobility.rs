@@ -441,6 +441,7 @@ fn vname(v: Variant) -> &'static str {
         Variant::NewReno => "NewReno",
         Variant::Sack => "SACK",
         Variant::Cubic => "CUBIC",
+        Variant::Dctcp => "DCTCP",
     }
 }
 

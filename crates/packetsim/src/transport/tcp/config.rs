@@ -12,7 +12,8 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TcpConfig {
-    /// Congestion control and loss recovery pair: `tahoe`, `reno`, `newreno`, `sack` or `cubic`.
+    /// Congestion control and loss recovery pair: `tahoe`, `reno`, `newreno`, `sack`, `cubic`
+    /// or `dctcp`.
     pub variant: Variant,
     /// Maximum segment size: payload bytes per segment (default 1460, giving 1500-byte packets).
     pub mss: u32,
@@ -118,6 +119,40 @@ pub struct TcpConfig {
     /// cut again on every timeout).
     #[serde(skip_serializing_if = "SsthreshRule::is_default")]
     pub ssthresh_rule: SsthreshRule,
+    /// How the receiver echoes CE marks in ECE (with `ecn`): `rfc3168` (default; ECE on every
+    /// ACK from a CE segment until a CWR segment, RFC 3168 §6.1.3) or `per_segment` (RFC 8257
+    /// §3.2: ECE mirrors the CE mark of the segments an ACK covers; with delayed ACK a change
+    /// of CE state first acknowledges the segments before it at once). `dctcp` needs
+    /// `per_segment`.
+    #[serde(skip_serializing_if = "EcnEcho::is_default")]
+    pub ecn_echo: EcnEcho,
+    /// DCTCP's estimation gain g in (0, 1] (RFC 8257 §3.3, §4.2: default 1/16).
+    #[serde(skip_serializing_if = "is_dctcp_g_default")]
+    pub dctcp_g: f64,
+}
+
+/// How a receiver echoes CE marks (the `[tcp]` key `ecn_echo`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EcnEcho {
+    /// RFC 3168 §6.1.3: ECE from a CE segment until a segment with CWR arrives; a CE segment
+    /// is acknowledged at once.
+    #[default]
+    Rfc3168,
+    /// RFC 8257 §3.2: ECE set exactly when the last segment received was CE; CWR is ignored.
+    /// With delayed ACK, a segment whose CE differs from the previous one's first makes the
+    /// receiver acknowledge the segments before it at once, with the old ECE.
+    PerSegment,
+}
+
+impl EcnEcho {
+    fn is_default(&self) -> bool {
+        *self == EcnEcho::default()
+    }
+}
+
+fn is_dctcp_g_default(g: &f64) -> bool {
+    *g == super::cc::dctcp::G_DEFAULT
 }
 
 /// How ssthresh is set on a loss (the `[tcp]` key `ssthresh_rule`).
@@ -281,6 +316,8 @@ impl Default for TcpConfig {
             max_timeouts: None,
             limited_transmit: false,
             ssthresh_rule: SsthreshRule::Rfc5681,
+            ecn_echo: EcnEcho::Rfc3168,
+            dctcp_g: super::cc::dctcp::G_DEFAULT,
         }
     }
 }
@@ -357,6 +394,29 @@ impl TcpConfig {
         }
         if self.max_timeouts == Some(0) {
             return Err(("max_timeouts", "expected at least 1".into()));
+        }
+        if !(self.dctcp_g > 0.0 && self.dctcp_g <= 1.0) {
+            return Err((
+                "dctcp_g",
+                format!("expected a gain in (0, 1], got {}", self.dctcp_g),
+            ));
+        }
+        if self.variant == Variant::Dctcp {
+            // RFC 8257 §3.1-3.2: DCTCP needs ECN, and the receiver's per-segment echo.
+            if !self.ecn {
+                return Err((
+                    "ecn",
+                    "expected ecn = true with variant = \"dctcp\" (RFC 8257 needs ECN)".into(),
+                ));
+            }
+            if self.ecn_echo != EcnEcho::PerSegment {
+                return Err((
+                    "ecn_echo",
+                    "expected ecn_echo = \"per_segment\" with variant = \"dctcp\" (RFC 8257 \
+                     §3.2: the receiver echoes each segment's CE mark)"
+                        .into(),
+                ));
+            }
         }
         if self.reconnection_acks > 16 {
             return Err((

@@ -13,7 +13,8 @@
 //! - both implement `crate::transport::Endpoint`.
 //!
 //! Layout: `sender.rs` and `receiver.rs` (endpoints; the sender owns the `Phase` machine),
-//! `rtt.rs` (RFC 6298), `cc/` (`CongestionControl`, `CcState`, `AnyCc`: RFC 5681 AIMD, RFC 9438 CUBIC),
+//! `rtt.rs` (RFC 6298), `cc/` (`CongestionControl`, `CcState`, `AnyCc`: RFC 5681 AIMD, RFC 9438 CUBIC,
+//! RFC 8257 DCTCP),
 //! `recovery/` (`LossRecovery`, `AnyRecovery`: Tahoe, Reno RFC 5681, NewReno RFC 6582,
 //! SACK RFC 6675), `scoreboard.rs` (RFC 6675 IsLost/pipe/NextSeg), `ranges.rs` (sorted byte
 //! ranges shared by the scoreboard and the receiver's out-of-order buffer), `window.rs`
@@ -61,14 +62,16 @@ mod tests;
 #[cfg(test)]
 mod tests_atm;
 #[cfg(test)]
+mod tests_dctcp;
+#[cfg(test)]
 mod tests_ns2;
 #[cfg(test)]
 mod tests_wireless;
 
 pub use crate::app::AppData;
 pub use config::{
-    BsBufferConfig, BsBufferMode, FullAckCwnd, PartialAckTimer, RecoverGuard, SsthreshRule,
-    TcpConfig,
+    BsBufferConfig, BsBufferMode, EcnEcho, FullAckCwnd, PartialAckTimer, RecoverGuard,
+    SsthreshRule, TcpConfig,
 };
 pub use receiver::{ReceiverStats, TcpReceiver};
 pub use rtt::RttEstimatorKind;

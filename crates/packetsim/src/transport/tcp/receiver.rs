@@ -18,6 +18,12 @@
 //!   until a data segment with CWR arrives (§6.1.3; a CE mark on that segment starts the
 //!   echo again). A CE segment is acknowledged at once even with delayed ACK (§6.1.3
 //!   recommends it). ACKs are never ECT (§6.1.4).
+//!   With `cfg.ecn_echo = per_segment` (RFC 8257 §3.2, for DCTCP) the receiver keeps
+//!   DCTCP.CE, the CE mark of the last data segment, and sets ECE on an ACK exactly when it
+//!   is set; CWR is ignored. A CE segment is not acknowledged at once for its mark; instead,
+//!   with delayed ACK, a segment whose mark differs from DCTCP.CE first makes the receiver
+//!   acknowledge the segments before it (if any wait) with the old ECE, so every ACK
+//!   covers segments of one mark only.
 //!
 //! - three times (`cfg.reconnection_acks`) at once, identically, when a link at its node comes
 //!   up (`Notice::LinkUp`) and the connection is established: Triplicate Reconnection ACKs
@@ -30,7 +36,7 @@
 
 use super::ranges::RangeSet;
 use super::window::{AnyWindow, WindowPolicy};
-use super::{TcpConfig, Variant};
+use super::{EcnEcho, TcpConfig, Variant};
 use crate::ids::Addr;
 use crate::packet::{Body, Ecn, Packet, SackBlocks, Seq, TcpFlags, TcpHeader, Timestamps};
 use crate::transport::{Endpoint, Notice, Outbox};
@@ -60,10 +66,17 @@ enum ReceiverEcn {
     Off,
     /// Configured; waiting for an ECN-setup SYN.
     Willing,
-    /// Negotiated.
+    /// Configured with `ecn_echo = per_segment`; waiting for an ECN-setup SYN.
+    WillingPerSegment,
+    /// Negotiated, RFC 3168 echo.
     On {
         /// Set ECE on every ACK (a CE segment arrived since the last CWR segment).
         echo: bool,
+    },
+    /// Negotiated, RFC 8257 §3.2 per-segment echo.
+    PerSegment {
+        /// DCTCP.CE: whether the last data segment received was CE; ECE on ACKs iff set.
+        ce: bool,
     },
 }
 
@@ -142,10 +155,10 @@ impl<W: WindowPolicy> TcpReceiver<W> {
             },
             unacked_segments: 0,
             ack_at: None,
-            ecn: if cfg.ecn {
-                ReceiverEcn::Willing
-            } else {
-                ReceiverEcn::Off
+            ecn: match (cfg.ecn, cfg.ecn_echo) {
+                (false, _) => ReceiverEcn::Off,
+                (true, EcnEcho::Rfc3168) => ReceiverEcn::Willing,
+                (true, EcnEcho::PerSegment) => ReceiverEcn::WillingPerSegment,
             },
             reconnection_acks: cfg.reconnection_acks.min(u8::MAX as u32) as u8,
             stats: ReceiverStats::default(),
@@ -182,6 +195,7 @@ impl<W: WindowPolicy> TcpReceiver<W> {
             let setup = h.flags.contains(TcpFlags::ECE | TcpFlags::CWR);
             self.ecn = match self.ecn {
                 ReceiverEcn::Willing if setup => ReceiverEcn::On { echo: false },
+                ReceiverEcn::WillingPerSegment if setup => ReceiverEcn::PerSegment { ce: false },
                 _ => ReceiverEcn::Off,
             };
         }
@@ -191,8 +205,10 @@ impl<W: WindowPolicy> TcpReceiver<W> {
         let wnd = self.window.advertised(now, self.ooo.total());
         // RFC 3168 §6.1.1: the ECN-setup SYN-ACK has ECE set and CWR clear.
         let ece = match self.ecn {
-            ReceiverEcn::On { .. } => TcpFlags::ECE,
-            ReceiverEcn::Off | ReceiverEcn::Willing => TcpFlags::NONE,
+            ReceiverEcn::On { .. } | ReceiverEcn::PerSegment { .. } => TcpFlags::ECE,
+            ReceiverEcn::Off | ReceiverEcn::Willing | ReceiverEcn::WillingPerSegment => {
+                TcpFlags::NONE
+            }
         };
         let hdr = TcpHeader {
             seq: Seq(0),
@@ -227,6 +243,19 @@ impl<W: WindowPolicy> TcpReceiver<W> {
                 *echo = true;
             }
         }
+        if let ReceiverEcn::PerSegment { ce: state } = self.ecn {
+            if state != ce {
+                // RFC 8257 §3.2: the CE state changes; segments received before this one and
+                // not yet acknowledged are acknowledged at once, with the old ECE.
+                if self.unacked_segments > 0 {
+                    self.send_ack(now, None, out);
+                }
+                self.ecn = ReceiverEcn::PerSegment { ce };
+            }
+        }
+        // RFC 3168 §6.1.3 acknowledges a CE segment at once; RFC 8257 §3.2 does not (the
+        // change of state above already did what is needed).
+        let ce_at_once = ce && !matches!(self.ecn, ReceiverEcn::PerSegment { .. });
         let l = h.seq;
         let r = h.seq + h.payload;
         // RFC 7323 §4.3 (R3): remember TSval if the segment covers Last.ACK.sent.
@@ -257,7 +286,7 @@ impl<W: WindowPolicy> TcpReceiver<W> {
             match self.delayed_ack {
                 // RFC 5681 §4.2: ACK at once when the segment fills (part of) a hole;
                 // RFC 3168 §6.1.3: and when it was marked CE.
-                Some(d) if !had_hole && !ce => {
+                Some(d) if !had_hole && !ce_at_once => {
                     self.unacked_segments += 1;
                     // RFC 1122 §4.2.3.3 (spec 1 §2.6): the application reads at once, so the
                     // window reopens by `n`; a large enough update is sent at once.
@@ -322,9 +351,10 @@ impl<W: WindowPolicy> TcpReceiver<W> {
             self.sack_hist_len = 0;
             SackBlocks::default()
         };
-        // RFC 3168 §6.1.3: ECE on every ACK while the echo is on.
+        // RFC 3168 §6.1.3: ECE on every ACK while the echo is on; RFC 8257 §3.2: ECE iff
+        // DCTCP.CE.
         let ece = match self.ecn {
-            ReceiverEcn::On { echo: true } => TcpFlags::ECE,
+            ReceiverEcn::On { echo: true } | ReceiverEcn::PerSegment { ce: true } => TcpFlags::ECE,
             _ => TcpFlags::NONE,
         };
         let hdr = TcpHeader {

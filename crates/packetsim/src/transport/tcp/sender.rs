@@ -50,10 +50,14 @@
 //!   before the ACK's new data, so FlightSize is the window that was marked. ECE ACKs never
 //!   grow cwnd (§6.1.2). After every reduction (ECE, fast retransmit, timeout: §6.1.2 "for
 //!   any reason") the first new data segment carries CWR.
+//! - Every ACK of new data while ECN is negotiated goes to the controller's `on_ecn_ack`
+//!   (with its ECE flag, the bytes it acknowledges and `snd_max` as the window boundary)
+//!   before the reduction above: DCTCP (RFC 8257 §3.3) estimates α from it; the reduction
+//!   itself (`Congestion::Ecn`) keeps the once-per-window rule for every controller.
 //! - A loss after an ECE reduction in the same window is still handled as Reno (spec 4
 //!   §2.6); ns-2 would retransmit without a second reduction.
 
-use super::cc::{AckInfo, AnyCc, CcState, Congestion, CongestionControl, Phase};
+use super::cc::{AckInfo, AnyCc, CcState, Congestion, CongestionControl, EcnAck, Phase};
 use super::recovery::{AnyRecovery, Entry, LossRecovery, NewReno, PartialAck};
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
@@ -315,6 +319,11 @@ impl TcpSender {
             ssthresh: self.st.ssthresh as u64,
             rto: self.rtt.rto(),
         }
+    }
+
+    /// The congestion controller (e.g. DCTCP's α through [`AnyCc::as_dctcp`]).
+    pub fn cc(&self) -> &AnyCc {
+        &self.cc
     }
 
     /// The shared window state (cwnd, ssthresh, flight, phase).
@@ -593,7 +602,18 @@ impl TcpSender {
             self.sb
                 .update(h.sack.as_slice(), self.snd_una, self.snd_max);
         }
-        let ece = h.flags.contains(TcpFlags::ECE) && matches!(self.ecn, SenderEcn::On { .. });
+        let ecn_on = matches!(self.ecn, SenderEcn::On { .. });
+        let ece = ecn_on && h.flags.contains(TcpFlags::ECE);
+        if ecn_on && ack > self.snd_una {
+            // RFC 8257 §3.3: the controller sees every ACK of new data, and before the
+            // reaction below, so a DCTCP cut uses the α this ACK may have just updated.
+            self.cc.on_ecn_ack(&EcnAck {
+                acked: ack - self.snd_una,
+                ece,
+                ack,
+                snd_nxt: self.snd_max,
+            });
+        }
         if ece {
             self.on_ece(ack);
         }

@@ -6,12 +6,13 @@
 //! Conventions: MSS = 1000 bytes, the sender's ISS is 0, so segment `i` starts at
 //! `seg(i) = 1 + 1000·i`.
 
-use super::{AppData, TcpConfig, TcpReceiver, TcpSender, Variant};
+use super::{AppData, EcnEcho, TcpConfig, TcpReceiver, TcpSender, Variant};
 use crate::ids::Addr;
 use crate::packet::{Body, Ecn, Packet, SackBlocks, Seq, TcpFlags, TcpHeader, Timestamps};
 use crate::transport::{Endpoint, Notice, Outbox};
 use packetsim_kernel::{Dur, Rate, Time};
 use std::collections::BTreeMap;
+use std::collections::VecDeque;
 
 /// Segment size used by the scripted tests.
 pub const MSS: u32 = 1000;
@@ -32,9 +33,17 @@ pub fn ms(m: u64) -> Time {
     Time::from_millis(m)
 }
 
-/// A test configuration: MSS 1000, rcv_window 100 kB, RTO initial 1 s, min 200 ms, max 60 s.
+/// A test configuration: MSS 1000, rcv_window 100 kB, RTO initial 1 s, min 200 ms, max 60 s;
+/// `dctcp` also gets what it needs, ECN with the per-segment echo (RFC 8257 §3.2).
 pub fn cfg(variant: Variant) -> TcpConfig {
+    let dctcp = variant == Variant::Dctcp;
     TcpConfig {
+        ecn: dctcp,
+        ecn_echo: if dctcp {
+            EcnEcho::PerSegment
+        } else {
+            EcnEcho::Rfc3168
+        },
         variant,
         mss: MSS,
         initial_cwnd: 10,
@@ -290,6 +299,15 @@ pub struct Pair {
     pub mark_once: Vec<u32>,
     /// Mark CE every `n`-th ECN-capable data segment transmitted (0: never).
     pub mark_every: u32,
+    /// Step marking (a DCTCP-style threshold, RFC 8257 §1 / the DCTCP paper's K): mark CE an
+    /// ECN-capable data segment that arrives at the forward transmitter while at least this
+    /// many packets are in it (queued or being sent); 0: off.
+    pub mark_queue_at: u32,
+    /// The forward queue length (packets, including the arriving one) at each data segment's
+    /// arrival: (time, length).
+    pub queue_samples: Vec<(Time, u32)>,
+    /// Departure times of the packets in the forward transmitter.
+    fwd_queue: VecDeque<Time>,
     /// Data segments marked CE so far.
     pub marked: u64,
     ect_seen: u64,
@@ -317,6 +335,9 @@ impl Pair {
             mark_once: Vec::new(),
             mark_every: 0,
             marked: 0,
+            mark_queue_at: 0,
+            queue_samples: Vec::new(),
+            fwd_queue: VecDeque::new(),
             ect_seen: 0,
             delay: Dur::from_millis(10),
             rate: Rate::mbps(10),
@@ -355,7 +376,15 @@ impl Pair {
                     self.drop_once.remove(i);
                     continue;
                 }
-                if p.ecn.is_ect() {
+                while self.fwd_queue.front().is_some_and(|&t| t <= self.now) {
+                    self.fwd_queue.pop_front();
+                }
+                let qlen = self.fwd_queue.len() as u32 + 1;
+                self.queue_samples.push((self.now, qlen));
+                if p.ecn.is_ect() && self.mark_queue_at > 0 && qlen > self.mark_queue_at {
+                    p.ecn = Ecn::Ce;
+                    self.marked += 1;
+                } else if p.ecn.is_ect() {
                     self.ect_seen += 1;
                     let periodic =
                         self.mark_every > 0 && self.ect_seen.is_multiple_of(self.mark_every as u64);
@@ -377,6 +406,9 @@ impl Pair {
             let start = self.now.max(self.link_free[k]);
             let done = start + self.rate.tx_time(p.size);
             self.link_free[k] = done;
+            if dir == Dir::Fwd {
+                self.fwd_queue.push_back(done);
+            }
             self.seqno += 1;
             self.events
                 .insert((done + self.delay, self.seqno), (dir, p));

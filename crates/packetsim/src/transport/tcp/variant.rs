@@ -1,7 +1,7 @@
 //! The TCP variants a scenario can name. Each is a row pairing a congestion control with a
 //! loss recovery (see `cc/` and `recovery/`).
 
-use super::cc::{AnyCc, Reno};
+use super::cc::{AnyCc, Cubic, Dctcp, Reno, StatefulCc};
 use super::recovery::{AnyRecovery, NewReno, RenoRecovery, SackRecovery, Tahoe};
 use super::TcpConfig;
 use serde::{Deserialize, Serialize};
@@ -21,6 +21,9 @@ pub enum Variant {
     Sack,
     /// CUBIC congestion control (RFC 9438) with NewReno loss recovery (RFC 6582).
     Cubic,
+    /// DCTCP congestion control (RFC 8257) with NewReno loss recovery (RFC 6582); needs
+    /// `ecn = true` and `ecn_echo = "per_segment"` (validated).
+    Dctcp,
 }
 
 impl Variant {
@@ -34,12 +37,13 @@ impl Variant {
     ];
 
     /// Every variant a scenario can name, in a fixed order.
-    pub const EVERY: [Variant; 5] = [
+    pub const EVERY: [Variant; 6] = [
         Variant::Tahoe,
         Variant::Reno,
         Variant::NewReno,
         Variant::Sack,
         Variant::Cubic,
+        Variant::Dctcp,
     ];
 
     /// The (congestion control, loss recovery) pair of this variant: the variant table.
@@ -47,14 +51,14 @@ impl Variant {
         let rec = match self {
             Variant::Tahoe => AnyRecovery::Tahoe(Tahoe),
             Variant::Reno => AnyRecovery::Reno(RenoRecovery),
-            Variant::NewReno | Variant::Cubic => AnyRecovery::NewReno(NewReno::new(
-                cfg.newreno_partial_ack_timer,
-                cfg.newreno_full_ack,
-            )),
+            Variant::NewReno | Variant::Cubic | Variant::Dctcp => AnyRecovery::NewReno(
+                NewReno::new(cfg.newreno_partial_ack_timer, cfg.newreno_full_ack),
+            ),
             Variant::Sack => AnyRecovery::Sack(SackRecovery),
         };
         let cc = match self {
-            Variant::Cubic => AnyCc::Cubic(Box::default()),
+            Variant::Cubic => AnyCc::stateful(StatefulCc::Cubic(Cubic::default())),
+            Variant::Dctcp => AnyCc::stateful(StatefulCc::Dctcp(Dctcp::new(cfg.dctcp_g))),
             Variant::Tahoe | Variant::Reno | Variant::NewReno | Variant::Sack => AnyCc::Reno(Reno),
         };
         (cc, rec)
@@ -68,6 +72,7 @@ impl Variant {
             Variant::NewReno => "newreno",
             Variant::Sack => "sack",
             Variant::Cubic => "cubic",
+            Variant::Dctcp => "dctcp",
         }
     }
 }

@@ -3,16 +3,18 @@
 //! [`Phase`] machine); how the window behaves during loss recovery is `recovery/`'s.
 //!
 //! Policies share one plain [`CcState`] passed `&mut` (STYLE habit 4). Built-ins are rows of
-//! [`AnyCc`] (enum dispatch). A controller with state of its own is boxed in its row, so the
-//! enum stays one pointer wide and the sender compact (the classic variants' Reno row has no
-//! state and no allocation). All windows are in bytes.
+//! [`AnyCc`] (enum dispatch). Controllers with state of their own are rows of [`StatefulCc`],
+//! boxed once in `AnyCc::Stateful`, so `AnyCc` stays one pointer wide and the sender compact
+//! (the classic variants' Reno row has no state and no allocation). All windows are in bytes.
 //!
 //! Invariant: `cwnd >= mss` after every hook (checked by the sender in debug builds).
 
 mod cubic;
+pub mod dctcp;
 mod reno;
 
 pub use cubic::Cubic;
+pub use dctcp::Dctcp;
 pub use reno::Reno;
 
 use crate::packet::Seq;
@@ -84,6 +86,21 @@ pub struct AckInfo {
     pub srtt: Option<Dur>,
 }
 
+/// What an ACK of new data said about ECN, for controllers that estimate the extent of
+/// congestion (RFC 8257 §3.3). Given for every such ACK while ECN is negotiated, in every
+/// phase, before the sender's own reaction to the ECE flag.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EcnAck {
+    /// Bytes newly acknowledged (SEG.ACK − SND.UNA).
+    pub acked: u32,
+    /// Whether the ACK carried ECE.
+    pub ece: bool,
+    /// The cumulative acknowledgment (SEG.ACK).
+    pub ack: Seq,
+    /// One past the highest sequence sent (SND.NXT in RFC 8257; `snd_max` here).
+    pub snd_nxt: Seq,
+}
+
 /// A congestion signal.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Congestion {
@@ -99,6 +116,8 @@ pub enum Congestion {
 pub trait CongestionControl {
     /// A new cumulative ACK outside loss recovery: grow the window.
     fn on_ack(&mut self, _st: &mut CcState, _ack: &AckInfo) {}
+    /// An ACK of new data while ECN is negotiated (see [`EcnAck`]); most controllers ignore it.
+    fn on_ecn_ack(&mut self, _ack: &EcnAck) {}
     /// A congestion signal: set ssthresh (and cwnd for `Ecn`/`Timeout`; after `Loss` the loss
     /// recovery sets cwnd).
     fn on_congestion(&mut self, _st: &mut CcState, _cause: Congestion) {}
@@ -108,40 +127,87 @@ pub trait CongestionControl {
     fn name(&self) -> &'static str;
 }
 
-/// The built-in congestion controllers.
+/// The built-in congestion controllers. Two levels keep the sender compact: the stateless
+/// RFC 5681 row inline, every controller with state of its own behind one box, so `AnyCc` is
+/// one pointer wide whatever rows are added (`endpoint_state_sizes_are_compact`).
 #[derive(Clone, Debug, PartialEq)]
 pub enum AnyCc {
     /// RFC 5681 AIMD, shared by Tahoe, Reno, NewReno and SACK.
     Reno(Reno),
-    /// RFC 9438 CUBIC (boxed: its epoch state would triple the sender's size inline).
-    Cubic(Box<Cubic>),
+    /// A controller with state of its own.
+    Stateful(Box<StatefulCc>),
+}
+
+/// The built-in controllers that keep state of their own (boxed in [`AnyCc::Stateful`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum StatefulCc {
+    /// RFC 9438 CUBIC.
+    Cubic(Cubic),
+    /// RFC 8257 DCTCP.
+    Dctcp(Dctcp),
+}
+
+impl AnyCc {
+    /// The boxed row for `c`.
+    pub fn stateful(c: StatefulCc) -> AnyCc {
+        AnyCc::Stateful(Box::new(c))
+    }
+
+    /// The DCTCP controller, if this is one (its α, for tests and metrics).
+    pub fn as_dctcp(&self) -> Option<&Dctcp> {
+        match self {
+            AnyCc::Stateful(b) => match &**b {
+                StatefulCc::Dctcp(c) => Some(c),
+                StatefulCc::Cubic(_) => None,
+            },
+            AnyCc::Reno(_) => None,
+        }
+    }
+}
+
+/// Applies `$e` to the controller `$c` inside `$self` (an `AnyCc`), by reference or mutably.
+macro_rules! dispatch {
+    ($self:expr, $c:ident => $e:expr) => {
+        match $self {
+            AnyCc::Reno($c) => $e,
+            AnyCc::Stateful(b) => match &mut **b {
+                StatefulCc::Cubic($c) => $e,
+                StatefulCc::Dctcp($c) => $e,
+            },
+        }
+    };
+    (ref $self:expr, $c:ident => $e:expr) => {
+        match $self {
+            AnyCc::Reno($c) => $e,
+            AnyCc::Stateful(b) => match &**b {
+                StatefulCc::Cubic($c) => $e,
+                StatefulCc::Dctcp($c) => $e,
+            },
+        }
+    };
 }
 
 impl CongestionControl for AnyCc {
     #[inline]
     fn on_ack(&mut self, st: &mut CcState, ack: &AckInfo) {
-        match self {
-            AnyCc::Reno(c) => c.on_ack(st, ack),
-            AnyCc::Cubic(c) => c.on_ack(st, ack),
+        dispatch!(self, c => c.on_ack(st, ack))
+    }
+    #[inline]
+    fn on_ecn_ack(&mut self, ack: &EcnAck) {
+        if let AnyCc::Stateful(b) = self {
+            if let StatefulCc::Dctcp(c) = &mut **b {
+                c.on_ecn_ack(ack);
+            }
         }
     }
     #[inline]
     fn on_congestion(&mut self, st: &mut CcState, cause: Congestion) {
-        match self {
-            AnyCc::Reno(c) => c.on_congestion(st, cause),
-            AnyCc::Cubic(c) => c.on_congestion(st, cause),
-        }
+        dispatch!(self, c => c.on_congestion(st, cause))
     }
     fn ssthresh_after(&self, st: &CcState) -> u32 {
-        match self {
-            AnyCc::Reno(c) => c.ssthresh_after(st),
-            AnyCc::Cubic(c) => c.ssthresh_after(st),
-        }
+        dispatch!(ref self, c => c.ssthresh_after(st))
     }
     fn name(&self) -> &'static str {
-        match self {
-            AnyCc::Reno(c) => c.name(),
-            AnyCc::Cubic(c) => c.name(),
-        }
+        dispatch!(ref self, c => c.name())
     }
 }
