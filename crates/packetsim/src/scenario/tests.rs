@@ -266,7 +266,8 @@ fn flow_tcp_is_merged_key_by_key_over_tcp_defaults() {
 fn tcp_variant_cubic_is_selectable_by_name() {
     use crate::transport::tcp::cc::CongestionControl;
     let s = ok(&format!("{BASE}tcp = {{ variant = \"cubic\" }}\n"), &[]);
-    match &s.flows[0].kind {
+    let flow0 = s.flows().next().expect("one flow");
+    match &flow0.kind {
         FlowKind::Tcp { tcp, .. } => {
             assert_eq!(tcp.variant, Variant::Cubic);
             assert_eq!(tcp.variant.build(tcp).0.name(), "cubic");
@@ -288,7 +289,8 @@ fn tcp_variant_dctcp_is_selectable_by_name_and_needs_ecn() {
         ),
         &[],
     );
-    match &s.flows[0].kind {
+    let flow0 = s.flows().next().expect("one flow");
+    match &flow0.kind {
         FlowKind::Tcp { tcp, .. } => {
             assert_eq!(tcp.variant, Variant::Dctcp);
             assert_eq!((tcp.ecn_echo, tcp.dctcp_g), (EcnEcho::PerSegment, 0.125));
@@ -2373,7 +2375,8 @@ fn frames_app_defaults_and_every_key() {
         &[],
     )
     .unwrap();
-    let FlowKind::Tcp { app, tcp } = &sc.flows[0].kind else {
+    let flow0 = sc.flows().next().expect("one flow");
+    let FlowKind::Tcp { app, tcp } = &flow0.kind else {
         panic!("a tcp flow")
     };
     assert_eq!(
@@ -2393,7 +2396,8 @@ fn frames_app_defaults_and_every_key() {
         &[],
     )
     .unwrap();
-    let FlowKind::Tcp { app, .. } = &sc.flows[0].kind else {
+    let flow0 = sc.flows().next().expect("one flow");
+    let FlowKind::Tcp { app, .. } = &flow0.kind else {
         panic!("a tcp flow")
     };
     assert_eq!(
