@@ -5,7 +5,8 @@
 #   bench/fuzz.sh [CASES] [RUNS] [SEED]     defaults 100000 10000 1
 #
 # Memory is bounded by ulimit -v (4 GiB) and time by timeout (30 min) for the whole pass; the
-# test fails on the first panic (printing the mutant) or on any refusal without line and key.
+# test fails on the first panic (printing the mutant), on any refusal without line and key, and
+# on any accepted value outside the documented bounds and relations.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cases=${1:-100000} runs=${2:-10000} seed=${3:-1}

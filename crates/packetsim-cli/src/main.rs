@@ -328,7 +328,9 @@ fn parse_max_memory(s: &str) -> Result<u64, String> {
 }
 
 /// Refuses a run whose time series would not fit in `max_memory` (see `--max-memory`).
+/// A scenario is run only if it makes a flow and fits the memory budget.
 fn budget(sc: &Scenario, max_memory: u64) -> Result<(), String> {
+    scenario::check_flows(sc).map_err(|e| e.to_string())?;
     scenario::check_budget(sc, max_memory).map_err(|e| e.to_string())
 }
 
@@ -693,7 +695,8 @@ fn sweep_cmd(args: SweepArgs) -> Result<(), Failure> {
     };
     let per_run = max_memory / parallel as u64;
     let budget = |sc: &Scenario| {
-        budget(sc, per_run).map_err(|e| {
+        scenario::check_flows(sc).map_err(|e| e.to_string())?;
+        scenario::check_budget(sc, per_run).map_err(|e| {
             format!("{e} (--max-memory is shared by {parallel} parallel runs, --jobs)")
         })
     };

@@ -1053,6 +1053,30 @@ fn sweep_resume_does_not_depend_on_how_the_path_is_spelled() {
             "{spelling:?}: {again}"
         );
     }
+    // Relative spellings from another working directory (the issue's `scenarios/x.toml` and
+    // `./scenarios/x.toml` beside an absolute path).
+    for spelling in ["sub/x.toml", "./sub/x.toml"] {
+        let r = Command::new(env!("CARGO_BIN_EXE_packetsim"))
+            .current_dir(&dir)
+            .args([
+                "sweep",
+                spelling,
+                "--param",
+                "simulation.seed=1,2",
+                "--runs",
+                "1",
+                "--out",
+                "out",
+            ])
+            .output()
+            .unwrap();
+        let again = String::from_utf8_lossy(&r.stdout);
+        assert!(
+            r.status.success() && again.contains("0 computed, 2 reused"),
+            "{spelling}: {again}{}",
+            String::from_utf8_lossy(&r.stderr)
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -1858,5 +1882,39 @@ fn capture_and_trace_folders_have_one_writer_each() {
     assert!(cap.join("events.csv").exists() && verify(&cap).0);
     let r = run(&["--trace", &s(&out)]);
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+// Issue 16, accepted nonsense: a truncated file was accepted as "0 nodes, 0 links, 0 flows".
+// check, run and sweep refuse a scenario without flows at its last line, writing nothing.
+#[test]
+fn a_file_cut_short_is_refused_not_run_as_an_empty_scenario() {
+    let dir = tmp("cut-short");
+    let o = dir.join("out");
+    let o = o.to_str().unwrap();
+    for (cut, line) in [
+        (&GOOD[..29], 2),
+        (&GOOD[..GOOD.find("[flows.f]").unwrap()], 11),
+    ] {
+        let file = dir.join("cut.toml");
+        std::fs::write(&file, cut).unwrap();
+        let f = file.to_str().unwrap();
+        for args in [
+            vec!["check", f],
+            vec!["run", f, "--out", o],
+            vec!["sweep", f, "--out", o, "--param", "simulation.seed=1,2"],
+        ] {
+            let out = packetsim(&args);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+            assert!(
+                stderr.contains(&format!(
+                    "cut.toml:{line}: flows: expected at least one [flows.NAME] table"
+                )) && stderr.contains("cut short"),
+                "{args:?}: {stderr}"
+            );
+        }
+        assert!(!Path::new(o).exists(), "nothing was written");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -478,6 +478,32 @@ pub fn check_budget(sc: &Scenario, max_bytes: u64) -> Result<(), BuildError> {
     })
 }
 
+/// Refuses a scenario that makes no flow before it is run: it would send nothing, and is most
+/// often a file cut short (issue 16: a truncated file was accepted as "0 nodes, 0 links, 0
+/// flows"). The error is at the `[flows]` table if written, else at the file's last key.
+/// `check`, `run` and `sweep` call it; the library's `build` does not (a network without
+/// flows is a fine fixture for routing tests).
+pub fn check_flows(sc: &Scenario) -> Result<(), BuildError> {
+    if !sc.flow_tables.is_empty() {
+        return Ok(());
+    }
+    let (at, hint) = match sc.lines.0.get("flows") {
+        Some(at) => (Some(at.clone()), ""),
+        None => (
+            sc.lines.0.get(super::load::END_OF_FILE).cloned(),
+            " (is the file cut short? its last key is on this line)",
+        ),
+    };
+    Err(BuildError {
+        origin: sc.origin.clone(),
+        at,
+        key: "flows".to_owned(),
+        msg: format!(
+            "expected at least one [flows.NAME] table: a scenario without flows sends nothing{hint}"
+        ),
+    })
+}
+
 /// A finished run: the world (for time series and further inspection), its run info and its
 /// summary.
 pub struct Outcome {

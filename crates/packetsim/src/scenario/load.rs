@@ -24,6 +24,8 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use toml_edit::ImDocument;
 
+/// The [`KeyLines`] entry of the file's last line holding a key (not a key path).
+pub(super) const END_OF_FILE: &str = "(end of file)";
 /// Queue capacity when a link gives none, packets.
 pub const DEFAULT_QUEUE_PACKETS: u32 = 100;
 /// Largest `count` a flow table may ask for (its copies are made one at a time, never held
@@ -278,6 +280,12 @@ impl Ctx<'_> {
             .unwrap_or_else(|| fallback.clone());
         let msg = message.trim();
         let message = if let Some(field) = between(msg, "missing field `", "`") {
+            // The span toml gives for the root table is that of its first key or header, so
+            // a key missing at the root (`simulation`, its one required key) would be put in
+            // whatever table the file starts with (`nodes.a.simulation`, issue 16).
+            if field == "simulation" {
+                path = KeyPath::default();
+            }
             path = path.key(field);
             format!("missing required key `{field}`")
         } else {
@@ -454,12 +462,20 @@ impl Ctx<'_> {
             let p = KeyPath::keys(&["nodes", &r.node, "routes"]).index(r.index);
             put(p, format!("nodes.{}.routes[{}]", r.node, r.index));
         }
+        // For `scenario::check_flows`: the `flows` table if written, and the file's last line.
+        if self.orig.contains(&KeyPath::keys(&["flows"])) {
+            put(KeyPath::keys(&["flows"]), "flows".to_owned());
+        }
         for t in flow_tables {
             let p = KeyPath::keys(&["flows", t]);
             put(p.clone(), format!("flows.{t}"));
             put(p.key("from"), format!("flows.{t}.from"));
             put(p.key("to"), format!("flows.{t}.to"));
         }
+        m.insert(
+            END_OF_FILE.to_owned(),
+            Location::Line(self.orig.last_line()),
+        );
         KeyLines(m)
     }
 

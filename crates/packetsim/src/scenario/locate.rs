@@ -126,6 +126,15 @@ impl SpanIndex {
         }
     }
 
+    /// The last line holding a key, value or table header (1 for an empty document).
+    pub fn last_line(&self) -> usize {
+        self.entries
+            .iter()
+            .map(|(_, s)| s.end)
+            .max()
+            .map_or(1, |end| self.line_of_offset(end.saturating_sub(1)))
+    }
+
     /// The 1-based line holding byte `offset` (clamped to the text).
     pub fn line_of_offset(&self, offset: usize) -> usize {
         self.line_starts.partition_point(|&s| s <= offset).max(1)

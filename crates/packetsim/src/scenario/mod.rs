@@ -44,8 +44,8 @@ mod tests;
 
 pub use crate::queue::QueueLimit;
 pub use build::{
-    build, check, check_budget, memory_estimate, run, run_traced, series_samples, trace_config,
-    BuildError, Outcome, FLOW_BYTES, SERIES_SAMPLE_BYTES,
+    build, check, check_budget, check_flows, memory_estimate, run, run_traced, series_samples,
+    trace_config, BuildError, Outcome, FLOW_BYTES, SERIES_SAMPLE_BYTES,
 };
 pub use error::{KeyLines, Location, ScenarioError};
 pub use load::{

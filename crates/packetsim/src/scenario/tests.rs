@@ -450,6 +450,39 @@ fn missing_required_key_points_at_the_table_header() {
     assert_at(&e, 14, "links.l2.delay", "missing required key `delay`");
     let e = bad(&BASE.replace("[simulation]\nduration = \"10s\"\n", ""), &[]);
     assert_at(&e, 1, "simulation", "missing required key `simulation`");
+    // Issue 16: a file starting with another table used to get `nodes.a.simulation`.
+    let e = bad(
+        &BASE.replace("[simulation]\nduration = \"10s\"\n\n", ""),
+        &[],
+    );
+    assert_at(&e, 1, "simulation", "missing required key `simulation`");
+    let e = bad("seed = 1\n[nodes.a]\n", &[]);
+    assert_ne!(e.key(), Some("seed.simulation"), "{e}");
+}
+
+/// Issue 16: a truncated file was accepted as "0 nodes, 0 links, 0 flows". A scenario without
+/// flows is refused before a run (`check_flows`, called by check, run and sweep), at the
+/// `[flows]` table if written, else at the file's last key.
+#[test]
+fn a_scenario_without_flows_is_refused_at_the_end_of_the_file() {
+    let cut = BASE.split("[flows.f]").next().unwrap();
+    let sc = ok(cut, &[]);
+    assert!(
+        build(&sc, 1).is_ok(),
+        "the library still builds a flowless network"
+    );
+    let e = check_flows(&sc).unwrap_err();
+    assert_eq!(e.key, "flows");
+    assert_eq!(e.at, Some(Location::Line(18)), "{e}");
+    assert!(e.msg.contains("is the file cut short?"), "{e}");
+    let sc = ok(&format!("{cut}[flows]\n"), &[]);
+    let e = check_flows(&sc).unwrap_err();
+    assert_eq!(e.at, Some(Location::Line(20)), "{e}");
+    assert_eq!(
+        e.msg,
+        "expected at least one [flows.NAME] table: a scenario without flows sends nothing"
+    );
+    check_flows(&ok(BASE, &[])).unwrap();
 }
 
 #[test]

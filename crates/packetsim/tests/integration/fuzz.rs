@@ -7,6 +7,9 @@
 //! `key = value` line (1ns, 1e308 s, 1e99 Gbps, 1e30 GiB, -1, 2^64, nan, a string, a table...);
 //! misspell a key; insert an invalid UTF-8 byte or a TOML punctuation character.
 //!
+//! A mutant that loads is checked against the documented bounds and relations
+//! ([`out_of_range`]): an accepted out-of-range value fails the test like a panic does.
+//!
 //! Case counts: `PACKETSIM_FUZZ_CASES` mutants loaded and built (default 3000, under a second),
 //! of which at most `PACKETSIM_FUZZ_RUNS` that load are also run (default 10), and
 //! `PACKETSIM_FUZZ_SEED` (default 1). `bench/fuzz.sh` runs the long version.
@@ -54,6 +57,97 @@ const VALUES: &[&str] = &[
     "[1, \"a\"]",
     "{ kind = \"droptail\", limit = 0 }",
 ];
+
+/// The first value of an accepted scenario outside its documented bounds or relations
+/// (docs/scenario-format.md, "Bounds" and "Relations"): the loader must refuse these, so an
+/// accepted one is a failure ("0 accepted out-of-range values", issue 16).
+fn out_of_range(sc: &scenario::Scenario) -> Option<String> {
+    use packetsim::units::{MAX_BYTES, MAX_DURATION_S, MAX_RATE_BPS};
+    use packetsim_kernel::{Dur, Time};
+    let dur_ok = |d: Dur| d.as_secs_f64() <= MAX_DURATION_S;
+    let end = Time::ZERO + sc.simulation.duration;
+    let mut bad = Vec::new();
+    if sc.simulation.duration == Dur::ZERO || !dur_ok(sc.simulation.duration) {
+        bad.push(format!("simulation.duration {:?}", sc.simulation.duration));
+    }
+    if sc
+        .simulation
+        .sample_interval
+        .is_some_and(|i| i == Dur::ZERO || !dur_ok(i))
+    {
+        bad.push("simulation.sample_interval".to_owned());
+    }
+    for l in &sc.links {
+        if l.rate.0 == 0 || l.rate.0 as f64 > MAX_RATE_BPS {
+            bad.push(format!("links.{}.rate {}", l.name, l.rate.0));
+        }
+        if !dur_ok(l.delay) {
+            bad.push(format!("links.{}.delay", l.name));
+        }
+        if !(0.0..=1.0).contains(&l.loss) || !(0.0..1.0).contains(&l.ber) {
+            bad.push(format!("links.{}.loss/ber {} {}", l.name, l.loss, l.ber));
+        }
+        for q in std::iter::once(&l.queue).chain(&l.queue_ba) {
+            if let scenario::QueueSpec::DropTail {
+                limit: scenario::QueueLimit::Bytes(b),
+            } = q
+            {
+                if *b as f64 > MAX_BYTES {
+                    bad.push(format!("links.{}.queue limit {b}", l.name));
+                }
+            }
+        }
+        if l.outages
+            .iter()
+            .any(|&(from, to)| from >= end || to <= from)
+        {
+            bad.push(format!("links.{}.outages", l.name));
+        }
+        if l.rate_steps.iter().any(|s| s.at >= end) {
+            bad.push(format!("links.{}.rate_steps", l.name));
+        }
+    }
+    for t in &sc.flow_tables {
+        let f = &t.first;
+        let name = &t.table;
+        if !(1..=scenario::MAX_FLOW_COUNT).contains(&t.count) {
+            bad.push(format!("flows.{name}.count {}", t.count));
+        }
+        let last = t.copy(t.count - 1).start;
+        if f.start >= end || last >= end || f.stop.is_some_and(|s| s <= last || s > end) {
+            bad.push(format!("flows.{name} start/stop/stagger"));
+        }
+        if last + f.start_jitter >= f.stop.map_or(end, |s| s.min(end)) {
+            bad.push(format!("flows.{name}.start_jitter"));
+        }
+        if f.dscp > 63 {
+            bad.push(format!("flows.{name}.dscp"));
+        }
+        match &f.kind {
+            scenario::FlowKind::Tcp { app, tcp } => {
+                let ordered = tcp.rto_min <= tcp.rto_initial && tcp.rto_initial <= tcp.rto_max;
+                if !ordered || !dur_ok(tcp.rto_max) {
+                    bad.push(format!("flows.{name}.tcp rto_min/rto_initial/rto_max"));
+                }
+                if tcp.mss == 0 || tcp.mss > 65_000 {
+                    bad.push(format!("flows.{name}.tcp.mss {}", tcp.mss));
+                }
+                if let scenario::App::File { bytes } = app {
+                    if *bytes as f64 > MAX_BYTES {
+                        bad.push(format!("flows.{name}.size {bytes}"));
+                    }
+                }
+            }
+            scenario::FlowKind::Cbr { rate, .. } => {
+                if rate.0 == 0 || rate.0 as f64 > MAX_RATE_BPS {
+                    bad.push(format!("flows.{name}.rate {}", rate.0));
+                }
+            }
+            scenario::FlowKind::Sctp { .. } => {}
+        }
+    }
+    (!bad.is_empty()).then(|| bad.join(", "))
+}
 
 /// One mutant of `text` (bytes: it may not be UTF-8).
 fn mutate(text: &str, rng: &mut Mix) -> Vec<u8> {
@@ -152,6 +246,12 @@ fn mutated_scenarios_are_refused_with_a_location_never_a_panic() {
                 }
                 Err(e) => return Err(e.to_string()),
             };
+            if let Err(e) = scenario::check_flows(&sc) {
+                return e.at.is_some().then_some(false).ok_or(e.to_string());
+            }
+            if let Some(what) = out_of_range(&sc) {
+                return Err(format!("accepted out of range: {what}"));
+            }
             if let Err(e) = scenario::check_budget(&sc, 2 << 30) {
                 return e.at.is_some().then_some(false).ok_or(e.to_string());
             }
