@@ -43,12 +43,16 @@ impl Source {
         }
     }
 
+    /// Loads the scenario and refuses one that makes no flow (a file cut short), as the
+    /// command line's check, run and sweep do (issue 16).
     fn load(&self, overrides: &[Override]) -> Result<Scenario, Failure> {
-        match &self.text {
+        let sc = match &self.text {
             Some(t) => scenario::load_str(t, &self.path, overrides),
             None => scenario::load_file(Path::new(&self.path), overrides),
         }
-        .map_err(Failure::Scenario)
+        .map_err(Failure::Scenario)?;
+        scenario::check_flows(&sc).map_err(Failure::Build)?;
+        Ok(sc)
     }
 }
 

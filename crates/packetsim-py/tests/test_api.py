@@ -125,6 +125,13 @@ def test_bad_scenario_raises_with_file_line_and_key(tmp_path):
     with pytest.raises(packetsim.ScenarioError) as e:
         packetsim.loads(SMALL.replace('to = "b"', 'to = "zz"'))
     assert e.value.key.startswith("flows.f") and e.value.line is not None
+    # A file cut short before its flows is refused, not taken as an empty scenario (issue 16),
+    # at the file's last key.
+    cut = SMALL[: SMALL.index("[flows.f]")]
+    with pytest.raises(packetsim.ScenarioError) as e:
+        packetsim.loads(cut, name="cut.toml")
+    assert (e.value.file, e.value.key) == ("cut.toml", "flows")
+    assert "cut short" in str(e.value) and e.value.line is not None
     # A missing file.
     with pytest.raises(packetsim.ScenarioError):
         packetsim.load(tmp_path / "nope.toml")
