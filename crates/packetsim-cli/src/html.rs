@@ -77,11 +77,17 @@ pub fn run_report(dir: &Path) -> Result<PathBuf, String> {
         h,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <title>packetsim run: {t}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n\
-         <h1>packetsim run: <code>{t}</code></h1>\n<p>Seed {seed}, {dur} s simulated, {ev} \
+         <h1>packetsim run: <code>{t}</code></h1>\n<p>Seed {seed}, {sim}, {ev} \
          events, packetsim {ver}. Column units and definitions: docs/outputs.md.</p>\n",
         t = esc(&scenario),
         seed = esc(&field("seed")),
-        dur = esc(&field("duration_s")),
+        sim = esc(&packetsim::report::simulated_phrase(
+            json.get("duration_s")
+                .and_then(|v| v.as_f64())
+                .unwrap_or(f64::NAN),
+            json.get("span_s").and_then(|v| v.as_f64()),
+            json.get("ended_by").and_then(|v| v.as_str()),
+        )),
         ev = esc(&field("events")),
         ver = esc(json.get("version").and_then(|v| v.as_str()).unwrap_or("?")),
     );

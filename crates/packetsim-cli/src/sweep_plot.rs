@@ -7,6 +7,7 @@
 //! are categories in the order the sweep lists them.
 
 use crate::plot::{ensure_font, Format};
+use packetsim::units::si_value;
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -25,25 +26,6 @@ pub struct SweepFigure {
     pub categories: Option<Vec<String>>,
     /// (line name, points in x order).
     pub series: Vec<(String, Vec<Point>)>,
-}
-
-/// A parameter value as a number in SI units with the unit's name, if it is one: a plain
-/// number, or a duration / rate / byte count as the scenario files write them.
-pub fn si_value(v: &str) -> Option<(f64, &'static str)> {
-    let v = v.trim().trim_matches('"');
-    if let Ok(x) = v.parse::<f64>() {
-        return x.is_finite().then_some((x, ""));
-    }
-    if let Ok(d) = packetsim::units::parse_dur(v) {
-        return Some((d.as_secs_f64(), "s"));
-    }
-    if let Ok(r) = packetsim::units::parse_rate(v) {
-        return Some((r.as_bps() as f64, "bit/s"));
-    }
-    if let Ok(b) = packetsim::units::parse_bytes(v) {
-        return Some((b as f64, "B"));
-    }
-    None
 }
 
 /// Whether `name` matches `pattern`, where `*` matches any text.
@@ -147,7 +129,7 @@ pub fn sweep_figures(
         values[xi]
             .iter()
             .filter_map(|v| si_value(v))
-            .map(|(_, u)| u)
+            .map(|(_, u)| u.label())
             .find(|u| !u.is_empty())
             .unwrap_or("")
     } else {
@@ -423,15 +405,6 @@ pub fn plot_sweep(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn parameter_values_in_si_units() {
-        assert_eq!(si_value("0.01"), Some((0.01, "")));
-        assert_eq!(si_value("\"20ms\""), Some((0.02, "s")));
-        assert_eq!(si_value("2Mbps"), Some((2e6, "bit/s")));
-        assert_eq!(si_value("\"64KiB\""), Some((65536.0, "B")));
-        assert_eq!(si_value("\"reno\""), None);
-    }
 
     #[test]
     fn tick_labels_are_short() {

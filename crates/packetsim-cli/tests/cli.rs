@@ -1744,6 +1744,40 @@ fn plot_draws_the_series_of_a_run_and_locates_bad_input() {
 // Issue 12 item 5: `packetsim report DIR` writes one self-contained page of a run, and it
 // renders in headless Chromium with every figure (bench/html-check.sh).
 #[test]
+fn a_finished_transfer_ends_the_run_and_the_console_says_so() {
+    // GOOD: 100 KB over 10 Mb/s, 5 ms, with a 2 s cap (issue 12, item 6).
+    let dir = tmp("span");
+    let file = dir.join("good.toml");
+    std::fs::write(&file, GOOD).unwrap();
+    let out = dir.join("out");
+    let r = packetsim(&[
+        "run",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["ended_by"], "flows_finished");
+    assert_eq!(summary["duration_s"], 2.0);
+    let span = summary["span_s"].as_f64().expect("span_s");
+    let done = summary["flows"]["f"]["completion_time_s"].as_f64().unwrap();
+    assert_eq!(
+        span, done,
+        "the flow starts at 0: the run ends at its last byte"
+    );
+    let stdout = String::from_utf8_lossy(&r.stdout);
+    let first = stdout.lines().next().unwrap();
+    assert!(
+        first.contains(&format!(
+            "{span:.3} s simulated (every flow finished; cap 2 s; averages over {span:.3} s)"
+        )),
+        "{first}"
+    );
+}
+
+#[test]
 fn report_writes_a_self_contained_page_that_renders_in_chromium() {
     let dir = tmp("report");
     let file = dir.join("sampled.toml");
@@ -1769,6 +1803,13 @@ fn report_writes_a_self_contained_page_that_renders_in_chromium() {
     let page = out.join("index.html");
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.starts_with("<!DOCTYPE html>"));
+    // Issue 12: the transfer ended the run at its last byte, and the page says so.
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let span = summary["span_s"].as_f64().expect("span_s");
+    assert!(html.contains(&format!(
+        "{span:.3} s simulated (every flow finished; cap 2 s; averages over {span:.3} s)"
+    )));
     // The flows and queues tables, with the run's flow and its goodput column.
     assert!(html.contains("<h2>Flows</h2>") && html.contains("<th>goodput_bps</th>"));
     assert!(html.contains("<td>f</td>") && html.contains("<h2>Queues</h2>"));

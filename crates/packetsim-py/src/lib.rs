@@ -463,22 +463,6 @@ fn failure_message(f: Failure) -> String {
     }
 }
 
-/// A parameter value in SI units, if it is a number or a quantity with a unit the scenario
-/// format knows (`10Mbps` → 1e7 bit/s, `5ms` → 0.005 s, `64KiB` → 65536 bytes).
-fn si_value(v: &str) -> Option<f64> {
-    let t = v.trim().trim_matches('"');
-    if let Ok(x) = t.parse::<f64>() {
-        return Some(x);
-    }
-    if let Ok(r) = packetsim::units::parse_rate(t) {
-        return Some(r.0 as f64);
-    }
-    if let Ok(d) = packetsim::units::parse_dur(t) {
-        return Some(d.as_secs_f64());
-    }
-    packetsim::units::parse_bytes(t).ok().map(|b| b as f64)
-}
-
 /// A sweep on the Rust engine: one results store, run here (`run_local`) or by any Python
 /// executor (`pending` → run elsewhere → `record`), then `finish`.
 #[pyclass(module = "packetsim._native")]
@@ -711,7 +695,11 @@ impl NativeSweep {
         let mut cols: Columns = Vec::new();
         for (i, p) in self.spec.params.iter().enumerate() {
             let texts: Vec<String> = runs.iter().map(|r| r.params[i].1.clone()).collect();
-            let numbers: Option<Vec<f64>> = texts.iter().map(|t| si_value(t)).collect();
+            // In SI units (`packetsim::units::si_value`): `10Mbps` → 1e7, `5ms` → 0.005.
+            let numbers: Option<Vec<f64>> = texts
+                .iter()
+                .map(|t| packetsim::units::si_value(t).map(|(v, _)| v))
+                .collect();
             cols.push((
                 p.path.clone(),
                 match numbers {

@@ -136,6 +136,65 @@ pub fn format_rate(r: Rate) -> String {
     format!("{}bps", r.as_bps())
 }
 
+/// The SI unit of a parameter value ([`si_value`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SiUnit {
+    /// A plain number (no unit written).
+    Plain,
+    /// A duration, in seconds.
+    Seconds,
+    /// A rate, in bits per second.
+    BitsPerSecond,
+    /// A byte count written with a unit, in bytes.
+    Bytes,
+}
+
+impl SiUnit {
+    /// The suffix of a sweep CSV's SI column (`PATH_s`, `PATH_bps`, `PATH_bytes`); empty for
+    /// a plain number.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            SiUnit::Plain => "",
+            SiUnit::Seconds => "s",
+            SiUnit::BitsPerSecond => "bps",
+            SiUnit::Bytes => "bytes",
+        }
+    }
+
+    /// The unit as an axis label writes it (`s`, `bit/s`, `B`); empty for a plain number.
+    pub fn label(self) -> &'static str {
+        match self {
+            SiUnit::Plain => "",
+            SiUnit::Seconds => "s",
+            SiUnit::BitsPerSecond => "bit/s",
+            SiUnit::Bytes => "B",
+        }
+    }
+}
+
+/// A parameter value as a number in SI units, with its unit: a plain finite number (`"0.01"`,
+/// `1500`), or a quantity as scenarios write it (`"20ms"` → 0.02 s, `"2Mbps"` → 2e6 bit/s,
+/// `"64KiB"` → 65536 bytes). Surrounding spaces and double quotes are ignored (sweep values
+/// keep the quotes they were given with). `None` for anything else (`"reno"`, `"1e999"`).
+/// The one parser of sweep values: the sweep CSVs' SI columns, `packetsim plot`'s x axis and
+/// the Python binding's parameter columns all use it.
+pub fn si_value(v: &str) -> Option<(f64, SiUnit)> {
+    let v = v.trim().trim_matches('"');
+    if let Ok(x) = v.parse::<f64>() {
+        return x.is_finite().then_some((x, SiUnit::Plain));
+    }
+    if let Ok(d) = parse_dur(v) {
+        return Some((d.as_secs_f64(), SiUnit::Seconds));
+    }
+    if let Ok(r) = parse_rate(v) {
+        return Some((r.as_bps() as f64, SiUnit::BitsPerSecond));
+    }
+    if let Ok(b) = parse_bytes(v) {
+        return Some((b as f64, SiUnit::Bytes));
+    }
+    None
+}
+
 macro_rules! serde_unit {
     ($modname:ident, $ty:ty, $parse:path, $format:path, $what:literal) => {
         /// Serde adapter for this quantity (use with `#[serde(with = ...)]`).
@@ -226,6 +285,33 @@ serde_unit!(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn sweep_values_in_si_units() {
+        use super::{si_value, SiUnit::*};
+        assert_eq!(si_value("0.01"), Some((0.01, Plain)));
+        assert_eq!(si_value(" 1500 "), Some((1500.0, Plain)));
+        assert_eq!(si_value("\"20ms\""), Some((0.02, Seconds)));
+        assert_eq!(si_value("250us"), Some((250e-6, Seconds)));
+        assert_eq!(si_value("2min"), Some((120.0, Seconds)));
+        assert_eq!(si_value("2Mbps"), Some((2e6, BitsPerSecond)));
+        assert_eq!(si_value("64kbps"), Some((64e3, BitsPerSecond)));
+        assert_eq!(si_value("\"64KiB\""), Some((65536.0, Bytes)));
+        assert_eq!(si_value("1500B"), Some((1500.0, Bytes)));
+        assert_eq!(si_value("4MB"), Some((4e6, Bytes)));
+        assert_eq!(si_value("\"reno\""), None);
+        assert_eq!(si_value("1e999"), None, "not finite");
+        assert_eq!(si_value("inf"), None);
+        assert_eq!(
+            si_value("10"),
+            Some((10.0, Plain)),
+            "a bare number is plain"
+        );
+        assert_eq!(Seconds.suffix(), "s");
+        assert_eq!(BitsPerSecond.suffix(), "bps");
+        assert_eq!(Bytes.suffix(), "bytes");
+        assert_eq!(BitsPerSecond.label(), "bit/s");
+    }
+
     use super::*;
 
     #[test]

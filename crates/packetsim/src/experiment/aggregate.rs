@@ -19,6 +19,11 @@
 //!   replication, metrics in the runner's order). Every point lists every metric.
 //! - `runs.csv`: parameter columns, then `replication,seed,metric,value`; one row per
 //!   (point, replication, metric), ordered by point index, replication, the runner's order.
+//! - Both files end with one SI column per parameter with units, named `PATH_s`, `PATH_bps`
+//!   or `PATH_bytes`: the parameter's value in seconds, bit/s or bytes
+//!   ([`crate::units::si_value`]; `"20ms"` → `0.02`). A parameter has units when every one of
+//!   its values is a number or a quantity, at least one is written with a unit, and all units
+//!   are of one kind; plain numbers (`1500` bytes) are taken as they are.
 //! - Floats are Rust's `{:?}` format: the shortest decimal that parses back to the same
 //!   `f64` (round-trip exact), e.g. `5.5`, `3.0`, `0.1`, `1e-7`, `1.5e16`. Undefined values
 //!   (NaN) and missing values are empty fields.
@@ -34,6 +39,7 @@ use packetsim_kernel::stats::{t95, RunningStats};
 use super::grid::{GridPoint, Param};
 use super::store::StoredRun;
 use super::ExperimentError;
+use crate::units::{si_value, SiUnit};
 
 /// Statistics of one metric at one grid point.
 #[derive(Clone, Debug, PartialEq)]
@@ -207,9 +213,52 @@ fn push_row<I: IntoIterator<Item = S>, S: AsRef<str>>(out: &mut String, fields: 
     out.push('\n');
 }
 
+/// The parameters with units, by index, and their unit (module doc): the SI columns.
+fn si_columns(params: &[Param]) -> Vec<(usize, SiUnit)> {
+    let mut cols = Vec::new();
+    for (i, p) in params.iter().enumerate() {
+        let Some(parsed) = p
+            .values
+            .iter()
+            .map(|v| si_value(v))
+            .collect::<Option<Vec<_>>>()
+        else {
+            continue;
+        };
+        let mut units = parsed
+            .iter()
+            .map(|(_, u)| *u)
+            .filter(|&u| u != SiUnit::Plain);
+        if let Some(first) = units.next() {
+            if units.all(|u| u == first) {
+                cols.push((i, first));
+            }
+        }
+    }
+    cols
+}
+
+/// The SI columns' header names.
+fn si_header(params: &[Param], cols: &[(usize, SiUnit)]) -> Vec<String> {
+    cols.iter()
+        .map(|&(i, u)| format!("{}_{}", params[i].path, u.suffix()))
+        .collect()
+}
+
+/// A point's values in the SI columns.
+fn si_fields(point: &GridPoint, cols: &[(usize, SiUnit)]) -> Vec<String> {
+    cols.iter()
+        .map(|&(i, _)| {
+            si_value(&point.assignments[i].1).map_or_else(String::new, |(v, _)| fmt_float(v))
+        })
+        .collect()
+}
+
 /// The text of `results.csv` (format in the module doc).
 pub fn results_csv(params: &[Param], summaries: &[PointSummary]) -> String {
     let mut out = String::new();
+    let si = si_columns(params);
+    let si_names = si_header(params, &si);
     let header = params.iter().map(|p| p.path.as_str()).chain([
         "metric",
         "n",
@@ -222,8 +271,9 @@ pub fn results_csv(params: &[Param], summaries: &[PointSummary]) -> String {
         "min",
         "max",
     ]);
-    push_row(&mut out, header);
+    push_row(&mut out, header.chain(si_names.iter().map(String::as_str)));
     for ps in summaries {
+        let si_values = si_fields(&ps.point, &si);
         for m in &ps.metrics {
             let values = ps.point.assignments.iter().map(|(_, v)| v.clone());
             let stats = [
@@ -238,7 +288,10 @@ pub fn results_csv(params: &[Param], summaries: &[PointSummary]) -> String {
                 fmt_float(m.min),
                 fmt_float(m.max),
             ];
-            push_row(&mut out, values.chain(stats));
+            push_row(
+                &mut out,
+                values.chain(stats).chain(si_values.iter().cloned()),
+            );
         }
     }
     out
@@ -247,13 +300,16 @@ pub fn results_csv(params: &[Param], summaries: &[PointSummary]) -> String {
 /// The text of `runs.csv` (format in the module doc).
 pub fn runs_csv(params: &[Param], points: &[GridPoint], runs: u32, stored: &[StoredRun]) -> String {
     let mut out = String::new();
-    let header =
-        params
-            .iter()
-            .map(|p| p.path.as_str())
-            .chain(["replication", "seed", "metric", "value"]);
+    let si = si_columns(params);
+    let si_names = si_header(params, &si);
+    let header = params
+        .iter()
+        .map(|p| p.path.as_str())
+        .chain(["replication", "seed", "metric", "value"])
+        .chain(si_names.iter().map(String::as_str));
     push_row(&mut out, header);
     for (point, point_runs) in points.iter().zip(runs_by_point(points, runs, stored)) {
+        let si_values = si_fields(point, &si);
         for r in point_runs {
             for (name, value) in &r.metrics {
                 let fields = point.assignments.iter().map(|(_, v)| v.clone()).chain([
@@ -262,7 +318,7 @@ pub fn runs_csv(params: &[Param], points: &[GridPoint], runs: u32, stored: &[Sto
                     name.clone(),
                     value.map_or_else(String::new, fmt_float),
                 ]);
-                push_row(&mut out, fields);
+                push_row(&mut out, fields.chain(si_values.iter().cloned()));
             }
         }
     }

@@ -111,6 +111,46 @@ fn sweep_fresh_computes_all_runs_and_writes_csvs() {
 }
 
 #[test]
+fn parameters_with_units_get_si_columns_at_the_end() {
+    // d: durations; r: one rate; q: bytes, one plain and one with a unit; v: words; k: plain
+    // numbers. Only d, r and q have units (issue 12: values with units also as SI numbers).
+    let dir = TempDir::new("si");
+    let s = spec(
+        &dir,
+        params(&["d=20ms,1s", "r=2Mbps", "q=1500,64KiB", "v=reno", "k=3"]),
+        1,
+        1,
+    );
+    let report = sweep(&s, |_: &GridPoint, _| -> Result<RunOutput, String> {
+        Ok(RunOutput {
+            summary_json: "{}".into(),
+            metrics: vec![("m".into(), Some(1.0))],
+        })
+    })
+    .unwrap();
+    let results = read(&dir, "results.csv");
+    let want = "d,r,q,v,k,metric,n,missing,mean,std_dev,ci95_low,ci95_high,median,min,max,\
+                d_s,r_bps,q_bytes\n\
+                20ms,2Mbps,1500,reno,3,m,1,0,1.0,,,,1.0,1.0,1.0,0.02,2000000.0,1500.0\n\
+                20ms,2Mbps,64KiB,reno,3,m,1,0,1.0,,,,1.0,1.0,1.0,0.02,2000000.0,65536.0\n\
+                1s,2Mbps,1500,reno,3,m,1,0,1.0,,,,1.0,1.0,1.0,1.0,2000000.0,1500.0\n\
+                1s,2Mbps,64KiB,reno,3,m,1,0,1.0,,,,1.0,1.0,1.0,1.0,2000000.0,65536.0\n";
+    assert_eq!(results, want);
+    let runs = read(&dir, "runs.csv");
+    let lines: Vec<&str> = runs.lines().collect();
+    assert_eq!(
+        lines[0],
+        "d,r,q,v,k,replication,seed,metric,value,d_s,r_bps,q_bytes"
+    );
+    let seed = run_seed(2024, &report.points[3].point, 0);
+    assert_eq!(
+        lines[4],
+        format!("1s,2Mbps,64KiB,reno,3,0,{seed},m,1.0,1.0,2000000.0,65536.0")
+    );
+    assert_eq!(lines.len(), 5);
+}
+
+#[test]
 fn sweep_rerun_reuses_everything_and_rewrites_same_csv() {
     let dir = TempDir::new("rerun");
     let mut s = spec(&dir, params(&["a=1,2"]), 4, 0);

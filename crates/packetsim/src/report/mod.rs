@@ -18,6 +18,21 @@ use std::fmt::Write as _;
 use std::io;
 use std::path::Path;
 
+/// What a run simulated, for the console line and the run page, from summary.json's
+/// `duration_s`, `span_s` and `ended_by`: `"60.000 s simulated"`; for a run of finite
+/// transfers `"12.345 s simulated (every flow finished; cap 60 s; averages over 12.345 s)"`
+/// or `"60.000 s simulated (the cap: a transfer did not finish)"`.
+pub fn simulated_phrase(duration_s: f64, span_s: Option<f64>, ended_by: Option<&str>) -> String {
+    match (span_s, ended_by) {
+        (Some(span), Some("flows_finished")) => format!(
+            "{span:.3} s simulated (every flow finished; cap {duration_s} s; averages over \
+             {span:.3} s)"
+        ),
+        (Some(span), _) => format!("{span:.3} s simulated (the cap: a transfer did not finish)"),
+        _ => format!("{duration_s:.3} s simulated"),
+    }
+}
+
 /// Per-flow results.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct FlowSummary {
@@ -204,8 +219,17 @@ pub struct Summary {
     pub scenario: String,
     /// The run seed.
     pub seed: u64,
-    /// Simulated duration, s.
+    /// Simulated duration, s: the scenario's `duration`, the cap.
     pub duration_s: f64,
+    /// Only for a run whose flows are all finite transfers: the span it covered, s, from 0 to
+    /// the last flow's last byte when every flow finished (else the duration). Utilisation,
+    /// mean queue length and goodput are over `[0, span_s)`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub span_s: Option<f64>,
+    /// Only for a run whose flows are all finite transfers: `"flows_finished"` when every flow
+    /// finished and so ended the run, `"duration"` when it reached the cap first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ended_by: Option<&'static str>,
     /// Events processed.
     pub events: u64,
     /// Wall-clock time of the event loop, s (the only non-deterministic field).
@@ -223,7 +247,10 @@ pub struct Summary {
 impl Summary {
     /// Summarises a finished world.
     pub fn new(world: &World, info: &RunInfo, scenario: &str, seed: u64) -> Summary {
-        let end = world.end();
+        // Averages are over the span the run covered (the end, unless its finite transfers
+        // all finished before it: `World::stop_when_done`).
+        let end = world.span();
+        let ended_by = world.ended_by();
         let node = |n: crate::ids::NodeId| world.net.nodes[n.idx()].name.clone();
         let mut flows = BTreeMap::new();
         // The DiffServ edge's classifier, if any (looked up once: per flow it made building
@@ -367,7 +394,9 @@ impl Summary {
         Summary {
             scenario: scenario.to_string(),
             seed,
-            duration_s: end.as_secs_f64(),
+            duration_s: world.end().as_secs_f64(),
+            span_s: ended_by.map(|_| end.as_secs_f64()),
+            ended_by: ended_by.map(|e| e.word()),
             events: info.events,
             wall_time_s: info.wall.as_secs_f64(),
             version: env!("CARGO_PKG_VERSION"),
@@ -392,13 +421,22 @@ impl Summary {
         out
     }
 
+    /// What was simulated, for the console line ([`simulated_phrase`]).
+    pub fn simulated(&self) -> String {
+        simulated_phrase(self.duration_s, self.span_s, self.ended_by)
+    }
+
     /// A readable table of flows and queues.
     pub fn table(&self) -> String {
         let mut s = String::new();
         let _ = writeln!(
             s,
-            "{}  seed {}  {:.3} s simulated  {} events  {:.3} s wall",
-            self.scenario, self.seed, self.duration_s, self.events, self.wall_time_s
+            "{}  seed {}  {}  {} events  {:.3} s wall",
+            self.scenario,
+            self.seed,
+            self.simulated(),
+            self.events,
+            self.wall_time_s
         );
         let _ = writeln!(s);
         let _ = writeln!(

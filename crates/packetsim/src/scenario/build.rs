@@ -515,9 +515,11 @@ pub struct Outcome {
     pub summary: Summary,
 }
 
-/// Builds and runs `sc` with `seed`.
+/// Builds and runs `sc` with `seed`. A run whose flows are all finite transfers ends when
+/// every flow has finished ([`World::stop_when_done`]).
 pub fn run(sc: &Scenario, seed: u64) -> Result<Outcome, BuildError> {
     let mut world = build(sc, seed)?;
+    world.stop_when_done(true);
     let info = world.run();
     let summary = Summary::new(&world, &info, &sc.origin, seed);
     Ok(Outcome {
@@ -577,7 +579,7 @@ pub fn trace_config(
 
 /// Builds and runs `sc` with `seed`, writing pcap files into `pcap_dir` and the event trace
 /// into `events_dir` (each when given) as the scenario's `[trace]` table chooses; also
-/// returns what the tracer wrote.
+/// returns what the tracer wrote. Ends like [`run`].
 pub fn run_traced(
     sc: &Scenario,
     seed: u64,
@@ -592,6 +594,7 @@ pub fn run_traced(
         let tracer = crate::trace::Tracer::new(&cfg, &names, &flows).map_err(|e| e.to_string())?;
         world.set_tracer(tracer);
     }
+    world.stop_when_done(true);
     let info = world.run();
     let written = match world.take_tracer() {
         Some(t) => t.finish().map_err(|e| e.to_string())?,

@@ -780,6 +780,7 @@ fn write_outputs(root: &std::path::Path, cx: &Ctx, checks: &[Check]) -> Result<(
                     )
                 })
                 .collect(),
+            non_negative: true,
         };
         write(root, &format!("fig{fig}.svg"), &chart.to_svg())?;
     }
@@ -814,6 +815,7 @@ fn write_outputs(root: &std::path::Path, cx: &Ctx, checks: &[Check]) -> Result<(
                 label: "queue".into(),
                 points: pts(&|p| p.q_max as f64),
             }],
+            non_negative: true,
         };
         write(root, &format!("fig{fig}_queue.svg"), &q.to_svg())?;
         let s = LineChart {
@@ -824,6 +826,7 @@ fn write_outputs(root: &std::path::Path, cx: &Ctx, checks: &[Check]) -> Result<(
                 label: "sender 1".into(),
                 points: pts(&|p| p.sent1 as f64 / 1000.0),
             }],
+            non_negative: true,
         };
         write(root, &format!("fig{fig}_sender1.svg"), &s.to_svg())?;
     }
@@ -857,6 +860,7 @@ fn write_outputs(root: &std::path::Path, cx: &Ctx, checks: &[Check]) -> Result<(
                         )
                     })
                     .collect(),
+                non_negative: true,
             };
             write(root, &format!("{x}_{name}.svg"), &chart.to_svg())?;
         }

@@ -482,14 +482,27 @@ pub fn counts_line(checks: &[Check]) -> String {
     )
 }
 
-/// The checks as a Markdown table.
+/// Longest note written inside a verdict table; a longer one is written once below the table
+/// and its cell holds the mark `[k]` (issue 12: long notes made the tables unreadable).
+pub const NOTE_IN_TABLE_CHARS: usize = 80;
+
+/// The checks as a Markdown table. A note longer than [`NOTE_IN_TABLE_CHARS`] characters is
+/// written once below the table, as `[k] note` (k = 1, 2, ... in table order; trailing spaces
+/// dropped), and its cell holds `[k]`.
 pub fn table(checks: &[Check]) -> String {
     let mut s = String::from(
         "| check | paper's claim | tolerance and why | statistic | packetsim | verdict | note |\n\
          |---|---|---|---|---|---|---|\n",
     );
     let cell = |t: &str| t.replace('|', "/").replace('\n', " ");
+    let mut below = Vec::new();
     for c in checks {
+        let note = if c.note.chars().count() > NOTE_IN_TABLE_CHARS {
+            below.push(c.note.replace('\n', " ").trim_end().to_owned());
+            format!("[{}]", below.len())
+        } else {
+            cell(&c.note)
+        };
         s.push_str(&format!(
             "| {} | {} | {} | {} | {} | {} | {} |\n",
             c.id,
@@ -498,8 +511,11 @@ pub fn table(checks: &[Check]) -> String {
             cell(&c.statistic),
             cell(&c.measured),
             c.verdict,
-            cell(&c.note)
+            note
         ));
+    }
+    for (k, note) in below.iter().enumerate() {
+        s.push_str(&format!("\n[{}] {note}\n", k + 1));
     }
     s
 }
@@ -535,6 +551,40 @@ mod tests {
 
     fn seeded(xs: &[f64]) -> Vec<(u64, f64)> {
         xs.iter().enumerate().map(|(i, &x)| (i as u64, x)).collect()
+    }
+
+    #[test]
+    fn long_notes_are_written_once_below_the_table() {
+        let check = |id: &str, note: &str| {
+            let mut c = Check::new(id, "claim", "tol", "stat", "m".into(), Verdict::DoesNotHold);
+            c.note = note.into();
+            c
+        };
+        let long_a = format!("A{}", "a".repeat(80)); // 81 characters: below the table
+        let exactly_80 = "é".repeat(80); // 80 characters (160 bytes): stays in its cell
+                                         // 82 characters with a bar (kept as is below the table) and a trailing space (dropped).
+        let long_b = format!("B|{} ", "b".repeat(79));
+        let t = table(&[
+            check("S1", &long_a),
+            check("S2", &exactly_80),
+            check("S3", ""),
+            check("S4", &long_b),
+        ]);
+        let want = format!(
+            "| check | paper's claim | tolerance and why | statistic | packetsim | verdict | note |\n\
+             |---|---|---|---|---|---|---|\n\
+             | S1 | claim | tol | stat | m | DOES NOT HOLD | [1] |\n\
+             | S2 | claim | tol | stat | m | DOES NOT HOLD | {exactly_80} |\n\
+             | S3 | claim | tol | stat | m | DOES NOT HOLD |  |\n\
+             | S4 | claim | tol | stat | m | DOES NOT HOLD | [2] |\n\
+             \n[1] {long_a}\n\
+             \n[2] {}\n",
+            long_b.trim_end()
+        );
+        assert_eq!(t, want);
+        // Each long note is written exactly once.
+        assert_eq!(t.matches(&long_a).count(), 1);
+        assert_eq!(t.matches(long_b.trim_end()).count(), 1);
     }
 
     #[test]

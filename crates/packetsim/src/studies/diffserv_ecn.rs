@@ -1049,6 +1049,7 @@ pub fn run(opts: &ReproduceOptions) -> Result<StudyOutcome, String> {
                     })
                     .collect(),
                 reference: Some((share, format!("profile share {share:.1} kb/s"))),
+                non_negative: true,
             },
         )?;
     }
@@ -1080,6 +1081,7 @@ pub fn run(opts: &ReproduceOptions) -> Result<StudyOutcome, String> {
                         })
                         .collect(),
                     reference: None,
+                    non_negative: true,
                 },
             )?;
         }

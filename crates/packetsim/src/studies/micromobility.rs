@@ -585,6 +585,7 @@ fn write_figure(root: &Path, r: &Results, f: &Figure) -> Result<(), String> {
         x_label: f.x_label.into(),
         y_label: "throughput over 30 s (kb/s), mean and 95% CI".into(),
         curves: Vec::new(),
+        non_negative: true,
     };
     for (label, pts) in &f.curves {
         let mut c = Curve {
@@ -969,6 +970,7 @@ fn fig7(root: &Path, r: &Results, axes: &Axes) -> Result<String, String> {
         x_label: "TCP connections to the mobile, N".into(),
         y_label: "(HAWAII − CIP)/CIP, four variants summed (%), mean and 95% CI".into(),
         curves: Vec::new(),
+        non_negative: false,
     };
     for h in [2u32, 7] {
         let mut cells = Vec::new();

@@ -367,6 +367,7 @@ fn write_figure(dir: &Path, r: &Results) -> Result<(), String> {
                 points: pts.iter().map(|p| (p.x, p.mean, p.lo, p.hi)).collect(),
             })
             .collect(),
+        non_negative: true,
     };
     let mut csv = String::from("curve,label,x,n,mean_s,ci95_low_s,ci95_high_s,median_s");
     for d in DIAGNOSTICS {

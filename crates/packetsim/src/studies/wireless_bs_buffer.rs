@@ -1445,6 +1445,7 @@ fn rate_chart(
                 )
             })
             .collect(),
+        non_negative: true,
     }
 }
 
@@ -1703,6 +1704,7 @@ fn shared_report(rr: &Data, prio: &Data, mobiles: &[usize]) -> (String, Vec<(Str
                     )
                 })
                 .collect(),
+            non_negative: true,
         };
         files.push((name.to_string(), chart.to_svg()));
         let _ = writeln!(md, "\n![{title}]({name})");
@@ -1861,6 +1863,7 @@ pub fn run(opts: &ReproduceOptions) -> Result<StudyOutcome, String> {
             x_label: "outage duration D (s)".into(),
             y_label: "lost + duplicate packets, mean and 95% CI".into(),
             curves,
+            non_negative: true,
         }
         .to_svg(),
     )?;
@@ -1909,6 +1912,7 @@ pub fn run(opts: &ReproduceOptions) -> Result<StudyOutcome, String> {
                 x_label: "time (s)".into(),
                 y_label: "Q (KB)".into(),
                 curves: qc,
+                non_negative: true,
             }
             .to_svg(),
         )?;
@@ -1919,6 +1923,7 @@ pub fn run(opts: &ReproduceOptions) -> Result<StudyOutcome, String> {
                 x_label: "time (s)".into(),
                 y_label: "rwnd (KB)".into(),
                 curves: wc,
+                non_negative: true,
             }
             .to_svg(),
         )?;
@@ -2134,6 +2139,7 @@ pub fn run(opts: &ReproduceOptions) -> Result<StudyOutcome, String> {
                     x_label: "radio bandwidth W (Mb/s)".into(),
                     y_label: "throughput (kb/s), mean and 95% CI".into(),
                     curves,
+                    non_negative: true,
                 }
                 .to_svg(),
             )?;

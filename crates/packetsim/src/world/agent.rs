@@ -198,6 +198,7 @@ impl World {
             fl.delivered += out.delivered_bytes;
             if fl.completed_at.is_none() && fl.app_bytes.is_some_and(|n| fl.delivered >= n) {
                 fl.completed_at = Some(now);
+                self.transfer_finished(now);
             }
         }
         for mut p in out.packets.drain(..) {

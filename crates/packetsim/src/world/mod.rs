@@ -104,6 +104,35 @@ pub struct World {
     /// Scratch for [`World::cell_tick`] (cell links settle packets in batches).
     cell_settled: Vec<crate::atm::port::Settled>,
     end: Time,
+    /// The last instant an event may run at: the end (or `run_until`'s bound) less 1 ns, or
+    /// earlier once every flow has finished ([`World::stop_when_done`]). Read by the event
+    /// loop on every event, so that a completion inside an event ends the loop.
+    last: Time,
+    /// Whether the run ends when every flow has finished ([`World::stop_when_done`]).
+    stop_when_done: bool,
+    /// With `stop_when_done` and every flow a finite transfer: the transfers not finished.
+    unfinished: Option<u32>,
+    /// When the last finite transfer finished and so ended the run.
+    finished_at: Option<Time>,
+}
+
+/// Why a run whose flows are all finite transfers ended ([`World::ended_by`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EndedBy {
+    /// Every flow finished: the run ended at the last one's last byte.
+    FlowsFinished,
+    /// The run reached its duration (the cap) with a transfer unfinished.
+    Duration,
+}
+
+impl EndedBy {
+    /// The word summary.json writes.
+    pub fn word(self) -> &'static str {
+        match self {
+            EndedBy::FlowsFinished => "flows_finished",
+            EndedBy::Duration => "duration",
+        }
+    }
 }
 
 impl World {
@@ -124,12 +153,48 @@ impl World {
             changes: Vec::new(),
             cell_settled: Vec::new(),
             end,
+            last: Time::ZERO,
+            stop_when_done: false,
+            unfinished: None,
+            finished_at: None,
         }
     }
 
-    /// When the run stops.
+    /// When the run stops: the duration given to [`World::new`] (the cap).
     pub fn end(&self) -> Time {
         self.end
+    }
+
+    /// Ends the run when every flow has finished, if every flow is a finite transfer (a file
+    /// of known size); a run with any unlimited flow (bulk, CBR, frames) still goes to the
+    /// end. Off by default; scenario runs ([`crate::scenario::run`]) turn it on.
+    pub fn stop_when_done(&mut self, on: bool) {
+        self.stop_when_done = on;
+    }
+
+    /// Whether every flow is a finite transfer and the run ends when they have finished.
+    pub fn ends_when_done(&self) -> bool {
+        self.stop_when_done
+            && !self.flows.is_empty()
+            && self.flows.iter().all(|f| f.app_bytes.is_some())
+    }
+
+    /// The span the run covered: up to the last transfer's last byte when that ended it
+    /// ([`World::stop_when_done`]), else the end.
+    pub fn span(&self) -> Time {
+        self.finished_at.unwrap_or(self.end)
+    }
+
+    /// For a run that ends when its finite transfers have finished
+    /// ([`World::ends_when_done`]): why it ended. `None` for other runs.
+    pub fn ended_by(&self) -> Option<EndedBy> {
+        if !self.ends_when_done() {
+            return None;
+        }
+        Some(match self.finished_at {
+            Some(_) => EndedBy::FlowsFinished,
+            None => EndedBy::Duration,
+        })
     }
 
     /// Attaches a tracer: from now on it sees every packet event it covers.
@@ -157,11 +222,23 @@ impl World {
     /// go on. Tests use it to look at the world between two instants.
     pub fn run_until(&mut self, until: Time) -> RunInfo {
         let t0 = std::time::Instant::now();
-        let last = Time(until.min(self.end).0.saturating_sub(1));
-        while let Some((now, ev)) = self.queue.pop_until(last) {
+        let mut at = until.min(self.end);
+        self.unfinished = self.ends_when_done().then(|| {
+            self.flows
+                .iter()
+                .filter(|f| f.completed_at.is_none())
+                .count() as u32
+        });
+        if self.unfinished == Some(0) {
+            at = at.min(self.span());
+        }
+        self.last = Time(at.0.saturating_sub(1));
+        while let Some((now, ev)) = self.queue.pop_until(self.last) {
             self.handle(now, ev);
         }
-        let at = until.min(self.end);
+        if let Some(t) = self.finished_at {
+            at = at.min(t);
+        }
         for e in &mut self.net.egresses {
             e.drain(at);
         }
@@ -186,6 +263,18 @@ impl World {
             Event::Start { flow } => self.start_flow(now, flow),
             Event::Stop { flow } => self.stop_flow(now, flow),
             Event::Sample => self.sample(now),
+        }
+    }
+
+    /// A finite transfer has finished at `now`: with [`World::stop_when_done`], the last one
+    /// ends the run (no event at or after `now` runs).
+    pub(super) fn transfer_finished(&mut self, now: Time) {
+        if let Some(n) = self.unfinished.as_mut() {
+            *n -= 1;
+            if *n == 0 {
+                self.finished_at = Some(now);
+                self.last = Time(now.0.saturating_sub(1));
+            }
         }
     }
 

@@ -148,3 +148,67 @@ fn outage_link_up_reconnection_acks_resume_sender_before_the_timer() {
         assert_eq!(rtx2 > rtx0, tr, "go-back-N resumed, tr={tr}");
     }
 }
+
+// Issue 12 item 6: a run whose flows are all finite transfers ends when the last one has
+// finished, not at the cap (`simulation.duration`), and its averages are over that span.
+#[test]
+fn finite_transfers_end_the_run_and_averages_cover_the_real_span() {
+    use packetsim::report::Summary;
+    let file = "app = \"file\"\nsize = \"100KB\"";
+    let sc = load(&line_scenario("2Mbps", "20ms", 100, file), &[]);
+    let done = scenario::run(&sc, 1).unwrap();
+    let s = &done.summary;
+    let f = &s.flows["f"];
+    let last_byte = f.start_s + f.completion_time_s.expect("finishes");
+    assert_eq!(s.ended_by, Some("flows_finished"));
+    assert_eq!(s.span_s, Some(last_byte));
+    assert_eq!(s.duration_s, 60.0, "duration_s stays the cap");
+    assert_eq!(done.world.span().as_secs_f64(), last_byte);
+    assert!(done.world.now().as_secs_f64() <= last_byte);
+
+    // The same world run to the cap, as a study that builds its world directly still does.
+    let mut w = scenario::build(&sc, 1).unwrap();
+    let info = w.run();
+    let cap = Summary::new(&w, &info, "test.toml", 1);
+    assert_eq!((cap.span_s, cap.ended_by), (None, None));
+    assert!(done.info.events < info.events);
+    // No loss: every data packet crossed the bottleneck before the last byte arrived, so both
+    // runs saw the same packets and the same busy time and queue, over 60 s or over the span.
+    let q = "bottleneck:r1->r2";
+    let (a, b) = (&s.queues[q], &cap.queues[q]);
+    assert_eq!(
+        (a.arrivals, a.departures, a.drops),
+        (b.arrivals, b.departures, 0)
+    );
+    let close = |x: f64, y: f64| (x - y).abs() <= 1e-9 * y.abs().max(1e-12);
+    assert!(close(a.utilisation * last_byte, b.utilisation * 60.0));
+    assert!(close(a.mean_len_pkts * last_byte, b.mean_len_pkts * 60.0));
+    assert_eq!(f.goodput_bps, cap.flows["f"].goodput_bps);
+    assert_eq!(f.bytes_delivered, 100_000);
+    // Busy time: every packet of the direction at 2 Mb/s.
+    let busy = a.utilisation * last_byte;
+    assert!(busy > 100_000.0 * 8.0 / 2e6, "{busy}");
+    assert!(s.table().lines().next().unwrap().contains(&format!(
+        "{last_byte:.3} s simulated (every flow finished; cap 60 s; averages over {last_byte:.3} s)"
+    )));
+
+    // A transfer that cannot finish within the cap: the run goes to the cap and says so.
+    let short = load(
+        &line_scenario("2Mbps", "20ms", 100, file),
+        &["simulation.duration=\"0.2s\""],
+    );
+    let out = scenario::run(&short, 1).unwrap();
+    assert_eq!(out.summary.ended_by, Some("duration"));
+    assert_eq!(out.summary.span_s, Some(0.2));
+    assert_eq!(out.summary.flows["f"].completion_time_s, None);
+
+    // Any unlimited flow (here a bulk flow beside the file): to the cap, as before.
+    let mixed = format!(
+        "{}\n[flows.g]\nfrom = \"s\"\nto = \"d\"\napp = \"bulk\"\n",
+        line_scenario("2Mbps", "20ms", 100, file)
+    );
+    let out = scenario::run(&load(&mixed, &["simulation.duration=\"5s\""]), 1).unwrap();
+    assert_eq!((out.summary.span_s, out.summary.ended_by), (None, None));
+    assert!(out.summary.flows["f"].completion_time_s.is_some());
+    assert_eq!(out.world.span().as_secs_f64(), 5.0);
+}
