@@ -51,6 +51,16 @@ impl<T> Slab<T> {
         self.live -= 1;
         v
     }
+    /// Drops the value at `i` where it lies (no move out) and frees its slot. Discarding an
+    /// empty slot is a bug.
+    #[inline(always)]
+    pub fn discard(&mut self, i: u32) {
+        let slot = &mut self.slots[i as usize];
+        debug_assert!(slot.is_some(), "slab: discarding an empty slot");
+        *slot = None;
+        self.free.push(i);
+        self.live -= 1;
+    }
     /// The value at `i`. Reading an empty slot is a bug.
     #[inline(always)]
     pub fn get(&self, i: u32) -> &T {
@@ -94,5 +104,8 @@ mod tests {
         assert_eq!(*s.get(b), 2);
         assert_eq!(s.len(), 2);
         assert_eq!(s.high_water(), 2);
+        s.discard(b);
+        assert_eq!(s.len(), 1);
+        assert_eq!(s.insert(4), b, "a discarded slot is reused");
     }
 }

@@ -186,6 +186,30 @@ impl World {
         let mut out = std::mem::take(&mut self.outbox);
         out.clear();
         f(&mut self.agents[id.idx()].agent, &mut out);
+        self.after_agent(now, id, out);
+    }
+
+    /// Hands packet `pkt` (in the arena) to endpoint `id`, then frees its slot before the
+    /// endpoint's answer is sent: [`World::with_agent`] for a delivery, without moving the
+    /// packet out of the arena.
+    #[inline(never)]
+    pub(super) fn deliver_to(&mut self, now: Time, id: AgentId, pkt: u32) {
+        let mut out = std::mem::take(&mut self.outbox);
+        out.clear();
+        let p = self.packets.get(pkt);
+        match &mut self.agents[id.idx()].agent {
+            Agent::TcpSender(a) => a.on_packet(now, p, &mut out),
+            Agent::TcpReceiver(a) => a.on_packet(now, p, &mut out),
+            a => a.endpoint().on_packet(now, p, &mut out),
+        }
+        self.packets.discard(pkt);
+        self.after_agent(now, id, out);
+    }
+
+    /// The second half of the adapter: delivered bytes, the outbox's packets (each put in the
+    /// arena as it is taken from the outbox, then sent by index) and the timer.
+    #[inline(always)]
+    fn after_agent(&mut self, now: Time, id: AgentId, mut out: Outbox) {
         let slot = &self.agents[id.idx()];
         let (node, flow, peer) = (slot.node, slot.flow, slot.peer);
         let dscp = if self.flows[flow.idx()].sender == id {
@@ -208,7 +232,9 @@ impl World {
             p.uid = self.books.created;
             p.size = IP_HEADER_BYTES + p.body.transport_len();
             self.books.created += 1;
-            self.send_from(now, node, p);
+            let dst = p.dst;
+            let pkt = self.packets.insert(p);
+            self.send_held(now, node, dst, pkt);
         }
         self.outbox = out;
         self.retarget(now, id);

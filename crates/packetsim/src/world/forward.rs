@@ -2,7 +2,7 @@
 //! forwarding answer carried out ([`Next`]), lazy and pull transmitters, and link changes.
 
 use super::{Event, World};
-use crate::ids::{EgressId, LinkId, NodeId};
+use crate::ids::{Addr, EgressId, LinkId, NodeId};
 use crate::net::{Disposition, LinkChange, Next};
 use crate::packet::{Body, Ecn, Packet};
 use crate::queue::DropReason;
@@ -108,59 +108,54 @@ impl World {
     /// Hands packet `pkt` to the endpoint it is addressed to.
     #[inline(always)]
     fn deliver(&mut self, now: Time, pkt: u32) {
-        let p = self.packets.remove(pkt);
+        let p = self.packets.get(pkt);
         if matches!(p.body, Body::Control(_)) {
             // A control message that no element at its destination took.
+            self.packets.discard(pkt);
             self.books.dropped[DropReason::Unclaimed as usize] += 1;
             return;
         }
         self.books.delivered += 1;
+        let to = p.to;
         if p.payload() > 0 {
             self.flows[p.flow.idx()].data_packets_delivered += 1;
         }
-        let to = p.to;
-        self.with_agent(now, to, |a, out| a.endpoint().on_packet(now, &p, out));
+        self.deliver_to(now, to, pkt);
     }
 
     /// Drops a packet held in the arena.
     fn drop_held(&mut self, pkt: u32, r: DropReason) {
-        self.packets.remove(pkt);
+        self.packets.discard(pkt);
         self.books.dropped[r as usize] += 1;
     }
 
-    /// Sends a packet that is not yet in the arena from `node` (an endpoint's or an element's).
-    /// A lazy egress that refuses it never stores it.
+    /// Sends packet `pkt`, just put in the arena by an endpoint or an element, from `node`
+    /// towards `dst` (its destination).
     #[inline]
-    pub(super) fn send_from(&mut self, now: Time, node: NodeId, mut p: Packet) {
+    pub(super) fn send_held(&mut self, now: Time, node: NodeId, dst: Addr, pkt: u32) {
         if self.tracer.is_some() {
-            return self.send_from_traced(now, node, p);
+            return self.send_held_traced(now, node, dst, pkt);
         }
-        match self.net.next_hop(now, node, p.dst) {
-            Next::Egress(e) if !self.net.egresses[e.idx()].is_pull() => {
-                match self.net.egresses[e.idx()].send(now, &mut p) {
-                    Ok(at) => {
-                        let pkt = self.packets.insert(p);
-                        self.queue.schedule(at, Event::Arrive { pkt, via: e });
-                    }
-                    Err(r) => self.books.dropped[r as usize] += 1,
-                }
-            }
-            Next::Drop(r) => self.books.dropped[r as usize] += 1,
-            next => {
-                let pkt = self.packets.insert(p);
-                self.forward(now, node, pkt, next);
-            }
+        match self.net.next_hop(now, node, dst) {
+            Next::Egress(e) => self.enqueue(now, e, pkt),
+            next => self.forward(now, node, pkt, next),
         }
     }
 
-    /// [`World::send_from`] with a tracer attached: through the arena and [`World::forward`],
-    /// which traces the first queue's verdict.
+    /// [`World::send_held`] with a tracer attached: through [`World::forward`], which traces
+    /// the first queue's verdict.
     #[cold]
     #[inline(never)]
-    fn send_from_traced(&mut self, now: Time, node: NodeId, p: Packet) {
-        let next = self.net.next_hop(now, node, p.dst);
-        let pkt = self.packets.insert(p);
+    fn send_held_traced(&mut self, now: Time, node: NodeId, dst: Addr, pkt: u32) {
+        let next = self.net.next_hop(now, node, dst);
         self.forward(now, node, pkt, next);
+    }
+
+    /// Sends a packet that is not yet in the arena from `node` (an element's).
+    pub(super) fn send_from(&mut self, now: Time, node: NodeId, p: Packet) {
+        let dst = p.dst;
+        let pkt = self.packets.insert(p);
+        self.send_held(now, node, dst, pkt);
     }
 
     /// [`World::enqueue`], traced when a tracer is attached (for paths off the fast one).
