@@ -44,6 +44,19 @@ pub enum ArrivalOrder {
     Port,
 }
 
+/// Where the VCs' cells go after their adapters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Output {
+    /// One shared switch output: buffer, discard policy, one cell per slot (spec 1 §2.3).
+    #[default]
+    Switch,
+    /// Each VC its own path of one cell per slot (spec 1 §3.1's ACK path, "separate,
+    /// uncongested"): a cell emitted in slot `s` leaves in slot `s + 1`, as through an empty
+    /// switch; nothing queues behind another VC and nothing is dropped.
+    PerVc,
+}
+
 /// Settings of one cell link direction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CellLinkConfig {
@@ -53,6 +66,8 @@ pub struct CellLinkConfig {
     pub switch: SwitchConfig,
     /// Order of same-slot arrivals.
     pub order: ArrivalOrder,
+    /// A shared switch output (default) or a path per VC.
+    pub output: Output,
 }
 
 /// What became of a packet (its frame) in the port.
@@ -114,6 +129,10 @@ pub struct CellPort {
     /// Sum over the processed slots of the switch queue after the slot's arrivals (idle
     /// slots add 0): the numerator of the per-slot mean queue length.
     queue_sum: u64,
+    /// [`Output::PerVc`]: the cells emitted in the last slot, leaving in this one.
+    through: Vec<Cell>,
+    /// [`Output::PerVc`]: the counters (cells arrived and sent; nothing is dropped).
+    direct: SwitchStats,
 }
 
 impl CellPort {
@@ -134,6 +153,8 @@ impl CellPort {
             settled: Vec::new(),
             pending_bytes: 0,
             queue_sum: 0,
+            through: Vec::new(),
+            direct: SwitchStats::default(),
         }
     }
 
@@ -144,12 +165,15 @@ impl CellPort {
 
     /// The switch counters (cells by drop cause, useless cells, largest queue).
     pub fn switch_stats(&self) -> &SwitchStats {
-        self.sw.stats()
+        match self.cfg.output {
+            Output::Switch => self.sw.stats(),
+            Output::PerVc => &self.direct,
+        }
     }
 
-    /// Cells in the switch now.
+    /// Cells in the switch now (per VC: the cells leaving in the next slot).
     pub fn queued_cells(&self) -> u32 {
-        self.sw.len()
+        self.sw.len() + self.through.len() as u32
     }
 
     /// VCs opened so far (one per flow that used the direction).
@@ -194,12 +218,12 @@ impl CellPort {
         if slots == 0 {
             0.0
         } else {
-            self.sw.stats().sent as f64 / slots as f64
+            self.switch_stats().sent as f64 / slots as f64
         }
     }
 
     fn busy(&self) -> bool {
-        self.active > 0 || !self.sw.is_empty()
+        self.active > 0 || !self.sw.is_empty() || !self.through.is_empty()
     }
 
     fn slot_of(&self, t: Time) -> u64 {
@@ -309,6 +333,9 @@ impl CellPort {
                 }
             }
         }
+        if self.cfg.output == Output::PerVc {
+            return self.process_per_vc(s);
+        }
         // (2) The output sends its head cell.
         if let Some(c) = self.sw.depart() {
             if c.eof {
@@ -349,6 +376,31 @@ impl CellPort {
         }
         self.queue_sum += self.sw.len() as u64;
     }
+
+    /// Steps (2) and (3) of [`CellPort::process`] with a path per VC: last slot's cells leave
+    /// (a frame whose end-of-frame cell leaves is sent), this slot's cells take their place.
+    fn process_per_vc(&mut self, s: u64) {
+        for c in self.through.drain(..) {
+            self.direct.sent += 1;
+            if c.eof {
+                let fr = self
+                    .frames
+                    .remove(&c.frame)
+                    .expect("a frame in transit is pending");
+                self.pending_bytes -= fr.bytes as u64;
+                self.settled.push(Settled::Sent {
+                    pkt: fr.pkt,
+                    slot: s,
+                    cells: fr.cells as u32,
+                });
+            }
+        }
+        self.direct.arrived += self.arrivals.len() as u64;
+        self.through.extend_from_slice(&self.arrivals);
+        let n = self.through.len() as u32;
+        self.direct.max_queue = self.direct.max_queue.max(n);
+        self.queue_sum += n as u64;
+    }
 }
 
 #[cfg(test)]
@@ -366,6 +418,7 @@ mod tests {
                     vcs: 1,
                 },
                 order,
+                output: Output::Switch,
             },
             Rng::from_seed(7),
         )
@@ -403,6 +456,36 @@ mod tests {
         assert_eq!(p.pending(), 0);
         assert_eq!(p.switch_stats().sent, 3);
         assert_eq!(p.next_tick(), None, "idle: no more ticks");
+    }
+
+    /// spec 1 §3.1's ACK path, "separate, uncongested, 1 cell/slot" ([`Output::PerVc`]): the
+    /// case above that loses VC 1's frame on a shared output of B = 1 loses nothing per VC.
+    /// Two 3-cell frames on VC 0 and one on VC 1, all offered at 0: each VC emits one cell per
+    /// slot (VC 0 in slots 1-6, VC 1 in slots 1-3) and every cell leaves the next slot, so VC
+    /// 1's frame and VC 0's first leave in slot 4, VC 0's second in slot 7; 9 cells arrive
+    /// and leave, none dropped; cells in transit after each slot: 2, 2, 2, 1, 1, 1.
+    #[test]
+    fn per_vc_paths_carry_every_cell_one_slot_later() {
+        let mut p = port(1, Discard::Plain, ArrivalOrder::Random);
+        p.cfg.output = Output::PerVc;
+        p.offer(Time::ZERO, 1, FlowId(0), 100);
+        p.offer(Time::ZERO, 2, FlowId(1), 100);
+        p.offer(Time::ZERO, 3, FlowId(0), 100);
+        let out = run_to(&mut p, Time::from_millis(1000));
+        let sent = |pkt, slot| Settled::Sent {
+            pkt,
+            slot,
+            cells: 3,
+        };
+        assert_eq!(out, vec![sent(1, 4), sent(2, 4), sent(3, 7)]);
+        let st = *p.switch_stats();
+        assert_eq!((st.arrived, st.sent, st.dropped()), (9, 9, 0));
+        assert_eq!((st.max_queue, p.queue_sum()), (2, 9));
+        assert_eq!(p.load(Time::from_micros(20 * 8)), 9.0 / 8.0);
+        assert_eq!(
+            (p.pending(), p.pending_bytes(), p.next_tick()),
+            (0, 0, None)
+        );
     }
 
     /// Two VCs interleave cell by cell; with B = 1 and plain discard, port order, the second

@@ -52,6 +52,9 @@ pub enum Via {
     Route,
     /// Down this egress of the node, whatever the routes say (a message to a neighbour).
     Egress(EgressId),
+    /// By the routes alone, past this node's interceptions and local delivery (a packet an
+    /// interceptor held and now lets go: `net::processing`).
+    Onward,
 }
 
 /// Something an element asks the world to do.
@@ -164,4 +167,10 @@ pub trait Element: fmt::Debug {
 
     /// For reports and tests: the concrete element.
     fn as_any(&self) -> &dyn Any;
+
+    /// For the builder, to add to an element already at a node: the concrete element, if it
+    /// allows that (by default not).
+    fn as_any_mut(&mut self) -> Option<&mut dyn Any> {
+        None
+    }
 }

@@ -14,12 +14,14 @@
 //! - Each node forwards by asking [`Net::next_hop`]: local delivery, run-time host routes,
 //!   then the static table (`forward`).
 //! - Node elements see packets arriving at their node and may consume, tag, redirect or send
-//!   packets and change routes and links (`element`).
+//!   packets and change routes and links (`element`); per-packet processing at a host is
+//!   one (`processing`, spec 1 §2.5-2.6).
 //!
 //! Layering: uses the kernel, ids, packet and queue; knows nothing of transport protocols.
 
 mod element;
 mod forward;
+pub mod processing;
 pub mod routing;
 mod transmitter;
 

@@ -221,11 +221,15 @@ pub enum LinkKind {
     Atm(AtmSpec),
 }
 
-/// A cell link's own settings (`kind = "atm"`): both directions alike.
+/// A cell link's own settings (`kind = "atm"`): both directions alike, but for the b→a
+/// direction's output.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AtmSpec {
-    /// Slot (one cell at the link rate), switch buffer and discard policy, arrival order.
+    /// Slot (one cell at the link rate), switch buffer and discard policy, arrival order (the
+    /// a→b direction's output: a switch).
     pub port: crate::atm::port::CellLinkConfig,
+    /// The b→a direction's output (`reverse_path`).
+    pub reverse: crate::atm::port::Output,
 }
 
 /// A radio link's own settings (`kind = "radio"`).

@@ -771,6 +771,55 @@ fn tcp_validation_errors_name_the_table_holding_the_key() {
     assert_at(&e, 23, "flows.f.tcp.variant", "unknown value `vegas`");
 }
 
+// spec 1 §2.5-2.6: the processing keys are checked where they are written; jitter needs a
+// base time, and a second or more is refused as a typo.
+#[test]
+fn tcp_processing_errors_name_the_key() {
+    let e = bad(
+        &BASE.replace(
+            "[nodes.a]",
+            "[tcp]\nsender_processing_jitter = \"30us\"\n[nodes.a]",
+        ),
+        &[],
+    );
+    assert_at(
+        &e,
+        5,
+        "tcp.sender_processing_jitter",
+        "only allowed with sender_processing",
+    );
+    let e = bad(
+        &format!("{BASE}tcp = {{ receiver_processing = \"2s\" }}\n"),
+        &[],
+    );
+    assert_at(
+        &e,
+        23,
+        "flows.f.tcp.receiver_processing",
+        "below 1 s, e.g. \"0.3ms\"",
+    );
+    let e = bad(
+        &format!("{BASE}tcp = {{ sender_processing = \"fast\" }}\n"),
+        &[],
+    );
+    assert_at(&e, 23, "flows.f.tcp.sender_processing", "fast");
+    // Set in [tcp], the per-flow table may still turn the jitter on.
+    let s = ok(
+        &(BASE.replace(
+            "[nodes.a]",
+            "[tcp]\nsender_processing = \"0.3ms\"\n[nodes.a]",
+        ) + "tcp = { sender_processing_jitter = \"30us\" }\n"),
+        &[],
+    );
+    let FlowKind::Tcp { tcp, .. } = &fl(&s)[0].kind else {
+        panic!("a tcp flow")
+    };
+    assert_eq!(
+        (tcp.sender_processing, tcp.sender_processing_jitter),
+        (Some(Dur::from_micros(300)), Dur::from_micros(30))
+    );
+}
+
 // spec 2 §2.3: the base-station-buffer window's keys are checked, and an error names the nested
 // key in the table that holds it.
 #[test]
@@ -1827,7 +1876,9 @@ fn atm_link_defaults_and_every_key() {
                     vcs: 1,
                 },
                 order,
+                output: crate::atm::port::Output::Switch,
             },
+            reverse: crate::atm::port::Output::Switch,
         })
     };
     // spec §3.1: B = 1000; plain discard and YATS's random same-slot order by default.
@@ -1860,6 +1911,18 @@ fn atm_link_defaults_and_every_key() {
     let (ab, ba) = (w.net.links[1].ab, w.net.links[1].ba);
     assert!(w.net.egresses[ab.idx()].is_cells() && w.net.egresses[ba.idx()].is_cells());
     assert!(!w.net.egresses[w.net.links[0].ab.idx()].is_cells());
+    // spec 1 §3.1: `reverse_path = "per_vc"` gives the b→a direction a path per VC; a→b
+    // keeps its switch.
+    use crate::atm::port::Output;
+    let s = ok(&atm("reverse_path = \"per_vc\""), &[]);
+    let LinkKind::Atm(a) = &s.links[1].kind else {
+        panic!("an atm link")
+    };
+    assert_eq!((a.port.output, a.reverse), (Output::Switch, Output::PerVc));
+    let w = build(&s, 1).unwrap();
+    let out = |e: crate::ids::EgressId| w.net.egresses[e.idx()].cells().unwrap().config().output;
+    let (ab, ba) = (w.net.links[1].ab, w.net.links[1].ba);
+    assert_eq!((out(ab), out(ba)), (Output::Switch, Output::PerVc));
 }
 
 #[test]
@@ -1896,6 +1959,7 @@ fn atm_link_errors_name_the_key() {
             "links.l2.arrival_order",
             "random",
         ),
+        ("reverse_path = \"none\"", "links.l2.reverse_path", "per_vc"),
         (
             "queue = { limit = 10 }",
             "links.l2.queue",

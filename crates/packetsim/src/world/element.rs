@@ -3,10 +3,11 @@
 //! element at its earliest deadline, as for endpoints.
 
 use super::{Event, World};
-use crate::ids::{EgressId, ElementId, NodeId};
+use crate::ids::{EgressId, ElementId, FlowId, NodeId};
+use crate::net::processing::{Processing, Side};
 use crate::net::{Disposition, Element, ElementCtx, Request, Via};
 use crate::packet::IP_HEADER_BYTES;
-use packetsim_kernel::Time;
+use packetsim_kernel::{Dur, Rng, Time};
 
 /// A node element and where it sits.
 pub struct ElementSlot {
@@ -123,6 +124,11 @@ impl World {
                             let id = self.packets.insert(pkt);
                             self.enqueue(now, e, id);
                         }
+                        Via::Onward => {
+                            let next = self.net.next_hop_routed(now, node, pkt.dst);
+                            let id = self.packets.insert(pkt);
+                            self.forward(now, node, id, next);
+                        }
                     }
                 }
                 Request::InstallRoute { node, route } => self.net.install_route(node, route),
@@ -135,6 +141,62 @@ impl World {
         }
         self.ectx = ctx;
         self.retarget_element(now, el);
+    }
+
+    /// Gives flow `flow` per-packet processing (spec 1 §2.5-2.6, [`Processing`]): with
+    /// `sender = Some((base, jitter))`, every packet its sender sends is held at the sender's
+    /// node for `base` plus a uniform draw from `[0, jitter]`, first in first out; with
+    /// `receiver = Some(d)`, every packet arriving for its receiver is held `d` at the
+    /// receiver's node. Each node has one [`Processing`] element, made on first use; the
+    /// jitter is drawn from the stream `flows.<name>.sender_processing` under `seed`.
+    pub fn add_processing(
+        &mut self,
+        flow: FlowId,
+        sender: Option<(Dur, Dur)>,
+        receiver: Option<Dur>,
+        seed: u64,
+    ) {
+        let f = &self.flows[flow.idx()];
+        let (snd, rcv) = (f.sender, f.receiver);
+        let name = f.name.clone();
+        let (snd_node, rcv_node) = (self.agents[snd.idx()].node, self.agents[rcv.idx()].node);
+        if let Some((base, jitter)) = sender {
+            let el = self.processing_at(snd_node);
+            let rng = Rng::for_component(seed, &format!("flows.{name}.sender_processing"));
+            self.processing_mut(el)
+                .add(rcv, Side::Outgoing, base, jitter, rng);
+            // Every packet of the sender goes to its receiver's node address.
+            let dst = self.net.addr_of(rcv_node);
+            self.net.intercept(snd_node, dst, el);
+        }
+        if let Some(d) = receiver {
+            let el = self.processing_at(rcv_node);
+            let rng = Rng::for_component(seed, &format!("flows.{name}.receiver_processing"));
+            self.processing_mut(el)
+                .add(rcv, Side::Incoming, d, Dur::ZERO, rng);
+            if !self.net.nodes[rcv_node.idx()].elements().contains(&el) {
+                self.net.watch(rcv_node, el);
+            }
+        }
+    }
+
+    /// The processing element at `node`, made if there is none yet.
+    fn processing_at(&mut self, node: NodeId) -> ElementId {
+        let found = self.elements.iter().position(|s| {
+            s.node == node && s.element.as_any().downcast_ref::<Processing>().is_some()
+        });
+        match found {
+            Some(i) => ElementId(i as u32),
+            None => self.add_element(node, Box::new(Processing::new()), false),
+        }
+    }
+
+    fn processing_mut(&mut self, el: ElementId) -> &mut Processing {
+        self.elements[el.idx()]
+            .element
+            .as_any_mut()
+            .and_then(|a| a.downcast_mut::<Processing>())
+            .expect("a processing element")
     }
 
     fn retarget_element(&mut self, now: Time, el: ElementId) {

@@ -816,3 +816,187 @@ fn scenario_rate_process_drives_the_link_rate() {
     assert_eq!(hist(&again), process.history);
     assert_ne!(hist(&other), process.history);
 }
+
+/// A sender that sends scripted bursts of datagrams of `payload` bytes (numbered from 0) at
+/// scripted times, and records when replies reach it.
+#[derive(Debug)]
+struct Bursts {
+    from: Addr,
+    to: Addr,
+    payload: u32,
+    plan: VecDeque<(Time, u64)>,
+    next_seq: u64,
+    replies: Vec<(Time, u64)>,
+}
+
+impl packetsim::transport::Endpoint for Bursts {
+    fn on_packet(&mut self, now: Time, p: &Packet, _: &mut packetsim::transport::Outbox) {
+        if let Body::Udp { seq, .. } = p.body {
+            self.replies.push((now, seq));
+        }
+    }
+    fn on_timer(&mut self, now: Time, out: &mut packetsim::transport::Outbox) {
+        while self.plan.front().is_some_and(|(t, _)| *t <= now) {
+            let (_, n) = self.plan.pop_front().unwrap();
+            for _ in 0..n {
+                let body = Body::Udp {
+                    seq: self.next_seq,
+                    payload: self.payload,
+                };
+                out.send(Packet::new(self.from, self.to, body));
+                self.next_seq += 1;
+            }
+        }
+    }
+    fn next_timeout(&self) -> Option<Time> {
+        self.plan.front().map(|(t, _)| *t)
+    }
+}
+
+impl packetsim::world::CustomEndpoint for Bursts {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// A receiver that records what it is handed and answers each datagram with an empty one
+/// (28 bytes: 28 µs at 8 Mb/s) carrying the same number.
+#[derive(Debug, Default)]
+struct Echo {
+    got: Vec<(Time, u64)>,
+}
+
+impl packetsim::transport::Endpoint for Echo {
+    fn on_packet(&mut self, now: Time, p: &Packet, out: &mut packetsim::transport::Outbox) {
+        if let Body::Udp { seq, .. } = p.body {
+            self.got.push((now, seq));
+            out.send(Packet::new(p.dst, p.src, Body::Udp { seq, payload: 0 }));
+        }
+    }
+    fn on_timer(&mut self, _: Time, _: &mut packetsim::transport::Outbox) {}
+    fn next_timeout(&self) -> Option<Time> {
+        None
+    }
+}
+
+impl packetsim::world::CustomEndpoint for Echo {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+fn custom<T: 'static>(w: &World, agent: packetsim::ids::AgentId) -> &T {
+    let packetsim::world::Agent::Custom(a) = &w.agents[agent.idx()].agent else {
+        panic!("a custom endpoint")
+    };
+    a.as_any().downcast_ref::<T>().unwrap()
+}
+
+/// Two flows a -> b (8 Mb/s, 1 ms, so a 1500-byte packet takes 1.5 ms on the wire) with
+/// `plan_p` and `plan_q` as their senders' bursts of `payload`-byte datagrams; flow p gets
+/// `proc` processing.
+fn processing_pair(
+    payload: u32,
+    plan_p: &[(f64, u64)],
+    plan_q: &[(f64, u64)],
+    proc: (Option<(Dur, Dur)>, Option<Dur>),
+) -> (World, [packetsim::ids::FlowId; 2]) {
+    use packetsim::world::FlowPlacement;
+    let (mut w, a, b) = pair(Dur::from_millis(1), |_| {});
+    let at = FlowPlacement {
+        from: a,
+        to: b,
+        start: Time::ZERO,
+        stop: None,
+        dscp: 0,
+    };
+    let (sa, db) = (w.net.addr_of(a), w.net.addr_of(b));
+    let mut flow = |name: &str, plan: &[(f64, u64)]| {
+        let s = Bursts {
+            from: sa,
+            to: db,
+            payload,
+            plan: plan.iter().map(|&(t, n)| (ms(t), n)).collect(),
+            next_seq: 0,
+            replies: Vec::new(),
+        };
+        w.add_custom_flow(name, at, Box::new(s), Box::new(Echo::default()), None)
+    };
+    let (p, q) = (flow("p", plan_p), flow("q", plan_q));
+    w.add_processing(p, proc.0, proc.1, 1);
+    (w, [p, q])
+}
+
+// spec 1 §2.5-2.6 (YATS `PROCTIM`): every packet a sender sends waits its processing time in
+// one first-in-first-out server before it leaves the host, and every packet for a receiver
+// waits in the receiver's server before the receiver sees it. Flow p: sender processing
+// 0.3 ms, receiver processing 2 ms (longer than the 1.5 ms a packet takes on the wire, so the
+// receiver's server queues). Three packets at 0 and one at 5 ms:
+// - sender server: leave at 0.3, 0.6, 0.9 (queued behind each other), 5.3;
+// - wire (1.5 ms each, 1 ms delay): start 0.3, 1.8, 3.3, 5.3; arrive 2.8, 4.3, 5.8, 7.8;
+// - receiver server: start max(arrival, free): 2.8, 4.8, 6.8, 8.8; handed over at 4.8, 6.8,
+//   8.8, 10.8;
+// - the receiver's replies are not held (no server on that side): they reach the sender
+//   0.028 + 1 ms after they are sent, and the sender's server does not hold what arrives.
+// Flow q, from the same host to the same host without processing, passes untouched: sent at
+// 20 ms, handed to its receiver at 22.5 ms, its reply back at 23.528 ms.
+#[test]
+fn processing_servers_hold_packets_first_in_first_out_at_both_ends() {
+    let us = Dur::from_micros;
+    let (mut w, [p, q]) = processing_pair(
+        1472,
+        &[(0.0, 3), (5.0, 1)],
+        &[(20.0, 1)],
+        (Some((us(300), Dur::ZERO)), Some(us(2000))),
+    );
+    w.run();
+    let f = |id: packetsim::ids::FlowId| (w.flows[id.idx()].sender, w.flows[id.idx()].receiver);
+    let (ps, pr) = f(p);
+    let (qs, qr) = f(q);
+    let got = &custom::<Echo>(&w, pr).got;
+    assert_eq!(
+        got,
+        &[(ms(4.8), 0), (ms(6.8), 1), (ms(8.8), 2), (ms(10.8), 3)]
+    );
+    assert_eq!(
+        custom::<Bursts>(&w, ps).replies,
+        [4.8, 6.8, 8.8, 10.8]
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (ms(t + 1.028), i as u64))
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(custom::<Echo>(&w, qr).got, [(ms(22.5), 0)]);
+    assert_eq!(custom::<Bursts>(&w, qs).replies, [(ms(23.528), 0)]);
+    // Books: each of p's 4 packets was taken and re-sent by each server.
+    assert_eq!(w.books.consumed, 8);
+    assert_eq!(w.check_conservation(), Ok(()));
+}
+
+// spec 1 §2.5: "a uniform random time in [0.3, 0.33] ms", one server: a burst of 20 empty
+// datagrams (28 bytes, 28 µs on the wire, so the server is the bottleneck) reaches the
+// receiver 0.028 + 1 ms after each leaves the server, in order, 0.3 to 0.33 ms apart (the
+// first 0.3 to 0.33 ms after 0); the draws come from the flow's own stream (the same seed
+// gives the same times) and are not all equal.
+#[test]
+fn processing_jitter_draws_each_time_from_the_stated_range_in_order() {
+    let us = Dur::from_micros;
+    let run = || {
+        let (mut w, [p, _]) =
+            processing_pair(0, &[(0.0, 20)], &[], (Some((us(300), us(30))), None));
+        w.run();
+        custom::<Echo>(&w, w.flows[p.idx()].receiver).got.clone()
+    };
+    let got = run();
+    assert_eq!(got.len(), 20);
+    assert!(got.windows(2).all(|x| x[0].1 + 1 == x[1].1), "in order");
+    let mut leave = vec![0];
+    leave.extend(got.iter().map(|(t, _)| t.as_nanos() - 1_028_000));
+    let gaps: Vec<u64> = leave.windows(2).map(|x| x[1] - x[0]).collect();
+    assert!(
+        gaps.iter().all(|g| (300_000..=330_000).contains(g)),
+        "{gaps:?}"
+    );
+    assert!(gaps.iter().any(|g| *g != gaps[0]), "{gaps:?}");
+    assert_eq!(got, run(), "seeded");
+}

@@ -1,6 +1,8 @@
 //! `kind = "tcp"` (the default): a TCP connection carrying a bulk transfer, a file or study
 //! 1's frame source. Keys: `tcp` (TcpConfig keys over `[tcp]`, merged key by key), `app`,
-//! `size`, and with `app = "frames"` `frame_size`, `frame_interval`, `resume_below`.
+//! `size`, and with `app = "frames"` `frame_size`, `frame_interval`, `resume_below`. The
+//! TcpConfig keys `sender_processing`, `sender_processing_jitter` and `receiver_processing`
+//! are carried out here, by the hosts' processing elements (`net::processing`).
 
 use super::{app_data, FlowBuild, FlowInput, FlowKindRow, RawApp};
 use crate::app::AppSource;
@@ -151,7 +153,7 @@ fn add(world: &mut World, b: &FlowBuild) -> Result<(), BuildError> {
     let FlowKind::Tcp { app, tcp } = &b.spec.kind else {
         unreachable!("the tcp row adds tcp flows only")
     };
-    match *app {
+    let id = match *app {
         App::Frames {
             block,
             interval,
@@ -159,11 +161,16 @@ fn add(world: &mut World, b: &FlowBuild) -> Result<(), BuildError> {
         } => {
             let buffer = tcp.send_buffer.expect("checked when loaded");
             let source = AppSource::frames(block, interval, buffer, buffer - resume_below);
-            world.add_tcp_flow_with_app(&b.spec.name, b.at, tcp, source);
+            world.add_tcp_flow_with_app(&b.spec.name, b.at, tcp, source)
         }
-        _ => {
-            world.add_tcp_flow(&b.spec.name, b.at, tcp, app_data(app));
-        }
+        _ => world.add_tcp_flow(&b.spec.name, b.at, tcp, app_data(app)),
+    };
+    // spec 1 §2.5-2.6: per-packet processing at the hosts, a node element (net::processing).
+    let sender = tcp
+        .sender_processing
+        .map(|d| (d, tcp.sender_processing_jitter));
+    if sender.is_some() || tcp.receiver_processing.is_some() {
+        world.add_processing(id, sender, tcp.receiver_processing, b.seed);
     }
     Ok(())
 }

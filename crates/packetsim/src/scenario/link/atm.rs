@@ -14,13 +14,16 @@
 //!   (YATS, default false; spec §6 Q6); only with `ppd` or `epd`.
 //! - `arrival_order`: `"random"` (default, YATS: same-slot cells in an order drawn from the
 //!   link's seeded stream) or `"port"` (VC order).
+//! - `reverse_path`: the b→a direction is `"switch"` (default: a switch output like a→b) or
+//!   `"per_vc"` (spec 1 §3.1's ACK path, "separate, uncongested, 1 cell/slot": each VC its own
+//!   path, [`Output::PerVc`]; the switch keys then apply to a→b only).
 //!
 //! The common keys that describe a packet transmitter (`queue`, `queue_ba`, `loss`, `ber`,
 //! `errors`, `loss_position`, `outages`, `outage_policy`, `rate_steps`, `rate_process`, `queue_report`,
 //! `diffserv_edge`) have no meaning on a cell link and are refused with a located error.
 
 use super::{LinkBuild, LinkInput, LinkKindRow};
-use crate::atm::port::{ArrivalOrder, CellLinkConfig, CellPort};
+use crate::atm::port::{ArrivalOrder, CellLinkConfig, CellPort, Output};
 use crate::atm::switch::{Discard, SwitchConfig};
 use crate::atm::CELL_BYTES;
 use crate::ids::LinkId;
@@ -55,6 +58,16 @@ struct Keys {
     keep_eof: Option<bool>,
     #[serde(default)]
     arrival_order: Option<ArrivalOrder>,
+    #[serde(default)]
+    reverse_path: Option<ReversePath>,
+}
+
+/// The b→a direction's kind of output.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+enum ReversePath {
+    Switch,
+    PerVc,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
@@ -145,6 +158,11 @@ fn load(l: &LinkInput) -> Result<LinkKind, ScenarioError> {
             slot: c.rate.tx_time(CELL_BYTES),
             switch,
             order: k.arrival_order.unwrap_or_default(),
+            output: Output::Switch,
+        },
+        reverse: match k.reverse_path {
+            None | Some(ReversePath::Switch) => Output::Switch,
+            Some(ReversePath::PerVc) => Output::PerVc,
         },
     }))
 }
@@ -156,10 +174,16 @@ fn add(net: &mut Net, b: &LinkBuild) -> LinkId {
     };
     let id = (super::point_to_point::KIND.add)(net, b);
     let (ab, ba) = (net.links[id.idx()].ab, net.links[id.idx()].ba);
-    for e in [ab, ba] {
+    for (e, output) in [(ab, Output::Switch), (ba, spec.reverse)] {
         let egress = &mut net.egresses[e.idx()];
         let rng = Rng::for_component(b.seed, &format!("cells.{}", egress.name));
-        egress.set_cells(CellPort::new(spec.port, rng));
+        egress.set_cells(CellPort::new(
+            CellLinkConfig {
+                output,
+                ..spec.port
+            },
+            rng,
+        ));
     }
     id
 }

@@ -129,6 +129,26 @@ pub struct TcpConfig {
     /// DCTCP's estimation gain g in (0, 1] (RFC 8257 §3.3, §4.2: default 1/16).
     #[serde(skip_serializing_if = "is_dctcp_g_default")]
     pub dctcp_g: f64,
+    /// The sending host's per-packet processing time (spec 1 §2.5: 0.3 ms, YATS `PROCTIM`):
+    /// every packet the sender sends waits in a first-in-first-out server for this long (plus
+    /// a draw of `sender_processing_jitter`) before it leaves the host. Absent (default): none.
+    /// Not part of the endpoint: the world puts a processing element at the sender's node
+    /// (`net::processing`).
+    #[serde(with = "units::dur::opt", skip_serializing_if = "Option::is_none")]
+    pub sender_processing: Option<Dur>,
+    /// With `sender_processing`: each packet's time is drawn uniformly from `[p, p + this]`
+    /// (spec 1 §2.5: 0.03 ms, "0.3-0.33 ms"), from the flow's own random stream. Default 0.
+    #[serde(with = "units::dur", skip_serializing_if = "is_zero_dur")]
+    pub sender_processing_jitter: Dur,
+    /// The receiving host's per-packet processing time (spec 1 §2.6: 0.3 ms): every packet
+    /// for the receiver waits in a first-in-first-out server for this long before the
+    /// receiver sees it. Absent (default): none.
+    #[serde(with = "units::dur::opt", skip_serializing_if = "Option::is_none")]
+    pub receiver_processing: Option<Dur>,
+}
+
+fn is_zero_dur(d: &Dur) -> bool {
+    *d == Dur::ZERO
 }
 
 /// How a receiver echoes CE marks (the `[tcp]` key `ecn_echo`).
@@ -318,6 +338,9 @@ impl Default for TcpConfig {
             ssthresh_rule: SsthreshRule::Rfc5681,
             ecn_echo: EcnEcho::Rfc3168,
             dctcp_g: super::cc::dctcp::G_DEFAULT,
+            sender_processing: None,
+            sender_processing_jitter: Dur::ZERO,
+            receiver_processing: None,
         }
     }
 }
@@ -417,6 +440,28 @@ impl TcpConfig {
                         .into(),
                 ));
             }
+        }
+        // Processing times: below one second (spec 1's are 0.3 ms; a longer one is a typo).
+        for (key, d) in [
+            ("sender_processing", self.sender_processing),
+            (
+                "sender_processing_jitter",
+                Some(self.sender_processing_jitter),
+            ),
+            ("receiver_processing", self.receiver_processing),
+        ] {
+            if d.is_some_and(|d| d >= Dur::from_secs(1)) {
+                return Err((
+                    key,
+                    "expected a per-packet processing time below 1 s, e.g. \"0.3ms\"".into(),
+                ));
+            }
+        }
+        if self.sender_processing_jitter > Dur::ZERO && self.sender_processing.is_none() {
+            return Err((
+                "sender_processing_jitter",
+                "only allowed with sender_processing (the jitter is added to it)".into(),
+            ));
         }
         if self.reconnection_acks > 16 {
             return Err((
