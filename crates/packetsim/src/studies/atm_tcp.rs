@@ -682,7 +682,8 @@ fn run_row(d: &Done) -> String {
     let s = &r.switch;
     format!(
         "{},{},{},{:.6},{},{},{},{},{},{:.0},{:.0},{},{},{},{},{:.0}\n",
-        d.group,
+        // Quoted when it holds a comma (`sens/B=2000,T=1200/100`).
+        super::csv_field(&d.group),
         d.x,
         d.rep,
         r.load(),
@@ -1210,6 +1211,25 @@ mod tests {
             "checks.csv",
         ] {
             assert!(dir.join(f).exists(), "{f}");
+        }
+        // Every record of runs.csv has the header's 16 fields: a group with a comma
+        // (`sens/B=2000,T=1200/100`) is quoted (RFC 4180).
+        let runs = std::fs::read_to_string(dir.join("runs.csv")).unwrap();
+        let fields = |line: &str| {
+            let mut quoted = false;
+            1 + line
+                .chars()
+                .filter(|&c| {
+                    if c == '"' {
+                        quoted = !quoted;
+                    }
+                    c == ',' && !quoted
+                })
+                .count()
+        };
+        assert!(runs.contains("\n\"sens/B=2000,T=1200/100\",100,"));
+        for line in runs.lines() {
+            assert_eq!(fields(line), 16, "{line}");
         }
         std::fs::remove_dir_all(&dir).ok();
     }
