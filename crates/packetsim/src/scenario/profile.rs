@@ -114,6 +114,13 @@ pub const NS2_OPTIONS: &[ProfileOption] = &[
         source: "tcp/tcp.cc TcpAgent::rtt_init",
     },
     ProfileOption {
+        table: Table::Tcp,
+        key: "sack_recovery",
+        value: "\"sack1\"",
+        ns2: "Agent/TCP/Sack1 (the SACK agent of ns-2 scripts)",
+        source: "tcp/tcp-sack1.cc Sack1TcpAgent::recv, dupack_action, send_much",
+    },
+    ProfileOption {
         table: Table::Sctp,
         key: "fast_recovery",
         value: "true",
@@ -196,6 +203,7 @@ mod tests {
         assert_ne!(tcp.tick, d.tick);
         assert_ne!(tcp.rto_min, d.rto_min);
         assert_ne!(tcp.rto_initial, d.rto_initial);
+        assert_ne!(tcp.sack_recovery, d.sack_recovery);
         assert_eq!(tcp.validate(), Ok(()));
         let sctp: SctpConfig = toml::Value::Table(Profile::Ns2.table(Table::Sctp))
             .try_into()

@@ -129,6 +129,29 @@ pub struct TcpConfig {
     /// DCTCP's estimation gain g in (0, 1] (RFC 8257 §3.3, §4.2: default 1/16).
     #[serde(skip_serializing_if = "is_dctcp_g_default")]
     pub dctcp_g: f64,
+    /// Loss recovery of the `sack` variant: `rfc6675` (default; scoreboard, IsLost, pipe in
+    /// bytes) or `sack1` (ns-2.35 `Agent/TCP/Sack1`, `tcp/tcp-sack1.cc`: fast retransmit on
+    /// the DupThresh-th duplicate ACK only, a pipe counter in packets, holes below the highest
+    /// SACK before new data; see `recovery/sack1.rs`). Other variants ignore it.
+    #[serde(skip_serializing_if = "SackRecoveryKind::is_default")]
+    pub sack_recovery: SackRecoveryKind,
+}
+
+/// The `sack` variant's loss recovery (the `[tcp]` key `sack_recovery`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SackRecoveryKind {
+    /// RFC 6675 (the behaviour before this key existed).
+    #[default]
+    Rfc6675,
+    /// ns-2.35 `Sack1TcpAgent::recv`, `dupack_action`, `send_much`.
+    Sack1,
+}
+
+impl SackRecoveryKind {
+    fn is_default(&self) -> bool {
+        *self == SackRecoveryKind::default()
+    }
 }
 
 /// How a receiver echoes CE marks (the `[tcp]` key `ecn_echo`).
@@ -318,6 +341,7 @@ impl Default for TcpConfig {
             ssthresh_rule: SsthreshRule::Rfc5681,
             ecn_echo: EcnEcho::Rfc3168,
             dctcp_g: super::cc::dctcp::G_DEFAULT,
+            sack_recovery: SackRecoveryKind::Rfc6675,
         }
     }
 }
