@@ -1,17 +1,20 @@
 #!/usr/bin/env python3
 """Issue 14 validation: the study-3 path (4 MiB, TCP Reno, TCP SACK, SCTP single- and
-multihomed) at 4% and 16% loss, ns-2.35 with its stock TCP mechanisms against packetsim with
-and without `profile = "ns2"`.
+multihomed) at 0, 1, 4, 8 and 16% loss, ns-2.35 with its stock TCP mechanisms against packetsim
+with and without `profile = "ns2"`.
 
     bench/validate/ns2profile/run.py [--runs N] [--jobs J] [--ns2-only|--packetsim-only|--table-only]
 
 ns-2: ../sctp/sctp_path.tcl with NS2_STOCK=1 (singledup_ 1, minrto_ 0.2, maxrto_ 60; the
-scenario's sizes kept), seeds 1..N, into data/ns2_stock.jsonl.
+scenario's sizes kept), seeds 1..N, into RAW/ns2_stock.jsonl.
 packetsim: `packetsim sweep` of scenarios/sctp-tcp-path.toml (TCP) and
 scenarios/sctp-multihoming.toml (SCTP), N runs per point, once as the scenarios are
 ("standard") and once with `profile = "ns2"` plus the ns-2.35 timer values the scenario file
-would otherwise override (rto_min 200 ms, rto_max 60 s), into data/packetsim/.
-Writes results.md (the table). Standard library only. PACKETSIM=path overrides the binary.
+would otherwise override (rto_min 200 ms, rto_max 60 s), into RAW/packetsim/.
+RAW (raw runs and sweep folders) is $NS2PROFILE_RAW, by default /tmp/ns2/ns2profile: OUTSIDE
+the repository (a submission with raw run folders is refused for size). Only the summaries are
+written here: table.md (the tables) and summary.jsonl (one line per protocol and loss with the
+means, CIs and counts). Standard library only. PACKETSIM=path overrides the binary.
 """
 import argparse
 import csv
@@ -26,12 +29,14 @@ from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
-DATA = os.path.join(HERE, "data")
-NS2_RAW = os.path.join(DATA, "ns2_stock.jsonl")
-PS_DIR = os.path.join(DATA, "packetsim")
+RAW = os.environ.get("NS2PROFILE_RAW", "/tmp/ns2/ns2profile")
+if os.path.abspath(RAW).startswith(ROOT + os.sep):
+    sys.exit(f"NS2PROFILE_RAW={RAW} is inside the repository; raw runs stay outside it")
+NS2_RAW = os.path.join(RAW, "ns2_stock.jsonl")
+PS_DIR = os.path.join(RAW, "packetsim")
 TCL = os.path.join(HERE, "..", "sctp", "sctp_path.tcl")
 PROTOS = ["reno", "sack", "sctp1", "sctp2"]
-LOSSES = [0.04, 0.16]
+LOSSES = [0.0, 0.01, 0.04, 0.08, 0.16]
 T95 = {29: 2.045, 49: 2.010, 99: 1.984}
 
 
@@ -192,8 +197,29 @@ def table(runs):
                 cells.append("–" if r is None else f"{r[0]:.1f}")
             out.append("| " + " | ".join(cells) + " |")
     text = "\n".join(out) + "\n"
-    with open(os.path.join(DATA, "table.md"), "w") as f:
+    with open(os.path.join(HERE, "table.md"), "w") as f:
         f.write(text)
+    with open(os.path.join(HERE, "summary.jsonl"), "w") as f:
+        for p in PROTOS:
+            for l in LOSSES:
+                if (p, l) not in ns:
+                    continue
+                t = ns[(p, l)]["t"]
+                m, ci = mean_ci(t)
+                row = {"proto": p, "loss": l, "ns235_time_s": round(m, 3),
+                       "ns235_ci95": round(ci, 3), "ns235_n": len(t),
+                       "ns235_rtx": round(statistics.fmean(ns[(p, l)]["rtx"]), 2),
+                       "ns235_timeouts": round(statistics.fmean(ns[(p, l)]["to"]), 2)}
+                for mode in ("standard", "ns2"):
+                    for key, names in (("time_s", TIME if p in ("reno", "sack") else STIME),
+                                       ("rtx", RTX), ("timeouts", ["flows.file.timeouts"])):
+                        r = ps_metric(mode, p, l, names)
+                        if r is not None:
+                            row[f"ps_{mode}_{key}"] = round(r[0], 3)
+                            if key == "time_s":
+                                row[f"ps_{mode}_ci95"] = round(r[1], 3)
+                                row[f"ps_{mode}_n"] = r[2]
+                f.write(json.dumps(row, sort_keys=True) + "\n")
     print(text)
 
 
@@ -206,6 +232,7 @@ def main():
     ap.add_argument("--table-only", action="store_true")
     a = ap.parse_args()
     os.makedirs(PS_DIR, exist_ok=True)
+    os.makedirs(RAW, exist_ok=True)
     binary = os.environ.get("PACKETSIM", os.path.join(ROOT, "target", "release", "packetsim"))
     if not (a.table_only or a.packetsim_only):
         ns2_runs(a.runs, a.jobs)

@@ -1338,12 +1338,21 @@ impl Ctx<'_> {
         table: &toml::Table,
         parsed: Option<T>,
     ) -> Result<(T, toml::Table)> {
-        let own = table.get(name).and_then(|t| t.as_table());
-        if profile == Profile::Standard {
-            return Ok((parsed.unwrap_or_default(), own.cloned().unwrap_or_default()));
+        let mut own = table
+            .get(name)
+            .and_then(|t| t.as_table())
+            .cloned()
+            .unwrap_or_default();
+        // `[sctp] rfc = N` fills the preset's keys the table does not set (over the profile's).
+        if which == ProfileTable::Sctp {
+            SctpConfig::expand_rfc(&mut own)
+                .map_err(|m| self.err(&KeyPath::keys(&[name, "rfc"]), m))?;
+        }
+        if profile == Profile::Standard && !own.contains_key("rfc") {
+            return Ok((parsed.unwrap_or_default(), own));
         }
         let mut merged = profile.table(which);
-        for (k, v) in own.into_iter().flatten() {
+        for (k, v) in own {
             merged.insert(k.clone(), v.clone());
         }
         // The file's table was deserialised on its own already, so this fails only on a bug.

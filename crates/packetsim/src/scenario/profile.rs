@@ -114,6 +114,13 @@ pub const NS2_OPTIONS: &[ProfileOption] = &[
         source: "tcp/tcp.cc TcpAgent::rtt_init",
     },
     ProfileOption {
+        table: Table::Tcp,
+        key: "sack_recovery",
+        value: "\"sack1\"",
+        ns2: "Agent/TCP/Sack1 (the SACK agent of ns-2 scripts)",
+        source: "tcp/tcp-sack1.cc Sack1TcpAgent::recv, dupack_action, send_much",
+    },
+    ProfileOption {
         table: Table::Sctp,
         key: "fast_recovery",
         value: "true",
@@ -133,6 +140,27 @@ pub const NS2_OPTIONS: &[ProfileOption] = &[
         value: "true",
         ns2: "if (iCwnd > 1 * uiMaxDataSize) before the T3 cut",
         source: "sctp/sctp.cc SctpAgent::Timeout",
+    },
+    ProfileOption {
+        table: Table::Sctp,
+        key: "initial_cwnd_rfc4960",
+        value: "true",
+        ns2: "MIN(4 * uiMaxDataSize, MAX(4380, 2 * uiMaxDataSize)) (RFC 4960 §7.2.1)",
+        source: "sctp/sctp.cc SctpAgent::Reset",
+    },
+    ProfileOption {
+        table: Table::Sctp,
+        key: "idle_cwnd_decay",
+        value: "true",
+        ns2: "opCwndDegradeTimer, MAX(iCwnd/2, 4 * uiMaxDataSize)",
+        source: "sctp/sctp.cc CwndDegradeTimerExpiration",
+    },
+    ProfileOption {
+        table: Table::Sctp,
+        key: "path_verification",
+        value: "true",
+        ns2: "SCTP_DEST_STATUS_UNCONFIRMED until a HEARTBEAT-ACK",
+        source: "sctp/sctp.cc ProcessChunk (COOKIE-ACK, HB-ACK)",
     },
     ProfileOption {
         table: Table::Sctp,
@@ -196,6 +224,7 @@ mod tests {
         assert_ne!(tcp.tick, d.tick);
         assert_ne!(tcp.rto_min, d.rto_min);
         assert_ne!(tcp.rto_initial, d.rto_initial);
+        assert_ne!(tcp.sack_recovery, d.sack_recovery);
         assert_eq!(tcp.validate(), Ok(()));
         let sctp: SctpConfig = toml::Value::Table(Profile::Ns2.table(Table::Sctp))
             .try_into()
@@ -205,6 +234,9 @@ mod tests {
         assert_eq!((sctp.fast_rtx_threshold, d.fast_rtx_threshold), (3, 4));
         assert_eq!((sctp.ssthresh_floor_mtus, d.ssthresh_floor_mtus), (4, 2));
         assert!(sctp.t3_cut_above_one_mtu && !d.t3_cut_above_one_mtu);
+        assert!(sctp.initial_cwnd_rfc4960 && !d.initial_cwnd_rfc4960);
+        assert!(sctp.idle_cwnd_decay && !d.idle_cwnd_decay);
+        assert!(sctp.path_verification && !d.path_verification);
         assert_eq!(sctp.validate(), Ok(()));
         let link = Profile::Ns2.table(Table::Link);
         let pos: LossPosition = link["loss_position"].clone().try_into().unwrap();

@@ -2456,6 +2456,54 @@ fn sctp_ssthresh_floor_out_of_range_is_located() {
     );
 }
 
+// `rfc = 2960 | 4960` (issue 14 item 7): a preset filling the keys its table does not set.
+// `[sctp] rfc = 4960` gives RFC 4960 §7.2.1, §7.2.3, §7.2.4's values but the table's own
+// `fast_rtx_threshold` wins; over the ns2 profile `rfc = 2960` restores RFC 2960 and leaves
+// the ns-2-only keys (t3_cut_above_one_mtu, path_verification) as the profile set them; a
+// flow's own `rfc` works the same way; another value is located at `sctp.rfc`.
+#[test]
+fn sctp_rfc_preset_fills_the_keys_its_table_does_not_set() {
+    use crate::transport::sctp::{RtxPolicy, SctpConfig};
+    let sctp_of = |sc: &Scenario| match &fl(sc)[0].kind {
+        FlowKind::Sctp { sctp, .. } => sctp.clone(),
+        k => panic!("{k:?}"),
+    };
+    let with = |t: &str| MULTIHOMED.replace("[nodes.s]", &format!("[sctp]\n{t}\n\n[nodes.s]"));
+    let c = sctp_of(&ok(&with("rfc = 4960\nfast_rtx_threshold = 4"), &[]));
+    assert!(c.fast_recovery && c.initial_cwnd_rfc4960 && c.idle_cwnd_decay);
+    assert_eq!((c.fast_rtx_threshold, c.ssthresh_floor_mtus), (4, 4));
+    assert!(!c.path_verification && !c.t3_cut_above_one_mtu);
+    let c = sctp_of(&ok(
+        &format!("profile = \"ns2\"\n{}", with("rfc = 2960")),
+        &[],
+    ));
+    assert!(!c.fast_recovery && !c.initial_cwnd_rfc4960 && !c.idle_cwnd_decay);
+    assert_eq!((c.fast_rtx_threshold, c.ssthresh_floor_mtus), (4, 2));
+    assert!(c.path_verification && c.t3_cut_above_one_mtu);
+    let own = MULTIHOMED.replace(
+        "sctp = { rtx_policy = \"same\" }",
+        "sctp = { rfc = 4960, idle_cwnd_decay = false }",
+    );
+    let c = sctp_of(&ok(&own, &[]));
+    assert!(c.fast_recovery && !c.idle_cwnd_decay);
+    assert_eq!(c.ssthresh_floor_mtus, 4);
+    let c = sctp_of(&ok(MULTIHOMED, &[]));
+    assert_eq!(
+        c,
+        SctpConfig {
+            rtx_policy: RtxPolicy::Same,
+            ..SctpConfig::default()
+        },
+        "no preset: the RFC 2960 defaults"
+    );
+    assert_at(
+        &bad(&with("rfc = 4961"), &[]),
+        5,
+        "sctp.rfc",
+        "expected 2960 or 4960",
+    );
+}
+
 /// `BASE` with `keys` added to its tcp flow `f` (from line 23 on).
 fn frames_flow(keys: &str) -> String {
     format!("{BASE}{keys}\n")

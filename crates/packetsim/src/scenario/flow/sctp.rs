@@ -65,9 +65,18 @@ fn load(f: &FlowInput) -> Result<FlowKind, ScenarioError> {
     let sctp = match f.raw_table("sctp") {
         None => d.sctp.clone(),
         Some(own) => {
-            f.cx.merge_config(f.name, f.path, "sctp", d.sctp_raw, own, |c: &SctpConfig| {
-                c.validate()
-            })?
+            // A flow's `rfc = N` fills the preset's keys this table does not set.
+            let mut own = own.clone();
+            SctpConfig::expand_rfc(&mut own)
+                .map_err(|m| f.cx.err(&f.path.key("sctp").key("rfc"), m))?;
+            f.cx.merge_config(
+                f.name,
+                f.path,
+                "sctp",
+                d.sctp_raw,
+                &own,
+                |c: &SctpConfig| c.validate(),
+            )?
         }
     };
     let pick = |key: &str, node: &str, list: Option<Vec<String>>| {

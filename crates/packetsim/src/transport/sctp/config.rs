@@ -104,6 +104,27 @@ pub struct SctpConfig {
     pub streams: u16,
     /// Send user data unordered (the U bit; default false).
     pub unordered: bool,
+    /// RFC 4960 §7.2.1 initial cwnd: min(4·MTU, max(2·MTU, 4380 B)) in place of
+    /// `initial_cwnd_mtus` (ns-2.35 `SctpAgent::Reset`, whatever `initialCwnd_` says). Default
+    /// false (RFC 2960 §7.2.1: `initial_cwnd_mtus`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub initial_cwnd_rfc4960: bool,
+    /// RFC 4960 §7.2.1 idle-destination decay: when nothing has been sent to a destination for
+    /// one RTO, cwnd = max(cwnd/2, 4·MTU) if cwnd is above its initial value, again every RTO
+    /// (ns-2.35 `SctpAgent::CwndDegradeTimerExpiration`; the timer restarts at each packet sent
+    /// there and stops at a T3 expiry). Default false (RFC 2960).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub idle_cwnd_decay: bool,
+    /// Path verification before the first DATA (RFC 4960 §5.4; ns-2.35 after COOKIE-ACK): the
+    /// client sends a HEARTBEAT to every destination, resends it to an unconfirmed one when
+    /// it goes unanswered for an RTO, and sends no DATA until every destination has answered.
+    /// Default false: DATA right after COOKIE-ACK.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub path_verification: bool,
+    /// A preset written in a scenario (`rfc = 2960 | 4960`): the loader fills the keys of
+    /// [`SctpConfig::rfc_preset`] that the same table does not set. Absent: no preset.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rfc: Option<u32>,
 }
 
 impl Default for SctpConfig {
@@ -134,6 +155,10 @@ impl Default for SctpConfig {
             rtx_policy: RtxPolicy::Alternate,
             streams: 1,
             unordered: false,
+            initial_cwnd_rfc4960: false,
+            idle_cwnd_decay: false,
+            path_verification: false,
+            rfc: None,
         }
     }
 }
@@ -147,6 +172,59 @@ impl SctpConfig {
                 .saturating_sub(crate::packet::SCTP_COMMON_HEADER_BYTES)
                 .saturating_sub(crate::packet::DATA_CHUNK_HEADER_BYTES)
         })
+    }
+
+    /// The keys an `rfc = N` preset sets, with their values: RFC 2960 (the study's SCTP, these
+    /// options' defaults) or RFC 4960 (fast-recovery guard §7.2.4, 3 missing reports §7.2.4,
+    /// ssthresh floor 4 MTU §7.2.3, initial cwnd §7.2.1, idle decay §7.2.1). ns-2.35-only
+    /// rules (`t3_cut_above_one_mtu`, `path_verification`) are in neither; `profile = "ns2"`
+    /// sets them. None for another number.
+    pub fn rfc_preset(rfc: i64) -> Option<[(&'static str, toml::Value); 5]> {
+        let on = match rfc {
+            2960 => false,
+            4960 => true,
+            _ => return None,
+        };
+        Some([
+            ("fast_recovery", toml::Value::Boolean(on)),
+            (
+                "fast_rtx_threshold",
+                toml::Value::Integer(if on { 3 } else { 4 }),
+            ),
+            (
+                "ssthresh_floor_mtus",
+                toml::Value::Integer(if on { 4 } else { 2 }),
+            ),
+            ("initial_cwnd_rfc4960", toml::Value::Boolean(on)),
+            ("idle_cwnd_decay", toml::Value::Boolean(on)),
+        ])
+    }
+
+    /// Fills the keys of an `rfc` preset that `t` does not set itself (a scenario's `[sctp]`
+    /// or a flow's `sctp` table). Err: the message for a value that is not 2960 or 4960.
+    pub fn expand_rfc(t: &mut toml::Table) -> Result<(), String> {
+        let Some(v) = t.get("rfc") else {
+            return Ok(());
+        };
+        let preset = v
+            .as_integer()
+            .and_then(SctpConfig::rfc_preset)
+            .ok_or_else(|| format!("expected 2960 or 4960, got {v}"))?;
+        for (k, v) in preset {
+            t.entry(k).or_insert(v);
+        }
+        Ok(())
+    }
+
+    /// The initial cwnd of a destination, bytes: RFC 2960 `initial_cwnd_mtus`·MTU, or with
+    /// `initial_cwnd_rfc4960` min(4·MTU, max(2·MTU, 4380)) (RFC 4960 §7.2.1).
+    pub fn initial_cwnd(&self) -> u64 {
+        let mtu = self.mtu as u64;
+        if self.initial_cwnd_rfc4960 {
+            (4 * mtu).min((2 * mtu).max(4380))
+        } else {
+            self.initial_cwnd_mtus as u64 * mtu
+        }
     }
 
     /// Checks the values make sense; the error names the offending key (relative to the
@@ -205,6 +283,9 @@ impl SctpConfig {
         }
         if self.streams == 0 {
             return bad("streams", "expected at least 1");
+        }
+        if self.rfc.is_some_and(|r| r != 2960 && r != 4960) {
+            return bad("rfc", "expected 2960 or 4960");
         }
         Ok(())
     }

@@ -73,6 +73,9 @@ pub struct SctpEndpoint {
     /// Accounting of `alt_t3_wait`: time of the last call and whether the condition held.
     last_call: Time,
     alt_wait: bool,
+    /// Destinations not yet confirmed by a HEARTBEAT-ACK (`path_verification`); no DATA
+    /// while above 0.
+    unverified: u32,
 }
 
 impl SctpEndpoint {
@@ -146,6 +149,7 @@ impl SctpEndpoint {
             nonce: 0,
             last_call: Time::ZERO,
             alt_wait: false,
+            unverified: 0,
         }
     }
 
@@ -263,7 +267,10 @@ impl SctpEndpoint {
     /// Sends what the sender allows; `immediate`: one retransmission packet regardless of
     /// cwnd first.
     fn pump(&mut self, now: Time, immediate: bool, out: &mut Outbox) {
-        if !matches!(self.state, AssocState::Established) || self.role != Role::Client {
+        if !matches!(self.state, AssocState::Established)
+            || self.role != Role::Client
+            || self.unverified > 0
+        {
             return;
         }
         for (d, pkt) in self.snd.send(now, immediate, &mut self.stats) {
@@ -280,6 +287,7 @@ impl SctpEndpoint {
                 p.hb_due = None;
                 p.hb_pending = None;
                 p.t3 = None;
+                p.decay_at = None;
             }
             let rto = self.snd.paths[self.snd.primary].rto;
             self.t2 = CtlTimer {
@@ -340,8 +348,14 @@ impl SctpEndpoint {
         for d in 0..self.snd.paths.len() {
             let due = now + self.hb_period(d);
             self.snd.paths[d].hb_due = Some(due);
-            // INFERRED (spec 3 §2.5, ns-2): one HEARTBEAT to each non-primary destination.
-            if self.cfg.hb_on_setup && d != self.snd.primary {
+            if self.cfg.path_verification {
+                // RFC 4960 §5.4, ns-2.35 on COOKIE-ACK: every destination is UNCONFIRMED and
+                // gets a HEARTBEAT; no DATA until all have answered.
+                self.snd.paths[d].unconfirmed = true;
+                self.unverified += 1;
+                self.send_heartbeat(now, d, out);
+            } else if self.cfg.hb_on_setup && d != self.snd.primary {
+                // INFERRED (spec 3 §2.5, ns-2): one HEARTBEAT to each non-primary destination.
                 self.send_heartbeat(now, d, out);
             }
         }
@@ -360,6 +374,10 @@ impl SctpEndpoint {
         p.active = true;
         if p.hb_pending.is_some_and(|(n, _)| n == info.nonce) {
             p.hb_pending = None;
+        }
+        if p.unconfirmed {
+            p.unconfirmed = false;
+            self.unverified -= 1;
         }
         self.snd.assoc_errors = 0;
     }
@@ -383,6 +401,7 @@ impl SctpEndpoint {
             p.t3 = None;
             p.hb_due = None;
             p.hb_pending = None;
+            p.decay_at = None;
         }
     }
 
@@ -632,6 +651,14 @@ impl SctpEndpoint {
                         return;
                     }
                 }
+                if self.snd.paths[d].unconfirmed {
+                    // ns-2.35 `SctpAgent::Timeout` (HEARTBEAT): an unconfirmed destination
+                    // is probed again at once.
+                    self.send_heartbeat(now, d, out);
+                }
+            }
+            if self.snd.paths[d].decay_at.is_some_and(|t| t <= now) {
+                self.snd.paths[d].on_idle_decay(now);
             }
             if self.snd.paths[d].hb_due.is_some_and(|t| t <= now) {
                 if !self.snd.paths[d].used_in_period {
@@ -685,6 +712,7 @@ impl Endpoint for SctpEndpoint {
             add(p.t3);
             add(p.hb_due);
             add(p.hb_pending.map(|(_, t)| t));
+            add(p.decay_at);
         }
         t
     }

@@ -64,6 +64,14 @@ pub struct Path {
     pub data_samples: u64,
     /// RTO changes (when, value).
     pub rto_history: Vec<(Time, Dur)>,
+    /// The idle-decay timer (`idle_cwnd_decay`): when cwnd next decays if nothing is sent.
+    pub decay_at: Option<Time>,
+    /// Path verification (`path_verification`): no HEARTBEAT-ACK from here yet.
+    pub unconfirmed: bool,
+    /// Whether the idle decay is on (`idle_cwnd_decay`).
+    idle_decay: bool,
+    /// cwnd above this decays when idle (ns-2 `iInitialCwnd * uiMaxDataSize`).
+    decay_above: u64,
     mtu: u64,
     /// ssthresh never goes below this on a cut (`ssthresh_floor_mtus`·MTU).
     ssthresh_floor: u64,
@@ -74,14 +82,15 @@ pub struct Path {
 }
 
 impl Path {
-    /// A fresh destination: cwnd = initial_cwnd_mtus·MTU (RFC 2960 §7.2.1), ssthresh = the
+    /// A fresh destination: cwnd = initial_cwnd_mtus·MTU (RFC 2960 §7.2.1; RFC 4960 §7.2.1 with
+    /// `initial_cwnd_rfc4960`, see [`SctpConfig::initial_cwnd`]), ssthresh = the
     /// peer's rwnd unless configured, RTO = RTO.Initial (RFC 2960 §6.3.1 C1).
     pub fn new(cfg: &SctpConfig, addr: Addr, local: Addr, peer_rwnd: u64, now: Time) -> Path {
         let mtu = cfg.mtu as u64;
         Path {
             addr,
             local,
-            cwnd: cfg.initial_cwnd_mtus as u64 * mtu,
+            cwnd: cfg.initial_cwnd(),
             ssthresh: cfg.initial_ssthresh.unwrap_or(peer_rwnd),
             partial_bytes_acked: 0,
             outstanding: 0,
@@ -101,6 +110,10 @@ impl Path {
             heartbeat_samples: 0,
             data_samples: 0,
             rto_history: vec![(now, cfg.rto_initial)],
+            decay_at: None,
+            unconfirmed: false,
+            idle_decay: cfg.idle_cwnd_decay,
+            decay_above: cfg.initial_cwnd_mtus as u64 * mtu,
             mtu,
             ssthresh_floor: cfg.ssthresh_floor_mtus as u64 * mtu,
             t3_cut_above_one_mtu: cfg.t3_cut_above_one_mtu,
@@ -157,6 +170,25 @@ impl Path {
                 self.cwnd += self.mtu;
             }
         }
+    }
+
+    /// A packet went here at `now`: with `idle_cwnd_decay`, the decay timer restarts with the
+    /// RTO (ns-2 `opCwndDegradeTimer->resched(dRto)` in `SendMuch` / `RtxMarkedChunks`).
+    pub fn on_sent(&mut self, now: Time) {
+        if self.idle_decay {
+            self.decay_at = Some(now + self.rto);
+        }
+    }
+
+    /// The decay timer expired (RFC 4960 §7.2.1; ns-2.35
+    /// `SctpAgent::CwndDegradeTimerExpiration`): nothing was sent here for an RTO, so if cwnd
+    /// is above the initial `initial_cwnd_mtus`·MTU, cwnd = max(cwnd/2, 4·MTU); the timer
+    /// restarts with the RTO.
+    pub fn on_idle_decay(&mut self, now: Time) {
+        if self.cwnd > self.decay_above {
+            self.cwnd = (self.cwnd / 2).max(4 * self.mtu);
+        }
+        self.decay_at = Some(now + self.rto);
     }
 
     /// Nothing outstanding any more: partial_bytes_acked = 0 (RFC 2960 §7.2.2).
@@ -319,5 +351,50 @@ mod tests {
         p.on_timeout_cut();
         p.on_timeout_cut();
         assert_eq!((p.ssthresh, p.cwnd), (10_000, 1500), "no cut at 1 MTU");
+    }
+
+    // RFC 4960 §7.2.1: initial cwnd min(4·MTU, max(2·MTU, 4380 B)) (ns-2.35 `SctpAgent::Reset`)
+    // in place of RFC 2960's `initial_cwnd_mtus`·MTU.
+    #[test]
+    fn rfc4960_initial_cwnd() {
+        for (mtu, want) in [(1500, 4380), (1000, 4000), (9000, 18_000)] {
+            let c = SctpConfig {
+                mtu,
+                initial_cwnd_rfc4960: true,
+                ..SctpConfig::default()
+            };
+            assert_eq!(path_with(&c).cwnd, want, "MTU {mtu}");
+        }
+        assert_eq!(
+            path_with(&SctpConfig::default()).cwnd,
+            3000,
+            "RFC 2960: 2 MTU"
+        );
+    }
+
+    // RFC 4960 §7.2.1 / ns-2.35 `CwndDegradeTimerExpiration`: an RTO without sending here,
+    // cwnd = max(cwnd/2, 4·MTU) while cwnd > initialCwnd_·MTU (3000 B), and the timer
+    // restarts; so 12000 -> 6000 -> 6000, and 4500 rises to 6000 (ns-2's test). A packet
+    // sent restarts the timer with the RTO; off (the default), nothing is scheduled.
+    #[test]
+    fn idle_decay_halves_to_four_mtus_above_the_initial_cwnd() {
+        let c = SctpConfig {
+            idle_cwnd_decay: true,
+            ..SctpConfig::default()
+        };
+        let mut p = path_with(&c);
+        p.on_sent(Time::from_millis(100));
+        assert_eq!(p.decay_at, Some(Time::from_millis(3100)), "RTO.Initial 3 s");
+        let mut cw = vec![];
+        for start in [12_000, 6000, 4500, 3000] {
+            p.cwnd = start;
+            p.on_idle_decay(Time::from_millis(3100));
+            cw.push(p.cwnd);
+        }
+        assert_eq!(cw, vec![6000, 6000, 6000, 3000]);
+        assert_eq!(p.decay_at, Some(Time::from_millis(6100)));
+        let mut off = path_with(&SctpConfig::default());
+        off.on_sent(Time::from_millis(100));
+        assert_eq!(off.decay_at, None);
     }
 }

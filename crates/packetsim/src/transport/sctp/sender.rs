@@ -165,6 +165,7 @@ impl Sender {
         if p.t3.is_none() {
             p.t3 = Some(now + p.rto);
         }
+        p.on_sent(now);
         stats.data_chunks_sent += 1;
         stats.bytes_sent += data.len as u64;
         data
@@ -463,6 +464,8 @@ impl Sender {
         p.t3 = None;
         p.t3_expiries += 1;
         p.on_timeout_cut();
+        // ns-2 `SctpAgent::Timeout`: the idle-decay timer stops (restarted by what is sent).
+        p.decay_at = None;
         p.back_off(now);
         let exceeded = self.path_error(x);
         for i in 0..self.queue.len() {

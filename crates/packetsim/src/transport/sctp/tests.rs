@@ -819,6 +819,74 @@ mod heartbeat {
     }
 }
 
+mod rfc4960 {
+    use super::*;
+
+    // RFC 4960 §5.4 (path verification) as ns-2.35 does it on COOKIE-ACK (`ProcessChunk`):
+    // every destination, the primary too, is UNCONFIRMED and gets a HEARTBEAT; no DATA until
+    // all have answered. An unanswered one is probed again when its HEARTBEAT times out
+    // (ns-2 `SctpAgent::Timeout` for SCTP_CHUNK_HB), with the error counted.
+    #[test]
+    fn path_verification_holds_data_until_every_destination_answers() {
+        let c = SctpConfig {
+            path_verification: true,
+            ..SctpConfig::default()
+        };
+        let (mut s, sent) = established(&c, AppData::Unlimited, false);
+        let hb = heartbeats(&sent);
+        let to: Vec<(Addr, Addr)> = hb.iter().map(|h| (h.0, h.1)).collect();
+        assert_eq!(to, vec![(S0, D0), (S1, D1)]);
+        assert!(data(&sent).is_empty(), "no DATA before verification");
+        let ack = |h: &(Addr, Addr, HeartbeatInfo)| pkt(h.1, h.0, vec![Chunk::HeartbeatAck(h.2)]);
+        assert!(
+            data(&s.inject(ms(140), ack(&hb[0]))).is_empty(),
+            "D1 unconfirmed"
+        );
+        assert_eq!(
+            s.path(0).rto,
+            Dur::from_secs(1),
+            "the primary's RTT sampled"
+        );
+        // D1's HEARTBEAT goes unanswered: at 70 ms + 3 s it is sent again, still no DATA.
+        let out = s.fire(ms(3070));
+        assert_eq!(s.path(1).error_count, 1);
+        let again = heartbeats(&out);
+        assert_eq!(again.len(), 1);
+        assert_eq!((again[0].0, again[0].1), (S1, D1));
+        assert!(data(&out).is_empty());
+        // Its answer releases the data: three chunks to the primary (cwnd 3000).
+        let out = s.inject(ms(3140), ack(&again[0]));
+        assert_eq!(data(&out), vec![(1, D0), (2, D0), (3, D0)]);
+        // Off (the default): DATA right after COOKIE-ACK, one setup HEARTBEAT to D1 only.
+        let (_, sent) = established(&SctpConfig::default(), AppData::Unlimited, false);
+        assert_eq!(data(&sent).len(), 3);
+        assert_eq!(heartbeats(&sent).len(), 1);
+    }
+
+    // RFC 4960 §7.2.1 / ns-2.35: the idle-decay timer restarts at each send with the RTO and
+    // stops at a T3 expiry (`SctpAgent::Timeout`: force_cancel); what is sent after the expiry
+    // restarts it: the retransmissions on D1 (RTO 1 s), new data on D0 with its backed-off
+    // RTO of 6 s. After the expiry D0's cwnd is 1 MTU.
+    #[test]
+    fn idle_decay_timer_follows_sends_and_t3() {
+        let c = SctpConfig {
+            idle_cwnd_decay: true,
+            ..SctpConfig::default()
+        };
+        let (mut s, sent) = established(&c, AppData::Unlimited, true);
+        assert_eq!(data(&sent).len(), 3);
+        assert_eq!(s.ep.sender().paths[0].decay_at, Some(ms(3070)));
+        assert_eq!(s.ep.sender().paths[1].decay_at, None, "nothing sent to D1");
+        // T3 on D0 at 3.07 s: the chunks go to D1 (RTO 1 s after the HEARTBEAT sample).
+        let out = s.fire(ms(3070));
+        assert_eq!(data(&out)[0].1, D1);
+        assert!(data(&out).iter().any(|d| d.1 == D0), "new data on D0");
+        assert_eq!(s.ep.sender().paths[0].decay_at, Some(ms(9070)));
+        assert_eq!(s.ep.sender().paths[1].decay_at, Some(ms(4070)));
+        assert_eq!(s.cwnd(0), 1500);
+    }
+}
+
 mod pair {
     use super::*;
     use std::collections::BTreeMap;

@@ -145,6 +145,29 @@ pub struct TcpConfig {
     /// receiver sees it. Absent (default): none.
     #[serde(with = "units::dur::opt", skip_serializing_if = "Option::is_none")]
     pub receiver_processing: Option<Dur>,
+    /// Loss recovery of the `sack` variant: `rfc6675` (default; scoreboard, IsLost, pipe in
+    /// bytes) or `sack1` (ns-2.35 `Agent/TCP/Sack1`, `tcp/tcp-sack1.cc`: fast retransmit on
+    /// the DupThresh-th duplicate ACK only, a pipe counter in packets, holes below the highest
+    /// SACK before new data; see `recovery/sack1.rs`). Other variants ignore it.
+    #[serde(skip_serializing_if = "SackRecoveryKind::is_default")]
+    pub sack_recovery: SackRecoveryKind,
+}
+
+/// The `sack` variant's loss recovery (the `[tcp]` key `sack_recovery`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SackRecoveryKind {
+    /// RFC 6675 (the behaviour before this key existed).
+    #[default]
+    Rfc6675,
+    /// ns-2.35 `Sack1TcpAgent::recv`, `dupack_action`, `send_much`.
+    Sack1,
+}
+
+impl SackRecoveryKind {
+    fn is_default(&self) -> bool {
+        *self == SackRecoveryKind::default()
+    }
 }
 
 fn is_zero_dur(d: &Dur) -> bool {
@@ -341,6 +364,7 @@ impl Default for TcpConfig {
             sender_processing: None,
             sender_processing_jitter: Dur::ZERO,
             receiver_processing: None,
+            sack_recovery: SackRecoveryKind::Rfc6675,
         }
     }
 }

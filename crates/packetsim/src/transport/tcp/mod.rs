@@ -16,7 +16,7 @@
 //! `rtt.rs` (RFC 6298), `cc/` (`CongestionControl`, `CcState`, `AnyCc`: RFC 5681 AIMD, RFC 9438 CUBIC,
 //! RFC 8257 DCTCP),
 //! `recovery/` (`LossRecovery`, `AnyRecovery`: Tahoe, Reno RFC 5681, NewReno RFC 6582,
-//! SACK RFC 6675), `scoreboard.rs` (RFC 6675 IsLost/pipe/NextSeg), `ranges.rs` (sorted byte
+//! SACK RFC 6675, ns-2 Sack1), `scoreboard.rs` (RFC 6675 IsLost/pipe/NextSeg), `ranges.rs` (sorted byte
 //! ranges shared by the scoreboard and the receiver's out-of-order buffer), `window.rs`
 //! (`WindowPolicy`; `window/bs_buffer.rs`, study 2's base-station-buffer window), `variant.rs`
 //! (the variant table), `config.rs`. Tests: `tests.rs`, `tests_wireless.rs` (study 2: the
@@ -71,7 +71,7 @@ mod tests_wireless;
 pub use crate::app::AppData;
 pub use config::{
     BsBufferConfig, BsBufferMode, EcnEcho, FullAckCwnd, PartialAckTimer, RecoverGuard,
-    SsthreshRule, TcpConfig,
+    SackRecoveryKind, SsthreshRule, TcpConfig,
 };
 pub use receiver::{ReceiverStats, TcpReceiver};
 pub use rtt::RttEstimatorKind;

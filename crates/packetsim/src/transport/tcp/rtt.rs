@@ -101,6 +101,15 @@ impl RttEstimator {
         }
     }
 
+    /// Clears the backoff without a sample (ns-2 Sack1's partial ACK: `t_backoff_ = 1`).
+    pub fn clear_backoff(&mut self) {
+        match &mut self.inner {
+            AnyEstimator::Rfc6298(e) => e.clear_backoff(),
+            AnyEstimator::Bsd(e) => e.clear_backoff(),
+            AnyEstimator::Ns2(e) => e.clear_backoff(),
+        }
+    }
+
     /// The current RTO, including backoff and the adaptive floor.
     #[inline]
     pub fn rto(&self) -> Dur {

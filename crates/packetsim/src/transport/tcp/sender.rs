@@ -41,6 +41,12 @@
 //!   ACK retransmits only when snd_una > recover (strictly beyond, as ns-2's
 //!   `highest_ack_ > recover_`).
 //! - A SACK sender skips SACKed ranges during go-back-N.
+//! - `cfg.sack_recovery = sack1` (ns-2.35 `Agent/TCP/Sack1`, `recovery/sack1.rs`): outside
+//!   fast recovery a duplicate ACK counts only if it SACKs new data and not between a timeout
+//!   and the next ACK of new data (`Sack1TcpAgent::recv`, `CheckUpdate`, `timeout_`); the
+//!   fast retransmit comes from the DupThresh-th such ACK only (no IsLost trigger); under
+//!   `ssthresh_rule = ns2` cwnd becomes half of min(cwnd, peer window) in whole segments,
+//!   at least one (`slowdown(CLOSE_CWND_HALF)`); recovery sends by `transmit_sack1`.
 //! - A `sack` variant whose peer does not permit SACK falls back to NewReno recovery.
 //! - ECN (RFC 3168 §6.1; spec 4 §2.6), when the SYN-ACK agreed to it: new data segments are
 //!   ECT(0); the SYN and retransmissions are not (§6.1.5). An ECE ACK reduces the window
@@ -58,7 +64,7 @@
 //!   §2.6); ns-2 would retransmit without a second reduction.
 
 use super::cc::{AckInfo, AnyCc, CcState, Congestion, CongestionControl, EcnAck, Phase};
-use super::recovery::{AnyRecovery, Entry, LossRecovery, NewReno, PartialAck};
+use super::recovery::{AnyRecovery, Entry, LossRecovery, NewReno, PartialAck, Sack1Recovery};
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::{FullAckCwnd, PartialAckTimer, RecoverGuard, SsthreshRule, TcpConfig, Variant};
@@ -457,7 +463,11 @@ impl TcpSender {
             return;
         }
         if self.sack_ok && matches!(self.st.phase, Phase::Recovery { .. }) {
-            self.transmit_sack(now, out);
+            if matches!(self.rec, AnyRecovery::Sack1(_)) {
+                self.transmit_sack1(now, out);
+            } else {
+                self.transmit_sack(now, out);
+            }
         } else {
             self.transmit_window(now, out);
         }
@@ -526,6 +536,41 @@ impl TcpSender {
                 continue;
             }
             break;
+        }
+    }
+
+    /// ns-2 `Sack1TcpAgent::send_much` in fast recovery: while pipe < cwnd (pipe in packets),
+    /// the lowest hole at or above HighRxt with SACKed data above it
+    /// (`ScoreBoardRQ::GetNextRetran`), else new data; each within snd_una + the peer's
+    /// window (`highest_ack_ + wnd_`) and each one packet more in the pipe.
+    fn transmit_sack1(&mut self, now: Time, out: &mut Outbox) {
+        loop {
+            let AnyRecovery::Sack1(Sack1Recovery { pipe }) = self.rec else {
+                return;
+            };
+            if (pipe as u64) * self.mss as u64 >= self.st.cwnd as u64 {
+                return;
+            }
+            let high_sacked = self.sb.sacked.last().map_or(self.snd_una, |r| r.1);
+            let (s, len, rtx) = match self.sb.next_hole(high_sacked, self.snd_max, self.mss) {
+                Some((s, len)) => (s, len, true),
+                None => {
+                    let s = self.snd_max;
+                    (s, self.avail_from(s).min(self.mss as u64) as u32, false)
+                }
+            };
+            if len == 0 || (s + len) - self.snd_una > self.peer_wnd {
+                return;
+            }
+            self.send_segment(now, s, len, out);
+            if rtx {
+                self.sb.high_rxt = s + len;
+            } else {
+                self.snd_nxt = self.snd_max;
+            }
+            if let AnyRecovery::Sack1(r) = &mut self.rec {
+                r.pipe += 1;
+            }
         }
     }
 
@@ -598,10 +643,12 @@ impl TcpSender {
         }
         let wnd_changed = h.wnd != self.peer_wnd;
         self.peer_wnd = h.wnd;
-        if self.sack_ok && !h.sack.is_empty() {
+        let sacked_new = if self.sack_ok && !h.sack.is_empty() {
             self.sb
-                .update(h.sack.as_slice(), self.snd_una, self.snd_max);
-        }
+                .update(h.sack.as_slice(), self.snd_una, self.snd_max)
+        } else {
+            0
+        };
         let ecn_on = matches!(self.ecn, SenderEcn::On { .. });
         let ece = ecn_on && h.flags.contains(TcpFlags::ECE);
         if ecn_on && ack > self.snd_una {
@@ -617,6 +664,7 @@ impl TcpSender {
         if ece {
             self.on_ece(ack);
         }
+        let mut send = true;
         if ack > self.snd_una {
             self.on_new_ack(now, h, ece, out);
         } else if self.snd_max > self.snd_una
@@ -625,11 +673,13 @@ impl TcpSender {
         {
             // RFC 5681 §2: a duplicate ACK (condition (e), the same window, unless
             // `cfg.dupack_same_window` is off).
-            self.on_dupack(now, out);
+            send = self.on_dupack(now, sacked_new, out);
         }
         // A frame source with back-pressure sees its buffer drain (spec 1 §2.4).
         self.app.advance(now, self.stats.bytes_acked);
-        self.transmit(now, out);
+        if send {
+            self.transmit(now, out);
+        }
     }
 
     /// What congestion control sees of an ACK of new data.
@@ -719,6 +769,10 @@ impl TcpSender {
                     // Full ACK: recovery ends (RFC 6582 §3.2 step 3, RFC 6675 §5).
                     self.rec.exit(&mut self.st);
                     self.st.phase = Phase::Open;
+                    if matches!(self.rec, AnyRecovery::Sack1(_)) {
+                        // ns-2 `Sack1TcpAgent::recv`: `recover_ = 0` at the end of recovery.
+                        self.loss_recover = None;
+                    }
                 } else {
                     match self.rec.on_partial_ack(&mut self.st, acked) {
                         PartialAck::Exit => self.st.phase = Phase::Open,
@@ -728,6 +782,8 @@ impl TcpSender {
                             restart_timer = reset_timer;
                         }
                         PartialAck::Stay => {}
+                        // ns-2 Sack1: `newtimer(pkt); t_backoff_ = 1`.
+                        PartialAck::StayNewTimer => self.rtt.clear_backoff(),
                     }
                 }
             }
@@ -741,9 +797,27 @@ impl TcpSender {
         }
     }
 
-    fn on_dupack(&mut self, now: Time, out: &mut Outbox) {
-        self.dupacks += 1;
+    /// A duplicate ACK; `sacked_new` is the bytes its SACK blocks newly covered. Returns
+    /// whether the sender may then send as the window allows: always, except for Sack1
+    /// outside fast recovery (ns-2 `Sack1TcpAgent::recv` calls `send_much` there only when
+    /// `dupacks_ == 0`).
+    fn on_dupack(&mut self, now: Time, sacked_new: u32, out: &mut Outbox) -> bool {
         self.stats.dupacks += 1;
+        if matches!(self.rec, AnyRecovery::Sack1(_))
+            && !matches!(self.st.phase, Phase::Recovery { .. })
+        {
+            if !self.sack1_ignores_dupack(sacked_new) {
+                self.dupacks += 1;
+                self.on_counted_dupack(now, out);
+            }
+            return false;
+        }
+        self.dupacks += 1;
+        self.on_counted_dupack(now, out);
+        true
+    }
+
+    fn on_counted_dupack(&mut self, now: Time, out: &mut Outbox) {
         if !self.fast_retransmit {
             // spec 1 §2.5: fast retransmit off, only the timer recovers.
             return;
@@ -778,6 +852,15 @@ impl TcpSender {
         }
     }
 
+    /// ns-2 `Sack1TcpAgent::recv` outside fast recovery: a duplicate ACK is ignored between
+    /// a timeout and the next ACK of new data (`timeout_`), and counts only if its SACK
+    /// blocks cover new data (`scb_->CheckUpdate()`).
+    fn sack1_ignores_dupack(&self, sacked_new: u32) -> bool {
+        let after_timeout =
+            matches!(self.st.phase, Phase::Loss { .. }) && self.last_rto_una == Some(self.snd_una);
+        after_timeout || sacked_new == 0
+    }
+
     /// RFC 3042 §2 (ns-2 `TcpAgent::send_one`): one segment from snd_nxt, if it ends within
     /// the peer's window and within snd_una + cwnd + dupacks·SMSS.
     fn limited_transmit_one(&mut self, now: Time, out: &mut Outbox) {
@@ -808,14 +891,18 @@ impl TcpSender {
 
     /// RFC 5681 §3.2 step 2: fast retransmit on the DupThresh-th dupack; RFC 6675 §5 also
     /// when IsLost(HighACK + 1).
+    /// ns-2 Sack1 (`Sack1TcpAgent::recv`): the DupThresh-th duplicate ACK only.
     fn maybe_fast_retransmit(&mut self, now: Time, out: &mut Outbox) {
-        let sack_lost = self.sack_ok
-            && self
-                .sb
-                .lost_boundary(self.snd_una, self.dupthresh, self.mss)
-                .0
-                > self.snd_una;
-        if self.dupacks >= self.dupthresh || sack_lost {
+        let sack_lost = || {
+            self.sack_ok
+                && !matches!(self.rec, AnyRecovery::Sack1(_))
+                && self
+                    .sb
+                    .lost_boundary(self.snd_una, self.dupthresh, self.mss)
+                    .0
+                    > self.snd_una
+        };
+        if self.dupacks >= self.dupthresh || sack_lost() {
             self.enter_recovery(now, out);
         }
     }
@@ -844,11 +931,29 @@ impl TcpSender {
             Entry::FastRecovery => {
                 self.st.phase = Phase::Recovery { recover };
                 self.sb.high_rxt = self.snd_una;
+                if matches!(self.rec, AnyRecovery::Sack1(_)) {
+                    self.sack1_enter(cwnd_before);
+                }
                 // RFC 5681 §3.2 step 3 / RFC 6675 §5 step 4.3: retransmit the first segment.
                 self.retransmit_una(now, out);
             }
         }
         self.rto_at = Some(now + self.rtt.rto());
+    }
+
+    /// ns-2 `Sack1TcpAgent::dupack_action`: pipe_ = maxseq_ - highest_ack_ - numdupacks
+    /// (outstanding packets less DupThresh; the retransmission is not counted), and under
+    /// `ssthresh_rule = ns2` cwnd = half of min(cwnd, peer window) in whole packets, at least
+    /// one (`slowdown(CLOSE_CWND_HALF)`; ssthresh has the floor of 2).
+    fn sack1_enter(&mut self, cwnd_before: u32) {
+        let outstanding = (self.snd_max - self.snd_una).div_ceil(self.mss);
+        if let AnyRecovery::Sack1(r) = &mut self.rec {
+            r.pipe = outstanding.saturating_sub(self.dupthresh);
+        }
+        if self.ssthresh_rule == SsthreshRule::Ns2 {
+            let w = cwnd_before.min(self.peer_wnd) / self.mss;
+            self.st.cwnd = (w / 2).max(1) * self.mss;
+        }
     }
 
     fn on_rto(&mut self, now: Time, out: &mut Outbox) {

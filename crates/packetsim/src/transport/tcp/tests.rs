@@ -1165,13 +1165,14 @@ mod ecn {
 // and the adaptive floor, the send-buffer/timeout-abort/fast-retransmit options, the dupack
 // and abort counters) and 8 B to the receiver (the window-update threshold).
 // Issue 14 (ns-2.35 mechanisms) added 16 B to the sender: ns-2's `recover_` for the
-// `after_loss` guard, the limited-transmit byte count and two option bytes.
+// `after_loss` guard, the limited-transmit byte count and two option bytes; then 8 B to the
+// sender (Sack1's pipe counter in the recovery enum).
 #[test]
 fn endpoint_state_sizes_are_compact() {
     let snd = std::mem::size_of::<super::TcpSender>();
     let rcv = std::mem::size_of::<TcpReceiver>();
     eprintln!("TcpSender {snd} B, TcpReceiver {rcv} B");
-    assert!(snd <= 432 && rcv <= 240, "sender {snd} B, receiver {rcv} B");
+    assert!(snd <= 440 && rcv <= 240, "sender {snd} B, receiver {rcv} B");
 }
 
 mod cubic {

@@ -3,13 +3,16 @@
 //! guard after every loss (`recover_guard = "after_loss"`, ns-2 `RenoTcpAgent::dupack_action`
 //! with `bug_fix_`) and ns-2's ssthresh arithmetic (`ssthresh_rule = "ns2"`, ns-2
 //! `TcpAgent::slowdown` with `CLOSE_SSTHRESH_HALF`, called on every timeout by
-//! `TcpAgent::timeout`).
+//! `TcpAgent::timeout`) and Sack1 loss recovery (`sack_recovery = "sack1"`, ns-2
+//! `tcp/tcp-sack1.cc` `Sack1TcpAgent::recv`, `dupack_action`, `send_much`).
 //!
 //! Common script: MSS 1000, initial cwnd 10, established at 100 ms (RTT sample 100 ms, so the
 //! RTO is 300 ms), segments 0-9 sent at 100 ms.
 
 use super::testkit::*;
-use super::{AppData, RecoverGuard, RttEstimatorKind, SsthreshRule, TcpConfig, Variant};
+use super::{
+    AppData, RecoverGuard, RttEstimatorKind, SackRecoveryKind, SsthreshRule, TcpConfig, Variant,
+};
 use crate::packet::Seq;
 use packetsim_kernel::Dur;
 
@@ -230,5 +233,173 @@ mod ns2_estimator {
         assert_eq!(s.ep.next_timeout(), Some(ms(475)));
         assert_eq!(data_seqs(&s.fire(ms(475))), vec![seg(1)]);
         assert_eq!(s.ep.next_timeout(), Some(ms(995)));
+    }
+}
+
+mod sack1 {
+    use super::*;
+    use crate::transport::tcp::cc::Phase;
+    use crate::transport::Endpoint;
+
+    fn sack1() -> TcpConfig {
+        TcpConfig {
+            sack_recovery: SackRecoveryKind::Sack1,
+            ssthresh_rule: SsthreshRule::Ns2,
+            ..cfg(Variant::Sack)
+        }
+    }
+
+    /// Segments 2, 5 and 7 lost of 0-9; the ACKs of 0 and 1 at 200 ms open cwnd to 12 and
+    /// send 10-13 (12 segments outstanding, 2-13).
+    fn after_two_acks(c: &TcpConfig) -> Script<super::super::TcpSender> {
+        let mut s = sender(c);
+        assert_eq!(
+            data_seqs(&s.inject(ms(200), ack(seg(1)))),
+            vec![seg(10), seg(11)]
+        );
+        assert_eq!(
+            data_seqs(&s.inject(ms(200), ack(seg(2)))),
+            vec![seg(12), seg(13)]
+        );
+        s
+    }
+
+    // The scripted losses of `tests::sack::recovery_three_losses_in_window_retransmitted_by
+    // _nextseg`, with ns-2's Sack1. `dupack_action` on the third SACKing duplicate ACK:
+    // ssthresh = cwnd = 12/2 = 6 packets (`slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF)`),
+    // pipe_ = maxseq_ - highest_ack_ - numdupacks = 12 - 3 = 9, segment 2 resent outside the
+    // pipe. Every further ACK takes one off the pipe (`recv`: `--pipe_`); `send_much` sends
+    // only once pipe_ < cwnd_: the 4th to 6th ACKs send nothing (RFC 6675's SetPipe would
+    // already have sent 5 and 7), the 7th and 8th resend 5 and 7 (`GetNextRetran`: holes
+    // below the highest SACK first), the 9th new data (14). The partial ACK of 2-4 takes two
+    // off the pipe (`partial_ack_` false) and restarts the timer; two new segments go out.
+    // The ACK beyond `recover` (14) ends recovery with cwnd as set on entry (`newack`).
+    #[test]
+    fn recovers_the_scripted_losses_with_the_segments_ns2_sends() {
+        let mut s = after_two_acks(&sack1());
+        let t = ms(201);
+        let sacks = |hi: u32| {
+            sack_ack(
+                seg(2),
+                &[(seg(8), seg(hi)), (seg(6), seg(7)), (seg(3), seg(5))],
+            )
+        };
+        assert!(s
+            .inject(t, sack_ack(seg(2), &[(seg(3), seg(4))]))
+            .is_empty());
+        assert!(s
+            .inject(t, sack_ack(seg(2), &[(seg(3), seg(5))]))
+            .is_empty());
+        let out = s.inject(t, sack_ack(seg(2), &[(seg(6), seg(7)), (seg(3), seg(5))]));
+        assert_eq!(data_seqs(&out), vec![seg(2)]);
+        let st = *s.ep.cc_state();
+        assert_eq!((st.cwnd, st.ssthresh), (6000, 6000));
+        assert!(matches!(st.phase, Phase::Recovery { recover } if recover == Seq(seg(14))));
+        let mut sent = vec![];
+        for hi in 9..=14 {
+            sent.push(data_seqs(&s.inject(t, sacks(hi))));
+        }
+        let want: Vec<Vec<u32>> = vec![
+            vec![],
+            vec![],
+            vec![],
+            vec![seg(5)],
+            vec![seg(7)],
+            vec![seg(14)],
+        ];
+        assert_eq!(sent, want);
+        // Partial ACK of 2-4 (the resent 2 arrived): pipe 6 - 2 = 4, two new segments.
+        let partial = sack_ack(seg(5), &[(seg(8), seg(14)), (seg(6), seg(7))]);
+        assert_eq!(
+            data_seqs(&s.inject(ms(300), partial)),
+            vec![seg(15), seg(16)]
+        );
+        // RTO 250 ms (RFC 6298, the 100 ms handshake sample): restarted, not the 451 ms of
+        // the fast retransmit.
+        assert_eq!(
+            s.ep.next_timeout(),
+            Some(ms(550)),
+            "newtimer on the partial ACK"
+        );
+        // Full ACK: recovery over, cwnd 6 packets as set on entry, 17-20 go out.
+        assert_eq!(
+            data_seqs(&s.inject(ms(310), ack(seg(15)))),
+            (17..21).map(seg).collect::<Vec<_>>()
+        );
+        let st = *s.ep.cc_state();
+        assert_eq!((st.phase, st.cwnd), (Phase::Open, 6000));
+        let stats = s.ep.stats();
+        assert_eq!(
+            (stats.retransmits, stats.fast_retransmits, stats.timeouts),
+            (3, 1, 0)
+        );
+    }
+
+    // `Sack1TcpAgent::recv`: a duplicate ACK counts towards numdupacks only if its SACK
+    // blocks acknowledge new data (`scb_->CheckUpdate()`). Three identical SACKs count once;
+    // RFC 6675 (the default) counts all three and fast-retransmits on the third.
+    #[test]
+    fn duplicate_acks_count_only_when_they_sack_new_data() {
+        let same = sack_ack(seg(2), &[(seg(3), seg(4))]);
+        let mut s = after_two_acks(&cfg(Variant::Sack));
+        s.inject(ms(201), same);
+        s.inject(ms(201), same);
+        assert_eq!(data_seqs(&s.inject(ms(201), same)), vec![seg(2)], "rfc6675");
+        let mut s = after_two_acks(&sack1());
+        for _ in 0..3 {
+            assert!(s.inject(ms(201), same).is_empty());
+        }
+        assert!(s
+            .inject(ms(201), sack_ack(seg(2), &[(seg(3), seg(5))]))
+            .is_empty());
+        let out = s.inject(ms(201), sack_ack(seg(2), &[(seg(3), seg(6))]));
+        assert_eq!(data_seqs(&out), vec![seg(2)], "third SACKing duplicate");
+        assert_eq!(s.ep.stats().dupacks, 5);
+    }
+
+    // `Sack1TcpAgent::timeout` sets `timeout_`; until the next ACK of new data `recv` ignores
+    // duplicate ACKs altogether: no limited transmit (`send_one`), no fast retransmit. The
+    // RFC 6675 sender with limited transmit resends segment 1 on the first of them (RFC 3042
+    // §2: snd_nxt is back at snd_una + 1 segment after the timeout's go-back-N).
+    #[test]
+    fn duplicate_acks_after_a_timeout_are_ignored_until_new_data_is_acked() {
+        for (rec, first) in [
+            (SackRecoveryKind::Rfc6675, vec![seg(1)]),
+            (SackRecoveryKind::Sack1, vec![]),
+        ] {
+            let c = TcpConfig {
+                limited_transmit: true,
+                sack_recovery: rec,
+                ..sack1()
+            };
+            let mut s = sender(&c);
+            assert_eq!(data_seqs(&s.fire(ms(400))), vec![seg(0)]);
+            let dup = |hi| sack_ack(seg(0), &[(seg(2), seg(hi))]);
+            assert_eq!(data_seqs(&s.inject(ms(401), dup(3))), first, "{rec:?}");
+            if rec == SackRecoveryKind::Sack1 {
+                for hi in 4..7 {
+                    assert!(s.inject(ms(401), dup(hi)).is_empty());
+                }
+                assert_eq!(s.ep.stats().fast_retransmits, 0);
+                assert_eq!(s.ep.stats().dupacks, 4);
+            }
+        }
+    }
+
+    // The option is `[tcp] sack_recovery`; RFC 6675 stays the default, and other variants
+    // ignore it. In the pair harness Sack1 repairs three drops in one window by exactly three
+    // retransmissions, without a timeout (as `tests::sack::pair_three_drops...`).
+    #[test]
+    fn pair_three_drops_repaired_and_default_unchanged() {
+        assert_eq!(
+            TcpConfig::default().sack_recovery,
+            SackRecoveryKind::Rfc6675
+        );
+        let mut p = Pair::new(&sack1(), AppData::Bytes(100_000));
+        p.drop_once = vec![seg(22), seg(25), seg(27)];
+        assert_file_delivered(&mut p, 100_000);
+        assert_eq!(p.retransmitted(), vec![seg(22), seg(25), seg(27)]);
+        assert_eq!(p.snd.stats().timeouts, 0);
+        assert_eq!(p.snd.stats().fast_retransmits, 1);
     }
 }

@@ -2,8 +2,8 @@
 //! loss recovery (see `cc/` and `recovery/`).
 
 use super::cc::{AnyCc, Cubic, Dctcp, Reno, StatefulCc};
-use super::recovery::{AnyRecovery, NewReno, RenoRecovery, SackRecovery, Tahoe};
-use super::TcpConfig;
+use super::recovery::{AnyRecovery, NewReno, RenoRecovery, Sack1Recovery, SackRecovery, Tahoe};
+use super::{SackRecoveryKind, TcpConfig};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -54,7 +54,10 @@ impl Variant {
             Variant::NewReno | Variant::Cubic | Variant::Dctcp => AnyRecovery::NewReno(
                 NewReno::new(cfg.newreno_partial_ack_timer, cfg.newreno_full_ack),
             ),
-            Variant::Sack => AnyRecovery::Sack(SackRecovery),
+            Variant::Sack => match cfg.sack_recovery {
+                SackRecoveryKind::Rfc6675 => AnyRecovery::Sack(SackRecovery),
+                SackRecoveryKind::Sack1 => AnyRecovery::Sack1(Sack1Recovery::default()),
+            },
         };
         let cc = match self {
             Variant::Cubic => AnyCc::stateful(StatefulCc::Cubic(Cubic::default())),

@@ -8,16 +8,20 @@
 //! - `newreno` (RFC 6582): partial ACKs retransmit the next hole and stay in recovery.
 //! - `sack` (RFC 6675): cwnd = ssthresh; the sender's scoreboard, pipe and NextSeg pick what
 //!   to send (see `scoreboard.rs` and the sender).
+//! - `sack1` (ns-2.35 `Agent/TCP/Sack1`, `tcp.sack_recovery = "sack1"`): a pipe counter in
+//!   packets, holes below the highest SACK first (see `sack1.rs`).
 
 mod newreno;
 mod none;
 mod reno;
 mod sack;
+mod sack1;
 
 pub use newreno::NewReno;
 pub use none::Tahoe;
 pub use reno::RenoRecovery;
 pub use sack::SackRecovery;
+pub use sack1::Sack1Recovery;
 
 use super::cc::CcState;
 
@@ -43,6 +47,9 @@ pub enum PartialAck {
     },
     /// Stay in recovery; the scoreboard drives retransmissions (SACK).
     Stay,
+    /// Stay in recovery, restart the timer and clear its backoff (ns-2 Sack1: `newtimer`,
+    /// `t_backoff_ = 1`).
+    StayNewTimer,
 }
 
 /// A loss-recovery policy (STYLE habit 3).
@@ -74,6 +81,8 @@ pub enum AnyRecovery {
     NewReno(NewReno),
     /// RFC 6675.
     Sack(SackRecovery),
+    /// ns-2.35 `Agent/TCP/Sack1`.
+    Sack1(Sack1Recovery),
 }
 
 macro_rules! dispatch {
@@ -83,6 +92,7 @@ macro_rules! dispatch {
             AnyRecovery::Reno($r) => $e,
             AnyRecovery::NewReno($r) => $e,
             AnyRecovery::Sack($r) => $e,
+            AnyRecovery::Sack1($r) => $e,
         }
     };
 }

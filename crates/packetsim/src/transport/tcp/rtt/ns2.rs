@@ -114,6 +114,11 @@ impl Ns2 {
         }
     }
 
+    /// Clears the backoff without a sample (ns-2 Sack1's partial ACK, `t_backoff_ = 1`).
+    pub fn clear_backoff(&mut self) {
+        self.backoff = 1;
+    }
+
     /// The current RTO (`rtt_timeout` with `rfc2988_`).
     pub fn rto(&self) -> Dur {
         let base = self.rtxcur.max(self.rto_min);

@@ -54,6 +54,11 @@ impl Rfc6298 {
         }
     }
 
+    /// Clears the backoff without a sample (ns-2 Sack1's partial ACK, `t_backoff_ = 1`).
+    pub fn clear_backoff(&mut self) {
+        self.backoff = 0;
+    }
+
     /// The current RTO, including backoff.
     pub fn rto(&self) -> Dur {
         Dur(self.base_rto.0.saturating_mul(1u64 << self.backoff)).min(self.rto_max)

@@ -1,0 +1,87 @@
+# Issue 14 validation: a 4-flow dumbbell, DropTail or RED/ECN bottleneck, ns-2.35 stock TCP
+# mechanisms (Agent/TCP/Sack1 with its defaults: singledup_ 1, bugFix_, tcpTick_ 0.01,
+# minrto_ 0.2, rtxcur_init_ 3, windowInit_ 2, syn_ true). Pairs with dumbbell_aqm.toml.
+#
+#   ns dumbbell_aqm.tcl droptail|red SEED TRACEFILE
+#
+# Prints one JSON line: per-flow goodput (TCPSink bytes_), retransmitted packets
+# (nrexmitpack_), timeouts (nrexmit_), and the bottleneck's arrivals, drops and time-average
+# queue (QueueMonitor integrator). TRACEFILE gets the bottleneck queue's trace (marks and
+# drops are counted from it by run_dumbbell.py, then it is deleted).
+if {$argc < 3} { puts stderr "usage: ns dumbbell_aqm.tcl droptail|red SEED TRACEFILE"; exit 2 }
+set QT [lindex $argv 0]
+set SEED [lindex $argv 1]
+set TF [lindex $argv 2]
+set N 4
+set END 60.0
+set DELAYS {1ms 5ms 10ms 20ms}
+
+global defaultRNG
+$defaultRNG seed $SEED
+set startrng [new RNG]
+$startrng seed $SEED
+
+Agent/TCP set packetSize_ 1460
+Agent/TCP set window_ 64
+if {$QT == "red"} { Agent/TCP set ecn_ 1 }
+
+Queue/RED set thresh_ 5
+Queue/RED set maxthresh_ 15
+Queue/RED set q_weight_ 0.002
+Queue/RED set linterm_ 10
+Queue/RED set bytes_ false
+Queue/RED set queue_in_bytes_ false
+Queue/RED set mean_pktsize_ 1500
+Queue/RED set gentle_ true
+Queue/RED set wait_ true
+Queue/RED set setbit_ true
+
+set ns [new Simulator]
+set r0 [$ns node]
+set r1 [$ns node]
+if {$QT == "red"} { set qk RED } else { set qk DropTail }
+$ns duplex-link $r0 $r1 10Mb 10ms $qk
+$ns queue-limit $r0 $r1 50
+set tf [open $TF w]
+$ns trace-queue $r0 $r1 $tf
+set qmon [$ns monitor-queue $r0 $r1 [$ns get-ns-traceall] 0.1]
+
+for {set i 0} {$i < $N} {incr i} {
+    set s($i) [$ns node]
+    set d($i) [$ns node]
+    $ns duplex-link $s($i) $r0 100Mb [lindex $DELAYS $i] DropTail
+    $ns queue-limit $s($i) $r0 1000
+    $ns duplex-link $r1 $d($i) 100Mb 1ms DropTail
+    $ns queue-limit $r1 $d($i) 1000
+    set tcp($i) [new Agent/TCP/Sack1]
+    set sink($i) [new Agent/TCPSink/Sack1]
+    $ns attach-agent $s($i) $tcp($i)
+    $ns attach-agent $d($i) $sink($i)
+    $ns connect $tcp($i) $sink($i)
+    set ftp($i) [new Application/FTP]
+    $ftp($i) attach-agent $tcp($i)
+    # Start i * 100 ms plus U(0, 1 s) from the seeded RNG: without it the DropTail case is a
+    # deterministic phase pattern (every seed the same run).
+    $ns at [expr {$i * 0.1 + [$startrng uniform 0 1]}] "$ftp($i) start"
+}
+
+proc finish {} {
+    global N sink tcp qmon END tf
+    flush $tf
+    close $tf
+    set g {}
+    set rx {}
+    set to {}
+    for {set i 0} {$i < $N} {incr i} {
+        lappend g [expr {[$sink($i) set bytes_] * 8.0 / $END}]
+        lappend rx [$tcp($i) set nrexmitpack_]
+        lappend to [$tcp($i) set nrexmit_]
+    }
+    set int [$qmon get-pkts-integrator]
+    set meanq [expr {[$int set sum_] / $END}]
+    puts [format {{"goodput_bps":[%s],"rexmit_pkts":[%s],"timeouts":[%s],"arrivals":%d,"drops":%d,"mean_queue_pkts":%.6f}} \
+        [join $g ,] [join $rx ,] [join $to ,] [$qmon set parrivals_] [$qmon set pdrops_] $meanq]
+    exit 0
+}
+$ns at $END "finish"
+$ns run

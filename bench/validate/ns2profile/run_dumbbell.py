@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Issue 14 validation: a 4-flow dumbbell (dumbbell_aqm.tcl / dumbbell_aqm.toml), DropTail and
+RED/ECN bottlenecks, ns-2.35 with its stock TCP (Agent/TCP/Sack1) against packetsim with
+`profile = "ns2"`. Per queue type and simulator: total goodput, per-flow goodput, Jain's index,
+bottleneck drops and CE marks, retransmitted packets, time-average queue; means over seeds.
+
+    bench/validate/ns2profile/run_dumbbell.py [--runs N]
+
+Raw runs (ns-2 traces, packetsim run folders) go to $NS2PROFILE_RAW/dumbbell (default
+/tmp/ns2/ns2profile/dumbbell), outside the repository; the trace is deleted once counted.
+Writes dumbbell.md and dumbbell.jsonl (per-seed metrics, small) here. PACKETSIM=path is the binary.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
+RAW = os.path.join(os.environ.get("NS2PROFILE_RAW", "/tmp/ns2/ns2profile"), "dumbbell")
+if os.path.abspath(RAW).startswith(ROOT + os.sep):
+    sys.exit("raw runs stay outside the repository")
+TCL = os.path.join(HERE, "dumbbell_aqm.tcl")
+TOML = os.path.join(HERE, "dumbbell_aqm.toml")
+RED = ('links.bottleneck.queue={ kind = "red", red = { weight = 0.002, min_th = 5, max_th = 15, '
+       'max_p = 0.1, limit = 50, mean_pkt_size = 1500, gentle = true, wait = true, '
+       'ecn = "standard" } }')
+END = 60.0
+
+
+def jain(xs):
+    return sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs))
+
+
+def ns2_one(q, seed):
+    tr = os.path.join(RAW, f"ns2-{q}-{seed}.tr")
+    out = subprocess.run(["ns", TCL, q, str(seed), tr], capture_output=True, text=True,
+                         check=True).stdout.strip().splitlines()[-1]
+    r = json.loads(out)
+    marks = drops = 0
+    with open(tr) as f:
+        for line in f:
+            w = line.split()
+            if w[0] == "-" and w[4] == "tcp" and w[6][4] == "E":
+                marks += 1
+            elif w[0] == "d":
+                drops += 1
+    os.remove(tr)
+    # TCPSink's bytes_ counts whole packets (1500 B with headers; 40 B for the SYN): payload
+    # bytes are the full packets times 1460, as packetsim's bytes_delivered.
+    g = [(b * END / 8.0 // 1500) * 1460 * 8.0 / END for b in r["goodput_bps"]]
+    return {"sim": "ns-2.35", "queue": q, "seed": seed, "goodput_bps": sum(g), "flows_bps": g,
+            "jain": jain(g), "drops": drops, "marks": marks, "rexmit_pkts": sum(r["rexmit_pkts"]),
+            "timeouts": sum(r["timeouts"]), "mean_queue_pkts": r["mean_queue_pkts"]}
+
+
+def ps_one(binary, q, seed):
+    out = os.path.join(RAW, f"ps-{q}-{seed}")
+    args = [binary, "run", TOML, "--out", out, "--seed", str(seed), "--set", 'profile="ns2"']
+    if q == "red":
+        args += ["--set", RED, "--set", "tcp.ecn=true"]
+    subprocess.run(args, check=True, capture_output=True)
+    s = json.load(open(os.path.join(out, "summary.json")))
+    fl = [s["flows"][f"f{i}"] for i in range(4)]
+    g = [f["bytes_delivered"] * 8.0 / END for f in fl]
+    bq = s["queues"]["bottleneck:r0->r1"]
+    return {"sim": "packetsim", "queue": q, "seed": seed, "goodput_bps": sum(g), "flows_bps": g,
+            "jain": jain(g), "drops": bq["drops"], "marks": bq["marks"],
+            "rexmit_pkts": sum(f["retransmits"] for f in fl),
+            "timeouts": sum(f["timeouts"] for f in fl), "mean_queue_pkts": bq["mean_len_pkts"]}
+
+
+KEYS = [("goodput_bps", "goodput (payload Mb/s)", 1e-6, 3), ("jain", "Jain index", 1, 4),
+        ("drops", "drops", 1, 1), ("marks", "CE marks", 1, 1),
+        ("rexmit_pkts", "retransmitted packets", 1, 1), ("timeouts", "timeouts", 1, 1),
+        ("mean_queue_pkts", "mean queue (packets)", 1, 2)]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=10)
+    ap.add_argument("--table-only", action="store_true")
+    a = ap.parse_args()
+    os.makedirs(RAW, exist_ok=True)
+    store = os.path.join(HERE, "dumbbell.jsonl")
+    if not a.table_only:
+        binary = os.environ.get("PACKETSIM", os.path.join(ROOT, "target", "release", "packetsim"))
+        rows = []
+        for q in ("droptail", "red"):
+            for seed in range(1, a.runs + 1):
+                rows.append(ns2_one(q, seed))
+                rows.append(ps_one(binary, q, seed))
+        with open(store, "w") as f:
+            for r in rows:
+                f.write(json.dumps(r, sort_keys=True) + "\n")
+    rows = [json.loads(l) for l in open(store)]
+    out = ["| queue | metric | ns-2.35 (mean over seeds) | packetsim `profile = \"ns2\"` | vs ns-2 |",
+           "|---|---|---:|---:|---:|"]
+    for q in ("droptail", "red"):
+        for k, name, scale, nd in KEYS:
+            v = {}
+            for sim in ("ns-2.35", "packetsim"):
+                xs = [r[k] for r in rows if r["queue"] == q and r["sim"] == sim]
+                v[sim] = statistics.fmean(xs) * scale
+            n = len([r for r in rows if r["queue"] == q and r["sim"] == "ns-2.35"])
+            d = f"{(v['packetsim'] / v['ns-2.35'] - 1) * 100:+.1f}%" if v["ns-2.35"] else "–"
+            label = "DropTail 50" if q == "droptail" else "RED/ECN"
+            out.append(f"| {label} (n={n}) | {name} | {v['ns-2.35']:.{nd}f} | "
+                       f"{v['packetsim']:.{nd}f} | {d} |")
+    for q in ("droptail", "red"):
+        for sim in ("ns-2.35", "packetsim"):
+            fl = [r["flows_bps"] for r in rows if r["queue"] == q and r["sim"] == sim]
+            per = [statistics.fmean(x[i] for x in fl) / 1e6 for i in range(4)]
+            out.append("")
+            out.append(f"{q} {sim} per-flow goodput (payload Mb/s, access delay 1/5/10/20 ms): "
+                       + ", ".join(f"{x:.3f}" for x in per))
+    text = "\n".join(out) + "\n"
+    open(os.path.join(HERE, "dumbbell.md"), "w").write(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
