@@ -10,8 +10,9 @@
 //! - the world starts and stops the application ([`AppSource::start`], [`AppSource::stop`]);
 //!   the transport passes these on, since it owns its application.
 //!
-//! The models: [`Bulk`] (an unlimited backlog), [`File`] (exactly `n` bytes) and [`Cbr`]
-//! (fixed-size messages at a fixed interval). Dispatch is an enum, not `Box<dyn>` (STYLE.md
+//! The models: [`Bulk`] (an unlimited backlog), [`File`] (exactly `n` bytes), [`Cbr`]
+//! (fixed-size messages at a fixed interval) and [`OnOff`] (a greedy source switched on and
+//! off). Workloads of many finite transfers draw their sizes from a [`SizeDist`]. Dispatch is an enum, not `Box<dyn>` (STYLE.md
 //! habit 2). A frame source with back-pressure (study 1) is meant as another variant: it would
 //! answer `available_from` with the bytes of the frames generated so far, `next_send` with the
 //! next frame's time (so the transport wakes when new data appears), and see the transport's
@@ -35,10 +36,14 @@
 
 mod cbr;
 mod frames;
+mod onoff;
+mod sizes;
 mod stream;
 
 pub use cbr::Cbr;
 pub use frames::Frames;
+pub use onoff::{OnOff, PeriodDist};
+pub use sizes::{Cdf, CdfError, SizeDist};
 pub use stream::{Bulk, File};
 
 use packetsim_kernel::{Dur, Rate, Time};
@@ -67,6 +72,8 @@ pub enum AppSource {
     Cbr(Box<Cbr>),
     /// Blocks into a send buffer with back-pressure (study 1's CBRFrame).
     Frames(Box<Frames>),
+    /// A greedy source switched on and off.
+    OnOff(Box<OnOff>),
 }
 
 impl From<AppData> for AppSource {
@@ -94,6 +101,7 @@ impl AppSource {
             AppSource::File(f) => f.available_from(from),
             AppSource::Cbr(_) => 0,
             AppSource::Frames(f) => f.available_from(from),
+            AppSource::OnOff(o) => o.available_from(from),
         }
     }
 
@@ -111,6 +119,7 @@ impl AppSource {
             AppSource::File(f) => f.take(n),
             AppSource::Cbr(_) => debug_assert!(false, "a CBR source offers no byte stream"),
             AppSource::Frames(f) => f.take(n),
+            AppSource::OnOff(o) => o.take(n),
         }
     }
 
@@ -123,6 +132,7 @@ impl AppSource {
             AppSource::File(f) => f.taken(),
             AppSource::Cbr(c) => c.sent() * c.payload() as u64,
             AppSource::Frames(f) => f.taken(),
+            AppSource::OnOff(o) => o.taken(),
         }
     }
 
@@ -131,7 +141,9 @@ impl AppSource {
     pub fn is_done(&self, acked: u64) -> bool {
         match self {
             AppSource::File(f) => acked >= f.bytes(),
-            AppSource::Bulk(_) | AppSource::Cbr(_) | AppSource::Frames(_) => false,
+            AppSource::Bulk(_) | AppSource::Cbr(_) | AppSource::Frames(_) | AppSource::OnOff(_) => {
+                false
+            }
         }
     }
 
@@ -141,6 +153,7 @@ impl AppSource {
         match self {
             AppSource::Cbr(c) => c.start(now),
             AppSource::Frames(f) => f.start(now),
+            AppSource::OnOff(o) => o.start(now),
             AppSource::Bulk(_) | AppSource::File(_) => {}
         }
     }
@@ -159,6 +172,10 @@ impl AppSource {
                 let taken = f.taken();
                 *self = AppSource::File(File::stopped(taken));
             }
+            AppSource::OnOff(o) => {
+                let taken = o.taken();
+                *self = AppSource::File(File::stopped(taken));
+            }
         }
     }
 
@@ -168,16 +185,20 @@ impl AppSource {
     pub fn next_wakeup(&self) -> Option<Time> {
         match self {
             AppSource::Frames(f) => f.next_wakeup(),
+            AppSource::OnOff(o) => o.next_wakeup(),
             AppSource::Bulk(_) | AppSource::File(_) | AppSource::Cbr(_) => None,
         }
     }
 
     /// A byte source catches up with `now`, `acked` stream bytes being acknowledged in all
-    /// (its send buffer drained to written − acked). Only a frame source acts on it.
+    /// (its send buffer drained to written − acked). A frame source acts on it; an on-off
+    /// source switches periods.
     #[inline]
     pub fn advance(&mut self, now: Time, acked: u64) {
-        if let AppSource::Frames(f) = self {
-            f.advance(now, acked);
+        match self {
+            AppSource::Frames(f) => f.advance(now, acked),
+            AppSource::OnOff(o) => o.advance(now),
+            AppSource::Bulk(_) | AppSource::File(_) | AppSource::Cbr(_) => {}
         }
     }
 
@@ -198,7 +219,10 @@ impl AppSource {
     pub fn next_send(&self) -> Option<Time> {
         match self {
             AppSource::Cbr(c) => c.next_send(),
-            AppSource::Bulk(_) | AppSource::File(_) | AppSource::Frames(_) => None,
+            AppSource::Bulk(_)
+            | AppSource::File(_)
+            | AppSource::Frames(_)
+            | AppSource::OnOff(_) => None,
         }
     }
 
@@ -208,7 +232,10 @@ impl AppSource {
     pub fn poll_message(&mut self, now: Time) -> Option<u32> {
         match self {
             AppSource::Cbr(c) => c.poll_message(now),
-            AppSource::Bulk(_) | AppSource::File(_) | AppSource::Frames(_) => None,
+            AppSource::Bulk(_)
+            | AppSource::File(_)
+            | AppSource::Frames(_)
+            | AppSource::OnOff(_) => None,
         }
     }
 
@@ -216,7 +243,10 @@ impl AppSource {
     pub fn messages_taken(&self) -> u64 {
         match self {
             AppSource::Cbr(c) => c.sent(),
-            AppSource::Bulk(_) | AppSource::File(_) | AppSource::Frames(_) => 0,
+            AppSource::Bulk(_)
+            | AppSource::File(_)
+            | AppSource::Frames(_)
+            | AppSource::OnOff(_) => 0,
         }
     }
 }

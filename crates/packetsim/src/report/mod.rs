@@ -7,6 +7,7 @@
 //! `queues.<name>.drops`, `events` and `wall_time_s`. Queue names are `<link>:<from>-><to>`.
 //! Everything but `wall_time_s` is a pure function of the scenario and seed.
 
+pub mod fct;
 pub mod svg;
 
 use crate::queue::{DropReason, PrecedenceStats, QueueStats};
@@ -242,6 +243,13 @@ pub struct Summary {
     pub queues: BTreeMap<String, QueueSummary>,
     /// Drops anywhere in the network, by reason.
     pub drops: BTreeMap<&'static str, u64>,
+    /// Flow completion times of workloads (`app = "poisson"`), by workload; only in runs
+    /// with one (`report/fct.rs`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fct: Option<BTreeMap<String, fct::WorkloadFct>>,
+    /// One row per workload flow (fct.csv).
+    #[serde(skip)]
+    pub fct_rows: Vec<fct::FctRow>,
 }
 
 impl Summary {
@@ -391,7 +399,10 @@ impl Summary {
             .filter(|&&r| world.books.dropped[r as usize] > 0)
             .map(|&r| (r.name(), world.books.dropped[r as usize]))
             .collect();
+        let fct_rows = fct::rows(world);
         Summary {
+            fct: (!world.workloads.is_empty()).then(|| fct::summarise(&fct_rows)),
+            fct_rows,
             scenario: scenario.to_string(),
             seed,
             duration_s: world.end().as_secs_f64(),
@@ -740,7 +751,8 @@ pub fn sctp_rto_csv(world: &World) -> Option<String> {
 
 /// Writes summary.json, flows.csv, queues.csv, (when sampled) timeseries_flows.csv,
 /// timeseries_queues.csv, timeseries_delivered.csv and (with SCTP flows)
-/// timeseries_sctp_paths.csv, and (with SCTP flows) timeseries_sctp_rto.csv into `dir`, removing
+/// timeseries_sctp_paths.csv, (with SCTP flows) timeseries_sctp_rto.csv and (with workloads)
+/// fct.csv into `dir`, removing
 /// those of them an earlier run left there and this one does not write.
 pub fn write_run(dir: &Path, summary: &Summary, world: &World) -> io::Result<()> {
     std::fs::create_dir_all(dir)?;
@@ -753,6 +765,11 @@ pub fn write_run(dir: &Path, summary: &Summary, world: &World) -> io::Result<()>
         Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
         _ => Ok(()),
     };
+    if summary.fct.is_some() {
+        write_atomic(&dir.join("fct.csv"), &fct::csv(&summary.fct_rows))?;
+    } else {
+        stale("fct.csv")?;
+    }
     match sctp_rto_csv(world) {
         Some(rto) => write_atomic(&dir.join("timeseries_sctp_rto.csv"), &rto)?,
         None => stale("timeseries_sctp_rto.csv")?,

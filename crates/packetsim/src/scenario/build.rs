@@ -5,7 +5,7 @@
 
 use super::flow::FlowBuild;
 use super::link::LinkBuild;
-use super::{ErrorDirection, Location, QueueSpec, Scenario, SchedulerSpec};
+use super::{ErrorDirection, FlowSpec, Location, QueueSpec, Scenario, SchedulerSpec};
 use crate::ids::{Addr, LinkId, NodeId};
 use crate::net::{DequeueHook, LinkChange, Net, OutagePolicy};
 use crate::queue::{
@@ -300,51 +300,14 @@ fn build_unlocated(sc: &Scenario, seed: u64, copies: u32) -> Result<World, Build
             world.add_element(at, Box::new(process), false);
         }
     }
-    for f in sc
-        .flow_tables
-        .iter()
-        .flat_map(|t| t.copies().take(copies as usize))
-    {
-        let f = &f;
-        let from = node(&f.from, format!("flows.{}.from", f.name))?;
-        let to = node(&f.to, format!("flows.{}.to", f.name))?;
-        if !world.net.reachable(from, world.net.addr_of(to))
-            || !world.net.reachable(to, world.net.addr_of(from))
-        {
-            return Err(err(
-                format!("flows.{}", f.name),
-                format!(
-                    "no route between {:?} ({}) and {:?} ({}): the links do not connect them",
-                    f.from,
-                    sc.lines.describe(&format!("nodes.{}", f.from)),
-                    f.to,
-                    sc.lines.describe(&format!("nodes.{}", f.to)),
-                ),
-            ));
+    // The world's flow ids of each table's flows (a Poisson table adds one flow per arrival).
+    let mut table_flows: Vec<std::ops::Range<u32>> = Vec::with_capacity(sc.flow_tables.len());
+    for t in &sc.flow_tables {
+        let first = world.flows.len() as u32;
+        for f in t.copies().take(copies as usize) {
+            add_flow(&mut world, sc, seed, &f, &node, &addrs, &err)?;
         }
-        // Start jitter: a delay of up to `start_jitter`, from the flow's own stream, so that
-        // adding it to one flow changes no other random draw.
-        let start = if f.start_jitter > Dur::ZERO {
-            let mut rng = Rng::for_component(seed, &format!("flows.{}.start_jitter", f.name));
-            f.start + Dur(rng.below(f.start_jitter.as_nanos() + 1))
-        } else {
-            f.start
-        };
-        let at = FlowPlacement {
-            from,
-            to,
-            start,
-            stop: f.stop,
-            dscp: f.dscp,
-        };
-        let b = FlowBuild {
-            spec: f,
-            at,
-            addrs: &addrs,
-            seed,
-            origin: &sc.origin,
-        };
-        (f.kind.row().add)(&mut world, &b)?;
+        table_flows.push(first..world.flows.len() as u32);
     }
     // DiffServ edges: each marked direction gets its own classifier (and token buckets).
     for (li, l) in sc.links.iter().enumerate() {
@@ -357,16 +320,12 @@ fn build_unlocated(sc: &Scenario, seed: u64, copies: u32) -> Result<World, Build
         };
         for e in egresses {
             let mut c = Classifier::new();
-            // Flow ids are given in table order, `copies` (at most) per table.
-            let mut fi = 0u32;
-            for t in &sc.flow_tables {
-                let n = t.count.min(copies);
+            for (t, fids) in sc.flow_tables.iter().zip(&table_flows) {
                 if let Some(ds) = &t.first.diffserv {
-                    for i in 0..n {
-                        c.assign_config(crate::ids::FlowId(fi + i), ds);
+                    for fi in fids.clone() {
+                        c.assign_config(crate::ids::FlowId(fi), ds);
                     }
                 }
-                fi += n;
             }
             world.net.egresses[e.idx()].set_classifier(c);
         }
@@ -375,6 +334,58 @@ fn build_unlocated(sc: &Scenario, seed: u64, copies: u32) -> Result<World, Build
         world.enable_sampling(iv);
     }
     Ok(world)
+}
+
+/// Adds flow `f` (one copy of a table) to the world.
+fn add_flow(
+    world: &mut World,
+    sc: &Scenario,
+    seed: u64,
+    f: &FlowSpec,
+    node: &impl Fn(&str, String) -> Result<NodeId, BuildError>,
+    addrs: &HashMap<&str, Addr>,
+    err: &impl Fn(String, String) -> BuildError,
+) -> Result<(), BuildError> {
+    let from = node(&f.from, format!("flows.{}.from", f.name))?;
+    let to = node(&f.to, format!("flows.{}.to", f.name))?;
+    if !world.net.reachable(from, world.net.addr_of(to))
+        || !world.net.reachable(to, world.net.addr_of(from))
+    {
+        return Err(err(
+            format!("flows.{}", f.name),
+            format!(
+                "no route between {:?} ({}) and {:?} ({}): the links do not connect them",
+                f.from,
+                sc.lines.describe(&format!("nodes.{}", f.from)),
+                f.to,
+                sc.lines.describe(&format!("nodes.{}", f.to)),
+            ),
+        ));
+    }
+    // Start jitter: a delay of up to `start_jitter`, from the flow's own stream, so that
+    // adding it to one flow changes no other random draw.
+    let start = if f.start_jitter > Dur::ZERO {
+        let mut rng = Rng::for_component(seed, &format!("flows.{}.start_jitter", f.name));
+        f.start + Dur(rng.below(f.start_jitter.as_nanos() + 1))
+    } else {
+        f.start
+    };
+    let at = FlowPlacement {
+        from,
+        to,
+        start,
+        stop: f.stop,
+        dscp: f.dscp,
+    };
+    let b = FlowBuild {
+        spec: f,
+        at,
+        addrs,
+        seed,
+        until: Time::ZERO + sc.simulation.duration,
+        origin: &sc.origin,
+    };
+    (f.kind.row().add)(world, &b)
 }
 
 /// Bytes of peak memory budgeted per time-series sample: the sample itself (40 bytes for a flow,

@@ -221,6 +221,11 @@ pub(super) struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    /// The scenario file's name as given (files a scenario names are relative to it).
+    pub(super) fn origin(&self) -> &str {
+        self.origin
+    }
+
     /// Where the value at `path` came from: an override, else its line in the file.
     fn locate(&self, path: &KeyPath) -> Location {
         let by_override = |f: &dyn Fn(&KeyPath) -> bool| {

@@ -41,6 +41,8 @@ mod profile;
 mod schema;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_workload;
 
 pub use crate::queue::QueueLimit;
 pub use build::{
@@ -526,7 +528,7 @@ pub enum FlowKind {
 }
 
 /// The application on a TCP flow.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum App {
     /// An unlimited backlog of data (FTP bulk transfer).
     Bulk,
@@ -546,4 +548,25 @@ pub enum App {
         /// The source resumes at the send buffer minus this many bytes.
         resume_below: u64,
     },
+    /// A greedy source switched on and off (`app = "onoff"`, `app::OnOff`).
+    OnOff {
+        /// Mean (or fixed) on period.
+        on: packetsim_kernel::Dur,
+        /// Mean (or fixed) off period.
+        off: packetsim_kernel::Dur,
+        /// How period lengths are drawn.
+        dist: crate::app::PeriodDist,
+    },
+    /// Poisson flow arrivals (`app = "poisson"`): built as one finite TCP transfer per
+    /// arrival, named `NAME_k` (see `scenario/flow/tcp.rs`).
+    Poisson(Box<Workload>),
+}
+
+/// A Poisson workload: arrivals and flow sizes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Workload {
+    /// Mean flow arrivals per second.
+    pub arrival_rate: f64,
+    /// Flow sizes.
+    pub sizes: crate::app::SizeDist,
 }

@@ -1517,8 +1517,9 @@ fn each_kind_rejects_the_keys_of_other_kinds_and_unknown_keys_naming_line_and_ke
         24,
         "flows.f.rat",
         "unknown key `rat`; expected one of `from`, `to`, `start`, `stop`, `count`, \
-         `stagger`, `start_jitter`, `dscp`, `diffserv`, `kind`, `tcp`, `app`, `size`, `frame_size`, `frame_interval`, `resume_below`, `sctp`, \
-         `from_addresses`, `to_addresses`, `primary`, `rate`, `packet_size`",
+         `stagger`, `start_jitter`, `dscp`, `diffserv`, `kind`, `tcp`, `app`, `size`, `frame_size`, `frame_interval`, `resume_below`, `on_time`, \
+         `off_time`, `onoff_dist`, `arrival_rate`, `size_dist`, `size_mean`, `size_shape`, \
+         `size_sigma`, `size_cdf`, `sctp`, `from_addresses`, `to_addresses`, `primary`, `rate`, `packet_size`",
     );
     // A misspelt required key is reported as unknown, not as missing.
     assert_at(
@@ -1665,7 +1666,16 @@ fn every_kind_loads_to_the_variant_of_its_own_row_and_declares_its_keys() {
             "size",
             "frame_size",
             "frame_interval",
-            "resume_below"
+            "resume_below",
+            "on_time",
+            "off_time",
+            "onoff_dist",
+            "arrival_rate",
+            "size_dist",
+            "size_mean",
+            "size_shape",
+            "size_sigma",
+            "size_cdf"
         ]
     );
     assert_eq!(keys("cbr"), ["rate", "packet_size"]);

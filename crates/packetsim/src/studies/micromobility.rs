@@ -442,6 +442,7 @@ fn vname(v: Variant) -> &'static str {
         Variant::Sack => "SACK",
         Variant::Cubic => "CUBIC",
         Variant::Dctcp => "DCTCP",
+        Variant::Bbr => "BBR",
     }
 }
 

@@ -64,7 +64,27 @@ pub struct Flow {
     pub dscp: u8,
 }
 
+/// The flows of one workload table (`app = "poisson"`): one finite transfer per arrival.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WorkloadFlows {
+    /// The flow table's name.
+    pub name: String,
+    /// Its flows' ids (indices into `World::flows`).
+    pub flows: std::ops::Range<u32>,
+    /// The flows' TCP maximum segment size, bytes (for the ideal completion time).
+    pub mss: u32,
+}
+
 impl World {
+    /// Records `flows` as the workload `name` (for flow completion times by size).
+    pub fn add_workload(&mut self, name: &str, flows: std::ops::Range<u32>, mss: u32) {
+        self.workloads.push(WorkloadFlows {
+            name: name.to_string(),
+            flows,
+            mss,
+        });
+    }
+
     fn add_flow(
         &mut self,
         name: &str,

@@ -21,7 +21,7 @@ mod sample;
 
 pub use agent::{Agent, AgentSlot, CustomEndpoint, EndpointMetrics};
 pub use element::ElementSlot;
-pub use flow::{Flow, FlowKind, FlowPlacement};
+pub use flow::{Flow, FlowKind, FlowPlacement, WorkloadFlows};
 pub use sample::{DeliverySample, FlowSample, PathSample, QueueSample, Series};
 
 use crate::ids::{AgentId, EgressId, ElementId, FlowId};
@@ -89,6 +89,8 @@ pub struct World {
     pub elements: Vec<ElementSlot>,
     /// Flows, indexed by [`FlowId`].
     pub flows: Vec<Flow>,
+    /// Workloads (Poisson arrivals of finite transfers), each a range of `flows`.
+    pub workloads: Vec<WorkloadFlows>,
     /// Time series, when sampling is on.
     pub series: Option<Series>,
     /// Run-wide packet counts.
@@ -143,6 +145,7 @@ impl World {
             agents: Vec::new(),
             elements: Vec::new(),
             flows: Vec::new(),
+            workloads: Vec::new(),
             series: None,
             books: PacketBooks::default(),
             tracer: None,

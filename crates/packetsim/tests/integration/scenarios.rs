@@ -1,4 +1,4 @@
-//! Every scenario shipped in scenarios/ loads and assembles.
+//! Every scenario shipped in scenarios/ (and scenarios/workloads/) loads and assembles.
 
 use super::scenarios_dir;
 use packetsim::scenario;
@@ -6,7 +6,8 @@ use packetsim::scenario;
 #[test]
 fn every_shipped_scenario_builds() {
     let mut n = 0;
-    for entry in std::fs::read_dir(scenarios_dir()).unwrap() {
+    let dirs = [scenarios_dir(), scenarios_dir().join("workloads")];
+    for entry in dirs.iter().flat_map(|d| std::fs::read_dir(d).unwrap()) {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|e| e == "toml") {
             let sc = scenario::load_file(&path, &[]).unwrap_or_else(|e| panic!("{e}"));

@@ -130,18 +130,18 @@ impl FlowInput<'_> {
                 ))
             }
             (RawApp::Bulk, None) => App::Bulk,
-            (RawApp::Frames, _) => {
+            (RawApp::Frames | RawApp::Poisson | RawApp::Onoff, _) => {
                 return Err(self.err(
                     "app",
-                    "app = \"frames\" (study 1's frame source) is available on tcp flows only; \
-                     expected \"bulk\" or \"file\"",
+                    "app = \"frames\", \"poisson\" and \"onoff\" are available on tcp flows \
+                     only; expected \"bulk\" or \"file\"",
                 ))
             }
         })
     }
 }
 
-/// `app = "bulk" | "file" | "frames"`.
+/// `app = "bulk" | "file" | "frames" | "poisson" | "onoff"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub(crate) enum RawApp {
@@ -151,6 +151,10 @@ pub(crate) enum RawApp {
     File,
     /// Blocks into the send buffer with back-pressure (tcp flows only; spec 1 §2.4).
     Frames,
+    /// Poisson arrivals of finite transfers (tcp flows only).
+    Poisson,
+    /// A greedy source switched on and off (tcp flows only).
+    Onoff,
 }
 
 /// What a kind's `add` gets at build time.
@@ -163,6 +167,8 @@ pub(crate) struct FlowBuild<'a> {
     pub addrs: &'a HashMap<&'a str, Addr>,
     /// The run seed.
     pub seed: u64,
+    /// The end of the run (`simulation.duration`).
+    pub until: packetsim_kernel::Time,
     /// The scenario file, for build errors.
     pub origin: &'a str,
 }
@@ -184,6 +190,8 @@ fn app_data(app: &App) -> AppData {
     match app {
         App::Bulk => AppData::Unlimited,
         App::File { bytes } => AppData::Bytes(*bytes),
-        App::Frames { .. } => unreachable!("only the tcp kind loads a frame source and builds it"),
+        App::Frames { .. } | App::OnOff { .. } | App::Poisson(_) => {
+            unreachable!("only the tcp kind loads these applications and builds them")
+        }
     }
 }

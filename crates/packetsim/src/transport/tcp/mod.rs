@@ -62,6 +62,8 @@ mod tests;
 #[cfg(test)]
 mod tests_atm;
 #[cfg(test)]
+mod tests_bbr;
+#[cfg(test)]
 mod tests_dctcp;
 #[cfg(test)]
 mod tests_ns2;

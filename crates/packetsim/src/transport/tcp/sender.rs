@@ -407,6 +407,9 @@ impl TcpSender {
     fn send_segment(&mut self, now: Time, seq: Seq, len: u32, out: &mut Outbox) {
         debug_assert!(len > 0 && len <= self.mss);
         let is_rtx = seq < self.snd_max;
+        // A pacing controller (BBR) advances its clock and records the send.
+        self.cc
+            .on_send(now, len, !is_rtx, self.snd_max - self.snd_una);
         self.stats.bytes_sent += len as u64;
         self.stats.segments_sent += 1;
         if is_rtx {
@@ -497,6 +500,10 @@ impl TcpSender {
             // RFC 1122 §4.2.3.4 (sender SWS avoidance): no short new segment while the
             // application will offer more (a frame source, spec 1 §2.5).
             if len < self.mss && s >= self.snd_max && self.app.more_expected() {
+                break;
+            }
+            // Pacing (BBR): not faster than the controller's rate; it wakes the sender.
+            if !self.cc.pacing_allows(now, self.mss) {
                 break;
             }
             self.send_segment(now, s, len, out);
@@ -745,6 +752,9 @@ impl TcpSender {
         self.lt_bytes = 0;
         self.consecutive_timeouts = 0;
         self.st.bytes_in_flight = self.snd_max - self.snd_una;
+        // A model-based controller (BBR) samples every ACK of new data, in every phase.
+        let sample = self.ack_info(now, acked);
+        self.cc.on_ack_sample(&self.st, &sample);
         let mut restart_timer = true;
         match self.st.phase {
             Phase::Open | Phase::Disorder => {
@@ -1051,10 +1061,19 @@ impl Endpoint for TcpSender {
             self.app.advance(now, self.stats.bytes_acked);
             self.transmit(now, out);
         }
+        if self.cc.pacing_wakeup().is_some_and(|t| t <= now) {
+            // Pacing let the next segments go.
+            self.cc.pacing_unblock();
+            self.transmit(now, out);
+        }
     }
 
     fn next_timeout(&self) -> Option<Time> {
-        match (self.rto_at, self.app.next_wakeup()) {
+        let t = match (self.rto_at, self.app.next_wakeup()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        match (t, self.cc.pacing_wakeup()) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }

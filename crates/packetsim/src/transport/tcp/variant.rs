@@ -1,7 +1,7 @@
 //! The TCP variants a scenario can name. Each is a row pairing a congestion control with a
 //! loss recovery (see `cc/` and `recovery/`).
 
-use super::cc::{AnyCc, Cubic, Dctcp, Reno, StatefulCc};
+use super::cc::{AnyCc, Bbr, Cubic, Dctcp, Reno, StatefulCc};
 use super::recovery::{AnyRecovery, NewReno, RenoRecovery, Sack1Recovery, SackRecovery, Tahoe};
 use super::{SackRecoveryKind, TcpConfig};
 use serde::{Deserialize, Serialize};
@@ -24,6 +24,9 @@ pub enum Variant {
     /// DCTCP congestion control (RFC 8257) with NewReno loss recovery (RFC 6582); needs
     /// `ecn = true` and `ecn_echo = "per_segment"` (validated).
     Dctcp,
+    /// BBR v1 (Cardwell et al. 2016; draft-cardwell-iccrg-bbr-congestion-control-00) with
+    /// pacing, and NewReno loss recovery (RFC 6582).
+    Bbr,
 }
 
 impl Variant {
@@ -37,13 +40,14 @@ impl Variant {
     ];
 
     /// Every variant a scenario can name, in a fixed order.
-    pub const EVERY: [Variant; 6] = [
+    pub const EVERY: [Variant; 7] = [
         Variant::Tahoe,
         Variant::Reno,
         Variant::NewReno,
         Variant::Sack,
         Variant::Cubic,
         Variant::Dctcp,
+        Variant::Bbr,
     ];
 
     /// The (congestion control, loss recovery) pair of this variant: the variant table.
@@ -51,9 +55,12 @@ impl Variant {
         let rec = match self {
             Variant::Tahoe => AnyRecovery::Tahoe(Tahoe),
             Variant::Reno => AnyRecovery::Reno(RenoRecovery),
-            Variant::NewReno | Variant::Cubic | Variant::Dctcp => AnyRecovery::NewReno(
-                NewReno::new(cfg.newreno_partial_ack_timer, cfg.newreno_full_ack),
-            ),
+            Variant::NewReno | Variant::Cubic | Variant::Dctcp | Variant::Bbr => {
+                AnyRecovery::NewReno(NewReno::new(
+                    cfg.newreno_partial_ack_timer,
+                    cfg.newreno_full_ack,
+                ))
+            }
             Variant::Sack => match cfg.sack_recovery {
                 SackRecoveryKind::Rfc6675 => AnyRecovery::Sack(SackRecovery),
                 SackRecoveryKind::Sack1 => AnyRecovery::Sack1(Sack1Recovery::default()),
@@ -62,6 +69,9 @@ impl Variant {
         let cc = match self {
             Variant::Cubic => AnyCc::stateful(StatefulCc::Cubic(Cubic::default())),
             Variant::Dctcp => AnyCc::stateful(StatefulCc::Dctcp(Dctcp::new(cfg.dctcp_g))),
+            Variant::Bbr => AnyCc::stateful(StatefulCc::Bbr(Bbr::new(
+                cfg.initial_cwnd.saturating_mul(cfg.mss),
+            ))),
             Variant::Tahoe | Variant::Reno | Variant::NewReno | Variant::Sack => AnyCc::Reno(Reno),
         };
         (cc, rec)
@@ -76,6 +86,7 @@ impl Variant {
             Variant::Sack => "sack",
             Variant::Cubic => "cubic",
             Variant::Dctcp => "dctcp",
+            Variant::Bbr => "bbr",
         }
     }
 }

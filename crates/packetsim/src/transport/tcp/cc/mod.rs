@@ -9,10 +9,12 @@
 //!
 //! Invariant: `cwnd >= mss` after every hook (checked by the sender in debug builds).
 
+pub mod bbr;
 mod cubic;
 pub mod dctcp;
 mod reno;
 
+pub use bbr::{Bbr, BbrState};
 pub use cubic::Cubic;
 pub use dctcp::Dctcp;
 pub use reno::Reno;
@@ -145,6 +147,8 @@ pub enum StatefulCc {
     Cubic(Cubic),
     /// RFC 8257 DCTCP.
     Dctcp(Dctcp),
+    /// BBR v1 (with pacing).
+    Bbr(Bbr),
 }
 
 impl AnyCc {
@@ -158,9 +162,76 @@ impl AnyCc {
         match self {
             AnyCc::Stateful(b) => match &**b {
                 StatefulCc::Dctcp(c) => Some(c),
-                StatefulCc::Cubic(_) => None,
+                StatefulCc::Cubic(_) | StatefulCc::Bbr(_) => None,
             },
             AnyCc::Reno(_) => None,
+        }
+    }
+
+    /// The BBR controller, if this is one (its state, for tests and metrics).
+    pub fn as_bbr(&self) -> Option<&Bbr> {
+        match self {
+            AnyCc::Stateful(b) => match &**b {
+                StatefulCc::Bbr(c) => Some(c),
+                StatefulCc::Cubic(_) | StatefulCc::Dctcp(_) => None,
+            },
+            AnyCc::Reno(_) => None,
+        }
+    }
+
+    /// The pacing controller, if this is one (only BBR paces).
+    #[inline]
+    fn pacer(&mut self) -> Option<&mut Bbr> {
+        match self {
+            AnyCc::Stateful(b) => match &mut **b {
+                StatefulCc::Bbr(c) => Some(c),
+                StatefulCc::Cubic(_) | StatefulCc::Dctcp(_) => None,
+            },
+            AnyCc::Reno(_) => None,
+        }
+    }
+
+    /// Whether pacing lets a segment leave at `now` (always, without pacing); see
+    /// [`Bbr::pacing_allows`].
+    #[inline]
+    pub fn pacing_allows(&mut self, now: Time, mss: u32) -> bool {
+        self.pacer().is_none_or(|c| c.pacing_allows(now, mss))
+    }
+
+    /// When a sender that pacing stopped may send again (None: not stopped, or no pacing).
+    #[inline]
+    pub fn pacing_wakeup(&self) -> Option<Time> {
+        match self {
+            AnyCc::Stateful(b) => match &**b {
+                StatefulCc::Bbr(c) => c.pacing_wakeup(),
+                StatefulCc::Cubic(_) | StatefulCc::Dctcp(_) => None,
+            },
+            AnyCc::Reno(_) => None,
+        }
+    }
+
+    /// The pacing wake-up came.
+    #[inline]
+    pub fn pacing_unblock(&mut self) {
+        if let Some(c) = self.pacer() {
+            c.unblock();
+        }
+    }
+
+    /// A data segment of `len` bytes left (see [`Bbr::on_send`]); a no-op for the others.
+    #[inline]
+    pub fn on_send(&mut self, now: Time, len: u32, new_data: bool, in_flight: u32) {
+        if let Some(c) = self.pacer() {
+            c.on_send(now, len, new_data, in_flight);
+        }
+    }
+
+    /// An ACK of new data in any phase, before the phase's own handling (see
+    /// [`Bbr::on_ack_sample`]); a no-op for the others.
+    #[inline]
+    pub fn on_ack_sample(&mut self, st: &CcState, ack: &AckInfo) {
+        if let Some(c) = self.pacer() {
+            c.on_ack_sample(st, ack);
         }
     }
 }
@@ -173,6 +244,7 @@ macro_rules! dispatch {
             AnyCc::Stateful(b) => match &mut **b {
                 StatefulCc::Cubic($c) => $e,
                 StatefulCc::Dctcp($c) => $e,
+                StatefulCc::Bbr($c) => $e,
             },
         }
     };
@@ -182,6 +254,7 @@ macro_rules! dispatch {
             AnyCc::Stateful(b) => match &**b {
                 StatefulCc::Cubic($c) => $e,
                 StatefulCc::Dctcp($c) => $e,
+                StatefulCc::Bbr($c) => $e,
             },
         }
     };

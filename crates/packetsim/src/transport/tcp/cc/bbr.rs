@@ -1,0 +1,590 @@
+//! BBR v1: a model-based controller that estimates the bottleneck bandwidth (BtlBw) and the
+//! round-trip propagation time (RTprop) and sets a pacing rate and a window from them. Sources:
+//! N. Cardwell et al., "BBR: Congestion-Based Congestion Control", ACM Queue 14(5), 2016 (the
+//! paper; its pseudocode for the delivery rate), and draft-cardwell-iccrg-bbr-congestion-
+//! control-00 (2017), cited as "draft §x".
+//!
+//! The model (draft §4.1):
+//! - Delivery rate samples (paper, "the rate sample"): every new data segment records the
+//!   bytes delivered and the time of the last delivery when it was sent (when nothing is in
+//!   flight, that time is the send time, draft §4.1.1.1 via the delivery-rate draft). On a
+//!   cumulative ACK the newest segment it covers gives `rate = (delivered − P.delivered) /
+//!   (now − P.delivered_time)` and an RTT sample `now − P.sent_at`.
+//! - BtlBw: the windowed maximum of the rate samples over the last 10 round trips (draft
+//!   §4.1.1.5, BBRBtlBwFilterLen). A round trip ends when a segment sent after the previous
+//!   round's end is acknowledged (draft §4.1.1.3, `next_round_delivered`).
+//! - RTprop: the minimum RTT sample over the last 10 s (draft §4.1.2.3, RTpropFilterLen): a
+//!   sample at or below it, or any sample once it is 10 s old, replaces it.
+//!
+//! The state machine (draft §4.3):
+//! - Startup: pacing and cwnd gain 2/ln 2 ≈ 2.885. The pipe is full when BtlBw has not grown
+//!   by 25% in three round trips (draft §4.3.2.2, checked at each round start); then Drain.
+//! - Drain: pacing gain ln 2/2 (the inverse), cwnd gain 2/ln 2, until the bytes in flight are
+//!   at most one BDP (BtlBw × RTprop); then ProbeBW (draft §4.3.3).
+//! - ProbeBW: cwnd gain 2; the pacing gain cycles through 5/4, 3/4, 1, 1, 1, 1, 1, 1 (draft
+//!   §4.3.4.3). A phase lasts at least RTprop; the 5/4 phase also waits for a loss or for the
+//!   bytes in flight (before this ACK) to reach 5/4 BDP; the 3/4 phase ends early once they
+//!   are at most one BDP (draft BBRIsNextCyclePhase).
+//! - ProbeRTT: entered from any state when RTprop has not been refreshed for 10 s (draft
+//!   §4.3.5): cwnd ≤ 4 segments; once the bytes in flight are at most 4 segments it stays
+//!   max(200 ms, one round trip), then refreshes the RTprop stamp and returns to ProbeBW (or
+//!   Startup if the pipe was never full). Pacing gain 1.
+//!
+//! Pacing rate and window (draft §4.2): pacing rate = pacing gain × BtlBw, lowered only once
+//! the pipe is full (before the first sample: 2/ln 2 × initial window / (SRTT or 1 ms));
+//! target window = cwnd gain × BDP + 3 send quanta (+ 2 segments in the 5/4 phase), at least
+//! 4 segments. Each ACK outside loss recovery grows cwnd by the bytes acknowledged, up to the
+//! target once the pipe is full (before: without limit below the target and in the first
+//! initial window).
+//!
+//! Pacing is a sender capability (sender.rs): a segment may leave while the pacing clock is
+//! less than one send quantum ahead of now, and each segment advances the clock by its payload
+//! over the pacing rate (payload bytes, the unit of the rate samples). A sender stopped by
+//! pacing wakes when the clock is due, and then sends up to a quantum: bursts of at most one
+//! quantum, and one timer per quantum, not one per packet. The
+//! quantum is draft §4.2.2's: 1 segment below 1.2 Mb/s, 2 below 24 Mb/s, else 1 ms at the
+//! pacing rate, at most 64 KB.
+//!
+//! Departures from the draft, and decisions where it leaves room:
+//! - Loss recovery is the variant table's NewReno: a loss sets ssthresh to the bytes in
+//!   flight, so fast recovery's window (ssthresh + 3 segments, + 1 per duplicate ACK) holds the
+//!   flight as the draft's packet conservation does (§4.2.3.4); the window before the loss is
+//!   saved and restored (max of the two) on the first ACK after recovery ends. A timeout sets
+//!   cwnd to 1 segment, restored the same way. The model (rates, RTT, states) is updated by
+//!   every ACK of new data, during recovery too.
+//! - No app-limited marking of rate samples (the delivery-rate draft's `is_app_limited`):
+//!   every sample enters the max filter; an app-limited sample can only be low, and the
+//!   filter keeps the maximum.
+//! - ProbeBW starts in the first 1.0 phase (index 2), not a random one: runs stay a function
+//!   of the seed without giving the controller a random stream.
+//! - ECN is ignored (BBR v1 does not use it).
+
+use super::{AckInfo, CcState, Congestion, CongestionControl};
+use packetsim_kernel::{Dur, Time};
+use std::collections::VecDeque;
+use std::fmt;
+
+/// Startup's pacing and cwnd gain, 2/ln 2 (draft §4.3.2.1, BBRHighGain).
+pub const HIGH_GAIN: f64 = 2.0 / std::f64::consts::LN_2;
+/// Drain's pacing gain, ln 2/2 (draft §4.3.3).
+pub const DRAIN_GAIN: f64 = std::f64::consts::LN_2 / 2.0;
+/// ProbeBW's pacing gain cycle (draft §4.3.4.3).
+pub const GAIN_CYCLE: [f64; 8] = [1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0];
+/// ProbeBW's cwnd gain (draft §4.3.4).
+pub const PROBE_BW_CWND_GAIN: f64 = 2.0;
+/// BtlBw filter window, round trips (draft §4.1.1.5).
+pub const BW_WINDOW_ROUNDS: u64 = 10;
+/// RTprop filter window (draft §4.1.2.3).
+pub const RTPROP_WINDOW: Dur = Dur::from_secs(10);
+/// Minimum time in ProbeRTT at the low window (draft §4.3.5).
+pub const PROBE_RTT_DURATION: Dur = Dur::from_millis(200);
+/// The window floor and ProbeRTT's window, segments (draft §4.2.3.1, BBRMinPipeCwnd).
+pub const MIN_PIPE_SEGMENTS: u32 = 4;
+/// The ProbeBW phase a flow starts in (module doc).
+const FIRST_CYCLE_INDEX: usize = 2;
+
+/// BBR's states (draft §4.3), displayed as the draft names them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BbrState {
+    /// Exponential search for the bandwidth.
+    Startup,
+    /// Drain the queue Startup made.
+    Drain,
+    /// Cycle the pacing gain around BtlBw.
+    ProbeBw,
+    /// Lower the window to measure RTprop.
+    ProbeRtt,
+}
+
+impl fmt::Display for BbrState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            BbrState::Startup => "Startup",
+            BbrState::Drain => "Drain",
+            BbrState::ProbeBw => "ProbeBW",
+            BbrState::ProbeRtt => "ProbeRTT",
+        })
+    }
+}
+
+/// What the sender knew when it sent a new data segment (the paper's per-packet state).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct SendRecord {
+    /// Stream offset one past the segment's last byte.
+    end: u64,
+    /// When it was sent.
+    sent_at: Time,
+    /// Bytes delivered (cumulatively acknowledged) when it was sent.
+    delivered: u64,
+    /// When `delivered` last grew, as of its send.
+    delivered_time: Time,
+}
+
+/// BBR v1 congestion control with pacing.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bbr {
+    state: BbrState,
+    /// BtlBw filter: (round, rate bytes/s), rounds increasing and rates decreasing.
+    bw_filter: VecDeque<(u64, f64)>,
+    /// RTprop, once sampled.
+    rtprop: Option<Dur>,
+    /// When RTprop was last set.
+    rtprop_stamp: Time,
+    /// Whether RTprop had expired at the last sample (draft `rtprop_expired`).
+    rtprop_expired: bool,
+    /// Bytes cumulatively acknowledged.
+    delivered: u64,
+    /// When `delivered` last grew (or the flight restarted from empty).
+    delivered_time: Time,
+    /// Stream offset of the next new byte (bytes of new data sent).
+    sent: u64,
+    /// New data segments not yet acknowledged.
+    records: VecDeque<SendRecord>,
+    /// Round trips counted.
+    round_count: u64,
+    /// `delivered` at which the next round trip starts.
+    next_round_delivered: u64,
+    /// Whether the last ACK started a round trip.
+    round_start: bool,
+    filled_pipe: bool,
+    /// BtlBw at the last 25% growth, bytes/s.
+    full_bw: f64,
+    /// Round starts without 25% growth.
+    full_bw_count: u32,
+    pacing_gain: f64,
+    cwnd_gain: f64,
+    /// ProbeBW phase index into [`GAIN_CYCLE`].
+    cycle_index: usize,
+    /// When the phase began.
+    cycle_stamp: Time,
+    /// A loss since the phase began.
+    loss_in_phase: bool,
+    /// ProbeRTT: when the low window may end (set once the flight is low).
+    probe_rtt_done: Option<Time>,
+    /// ProbeRTT: a round trip passed since `probe_rtt_done` was set.
+    probe_rtt_round_done: bool,
+    /// The window saved at a loss, a timeout or ProbeRTT, bytes.
+    prior_cwnd: u32,
+    /// A loss or timeout cut the window; restore it once the sender is Open again.
+    restore_pending: bool,
+    /// Pacing rate, payload bytes/s (0 before the first estimate).
+    pacing_rate: f64,
+    /// The pacing clock: when the next byte is due at the pacing rate.
+    next_send: Time,
+    /// The sender stopped because of pacing: it wants a wake-up at `pacing_wakeup`.
+    blocked: bool,
+    /// Initial window, bytes.
+    initial_cwnd: u32,
+    /// The last target window, bytes.
+    target: u32,
+}
+
+impl Bbr {
+    /// A controller for a sender whose initial window is `initial_cwnd` bytes.
+    pub fn new(initial_cwnd: u32) -> Bbr {
+        Bbr {
+            state: BbrState::Startup,
+            bw_filter: VecDeque::new(),
+            rtprop: None,
+            rtprop_stamp: Time::ZERO,
+            rtprop_expired: false,
+            delivered: 0,
+            delivered_time: Time::ZERO,
+            sent: 0,
+            records: VecDeque::new(),
+            round_count: 0,
+            next_round_delivered: 0,
+            round_start: false,
+            filled_pipe: false,
+            full_bw: 0.0,
+            full_bw_count: 0,
+            pacing_gain: HIGH_GAIN,
+            cwnd_gain: HIGH_GAIN,
+            cycle_index: FIRST_CYCLE_INDEX,
+            cycle_stamp: Time::ZERO,
+            loss_in_phase: false,
+            probe_rtt_done: None,
+            probe_rtt_round_done: false,
+            prior_cwnd: 0,
+            restore_pending: false,
+            pacing_rate: 0.0,
+            next_send: Time::ZERO,
+            blocked: false,
+            initial_cwnd,
+            target: 0,
+        }
+    }
+
+    /// The state.
+    pub fn state(&self) -> BbrState {
+        self.state
+    }
+
+    /// BtlBw, payload bytes/s (0 before the first sample).
+    pub fn btl_bw(&self) -> f64 {
+        self.bw_filter.front().map_or(0.0, |s| s.1)
+    }
+
+    /// RTprop, once sampled.
+    pub fn rtprop(&self) -> Option<Dur> {
+        self.rtprop
+    }
+
+    /// The pacing gain in force.
+    pub fn pacing_gain(&self) -> f64 {
+        self.pacing_gain
+    }
+
+    /// The pacing rate, payload bytes/s.
+    pub fn pacing_rate(&self) -> f64 {
+        self.pacing_rate
+    }
+
+    /// Round trips counted.
+    pub fn rounds(&self) -> u64 {
+        self.round_count
+    }
+
+    /// Whether Startup found the pipe full.
+    pub fn filled_pipe(&self) -> bool {
+        self.filled_pipe
+    }
+
+    /// The ProbeBW phase index.
+    pub fn cycle_index(&self) -> usize {
+        self.cycle_index
+    }
+
+    /// The target window of the last ACK, bytes.
+    pub fn target_cwnd(&self) -> u32 {
+        self.target
+    }
+
+    /// Bytes in flight that make `gain` BDPs (draft BBRInflight), without the quantum budget;
+    /// None before both estimates exist.
+    fn bdp(&self, gain: f64) -> Option<f64> {
+        let rtt = self.rtprop?;
+        let bw = self.btl_bw();
+        (bw > 0.0).then(|| gain * bw * rtt.as_secs_f64())
+    }
+
+    /// The send quantum, bytes (draft §4.2.2).
+    fn quantum(&self, mss: u32) -> u32 {
+        let bps = self.pacing_rate * 8.0;
+        if bps < 1.2e6 {
+            mss
+        } else if bps < 24e6 {
+            2 * mss
+        } else {
+            ((self.pacing_rate / 1000.0) as u32).clamp(2 * mss, 65_536)
+        }
+    }
+
+    // ---- pacing (the sender asks these) --------------------------------------------------
+
+    /// Whether a segment may leave at `now`: the pacing clock is less than one send quantum
+    /// ahead. If not, the sender is blocked until [`Bbr::pacing_wakeup`].
+    pub fn pacing_allows(&mut self, now: Time, mss: u32) -> bool {
+        if self.pacing_rate <= 0.0 || self.next_send <= now {
+            return true;
+        }
+        let ahead = (self.next_send - now).as_secs_f64() * self.pacing_rate;
+        if ahead < self.quantum(mss) as f64 {
+            return true;
+        }
+        self.blocked = true;
+        false
+    }
+
+    /// When a blocked sender may send again: when the pacing clock is due, so that it can
+    /// then send a whole quantum.
+    pub fn pacing_wakeup(&self) -> Option<Time> {
+        self.blocked.then_some(self.next_send)
+    }
+
+    /// The wake-up came: the sender will try again.
+    pub fn unblock(&mut self) {
+        self.blocked = false;
+    }
+
+    /// A data segment of `len` bytes left at `now` (`new_data`: not a retransmission), with
+    /// `in_flight` bytes outstanding before it.
+    pub fn on_send(&mut self, now: Time, len: u32, new_data: bool, in_flight: u32) {
+        if self.pacing_rate > 0.0 {
+            let start = self.next_send.max(now);
+            self.next_send = start + Dur::from_secs_f64(len as f64 / self.pacing_rate);
+        }
+        if !new_data {
+            return;
+        }
+        if in_flight == 0 {
+            // The flight restarts: rate samples start from here (delivery-rate draft §3.2).
+            self.delivered_time = now;
+        }
+        self.sent += len as u64;
+        self.records.push_back(SendRecord {
+            end: self.sent,
+            sent_at: now,
+            delivered: self.delivered,
+            delivered_time: self.delivered_time,
+        });
+    }
+
+    // ---- the model (every ACK of new data) ---------------------------------------------
+
+    /// An ACK of new data, in any phase: update the model and the state (draft
+    /// BBRUpdateOnACK). `st.bytes_in_flight` is after the ACK.
+    pub fn on_ack_sample(&mut self, st: &CcState, ack: &AckInfo) {
+        let now = ack.now;
+        self.delivered += ack.acked as u64;
+        self.delivered_time = now;
+        let mut newest = None;
+        while let Some(r) = self.records.front() {
+            if r.end > self.delivered {
+                break;
+            }
+            newest = self.records.pop_front();
+        }
+        self.round_start = false;
+        if let Some(p) = newest {
+            // Draft §4.1.1.3: a round trip ends when a segment sent in it is acknowledged.
+            if p.delivered >= self.next_round_delivered {
+                self.next_round_delivered = self.delivered;
+                self.round_count += 1;
+                self.round_start = true;
+            }
+            // The paper's rate sample.
+            let interval = now.saturating_since(p.delivered_time);
+            if interval > Dur::ZERO {
+                let rate = (self.delivered - p.delivered) as f64 / interval.as_secs_f64();
+                self.update_bw(rate);
+            }
+            self.update_rtprop(now, now.saturating_since(p.sent_at));
+        }
+        self.check_full_pipe();
+        let prior_inflight = st.bytes_in_flight + ack.acked;
+        match self.state {
+            BbrState::Startup if self.filled_pipe => self.enter_drain(),
+            BbrState::ProbeBw => self.update_cycle(now, prior_inflight),
+            BbrState::Startup | BbrState::Drain | BbrState::ProbeRtt => {}
+        }
+        if self.state == BbrState::Drain
+            && self
+                .bdp(1.0)
+                .is_some_and(|b| st.bytes_in_flight as f64 <= b)
+        {
+            // Draft §4.3.3: the queue is drained.
+            self.enter_probe_bw(now);
+        }
+        self.check_probe_rtt(now, st);
+        self.set_pacing_rate(ack);
+        self.target = self.target_cwnd_for(self.cwnd_gain, st.mss);
+    }
+
+    /// Draft §4.1.1.5: the windowed maximum over BW_WINDOW_ROUNDS round trips.
+    fn update_bw(&mut self, rate: f64) {
+        let round = self.round_count;
+        while self.bw_filter.back().is_some_and(|b| b.1 <= rate) {
+            self.bw_filter.pop_back();
+        }
+        self.bw_filter.push_back((round, rate));
+        while self
+            .bw_filter
+            .front()
+            .is_some_and(|f| f.0 + BW_WINDOW_ROUNDS <= round)
+        {
+            self.bw_filter.pop_front();
+        }
+    }
+
+    /// Draft §4.1.2.3.
+    fn update_rtprop(&mut self, now: Time, rtt: Dur) {
+        self.rtprop_expired = now > self.rtprop_stamp + RTPROP_WINDOW;
+        if self.rtprop.is_none_or(|m| rtt <= m) || self.rtprop_expired {
+            self.rtprop = Some(rtt);
+            self.rtprop_stamp = now;
+        }
+    }
+
+    /// Draft §4.3.2.2: full when BtlBw grew by less than 25% in three round starts.
+    fn check_full_pipe(&mut self) {
+        if self.filled_pipe || !self.round_start {
+            return;
+        }
+        let bw = self.btl_bw();
+        if bw >= self.full_bw * 1.25 {
+            self.full_bw = bw;
+            self.full_bw_count = 0;
+            return;
+        }
+        self.full_bw_count += 1;
+        if self.full_bw_count >= 3 {
+            self.filled_pipe = true;
+        }
+    }
+
+    fn enter_drain(&mut self) {
+        self.state = BbrState::Drain;
+        self.pacing_gain = DRAIN_GAIN;
+        self.cwnd_gain = HIGH_GAIN;
+    }
+
+    fn enter_probe_bw(&mut self, now: Time) {
+        self.state = BbrState::ProbeBw;
+        self.cwnd_gain = PROBE_BW_CWND_GAIN;
+        self.cycle_index = FIRST_CYCLE_INDEX;
+        self.pacing_gain = GAIN_CYCLE[self.cycle_index];
+        self.cycle_stamp = now;
+        self.loss_in_phase = false;
+    }
+
+    /// Draft BBRCheckCyclePhase / BBRIsNextCyclePhase.
+    fn update_cycle(&mut self, now: Time, prior_inflight: u32) {
+        let Some(rtprop) = self.rtprop else { return };
+        let full_length = now.saturating_since(self.cycle_stamp) > rtprop;
+        let inflight = prior_inflight as f64;
+        let next = if self.pacing_gain > 1.0 {
+            full_length
+                && (self.loss_in_phase || self.bdp(self.pacing_gain).is_some_and(|b| inflight >= b))
+        } else if self.pacing_gain < 1.0 {
+            full_length || self.bdp(1.0).is_some_and(|b| inflight <= b)
+        } else {
+            full_length
+        };
+        if next {
+            self.cycle_index = (self.cycle_index + 1) % GAIN_CYCLE.len();
+            self.pacing_gain = GAIN_CYCLE[self.cycle_index];
+            self.cycle_stamp = now;
+            self.loss_in_phase = false;
+        }
+    }
+
+    /// Draft §4.3.5 (BBRCheckProbeRTT).
+    fn check_probe_rtt(&mut self, now: Time, st: &CcState) {
+        if self.state != BbrState::ProbeRtt && self.rtprop_expired {
+            self.state = BbrState::ProbeRtt;
+            self.pacing_gain = 1.0;
+            self.cwnd_gain = 1.0;
+            self.prior_cwnd = self.saved_cwnd(st.cwnd);
+            self.probe_rtt_done = None;
+            // Entering once per expiry.
+            self.rtprop_expired = false;
+        }
+        if self.state != BbrState::ProbeRtt {
+            return;
+        }
+        match self.probe_rtt_done {
+            None if st.bytes_in_flight <= MIN_PIPE_SEGMENTS * st.mss => {
+                self.probe_rtt_done = Some(now + PROBE_RTT_DURATION);
+                self.probe_rtt_round_done = false;
+                self.next_round_delivered = self.delivered;
+            }
+            None => {}
+            Some(done) => {
+                if self.round_start {
+                    self.probe_rtt_round_done = true;
+                }
+                if self.probe_rtt_round_done && now >= done {
+                    self.rtprop_stamp = now;
+                    self.restore_pending = true;
+                    if self.filled_pipe {
+                        self.enter_probe_bw(now);
+                    } else {
+                        self.state = BbrState::Startup;
+                        self.pacing_gain = HIGH_GAIN;
+                        self.cwnd_gain = HIGH_GAIN;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Draft §4.2.1 (BBRSetPacingRateWithGain, BBRInitPacingRate).
+    fn set_pacing_rate(&mut self, ack: &AckInfo) {
+        let bw = self.btl_bw();
+        if bw <= 0.0 {
+            let rtt = ack.srtt.map_or(0.001, |d| d.as_secs_f64().max(1e-6));
+            self.pacing_rate = HIGH_GAIN * self.initial_cwnd as f64 / rtt;
+            return;
+        }
+        let rate = self.pacing_gain * bw;
+        if self.filled_pipe || rate > self.pacing_rate {
+            self.pacing_rate = rate;
+        }
+    }
+
+    /// Draft BBRInflight plus the quantization budget, at least MIN_PIPE_SEGMENTS.
+    fn target_cwnd_for(&self, gain: f64, mss: u32) -> u32 {
+        let floor = MIN_PIPE_SEGMENTS * mss;
+        let Some(bdp) = self.bdp(gain) else {
+            return self.initial_cwnd.max(floor);
+        };
+        let mut t = bdp + 3.0 * self.quantum(mss) as f64;
+        if self.state == BbrState::ProbeBw && self.cycle_index == 0 {
+            t += 2.0 * mss as f64;
+        }
+        (t.min((1u32 << 30) as f64) as u32).max(floor)
+    }
+
+    /// Draft BBRSaveCwnd: the window to restore later.
+    fn saved_cwnd(&self, cwnd: u32) -> u32 {
+        if self.restore_pending || self.state == BbrState::ProbeRtt {
+            self.prior_cwnd.max(cwnd)
+        } else {
+            cwnd
+        }
+    }
+}
+
+impl CongestionControl for Bbr {
+    /// Draft §4.2.3 (BBRSetCwnd), outside loss recovery; the model was updated first.
+    fn on_ack(&mut self, st: &mut CcState, ack: &AckInfo) {
+        let mss = st.mss;
+        if self.restore_pending {
+            // Draft §4.2.3.4: on leaving recovery (or ProbeRTT) restore the saved window.
+            st.cwnd = st.cwnd.max(self.prior_cwnd);
+            self.restore_pending = false;
+        }
+        let grown = st.cwnd.saturating_add(ack.acked);
+        st.cwnd = if self.filled_pipe {
+            grown.min(self.target)
+        } else if st.cwnd < self.target || self.delivered < self.initial_cwnd as u64 {
+            grown
+        } else {
+            st.cwnd
+        };
+        st.cwnd = st.cwnd.max(MIN_PIPE_SEGMENTS * mss);
+        if self.state == BbrState::ProbeRtt {
+            st.cwnd = st.cwnd.min(MIN_PIPE_SEGMENTS * mss);
+        }
+    }
+
+    fn on_congestion(&mut self, st: &mut CcState, cause: Congestion) {
+        match cause {
+            // BBR v1 does not use ECN.
+            Congestion::Ecn => {}
+            Congestion::Loss => {
+                self.prior_cwnd = self.saved_cwnd(st.cwnd);
+                self.restore_pending = true;
+                self.loss_in_phase = true;
+                st.ssthresh = self.ssthresh_after(st);
+            }
+            Congestion::Timeout => {
+                self.prior_cwnd = self.saved_cwnd(st.cwnd);
+                self.restore_pending = true;
+                self.loss_in_phase = true;
+                st.ssthresh = self.ssthresh_after(st);
+                st.cwnd = st.mss;
+            }
+        }
+    }
+
+    /// The bytes in flight (module doc: recovery then holds the flight).
+    fn ssthresh_after(&self, st: &CcState) -> u32 {
+        st.bytes_in_flight.max(2 * st.mss)
+    }
+
+    fn name(&self) -> &'static str {
+        "bbr"
+    }
+}

@@ -1,0 +1,397 @@
+//! BBR v1 (`cc/bbr.rs`): the state machine on a scripted pipe (a bottleneck of a given rate
+//! and a propagation RTT that the test changes), pacing, and an end-to-end dumbbell run.
+
+use super::cc::bbr::{DRAIN_GAIN, GAIN_CYCLE, HIGH_GAIN};
+use super::cc::{AckInfo, Bbr, BbrState, CcState, CongestionControl, Phase};
+use packetsim_kernel::{Dur, Time};
+use std::collections::VecDeque;
+
+const MSS: u32 = 1000;
+const IW: u32 = 10 * MSS;
+
+/// One BBR sender on a pipe: a FIFO bottleneck of `bw` bytes/s and a fixed propagation
+/// round trip `prop` (both changeable between runs). The sender sends whole segments while
+/// the window and pacing allow; each is acknowledged alone, `prop` after it leaves the
+/// bottleneck.
+struct Pipe {
+    bbr: Bbr,
+    st: CcState,
+    now: Time,
+    snd_una: u64,
+    snd_max: u64,
+    bw: f64,
+    prop: Dur,
+    link_free: Time,
+    /// (ACK time, stream offset acknowledged), in time order.
+    acks: VecDeque<(Time, u64)>,
+    /// State changes: (time, new state, bytes in flight then, round).
+    states: Vec<(Time, BbrState, u32, u64)>,
+    /// Pacing gain changes: (time, gain).
+    gains: Vec<(Time, f64)>,
+    /// Send times.
+    sends: Vec<Time>,
+    /// Pacing wake-ups used.
+    wakeups: u64,
+    /// When the flight first fell to 4 segments in ProbeRTT.
+    probe_rtt_low_at: Option<Time>,
+}
+
+impl Pipe {
+    fn new(bw: f64, prop: Dur) -> Pipe {
+        Pipe {
+            bbr: Bbr::new(IW),
+            st: CcState {
+                cwnd: IW,
+                ssthresh: u32::MAX / 2,
+                bytes_in_flight: 0,
+                mss: MSS,
+                phase: Phase::Open,
+            },
+            now: Time::ZERO,
+            snd_una: 0,
+            snd_max: 0,
+            bw,
+            prop,
+            link_free: Time::ZERO,
+            acks: VecDeque::new(),
+            states: vec![(Time::ZERO, BbrState::Startup, 0, 0)],
+            gains: vec![(Time::ZERO, HIGH_GAIN)],
+            sends: Vec::new(),
+            wakeups: 0,
+            probe_rtt_low_at: None,
+        }
+    }
+
+    fn inflight(&self) -> u32 {
+        (self.snd_max - self.snd_una) as u32
+    }
+
+    fn send(&mut self) {
+        while self.inflight() + MSS <= self.st.cwnd && self.bbr.pacing_allows(self.now, MSS) {
+            self.bbr.on_send(self.now, MSS, true, self.inflight());
+            let tx = Dur::from_secs_f64(MSS as f64 / self.bw);
+            self.link_free = self.link_free.max(self.now) + tx;
+            self.snd_max += MSS as u64;
+            self.acks
+                .push_back((self.link_free + self.prop, self.snd_max));
+            self.sends.push(self.now);
+        }
+    }
+
+    fn run_until(&mut self, end: Time) {
+        self.send();
+        loop {
+            let ack_at = self.acks.front().map(|a| a.0);
+            let wake = self.bbr.pacing_wakeup();
+            let next = match (ack_at, wake) {
+                (Some(a), Some(w)) => a.min(w),
+                (a, w) => a.or(w).expect("something is pending"),
+            };
+            if next > end {
+                self.now = end;
+                return;
+            }
+            self.now = next;
+            if wake.is_some_and(|w| w <= self.now) {
+                self.bbr.unblock();
+                self.wakeups += 1;
+            }
+            while let Some(&(t, upto)) = self.acks.front() {
+                if t > self.now {
+                    break;
+                }
+                self.acks.pop_front();
+                let acked = (upto - self.snd_una) as u32;
+                self.snd_una = upto;
+                self.st.bytes_in_flight = self.inflight();
+                let info = AckInfo {
+                    acked,
+                    now: self.now,
+                    srtt: Some(self.prop),
+                };
+                self.bbr.on_ack_sample(&self.st, &info);
+                self.bbr.on_ack(&mut self.st, &info);
+                if self.bbr.state() == BbrState::ProbeRtt
+                    && self.inflight() <= 4 * MSS
+                    && self.probe_rtt_low_at.is_none()
+                {
+                    self.probe_rtt_low_at = Some(self.now);
+                }
+                if self.bbr.state() != self.states.last().unwrap().1 {
+                    let (s, f, r) = (self.bbr.state(), self.inflight(), self.bbr.rounds());
+                    self.states.push((self.now, s, f, r));
+                }
+                if self.bbr.pacing_gain() != self.gains.last().unwrap().1 {
+                    self.gains.push((self.now, self.bbr.pacing_gain()));
+                }
+            }
+            self.send();
+        }
+    }
+
+    fn state_seq(&self) -> Vec<BbrState> {
+        self.states.iter().map(|s| s.1).collect()
+    }
+}
+
+/// 10 Mb/s (1.25 MB/s) and 40 ms: the BDP is 50 segments; one segment takes 0.8 ms.
+fn pipe() -> Pipe {
+    Pipe::new(1.25e6, Dur::from_millis(40))
+}
+
+fn close(a: f64, b: f64, rel: f64) -> bool {
+    (a / b - 1.0).abs() <= rel
+}
+
+// Draft §4.3.2 (Startup: gain 2/ln 2, full pipe after three rounds without 25% growth),
+// §4.3.3 (Drain: gain ln 2/2, until the flight is at most one BDP), then ProbeBW; the model
+// ends at the pipe's rate and RTT (40 ms plus one segment's transmission, 0.8 ms).
+#[test]
+fn startup_fills_the_pipe_then_drain_then_probe_bw() {
+    let mut p = pipe();
+    assert_eq!(p.bbr.pacing_gain(), HIGH_GAIN);
+    p.run_until(Time::from_millis(3000));
+    assert_eq!(
+        p.state_seq(),
+        vec![BbrState::Startup, BbrState::Drain, BbrState::ProbeBw],
+        "{:?}",
+        p.states
+    );
+    assert!(close(p.bbr.btl_bw(), 1.25e6, 0.01), "{}", p.bbr.btl_bw());
+    assert_eq!(p.bbr.rtprop(), Some(Dur::from_micros(40_800)));
+    // Startup ends three round starts after the last 25% growth: with the window doubling
+    // per round, the rate stops growing once the window passes the BDP (round ~4).
+    let (_, _, _, drain_round) = p.states[1];
+    assert!(
+        (6..=10).contains(&drain_round),
+        "Drain at round {drain_round}"
+    );
+    // Drain pacing gain, and it ends with at most one BDP (51,000 B) in flight.
+    assert!(p.gains.iter().any(|g| g.1 == DRAIN_GAIN));
+    let (_, _, flight, _) = p.states[2];
+    assert!(
+        flight as f64 <= 1.25e6 * 0.0408,
+        "flight {flight} at ProbeBW"
+    );
+}
+
+// Draft §4.3.4.3: ProbeBW cycles 5/4, 3/4 and six phases of 1, starting (module doc) in the
+// first phase of 1; each phase lasts at least RTprop (here the 1.0 phases exactly one RTprop
+// rounded up to the next ACK).
+#[test]
+fn probe_bw_cycles_its_pacing_gains_each_rtprop() {
+    let mut p = pipe();
+    p.run_until(Time::from_millis(3000));
+    let entered = p.states[2].0;
+    let gains: Vec<(Time, f64)> = p.gains.iter().copied().filter(|g| g.0 >= entered).collect();
+    // Entering ProbeBW sets gain 1 (index 2); the changes then follow the cycle. Changes to
+    // the same gain (1 → 1) are not recorded: compare without repeats.
+    let mut want: Vec<f64> = (0..8 * gains.len())
+        .map(|k| GAIN_CYCLE[(2 + k) % GAIN_CYCLE.len()])
+        .collect();
+    want.dedup();
+    let got: Vec<f64> = gains.iter().map(|g| g.1).collect();
+    assert_eq!(got, want[..got.len()].to_vec());
+    assert!(got.len() >= 4, "{got:?}");
+    // The 1.0 stretch before 5/4 lasts six phases of at least 40.8 ms each.
+    let up = gains.iter().position(|g| g.1 == 1.25).unwrap();
+    let cruise = gains[up].0 - gains[up - 1].0;
+    assert!(cruise >= Dur::from_micros(6 * 40_800), "{cruise}");
+    assert!(cruise < Dur::from_micros(6 * 43_000), "{cruise}");
+}
+
+// Draft §4.1.1.5: BtlBw is the maximum over the last 10 round trips, so after the pipe's rate
+// halves the old maximum is kept for ten rounds, then the new rate takes over.
+#[test]
+fn bandwidth_filter_keeps_the_maximum_for_ten_round_trips() {
+    let mut p = pipe();
+    p.run_until(Time::from_millis(3000));
+    let r0 = p.bbr.rounds();
+    p.bw = 0.625e6;
+    let mut fell_at = None;
+    while fell_at.is_none() && p.now < Time::from_millis(6000) {
+        let t = p.now + Dur::from_millis(1);
+        p.run_until(t);
+        if p.bbr.btl_bw() < 1.2e6 {
+            fell_at = Some(p.bbr.rounds());
+        }
+    }
+    let fell = fell_at.expect("the estimate fell") - r0;
+    assert!((9..=12).contains(&fell), "fell after {fell} rounds");
+    p.run_until(p.now + Dur::from_millis(2000));
+    assert!(close(p.bbr.btl_bw(), 0.625e6, 0.02), "{}", p.bbr.btl_bw());
+}
+
+// Draft §4.3.5: with no RTT sample at or below RTprop for 10 s (the path's delay grew from
+// 40 to 60 ms at 3 s), BBR enters ProbeRTT, holds cwnd at 4 segments for at least 200 ms once
+// the flight is that low (and a round trip), takes the new RTprop, and returns to ProbeBW.
+#[test]
+fn probe_rtt_after_ten_seconds_without_a_lower_rtt() {
+    let mut p = pipe();
+    p.run_until(Time::from_millis(3000));
+    p.prop = Dur::from_millis(60);
+    let mut low_max = 0;
+    while p.now < Time::from_millis(16_000) {
+        let t = p.now + Dur::from_millis(1);
+        p.run_until(t);
+        if p.bbr.state() == BbrState::ProbeRtt {
+            low_max = low_max.max(p.st.cwnd);
+        }
+    }
+    let seq = p.state_seq();
+    assert_eq!(
+        &seq[2..],
+        &[BbrState::ProbeBw, BbrState::ProbeRtt, BbrState::ProbeBw],
+        "{:?}",
+        p.states
+    );
+    let (enter, exit) = (p.states[3].0, p.states[4].0);
+    // The last sample at or below 40.8 ms came shortly before 3.04 s (the last ACK of what
+    // was sent before the change; a 5/4 phase may have queued the last few).
+    assert!(
+        enter >= Time::from_millis(12_700) && enter <= Time::from_millis(13_100),
+        "entered at {enter}"
+    );
+    assert_eq!(low_max, 4 * MSS);
+    let low = exit - p.probe_rtt_low_at.unwrap();
+    assert!(low >= Dur::from_millis(200), "{low}");
+    assert!(low <= Dur::from_millis(300), "{low}");
+    let rt = p.bbr.rtprop().unwrap();
+    assert!(
+        rt >= Dur::from_micros(60_800) && rt <= Dur::from_micros(61_700),
+        "RTprop {rt}"
+    );
+}
+
+// Module doc (pacing): the sender never sends faster than the pacing rate (checked in Drain,
+// where the window allows far more: pacing gain ln 2/2), in bursts of at most one send
+// quantum (2 segments below 24 Mb/s), with at most one wake-up per quantum, not one per
+// packet; in ProbeBW the ACK clock mostly releases the segments.
+#[test]
+fn pacing_limits_the_rate_with_one_wakeup_per_quantum() {
+    let mut p = pipe();
+    p.run_until(Time::from_millis(3000));
+    let wakeups = p.wakeups;
+    assert!(wakeups > 0);
+    assert!(
+        wakeups as usize <= p.sends.len() / 2 + 10,
+        "{wakeups} wake-ups"
+    );
+    let (from, to) = (p.states[1].0, p.states[2].0);
+    let in_drain = p.sends.iter().filter(|&&t| t >= from && t < to).count() as f64;
+    let allowed = DRAIN_GAIN * 1.25e6 * (to - from).as_secs_f64() / MSS as f64;
+    assert!(
+        in_drain <= allowed + 3.0,
+        "{in_drain} sends in Drain, pacing allows {allowed}"
+    );
+    let s0 = p.sends.len();
+    p.run_until(Time::from_millis(5000));
+    let sends = &p.sends[s0..];
+    // Over 2 s of ProbeBW the link carries 2500 segments; the gain cycle averages about 1.
+    assert!((2400..=2600).contains(&sends.len()), "{}", sends.len());
+    assert!(
+        sends.windows(3).all(|w| w[0] != w[2]),
+        "a burst above one quantum"
+    );
+}
+
+// The variant table (variant.rs): `bbr` builds BBR with NewReno loss recovery; a loss saves
+// the window and sets ssthresh to the flight (recovery then holds it), and the first ACK
+// after recovery restores the saved window (draft §4.2.3.4).
+#[test]
+fn loss_holds_the_flight_and_recovery_exit_restores_the_window() {
+    let mut p = pipe();
+    p.run_until(Time::from_millis(3000));
+    let cwnd = p.st.cwnd;
+    p.st.bytes_in_flight = 40 * MSS;
+    p.bbr.on_congestion(&mut p.st, super::cc::Congestion::Loss);
+    assert_eq!(p.st.ssthresh, 40 * MSS);
+    p.st.cwnd = 20 * MSS;
+    let info = AckInfo {
+        acked: MSS,
+        now: p.now,
+        srtt: Some(p.prop),
+    };
+    p.bbr.on_ack(&mut p.st, &info);
+    assert!(p.st.cwnd >= cwnd.min(p.bbr.target_cwnd()), "{}", p.st.cwnd);
+    p.bbr
+        .on_congestion(&mut p.st, super::cc::Congestion::Timeout);
+    assert_eq!(p.st.cwnd, MSS);
+    assert_eq!(p.bbr.name(), "bbr");
+}
+
+/// The dumbbell of scenarios/dumbbell.toml (10 Mb/s, 20 ms bottleneck, 50 packets of buffer;
+/// RTT 44 ms, BDP 37 packets of 1500 B), one flow for 20 s.
+fn dumbbell(variant: &str) -> crate::report::Summary {
+    let text = format!(
+        r#"[simulation]
+duration = "20s"
+[tcp]
+variant = "{variant}"
+mss = 1460
+rcv_window = "1MiB"
+[nodes.s1]
+[nodes.r1]
+[nodes.r2]
+[nodes.d1]
+[links.access]
+a = "s1"
+b = "r1"
+rate = "100Mbps"
+delay = "1ms"
+[links.bottleneck]
+a = "r1"
+b = "r2"
+rate = "10Mbps"
+delay = "20ms"
+queue = {{ kind = "droptail", limit = 100 }}
+[links.egress]
+a = "r2"
+b = "d1"
+rate = "100Mbps"
+delay = "1ms"
+[flows.f]
+from = "s1"
+to = "d1"
+"#
+    );
+    let sc = crate::scenario::load_str(&text, "bbr.toml", &[]).unwrap();
+    crate::scenario::run(&sc, 1).unwrap().summary
+}
+
+// Cardwell et al. 2016 (the paper's aim): BBR fills the bottleneck with a small standing
+// queue, where a loss-based controller (CUBIC) fills the buffer. Measured over the whole
+// run (startup included).
+#[test]
+fn bbr_fills_a_dumbbell_bottleneck_with_a_small_queue() {
+    let b = dumbbell("bbr");
+    let c = dumbbell("cubic");
+    let q = |s: &crate::report::Summary| s.queues["bottleneck:r1->r2"].clone();
+    let (qb, qc) = (q(&b), q(&c));
+    eprintln!(
+        "bbr: util {:.3} mean queue {:.2} max {} drops {} goodput {:.0}; cubic: util {:.3} \
+         mean queue {:.2} max {} drops {}",
+        qb.utilisation,
+        qb.mean_len_pkts,
+        qb.max_len_pkts,
+        qb.drops,
+        b.flows["f"].goodput_bps,
+        qc.utilisation,
+        qc.mean_len_pkts,
+        qc.max_len_pkts,
+        qc.drops
+    );
+    assert!(qb.utilisation > 0.95, "bbr utilisation {}", qb.utilisation);
+    assert!(
+        qb.mean_len_pkts < 10.0,
+        "bbr mean queue {}",
+        qb.mean_len_pkts
+    );
+    assert!(
+        qc.mean_len_pkts > 3.0 * qb.mean_len_pkts,
+        "cubic {} bbr {}",
+        qc.mean_len_pkts,
+        qb.mean_len_pkts
+    );
+    assert_eq!(b.flows["f"].variant.as_deref(), Some("bbr"));
+}
