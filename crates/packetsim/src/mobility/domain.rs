@@ -79,13 +79,14 @@ pub struct Domain {
     pub cn: NodeId,
     /// The gateway (domain root).
     pub gw: NodeId,
-    /// R1, R2.
-    pub routers: [NodeId; 2],
+    /// The routers between the base stations and the gateway, by node id (R1, R2 in the tree).
+    pub routers: Vec<NodeId>,
     /// BS1..BS4.
     pub bss: Vec<NodeId>,
     /// The mobiles.
     pub mhs: Vec<NodeId>,
-    /// Elements at GW, R1, R2, BS1..BS4 (in that order).
+    /// Elements at GW, the routers, the base stations (in that order: GW, R1, R2, BS1..BS4 in
+    /// the tree).
     pub nodes: Vec<ElementId>,
     /// Elements at the mobiles.
     pub hosts: Vec<ElementId>,
@@ -101,10 +102,11 @@ pub struct Domain {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MobilityReport {
     /// Data packets the network discarded (held too long, no state, unheard) of which no copy
-    /// reached the mobile, by the number of handoffs done when discarded (index 0: before the
+    /// reached the mobile (nor its radio, to be lost there to radio error), by the number of handoffs done when discarded (index 0: before the
     /// first handoff).
     pub handoff_loss: Vec<u64>,
-    /// Discarded data packets of which a copy did reach the mobile (bicast waste).
+    /// Discarded data packets of which a copy did reach the mobile, or its radio and was lost
+    /// there to radio error (bicast waste; the radio loss is counted in `radio_lost`).
     pub wasted_copies: u64,
     /// Duplicate data packets at the mobiles.
     pub duplicates: u64,
@@ -118,6 +120,10 @@ pub struct MobilityReport {
     pub forwarded: u64,
     /// Control messages sent, by kind (the family is the protocol's).
     pub control_sent: [u64; kind::COUNT],
+    /// The protocol's control family ([`kind::name`] names the kinds).
+    pub family: u16,
+    /// Handoffs made by now, all mobiles.
+    pub handoffs: u64,
 }
 
 impl MobilityReport {
@@ -186,31 +192,159 @@ pub fn build_tree(
             seed,
         );
     }
+    let radio = RadioParams {
+        rate: p.radio_rate,
+        delay: p.radio_delay,
+    };
+    let radios = add_radios(&mut net, &bss, &mhs, radio, cfg, seed);
+    net.compute_routes();
+    let layout = Layout {
+        gw,
+        bss,
+        mhs,
+        ha,
+        radios,
+    };
+    let parts = install(&mut net, layout, cfg, schedules, radio.rate, seed)
+        .expect("the canonical tree is a valid domain");
+    let mut world = World::new(net, Time::ZERO + p.duration);
+    let mut domain = parts.place(&mut world);
+    domain.cn = cn;
+    (world, domain)
+}
+
+/// The radio links' rate and delay.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RadioParams {
+    /// Radio rate `R_w`.
+    pub rate: Rate,
+    /// Radio delay `d_w`.
+    pub delay: Dur,
+}
+
+/// Adds a radio link between every mobile and every base station (named
+/// `radio_<mobile>_<base station>`, cost 1000 so that no wired route crosses a mobile) and
+/// returns, per mobile, per base station, its (BS → MH, MH → BS) egresses. Call before
+/// [`Net::compute_routes`].
+pub fn add_radios(
+    net: &mut Net,
+    bss: &[NodeId],
+    mhs: &[NodeId],
+    radio: RadioParams,
+    cfg: &MobilityConfig,
+    seed: u64,
+) -> Vec<Vec<(EgressId, EgressId)>> {
     let mut radios = Vec::new();
-    for (j, &m) in mhs.iter().enumerate() {
+    for &m in mhs {
         let mut per = Vec::new();
-        for (i, &b) in bss.iter().enumerate() {
+        for &b in bss {
             // The base station paces its own queue onto the link (see `node`): the link's
             // downlink queue never fills.
-            let down = direction(p.radio_rate, p.radio_delay, 10_000);
-            let up = direction(p.radio_rate, p.radio_delay, cfg.radio_queue as u32);
-            let l = net.add_link(
-                &format!("radio_mh{}_bs{}", j + 1, i + 1),
-                b,
-                m,
-                down,
-                up,
-                seed,
+            let down = direction(radio.rate, radio.delay, 10_000);
+            let up = direction(radio.rate, radio.delay, cfg.radio_queue as u32);
+            let name = format!(
+                "radio_{}_{}",
+                net.nodes[m.idx()].name.to_lowercase(),
+                net.nodes[b.idx()].name.to_lowercase()
             );
+            let l = net.add_link(&name, b, m, down, up, seed);
             net.set_cost(l, 1000);
             per.push((net.links[l.idx()].ab, net.links[l.idx()].ba));
         }
         radios.push(per);
     }
-    net.compute_routes();
+    radios
+}
+
+/// Where a domain's parts are in a network whose links (radios included, [`add_radios`]) exist
+/// and whose routes are computed.
+#[derive(Clone, Debug)]
+pub struct Layout {
+    /// The gateway (domain root): every downlink packet enters the domain here.
+    pub gw: NodeId,
+    /// The base stations.
+    pub bss: Vec<NodeId>,
+    /// The mobiles.
+    pub mhs: Vec<NodeId>,
+    /// Mobile IP: the home agent's node when it is not the gateway (outside the domain, on
+    /// the path from the correspondents to the gateway).
+    pub ha: Option<NodeId>,
+    /// Per mobile, per base station: the radio link's (BS → MH, MH → BS) egresses.
+    pub radios: Vec<Vec<(EgressId, EgressId)>>,
+}
+
+/// A domain's elements, made by [`install`], to be placed in the world built on its network.
+pub struct Parts {
+    layout: Layout,
+    /// Gateway, routers (by node id), base stations.
+    domain_nodes: Vec<NodeId>,
+    elements: Vec<DomainNode>,
+    hosts: Vec<MobileHost>,
+    ha_element: Option<DomainNode>,
+}
+
+/// Makes the elements of a domain laid out as `layout` in `net` (routes computed): a
+/// [`DomainNode`] at the gateway, at every node on a base station's route to it (the domain's
+/// routers) and at the base stations, a [`MobileHost`] per mobile moving by its schedule (gap
+/// and linger set from `cfg`), and under Mobile IP the home agent. The domain's nodes forget
+/// their static routes to the mobiles; the path from each mobile's first base station to the
+/// gateway (Mobile IP: the binding and visitor entry) exists at time 0. Errors: a base station
+/// with no route to the gateway, a home agent inside the domain.
+pub fn install(
+    net: &mut Net,
+    layout: Layout,
+    cfg: &MobilityConfig,
+    schedules: &[HandoffSchedule],
+    radio_rate: Rate,
+    seed: u64,
+) -> Result<Parts, String> {
+    let Layout {
+        gw,
+        ref bss,
+        ref mhs,
+        ha,
+        ref radios,
+    } = layout;
+    let gw_addr = net.addr_of(gw);
+    // The domain's routers: every node on a base station's route up to the gateway.
+    let mut routers: Vec<NodeId> = Vec::new();
+    for &b in bss {
+        let mut at = b;
+        let mut hops = 0;
+        while at != gw {
+            let Some(up) = net.nodes[at.idx()].routes.get(gw_addr) else {
+                return Err(format!(
+                    "base station `{}` has no route to the gateway `{}`",
+                    net.nodes[b.idx()].name,
+                    net.nodes[gw.idx()].name
+                ));
+            };
+            at = net.egresses[up.idx()].to;
+            hops += 1;
+            if hops > net.nodes.len() || mhs.contains(&at) {
+                return Err(format!(
+                    "base station `{}` reaches the gateway only through a mobile",
+                    net.nodes[b.idx()].name
+                ));
+            }
+            if at != gw && !bss.contains(&at) && !routers.contains(&at) {
+                routers.push(at);
+            }
+        }
+    }
+    routers.sort();
+    if let Some(h) = ha {
+        if routers.contains(&h) || bss.contains(&h) {
+            return Err(format!(
+                "the home agent `{}` is inside the domain (on a base station's path to the \
+                 gateway); it belongs on the correspondents' side of the gateway",
+                net.nodes[h.idx()].name
+            ));
+        }
+    }
     let mh_addrs: Vec<Addr> = mhs.iter().map(|&m| net.addr_of(m)).collect();
-    let domain_nodes: Vec<NodeId> = [gw, routers[0], routers[1]]
-        .into_iter()
+    let domain_nodes: Vec<NodeId> = std::iter::once(gw)
+        .chain(routers.iter().copied())
         .chain(bss.iter().copied())
         .collect();
     for &n in &domain_nodes {
@@ -231,13 +365,13 @@ pub fn build_tree(
             .collect(),
     );
     let bs_addrs: Arc<Vec<Addr>> = Arc::new(bss.iter().map(|&b| net.addr_of(b)).collect());
-    let gw_addr = net.addr_of(gw);
     let schedules: Vec<Arc<HandoffSchedule>> = schedules
         .iter()
         .map(|s| {
             let mut s = s.clone();
             s.gap = cfg.gap;
             s.linger = cfg.linger();
+            s.lead = cfg.lead();
             Arc::new(s)
         })
         .collect();
@@ -261,16 +395,17 @@ pub fn build_tree(
                 rng,
             );
             for (j, s) in schedules.iter().enumerate() {
-                let radio = bs.map(|i| Radio::new(radios[j][i].0, radios[j][i].1, p.radio_rate));
+                let radio = bs.map(|i| Radio::new(radios[j][i].0, radios[j][i].1, radio_rate));
                 el.add_mobile(mh_addrs[j], s.clone(), radio);
             }
             el
         })
         .collect();
+    let bs_element = |i: usize| 1 + routers.len() + i;
     let mip = cfg.protocol == Protocol::MobileIp;
     let ha_addr = ha.map_or(gw_addr, |h| net.addr_of(h));
     let tunnel: Tunnel = Rc::new(RefCell::new(HashMap::new()));
-    let mut ha_el = None;
+    let mut ha_element = None;
     if mip {
         for el in &mut elements {
             el.set_mobile_ip(ha_addr, tunnel.clone());
@@ -302,14 +437,13 @@ pub fn build_tree(
             None => None,
         };
         for (j, s) in schedules.iter().enumerate() {
-            let k = 3 + s.first;
-            elements[k].preinstall(j, radios[j][s.first].0, until);
+            elements[bs_element(s.first)].preinstall(j, radios[j][s.first].0, until);
             match home.as_mut() {
                 Some(el) => el.preinstall_binding(j, s.first, until),
                 None => elements[0].preinstall_binding(j, s.first, until),
             }
         }
-        ha_el = home;
+        ha_element = home;
     }
     // The time-0 path: first base station up to the gateway.
     let until = Time::ZERO
@@ -366,34 +500,55 @@ pub fn build_tree(
             net.install_route(mhs[j], r);
         }
     }
-    let mut world = World::new(net, Time::ZERO + p.duration);
-    let nodes = domain_nodes
-        .iter()
-        .zip(elements)
-        .map(|(&n, el)| world.add_element(n, Box::new(el), true))
-        .collect();
-    let hosts = mhs
-        .iter()
-        .zip(hosts)
-        .map(|(&n, h)| world.add_element(n, Box::new(h), true))
-        .collect();
-    let ha_element = match (ha, ha_el) {
-        (Some(h), Some(el)) => Some(world.add_element(h, Box::new(el), true)),
-        _ => None,
-    };
-    let domain = Domain {
-        cn,
-        gw,
-        routers,
-        bss,
-        mhs,
-        nodes,
+    Ok(Parts {
+        layout,
+        domain_nodes,
+        elements,
         hosts,
-        radios,
-        ha,
         ha_element,
-    };
-    (world, domain)
+    })
+}
+
+impl Parts {
+    /// Places the elements in `world` (built on the network given to [`install`]); the
+    /// returned [`Domain`]'s `cn` is the gateway's until the caller sets it.
+    pub fn place(self, world: &mut World) -> Domain {
+        let Parts {
+            layout,
+            domain_nodes,
+            elements,
+            hosts,
+            ha_element,
+        } = self;
+        let nodes = domain_nodes
+            .iter()
+            .zip(elements)
+            .map(|(&n, el)| world.add_element(n, Box::new(el), true))
+            .collect();
+        let hosts = layout
+            .mhs
+            .iter()
+            .zip(hosts)
+            .map(|(&n, h)| world.add_element(n, Box::new(h), true))
+            .collect();
+        let ha_element = match (layout.ha, ha_element) {
+            (Some(h), Some(el)) => Some(world.add_element(h, Box::new(el), true)),
+            _ => None,
+        };
+        let n_routers = domain_nodes.len() - 1 - layout.bss.len();
+        Domain {
+            cn: layout.gw,
+            gw: layout.gw,
+            routers: domain_nodes[1..1 + n_routers].to_vec(),
+            bss: layout.bss,
+            mhs: layout.mhs,
+            nodes,
+            hosts,
+            radios: layout.radios,
+            ha: layout.ha,
+            ha_element,
+        }
+    }
 }
 
 impl Domain {
@@ -427,13 +582,45 @@ impl Domain {
 
     /// The run's mobility metrics so far.
     pub fn report(&self, world: &World) -> MobilityReport {
-        let mut r = MobilityReport::default();
-        let received: Vec<&HashSet<u64>> = (0..self.hosts.len())
-            .map(|j| &self.host(world, j).stats.received)
-            .collect();
-        let mut discards = Vec::new();
         let ha = self.ha_element.map(|_| self.home_agent(world));
-        for el in (0..self.nodes.len()).map(|k| self.node(world, k)).chain(ha) {
+        let nodes = (0..self.nodes.len()).map(|k| self.node(world, k)).chain(ha);
+        let hosts = (0..self.hosts.len()).map(|j| self.host(world, j));
+        MobilityReport::gather(nodes, hosts)
+    }
+}
+
+impl MobilityReport {
+    /// The mobility metrics of every domain element and mobile host in `world`, if it has any
+    /// (a scenario's `[mobility]` table).
+    pub fn of_world(world: &World) -> Option<MobilityReport> {
+        let hosts: Vec<&MobileHost> = world
+            .elements
+            .iter()
+            .filter_map(|s| s.element.as_any().downcast_ref())
+            .collect();
+        if hosts.is_empty() {
+            return None;
+        }
+        let nodes = world
+            .elements
+            .iter()
+            .filter_map(|s| s.element.as_any().downcast_ref::<DomainNode>());
+        Some(MobilityReport::gather(nodes, hosts.into_iter()))
+    }
+
+    /// The metrics of these nodes and hosts (hosts in mobile order).
+    fn gather<'w>(
+        nodes: impl Iterator<Item = &'w DomainNode>,
+        hosts: impl Iterator<Item = &'w MobileHost> + Clone,
+    ) -> MobilityReport {
+        let mut r = MobilityReport::default();
+        // A copy that reached the mobile, or reached its radio and was lost to radio error.
+        let stats: Vec<&super::HostStats> = hosts.clone().map(|h| &h.stats).collect();
+        let reached = |j: usize, uid: &u64| {
+            stats[j].received.contains(uid) || stats[j].radio_lost_uids.contains(uid)
+        };
+        let mut discards = Vec::new();
+        for el in nodes {
             let s = &el.stats;
             discards.extend_from_slice(&s.discards);
             r.radio_lost += s.uplink_radio_lost;
@@ -443,8 +630,10 @@ impl Domain {
                 *c += n;
             }
         }
-        for j in 0..self.hosts.len() {
-            let s = &self.host(world, j).stats;
+        for h in hosts {
+            r.family = h.protocol().family();
+            r.handoffs += h.handoffs_done() as u64;
+            let s = &h.stats;
             discards.extend_from_slice(&s.discards);
             r.duplicates += s.duplicates;
             r.out_of_order += s.out_of_order;
@@ -458,7 +647,7 @@ impl Domain {
             if !counted.insert((d.mh, d.uid)) {
                 continue;
             }
-            if received[d.mh].contains(&d.uid) {
+            if reached(d.mh, &d.uid) {
                 r.wasted_copies += 1;
             } else {
                 if r.handoff_loss.len() <= d.handoff {

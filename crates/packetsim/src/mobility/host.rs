@@ -50,6 +50,8 @@ pub struct HostStats {
     pub discards: Vec<Discard>,
     /// Uids of the data packets it received (copies share a uid).
     pub received: HashSet<u64>,
+    /// Uids of the data packets lost on its radio (to radio error, not to the handoff).
+    pub radio_lost_uids: HashSet<u64>,
 }
 
 /// The element at a mobile host (see the module doc).
@@ -144,6 +146,23 @@ impl MobileHost {
             .collect()
     }
 
+    /// Its protocol.
+    pub fn protocol(&self) -> Protocol {
+        self.cfg.protocol
+    }
+
+    /// Handoffs it has made (switches to another base station begun).
+    pub fn handoffs_done(&self) -> usize {
+        self.schedule.handoffs.len() - self.pending_attachments()
+    }
+
+    fn pending_attachments(&self) -> usize {
+        self.actions
+            .iter()
+            .filter(|a| matches!(a.1, Action::Attach { .. }))
+            .count()
+    }
+
     /// Mobile IP: when it next registers without a handoff.
     fn reregistration(&self) -> Time {
         self.last_registration + packetsim_kernel::Dur(self.cfg.mip_lifetime.0 / 2)
@@ -212,6 +231,9 @@ impl Element for MobileHost {
             && self.rng.bernoulli(self.cfg.radio_loss)
         {
             self.stats.radio_lost += 1;
+            if pkt.payload() > 0 {
+                self.stats.radio_lost_uids.insert(pkt.uid);
+            }
             return Disposition::Consume;
         }
         self.record(pkt);

@@ -35,7 +35,9 @@ mod tests;
 #[cfg(test)]
 mod tests_tcp;
 
-pub use domain::{build_tree, Domain, MobilityReport, TreeParams};
+pub use domain::{
+    add_radios, build_tree, install, Domain, Layout, MobilityReport, Parts, RadioParams, TreeParams,
+};
 pub use host::{HostStats, MobileHost};
 pub use node::{DomainNode, NodeStats};
 pub use schedule::{Handoff, HandoffSchedule, Listen};
@@ -74,6 +76,21 @@ pub mod kind {
     pub const REG_REPLY: u16 = 2;
     /// Number of kinds per family, for counters (kinds are 1-based).
     pub const COUNT: usize = 5;
+
+    /// The name of kind `k` of `family` in reports.
+    pub fn name(family: u16, k: u16) -> &'static str {
+        match (family, k) {
+            (super::FAMILY_CIP, ROUTE_UPDATE) => "route_update",
+            (super::FAMILY_CIP, SEMISOFT) => "semisoft",
+            (super::FAMILY_HAWAII, REGISTER) => "register",
+            (super::FAMILY_HAWAII, PATH_SETUP) => "path_setup",
+            (super::FAMILY_HAWAII, PATH_SETUP_UNF) => "path_setup_unf",
+            (super::FAMILY_HAWAII, REFRESH) => "refresh",
+            (super::FAMILY_MIP, REG_REQUEST) => "reg_request",
+            (super::FAMILY_MIP, REG_REPLY) => "reg_reply",
+            _ => "other",
+        }
+    }
 }
 
 /// Cellular IP's handoff (spec 5 §2.3).
@@ -205,6 +222,15 @@ impl MobilityConfig {
     /// HAWAII's entry lifetime, `3·T_ref`.
     pub fn entry_timeout(&self) -> Dur {
         Dur(self.refresh.0 * 3)
+    }
+
+    /// How long before a switch the new base station starts to receive the mobile's packets:
+    /// Cellular IP semisoft's `S` (the semisoft packet's lead), 0 otherwise.
+    pub fn lead(&self) -> Dur {
+        match self.protocol {
+            Protocol::Cip(CipHandoff::Semisoft) => self.semisoft_delay,
+            _ => Dur::ZERO,
+        }
     }
 
     /// How long the mobile hears the old base station after a switch under this protocol.

@@ -44,6 +44,10 @@ pub struct HandoffSchedule {
     /// After `t_k` the mobile still hears the old base station this long (UNF's `S_unf`; 0
     /// for every other protocol).
     pub linger: Dur,
+    /// The new base station is "pre-attach" from `t_k - lead` (Cellular IP semisoft: `S`, when
+    /// its bicast copies start to arrive; 0 for every other protocol). Before that a base
+    /// station the mobile left is still departed, even if it is the next one (ping-pong).
+    pub lead: Dur,
 }
 
 /// The `k`-th position (k = 0, 1, ...) of a ping-pong walk over `n` base stations:
@@ -80,6 +84,7 @@ impl HandoffSchedule {
             handoffs,
             gap: Dur::ZERO,
             linger: Dur::ZERO,
+            lead: Dur::ZERO,
         }
     }
 
@@ -103,6 +108,7 @@ impl HandoffSchedule {
             handoffs,
             gap: Dur::ZERO,
             linger: Dur::ZERO,
+            lead: Dur::ZERO,
         }
     }
 
@@ -135,13 +141,14 @@ impl HandoffSchedule {
         }
     }
 
-    /// What base station `bs`'s radio sees of the mobile at `now`.
+    /// What base station `bs`'s radio sees of the mobile at `now`: pre-attach from `lead`
+    /// before the next handoff to it until the attachment, departed otherwise.
     pub fn listen(&self, now: Time, bs: usize) -> Listen {
         if self.hears(now, bs) {
             return Listen::Hears;
         }
         if let Some(h) = self.handoffs.iter().find(|h| h.at + self.gap > now) {
-            if h.to == bs {
+            if h.to == bs && now + self.lead >= h.at {
                 return Listen::PreAttach;
             }
         }
@@ -159,7 +166,10 @@ impl HandoffSchedule {
     pub fn next_change(&self, now: Time) -> Option<Time> {
         self.handoffs
             .iter()
-            .flat_map(|h| [h.at, h.at + self.gap, h.at + self.linger])
+            .flat_map(|h| {
+                let pre = Time(h.at.0.saturating_sub(self.lead.0));
+                [pre, h.at, h.at + self.gap, h.at + self.linger]
+            })
             .filter(|&t| t > now)
             .min()
     }
@@ -208,12 +218,39 @@ mod tests {
         assert_eq!(s.serving(ms(1049)), None);
         assert_eq!(s.serving(ms(1050)), Some(1));
         assert!(s.hears(ms(1019), 0) && !s.hears(ms(1020), 0));
-        assert_eq!(s.listen(ms(500), 1), Listen::PreAttach);
+        assert_eq!(s.listen(ms(500), 1), Listen::Departed { since: ms(0) });
+        assert_eq!(s.listen(ms(1000), 1), Listen::PreAttach);
         assert_eq!(s.listen(ms(1049), 1), Listen::PreAttach);
         assert_eq!(s.listen(ms(1050), 1), Listen::Hears);
         assert_eq!(s.listen(ms(1030), 0), Listen::Departed { since: ms(1020) });
         assert_eq!(s.next_change(ms(0)), Some(ms(1000)));
         assert_eq!(s.next_change(ms(1000)), Some(ms(1020)));
         assert_eq!(s.next_change(ms(1050)), None);
+        s.lead = Dur::from_millis(100);
+        assert_eq!(s.listen(ms(899), 1), Listen::Departed { since: ms(0) });
+        assert_eq!(s.listen(ms(900), 1), Listen::PreAttach);
+        assert_eq!(s.next_change(ms(0)), Some(ms(900)));
+    }
+
+    /// Ping-pong: a base station the mobile has just left is also the next one (BS4 → BS3
+    /// after BS3 → BS4). It stays departed (its held packets age out after hold_time) until
+    /// `lead` before the return, not pre-attach for the whole stay at the other one.
+    #[test]
+    fn the_next_base_station_is_departed_until_the_lead() {
+        let ms = Time::from_millis;
+        let mut s = HandoffSchedule::explicit(2, &[(ms(18_000), 3), (ms(24_000), 2)]);
+        s.lead = Dur::from_millis(100);
+        assert_eq!(
+            s.listen(ms(19_000), 2),
+            Listen::Departed { since: ms(18_000) }
+        );
+        assert_eq!(
+            s.listen(ms(23_899), 2),
+            Listen::Departed { since: ms(18_000) }
+        );
+        assert_eq!(s.listen(ms(23_900), 2), Listen::PreAttach);
+        assert_eq!(s.listen(ms(24_000), 2), Listen::Hears);
+        assert_eq!(s.listen(ms(19_000), 3), Listen::Hears);
+        assert_eq!(s.next_change(ms(18_000)), Some(ms(23_900)));
     }
 }

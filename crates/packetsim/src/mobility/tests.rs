@@ -162,6 +162,37 @@ fn cip_semisoft_loses_nothing_and_duplicates_the_bicast() {
     assert_eq!(h.data_received - h.duplicates, 3472 / 8);
 }
 
+/// Spec 5 §2.2–§2.3, semisoft there and back (ping-pong): BS1 → BS2 at 1 s, BS2 → BS1 at 4 s,
+/// 10 ms intra-domain links. BS1, the old base station, holds what it has for the mobile for
+/// hold_time and then discards it (at 2 s), and discards on arrival the copies R1 still sends
+/// it until its mapping ends at 3 s; it is pre-attach again only from the second semisoft
+/// packet (3.9 s). So the return is the first handoff's mirror image: the copies t = 3904..3968
+/// are held at BS1 and are duplicates, 9 each way, none lost, none out of order, nothing
+/// older released. (A BS1 pre-attach from 1 s, because it is the next base station, kept 50
+/// copies of 1 s old packets in its queue, sent them at 4 s as duplicates and dropped the new
+/// bicast copies behind them: handoff losses.)
+#[test]
+fn cip_semisoft_ping_pong_releases_nothing_stale() {
+    let cfg = MobilityConfig::new(Protocol::Cip(CipHandoff::Semisoft));
+    let schedule = HandoffSchedule::explicit(0, &[(ms(1000.0), 1), (ms(4000.0), 0)]);
+    let (mut w, d) = tree(&cfg, 10, schedule, 6.5);
+    downlink(&mut w, &d);
+    w.run_until(ms(3500.0));
+    assert_eq!(
+        d.node(&w, 3).radio_queue_len(0),
+        0,
+        "BS1 holds nothing stale"
+    );
+    w.run();
+    let r = d.report(&w);
+    let h = &d.host(&w, 0).stats;
+    assert_eq!(r.handoff_losses(), 0);
+    assert_eq!(h.duplicates, 18);
+    assert_eq!(h.out_of_order, 0);
+    assert_eq!(h.control_sent[kind::SEMISOFT as usize], 2);
+    assert_eq!(h.data_received - h.duplicates, 6472 / 8);
+}
+
 /// Spec 5 §2.3, hard handoff BS1 → BS2 at 1 s: the route-update leaves through BS2 at 1 s and
 /// reaches the crossover R1 at 1011.192 ms. Packets that passed R1 toward BS1 before then and
 /// had not been sent on the air by 1 s — t = 976, 984, 992 — are held at BS1 and discarded: the

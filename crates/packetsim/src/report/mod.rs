@@ -250,6 +250,65 @@ pub struct Summary {
     /// One row per workload flow (fct.csv).
     #[serde(skip)]
     pub fct_rows: Vec<fct::FctRow>,
+    /// A scenario with `[mobility]`: the mobility metrics (spec 5 §2.7); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mobility: Option<MobilitySummary>,
+}
+
+/// The mobility metrics of a run (`[mobility]`, spec 5 §2.7), over all mobiles.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct MobilitySummary {
+    /// Handoffs made, all mobiles.
+    pub handoffs: u64,
+    /// Data packets discarded on the way to a mobile of which no copy reached it.
+    pub handoff_loss: u64,
+    /// The same by the number of handoffs made when discarded (`"0"`: before the first).
+    pub handoff_loss_by_handoff: BTreeMap<String, u64>,
+    /// Discarded data packets of which a copy did reach the mobile (bicast waste).
+    pub wasted_copies: u64,
+    /// Data packets that reached a mobile twice or more.
+    pub duplicates: u64,
+    /// Data packets below the highest sequence number seen on their flow.
+    pub out_of_order: u64,
+    /// TCP packets lost on the radio, both directions.
+    pub radio_lost: u64,
+    /// Downlink packets dropped at a full base-station radio queue.
+    pub radio_overflow: u64,
+    /// Held packets an old base station sent on (HAWAII MSF).
+    pub forwarded: u64,
+    /// Control messages sent, by kind (`route_update`, `semisoft`, `register`, `path_setup`,
+    /// `path_setup_unf`, `refresh`, `reg_request`, `reg_reply`).
+    pub control_sent: BTreeMap<&'static str, u64>,
+}
+
+impl MobilitySummary {
+    fn of_world(world: &World) -> Option<MobilitySummary> {
+        let r = crate::mobility::MobilityReport::of_world(world)?;
+        Some(MobilitySummary {
+            handoffs: r.handoffs,
+            handoff_loss: r.handoff_losses(),
+            handoff_loss_by_handoff: r
+                .handoff_loss
+                .iter()
+                .enumerate()
+                .filter(|x| *x.1 > 0)
+                .map(|(k, &n)| (k.to_string(), n))
+                .collect(),
+            wasted_copies: r.wasted_copies,
+            duplicates: r.duplicates,
+            out_of_order: r.out_of_order,
+            radio_lost: r.radio_lost,
+            radio_overflow: r.radio_overflow,
+            forwarded: r.forwarded,
+            control_sent: r
+                .control_sent
+                .iter()
+                .enumerate()
+                .filter(|x| *x.1 > 0)
+                .map(|(k, &n)| (crate::mobility::kind::name(r.family, k as u16), n))
+                .collect(),
+        })
+    }
 }
 
 impl Summary {
@@ -414,6 +473,7 @@ impl Summary {
             flows,
             queues,
             drops,
+            mobility: MobilitySummary::of_world(world),
         }
     }
 

@@ -133,6 +133,24 @@ fn build_unlocated(sc: &Scenario, seed: u64, copies: u32) -> Result<World, Build
         net.set_cost(id, l.cost);
         net.set_cost_ba(id, l.cost_ba);
     }
+    // `[mobility]`: a radio from every mobile to every base station, after the file's links
+    // (so that a link's id is its position in the file).
+    let mobility = sc.mobility.as_ref().map(|m| {
+        let bss: Vec<NodeId> = m.base_stations.iter().map(|b| ids[b.as_str()]).collect();
+        let mhs: Vec<NodeId> = m.mobiles.iter().map(|x| ids[x.as_str()]).collect();
+        let radio = crate::mobility::RadioParams {
+            rate: m.radio_rate,
+            delay: m.radio_delay,
+        };
+        let radios = crate::mobility::add_radios(&mut net, &bss, &mhs, radio, &m.config, seed);
+        crate::mobility::Layout {
+            gw: ids[m.gateway.as_str()],
+            bss,
+            mhs,
+            ha: m.home_agent.as_ref().map(|h| ids[h.as_str()]),
+            radios,
+        }
+    });
     for a in &sc.addresses {
         let owner = ids[a.node.as_str()];
         let link = a.link.as_ref().map(|l| {
@@ -275,7 +293,31 @@ fn build_unlocated(sc: &Scenario, seed: u64, copies: u32) -> Result<World, Build
             ),
         ));
     }
+    let parts = match (&sc.mobility, mobility) {
+        (Some(m), Some(layout)) => Some(
+            crate::mobility::install(
+                &mut net,
+                layout,
+                &m.config,
+                &m.schedules,
+                m.radio_rate,
+                seed,
+            )
+            .map_err(|msg| {
+                let key = if msg.starts_with("the home agent") {
+                    "mobility.home_agent"
+                } else {
+                    "mobility.base_stations"
+                };
+                err(key.to_owned(), msg)
+            })?,
+        ),
+        _ => None,
+    };
     let mut world = World::new(net, Time::ZERO + sc.simulation.duration);
+    if let Some(parts) = parts {
+        parts.place(&mut world);
+    }
     // Schedules as events: outages (both directions) and rate steps, in file order.
     for (li, l) in sc.links.iter().enumerate() {
         let (ab, ba) = (world.net.links[li].ab, world.net.links[li].ba);
@@ -348,8 +390,16 @@ fn add_flow(
 ) -> Result<(), BuildError> {
     let from = node(&f.from, format!("flows.{}.from", f.name))?;
     let to = node(&f.to, format!("flows.{}.to", f.name))?;
-    if !world.net.reachable(from, world.net.addr_of(to))
-        || !world.net.reachable(to, world.net.addr_of(from))
+    // A mobile is reached by the protocol's soft state, not by routes.
+    let mobile = |n: &str| {
+        sc.mobility
+            .as_ref()
+            .is_some_and(|m| m.mobiles.iter().any(|x| x == n))
+    };
+    if !mobile(&f.from)
+        && !mobile(&f.to)
+        && (!world.net.reachable(from, world.net.addr_of(to))
+            || !world.net.reachable(to, world.net.addr_of(from)))
     {
         return Err(err(
             format!("flows.{}", f.name),

@@ -423,7 +423,23 @@ impl Ctx<'_> {
             flows.push(t);
         }
 
-        let lines = self.key_lines(&nodes, &links, &routes, flows.iter().map(|t| &t.table));
+        let mobility = match raw.mobility {
+            Some(m) => Some(self.mobility(m, &nodes, &node_set, &links, simulation.duration)?),
+            None => None,
+        };
+        let mut lines = self.key_lines(&nodes, &links, &routes, flows.iter().map(|t| &t.table));
+        if mobility.is_some() {
+            for k in ["base_stations", "home_agent", "gateway"] {
+                let p = KeyPath::keys(&["mobility", k]);
+                if self.orig.contains(&p) {
+                    lines.0.insert(format!("mobility.{k}"), self.locate(&p));
+                }
+            }
+            lines.0.insert(
+                "mobility".into(),
+                self.locate(&KeyPath::keys(&["mobility"])),
+            );
+        }
         let trace = self.trace(raw.trace.unwrap_or_default(), &links, &flows)?;
         Ok(Scenario {
             origin: self.origin.to_owned(),
@@ -436,6 +452,7 @@ impl Ctx<'_> {
             flow_tables: flows,
             lines,
             trace,
+            mobility,
         })
     }
 
@@ -716,7 +733,7 @@ impl Ctx<'_> {
         }
     }
 
-    fn check_node(
+    pub(super) fn check_node(
         &self,
         path: &KeyPath,
         name: &str,

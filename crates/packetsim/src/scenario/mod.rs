@@ -36,11 +36,14 @@ mod kinds;
 mod link;
 mod load;
 mod locate;
+mod mobility;
 mod overrides;
 mod profile;
 mod schema;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_mobility;
 #[cfg(test)]
 mod tests_workload;
 
@@ -54,6 +57,7 @@ pub use load::{
     load_file, load_str, DEFAULT_CBR_PACKET_SIZE, DEFAULT_QUEUE_PACKETS, MAX_FLOW_COUNT,
     MAX_QUEUE_REPORT_BYTES, MAX_UDP_PAYLOAD,
 };
+pub use mobility::MobilitySpec;
 pub use overrides::{Override, OverrideParseError};
 pub use profile::{Profile, ProfileOption, Table as ProfileTable, NS2_OPTIONS};
 
@@ -89,6 +93,8 @@ pub struct Scenario {
     pub lines: KeyLines,
     /// `[trace]`: what a run records of itself (pcap), when asked.
     pub trace: TraceSpec,
+    /// `[mobility]`: mobiles, base stations, protocol and handoffs, when present.
+    pub mobility: Option<MobilitySpec>,
 }
 
 /// `[trace]`: which link directions, flows and time window a run's pcap files and event

@@ -35,6 +35,9 @@ pub(crate) struct RawScenario {
     pub flows: Named<RawFlow>,
     #[serde(default)]
     pub trace: Option<RawTrace>,
+    /// `[mobility]` (spec 5; `mobility.rs`).
+    #[serde(default)]
+    pub mobility: Option<super::mobility::RawMobility>,
 }
 
 /// `[trace]`: what `packetsim run` records of the run (pcap files).
