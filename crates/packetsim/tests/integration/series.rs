@@ -1,7 +1,7 @@
 //! The sampled time series (`world/sample.rs`, `simulation.sample_interval`; issue 12 item 3):
 //! per TCP flow cwnd/ssthresh/srtt/RTO, per SCTP destination the same, per flow the bytes
 //! delivered and the delivery rate, each flow sampled only within its life; per queue its length
-//! over the whole run.
+//! over the whole run (which a run of finite transfers ends at the last byte).
 
 use crate::{line_scenario, load, scenarios_dir};
 use packetsim::ids::FlowId;
@@ -80,10 +80,12 @@ fn a_tcp_transfer_is_sampled_from_its_start_to_its_completion_and_no_longer() {
         "most of the file by the last sample"
     );
 
-    // The queues are sampled over the whole run [0, 5 s): 0, 50 ms, ..., 4.95 s (events due at
-    // the end time do not run), every direction.
-    let n = instants(iv, Time::ZERO, Time::from_millis(4950)).len();
-    assert_eq!(n, 100);
+    // The queues are sampled over the whole run, which ends at the transfer's last byte (all
+    // its flows are finite transfers; issue 12 item 6), not at the 5 s cap: 0, 50 ms, ...,
+    // 0.7 s, every direction (six).
+    assert_eq!(o.summary.span_s, Some(done.as_secs_f64()));
+    let n = instants(iv, Time::ZERO, Time(done.as_nanos() - 1)).len();
+    assert_eq!(n, 15);
     assert_eq!(s.queues.len(), n * w.net.egresses.len());
 
     // The files: the columns docs/outputs.md describes, one row per sample, empty srtt
