@@ -390,6 +390,14 @@ impl Egress {
         !self.down
     }
 
+    /// The RED admission of a FIFO direction, if it has one.
+    pub fn red(&self) -> Option<&crate::queue::Red> {
+        match &self.disc {
+            QueueDisc::Fifo(AnyAdmission::Red(r)) => Some(r),
+            _ => None,
+        }
+    }
+
     /// The class queues, for a classful egress.
     pub fn classes(&self) -> Option<&crate::queue::Classful> {
         match &self.disc {

@@ -41,6 +41,7 @@
 use super::{Admission, DropReason, DropTail, QueueLimit, QueueView, Verdict};
 use crate::packet::{Ecn, Packet, Precedence};
 use crate::units;
+use packetsim_kernel::stats::TimeAverage;
 use packetsim_kernel::{Dur, Rate, Rng, Time};
 use serde::{Deserialize, Serialize};
 
@@ -489,6 +490,8 @@ pub struct Red {
     ecn: EcnAction,
     /// Byte mode: the typical packet size in bytes; `None` in packet mode.
     byte_unit: Option<f64>,
+    /// The average over time (it changes only at arrivals), for the reports.
+    track: TimeAverage,
 }
 
 impl Red {
@@ -507,7 +510,19 @@ impl Red {
             tail: DropTail::new(cfg.limit),
             ecn: cfg.ecn,
             byte_unit: cfg.byte_mode.then_some(cfg.mean_pkt_size as f64),
+            track: TimeAverage::new(Time::ZERO),
         }
+    }
+
+    /// The time-weighted mean of the average over `[0, end)`: each arrival's value holds until
+    /// the next arrival.
+    pub fn average_mean(&self, end: Time) -> f64 {
+        self.track.mean(end)
+    }
+
+    /// The largest average seen.
+    pub fn average_max(&self) -> f64 {
+        self.track.max()
     }
 
     /// The average queue, in packets (typical packets in byte mode).
@@ -541,6 +556,7 @@ impl Admission for Red {
             Some(unit) => (q.len.bytes as f64 / unit, pkt.size as f64 / unit),
         };
         self.core.update(&self.opts, now, len, q.idle_since);
+        self.track.set(now, self.core.avg());
         let d = self.core.decide(&self.opts, scale, rng);
         let full = self.tail.is_full(q.len, pkt.size);
         verdict(&mut self.core, d, self.ecn, full, pkt)
@@ -588,6 +604,23 @@ mod tests {
 
     fn arrive(red: &mut Red, now: Time, q: QueueView, p: &mut Packet, rng: &mut Rng) -> Verdict {
         red.admit(now, &q, p, rng)
+    }
+
+    // The report's RED average (issue 14 item 9): each arrival's value holds until the next
+    // one. w = 0.5, 1 ms per packet: arrivals at 0 (q 0 -> avg 0), 1 ms (q 4 -> 2) and 3 ms
+    // (q 0 -> 1); over [0, 4 ms) the mean is (0·1 + 2·2 + 1·1)/4 = 1.25, the max 2, the end 1.
+    #[test]
+    fn average_over_time_holds_each_arrivals_value() {
+        let mut red = Red::new(&cfg(0.5, 50.0, 100.0, 0.1), RATE);
+        let mut rng = Rng::from_seed(1);
+        let mut p = pkt(Ecn::NotEct, dscp::BE);
+        for (t, q) in [(0, 0), (1, 4), (3, 0)] {
+            arrive(&mut red, Time::from_millis(t), busy(q), &mut p, &mut rng);
+        }
+        assert_eq!(red.average(), 1.0);
+        assert_eq!(red.average_max(), 2.0);
+        assert_eq!(red.average_mean(Time::from_millis(4)), 1.25);
+        assert_eq!(red.average_mean(Time::from_millis(3)), 4.0 / 3.0);
     }
 
     // F&J §4, spec 4 §2.3: avg = (1-w) avg + w q on arrivals to a busy link, and

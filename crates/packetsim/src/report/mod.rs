@@ -71,6 +71,13 @@ pub struct FlowSummary {
     pub duplicate_segments: u64,
     /// Data packets that reached the receiver (duplicates included).
     pub data_packets_delivered: u64,
+    /// TCP: of `data_packets_delivered`, those that arrived in order with new bytes (advanced
+    /// the receiver's cumulative point).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data_packets_in_order: Option<u64>,
+    /// TCP: the rest of `data_packets_delivered`: duplicates and out-of-order arrivals.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data_packets_not_in_order: Option<u64>,
     /// ECN: congestion-window reductions on ECE (TCP).
     pub ecn_reductions: u64,
     /// ECN: data segments received with CE (TCP).
@@ -182,6 +189,21 @@ pub struct QueueSummary {
     /// A slotted cell link direction (`kind = "atm"`): its switch's cell counters.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cells: Option<CellQueueSummary>,
+    /// A FIFO RED direction: its average queue (F&J's `avg`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub red_avg: Option<RedAvgSummary>,
+}
+
+/// RED's average queue over a run, in packets (typical packets in byte mode). The average
+/// changes only at arrivals and holds its value in between.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+pub struct RedAvgSummary {
+    /// Time-weighted mean over the run (over `[0, span_s)` when finite transfers end it).
+    pub mean_pkts: f64,
+    /// Largest value.
+    pub max_pkts: f64,
+    /// Value at the end.
+    pub final_pkts: f64,
 }
 
 /// The cell switch of one cell link direction (spec 1 §2.3's counters), over the whole run.
@@ -351,6 +373,8 @@ impl Summary {
                 fast_retransmits: 0,
                 duplicate_segments: 0,
                 data_packets_delivered: f.data_packets_delivered,
+                data_packets_in_order: None,
+                data_packets_not_in_order: None,
                 ecn_reductions: 0,
                 ce_received: 0,
                 marked_in: 0,
@@ -373,6 +397,10 @@ impl Summary {
             let r = rcv.agent.metrics();
             s.duplicate_segments = r.duplicate_segments;
             s.ce_received = r.ce_received;
+            if let Some(n) = r.in_order_segments {
+                s.data_packets_in_order = Some(n);
+                s.data_packets_not_in_order = Some(f.data_packets_delivered.saturating_sub(n));
+            }
             if let Some(a) = snd.agent.sctp() {
                 let st = a.stats();
                 let from = m.established_at.unwrap_or(f.start);
@@ -442,6 +470,15 @@ impl Summary {
                     precedence_out: q.by_precedence[1],
                     cells: if wire {
                         e.cells().map(|c| cell_summary(c, end))
+                    } else {
+                        None
+                    },
+                    red_avg: if wire {
+                        e.red().map(|r| RedAvgSummary {
+                            mean_pkts: r.average_mean(end),
+                            max_pkts: r.average_max(),
+                            final_pkts: r.average(),
+                        })
                     } else {
                         None
                     },
@@ -721,9 +758,15 @@ pub fn series_csv(world: &World) -> Option<SeriesCsv> {
             x.rto.as_secs_f64()
         );
     }
-    let mut q = String::from("time_s,queue,len_pkts,len_bytes\n");
+    // RED's average (as of the last arrival) only in runs with a FIFO RED direction.
+    let has_red = world.net.egresses.iter().any(|e| e.red().is_some());
+    let mut q = String::from(if has_red {
+        "time_s,queue,len_pkts,len_bytes,red_avg_pkts\n"
+    } else {
+        "time_s,queue,len_pkts,len_bytes\n"
+    });
     for x in &series.queues {
-        let _ = writeln!(
+        let _ = write!(
             q,
             "{},{},{},{}",
             x.time.as_secs_f64(),
@@ -731,6 +774,13 @@ pub fn series_csv(world: &World) -> Option<SeriesCsv> {
             x.packets,
             x.bytes
         );
+        match (has_red, x.red_avg) {
+            (false, _) => q.push('\n'),
+            (true, Some(a)) => {
+                let _ = writeln!(q, ",{a}");
+            }
+            (true, None) => q.push_str(",\n"),
+        }
     }
     let mut d = String::from("time_s,flow,delivered_bytes,rate_bps\n");
     for x in &series.delivered {

@@ -54,6 +54,8 @@ pub struct EndpointMetrics {
     pub duplicate_segments: u64,
     /// CE-marked segments received.
     pub ce_received: u64,
+    /// TCP receivers: data segments that arrived in order with new bytes.
+    pub in_order_segments: Option<u64>,
     /// When the handshake completed (the sending application could start).
     pub established_at: Option<Time>,
 }
@@ -115,6 +117,7 @@ impl Agent {
             Agent::TcpReceiver(r) => EndpointMetrics {
                 duplicate_segments: r.stats().duplicate_segments,
                 ce_received: r.stats().ce_received,
+                in_order_segments: Some(r.stats().in_order_segments),
                 ..Default::default()
             },
             Agent::Sctp(a) => {

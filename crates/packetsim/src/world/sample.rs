@@ -71,6 +71,8 @@ pub struct QueueSample {
     pub packets: u32,
     /// Bytes waiting.
     pub bytes: u64,
+    /// A FIFO RED direction: its average queue as of the last arrival, packets.
+    pub red_avg: Option<f64>,
 }
 
 /// Time series recorded at a fixed interval.
@@ -162,6 +164,7 @@ impl World {
                 egress: EgressId(i as u32),
                 packets: len.packets,
                 bytes: len.bytes,
+                red_avg: e.red().map(|r| r.average()),
             });
         }
         let next = now + series.interval;

@@ -194,3 +194,76 @@ fn every_sctp_destination_is_sampled_and_its_rto_is_the_one_the_association_reco
     );
     assert_eq!(p.lines().count(), s.paths.len() + 1);
 }
+
+// Issue 14 item 9: a FIFO RED direction reports its average queue. The summary's mean is the
+// time-weighted mean of the sampled step function (it changes only at arrivals), never above
+// the max, and the final value is the queue's at the end; the series file gains `red_avg_pkts`,
+// empty for the DropTail directions. The TCP flow's delivered data packets split into in-order
+// ones and the rest, which are duplicates and out-of-order arrivals after RED's drops.
+#[test]
+fn red_average_is_reported_and_delivered_packets_split_in_order_and_the_rest() {
+    let text = line_scenario("2Mbps", "20ms", 50, "app = \"bulk\"").replace(
+        "queue = { kind = \"droptail\", limit = 50 }",
+        "queue = { kind = \"red\", red = { weight = 0.02, min_th = 5, max_th = 15, max_p = 0.1, \
+         limit = 50 } }",
+    );
+    let sc = load(
+        &text,
+        &["simulation.duration=20s", "simulation.sample_interval=10ms"],
+    );
+    let o = scenario::run(&sc, 1).unwrap();
+    let w = &o.world;
+    let q = &o.summary.queues["bottleneck:r1->r2"];
+    let red = q.red_avg.expect("a RED direction reports its average");
+    assert!(
+        red.mean_pkts > 2.0 && red.mean_pkts <= red.max_pkts,
+        "{red:?}"
+    );
+    assert!(red.max_pkts < 50.0);
+    assert!(q.drops > 0, "RED dropped");
+    assert!(o.summary.queues["in:s->r1"].red_avg.is_none());
+    let s = w.series.as_ref().unwrap();
+    let e = w
+        .net
+        .egresses
+        .iter()
+        .position(|e| e.red().is_some())
+        .unwrap();
+    let samples: Vec<_> = s.queues.iter().filter(|x| x.egress.idx() == e).collect();
+    assert_eq!(w.net.egresses[e].red().unwrap().average(), red.final_pkts);
+    assert!(samples.iter().all(|x| x.red_avg.unwrap() <= red.max_pkts));
+    // The 10 ms samples of the step function average close to the exact time average.
+    let mean = samples.iter().map(|x| x.red_avg.unwrap()).sum::<f64>() / samples.len() as f64;
+    assert!(
+        (mean - red.mean_pkts).abs() < 0.05 * red.mean_pkts,
+        "{mean} {red:?}"
+    );
+    let csv = packetsim::report::series_csv(w).unwrap();
+    let mut lines = csv.queues.lines();
+    assert_eq!(
+        lines.next(),
+        Some("time_s,queue,len_pkts,len_bytes,red_avg_pkts")
+    );
+    assert!(csv
+        .queues
+        .lines()
+        .any(|l| l.starts_with("0.01,in:s->r1,") && l.ends_with(',')));
+    let f = &o.summary.flows["f"];
+    let (inord, rest) = (
+        f.data_packets_in_order.unwrap(),
+        f.data_packets_not_in_order.unwrap(),
+    );
+    assert_eq!(inord + rest, f.data_packets_delivered);
+    assert!(rest > 0 && rest < inord, "{inord} {rest}");
+    // A run without RED keeps the four columns.
+    let plain = load(
+        &line_scenario("2Mbps", "20ms", 50, "app = \"bulk\""),
+        &["simulation.duration=1s", "simulation.sample_interval=100ms"],
+    );
+    let o = scenario::run(&plain, 1).unwrap();
+    let csv = packetsim::report::series_csv(&o.world).unwrap();
+    assert_eq!(
+        csv.queues.lines().next(),
+        Some("time_s,queue,len_pkts,len_bytes")
+    );
+}

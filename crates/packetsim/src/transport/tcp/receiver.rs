@@ -57,6 +57,8 @@ pub struct ReceiverStats {
     pub out_of_order_segments: u64,
     /// Data segments that arrived marked CE (RFC 3168).
     pub ce_received: u64,
+    /// Data segments that advanced the cumulative point (in order, new bytes).
+    pub in_order_segments: u64,
 }
 
 /// ECN at the receiver (RFC 3168 §6.1.1, §6.1.3).
@@ -281,6 +283,7 @@ impl<W: WindowPolicy> TcpReceiver<W> {
                 self.ooo.remove_below(or);
             }
             let n = (self.rcv_nxt - before) as u64;
+            self.stats.in_order_segments += 1;
             out.delivered_bytes += n;
             self.stats.bytes_delivered += n;
             match self.delayed_ack {
