@@ -1,4 +1,5 @@
-//! Active queue management end to end: step marking with DCTCP.
+//! Active queue management end to end: step marking with DCTCP, CoDel, FQ-CoDel and PIE as
+//! link queues in whole scenarios, with their bookkeeping identities.
 
 use super::load;
 use packetsim::scenario;
@@ -72,4 +73,118 @@ fn dctcp_through_a_step_queue_holds_the_queue_near_k() {
     let out = scenario::run(&load(&aqm_net(2, tail, DCTCP, ""), &[]), 1).unwrap();
     let q = &out.summary.queues["core:r1->r2"];
     assert!(q.mean_len_pkts > 40.0, "droptail mean {}", q.mean_len_pkts);
+}
+
+const RENO: &str = "variant = \"newreno\"\nmss = 1460\nrcv_window = \"4MiB\"";
+
+/// Runs `n` flows through the bottleneck `queue` with `[tcp]` `tcp`; checks every direction's
+/// books and returns the bottleneck's summary.
+fn bottleneck(n: usize, queue: &str, tcp: &str) -> packetsim::report::QueueSummary {
+    let out = scenario::run(&load(&aqm_net(n, queue, tcp, ""), &[]), 1).unwrap();
+    for e in &out.world.net.egresses {
+        e.check_conservation().unwrap();
+        let q = &out.summary.queues[&e.name];
+        balanced(q);
+        assert_eq!(
+            q.arrivals,
+            q.departures + q.drops + e.len().packets as u64,
+            "{}: arrivals = departures + drops + queued",
+            e.name
+        );
+    }
+    out.summary.queues["core:r1->r2"].clone()
+}
+
+// RFC 8289: CoDel keeps the standing queue short (target 5 ms = about 4 packets of 1500 B at
+// 10 Mb/s; the 10 s mean, slow start included, stays under 20 packets) where a 1000-packet
+// DropTail fills up, dropping at dequeue (reason early) and keeping the link busy. With
+// ECN-capable senders and `ecn = true` it marks instead.
+#[test]
+fn codel_keeps_the_standing_queue_short_and_marks_with_ecn() {
+    let codel = r#"{ kind = "codel" }"#;
+    let q = bottleneck(4, codel, RENO);
+    eprintln!("codel {q:?}");
+    assert!(q.mean_len_pkts < 20.0, "mean queue {}", q.mean_len_pkts);
+    assert!(q.drops_by_reason.get("early").copied().unwrap_or(0) > 0);
+    assert_eq!(q.drops_by_reason.get("overflow"), None);
+    assert!(q.utilisation > 0.9, "utilisation {}", q.utilisation);
+    let tail = bottleneck(4, r#"{ kind = "droptail", limit = 1000 }"#, RENO);
+    assert!(
+        tail.mean_len_pkts > 100.0,
+        "droptail mean {}",
+        tail.mean_len_pkts
+    );
+    let ecn = bottleneck(
+        4,
+        r#"{ kind = "codel", codel = { ecn = true } }"#,
+        &format!("{RENO}\necn = true"),
+    );
+    eprintln!("codel ecn {ecn:?}");
+    assert!(ecn.marks > 0);
+    assert!(ecn.mean_len_pkts < 25.0, "mean queue {}", ecn.mean_len_pkts);
+    assert!(
+        ecn.drops * 4 < q.drops,
+        "marks replace drops: {} vs {}",
+        ecn.drops,
+        q.drops
+    );
+}
+
+// RFC 8290: a thin flow beside fat ones. Three bulk TCP flows fill the bottleneck; a CBR
+// flow of 100 kb/s (1% of the link) crosses it too. Through FQ-CoDel the thin flow's packets
+// join an empty flow queue and leave almost at once (nothing of it is dropped, its queue
+// stays empty), while through a 200-packet DropTail they wait behind the bulk flows and are
+// dropped with them.
+#[test]
+fn fq_codel_isolates_a_thin_flow_from_fat_ones() {
+    let thin = "\n[nodes.sc]\n\n[links.inc]\na = \"sc\"\nb = \"r1\"\nrate = \"100Mbps\"\ndelay = \"1ms\"\n\n[flows.thin]\nfrom = \"sc\"\nto = \"d\"\nkind = \"cbr\"\nrate = \"100kbps\"\npacket_size = 200\n";
+    let run = |queue: &str| {
+        let text = aqm_net(3, queue, RENO, "") + thin;
+        let out = scenario::run(&load(&text, &[]), 1).unwrap();
+        for e in &out.world.net.egresses {
+            e.check_conservation().unwrap();
+        }
+        out
+    };
+    let fq = run(r#"{ kind = "fq_codel", fq_codel = { ecn = false } }"#);
+    let tail = run(r#"{ kind = "droptail", limit = 200 }"#);
+    let f = &fq.summary.flows["thin"];
+    let t = &tail.summary.flows["thin"];
+    eprintln!(
+        "fq {f:?}\ntail {t:?}\nq {:?}",
+        fq.summary.queues["core:r1->r2"]
+    );
+    let q = &fq.summary.queues["core:r1->r2"];
+    balanced(q);
+    assert!(q.drops > 0, "the fat flows are dropped: {q:?}");
+    // At most one packet in flight at the end; none lost.
+    assert!(
+        f.bytes_sent - f.bytes_delivered <= 228,
+        "the thin flow loses nothing: {f:?}"
+    );
+    assert!(
+        t.bytes_sent - t.bytes_delivered > 1000,
+        "behind DropTail it loses packets"
+    );
+}
+
+// RFC 8033: PIE holds the queue delay near its target (15 ms, about 12.5 packets of 1500 B
+// at 10 Mb/s) by early drops at enqueue where a 1000-packet DropTail fills up; with ECN it
+// marks instead while the probability is at most 10%.
+#[test]
+fn pie_holds_the_delay_near_target_and_marks_with_ecn() {
+    let q = bottleneck(4, r#"{ kind = "pie" }"#, RENO);
+    eprintln!("pie {q:?}");
+    assert!(q.mean_len_pkts < 30.0, "mean queue {}", q.mean_len_pkts);
+    assert!(q.drops_by_reason.get("early").copied().unwrap_or(0) > 0);
+    assert_eq!(q.drops_by_reason.get("overflow"), None);
+    assert!(q.utilisation > 0.9, "utilisation {}", q.utilisation);
+    let ecn = bottleneck(
+        4,
+        r#"{ kind = "pie", pie = { ecn = true } }"#,
+        &format!("{RENO}\necn = true"),
+    );
+    eprintln!("pie ecn {ecn:?}");
+    assert!(ecn.marks > 0);
+    assert!(ecn.mean_len_pkts < 30.0, "mean queue {}", ecn.mean_len_pkts);
 }
