@@ -12,7 +12,9 @@
 //! - **Pull** (a TxDone event per packet). Packets wait in the arena, held by id
 //!   ([`Egress::enqueue_held`]); when the transmitter frees, the world asks for the next one
 //!   ([`Egress::start_next`]). Used whenever the lazy FIFO cannot know a departure on enqueue:
-//!   a classful discipline (WRR, priority), a dequeue hook (the packet is tagged with the queue
+//!   a classful discipline (WRR, priority), a discipline that decides at dequeue (CoDel:
+//!   [`QueueDisc::Aqm`]; packets it drops there are handed to the world by
+//!   [`Egress::queue_drops`]), a dequeue hook (the packet is tagged with the queue
 //!   as it is when it leaves), a rate that will change, or a `hold` outage policy. The builder
 //!   declares these before the run ([`Egress::expect_changes`], [`Egress::add_dequeue_hook`]),
 //!   so a scheduled rate change finds the direction already in pull mode and retimes every
@@ -58,8 +60,8 @@ use crate::atm::port::CellPort;
 use crate::ids::{LinkId, NodeId};
 use crate::packet::{Ecn, Packet, Precedence};
 use crate::queue::{
-    Admission, AnyAdmission, Classifier, DropReason, DropTail, QueueDisc, QueueLen, QueueLimit,
-    QueueStats, QueueView, Verdict,
+    Admission, AnyAdmission, Classifier, DequeueEffects, DropReason, DropTail, QueueDisc, QueueLen,
+    QueueLimit, QueueStats, QueueView, Verdict,
 };
 use packetsim_kernel::stats::TimeAverage;
 use packetsim_kernel::{Dur, Rate, Rng, Slab, Time};
@@ -240,6 +242,8 @@ pub struct Egress {
     /// A slotted cell link (`atm::port`): the direction's own transmitter mode, driven by the
     /// world (see [`Egress::set_cells`]).
     cells: Option<Box<CellPort>>,
+    /// Packets a dequeue-time discipline dropped, for the world to free ([`Egress::queue_drops`]).
+    fx: DequeueEffects,
 }
 
 impl Egress {
@@ -251,7 +255,7 @@ impl Egress {
         p: DirectionParams,
         rng: Rng,
     ) -> Egress {
-        let pull = matches!(p.queue, QueueDisc::Classful(_));
+        let pull = matches!(p.queue, QueueDisc::Classful(_) | QueueDisc::Aqm(_));
         Egress {
             name,
             link,
@@ -281,6 +285,7 @@ impl Egress {
             // Rate 0 takes forever whatever the size: a correct entry.
             tx_memo: (Rate(0), 0, Dur::MAX),
             cells: None,
+            fx: DequeueEffects::default(),
         }
     }
 
@@ -332,7 +337,7 @@ impl Egress {
             "{}: set the queue before the run",
             self.name
         );
-        self.pull |= matches!(disc, QueueDisc::Classful(_));
+        self.pull |= matches!(disc, QueueDisc::Classful(_) | QueueDisc::Aqm(_));
         self.disc = disc;
     }
 
@@ -402,7 +407,7 @@ impl Egress {
     pub fn classes(&self) -> Option<&crate::queue::Classful> {
         match &self.disc {
             QueueDisc::Classful(c) => Some(c),
-            QueueDisc::Fifo(_) => None,
+            QueueDisc::Fifo(_) | QueueDisc::Aqm(_) => None,
         }
     }
 
@@ -482,6 +487,7 @@ impl Egress {
         match &self.disc {
             QueueDisc::Fifo(_) => self.len,
             QueueDisc::Classful(c) => c.len(),
+            QueueDisc::Aqm(a) => a.len(),
         }
     }
 
@@ -504,7 +510,30 @@ impl Egress {
                 self.held.len() as u64 + self.cells.as_ref().map_or(0, |c| c.pending())
             }
             QueueDisc::Classful(c) => c.len().packets as u64,
+            QueueDisc::Aqm(a) => a.len().packets as u64,
         }
+    }
+
+    /// Packets the queue discipline dropped from among those it held (at dequeue, or to make
+    /// room for an arrival), with the reasons, since the last call: the caller frees them.
+    /// They are already counted in [`Egress::queue`].
+    #[inline]
+    pub fn queue_drops(&mut self) -> std::vec::Drain<'_, (u32, DropReason)> {
+        self.fx.dropped.drain(..)
+    }
+
+    /// Whether [`Egress::queue_drops`] has any.
+    #[inline]
+    pub fn has_queue_drops(&self) -> bool {
+        !self.fx.dropped.is_empty()
+    }
+
+    /// Counts the drops and marks a dequeue-time discipline reported since `from`.
+    fn count_effects(&mut self, from: usize) {
+        for &(_, r) in &self.fx.dropped[from..] {
+            self.queue.drops[r as usize] += 1;
+        }
+        self.queue.marks += std::mem::take(&mut self.fx.marks);
     }
 
     /// Pull model: offers packet `id` (held by the caller; `pkt` is its contents) to the queue
@@ -551,6 +580,13 @@ impl Egress {
                 }
                 (v, self.len.packets)
             }
+            QueueDisc::Aqm(a) => {
+                let from = self.fx.dropped.len();
+                let v = a.enqueue(now, id, pkt, &mut self.queue_rng, &mut self.fx);
+                let total = a.len().packets;
+                self.count_effects(from);
+                (v, total)
+            }
         };
         self.queue.count_verdict(arrived_as, verdict);
         match verdict {
@@ -591,6 +627,17 @@ impl Egress {
                 self.len.bytes -= size as u64;
                 self.in_packets -= is_in as u32;
                 (id, size, self.len.packets, None)
+            }
+            QueueDisc::Aqm(a) => {
+                let from = self.fx.dropped.len();
+                let h = a.dequeue(now, packets, &mut self.fx);
+                let total = a.len().packets;
+                self.count_effects(from);
+                let Some(h) = h else {
+                    self.queue.len.set(now, total as f64);
+                    return None;
+                };
+                (h.id, h.size, total, None)
             }
         };
         self.queue.departures += 1;
@@ -798,6 +845,7 @@ impl Egress {
                 c.check_conservation(&self.name)?;
                 c.len().packets as u64
             }
+            QueueDisc::Aqm(a) => a.len().packets as u64,
         };
         if q.arrivals != q.total_drops() + q.departures + waiting {
             return Err(format!(

@@ -10,21 +10,32 @@
 //! ([`QueueDisc::Classful`]) whose class queues each have an admission policy of their own.
 //! Meters and markers (token bucket, srTCM, trTCM) and the DSCP classifier are in `marker`.
 //!
+//! AQMs that decide at dequeue (CoDel, RFC 8289) cannot be admission policies: a third egress
+//! kind ([`QueueDisc::Aqm`]) holds their packets by arena id with their arrival times and
+//! runs in the pull model. Packets such a discipline drops at dequeue are handed back to the
+//! caller ([`DequeueEffects`]) to free and count.
+//!
 //! Bookkeeping identity, checked in debug builds and by tests:
 //! `arrivals = drops (all reasons) + departures + waiting`.
 
 mod classful;
+mod codel;
 mod droptail;
+mod fq_codel;
 mod marker;
+mod pie;
 mod red;
 mod rio;
 
 pub use classful::{ClassQueue, Classful, Scheduler, Wrr};
+pub use codel::{CoDel, CoDelConfig, CoDelParams, CoDelState, DequeueEffects, Held, HeldFifo};
 pub use droptail::DropTail;
+pub use fq_codel::{FqCoDel, FqCoDelConfig};
 pub use marker::{
     AnyMarker, Class, Classifier, Color, ColorCounts, FlowClassConfig, MarkerConfig, MarkerIdx,
     MeterMode, SrTcm, SrTcmConfig, TokenBucket, TokenBucketConfig, TrTcm, TrTcmConfig,
 };
+pub use pie::{Pie, PieConfig};
 pub use red::{
     EcnAction, EcnMode, Red, RedConfig, RedCore, RedDecision, RedOptions, RedParams, RedState,
 };
@@ -32,7 +43,7 @@ pub use rio::{Rio, RioConfig, RioState};
 
 use crate::packet::{Packet, Precedence};
 use packetsim_kernel::stats::TimeAverage;
-use packetsim_kernel::{Rng, Time};
+use packetsim_kernel::{Rng, Slab, Time};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -41,7 +52,8 @@ use std::fmt;
 pub enum DropReason {
     /// The queue was full.
     Overflow,
-    /// An active queue management policy dropped it early (RED/RIO, between thresholds).
+    /// An active queue management policy dropped it early: RED/RIO between the thresholds
+    /// or above a step, CoDel's control law at dequeue.
     Early,
     /// The average queue was above the maximum threshold (RED/RIO).
     Forced,
@@ -164,6 +176,71 @@ pub enum QueueDisc {
     Fifo(AnyAdmission),
     /// Class queues under a scheduler (pull model: a TxDone event per packet).
     Classful(Box<Classful>),
+    /// A discipline that decides at dequeue (pull model: a TxDone event per packet).
+    Aqm(Box<AnyAqm>),
+}
+
+/// The dequeue-time disciplines a scenario can choose (enum dispatch).
+#[derive(Clone, Debug)]
+pub enum AnyAqm {
+    /// CoDel (RFC 8289).
+    CoDel(CoDel),
+    /// FQ-CoDel (RFC 8290).
+    FqCoDel(FqCoDel),
+    /// PIE (RFC 8033).
+    Pie(Pie),
+}
+
+impl AnyAqm {
+    /// Offers packet `id` (contents `pkt`) at `now`. Packets it drops other than the arrival
+    /// go to `fx.dropped`.
+    #[inline]
+    pub fn enqueue(
+        &mut self,
+        now: Time,
+        id: u32,
+        pkt: &mut Packet,
+        rng: &mut Rng,
+        fx: &mut DequeueEffects,
+    ) -> Verdict {
+        let r = match self {
+            AnyAqm::CoDel(c) => c.enqueue(now, id, pkt),
+            AnyAqm::FqCoDel(f) => {
+                f.enqueue(now, id, pkt, fx);
+                Ok(())
+            }
+            AnyAqm::Pie(p) => return p.enqueue(now, id, pkt, rng),
+        };
+        match r {
+            Ok(()) => Verdict::Queued,
+            Err(r) => Verdict::Dropped(r),
+        }
+    }
+
+    /// The packet to send at `now` (id and size), after the discipline's drops and marks
+    /// (in `fx`; marks are set in `packets`).
+    #[inline]
+    pub fn dequeue(
+        &mut self,
+        now: Time,
+        packets: &mut Slab<Packet>,
+        fx: &mut DequeueEffects,
+    ) -> Option<Held> {
+        match self {
+            AnyAqm::CoDel(c) => c.dequeue(now, packets, fx),
+            AnyAqm::FqCoDel(f) => f.dequeue(now, packets, fx),
+            AnyAqm::Pie(p) => p.dequeue(now),
+        }
+    }
+
+    /// Packets and bytes waiting.
+    pub fn len(&self) -> QueueLen {
+        match self {
+            AnyAqm::CoDel(c) => c.len(),
+            AnyAqm::FqCoDel(f) => f.len(),
+            AnyAqm::Pie(p) => p.len(),
+        }
+    }
 }
 
 /// A queue limit, in packets or in bytes (one unit, never both). Written in scenarios as an

@@ -37,6 +37,13 @@
 //!   action (CE kept) instead of an early drop.
 //! - **Overflow resets `count`** when the average is in the early region, as ns-2 does: a
 //!   packet was dropped.
+//! - **Step marking** (`step = K`, DCTCP's switch, RFC 8257 §3.1 and Alizadeh et al. 2010
+//!   §3.1): every arrival that finds more than `K` packets waiting (the instantaneous queue, not
+//!   the average; not counting the packet in transmission nor the arrival; typical packets in
+//!   byte mode) is chosen: marked CE if ECN-capable and `ecn` is on, else dropped early. At or
+//!   below `K` nothing is chosen. The thresholds, `max_p`, `gentle` and `wait` are then unused
+//!   and not checked against each other (a step is the `min_th = max_th` RED cannot write);
+//!   the average is still kept, for the reports.
 
 use super::{Admission, DropReason, DropTail, QueueLimit, QueueView, Verdict};
 use crate::packet::{Ecn, Packet, Precedence};
@@ -204,6 +211,10 @@ pub struct RedConfig {
     /// `count p_b` steps past 1 without a choice, `p_a` is negative and nothing is chosen until
     /// the average leaves the region (default false: F&J's clamp to 1, spec 4 §2.3).
     pub ns2_dsred_count: bool,
+    /// Step marking at this instantaneous queue length in packets (DCTCP's `K`, RFC 8257
+    /// §3.1): every arrival finding more than `K` waiting is chosen. Default none: RED.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step: Option<f64>,
 }
 
 impl Default for RedConfig {
@@ -220,6 +231,7 @@ impl Default for RedConfig {
             ecn: EcnAction::Off,
             wait: false,
             ns2_dsred_count: false,
+            step: None,
         }
     }
 }
@@ -262,9 +274,17 @@ impl RedConfig {
     }
 
     /// Checks the values; the error names the offending key and says what was expected.
+    /// With `step`, the thresholds are unused and not checked.
     pub fn validate(&self) -> Result<(), (&'static str, String)> {
         validate_common(self.weight, self.limit, self.mean_pkt_size)?;
-        self.params().validate()
+        match self.step {
+            Some(k) if !(k.is_finite() && k >= 0.0) => Err((
+                "step",
+                format!("expected a non-negative number of packets, got {k}"),
+            )),
+            Some(_) => Ok(()),
+            None => self.params().validate(),
+        }
     }
 }
 
@@ -492,6 +512,8 @@ pub struct Red {
     byte_unit: Option<f64>,
     /// The average over time (it changes only at arrivals), for the reports.
     track: TimeAverage,
+    /// Step marking threshold `K` (see the module doc).
+    step: Option<f64>,
 }
 
 impl Red {
@@ -511,6 +533,7 @@ impl Red {
             ecn: cfg.ecn,
             byte_unit: cfg.byte_mode.then_some(cfg.mean_pkt_size as f64),
             track: TimeAverage::new(Time::ZERO),
+            step: cfg.step,
         }
     }
 
@@ -557,7 +580,11 @@ impl Admission for Red {
         };
         self.core.update(&self.opts, now, len, q.idle_since);
         self.track.set(now, self.core.avg());
-        let d = self.core.decide(&self.opts, scale, rng);
+        let d = match self.step {
+            None => self.core.decide(&self.opts, scale, rng),
+            Some(k) if len > k => RedDecision::Chosen,
+            Some(_) => RedDecision::Below,
+        };
         let full = self.tail.is_full(q.len, pkt.size);
         verdict(&mut self.core, d, self.ecn, full, pkt)
     }
@@ -1092,6 +1119,91 @@ mod tests {
         assert_eq!(
             toml::from_str::<RedConfig>(&round).unwrap(),
             RedConfig::default()
+        );
+    }
+
+    fn step(k: f64, ecn: EcnAction, limit: u32) -> Red {
+        let c = RedConfig {
+            step: Some(k),
+            ecn,
+            limit: QueueLimit::Packets(limit),
+            // Thresholds a plain RED would refuse: a step does not use them.
+            min_th: 20.0,
+            max_th: 20.0,
+            ..RedConfig::default()
+        };
+        assert_eq!(c.validate(), Ok(()));
+        Red::new(&c, RATE)
+    }
+
+    // RFC 8257 §3.1 (DCTCP's switch): mark CE when the instantaneous queue is above K. With
+    // K = 3, arrivals finding 0..=3 waiting are queued, 4 and 5 are marked (ECT) or dropped
+    // early (not ECT): the instantaneous length decides, never the average (which stays
+    // near 0 with w = 0.002) and never a random draw.
+    #[test]
+    fn step_chooses_every_arrival_above_k_and_none_at_or_below() {
+        let mut red = step(3.0, EcnAction::Standard, 100);
+        let mut rng = Rng::from_seed(1);
+        let got: Vec<Verdict> = (0..=5)
+            .map(|q| {
+                arrive(
+                    &mut red,
+                    Time::ZERO,
+                    busy(q),
+                    &mut pkt(Ecn::Ect0, dscp::BE),
+                    &mut rng,
+                )
+            })
+            .collect();
+        use Verdict::*;
+        assert_eq!(got, [Queued, Queued, Queued, Queued, Marked, Marked]);
+        assert!(red.average() < 0.1, "the average is not what decides");
+        let mut p = pkt(Ecn::NotEct, dscp::BE);
+        assert_eq!(
+            arrive(&mut red, Time::ZERO, busy(4), &mut p, &mut rng),
+            Dropped(DropReason::Early)
+        );
+        assert_eq!(
+            arrive(&mut red, Time::ZERO, busy(3), &mut p, &mut rng),
+            Queued
+        );
+        // Without ECN every arrival above K is dropped early, ECT or not.
+        let mut off = step(3.0, EcnAction::Off, 100);
+        let mut p = pkt(Ecn::Ect0, dscp::BE);
+        assert_eq!(
+            arrive(&mut off, Time::ZERO, busy(4), &mut p, &mut rng),
+            Dropped(DropReason::Early)
+        );
+        // A full queue still drops for overflow (RED's physical limit), marked or not.
+        let mut small = step(3.0, EcnAction::Standard, 5);
+        let mut p = pkt(Ecn::Ect0, dscp::BE);
+        assert_eq!(
+            arrive(&mut small, Time::ZERO, busy(5), &mut p, &mut rng),
+            Dropped(DropReason::Overflow)
+        );
+    }
+
+    // A step is what `min_th = max_th` would mean: it validates with thresholds plain RED
+    // refuses, and its own key is checked.
+    #[test]
+    fn step_validates_without_thresholds_and_checks_its_own_key() {
+        let c: RedConfig = toml::from_str("step = 20\necn = \"standard\"").unwrap();
+        assert_eq!(c.step, Some(20.0));
+        assert_eq!(c.validate(), Ok(()));
+        let c = RedConfig {
+            step: Some(-1.0),
+            ..RedConfig::default()
+        };
+        assert_eq!(c.validate().unwrap_err().0, "step");
+        let c = RedConfig {
+            step: Some(f64::NAN),
+            ..RedConfig::default()
+        };
+        assert_eq!(c.validate().unwrap_err().0, "step");
+        assert_eq!(
+            cfg(0.002, 20.0, 20.0, 0.1).validate().unwrap_err().0,
+            "min_th",
+            "without step, min_th = max_th is still refused"
         );
     }
 }

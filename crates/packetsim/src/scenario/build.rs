@@ -9,7 +9,8 @@ use super::{ErrorDirection, FlowSpec, Location, QueueSpec, Scenario, SchedulerSp
 use crate::ids::{Addr, LinkId, NodeId};
 use crate::net::{DequeueHook, LinkChange, Net, OutagePolicy};
 use crate::queue::{
-    AnyAdmission, ClassQueue, Classful, Classifier, DropTail, QueueDisc, Red, Rio, Scheduler, Wrr,
+    AnyAdmission, AnyAqm, ClassQueue, Classful, Classifier, CoDel, DropTail, FqCoDel, Pie,
+    QueueDisc, Red, Rio, Scheduler, Wrr,
 };
 use crate::report::Summary;
 use crate::wireless::TwoStateRate;
@@ -41,7 +42,12 @@ fn admission(q: &QueueSpec, rate: Rate) -> AnyAdmission {
         QueueSpec::Red(cfg) => AnyAdmission::Red(Red::new(cfg, rate)),
         QueueSpec::Rio(cfg) => AnyAdmission::Rio(Rio::new(cfg, rate)),
         QueueSpec::DropTail { limit } => AnyAdmission::DropTail(DropTail::new(*limit)),
-        QueueSpec::Classful { .. } => unreachable!("the loader rejects nested classful queues"),
+        QueueSpec::Classful { .. }
+        | QueueSpec::CoDel(_)
+        | QueueSpec::FqCoDel(_)
+        | QueueSpec::Pie(_) => {
+            unreachable!("the loader rejects classful and dequeue-time queues in a class")
+        }
     }
 }
 
@@ -64,6 +70,9 @@ pub(super) fn queue_disc(q: &QueueSpec, rate: Rate) -> QueueDisc {
             };
             QueueDisc::Classful(Box::new(Classful::new(qs, sched)))
         }
+        QueueSpec::CoDel(cfg) => QueueDisc::Aqm(Box::new(AnyAqm::CoDel(CoDel::new(cfg)))),
+        QueueSpec::FqCoDel(cfg) => QueueDisc::Aqm(Box::new(AnyAqm::FqCoDel(FqCoDel::new(cfg)))),
+        QueueSpec::Pie(cfg) => QueueDisc::Aqm(Box::new(AnyAqm::Pie(Pie::new(cfg)))),
     }
 }
 

@@ -758,6 +758,17 @@ impl Ctx<'_> {
         ))
     }
 
+    /// A discipline that decides at dequeue is a link direction's whole queue, never a class's.
+    fn single_queue_only(&self, path: &KeyPath, top: bool) -> Result<()> {
+        if top {
+            return Ok(());
+        }
+        Err(self.err(
+            &path.key("kind"),
+            "expected a FIFO queue (droptail, red or rio) inside a class: codel, fq_codel and              pie are a link direction's whole queue",
+        ))
+    }
+
     /// A queue table; `top` says whether classes are allowed (not inside a class).
     fn queue(&self, path: &KeyPath, q: RawQueue, top: bool) -> Result<QueueSpec> {
         let only = |allowed: &[&str], q: &RawQueue| -> Result<()> {
@@ -766,6 +777,9 @@ impl Ctx<'_> {
                 ("classes", q.classes.is_some()),
                 ("red", q.red.is_some()),
                 ("rio", q.rio.is_some()),
+                ("codel", q.codel.is_some()),
+                ("fq_codel", q.fq_codel.is_some()),
+                ("pie", q.pie.is_some()),
             ] {
                 if present && !allowed.contains(&key) {
                     return Err(self.err(
@@ -806,6 +820,30 @@ impl Ctx<'_> {
                     self.err(&p, m)
                 })?;
                 return Ok(QueueSpec::Rio(cfg));
+            }
+            RawQueueKind::Codel => {
+                only(&["codel"], &q)?;
+                self.single_queue_only(path, top)?;
+                let cfg = q.codel.unwrap_or_default();
+                cfg.validate()
+                    .map_err(|(k, m)| self.err(&path.key("codel").key(k), m))?;
+                return Ok(QueueSpec::CoDel(cfg));
+            }
+            RawQueueKind::FqCodel => {
+                only(&["fq_codel"], &q)?;
+                self.single_queue_only(path, top)?;
+                let cfg = q.fq_codel.unwrap_or_default();
+                cfg.validate()
+                    .map_err(|(k, m)| self.err(&path.key("fq_codel").key(k), m))?;
+                return Ok(QueueSpec::FqCoDel(cfg));
+            }
+            RawQueueKind::Pie => {
+                only(&["pie"], &q)?;
+                self.single_queue_only(path, top)?;
+                let cfg = q.pie.unwrap_or_default();
+                cfg.validate()
+                    .map_err(|(k, m)| self.err(&path.key("pie").key(k), m))?;
+                return Ok(QueueSpec::Pie(cfg));
             }
             RawQueueKind::Wrr => SchedulerSpec::Wrr,
             RawQueueKind::Priority => SchedulerSpec::Priority,

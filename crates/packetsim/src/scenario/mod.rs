@@ -326,6 +326,12 @@ pub enum QueueSpec {
     Red(crate::queue::RedConfig),
     /// RIO (coupled, IN/OUT) on one FIFO.
     Rio(crate::queue::RioConfig),
+    /// CoDel (RFC 8289), deciding at dequeue.
+    CoDel(crate::queue::CoDelConfig),
+    /// FQ-CoDel (RFC 8290), flow queues under deficit round robin.
+    FqCoDel(crate::queue::FqCoDelConfig),
+    /// PIE (RFC 8033), a PI controller of the drop probability.
+    Pie(crate::queue::PieConfig),
     /// Class queues under a scheduler.
     Classful {
         /// Weighted round robin (weights in packets) or strict priority (class order).

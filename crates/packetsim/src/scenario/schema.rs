@@ -197,6 +197,12 @@ pub(crate) struct RawQueue {
     pub red: Option<crate::queue::RedConfig>,
     #[serde(default)]
     pub rio: Option<crate::queue::RioConfig>,
+    #[serde(default)]
+    pub codel: Option<crate::queue::CoDelConfig>,
+    #[serde(default)]
+    pub fq_codel: Option<crate::queue::FqCoDelConfig>,
+    #[serde(default)]
+    pub pie: Option<crate::queue::PieConfig>,
 }
 
 /// One class of a classful queue.
@@ -222,6 +228,13 @@ pub(crate) enum RawQueueKind {
     Red,
     /// RIO; parameters in `rio = { .. }`.
     Rio,
+    /// CoDel (RFC 8289); parameters in `codel = { .. }`.
+    Codel,
+    /// FQ-CoDel (RFC 8290); parameters in `fq_codel = { .. }`.
+    #[serde(rename = "fq_codel")]
+    FqCodel,
+    /// PIE (RFC 8033); parameters in `pie = { .. }`.
+    Pie,
     /// Weighted round robin over classes.
     Wrr,
     /// Strict priority over classes.

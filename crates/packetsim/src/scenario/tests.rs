@@ -2748,3 +2748,81 @@ fn copy_names_clash_in_either_order_and_only_when_the_copy_exists() {
     let names: Vec<String> = s.flows().map(|f| f.name).collect();
     assert_eq!(names, ["f_0", "f_1", "f_2", "f_2_0", "f_2_1"]);
 }
+
+// Issue 17 item 2: AQM queues are selectable by name with their parameters, and bad values
+// are located (file, line, key). `red.step` lifts RED's `min_th < max_th`.
+#[test]
+fn aqm_queues_load_by_name_and_bad_keys_are_located() {
+    let q = |v: &str| BASE.replace("delay = \"5ms\"", &format!("delay = \"5ms\"\nqueue = {v}"));
+    let s = ok(
+        &q("{ kind = \"red\", red = { step = 20, min_th = 20, max_th = 20, ecn = \"standard\" } }"),
+        &[],
+    );
+    let QueueSpec::Red(r) = &s.links[0].queue else {
+        panic!("{:?}", s.links[0].queue)
+    };
+    assert_eq!(r.step, Some(20.0));
+    let e = bad(&q("{ kind = \"red\", red = { step = -1 } }"), &[]);
+    assert_at(&e, 13, "links.l1.queue.red.step", "non-negative");
+    let s = ok(
+        &q("{ kind = \"codel\", codel = { target = \"2ms\", interval = \"40ms\", ecn = true } }"),
+        &[],
+    );
+    let QueueSpec::CoDel(c) = &s.links[0].queue else {
+        panic!("{:?}", s.links[0].queue)
+    };
+    assert_eq!(
+        (c.target, c.interval, c.ecn),
+        (Dur::from_millis(2), Dur::from_millis(40), true)
+    );
+    let e = bad(
+        &q("{ kind = \"codel\", codel = { target = \"200ms\" } }"),
+        &[],
+    );
+    assert_at(&e, 13, "links.l1.queue.codel.target", "below interval");
+    let e = bad(&q("{ kind = \"codel\", codel = { targt = \"2ms\" } }"), &[]);
+    assert_at(&e, 13, "links.l1.queue.codel.targt", "unknown");
+    let e = bad(&q("{ kind = \"codel\", red = { step = 2 } }"), &[]);
+    assert_at(&e, 13, "links.l1.queue.red", "does not belong");
+    let e = bad(
+        &q("{ kind = \"wrr\", classes = [{ name = \"a\", weight = 1, queue = { kind = \"codel\" } }] }"),
+        &[],
+    );
+    assert_at(
+        &e,
+        13,
+        "links.l1.queue.classes[0].queue.kind",
+        "whole queue",
+    );
+}
+
+// Issue 17 item 2: FQ-CoDel and PIE by name, bad keys located.
+#[test]
+fn fq_codel_and_pie_load_by_name_and_bad_keys_are_located() {
+    let q = |v: &str| BASE.replace("delay = \"5ms\"", &format!("delay = \"5ms\"\nqueue = {v}"));
+    let s = ok(
+        &q("{ kind = \"fq_codel\", fq_codel = { quantum = 300, flows = 16 } }"),
+        &[],
+    );
+    let QueueSpec::FqCoDel(f) = &s.links[0].queue else {
+        panic!("{:?}", s.links[0].queue)
+    };
+    assert_eq!((f.quantum, f.flows, f.ecn), (300, 16, true));
+    let e = bad(
+        &q("{ kind = \"fq_codel\", fq_codel = { quantum = 0 } }"),
+        &[],
+    );
+    assert_at(&e, 13, "links.l1.queue.fq_codel.quantum", "expected 1 B");
+    let s = ok(
+        &q("{ kind = \"pie\", pie = { target = \"20ms\", ecn = true } }"),
+        &[],
+    );
+    let QueueSpec::Pie(p) = &s.links[0].queue else {
+        panic!("{:?}", s.links[0].queue)
+    };
+    assert_eq!((p.target, p.ecn), (Dur::from_millis(20), true));
+    let e = bad(&q("{ kind = \"pie\", pie = { t_update = \"0s\" } }"), &[]);
+    assert_at(&e, 13, "links.l1.queue.pie.t_update", "positive");
+    let e = bad(&q("{ kind = \"pie\", codel = {} }"), &[]);
+    assert_at(&e, 13, "links.l1.queue.codel", "does not belong");
+}

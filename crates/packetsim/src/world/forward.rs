@@ -191,6 +191,7 @@ impl World {
                 Err(r) => {
                     tracer.event(now, EventKind::Drop(r), e, p);
                     self.drop_held(pkt, r);
+                    self.free_queue_drops(now, e);
                 }
             }
         } else {
@@ -222,7 +223,10 @@ impl World {
         if egress.is_pull() {
             match egress.enqueue_held(now, pkt, p) {
                 Ok(()) => self.start_tx(now, e),
-                Err(r) => self.drop_held(pkt, r),
+                Err(r) => {
+                    self.drop_held(pkt, r);
+                    self.free_queue_drops(now, e);
+                }
             }
         } else {
             match egress.send(now, p) {
@@ -237,7 +241,9 @@ impl World {
         if self.net.egresses[e.idx()].is_cells() {
             return self.cell_tick(now, e);
         }
-        if let Some(s) = self.net.egresses[e.idx()].start_next(now, &mut self.packets) {
+        let started = self.net.egresses[e.idx()].start_next(now, &mut self.packets);
+        self.free_queue_drops(now, e);
+        if let Some(s) = started {
             if let Some(t) = self.tracer.as_deref_mut() {
                 let p = self.packets.get(s.pkt);
                 t.event(now, EventKind::Dequeue, e, p);
@@ -252,6 +258,23 @@ impl World {
                     .schedule(at, Event::Arrive { pkt: s.pkt, via: e }),
                 Err(r) => self.drop_held(s.pkt, r),
             }
+        }
+    }
+
+    /// Frees the packets egress `e`'s discipline dropped from among those it held (CoDel at
+    /// dequeue, FQ-CoDel to make room), tracing each drop.
+    #[inline]
+    fn free_queue_drops(&mut self, now: Time, e: EgressId) {
+        let egress = &mut self.net.egresses[e.idx()];
+        if !egress.has_queue_drops() {
+            return;
+        }
+        for (pkt, r) in egress.queue_drops() {
+            if let Some(t) = self.tracer.as_deref_mut() {
+                t.event(now, EventKind::Drop(r), e, self.packets.get(pkt));
+            }
+            self.packets.remove(pkt);
+            self.books.dropped[r as usize] += 1;
         }
     }
 

@@ -1,5 +1,6 @@
 //! packetsim's integration tests: whole scenarios through the library, one module per topic.
 
+mod aqm;
 mod atm;
 mod behaviour;
 mod conservation;

@@ -258,7 +258,16 @@ fn shared_channel(
         _ => ("queue", &l.common.queue),
     };
     if let Some(q) = q {
-        if q.classes.is_some() || matches!(q.kind, RawQueueKind::Wrr | RawQueueKind::Priority) {
+        if q.classes.is_some()
+            || matches!(
+                q.kind,
+                RawQueueKind::Wrr
+                    | RawQueueKind::Priority
+                    | RawQueueKind::Codel
+                    | RawQueueKind::FqCodel
+                    | RawQueueKind::Pie
+            )
+        {
             return Err(l.err(
                 qkey,
                 "expected a single queue (droptail, red or rio) with `shared_channel`: it is \
