@@ -583,7 +583,10 @@ mod layout_tests {
             .collect()
     }
 
-    fn line(curves: Vec<(&str, Vec<(f64, f64, f64, f64)>)>, non_negative: bool) -> LineChart {
+    /// A curve's points: (x, y, band low, band high).
+    type Points = Vec<(f64, f64, f64, f64)>;
+
+    fn line(curves: Vec<(&str, Points)>, non_negative: bool) -> LineChart {
         LineChart {
             title: "t".into(),
             x_label: "x".into(),
