@@ -56,8 +56,7 @@ def scenario(name, case, partial_ack_timer):
     if k is None:
         q = f'{{ kind = "droptail", limit = {queue} }}'
     else:
-        q = (f'{{ kind = "red", red = {{ min_th = {k}, max_th = {k + 1}, max_p = 1.0, '
-             f'limit = {queue}, weight = 1.0, ecn = "standard", step = {k} }} }}')
+        q = f'{{ kind = "red", red = {{ step = {k}, ecn = "standard", limit = {queue} }} }}'
     lines += ["", "[links.bottleneck]", 'a = "r0"', 'b = "r1"', f'rate = "{rate}Mbps"',
               f'delay = "{delay}ms"', f"queue = {q}"]
     big = '{ kind = "droptail", limit = 10000 }'

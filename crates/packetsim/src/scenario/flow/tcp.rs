@@ -16,11 +16,11 @@
 
 use super::{app_data, FlowBuild, FlowInput, FlowKindRow, RawApp};
 use crate::app::{AppSource, Cdf, OnOff, PeriodDist, SizeDist};
+use crate::ids::FlowId;
 use crate::scenario::kinds::fields_of;
 use crate::scenario::{App, BuildError, FlowKind, ScenarioError, Workload, MAX_FLOW_COUNT};
 use crate::transport::tcp::{AppData, TcpConfig};
 use crate::units;
-use crate::ids::FlowId;
 use crate::world::{FlowPlacement, World};
 use packetsim_kernel::{Dur, Rng};
 use serde::Deserialize;
