@@ -382,6 +382,7 @@ mod tests {
     use super::*;
     use crate::ids::Addr;
     use crate::packet::Body;
+    use crate::queue::test_packet;
 
     const MS: u64 = 1_000_000;
 
@@ -396,18 +397,7 @@ mod tests {
     fn backlog(c: &mut CoDel, n: u32, ect: bool) -> Slab<Packet> {
         let mut slab = Slab::with_capacity(n as usize);
         for _ in 0..n {
-            let mut p = Packet::new(
-                Addr(0),
-                Addr(1),
-                Body::Udp {
-                    seq: 0,
-                    payload: 972,
-                },
-            );
-            p.size = 1000;
-            if ect {
-                p.ecn = Ecn::Ect0;
-            }
+            let p = test_packet(ect);
             let id = slab.insert(p.clone());
             c.enqueue(Time::ZERO, id, &p).unwrap();
         }
@@ -476,15 +466,7 @@ mod tests {
         // One packet per ms, each served 4 ms after arrival: sojourn 4 ms < 5 ms.
         let mut dropped = 0;
         for t in 0..2000u64 {
-            let mut p = Packet::new(
-                Addr(0),
-                Addr(1),
-                Body::Udp {
-                    seq: 0,
-                    payload: 972,
-                },
-            );
-            p.size = 1000;
+            let p = test_packet(false);
             let id = slab.insert(p.clone());
             c.enqueue(Time::from_millis(t), id, &p).unwrap();
             if t >= 4 {
@@ -545,15 +527,7 @@ mod tests {
         // count = 4 - 1 = 3, then drop_next = 505 + 100/√3 = 562.735 -> a drop at 563.
         let mut fx = DequeueEffects::default();
         for _ in 0..500 {
-            let mut p = Packet::new(
-                Addr(0),
-                Addr(1),
-                Body::Udp {
-                    seq: 0,
-                    payload: 972,
-                },
-            );
-            p.size = 1000;
+            let p = test_packet(false);
             let id = slab.insert(p.clone());
             c.enqueue(Time::from_millis(400), id, &p).unwrap();
         }

@@ -27,6 +27,26 @@ mod pie;
 mod red;
 mod rio;
 
+/// A 1000-byte UDP packet (972 payload bytes) from address 0 to 1, ECT(0) when `ect`: the unit
+/// the AQM tests (CoDel, PIE) queue.
+#[cfg(test)]
+pub(crate) fn test_packet(ect: bool) -> crate::packet::Packet {
+    use crate::packet::{Body, Ecn, Packet};
+    let mut p = Packet::new(
+        crate::ids::Addr(0),
+        crate::ids::Addr(1),
+        Body::Udp {
+            seq: 0,
+            payload: 972,
+        },
+    );
+    p.size = 1000;
+    if ect {
+        p.ecn = Ecn::Ect0;
+    }
+    p
+}
+
 pub use classful::{ClassQueue, Classful, Scheduler, Wrr};
 pub use codel::{CoDel, CoDelConfig, CoDelParams, CoDelState, DequeueEffects, Held, HeldFifo};
 pub use droptail::DropTail;

@@ -275,24 +275,7 @@ impl Pie {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ids::Addr;
-    use crate::packet::Body;
-
-    fn pkt(ect: bool) -> Packet {
-        let mut p = Packet::new(
-            Addr(0),
-            Addr(1),
-            Body::Udp {
-                seq: 0,
-                payload: 972,
-            },
-        );
-        p.size = 1000;
-        if ect {
-            p.ecn = Ecn::Ect0;
-        }
-        p
-    }
+    use crate::queue::test_packet as pkt;
 
     fn close(a: f64, b: f64) {
         assert!((a - b).abs() <= 1e-12 * b.abs().max(1e-300), "{a} vs {b}");
