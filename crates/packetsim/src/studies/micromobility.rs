@@ -505,6 +505,7 @@ fn vname(v: Variant) -> &'static str {
         Variant::Cubic => "CUBIC",
         Variant::Dctcp => "DCTCP",
         Variant::Bbr => "BBR",
+        Variant::Vegas => "Vegas",
     }
 }
 

@@ -1,7 +1,7 @@
 //! The TCP variants a scenario can name. Each is a row pairing a congestion control with a
 //! loss recovery (see `cc/` and `recovery/`).
 
-use super::cc::{AnyCc, Bbr, Cubic, Dctcp, Reno, StatefulCc};
+use super::cc::{AnyCc, Bbr, Cubic, Dctcp, Reno, StatefulCc, Vegas};
 use super::recovery::{AnyRecovery, NewReno, RenoRecovery, Sack1Recovery, SackRecovery, Tahoe};
 use super::{SackRecoveryKind, TcpConfig};
 use serde::{Deserialize, Serialize};
@@ -27,6 +27,9 @@ pub enum Variant {
     /// BBR v1 (Cardwell et al. 2016; draft-cardwell-iccrg-bbr-congestion-control-00) with
     /// pacing, and NewReno loss recovery (RFC 6582).
     Bbr,
+    /// TCP Vegas (Brakmo & Peterson 1995; ns-2 `tcp-vegas.cc`: α = 1, β = 3, γ = 1) with
+    /// NewReno loss recovery (RFC 6582).
+    Vegas,
 }
 
 impl Variant {
@@ -40,7 +43,7 @@ impl Variant {
     ];
 
     /// Every variant a scenario can name, in a fixed order.
-    pub const EVERY: [Variant; 7] = [
+    pub const EVERY: [Variant; 8] = [
         Variant::Tahoe,
         Variant::Reno,
         Variant::NewReno,
@@ -48,6 +51,7 @@ impl Variant {
         Variant::Cubic,
         Variant::Dctcp,
         Variant::Bbr,
+        Variant::Vegas,
     ];
 
     /// The (congestion control, loss recovery) pair of this variant: the variant table.
@@ -55,7 +59,11 @@ impl Variant {
         let rec = match self {
             Variant::Tahoe => AnyRecovery::Tahoe(Tahoe),
             Variant::Reno => AnyRecovery::Reno(RenoRecovery),
-            Variant::NewReno | Variant::Cubic | Variant::Dctcp | Variant::Bbr => {
+            Variant::NewReno
+            | Variant::Cubic
+            | Variant::Dctcp
+            | Variant::Bbr
+            | Variant::Vegas => {
                 AnyRecovery::NewReno(NewReno::new(
                     cfg.newreno_partial_ack_timer,
                     cfg.newreno_full_ack,
@@ -72,6 +80,7 @@ impl Variant {
             Variant::Bbr => AnyCc::stateful(StatefulCc::Bbr(Bbr::new(
                 cfg.initial_cwnd.saturating_mul(cfg.mss),
             ))),
+            Variant::Vegas => AnyCc::stateful(StatefulCc::Vegas(Vegas::default())),
             Variant::Tahoe | Variant::Reno | Variant::NewReno | Variant::Sack => AnyCc::Reno(Reno),
         };
         (cc, rec)
@@ -87,6 +96,7 @@ impl Variant {
             Variant::Cubic => "cubic",
             Variant::Dctcp => "dctcp",
             Variant::Bbr => "bbr",
+            Variant::Vegas => "vegas",
         }
     }
 }

@@ -13,11 +13,13 @@ pub mod bbr;
 mod cubic;
 pub mod dctcp;
 mod reno;
+pub mod vegas;
 
 pub use bbr::{Bbr, BbrState};
 pub use cubic::Cubic;
 pub use dctcp::Dctcp;
 pub use reno::Reno;
+pub use vegas::Vegas;
 
 use crate::packet::Seq;
 use packetsim_kernel::{Dur, Time};
@@ -149,6 +151,8 @@ pub enum StatefulCc {
     Dctcp(Dctcp),
     /// BBR v1 (with pacing).
     Bbr(Bbr),
+    /// TCP Vegas (Brakmo & Peterson 1995).
+    Vegas(Vegas),
 }
 
 impl AnyCc {
@@ -162,7 +166,7 @@ impl AnyCc {
         match self {
             AnyCc::Stateful(b) => match &**b {
                 StatefulCc::Dctcp(c) => Some(c),
-                StatefulCc::Cubic(_) | StatefulCc::Bbr(_) => None,
+                StatefulCc::Cubic(_) | StatefulCc::Bbr(_) | StatefulCc::Vegas(_) => None,
             },
             AnyCc::Reno(_) => None,
         }
@@ -173,7 +177,7 @@ impl AnyCc {
         match self {
             AnyCc::Stateful(b) => match &**b {
                 StatefulCc::Bbr(c) => Some(c),
-                StatefulCc::Cubic(_) | StatefulCc::Dctcp(_) => None,
+                StatefulCc::Cubic(_) | StatefulCc::Dctcp(_) | StatefulCc::Vegas(_) => None,
             },
             AnyCc::Reno(_) => None,
         }
@@ -185,7 +189,7 @@ impl AnyCc {
         match self {
             AnyCc::Stateful(b) => match &mut **b {
                 StatefulCc::Bbr(c) => Some(c),
-                StatefulCc::Cubic(_) | StatefulCc::Dctcp(_) => None,
+                StatefulCc::Cubic(_) | StatefulCc::Dctcp(_) | StatefulCc::Vegas(_) => None,
             },
             AnyCc::Reno(_) => None,
         }
@@ -204,7 +208,7 @@ impl AnyCc {
         match self {
             AnyCc::Stateful(b) => match &**b {
                 StatefulCc::Bbr(c) => c.pacing_wakeup(),
-                StatefulCc::Cubic(_) | StatefulCc::Dctcp(_) => None,
+                StatefulCc::Cubic(_) | StatefulCc::Dctcp(_) | StatefulCc::Vegas(_) => None,
             },
             AnyCc::Reno(_) => None,
         }
@@ -218,11 +222,27 @@ impl AnyCc {
         }
     }
 
-    /// A data segment of `len` bytes left (see [`Bbr::on_send`]); a no-op for the others.
+    /// A data segment of `len` bytes left (see [`Bbr::on_send`], [`Vegas::on_send`]); a
+    /// no-op for the others.
     #[inline]
     pub fn on_send(&mut self, now: Time, len: u32, new_data: bool, in_flight: u32) {
-        if let Some(c) = self.pacer() {
-            c.on_send(now, len, new_data, in_flight);
+        if let AnyCc::Stateful(b) = self {
+            match &mut **b {
+                StatefulCc::Bbr(c) => c.on_send(now, len, new_data, in_flight),
+                StatefulCc::Vegas(c) => c.on_send(now, len, new_data),
+                StatefulCc::Cubic(_) | StatefulCc::Dctcp(_) => {}
+            }
+        }
+    }
+
+    /// The Vegas controller, if this is one (its BaseRTT and Diff, for tests and metrics).
+    pub fn as_vegas(&self) -> Option<&Vegas> {
+        match self {
+            AnyCc::Stateful(b) => match &**b {
+                StatefulCc::Vegas(c) => Some(c),
+                StatefulCc::Cubic(_) | StatefulCc::Dctcp(_) | StatefulCc::Bbr(_) => None,
+            },
+            AnyCc::Reno(_) => None,
         }
     }
 
@@ -245,6 +265,7 @@ macro_rules! dispatch {
                 StatefulCc::Cubic($c) => $e,
                 StatefulCc::Dctcp($c) => $e,
                 StatefulCc::Bbr($c) => $e,
+                StatefulCc::Vegas($c) => $e,
             },
         }
     };
@@ -255,6 +276,7 @@ macro_rules! dispatch {
                 StatefulCc::Cubic($c) => $e,
                 StatefulCc::Dctcp($c) => $e,
                 StatefulCc::Bbr($c) => $e,
+                StatefulCc::Vegas($c) => $e,
             },
         }
     };
