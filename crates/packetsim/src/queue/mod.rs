@@ -58,6 +58,7 @@ pub use marker::{
 pub use pie::{Pie, PieConfig};
 pub use red::{
     EcnAction, EcnMode, Red, RedConfig, RedCore, RedDecision, RedOptions, RedParams, RedState,
+    StepNonEct,
 };
 pub use rio::{Rio, RioConfig, RioState};
 

@@ -40,8 +40,9 @@
 //! - **Step marking** (`step = K`, DCTCP's switch, RFC 8257 §3.1 and Alizadeh et al. 2010
 //!   §3.1): every arrival that finds more than `K` packets waiting (the instantaneous queue, not
 //!   the average; not counting the packet in transmission nor the arrival; typical packets in
-//!   byte mode) is chosen: marked CE if ECN-capable and `ecn` is on, else dropped early. At or
-//!   below `K` nothing is chosen. The thresholds, `max_p`, `gentle` and `wait` are then unused
+//!   byte mode) is chosen: marked CE if ECN-capable and `ecn` is on, else dropped early (or,
+//!   with `step_non_ect = "pass"`, queued unmarked when not ECN-capable). At or below `K`
+//!   nothing is chosen. The thresholds, `max_p`, `gentle` and `wait` are then unused
 //!   and not checked against each other (a step is the `min_th = max_th` RED cannot write);
 //!   the average is still kept, for the reports.
 
@@ -215,6 +216,29 @@ pub struct RedConfig {
     /// §3.1): every arrival finding more than `K` waiting is chosen. Default none: RED.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub step: Option<f64>,
+    /// With `step`: what a chosen packet that is not ECN-capable gets (default `drop`).
+    #[serde(skip_serializing_if = "StepNonEct::is_drop")]
+    pub step_non_ect: StepNonEct,
+}
+
+/// What a step queue does with a chosen arrival that is not ECN-capable (a SYN, a pure ACK,
+/// a retransmission, a flow without ECN).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepNonEct {
+    /// Drop it early, as RED with ECN does (RFC 3168 §5; ns-3 `RedQueueDisc`).
+    #[default]
+    Drop,
+    /// Queue it unmarked: the step only marks, and only overflow drops (the DCTCP paper's
+    /// switch marks above K and drops only when full, Alizadeh et al. 2010 §3.1).
+    Pass,
+}
+
+impl StepNonEct {
+    /// Whether this is the default (left out when a config is written).
+    pub fn is_drop(&self) -> bool {
+        *self == StepNonEct::Drop
+    }
 }
 
 impl Default for RedConfig {
@@ -232,6 +256,7 @@ impl Default for RedConfig {
             wait: false,
             ns2_dsred_count: false,
             step: None,
+            step_non_ect: StepNonEct::Drop,
         }
     }
 }
@@ -277,6 +302,12 @@ impl RedConfig {
     /// With `step`, the thresholds are unused and not checked.
     pub fn validate(&self) -> Result<(), (&'static str, String)> {
         validate_common(self.weight, self.limit, self.mean_pkt_size)?;
+        if self.step.is_none() && self.step_non_ect != StepNonEct::Drop {
+            return Err((
+                "step_non_ect",
+                "expected `step` with it (it applies to step marking only)".into(),
+            ));
+        }
         match self.step {
             Some(k) if !(k.is_finite() && k >= 0.0) => Err((
                 "step",
@@ -514,6 +545,8 @@ pub struct Red {
     track: TimeAverage,
     /// Step marking threshold `K` (see the module doc).
     step: Option<f64>,
+    /// What a chosen non-ECN-capable arrival gets under `step`.
+    step_non_ect: StepNonEct,
 }
 
 impl Red {
@@ -534,6 +567,7 @@ impl Red {
             byte_unit: cfg.byte_mode.then_some(cfg.mean_pkt_size as f64),
             track: TimeAverage::new(Time::ZERO),
             step: cfg.step,
+            step_non_ect: cfg.step_non_ect,
         }
     }
 
@@ -582,7 +616,14 @@ impl Admission for Red {
         self.track.set(now, self.core.avg());
         let d = match self.step {
             None => self.core.decide(&self.opts, scale, rng),
-            Some(k) if len > k => RedDecision::Chosen,
+            // `step_non_ect = "pass"`: the step marks ECN-capable arrivals and lets the
+            // others in (CE counts as capable, RFC 3168 §5).
+            Some(k)
+                if len > k
+                    && !(self.step_non_ect == StepNonEct::Pass && pkt.ecn == Ecn::NotEct) =>
+            {
+                RedDecision::Chosen
+            }
             Some(_) => RedDecision::Below,
         };
         let full = self.tail.is_full(q.len, pkt.size);
@@ -1181,6 +1222,40 @@ mod tests {
             arrive(&mut small, Time::ZERO, busy(5), &mut p, &mut rng),
             Dropped(DropReason::Overflow)
         );
+    }
+
+    // `step_non_ect = "pass"` (the DCTCP paper's marking-only switch, §3.1): above K an
+    // ECN-capable arrival is marked as before, one that is not (a SYN, a pure ACK) is queued
+    // unmarked instead of dropped early; overflow still drops both. Refused without `step`.
+    #[test]
+    fn step_non_ect_pass_queues_what_it_cannot_mark() {
+        let c = RedConfig {
+            step: Some(3.0),
+            step_non_ect: StepNonEct::Pass,
+            ecn: EcnAction::Standard,
+            limit: QueueLimit::Packets(6),
+            ..RedConfig::default()
+        };
+        assert_eq!(c.validate(), Ok(()));
+        let mut red = Red::new(&c, RATE);
+        let mut rng = Rng::from_seed(1);
+        use Verdict::*;
+        let mut at = |q: u32, ecn: Ecn| {
+            let mut p = pkt(ecn, dscp::BE);
+            let v = arrive(&mut red, Time::ZERO, busy(q), &mut p, &mut rng);
+            (v, p.ecn)
+        };
+        assert_eq!(at(4, Ecn::NotEct), (Queued, Ecn::NotEct));
+        assert_eq!(at(4, Ecn::Ect0), (Marked, Ecn::Ce));
+        assert_eq!(at(3, Ecn::Ect0), (Queued, Ecn::Ect0));
+        assert_eq!(
+            at(6, Ecn::NotEct),
+            (Dropped(DropReason::Overflow), Ecn::NotEct)
+        );
+        let c: RedConfig = toml::from_str("step_non_ect = \"pass\"").unwrap();
+        assert_eq!(c.validate().unwrap_err().0, "step_non_ect");
+        let c: RedConfig = toml::from_str("step = 2\nstep_non_ect = \"pass\"").unwrap();
+        assert_eq!(c.step_non_ect, StepNonEct::Pass);
     }
 
     // A step is what `min_th = max_th` would mean: it validates with thresholds plain RED
