@@ -206,21 +206,34 @@ pub fn summarise(rows: &[FctRow]) -> BTreeMap<String, WorkloadFct> {
         by.entry(r.workload.as_str()).or_default().push(r);
     }
     by.into_iter()
-        .map(|(name, rs)| {
-            let mut parts: [Vec<&FctRow>; 5] = Default::default();
-            for r in &rs {
-                parts[bucket_of(r.bytes)].push(r);
-            }
-            let all = bucket_stats(&rs);
-            let w = WorkloadFct {
-                flows: all.flows,
-                completed: all.completed,
-                by_size: Buckets(parts.map(|p| bucket_stats(&p))),
-                all,
-            };
-            (name.to_string(), w)
-        })
+        .map(|(name, rs)| (name.to_string(), workload(&rs)))
         .collect()
+}
+
+/// Every workload's flows together, when the run has more than one workload (summary.json
+/// `fct_all`); `None` with one or none.
+pub fn summarise_all(rows: &[FctRow]) -> Option<WorkloadFct> {
+    let first = rows.first()?;
+    if rows.iter().all(|r| r.workload == first.workload) {
+        return None;
+    }
+    let rs: Vec<&FctRow> = rows.iter().collect();
+    Some(workload(&rs))
+}
+
+/// Totals and buckets of some flows.
+fn workload(rs: &[&FctRow]) -> WorkloadFct {
+    let mut parts: [Vec<&FctRow>; 5] = Default::default();
+    for &r in rs {
+        parts[bucket_of(r.bytes)].push(r);
+    }
+    let all = bucket_stats(rs);
+    WorkloadFct {
+        flows: all.flows,
+        completed: all.completed,
+        by_size: Buckets(parts.map(|p| bucket_stats(&p))),
+        all,
+    }
 }
 
 /// fct.csv: one row per workload flow.
@@ -298,5 +311,23 @@ mod tests {
             .nth(101)
             .unwrap()
             .ends_with(",5000,under_10KB,0,,0.01,"));
+    }
+
+    // summary.json `fct_all`: with two workloads, every flow counts once in the union; with
+    // one workload there is none (the workload's own entry says it all).
+    #[test]
+    fn all_workloads_together_only_with_more_than_one() {
+        let mut rows = vec![row(5000, Some(0.01), 0.01), row(50_000, Some(0.03), 0.01)];
+        assert_eq!(summarise_all(&rows), None);
+        let mut other = row(5000, Some(0.02), 0.01);
+        other.workload = "v".into();
+        rows.push(other);
+        let all = summarise_all(&rows).unwrap();
+        assert_eq!((all.flows, all.completed), (3, 3));
+        let small = &all.by_size.0[0];
+        assert_eq!((small.flows, small.mean_fct_s), (2, Some(0.015)));
+        assert_eq!(small.p99_fct_s, Some(0.02));
+        assert_eq!(all.by_size.0[1].flows, 1);
+        assert_eq!(summarise_all(&[]), None);
     }
 }

@@ -269,6 +269,9 @@ pub struct Summary {
     /// with one (`report/fct.rs`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fct: Option<BTreeMap<String, fct::WorkloadFct>>,
+    /// Flow completion times of every workload together; only in runs with more than one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fct_all: Option<fct::WorkloadFct>,
     /// One row per workload flow (fct.csv).
     #[serde(skip)]
     pub fct_rows: Vec<fct::FctRow>,
@@ -498,6 +501,7 @@ impl Summary {
         let fct_rows = fct::rows(world);
         Summary {
             fct: (!world.workloads.is_empty()).then(|| fct::summarise(&fct_rows)),
+            fct_all: fct::summarise_all(&fct_rows),
             fct_rows,
             scenario: scenario.to_string(),
             seed,
