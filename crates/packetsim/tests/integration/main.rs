@@ -13,6 +13,7 @@ mod sctp;
 mod seams;
 mod series;
 mod trace;
+mod vegas;
 
 use packetsim::scenario::{self, Override, Scenario};
 

@@ -59,11 +59,7 @@ impl Variant {
         let rec = match self {
             Variant::Tahoe => AnyRecovery::Tahoe(Tahoe),
             Variant::Reno => AnyRecovery::Reno(RenoRecovery),
-            Variant::NewReno
-            | Variant::Cubic
-            | Variant::Dctcp
-            | Variant::Bbr
-            | Variant::Vegas => {
+            Variant::NewReno | Variant::Cubic | Variant::Dctcp | Variant::Bbr | Variant::Vegas => {
                 AnyRecovery::NewReno(NewReno::new(
                     cfg.newreno_partial_ack_timer,
                     cfg.newreno_full_ack,
