@@ -4,6 +4,7 @@ mod aqm;
 mod atm;
 mod behaviour;
 mod conservation;
+mod datacentre;
 mod determinism;
 mod diffserv;
 mod fuzz;
