@@ -767,8 +767,8 @@ fn tcp_validation_errors_name_the_table_holding_the_key() {
     assert_at(&e, 5, "tcp.sack_blocks", "expected 1 to 4");
     let e = bad(&format!("{BASE}tcp = {{ mss = 0 }}\n"), &[]);
     assert_at(&e, 23, "flows.f.tcp.mss", "expected 1..=65000");
-    let e = bad(&format!("{BASE}tcp = {{ variant = \"vegas\" }}\n"), &[]);
-    assert_at(&e, 23, "flows.f.tcp.variant", "unknown value `vegas`");
+    let e = bad(&format!("{BASE}tcp = {{ variant = \"vegass\" }}\n"), &[]);
+    assert_at(&e, 23, "flows.f.tcp.variant", "unknown value `vegass`");
 }
 
 // spec 1 §2.5-2.6: the processing keys are checked where they are written; jitter needs a
