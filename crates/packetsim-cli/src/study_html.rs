@@ -175,9 +175,16 @@ fn verdict_table(path: &Path) -> Result<Option<String>, String> {
         })
     };
     let (id, verdict, claim) = (col("id")?, col("verdict")?, col("claim")?);
-    let mut h = String::from(
-        "<table class=\"verdicts\">\n<thead><tr><th>check</th><th>verdict</th><th>paper's claim\
-         </th></tr></thead>\n<tbody>\n",
+    // A study that also ran with profile = "ns2" (issue 14) has its verdicts there.
+    let ns2 = header.iter().position(|h| h == "ns2_verdict");
+    let mut h = format!(
+        "<table class=\"verdicts\">\n<thead><tr><th>check</th><th>verdict</th>{}<th>paper's \
+         claim</th></tr></thead>\n<tbody>\n",
+        if ns2.is_some() {
+            "<th>as ns-2.35 would</th>"
+        } else {
+            ""
+        }
     );
     for (i, r) in rows.iter().enumerate().skip(1) {
         let get = |c: usize| {
@@ -192,9 +199,21 @@ fn verdict_table(path: &Path) -> Result<Option<String>, String> {
             })
         };
         let v = get(verdict)?;
+        let ns2_cell = match ns2 {
+            None => String::new(),
+            Some(c) => match get(c)?.as_str() {
+                "" => "<td>not run</td>".into(),
+                n if n == v.as_str() => "<td>same</td>".into(),
+                n => format!(
+                    "<td class=\"{}\">{}</td>",
+                    verdict_class(n).unwrap_or(""),
+                    esc(n)
+                ),
+            },
+        };
         let _ = writeln!(
             h,
-            "<tr><td>{}</td><td class=\"{}\">{}</td><td>{}</td></tr>",
+            "<tr><td>{}</td><td class=\"{}\">{}</td>{ns2_cell}<td>{}</td></tr>",
             esc(get(id)?),
             verdict_class(v).unwrap_or(""),
             esc(v),
@@ -464,6 +483,38 @@ mod tests {
                 vec!["S2".into(), "plain".into()],
             ]
         );
+    }
+
+    #[test]
+    fn the_ns2_column_says_same_or_the_changed_verdict() {
+        // Issue 14: checks.csv of a study also run with profile = "ns2".
+        let d = std::env::temp_dir().join(format!("packetsim-ns2col-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        let p = d.join("checks.csv");
+        std::fs::write(
+            &p,
+            "id,verdict,claim,ns2_verdict\nS1,holds,a,holds\nS2,holds,b,does not hold\n\
+             S3,holds,c,\n",
+        )
+        .unwrap();
+        let h = verdict_table(&p).unwrap().unwrap();
+        assert!(
+            h.contains("<th>verdict</th><th>as ns-2.35 would</th><th>paper's"),
+            "{h}"
+        );
+        assert!(
+            h.contains("<td>S1</td><td class=\"holds\">holds</td><td>same</td><td>a</td>"),
+            "{h}"
+        );
+        assert!(h.contains(
+            "<td>S2</td><td class=\"holds\">holds</td><td class=\"nothold\">does not hold</td>"
+        ));
+        assert!(h.contains("<td>not run</td><td>c</td>"), "{h}");
+        // Without the column the table has three columns, as before.
+        std::fs::write(&p, "id,verdict,claim\nS1,holds,a\n").unwrap();
+        let h = verdict_table(&p).unwrap().unwrap();
+        assert!(!h.contains("ns-2.35"));
+        let _ = std::fs::remove_dir_all(&d);
     }
 
     #[test]

@@ -311,6 +311,22 @@ fn reproduce_quick_writes_figures_and_a_report_and_resumes() {
             s.name
         );
     }
+    // Issue 14: the studies whose papers used ns-2 judge every check with ns-2.35's
+    // mechanisms too (profile = "ns2"): a column in the report, two in checks.csv, and the
+    // profile's own checks in ns2/checks.csv.
+    for s in ["sctp-multihoming", "diffserv-ecn"] {
+        let study = out.join(s);
+        let md = std::fs::read_to_string(study.join("report.md")).unwrap();
+        assert!(md.contains("| verdict | as ns-2.35 would | note |"), "{s}");
+        assert!(md.contains("## As ns-2.35 would"), "{s}");
+        let csv = std::fs::read_to_string(study.join("checks.csv")).unwrap();
+        assert!(
+            csv.starts_with("id,verdict,claim,tolerance,statistic,measured,note,ns2_verdict,"),
+            "{s}"
+        );
+        let own = std::fs::read_to_string(study.join("ns2").join("checks.csv")).unwrap();
+        assert_eq!(own.lines().count(), csv.lines().count(), "{s}");
+    }
     // Each study has an index.html beside its report, and `all` an index of every study.
     for s in packetsim::studies::STUDIES {
         let page = std::fs::read_to_string(out.join(s.name).join("index.html")).unwrap();

@@ -407,6 +407,82 @@ pub struct Check {
     pub verdict: Verdict,
     /// For a verdict other than "holds": measured reasons, or a labelled hypothesis.
     pub note: String,
+    /// The same claim judged on runs with `profile = "ns2"` (issue 14: "as ns-2.35 would"),
+    /// when the study ran them; set by [`attach_ns2`].
+    pub as_ns2: Option<Ns2Verdict>,
+}
+
+/// A check's verdict and numbers on the same experiments run with `profile = "ns2"`
+/// (ns-2.35's mechanisms: scenario/profile.rs), for a study whose paper used ns-2.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ns2Verdict {
+    /// The verdict with the profile.
+    pub verdict: Verdict,
+    /// The measured numbers with the profile.
+    pub measured: String,
+}
+
+/// Sets [`Check::as_ns2`] of each check from the check of the same id in `ns2` (the same
+/// checks computed on the runs with `profile = "ns2"`). A check with no counterpart keeps
+/// `None` and its cell says so.
+pub fn attach_ns2(checks: &mut [Check], ns2: &[Check]) {
+    for c in checks {
+        c.as_ns2 = ns2.iter().find(|o| o.id == c.id).map(|o| Ns2Verdict {
+            verdict: o.verdict,
+            measured: o.measured.clone(),
+        });
+    }
+}
+
+/// The "as ns-2.35 would" cell of a check: `same` when the profile's verdict equals the
+/// check's, the profile's verdict otherwise, `not run` without a counterpart.
+fn ns2_cell(c: &Check) -> String {
+    match &c.as_ns2 {
+        None => "not run".into(),
+        Some(n) if n.verdict == c.verdict => "same".into(),
+        Some(n) => n.verdict.to_string(),
+    }
+}
+
+/// Whether any check carries a verdict with `profile = "ns2"` (the table and the CSV then
+/// gain their "as ns-2.35 would" column).
+fn has_ns2(checks: &[Check]) -> bool {
+    checks.iter().any(|c| c.as_ns2.is_some())
+}
+
+/// A report's "As ns-2.35 would" section: `how` (what was run again and where its numbers
+/// are), then the checks whose verdict the profile changes ([`ns2_changes`]) or a sentence
+/// saying that none does.
+pub fn ns2_section(how: &str, checks: &[Check]) -> String {
+    let changes = ns2_changes(checks);
+    format!(
+        "## As ns-2.35 would\n\n{how} Column \"as ns-2.35 would\" of the shape checks gives \
+         the verdict with ns-2.35's mechanisms (\"same\" when it does not change). {}\n\n{changes}",
+        if changes.is_empty() {
+            "The profile changes no verdict."
+        } else {
+            "Verdicts it changes:"
+        }
+    )
+}
+
+/// The checks whose verdict `profile = "ns2"` changes, as a Markdown list with the profile's
+/// numbers beside the standard ones; empty when none changes.
+pub fn ns2_changes(checks: &[Check]) -> String {
+    let mut s = String::new();
+    for c in checks {
+        if let Some(n) = c.as_ns2.as_ref().filter(|n| n.verdict != c.verdict) {
+            s.push_str(&format!(
+                "- **{}**: {} (standard: {}) → {} (ns-2.35's mechanisms: {})\n",
+                c.id,
+                c.verdict.word(),
+                c.measured.replace('\n', " "),
+                n.verdict.word(),
+                n.measured.replace('\n', " ")
+            ));
+        }
+    }
+    s
 }
 
 impl Check {
@@ -427,6 +503,7 @@ impl Check {
             measured,
             verdict,
             note: String::new(),
+            as_ns2: None,
         }
     }
 
@@ -488,12 +565,21 @@ pub const NOTE_IN_TABLE_CHARS: usize = 80;
 
 /// The checks as a Markdown table. A note longer than [`NOTE_IN_TABLE_CHARS`] characters is
 /// written once below the table, as `[k] note` (k = 1, 2, ... in table order; trailing spaces
-/// dropped), and its cell holds `[k]`.
+/// dropped), and its cell holds `[k]`. When any check carries a verdict with `profile =
+/// "ns2"` ([`attach_ns2`]), an "as ns-2.35 would" column follows the verdict.
 pub fn table(checks: &[Check]) -> String {
-    let mut s = String::from(
-        "| check | paper's claim | tolerance and why | statistic | packetsim | verdict | note |\n\
-         |---|---|---|---|---|---|---|\n",
-    );
+    let ns2 = has_ns2(checks);
+    let mut s = if ns2 {
+        String::from(
+            "| check | paper's claim | tolerance and why | statistic | packetsim | verdict | \
+             as ns-2.35 would | note |\n|---|---|---|---|---|---|---|---|\n",
+        )
+    } else {
+        String::from(
+            "| check | paper's claim | tolerance and why | statistic | packetsim | verdict | note |\n\
+             |---|---|---|---|---|---|---|\n",
+        )
+    };
     let cell = |t: &str| t.replace('|', "/").replace('\n', " ");
     let mut below = Vec::new();
     for c in checks {
@@ -503,8 +589,13 @@ pub fn table(checks: &[Check]) -> String {
         } else {
             cell(&c.note)
         };
+        let ns2_col = if ns2 {
+            format!(" {} |", ns2_cell(c))
+        } else {
+            String::new()
+        };
         s.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} | {} |\n",
+            "| {} | {} | {} | {} | {} | {} |{ns2_col} {} |\n",
             c.id,
             cell(&c.claim),
             cell(&c.tolerance),
@@ -520,9 +611,17 @@ pub fn table(checks: &[Check]) -> String {
     s
 }
 
-/// The checks as CSV (`id,verdict,claim,tolerance,statistic,measured,note`).
+/// The checks as CSV (`id,verdict,claim,tolerance,statistic,measured,note`; with verdicts
+/// under `profile = "ns2"`, two more columns: `ns2_verdict` and `ns2_measured`, empty for a
+/// check that has none).
 pub fn csv(checks: &[Check]) -> String {
-    let mut s = String::from("id,verdict,claim,tolerance,statistic,measured,note\n");
+    let ns2 = has_ns2(checks);
+    let mut s = String::from("id,verdict,claim,tolerance,statistic,measured,note");
+    s.push_str(if ns2 {
+        ",ns2_verdict,ns2_measured\n"
+    } else {
+        "\n"
+    });
     for c in checks {
         let f = |t: &str| {
             if t.contains([',', '"', '\n']) {
@@ -541,6 +640,13 @@ pub fn csv(checks: &[Check]) -> String {
             f(&c.measured),
             f(&c.note)
         ));
+        if ns2 {
+            s.pop();
+            match &c.as_ns2 {
+                Some(n) => s.push_str(&format!(",{},{}\n", n.verdict.word(), f(&n.measured))),
+                None => s.push_str(",,\n"),
+            }
+        }
     }
     s
 }
@@ -585,6 +691,48 @@ mod tests {
         // Each long note is written exactly once.
         assert_eq!(t.matches(&long_a).count(), 1);
         assert_eq!(t.matches(long_b.trim_end()).count(), 1);
+    }
+
+    #[test]
+    fn ns2_column_says_same_or_the_changed_verdict_and_lists_the_changes() {
+        // Issue 14: a study run also with profile = "ns2" shows, per check, whether ns-2.35's
+        // mechanisms change the verdict.
+        let c = |id: &str, v: Verdict, m: &str| Check::new(id, "claim", "tol", "stat", m.into(), v);
+        let mut std_checks = vec![
+            c("S1", Verdict::Holds, "1.0 [0.9, 1.1]"),
+            c("S2", Verdict::Holds, "2.0"),
+            c("S3", Verdict::DoesNotHold, "3.0"),
+        ];
+        // Without the profile's checks the table and CSV are exactly as before.
+        assert!(!table(&std_checks).contains("ns-2.35"));
+        assert!(
+            csv(&std_checks).starts_with("id,verdict,claim,tolerance,statistic,measured,note\n")
+        );
+        let ns2 = vec![
+            c("S1", Verdict::Holds, "1.1"),
+            c("S2", Verdict::NotDecidable, "2.5 [1.0, 4.0]"),
+        ];
+        attach_ns2(&mut std_checks, &ns2);
+        assert_eq!(
+            table(&std_checks),
+            "| check | paper's claim | tolerance and why | statistic | packetsim | verdict | \
+             as ns-2.35 would | note |\n|---|---|---|---|---|---|---|---|\n\
+             | S1 | claim | tol | stat | 1.0 [0.9, 1.1] | holds | same |  |\n\
+             | S2 | claim | tol | stat | 2.0 | holds | not decidable |  |\n\
+             | S3 | claim | tol | stat | 3.0 | DOES NOT HOLD | not run |  |\n"
+        );
+        assert_eq!(
+            csv(&std_checks),
+            "id,verdict,claim,tolerance,statistic,measured,note,ns2_verdict,ns2_measured\n\
+             S1,holds,claim,tol,stat,\"1.0 [0.9, 1.1]\",,holds,1.1\n\
+             S2,holds,claim,tol,stat,2.0,,not decidable,\"2.5 [1.0, 4.0]\"\n\
+             S3,does not hold,claim,tol,stat,3.0,,,\n"
+        );
+        assert_eq!(
+            ns2_changes(&std_checks),
+            "- **S2**: holds (standard: 2.0) → not decidable (ns-2.35's mechanisms: 2.5 [1.0, \
+             4.0])\n"
+        );
     }
 
     #[test]

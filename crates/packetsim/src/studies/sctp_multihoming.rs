@@ -212,6 +212,17 @@ const DIAGNOSTICS: [&str; 8] = [
     "flows.file.sctp.alt_t3_wait_s",
 ];
 
+/// Where the runs with `profile = "ns2"` go, under the study's folder.
+const NS2_DIR: &str = "ns2";
+
+/// `fig` with ns-2.35's mechanisms: `profile = "ns2"` among its shared overrides (the
+/// experiment key includes it, so these runs are stored apart from the standard ones).
+fn with_ns2_profile(mut fig: FigureSpec) -> FigureSpec {
+    fig.shared.push(("profile".into(), "\"ns2\"".into()));
+    fig.title = format!("{} (profile ns2)", fig.title);
+    fig
+}
+
 /// The base seed of the study's sweeps (the reduced test also runs a disjoint seed set).
 const BASE_SEED: u64 = 3;
 
@@ -1462,6 +1473,25 @@ pub fn run(opts: &ReproduceOptions) -> Result<StudyOutcome, String> {
     let mut checks = shape_checks(&results);
     checks.extend(extension_checks(&results));
     explain(&results, &mut checks);
+    // Issue 14: the same figures with ns-2.35's mechanisms (`profile = "ns2"`: limited
+    // transmit, Sack1, the recover guard, ns-2's timers, RFC 4960 SCTP), judged by the same
+    // checks, in ns2/ beside the standard runs (same seeds).
+    let ns2_root = root.join(NS2_DIR);
+    let mut ns2_results = Vec::new();
+    for fig in figures(opts.quick) {
+        ns2_results.push(run_figure(
+            &ns2_root,
+            &with_ns2_profile(fig),
+            opts,
+            runs,
+            BASE_SEED,
+        )?);
+    }
+    let mut ns2_checks = shape_checks(&ns2_results);
+    ns2_checks.extend(extension_checks(&ns2_results));
+    write_atomic(&ns2_root.join("checks.csv"), &checks::csv(&ns2_checks))
+        .map_err(|e| e.to_string())?;
+    checks::attach_ns2(&mut checks, &ns2_checks);
     let (passed, failed, undecided) = checks::counts(&checks);
     let md = report(&results, &checks, runs, opts.quick);
     write_atomic(&root.join("checks.csv"), &checks::csv(&checks)).map_err(|e| e.to_string())?;
@@ -1511,6 +1541,20 @@ fn report(results: &[Results], checks: &[Check], runs: u32, quick: bool) -> Stri
          the runs cannot rule out that it beats RTX_SAME there. README.md lists the counts.\n\n{}",
         checks::counts_line(checks),
         checks::table(checks)
+    );
+    let _ = writeln!(
+        md,
+        "{}",
+        checks::ns2_section(
+            &format!(
+                "The paper used ns-2 with the Delaware SCTP module. Every figure was run again \
+                 with `profile = \"ns2\"` (ns-2.35's stock mechanisms: limited transmit, Sack1 \
+                 recovery, the Reno recover guard, ns-2's tick timers and ssthresh rule, RFC \
+                 4960 SCTP; docs/scenario-format.md \"Profiles\"), same seeds, and judged by \
+                 the same checks: numbers in {NS2_DIR}/checks.csv, figures in {NS2_DIR}/."
+            ),
+            checks
+        )
     );
     let f = |dir: &str| results.iter().find(|r| r.spec.dir == dir);
     let crossing = |a: &str, b: &str| {

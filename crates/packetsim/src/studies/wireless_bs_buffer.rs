@@ -171,6 +171,8 @@ struct Cfg {
     cycle: bool,
     /// The radio rate follows a two-state good/bad process (extension).
     random: bool,
+    /// The scenario's `profile` (the sweep parameter `profile`; absent: the file's own).
+    profile: Option<String>,
 }
 
 impl Cfg {
@@ -189,6 +191,7 @@ impl Cfg {
             loss: num("loss", "0")?,
             cycle: get("sched", "fixed") == "cycle",
             random: get("sched", "fixed") == "random",
+            profile: p.value("profile").map(str::to_owned),
         })
     }
 }
@@ -244,6 +247,9 @@ fn run_trace(c: &Cfg, seed: u64) -> Result<Trace, String> {
             "links.radio.rate_process={{ good_rate = \"{GOOD_KBPS}kbps\", bad_rate = \"{BAD_KBPS}kbps\", \
              mean_good = \"{MEAN_STATE_S}s\", mean_bad = \"{MEAN_STATE_S}s\", direction = \"a_to_b\" }}"
         ));
+    }
+    if let Some(profile) = &c.profile {
+        sets.push(format!("profile=\"{profile}\""));
     }
     sets.extend(window_sets(&c.window, c.alpha));
     let sets: Vec<Override> = sets
@@ -848,6 +854,7 @@ fn strs<T: ToString>(xs: &[T]) -> Vec<String> {
 }
 
 /// The grid of a reproduction (full, quick or the reduced test's).
+#[derive(Clone)]
 struct Grid {
     runs: u32,
     fig8_runs: u32,
@@ -857,6 +864,9 @@ struct Grid {
     extensions: bool,
     /// The shared-channel extension's mobile counts.
     mobiles: Vec<usize>,
+    /// A scenario profile for every run (`Some("ns2")`: the study as ns-2.35 would run it,
+    /// issue 14), given to each sweep as the one-valued parameter `profile`.
+    profile: Option<&'static str>,
 }
 
 struct AllData {
@@ -875,9 +885,17 @@ fn run_all(
     progress: bool,
 ) -> Result<AllData, String> {
     let rates = strs(&g.rates);
+    // Every sweep's parameters, with the grid's profile as a one-valued parameter.
+    let with_profile = |mut params: Vec<Param>| {
+        params.extend(g.profile.map(|p| param("profile", &strs(&[p]))));
+        params
+    };
     let figs = sweep(
         "figs5-7",
-        vec![param("rate", &rates), param("window", &strs(&WINDOWS))],
+        with_profile(vec![
+            param("rate", &rates),
+            param("window", &strs(&WINDOWS)),
+        ]),
         g.runs,
         g.base_seed,
         jobs,
@@ -886,11 +904,11 @@ fn run_all(
     )?;
     let fig8 = sweep(
         "fig8",
-        vec![
+        with_profile(vec![
             param("outage", &strs(&g.outages)),
             param("window", &strs(&["16", "p16"])),
             param("policy", &strs(&["blind", "hold"])),
-        ],
+        ]),
         g.fig8_runs,
         g.base_seed,
         jobs,
@@ -899,10 +917,10 @@ fn run_all(
     )?;
     let bse5 = sweep(
         "bs-e5",
-        vec![
+        with_profile(vec![
             param("alpha", &strs(&["1", "0.5", "0.25"])),
             param("sched", &strs(&["fixed", "cycle"])),
-        ],
+        ]),
         g.runs,
         g.base_seed,
         jobs,
@@ -1724,6 +1742,7 @@ fn series(seed: u64, alpha: f64, cycle: bool) -> Result<Vec<(f64, f64, f64)>, St
         loss: 0.0,
         cycle,
         random: false,
+        profile: None,
     };
     let tr = run_trace(&c, seed)?;
     let mut out = Vec::new();
@@ -1756,6 +1775,7 @@ fn grid_for(opts: &ReproduceOptions) -> Grid {
             base_seed: BASE_SEED,
             extensions: false,
             mobiles: Vec::new(),
+            profile: None,
         }
     } else {
         Grid {
@@ -1766,6 +1786,7 @@ fn grid_for(opts: &ReproduceOptions) -> Grid {
             base_seed: BASE_SEED,
             extensions: true,
             mobiles: MOBILES.to_vec(),
+            profile: None,
         }
     }
 }
@@ -1778,6 +1799,21 @@ pub fn run(opts: &ReproduceOptions) -> Result<StudyOutcome, String> {
     let d = run_all(&g, opts.jobs, &root, opts.progress)?;
     let mut checks = shape_checks(&d, &g);
     explain(&mut checks, &d, &g);
+    // Issue 14: Figs 5-8 and BS-E5 again as ns-2.35 would run them (profile = "ns2"), same
+    // seeds, judged by the same checks; the extensions are not rerun.
+    let g_ns2 = Grid {
+        extensions: false,
+        mobiles: Vec::new(),
+        profile: Some("ns2"),
+        ..g.clone()
+    };
+    let ns2_root = root.join("ns2");
+    std::fs::create_dir_all(&ns2_root).map_err(|e| e.to_string())?;
+    let d_ns2 = run_all(&g_ns2, opts.jobs, &ns2_root, opts.progress)?;
+    let ns2_checks = shape_checks(&d_ns2, &g_ns2);
+    write_atomic(&ns2_root.join("checks.csv"), &checks::csv(&ns2_checks))
+        .map_err(|e| e.to_string())?;
+    checks::attach_ns2(&mut checks, &ns2_checks);
     let (passed, failed, undecided) = checks::counts(&checks);
     let write = |name: &str, s: &str| write_atomic(&root.join(name), s).map_err(|e| e.to_string());
     let f = &d.figs;
@@ -1944,11 +1980,22 @@ pub fn run(opts: &ReproduceOptions) -> Result<StudyOutcome, String> {
          to the application in the window; delay = arrival at the mobile − start of the packet's transmission at \
          the server (its server-side queueing excluded), over data packets delivered in the window; Fig 8 counts \
          from the outage start to the sender's recovery (the mobile has everything sent before reconnection) or \
-         30 s after reconnection.\n\n## Shape checks\n\n{}\n\n{}\n",
+         30 s after reconnection.\n\n## Shape checks\n\n{}\n\n{}\n{}",
         g.runs,
         g.fig8_runs,
         checks::counts_line(&checks),
-        checks::table(&checks)
+        checks::table(&checks),
+        checks::ns2_section(
+            &format!(
+                "The paper used ns-2. Figures 5-8 and BS-E5 were run again with `profile = \
+                 \"ns2\"` (ns-2.35's TCP mechanisms, docs/scenario-format.md \"Profiles\", \
+                 where the study's scenario does not set its own: limited transmit, ns-2's tick \
+                 timers and ssthresh rule; it keeps its recover_guard = \"none\"), same seeds, judged by the same checks: numbers in ns2/checks.csv, runs in \
+                 ns2/runs/. With it: {}.",
+                checks::counts_line(&ns2_checks)
+            ),
+            &checks
+        )
     );
     let _ = writeln!(md, "## Figures 5-7 (mean over runs)\n\n| W (Mb/s) | window | occupancy (KB) | throughput (kb/s) | fraction of W | delay (ms) | p95 delay (ms) | timeouts |\n|---|---|---|---|---|---|---|---|");
     for &r in &g.rates {
@@ -2217,6 +2264,7 @@ mod tests {
                 base_seed,
                 extensions: false,
                 mobiles: Vec::new(),
+                profile: None,
             };
             let d = run_all(&g, 2, &dir, false);
             let _ = std::fs::remove_dir_all(&dir);
@@ -2253,6 +2301,7 @@ mod tests {
             loss: 0.0,
             cycle: false,
             random: false,
+            profile: None,
         };
         let tr = run_trace(&c, 3).unwrap();
         let m: HashMap<String, f64> = metrics(&c, &tr)
@@ -2287,6 +2336,7 @@ mod tests {
             loss: 0.0,
             cycle: false,
             random: false,
+            profile: None,
         };
         let tr = run_trace(&c, 5).unwrap();
         let (t0, t_up) = tr.outage.unwrap();
@@ -2324,6 +2374,7 @@ mod tests {
             loss: 0.0,
             cycle: false,
             random: true,
+            profile: None,
         };
         let tr = run_trace(&c, 2).unwrap();
         let good = WIRE * 8.0 / (GOOD_KBPS as f64 * 1000.0);
@@ -2428,6 +2479,7 @@ mod tests {
             base_seed: BASE_SEED,
             extensions: true,
             mobiles: vec![1, 4],
+            profile: None,
         };
         let r = run_shared_sweeps(&strs(&g.mobiles), &g, 2, &dir, false);
         let _ = std::fs::remove_dir_all(&dir);
