@@ -122,8 +122,9 @@ enum Cmd {
     },
     /// Run the fixed speed benchmarks and print events and packets per wall-second.
     Bench {
-        /// dumbbell-10, dumbbell-100, all (those two), dumbbell-1000, dumbbell-10000 or
-        /// dumbbell-N.
+        /// dumbbell-10, dumbbell-100, all (those two), dumbbell-1000, dumbbell-10000,
+        /// dumbbell-N, or atm-cells (study 1's cell-level main experiment: events are cells,
+        /// 20 µs slots, so --duration 20 is 10^6 slots).
         #[arg(long, default_value = "all")]
         workload: String,
         /// Run the dumbbell with this many flows (the workload dumbbell-N) instead.

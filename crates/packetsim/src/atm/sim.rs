@@ -229,6 +229,9 @@ struct Sim<'a> {
     arrivals: Vec<Cell>,
     /// The propagation delay in whole slots.
     prop_slots: u64,
+    /// No endpoint has anything due before this slot (a lower bound: step (1) of a slot
+    /// before it would do nothing and is skipped).
+    due: u64,
 }
 
 impl<'a> Sim<'a> {
@@ -272,6 +275,7 @@ impl<'a> Sim<'a> {
             out: Outbox::default(),
             arrivals: Vec::with_capacity(cfg.connections as usize),
             prop_slots: cfg.prop.0 / cfg.slot.0,
+            due: 0,
         }
     }
 
@@ -391,8 +395,10 @@ impl<'a> Sim<'a> {
         }
         for t in 0..cfg.slots {
             let slot_start = self.clock(t);
-            // (1) endpoints.
-            for i in 0..n {
+            // (1) endpoints (none has anything due before `self.due`).
+            let active = if t >= self.due { n } else { 0 };
+            let mut due = u64::MAX;
+            for i in 0..active {
                 // ACKs that reached the sender.
                 while self.conns[i].acks.front().is_some_and(|a| a.at <= t) {
                     let a = self.conns[i].acks.pop_front().expect("front");
@@ -437,6 +443,10 @@ impl<'a> Sim<'a> {
                     c.frames.push_back((c.next_frame, p.pkt));
                     c.next_frame = c.next_frame.wrapping_add(1);
                 }
+                due = due.min(c.due());
+            }
+            if active > 0 {
+                self.due = due;
             }
             // (2) each adapter sends one cell.
             self.arrivals.clear();
@@ -479,6 +489,7 @@ impl<'a> Sim<'a> {
                         let c = &mut self.conns[i];
                         c.rcv_proc_free = exact;
                         c.rcv_proc.push_back(Timed { at, exact, pkt });
+                        self.due = self.due.min(at);
                     }
                 }
             }
@@ -565,6 +576,17 @@ impl<'a> Sim<'a> {
 }
 
 impl Conn {
+    /// The first slot at which step (1) has something to do for this connection: an ACK
+    /// reaching the sender, an endpoint's timer, a packet leaving processing.
+    fn due(&self) -> u64 {
+        let front = |q: &VecDeque<Timed>| q.front().map_or(u64::MAX, |p| p.at);
+        front(&self.acks)
+            .min(self.snd_wake.0)
+            .min(front(&self.rcv_proc))
+            .min(self.rcv_wake.0)
+            .min(front(&self.snd_proc))
+    }
+
     fn in_flight_push(&mut self, f: u32, p: Packet) {
         self.in_flight.push_back((f, p));
     }
