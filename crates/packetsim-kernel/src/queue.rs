@@ -41,15 +41,34 @@ const DIGIT: u32 = 6;
 const SLOTS: usize = 1 << DIGIT;
 /// Levels: enough digits for 64 bits.
 const LEVELS: usize = 64usize.div_ceil(DIGIT as usize);
+/// Room for levels in the masks and slots: a power of two above `LEVELS`, so that an index
+/// masked with `ROOM - 1` needs no bounds check (the levels from `LEVELS` on stay empty).
+const ROOM: usize = LEVELS.next_power_of_two();
+/// The level of each differing bit (`bit / DIGIT`), looked up instead of divided.
+const LEVEL_OF_BIT: [u8; 64] = {
+    let mut t = [0u8; 64];
+    let mut b = 0;
+    while b < 64 {
+        t[b] = (b / DIGIT as usize) as u8;
+        b += 1;
+    }
+    t
+};
+
+/// The index in `slots` of (`level`, `slot`), in bounds by construction.
+#[inline(always)]
+fn index(level: usize, slot: usize) -> usize {
+    ((level & (ROOM - 1)) << DIGIT) | (slot & (SLOTS - 1))
+}
 
 /// A priority queue of events of type `E`, earliest first, ties in scheduling order.
 pub struct EventQueue<E> {
     /// Events due exactly at `last`, in scheduling order.
     due: VecDeque<E>,
-    /// `slots[level * SLOTS + slot]`, each in scheduling order.
-    slots: Vec<Vec<(Time, E)>>,
+    /// `slots[index(level, slot)]`, each in scheduling order.
+    slots: Box<[Vec<(Time, E)>; ROOM * SLOTS]>,
     /// Per level, bit `slot` set when that slot is occupied.
-    masks: [u64; LEVELS],
+    masks: [u64; ROOM],
     /// Bit `level` set when that level has an occupied slot.
     levels: u32,
     /// The reference time of the levels: no pending event is earlier.
@@ -69,7 +88,7 @@ impl<E> Default for EventQueue<E> {
 #[inline(always)]
 fn place(time: Time, last: Time) -> (usize, usize) {
     let bit = 63 - (time.0 ^ last.0).leading_zeros();
-    let level = bit / DIGIT;
+    let level = LEVEL_OF_BIT[bit as usize & 63] as u32;
     let slot = (time.0 >> (level * DIGIT)) as usize & (SLOTS - 1);
     (level as usize, slot)
 }
@@ -79,8 +98,13 @@ impl<E> EventQueue<E> {
     pub fn new() -> Self {
         EventQueue {
             due: VecDeque::with_capacity(64),
-            slots: (0..LEVELS * SLOTS).map(|_| Vec::new()).collect(),
-            masks: [0; LEVELS],
+            slots: (0..ROOM * SLOTS)
+                .map(|_| Vec::new())
+                .collect::<Vec<_>>()
+                .into_boxed_slice()
+                .try_into()
+                .unwrap_or_else(|_| unreachable!("ROOM * SLOTS slots")),
+            masks: [0; ROOM],
             levels: 0,
             last: Time::ZERO,
             len: 0,
@@ -98,9 +122,9 @@ impl<E> EventQueue<E> {
     #[inline(always)]
     fn file(&mut self, time: Time, event: E) {
         let (level, slot) = place(time, self.last);
-        self.masks[level] |= 1 << slot;
+        self.masks[level & (ROOM - 1)] |= 1 << slot;
         self.levels |= 1 << level;
-        self.slots[level * SLOTS + slot].push((time, event));
+        self.slots[index(level, slot)].push((time, event));
     }
 
     /// Schedules `event` at `time`. Scheduling in the past is a bug in the caller.
@@ -128,13 +152,13 @@ impl<E> EventQueue<E> {
         if self.levels == 0 {
             return None;
         }
-        let level = self.levels.trailing_zeros() as usize;
+        let level = self.levels.trailing_zeros() as usize & (ROOM - 1);
         Some((level, self.masks[level].trailing_zeros() as usize))
     }
 
     /// The earliest time in a slot of level 1 or above.
     fn slot_min(&self, level: usize, slot: usize) -> Time {
-        self.slots[level * SLOTS + slot]
+        self.slots[index(level, slot)]
             .iter()
             .map(|&(t, _)| t)
             .min()
@@ -164,7 +188,7 @@ impl<E> EventQueue<E> {
         let Some((level, slot)) = self.lowest() else {
             return false;
         };
-        let idx = level * SLOTS + slot;
+        let idx = index(level, slot);
         let min = if level == 0 {
             Time((self.last.0 & !(SLOTS as u64 - 1)) | slot as u64)
         } else {
@@ -204,7 +228,7 @@ impl<E> EventQueue<E> {
             // The common case on a network: the earliest slot holds one event. Take it
             // directly (no other event is due at its time: it would be in the same slot).
             let (level, slot) = self.lowest()?;
-            let events = &mut self.slots[level * SLOTS + slot];
+            let events = &mut self.slots[index(level, slot)];
             if events.len() == 1 {
                 let time = events[0].0;
                 if time > until {

@@ -467,7 +467,7 @@ impl Egress {
     }
 
     /// Moves every packet whose transmission has started by `now` out of the lazy queue.
-    #[inline]
+    #[inline(always)]
     pub fn drain(&mut self, now: Time) {
         while let Some(&(start, size, is_in)) = self.waiting.front() {
             if start > now {

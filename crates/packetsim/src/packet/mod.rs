@@ -62,6 +62,21 @@ pub mod dscp {
         let prec = (d >> 1) & 3;
         d & 1 == 0 && class >= 1 && class <= 4 && prec >= 1
     }
+
+    /// Bit `d` set for the code points `d` < 64 of OUT precedence: AF code points of medium
+    /// or high drop precedence (AFx2, AFx3). Derived from [`is_af`] at compile time, so that
+    /// the precedence every queue admission asks for is one bit test.
+    pub(crate) const OUT: u64 = {
+        let mut m = 0u64;
+        let mut d = 0u8;
+        while d < 64 {
+            if is_af(d) && (d >> 1) & 3 >= 2 {
+                m |= 1 << d;
+            }
+            d += 1;
+        }
+        m
+    };
 }
 
 /// The two drop precedences of RIO (RFC 2597 folded to two levels, as the study does).
@@ -192,8 +207,10 @@ impl Packet {
 
     /// The packet's drop precedence: OUT for AF code points of medium or high precedence,
     /// IN for everything else.
+    #[inline(always)]
     pub fn precedence(&self) -> Precedence {
-        if dscp::is_af(self.dscp) && (self.dscp >> 1) & 3 >= 2 {
+        // Code points of 64 and up are not AF (their class is 8 or more): IN.
+        if self.dscp < 64 && (dscp::OUT >> self.dscp) & 1 == 1 {
             Precedence::Out
         } else {
             Precedence::In
@@ -241,5 +258,23 @@ mod tests {
         p.set_precedence(Precedence::Out);
         assert_eq!(p.dscp, dscp::EF, "EF has no drop precedence");
         assert!(dscp::is_af(34) && !dscp::is_af(dscp::EF) && !dscp::is_af(dscp::BE));
+    }
+
+    /// The OUT table gives, for every possible `dscp` byte (0-255), the precedence of the
+    /// rule it replaces: RFC 2597's AFxy with y = 2 or 3 is OUT, every other code point IN.
+    #[test]
+    fn precedence_table_matches_the_af_rule() {
+        let mut p = Packet::new(Addr(0), Addr(1), Body::Udp { seq: 0, payload: 1 });
+        let mut outs = Vec::new();
+        for d in 0..=255u8 {
+            p.dscp = d;
+            let rule = dscp::is_af(d) && (d >> 1) & 3 >= 2;
+            assert_eq!(p.precedence() == Precedence::Out, rule, "dscp {d}");
+            if rule {
+                outs.push(d);
+            }
+        }
+        // AF12, AF13, AF22, AF23, AF32, AF33, AF42, AF43.
+        assert_eq!(outs, vec![12, 14, 20, 22, 28, 30, 36, 38]);
     }
 }
