@@ -576,6 +576,13 @@ impl CongestionControl for Bbr {
                 st.ssthresh = self.ssthresh_after(st);
                 st.cwnd = st.mss;
             }
+            // As a timeout, the ssthresh of the recovery kept (the window before the
+            // recovery was saved on entering it).
+            Congestion::RecoveryTimeout => {
+                self.restore_pending = true;
+                self.loss_in_phase = true;
+                st.cwnd = st.mss;
+            }
         }
     }
 
