@@ -168,7 +168,7 @@ pub struct TcpConfig {
 /// A loss recovery named in a scenario (the `[tcp]` key `loss_recovery`), replacing the
 /// recovery of the variant's (congestion control, recovery) pair.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(rename_all = "lowercase")]
 pub enum LossRecoveryKind {
     /// No fast recovery: cwnd = 1 MSS and go-back-N (spec 5 §2.6).
     Tahoe,

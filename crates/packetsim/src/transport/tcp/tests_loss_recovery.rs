@@ -106,6 +106,17 @@ mod loss_recovery {
         assert_eq!(c.validate(), Ok(()));
         let d = toml::to_string(&TcpConfig::default()).unwrap();
         assert!(!d.contains("loss_recovery") && !d.contains("rto_ssthresh"));
+        // The names are the variant table's recovery names (as `variant` spells them).
+        for (name, kind) in [
+            ("tahoe", LossRecoveryKind::Tahoe),
+            ("reno", LossRecoveryKind::Reno),
+            ("newreno", LossRecoveryKind::NewReno),
+            ("sack", LossRecoveryKind::Sack),
+        ] {
+            let c: TcpConfig = toml::from_str(&format!("loss_recovery = \"{name}\"")).unwrap();
+            assert_eq!(c.loss_recovery, Some(kind));
+        }
+        assert!(toml::from_str::<TcpConfig>("loss_recovery = \"new_reno\"").is_err());
         assert!(toml::from_str::<TcpConfig>("loss_recovery = \"prr\"").is_err());
         assert!(toml::from_str::<TcpConfig>("rto_ssthresh = \"cwnd\"").is_err());
     }
