@@ -7,10 +7,14 @@ Each case is one dumbbell (s_i -1 Gb/s, 1 ms- r0 -RATE, DELAY- r1 -1 Gb/s, 1 ms-
 long-lived flows started STAGGER apart, run in both simulators:
 - ns-3: tcp_dumbbell.cc (built here with pkg-config against Debian's libns3-dev 3.37);
 - packetsim: a scenario written from the same numbers (scenario() below), `packetsim run`.
-Raw outputs (ns-3's cwnd CSV and JSON line, packetsim's output folders) go to --work
-(default /tmp/packetsim-ns3-validate), never into the repository; results.md and the
-cwnd figures (figures/*.svg) are written beside this script. Both simulators are
-deterministic here (no random loss, no jitter), so each case is one run.
+Each case names the bottleneck queue (DropTail, RED step marking, CoDel, FQ-CoDel or PIE),
+ns-3's SACK option and loss recovery (classic or PRR), and packetsim's extra `[tcp]` keys
+(`CASES` below). Raw outputs (ns-3's CSVs and JSON line, packetsim's output folders) go to
+--work (default /tmp/packetsim-ns3-validate), never into the repository; the figures
+(figures/CASE-cwnd.svg, and for AQM and BBR cases CASE-queue.svg, for BBR CASE-rate.svg) are
+written beside this script and the table to standard output (results.md quotes it). Nothing
+is random but PIE's drop decisions (ns-3's default run 1, packetsim's seed 1), so each case
+is one run.
 
 Install the peer with bench/setup.sh (Debian's ns3, libns3-dev, libgsl-dev among the peers).
 PACKETSIM=path overrides the packetsim binary (default target/release/packetsim, built if
@@ -29,36 +33,83 @@ SRC = os.path.join(HERE, "tcp_dumbbell.cc")
 NS3_LIBS = ["ns3-core", "ns3-network", "ns3-internet", "ns3-point-to-point",
             "ns3-applications", "ns3-traffic-control"]
 
-# name: (variant, flows, rate Mb/s, one-way bottleneck delay ms, queue packets, seconds,
-#        stagger s, step K or None)
+
+def case(variant, flows, rate, delay, queue, secs, stagger, aqm="droptail", k=None,
+         sack=False, recovery="classic", tcp=None):
+    """One case: the dumbbell's numbers, the bottleneck queue (`aqm`: droptail, step, codel,
+    fq_codel, pie), ns-3's SACK option and recovery (`classic` or `prr`), and packetsim's
+    extra `[tcp]` keys (`tcp`, a dict of TOML values)."""
+    return dict(variant=variant, flows=flows, rate=rate, delay=delay, queue=queue, secs=secs,
+                stagger=stagger, aqm=aqm, k=k, sack=sack, recovery=recovery, tcp=tcp or {})
+
+
+SACK = {"loss_recovery": '"sack"'}
+KEEP = {"rto_ssthresh": '"recovery"'}
 CASES = {
-    "newreno-1": ("newreno", 1, 100, 20, 100, 60, 0, None),
-    "cubic-1": ("cubic", 1, 100, 20, 100, 60, 0, None),
-    "cubic-2": ("cubic", 2, 100, 20, 100, 60, 10, None),
-    "dctcp-2": ("dctcp", 2, 100, 5, 200, 20, 2, 20),
+    "newreno-1": case("newreno", 1, 100, 20, 100, 60, 0),
+    "cubic-1": case("cubic", 1, 100, 20, 100, 60, 0),
+    "cubic-2": case("cubic", 2, 100, 20, 100, 60, 10),
+    "dctcp-2": case("dctcp", 2, 100, 5, 200, 20, 2, aqm="step", k=20),
+    # CUBIC with SACK: ns-3.37's default pairing (TcpCubic + SACK + TcpPrrRecovery), and
+    # TcpClassicRecovery with SACK (cwnd = ssthresh during recovery, the RFC 6675 window).
+    "cubic-sack-1": case("cubic", 1, 100, 20, 100, 60, 0, sack=True, recovery="prr", tcp=SACK),
+    "cubic-sack-2": case("cubic", 2, 100, 20, 100, 60, 10, sack=True, recovery="prr",
+                         tcp=SACK),
+    "cubic-sack6675-1": case("cubic", 1, 100, 20, 100, 60, 0, sack=True, tcp=SACK),
+    "cubic-sack6675-2": case("cubic", 2, 100, 20, 100, 60, 10, sack=True, tcp=SACK),
+    # CUBIC without SACK as cubic-1/-2, packetsim keeping the recovery's ssthresh on a
+    # timeout during recovery (rto_ssthresh = "recovery").
+    "cubic-keep-1": case("cubic", 1, 100, 20, 100, 60, 0, tcp=KEEP),
+    "cubic-keep-2": case("cubic", 2, 100, 20, 100, 60, 10, tcp=KEEP),
+    # BBR v1: ns-3.37's TcpBbr (SACK on, its default PRR recovery; BBR sets cwnd itself).
+    "bbr-1": case("bbr", 1, 100, 20, 100, 30, 0, sack=True, recovery="prr", tcp=SACK),
+    "bbr-2": case("bbr", 2, 100, 20, 100, 30, 5, sack=True, recovery="prr", tcp=SACK),
+    # AQMs with 10 NewReno + SACK flows (RFC 6675 recovery in both), 1000-packet limit.
+    "codel-10": case("newreno", 10, 100, 20, 1000, 30, 0.1, aqm="codel", sack=True,
+                     tcp=SACK),
+    "fq_codel-10": case("newreno", 10, 100, 20, 1000, 30, 0.1, aqm="fq_codel", sack=True,
+                        tcp=SACK),
+    "pie-10": case("newreno", 10, 100, 20, 1000, 30, 0.1, aqm="pie", sack=True, tcp=SACK),
 }
 
 
-def scenario(name, case, partial_ack_timer):
-    variant, n, rate, delay, queue, secs, stagger, k = case
+def queue_toml(c):
+    q, aqm = c["queue"], c["aqm"]
+    if aqm == "droptail":
+        return f'{{ kind = "droptail", limit = {q} }}'
+    if aqm == "step":
+        return f'{{ kind = "red", red = {{ step = {c["k"]}, ecn = "standard", limit = {q} }} }}'
+    if aqm == "codel":
+        return f'{{ kind = "codel", codel = {{ limit = {q} }} }}'
+    if aqm == "fq_codel":
+        # ns-3's quantum is the device MTU (1500); ECN off as in the ns-3 program.
+        return (f'{{ kind = "fq_codel", fq_codel = {{ limit = {q}, quantum = 1500, '
+                f'ecn = false }} }}')
+    if aqm == "pie":
+        return f'{{ kind = "pie", pie = {{ limit = {q} }} }}'
+    raise ValueError(aqm)
+
+
+def scenario(name, c, partial_ack_timer):
+    variant, n = c["variant"], c["flows"]
     lines = [
         f"# bench/validate/ns3 case {name}: written by run.py, matched to tcp_dumbbell.cc",
-        "[simulation]", f'duration = "{secs}s"', "seed = 1", 'sample_interval = "100ms"', "",
-        "[tcp]", f'variant = "{variant}"', "mss = 1460", "initial_cwnd = 2",
+        "[simulation]", f'duration = "{c["secs"]}s"', "seed = 1", 'sample_interval = "100ms"',
+        "", "[tcp]", f'variant = "{variant}"', "mss = 1460", "initial_cwnd = 2",
         'rcv_window = "16MiB"', 'rto_initial = "1s"', 'rto_min = "200ms"', 'granularity = "1ms"',
         f'newreno_partial_ack_timer = "{partial_ack_timer}"',
     ]
+    if variant == "newreno" and c["tcp"].get("loss_recovery") == '"sack"':
+        lines[lines.index('variant = "newreno"')] = 'variant = "sack"'
+    else:
+        lines += [f"{k} = {v}" for k, v in c["tcp"].items()]
     if variant == "dctcp":
         lines += ["ecn = true", 'ecn_echo = "per_segment"']
     lines += ["", "[nodes.r0]", "[nodes.r1]"]
     for i in range(n):
         lines += [f"[nodes.s{i}]", f"[nodes.d{i}]"]
-    if k is None:
-        q = f'{{ kind = "droptail", limit = {queue} }}'
-    else:
-        q = f'{{ kind = "red", red = {{ step = {k}, ecn = "standard", limit = {queue} }} }}'
-    lines += ["", "[links.bottleneck]", 'a = "r0"', 'b = "r1"', f'rate = "{rate}Mbps"',
-              f'delay = "{delay}ms"', f"queue = {q}"]
+    lines += ["", "[links.bottleneck]", 'a = "r0"', 'b = "r1"', f'rate = "{c["rate"]}Mbps"',
+              f'delay = "{c["delay"]}ms"', f"queue = {queue_toml(c)}"]
     big = '{ kind = "droptail", limit = 10000 }'
     for i in range(n):
         lines += ["", f"[links.up{i}]", f'a = "s{i}"', 'b = "r0"', 'rate = "1Gbps"',
@@ -67,7 +118,7 @@ def scenario(name, case, partial_ack_timer):
                   'delay = "1ms"', f"queue = {big}"]
     for i in range(n):
         lines += ["", f"[flows.f{i}]", f'from = "s{i}"', f'to = "d{i}"', 'app = "bulk"',
-                  f'start = "{i * stagger}s"']
+                  f'start = "{round(i * c["stagger"], 6)}s"']
     return "\n".join(lines) + "\n"
 
 
@@ -92,29 +143,60 @@ def packetsim_bin():
     return b
 
 
-def run_case(name, case, work, ns3, partial_ack_timer):
-    variant, n, rate, delay, queue, secs, stagger, k = case
+def ns3_args(ns3, c, csv, qcsv):
+    args = [ns3, f"--variant={c['variant']}", f"--flows={c['flows']}", f"--rate={c['rate']}",
+            f"--delay={c['delay']}", f"--queue={c['queue']}", f"--duration={c['secs']}",
+            f"--stagger={c['stagger']}", f"--cwnd-csv={csv}", f"--queue-csv={qcsv}",
+            f"--aqm={c['aqm']}",
+            f"--sack={int(c['sack'])}", f"--recovery={c['recovery']}"]
+    if c["k"]:
+        args.append(f"--k={c['k']}")
+    return args
+
+
+def run_case(name, c, work, ns3, partial_ack_timer):
     d = os.path.join(work, name)
     os.makedirs(d, exist_ok=True)
-    args = [ns3, variant, str(n), str(rate), str(delay), str(queue), str(secs), str(stagger),
-            os.path.join(d, "ns3_cwnd.csv")] + ([str(k)] if k else [])
+    args = ns3_args(ns3, c, os.path.join(d, "ns3_cwnd.csv"), os.path.join(d, "ns3_queue.csv"))
     out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
     with open(os.path.join(d, "ns3.json"), "w") as f:
         f.write(out.strip().splitlines()[-1] + "\n")
     toml = os.path.join(d, "scenario.toml")
     with open(toml, "w") as f:
-        f.write(scenario(name, case, partial_ack_timer))
+        f.write(scenario(name, c, partial_ack_timer))
     subprocess.run([packetsim_bin(), "run", toml, "--quiet", "--out", os.path.join(d, "ps")],
                    check=True)
 
 
-def read_cwnd(path, flows):
+def read_series(path, flows, column):
+    """{flow: [(time_s, value)]} of one column of a per-flow CSV."""
     series = {f"f{i}": [] for i in range(flows)}
     with open(path) as f:
         for row in csv.DictReader(f):
             if row["flow"] in series:
-                series[row["flow"]].append((float(row["time_s"]), int(row["cwnd_bytes"])))
+                series[row["flow"]].append((float(row["time_s"]), float(row[column])))
     return series
+
+
+def read_cwnd(path, flows):
+    return read_series(path, flows, "cwnd_bytes")
+
+
+def read_queue(path, name=None):
+    """[(time_s, packets waiting)] from ns-3's queue CSV or packetsim's timeseries_queues.csv
+    (the direction `name`)."""
+    out = []
+    with open(path) as f:
+        for row in csv.DictReader(f):
+            if name is None or row["queue"] == name:
+                out.append((float(row["time_s"]), float(row["len_pkts"])))
+    return out
+
+
+def rates(delivered):
+    """Delivery rate (bit/s) between consecutive samples of cumulative bytes delivered."""
+    return {fl: [(t1, 8 * (b1 - b0) / (t1 - t0)) for (t0, b0), (t1, b1) in zip(p, p[1:])]
+            for fl, p in delivered.items()}
 
 
 def cuts(points):
@@ -127,35 +209,51 @@ def mean(xs):
     return sum(xs) / len(xs) if xs else float("nan")
 
 
-def collect(name, case, work):
-    variant, n = case[0], case[1]
+def collect(name, c, work):
+    n, secs = c["flows"], c["secs"]
     d = os.path.join(work, name)
     with open(os.path.join(d, "ns3.json")) as f:
         ns3 = json.load(f)
     with open(os.path.join(d, "ps", "summary.json")) as f:
         ps = json.load(f)
-    q = ps["queues"]["bottleneck:r0->r1"]
+    qname = "bottleneck:r0->r1"
+    q = ps["queues"][qname]
+    ns3_csv = os.path.join(d, "ns3_cwnd.csv")
+    ps_dir = os.path.join(d, "ps")
     res = {
         "ns3": {
             "goodput": [fl["goodput_bps"] for fl in ns3["flows"]],
             "drops": ns3["drops"], "marks": ns3["marks"], "queue": ns3["mean_queue_pkts"],
-            "cwnd": read_cwnd(os.path.join(d, "ns3_cwnd.csv"), n),
+            "departures": ns3["departures"], "sojourn_ms": ns3["mean_sojourn_ms"],
+            "cwnd": read_cwnd(ns3_csv, n),
+            "rate": rates(read_series(ns3_csv, n, "delivered_bytes")),
+            "pacing": read_series(ns3_csv, n, "pacing_bps"),
+            "qlen": read_queue(os.path.join(d, "ns3_queue.csv")),
         },
         "packetsim": {
             "goodput": [ps["flows"][f"f{i}"]["goodput_bps"] for i in range(n)],
             "drops": q["drops"], "marks": q["marks"], "queue": q["mean_len_pkts"],
-            "cwnd": read_cwnd(os.path.join(d, "ps", "timeseries_flows.csv"), n),
+            "departures": q["departures"], "sojourn_ms": None,
+            "cwnd": read_cwnd(os.path.join(ps_dir, "timeseries_flows.csv"), n),
+            "rate": read_series(os.path.join(ps_dir, "timeseries_delivered.csv"), n, "rate_bps"),
+            "qlen": read_queue(os.path.join(ps_dir, "timeseries_queues.csv"), qname),
         },
     }
+    for sim in res.values():
+        # Little's law: mean wait = time-average packets waiting / departure rate.
+        sim["little_ms"] = (1e3 * sim["queue"] * secs / sim["departures"]
+                            if sim["departures"] else float("nan"))
     return res
 
 
-def svg(name, res, secs):
-    """cwnd of every flow in both simulators, side by side (two panels, shared y)."""
+def svg(title, panels, secs, ylabel):
+    """Side-by-side panels (ns-3.37, packetsim) sharing a y axis: `panels` is
+    {sim: {label: [(t, y)]}} with y already in the plotted unit."""
     w, h, pad = 420, 260, 48
-    ymax = max(c for sim in res.values() for s in sim["cwnd"].values() for _, c in s) / 1460
-    ymax = max(1.0, ymax * 1.05)
-    colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd"]
+    ymax = max([y for series in panels.values() for pts in series.values() for _, y in pts]
+               + [1.0]) * 1.05
+    colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+               "#bcbd22", "#17becf", "#ff7f0e"]
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{2 * w}" height="{h}" '
              f'font-family="sans-serif" font-size="11">',
              '<rect width="100%" height="100%" fill="white"/>']
@@ -163,9 +261,9 @@ def svg(name, res, secs):
         x0 = panel * w + pad
         pw, ph = w - pad - 12, h - 2 * pad + 10
         y0 = pad - 20
-        title = "ns-3.37" if sim == "ns3" else "packetsim"
+        name = "ns-3.37" if sim == "ns3" else "packetsim"
         parts.append(f'<text x="{x0 + pw / 2}" y="{y0 - 6}" text-anchor="middle">'
-                     f'{title}: {name}</text>')
+                     f'{name}: {title}</text>')
         parts.append(f'<rect x="{x0}" y="{y0}" width="{pw}" height="{ph}" fill="none" '
                      f'stroke="#444"/>')
         for t in range(0, int(secs) + 1, max(1, int(secs) // 6)):
@@ -179,16 +277,38 @@ def svg(name, res, secs):
                      f'time (s)</text>')
         if panel == 0:
             parts.append(f'<text x="12" y="{y0 + ph / 2}" transform="rotate(-90 12 '
-                         f'{y0 + ph / 2})" text-anchor="middle">cwnd (segments)</text>')
-        for k, (flow, pts) in enumerate(sorted(res[sim]["cwnd"].items())):
-            coords = " ".join(f"{x0 + pw * t / secs:.1f},{y0 + ph - ph * c / 1460 / ymax:.1f}"
-                              for t, c in pts)
-            parts.append(f'<polyline fill="none" stroke="{colours[k % 4]}" stroke-width="1" '
+                         f'{y0 + ph / 2})" text-anchor="middle">{ylabel}</text>')
+        for k, (label, pts) in enumerate(sorted(panels[sim].items())):
+            col = colours[k % len(colours)]
+            coords = " ".join(f"{x0 + pw * t / secs:.1f},{y0 + ph - ph * y / ymax:.1f}"
+                              for t, y in pts)
+            parts.append(f'<polyline fill="none" stroke="{col}" stroke-width="1" '
                          f'points="{coords}"/>')
-            parts.append(f'<text x="{x0 + pw - 4}" y="{y0 + 14 + 13 * k}" text-anchor="end" '
-                         f'fill="{colours[k % 4]}">{flow}</text>')
+            if len(panels[sim]) <= 4:
+                parts.append(f'<text x="{x0 + pw - 4}" y="{y0 + 14 + 13 * k}" '
+                             f'text-anchor="end" fill="{col}">{label}</text>')
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
+
+
+def figures(name, c, res):
+    """{file name: svg}: cwnd of every flow (all cases), the bottleneck queue (AQM and BBR
+    cases), and BBR's delivery rate (ns-3: also its pacing rate)."""
+    secs = c["secs"]
+    out = {f"{name}-cwnd.svg": svg(
+        f"{name} cwnd", {s: {f: [(t, v / 1460) for t, v in p] for f, p in r["cwnd"].items()}
+                         for s, r in res.items()}, secs, "cwnd (segments)")}
+    if c["aqm"] not in ("droptail", "step") or c["variant"] == "bbr":
+        out[f"{name}-queue.svg"] = svg(
+            f"{name} queue", {s: {"queue": r["qlen"]} for s, r in res.items()}, secs,
+            "packets waiting")
+    if c["variant"] == "bbr":
+        panels = {s: {f: [(t, v / 1e6) for t, v in p] for f, p in r["rate"].items()}
+                  for s, r in res.items()}
+        for f, p in res["ns3"]["pacing"].items():
+            panels["ns3"][f"{f} pacing"] = [(t, v / 1e6) for t, v in p if v]
+        out[f"{name}-rate.svg"] = svg(f"{name} rate", panels, secs, "Mb/s")
+    return out
 
 
 def pct(a, b):
@@ -197,24 +317,38 @@ def pct(a, b):
 
 def table(results):
     out = ["| case | metric | ns-3.37 | packetsim | packetsim vs ns-3 |", "|---|---|---:|---:|---:|"]
-    for name, (case, res) in results.items():
+    for name, (c, res) in results.items():
         a, b = res["ns3"], res["packetsim"]
-        n = case[1]
+        n = c["flows"]
         rows = [("goodput, all flows (Mb/s)", sum(a["goodput"]) / 1e6, sum(b["goodput"]) / 1e6)]
-        if n > 1:
+        if 1 < n <= 2:
             for i in range(n):
                 rows.append((f"goodput f{i} (Mb/s)", a["goodput"][i] / 1e6, b["goodput"][i] / 1e6))
+        elif n > 2:
+            rows.append(("goodput, lowest flow (Mb/s)", min(a["goodput"]) / 1e6,
+                         min(b["goodput"]) / 1e6))
+            rows.append(("goodput, highest flow (Mb/s)", max(a["goodput"]) / 1e6,
+                         max(b["goodput"]) / 1e6))
         rows += [
             ("bottleneck drops (packets)", a["drops"], b["drops"]),
             ("ECN marks (packets)", a["marks"], b["marks"]),
             ("mean queue (packets waiting)", a["queue"], b["queue"]),
         ]
-        for i in range(n):
-            ca = [c / 1460 for _, c in a["cwnd"][f"f{i}"]]
-            cb = [c / 1460 for _, c in b["cwnd"][f"f{i}"]]
-            rows.append((f"mean cwnd f{i} (segments)", mean(ca), mean(cb)))
-            rows.append((f"cwnd cuts f{i} (samples falling >= 10%)",
-                         cuts(a["cwnd"][f"f{i}"]), cuts(b["cwnd"][f"f{i}"])))
+        if c["aqm"] not in ("droptail", "step"):
+            rows.append(("mean wait, Little's law (ms)", a["little_ms"], b["little_ms"]))
+        if n <= 2:
+            for i in range(n):
+                ca = [v / 1460 for _, v in a["cwnd"][f"f{i}"]]
+                cb = [v / 1460 for _, v in b["cwnd"][f"f{i}"]]
+                rows.append((f"mean cwnd f{i} (segments)", mean(ca), mean(cb)))
+                rows.append((f"cwnd cuts f{i} (samples falling >= 10%)",
+                             cuts(a["cwnd"][f"f{i}"]), cuts(b["cwnd"][f"f{i}"])))
+        else:
+            ma = mean([mean([v / 1460 for _, v in p]) for p in a["cwnd"].values()])
+            mb = mean([mean([v / 1460 for _, v in p]) for p in b["cwnd"].values()])
+            rows.append(("mean cwnd, mean over flows (segments)", ma, mb))
+            rows.append(("cwnd cuts, all flows", sum(cuts(p) for p in a["cwnd"].values()),
+                         sum(cuts(p) for p in b["cwnd"].values())))
         for label, x, y in rows:
             fx = f"{x:.2f}" if isinstance(x, float) else str(x)
             fy = f"{y:.2f}" if isinstance(y, float) else str(y)
@@ -234,8 +368,8 @@ def main():
                          "every ACK of new data, TcpSocketBase::NewAck: slow_but_steady)")
     a = ap.parse_args()
     if a.queue:
-        for c, v in CASES.items():
-            CASES[c] = v[:4] + (a.queue,) + v[5:]
+        for c in CASES.values():
+            c["queue"] = a.queue
     names = [c for c in a.cases.split(",") if c]
     for c in names:
         if c not in CASES:
@@ -251,8 +385,9 @@ def main():
     for c in names:
         res = collect(c, CASES[c], a.work)
         results[c] = (CASES[c], res)
-        with open(os.path.join(HERE, "figures", f"{c}-cwnd.svg"), "w") as f:
-            f.write(svg(c, res, CASES[c][5]))
+        for fname, text in figures(c, CASES[c], res).items():
+            with open(os.path.join(HERE, "figures", fname), "w") as f:
+                f.write(text)
     sys.stdout.write(table(results))
 
 

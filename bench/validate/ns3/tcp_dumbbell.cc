@@ -1,25 +1,37 @@
 // Validation peer for issue 17: a dumbbell of N long-lived TCP flows in ns-3.37, with the
-// congestion control named on the command line, for comparison with the same scenario in
-// packetsim (bench/validate/ns3/run.py writes both and compares them).
+// congestion control, loss recovery and bottleneck queue named on the command line, for
+// comparison with the same scenario in packetsim (bench/validate/ns3/run.py writes both and
+// compares them).
 //
 //   g++ -O2 -std=c++17 tcp_dumbbell.cc $(pkg-config --cflags --libs ns3-core ns3-network \
 //       ns3-internet ns3-point-to-point ns3-applications ns3-traffic-control) -o tcp-dumbbell
-//   ./tcp-dumbbell VARIANT N RATE_MBPS DELAY_MS QUEUE_PKTS DURATION_S STAGGER_S CWND_CSV [K]
+//   ./tcp-dumbbell --variant=V --flows=N --rate=MBPS --delay=MS --queue=PKTS --duration=S \
+//       --stagger=S --cwnd-csv=PATH --queue-csv=PATH [--aqm=A] [--k=K] [--sack=0|1] \
+//       [--recovery=classic|prr]
 //
-// VARIANT is cubic, newreno or dctcp. Topology: s_i -1 Gb/s, 1 ms- r0 -RATE, DELAY- r1
-// -1 Gb/s, 1 ms- d_i. Flow i starts at i * STAGGER_S. The bottleneck r0->r1 has one queue of
-// QUEUE_PKTS waiting packets: a DropTail device queue (cubic, newreno), or for dctcp a RED
-// queue disc marking every ECN-capable packet that arrives to a queue above K packets
-// (instantaneous queue, QW = 1, MinTh = K, MaxTh = K + 1, hard drop off) over a one-packet
-// device queue. Writes every flow's cwnd every 100 ms to CWND_CSV (time_s,flow,cwnd_bytes) and
-// prints one JSON line: per-flow goodput, bottleneck drops and marks, time-average queue.
+// --variant is cubic, newreno, dctcp or bbr. Topology: s_i -1 Gb/s, 1 ms- r0 -RATE, DELAY- r1
+// -1 Gb/s, 1 ms- d_i. Flow i starts at i * STAGGER. The bottleneck r0->r1 has one queue of
+// QUEUE packets (--aqm):
+// - droptail (default): the point-to-point device's DropTail queue, no queue disc;
+// - step: a RedQueueDisc marking every ECN-capable packet that arrives to a queue above K
+//   packets (instantaneous queue, QW = 1, MinTh = K, MaxTh = K + 1, hard drop off);
+// - codel, fq_codel, pie: ns-3's CoDelQueueDisc, FqCoDelQueueDisc, PieQueueDisc with their
+//   defaults except MaxSize = QUEUE packets (FQ-CoDel: quantum 1500, the device MTU, its
+//   default here); ECN off.
+// Every queue disc sits over a one-packet device queue. Every 100 ms writes each flow's cwnd,
+// pacing rate and bytes delivered to --cwnd-csv (time_s,flow,cwnd_bytes,pacing_bps,
+// delivered_bytes) and the packets waiting at the bottleneck to --queue-csv (time_s,len_pkts);
+// at the end prints one JSON line: per-flow goodput, bottleneck drops and marks, time-average
+// queue, departures, and the mean sojourn time of the queue disc (queue discs only); a queue
+// disc's own statistics (drops and marks by reason) go to standard error.
 //
 // Settings matched to packetsim's scenario (run.py): MSS 1460, initial cwnd 2, no delayed
-// ACK, no SACK, no timestamps, no limited transmit, classic (NewReno-style) recovery, min RTO
-// 200 ms, 1 ms clock granularity, CUBIC without HyStart (packetsim has none). Not matched
-// (ns-3.37's TcpCubic follows Linux 3.14): no Reno-friendly region, the cubic target uses
-// the minimum RTT (delayMin), a 10 ms "cubic delta" after recovery, and per-ACK cnt
-// arithmetic in whole segments; see results.md.
+// ACK, no timestamps, no limited transmit, min RTO 200 ms, 1 ms clock granularity, CUBIC
+// without HyStart (packetsim has none). SACK off and classic (NewReno-style) recovery unless
+// --sack=1 / --recovery=prr (ns-3.37's defaults are SACK on and TcpPrrRecovery). Not matched
+// (ns-3.37's TcpCubic follows Linux 3.14): no Reno-friendly region, the cubic target uses the
+// minimum RTT (delayMin), a 10 ms "cubic delta" after recovery, and per-ACK cnt arithmetic in
+// whole segments; see results.md.
 
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
@@ -30,7 +42,9 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <algorithm>
 #include <cstdlib>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -53,12 +67,22 @@ struct Args
     double duration;
     double stagger;
     std::string cwndCsv;
+    std::string queueCsv;
     uint32_t k;
+    std::string aqm;
+    bool sack;
+    std::string recovery;
 };
 
 std::vector<uint32_t> g_cwnd; // latest cwnd of each flow, bytes (0 before it starts)
 uint64_t g_drops = 0;
 uint64_t g_marks = 0;
+uint64_t g_departures = 0;  // packets the bottleneck queue (disc) handed to the transmitter
+double g_sojournSum = 0.0; // seconds, over the packets a queue disc dequeued
+uint64_t g_sojournN = 0;
+std::vector<uint64_t> g_pacing; // latest pacing rate of each flow, bit/s (bbr)
+std::vector<Ptr<PacketSink>> g_sinks;
+Ptr<QueueDisc> g_disc; // the bottleneck's queue disc, if any (its drop reasons go to stderr)
 // Time-weighted queue length at the bottleneck (packets waiting).
 double g_qArea = 0.0;
 uint32_t g_qLen = 0;
@@ -116,19 +140,51 @@ OnMark(Ptr<const QueueDiscItem>, const char*)
 }
 
 void
-Sample(FILE* out, double duration)
+OnDiscDequeue(Ptr<const QueueDiscItem>)
+{
+    ++g_departures;
+}
+
+void
+OnDeviceDequeue(Ptr<const Packet>)
+{
+    ++g_departures;
+}
+
+void
+OnSojourn(Time t)
+{
+    g_sojournSum += t.GetSeconds();
+    ++g_sojournN;
+}
+
+void
+OnPacing(uint32_t flow, DataRate /*old*/, DataRate now)
+{
+    g_pacing[flow] = now.GetBitRate();
+}
+
+void
+Sample(FILE* out, FILE* qout, double duration)
 {
     const double t = Simulator::Now().GetSeconds();
     for (uint32_t i = 0; i < g_cwnd.size(); ++i)
     {
         if (g_cwnd[i] > 0)
         {
-            std::fprintf(out, "%.1f,f%u,%u\n", t, i, g_cwnd[i]);
+            std::fprintf(out,
+                         "%.1f,f%u,%u,%llu,%llu\n",
+                         t,
+                         i,
+                         g_cwnd[i],
+                         static_cast<unsigned long long>(g_pacing[i]),
+                         static_cast<unsigned long long>(g_sinks[i]->GetTotalRx()));
         }
     }
+    std::fprintf(qout, "%.1f,%u\n", t, g_qLen);
     if (t + kSampleS < duration - 1e-9)
     {
-        Simulator::Schedule(Seconds(kSampleS), &Sample, out, duration);
+        Simulator::Schedule(Seconds(kSampleS), &Sample, out, qout, duration);
     }
 }
 
@@ -139,6 +195,7 @@ HookCwnd(Ptr<BulkSendApplication> app, uint32_t flow)
     Ptr<Socket> s = app->GetSocket();
     NS_ABORT_MSG_IF(!s, "no socket yet");
     s->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&OnCwnd, flow));
+    s->TraceConnectWithoutContext("PacingRate", MakeBoundCallback(&OnPacing, flow));
 }
 
 void
@@ -155,9 +212,14 @@ SetTcpDefaults(const Args& a)
     {
         cc = TcpDctcp::GetTypeId();
     }
+    else if (a.variant == "bbr")
+    {
+        cc = TcpBbr::GetTypeId();
+    }
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(cc));
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
-                       TypeIdValue(TcpClassicRecovery::GetTypeId()));
+                       TypeIdValue(a.recovery == "prr" ? TcpPrrRecovery::GetTypeId()
+                                                       : TcpClassicRecovery::GetTypeId()));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(kMss));
     Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(2));
     Config::SetDefault("ns3::TcpSocket::InitialSlowStartThreshold", UintegerValue(big));
@@ -165,9 +227,10 @@ SetTcpDefaults(const Args& a)
     Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(big));
     Config::SetDefault("ns3::TcpSocketBase::WindowScaling", BooleanValue(true));
     Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(1));
-    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(false));
+    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(a.sack));
     Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
     Config::SetDefault("ns3::TcpSocketBase::LimitedTransmit", BooleanValue(false));
+    // BBR turns pacing on for its own socket (TcpBbr::InitPacingRate); nothing else paces.
     Config::SetDefault("ns3::TcpSocketState::EnablePacing", BooleanValue(false));
     Config::SetDefault("ns3::TcpSocket::TcpNoDelay", BooleanValue(true));
     Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(200)));
@@ -197,33 +260,48 @@ Link(Ptr<Node> a, Ptr<Node> b, const std::string& rate, const std::string& delay
 Args
 Parse(int argc, char* argv[])
 {
-    if (argc < 9)
+    Args a;
+    a.variant = "newreno";
+    a.flows = 1;
+    a.rateMbps = 100;
+    a.delayMs = 20;
+    a.queuePkts = 100;
+    a.duration = 60;
+    a.stagger = 0;
+    a.k = 0;
+    a.aqm = "droptail";
+    a.sack = false;
+    a.recovery = "classic";
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("variant", "cubic, newreno, dctcp or bbr", a.variant);
+    cmd.AddValue("flows", "number of flows", a.flows);
+    cmd.AddValue("rate", "bottleneck rate, Mb/s", a.rateMbps);
+    cmd.AddValue("delay", "bottleneck one-way delay, ms", a.delayMs);
+    cmd.AddValue("queue", "bottleneck queue limit, packets", a.queuePkts);
+    cmd.AddValue("duration", "run length, s", a.duration);
+    cmd.AddValue("stagger", "start of flow i = i * stagger, s", a.stagger);
+    cmd.AddValue("cwnd-csv", "where to write the per-flow samples", a.cwndCsv);
+    cmd.AddValue("queue-csv", "where to write the bottleneck queue samples", a.queueCsv);
+    cmd.AddValue("aqm", "droptail, step, codel, fq_codel or pie", a.aqm);
+    cmd.AddValue("k", "step marking threshold, packets (aqm = step)", a.k);
+    cmd.AddValue("sack", "SACK option on", a.sack);
+    cmd.AddValue("recovery", "classic or prr", a.recovery);
+    cmd.Parse(argc, argv);
+    const std::vector<std::string> variants{"cubic", "newreno", "dctcp", "bbr"};
+    const std::vector<std::string> aqms{"droptail", "step", "codel", "fq_codel", "pie"};
+    if (std::find(variants.begin(), variants.end(), a.variant) == variants.end() ||
+        std::find(aqms.begin(), aqms.end(), a.aqm) == aqms.end() ||
+        (a.recovery != "classic" && a.recovery != "prr"))
     {
         std::fprintf(stderr,
-                     "usage: %s VARIANT N RATE_MBPS DELAY_MS QUEUE_PKTS DURATION_S STAGGER_S "
-                     "CWND_CSV [K]\n",
-                     argv[0]);
-        std::exit(2);
-    }
-    Args a;
-    a.variant = argv[1];
-    a.flows = static_cast<uint32_t>(std::atoi(argv[2]));
-    a.rateMbps = std::atof(argv[3]);
-    a.delayMs = std::atof(argv[4]);
-    a.queuePkts = static_cast<uint32_t>(std::atoi(argv[5]));
-    a.duration = std::atof(argv[6]);
-    a.stagger = std::atof(argv[7]);
-    a.cwndCsv = argv[8];
-    a.k = argc > 9 ? static_cast<uint32_t>(std::atoi(argv[9])) : 0;
-    if (a.variant != "cubic" && a.variant != "newreno" && a.variant != "dctcp")
-    {
-        std::fprintf(stderr, "VARIANT must be cubic, newreno or dctcp, got '%s'\n", argv[1]);
+                     "--variant must be cubic|newreno|dctcp|bbr, --aqm droptail|step|codel|"
+                     "fq_codel|pie, --recovery classic|prr\n");
         std::exit(2);
     }
     if (a.flows < 1 || a.flows > 1000 || a.rateMbps <= 0 || a.delayMs < 0 || a.queuePkts < 1 ||
-        a.duration <= 0 || (a.variant == "dctcp" && a.k < 1))
+        a.duration <= 0 || a.cwndCsv.empty() || a.queueCsv.empty() || (a.aqm == "step" && a.k < 1))
     {
-        std::fprintf(stderr, "bad arguments (dctcp needs K >= 1)\n");
+        std::fprintf(stderr, "bad arguments (--cwnd-csv and --queue-csv are required; step needs --k >= 1)\n");
         std::exit(2);
     }
     return a;
@@ -237,6 +315,7 @@ main(int argc, char* argv[])
     const Args a = Parse(argc, argv);
     SetTcpDefaults(a);
     g_cwnd.assign(a.flows, 0);
+    g_pacing.assign(a.flows, 0);
 
     NodeContainer routers;
     routers.Create(2);
@@ -254,7 +333,7 @@ main(int argc, char* argv[])
     char delay[32];
     std::snprintf(rate, sizeof rate, "%gMbps", a.rateMbps);
     std::snprintf(delay, sizeof delay, "%gms", a.delayMs);
-    const bool aqm = a.variant == "dctcp";
+    const bool aqm = a.aqm != "droptail";
     NetDeviceContainer bottleneck =
         Link(routers.Get(0), routers.Get(1), rate, delay, aqm ? 1 : a.queuePkts);
     addr.SetBase("10.0.0.0", "255.255.255.252");
@@ -271,7 +350,7 @@ main(int argc, char* argv[])
         access.push_back(down);
     }
     // One queue per interface: remove the fq_codel root queue disc that address assignment
-    // installed, everywhere except the bottleneck's r0 side for dctcp (RED there).
+    // installed, everywhere except the bottleneck's r0 side for the AQM cases.
     TrafficControlHelper none;
     for (auto& d : access)
     {
@@ -279,35 +358,59 @@ main(int argc, char* argv[])
     }
     none.Uninstall(bottleneck);
     Ptr<PointToPointNetDevice> r0 = DynamicCast<PointToPointNetDevice>(bottleneck.Get(0));
+    const QueueSizeValue limit(QueueSize(QueueSizeUnit::PACKETS, a.queuePkts));
     if (aqm)
     {
-        TrafficControlHelper red;
-        red.SetRootQueueDisc("ns3::RedQueueDisc",
-                             "MaxSize",
-                             QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, a.queuePkts)),
-                             "MinTh",
-                             DoubleValue(a.k),
-                             "MaxTh",
-                             DoubleValue(a.k + 1),
-                             "QW",
-                             DoubleValue(1.0),
-                             "UseEcn",
-                             BooleanValue(true),
-                             "UseHardDrop",
-                             BooleanValue(false),
-                             "LInterm",
-                             DoubleValue(1.0));
-        QueueDiscContainer qd = red.Install(NetDeviceContainer(r0));
+        TrafficControlHelper tch;
+        if (a.aqm == "step")
+        {
+            tch.SetRootQueueDisc("ns3::RedQueueDisc",
+                                 "MaxSize",
+                                 limit,
+                                 "MinTh",
+                                 DoubleValue(a.k),
+                                 "MaxTh",
+                                 DoubleValue(a.k + 1),
+                                 "QW",
+                                 DoubleValue(1.0),
+                                 "UseEcn",
+                                 BooleanValue(true),
+                                 "UseHardDrop",
+                                 BooleanValue(false),
+                                 "LInterm",
+                                 DoubleValue(1.0));
+        }
+        else if (a.aqm == "codel")
+        {
+            tch.SetRootQueueDisc("ns3::CoDelQueueDisc", "MaxSize", limit);
+        }
+        else if (a.aqm == "fq_codel")
+        {
+            tch.SetRootQueueDisc("ns3::FqCoDelQueueDisc",
+                                 "MaxSize",
+                                 limit,
+                                 "UseEcn",
+                                 BooleanValue(false));
+        }
+        else
+        {
+            tch.SetRootQueueDisc("ns3::PieQueueDisc", "MaxSize", limit);
+        }
+        QueueDiscContainer qd = tch.Install(NetDeviceContainer(r0));
         Ptr<QueueDisc> disc = qd.Get(0);
+        g_disc = disc;
         disc->TraceConnectWithoutContext("PacketsInQueue", MakeCallback(&OnQueueLen));
         disc->TraceConnectWithoutContext("Drop", MakeCallback(&OnDiscDrop));
         disc->TraceConnectWithoutContext("Mark", MakeCallback(&OnMark));
+        disc->TraceConnectWithoutContext("Dequeue", MakeCallback(&OnDiscDequeue));
+        disc->TraceConnectWithoutContext("SojournTime", MakeCallback(&OnSojourn));
     }
     else
     {
         Ptr<Queue<Packet>> q = r0->GetQueue();
         q->TraceConnectWithoutContext("PacketsInQueue", MakeCallback(&OnQueueLen));
         q->TraceConnectWithoutContext("Drop", MakeCallback(&OnDrop));
+        q->TraceConnectWithoutContext("Dequeue", MakeCallback(&OnDeviceDequeue));
         // With no queue disc, a packet that finds the device queue full (its flow control
         // has stopped it) is dropped by the traffic-control layer without a trace: count the
         // packets r0 forwards toward the receivers and those the queue admits.
@@ -318,14 +421,13 @@ main(int argc, char* argv[])
     }
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
 
-    std::vector<Ptr<PacketSink>> sinks;
     for (uint32_t i = 0; i < a.flows; ++i)
     {
         PacketSinkHelper sinkHelper("ns3::TcpSocketFactory",
                                     InetSocketAddress(Ipv4Address::GetAny(), kPort));
         ApplicationContainer sinkApp = sinkHelper.Install(receivers.Get(i));
         sinkApp.Start(Seconds(0.0));
-        sinks.push_back(DynamicCast<PacketSink>(sinkApp.Get(0)));
+        g_sinks.push_back(DynamicCast<PacketSink>(sinkApp.Get(0)));
         BulkSendHelper src("ns3::TcpSocketFactory", InetSocketAddress(receiverAddr[i], kPort));
         src.SetAttribute("MaxBytes", UintegerValue(0));
         src.SetAttribute("SendSize", UintegerValue(10 * kMss));
@@ -340,11 +442,15 @@ main(int argc, char* argv[])
 
     FILE* csv = std::fopen(a.cwndCsv.c_str(), "w");
     NS_ABORT_MSG_IF(!csv, "cannot write " << a.cwndCsv);
-    std::fprintf(csv, "time_s,flow,cwnd_bytes\n");
-    Simulator::Schedule(Seconds(0), &Sample, csv, a.duration);
+    FILE* qcsv = std::fopen(a.queueCsv.c_str(), "w");
+    NS_ABORT_MSG_IF(!qcsv, "cannot write " << a.queueCsv);
+    std::fprintf(csv, "time_s,flow,cwnd_bytes,pacing_bps,delivered_bytes\n");
+    std::fprintf(qcsv, "time_s,len_pkts\n");
+    Simulator::Schedule(Seconds(0), &Sample, csv, qcsv, a.duration);
     Simulator::Stop(Seconds(a.duration));
     Simulator::Run();
     std::fclose(csv);
+    std::fclose(qcsv);
     OnQueueLen(0, g_qLen); // close the last interval
     if (!aqm)
     {
@@ -359,12 +465,21 @@ main(int argc, char* argv[])
         std::printf("%s{\"flow\":\"f%u\",\"goodput_bps\":%.0f}",
                     i ? "," : "",
                     i,
-                    sinks[i]->GetTotalRx() * 8.0 / active);
+                    g_sinks[i]->GetTotalRx() * 8.0 / active);
     }
-    std::printf("],\"drops\":%llu,\"marks\":%llu,\"mean_queue_pkts\":%.4f}\n",
+    std::printf("],\"drops\":%llu,\"marks\":%llu,\"mean_queue_pkts\":%.4f,"
+                "\"departures\":%llu,\"mean_sojourn_ms\":%.4f}\n",
                 static_cast<unsigned long long>(g_drops),
                 static_cast<unsigned long long>(g_marks),
-                g_qArea / a.duration);
+                g_qArea / a.duration,
+                static_cast<unsigned long long>(g_departures),
+                g_sojournN ? 1e3 * g_sojournSum / g_sojournN : -1.0);
+    if (g_disc)
+    {
+        std::ostringstream stats;
+        g_disc->GetStats().Print(stats);
+        std::fprintf(stderr, "%s\n", stats.str().c_str());
+    }
     Simulator::Destroy();
     return 0;
 }

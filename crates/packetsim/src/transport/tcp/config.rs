@@ -12,8 +12,8 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TcpConfig {
-    /// Congestion control and loss recovery pair: `tahoe`, `reno`, `newreno`, `sack`, `cubic`
-    /// or `dctcp`.
+    /// Congestion control and loss recovery pair: `tahoe`, `reno`, `newreno`, `sack`, `cubic`,
+    /// `dctcp` or `bbr` (`loss_recovery` may replace the pair's recovery).
     pub variant: Variant,
     /// Maximum segment size: payload bytes per segment (default 1460, giving 1500-byte packets).
     pub mss: u32,
@@ -148,9 +148,55 @@ pub struct TcpConfig {
     /// Loss recovery of the `sack` variant: `rfc6675` (default; scoreboard, IsLost, pipe in
     /// bytes) or `sack1` (ns-2.35 `Agent/TCP/Sack1`, `tcp/tcp-sack1.cc`: fast retransmit on
     /// the DupThresh-th duplicate ACK only, a pipe counter in packets, holes below the highest
-    /// SACK before new data; see `recovery/sack1.rs`). Other variants ignore it.
+    /// SACK before new data; see `recovery/sack1.rs`). It also picks the recovery of
+    /// `loss_recovery = "sack"`; other variants without that key ignore it.
     #[serde(skip_serializing_if = "SackRecoveryKind::is_default")]
     pub sack_recovery: SackRecoveryKind,
+    /// The loss recovery, overriding the variant's own (the variant table pairs CUBIC, DCTCP
+    /// and BBR with NewReno): `tahoe`, `reno`, `newreno` or `sack` (the SACK recovery named
+    /// by `sack_recovery`; both ends then offer SACK). Absent (default): the variant's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loss_recovery: Option<LossRecoveryKind>,
+    /// ssthresh when the retransmission timer expires during fast recovery: `flight_size`
+    /// (default; RFC 5681 §3.1 eq. 4 on the FlightSize of that moment, which includes the new
+    /// data recovery sent) or `recovery` (keep the ssthresh set on entering recovery, as
+    /// Linux's `tcp_enter_loss` does; RFC 5681 allows any value up to eq. 4's).
+    #[serde(skip_serializing_if = "RtoSsthresh::is_default")]
+    pub rto_ssthresh: RtoSsthresh,
+}
+
+/// A loss recovery named in a scenario (the `[tcp]` key `loss_recovery`), replacing the
+/// recovery of the variant's (congestion control, recovery) pair.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LossRecoveryKind {
+    /// No fast recovery: cwnd = 1 MSS and go-back-N (spec 5 §2.6).
+    Tahoe,
+    /// RFC 5681 §3.2 fast recovery.
+    Reno,
+    /// RFC 6582.
+    NewReno,
+    /// SACK-based recovery: RFC 6675, or ns-2's Sack1 under `sack_recovery = "sack1"`.
+    Sack,
+}
+
+/// ssthresh on a timeout during fast recovery (the `[tcp]` key `rto_ssthresh`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RtoSsthresh {
+    /// RFC 5681 §3.1 eq. 4 (or the controller's own rule) on the FlightSize at the timeout:
+    /// the behaviour before this key existed.
+    #[default]
+    FlightSize,
+    /// Keep the ssthresh set on entering fast recovery (Linux `tcp_enter_loss` skips
+    /// `ssthresh()` in the Recovery state); cwnd still falls to the loss window.
+    Recovery,
+}
+
+impl RtoSsthresh {
+    fn is_default(&self) -> bool {
+        *self == RtoSsthresh::default()
+    }
 }
 
 /// The `sack` variant's loss recovery (the `[tcp]` key `sack_recovery`).
@@ -365,11 +411,22 @@ impl Default for TcpConfig {
             sender_processing_jitter: Dur::ZERO,
             receiver_processing: None,
             sack_recovery: SackRecoveryKind::Rfc6675,
+            loss_recovery: None,
+            rto_ssthresh: RtoSsthresh::FlightSize,
         }
     }
 }
 
 impl TcpConfig {
+    /// Whether the loss recovery is SACK-based, so both ends offer SACK in the handshake
+    /// (RFC 2018 §2): the `sack` variant without `loss_recovery`, or `loss_recovery = sack`.
+    pub fn offers_sack(&self) -> bool {
+        match self.loss_recovery {
+            Some(r) => r == LossRecoveryKind::Sack,
+            None => self.variant == Variant::Sack,
+        }
+    }
+
     /// Checks the values; the error names the offending key and says what was expected.
     pub fn validate(&self) -> Result<(), (&'static str, String)> {
         if self.mss == 0 || self.mss > 65_000 {

@@ -66,14 +66,16 @@ mod tests_bbr;
 #[cfg(test)]
 mod tests_dctcp;
 #[cfg(test)]
+mod tests_loss_recovery;
+#[cfg(test)]
 mod tests_ns2;
 #[cfg(test)]
 mod tests_wireless;
 
 pub use crate::app::AppData;
 pub use config::{
-    BsBufferConfig, BsBufferMode, EcnEcho, FullAckCwnd, PartialAckTimer, RecoverGuard,
-    SackRecoveryKind, SsthreshRule, TcpConfig,
+    BsBufferConfig, BsBufferMode, EcnEcho, FullAckCwnd, LossRecoveryKind, PartialAckTimer,
+    RecoverGuard, RtoSsthresh, SackRecoveryKind, SsthreshRule, TcpConfig,
 };
 pub use receiver::{ReceiverStats, TcpReceiver};
 pub use rtt::RttEstimatorKind;

@@ -36,7 +36,7 @@
 
 use super::ranges::RangeSet;
 use super::window::{AnyWindow, WindowPolicy};
-use super::{EcnEcho, TcpConfig, Variant};
+use super::{EcnEcho, TcpConfig};
 use crate::ids::Addr;
 use crate::packet::{Body, Ecn, Packet, SackBlocks, Seq, TcpFlags, TcpHeader, Timestamps};
 use crate::transport::{Endpoint, Notice, Outbox};
@@ -139,7 +139,7 @@ impl<W: WindowPolicy> TcpReceiver<W> {
             established: false,
             rcv_nxt: Seq(0),
             ooo: RangeSet::new(),
-            want_sack: cfg.variant == Variant::Sack,
+            want_sack: cfg.offers_sack(),
             want_ts: cfg.timestamps,
             sack_ok: false,
             ts_ok: false,

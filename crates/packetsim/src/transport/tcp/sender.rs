@@ -47,7 +47,14 @@
 //!   fast retransmit comes from the DupThresh-th such ACK only (no IsLost trigger); under
 //!   `ssthresh_rule = ns2` cwnd becomes half of min(cwnd, peer window) in whole segments,
 //!   at least one (`slowdown(CLOSE_CWND_HALF)`); recovery sends by `transmit_sack1`.
-//! - A `sack` variant whose peer does not permit SACK falls back to NewReno recovery.
+//! - A SACK loss recovery (the `sack` variant, or `cfg.loss_recovery = sack`) offers SACK in
+//!   the SYN; if the peer does not permit it, the sender falls back to NewReno recovery.
+//! - A timeout during fast recovery sets ssthresh by RFC 5681 §3.1 eq. 4 on the FlightSize of
+//!   that moment (which counts the new data that recovery sent), or with `cfg.rto_ssthresh =
+//!   recovery` keeps the ssthresh set on entering recovery (Linux `tcp_enter_loss`;
+//!   `Congestion::RecoveryTimeout`). ns-3.37's `TcpSocketBase::ReTxTimeout` does neither: it
+//!   asks the controller again with the RFC 6675 pipe before the timeout (NewReno: pipe/2;
+//!   CUBIC: β·cwnd, cwnd being the recovery's window).
 //! - ECN (RFC 3168 §6.1; spec 4 §2.6), when the SYN-ACK agreed to it: new data segments are
 //!   ECT(0); the SYN and retransmissions are not (§6.1.5). An ECE ACK reduces the window
 //!   (`Congestion::Ecn`, no retransmission, no change of phase) only in `Open`/`Disorder`
@@ -67,7 +74,9 @@ use super::cc::{AckInfo, AnyCc, CcState, Congestion, CongestionControl, EcnAck, 
 use super::recovery::{AnyRecovery, Entry, LossRecovery, NewReno, PartialAck, Sack1Recovery};
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
-use super::{FullAckCwnd, PartialAckTimer, RecoverGuard, SsthreshRule, TcpConfig, Variant};
+use super::{
+    FullAckCwnd, PartialAckTimer, RecoverGuard, RtoSsthresh, SsthreshRule, TcpConfig, Variant,
+};
 use crate::app::{AppData, AppSource};
 use crate::ids::Addr;
 use crate::packet::{Body, Ecn, Packet, Seq, TcpFlags, TcpHeader, Timestamps};
@@ -172,6 +181,8 @@ pub struct TcpSender {
     lt_bytes: u32,
     /// ssthresh arithmetic (`cfg.ssthresh_rule`).
     ssthresh_rule: SsthreshRule,
+    /// ssthresh on a timeout during fast recovery (`cfg.rto_ssthresh`).
+    rto_ssthresh: RtoSsthresh,
     /// ns-2's `recover_`: snd_max at the last fast retransmit or timeout (`after_loss` guard).
     loss_recover: Option<Seq>,
     state: SenderState,
@@ -256,6 +267,7 @@ impl TcpSender {
             limited_transmit: cfg.limited_transmit,
             lt_bytes: 0,
             ssthresh_rule: cfg.ssthresh_rule,
+            rto_ssthresh: cfg.rto_ssthresh,
             loss_recover: None,
             state: SenderState::Closed,
             established_at: None,
@@ -386,7 +398,8 @@ impl TcpSender {
             flags: TcpFlags::SYN | ecn_setup,
             wnd: self.own_wnd,
             payload: 0,
-            sack_permitted: self.variant == Variant::Sack,
+            // RFC 2018 §2: offered when the loss recovery uses SACK (`cfg.offers_sack`).
+            sack_permitted: self.rec.uses_sack(),
             sack: Default::default(),
             ts: self.want_ts.then_some(Timestamps {
                 val: now,
@@ -602,7 +615,7 @@ impl TcpSender {
         }
         self.state = SenderState::Established;
         self.established_at = Some(now);
-        self.sack_ok = self.variant == Variant::Sack && h.sack_permitted;
+        self.sack_ok = self.rec.uses_sack() && h.sack_permitted;
         self.ts_ok = self.want_ts && h.ts.is_some();
         // RFC 3168 §6.1.1: ECN is on only if the SYN-ACK is an ECN-setup one (ECE, not CWR).
         let setup = h.flags.contains(TcpFlags::ECE) && !h.flags.contains(TcpFlags::CWR);
@@ -613,7 +626,7 @@ impl TcpSender {
             },
             _ => SenderEcn::Off,
         };
-        if self.variant == Variant::Sack && !self.sack_ok {
+        if self.rec.uses_sack() && !self.sack_ok {
             self.rec =
                 AnyRecovery::NewReno(NewReno::new(self.newreno_timer, self.newreno_full_ack));
         }
@@ -990,11 +1003,23 @@ impl TcpSender {
                 self.st.bytes_in_flight = self.snd_max - self.snd_una;
                 let old_ssthresh = self.st.ssthresh;
                 let cwnd_before = self.st.cwnd;
-                // RFC 5681 §3.1 eq. 4 and the loss window (cwnd = 1 SMSS).
-                self.cc.on_congestion(&mut self.st, Congestion::Timeout);
+                let keep = self.rto_ssthresh == RtoSsthresh::Recovery
+                    && matches!(self.st.phase, Phase::Recovery { .. });
+                if keep {
+                    // `cfg.rto_ssthresh = recovery` (Linux `tcp_enter_loss`): the ssthresh
+                    // set on entering recovery stands, within RFC 5681 §3.1's "no more
+                    // than" eq. 4; only the loss window (cwnd = 1 SMSS).
+                    self.cc
+                        .on_congestion(&mut self.st, Congestion::RecoveryTimeout);
+                } else {
+                    // RFC 5681 §3.1 eq. 4 and the loss window (cwnd = 1 SMSS).
+                    self.cc.on_congestion(&mut self.st, Congestion::Timeout);
+                }
                 self.loss_recover = Some(self.snd_max);
                 self.lt_bytes = 0;
-                if self.ssthresh_rule == SsthreshRule::Ns2 {
+                if keep {
+                    debug_assert_eq!(self.st.ssthresh, old_ssthresh);
+                } else if self.ssthresh_rule == SsthreshRule::Ns2 {
                     // ns-2 `TcpAgent::timeout`: cut on every expiry.
                     self.st.ssthresh = self.ns2_ssthresh(cwnd_before);
                 } else if self.last_rto_una == Some(self.snd_una) {

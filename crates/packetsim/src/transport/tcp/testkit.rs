@@ -240,7 +240,7 @@ impl Script<TcpSender> {
     pub fn established(cfg: &TcpConfig, app: AppData) -> (Script<TcpSender>, Vec<TcpHeader>) {
         let (mut s, _) = Script::opened(cfg, app);
         let sa = TcpHeader {
-            sack_permitted: cfg.variant == Variant::Sack,
+            sack_permitted: cfg.offers_sack(),
             ..syn_ack()
         };
         let sa = if cfg.ecn {

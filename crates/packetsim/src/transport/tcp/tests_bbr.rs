@@ -320,6 +320,43 @@ fn loss_holds_the_flight_and_recovery_exit_restores_the_window() {
     assert_eq!(p.bbr.name(), "bbr");
 }
 
+// Draft §4.2.3.4 (BBRModulateCwndForRecovery): the window saved at a timeout is restored on
+// *exiting* loss recovery, i.e. once the sender's loss phase ends, not on the first ACK after
+// the timeout: meanwhile cwnd grows from the loss window by the bytes acknowledged (at least
+// BBRMinPipeCwnd, 4 segments). Restoring at once let go-back-N resend a whole pre-timeout
+// window (2.4 × the path's capacity in bench/validate/ns3's bbr-1 case) into the queue.
+#[test]
+fn timeout_window_restored_only_when_loss_phase_ends() {
+    let mut p = pipe();
+    p.run_until(Time::from_millis(3000));
+    let cwnd = p.st.cwnd;
+    assert!(cwnd > 8 * MSS, "{cwnd}");
+    p.st.bytes_in_flight = cwnd;
+    p.bbr
+        .on_congestion(&mut p.st, super::cc::Congestion::Timeout);
+    assert_eq!(p.st.cwnd, MSS);
+    let info = AckInfo {
+        acked: MSS,
+        now: p.now,
+        srtt: Some(p.prop),
+    };
+    p.st.phase = Phase::Loss {
+        recover: crate::packet::Seq(1_000_000),
+    };
+    p.bbr.on_ack(&mut p.st, &info);
+    assert_eq!(
+        p.st.cwnd,
+        4 * MSS,
+        "loss window + acked, at least 4 segments"
+    );
+    p.bbr.on_ack(&mut p.st, &info);
+    assert_eq!(p.st.cwnd, 5 * MSS);
+    // The ACK that ends the loss phase (the sender sets Open first): restore.
+    p.st.phase = Phase::Open;
+    p.bbr.on_ack(&mut p.st, &info);
+    assert!(p.st.cwnd >= cwnd.min(p.bbr.target_cwnd()), "{}", p.st.cwnd);
+}
+
 /// The dumbbell of scenarios/dumbbell.toml (10 Mb/s, 20 ms bottleneck, 50 packets of buffer;
 /// RTT 44 ms, BDP 37 packets of 1500 B), one flow for 20 s.
 fn dumbbell(variant: &str) -> crate::report::Summary {

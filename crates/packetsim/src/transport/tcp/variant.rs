@@ -1,9 +1,10 @@
 //! The TCP variants a scenario can name. Each is a row pairing a congestion control with a
-//! loss recovery (see `cc/` and `recovery/`).
+//! loss recovery (see `cc/` and `recovery/`); the `[tcp]` key `loss_recovery` replaces the
+//! row's recovery (e.g. CUBIC with RFC 6675 SACK recovery, ns-3's and Linux's pairing).
 
 use super::cc::{AnyCc, Bbr, Cubic, Dctcp, Reno, StatefulCc, Vegas};
 use super::recovery::{AnyRecovery, NewReno, RenoRecovery, Sack1Recovery, SackRecovery, Tahoe};
-use super::{SackRecoveryKind, TcpConfig};
+use super::{LossRecoveryKind, SackRecoveryKind, TcpConfig};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -54,18 +55,29 @@ impl Variant {
         Variant::Vegas,
     ];
 
-    /// The (congestion control, loss recovery) pair of this variant: the variant table.
-    pub(crate) fn build(self, cfg: &TcpConfig) -> (AnyCc, AnyRecovery) {
-        let rec = match self {
-            Variant::Tahoe => AnyRecovery::Tahoe(Tahoe),
-            Variant::Reno => AnyRecovery::Reno(RenoRecovery),
+    /// The loss recovery of this variant's row: the variant table.
+    pub fn loss_recovery(self) -> LossRecoveryKind {
+        match self {
+            Variant::Tahoe => LossRecoveryKind::Tahoe,
+            Variant::Reno => LossRecoveryKind::Reno,
             Variant::NewReno | Variant::Cubic | Variant::Dctcp | Variant::Bbr | Variant::Vegas => {
-                AnyRecovery::NewReno(NewReno::new(
-                    cfg.newreno_partial_ack_timer,
-                    cfg.newreno_full_ack,
-                ))
+                LossRecoveryKind::NewReno
             }
-            Variant::Sack => match cfg.sack_recovery {
+            Variant::Sack => LossRecoveryKind::Sack,
+        }
+    }
+
+    /// The (congestion control, loss recovery) pair of this variant, the recovery replaced
+    /// by `cfg.loss_recovery` when that is set.
+    pub(crate) fn build(self, cfg: &TcpConfig) -> (AnyCc, AnyRecovery) {
+        let rec = match cfg.loss_recovery.unwrap_or(self.loss_recovery()) {
+            LossRecoveryKind::Tahoe => AnyRecovery::Tahoe(Tahoe),
+            LossRecoveryKind::Reno => AnyRecovery::Reno(RenoRecovery),
+            LossRecoveryKind::NewReno => AnyRecovery::NewReno(NewReno::new(
+                cfg.newreno_partial_ack_timer,
+                cfg.newreno_full_ack,
+            )),
+            LossRecoveryKind::Sack => match cfg.sack_recovery {
                 SackRecoveryKind::Rfc6675 => AnyRecovery::Sack(SackRecovery),
                 SackRecoveryKind::Sack1 => AnyRecovery::Sack1(Sack1Recovery::default()),
             },

@@ -50,7 +50,8 @@
 //!   flight, so fast recovery's window (ssthresh + 3 segments, + 1 per duplicate ACK) holds the
 //!   flight as the draft's packet conservation does (§4.2.3.4); the window before the loss is
 //!   saved and restored (max of the two) on the first ACK after recovery ends. A timeout sets
-//!   cwnd to 1 segment, restored the same way. The model (rates, RTT, states) is updated by
+//!   cwnd to 1 segment, restored the same way once the loss phase ends (all data sent before
+//!   the timeout acknowledged; until then cwnd grows by the bytes acknowledged). The model (rates, RTT, states) is updated by
 //!   every ACK of new data, during recovery too.
 //! - No app-limited marking of rate samples (the delivery-rate draft's `is_app_limited`):
 //!   every sample enters the max filter; an app-limited sample can only be low, and the
@@ -59,7 +60,7 @@
 //!   of the seed without giving the controller a random stream.
 //! - ECN is ignored (BBR v1 does not use it).
 
-use super::{AckInfo, CcState, Congestion, CongestionControl};
+use super::{AckInfo, CcState, Congestion, CongestionControl, Phase};
 use packetsim_kernel::{Dur, Time};
 use std::collections::VecDeque;
 use std::fmt;
@@ -540,8 +541,10 @@ impl CongestionControl for Bbr {
     /// Draft §4.2.3 (BBRSetCwnd), outside loss recovery; the model was updated first.
     fn on_ack(&mut self, st: &mut CcState, ack: &AckInfo) {
         let mss = st.mss;
-        if self.restore_pending {
-            // Draft §4.2.3.4: on leaving recovery (or ProbeRTT) restore the saved window.
+        if self.restore_pending && matches!(st.phase, Phase::Open | Phase::Disorder) {
+            // Draft §4.2.3.4: on leaving recovery (or ProbeRTT) restore the saved window; after
+            // a timeout that is when the loss phase ends (the sender calls this hook in
+            // `Phase::Loss` too, where cwnd grows from the loss window meanwhile).
             st.cwnd = st.cwnd.max(self.prior_cwnd);
             self.restore_pending = false;
         }
@@ -574,6 +577,13 @@ impl CongestionControl for Bbr {
                 self.restore_pending = true;
                 self.loss_in_phase = true;
                 st.ssthresh = self.ssthresh_after(st);
+                st.cwnd = st.mss;
+            }
+            // As a timeout, the ssthresh of the recovery kept (the window before the
+            // recovery was saved on entering it).
+            Congestion::RecoveryTimeout => {
+                self.restore_pending = true;
+                self.loss_in_phase = true;
                 st.cwnd = st.mss;
             }
         }

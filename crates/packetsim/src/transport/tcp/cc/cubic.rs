@@ -16,7 +16,9 @@
 //!   max(FlightSize·β, 2 SMSS). After a loss the loss recovery sets cwnd (it reaches ssthresh
 //!   when recovery ends); after an ECN echo cwnd = max(FlightSize·β, 1 SMSS) (§4.6).
 //! - A timeout (§4.8): ssthresh as above, cwnd = 1 SMSS; the next epoch starts with W_max =
-//!   cwnd_epoch, so K = 0 and W_est = cwnd_epoch.
+//!   cwnd_epoch, so K = 0 and W_est = cwnd_epoch. A timeout during fast recovery under
+//!   `tcp.rto_ssthresh = "recovery"` (`Congestion::RecoveryTimeout`) does the same but keeps
+//!   ssthresh and cwnd_prior from the loss that started recovery.
 //!
 //! Decisions (where the RFC leaves room):
 //! - Windows are computed in segments (f64) and applied to the byte cwnd with the fraction
@@ -166,6 +168,18 @@ impl CongestionControl for Cubic {
     }
 
     fn on_congestion(&mut self, st: &mut CcState, cause: Congestion) {
+        if cause == Congestion::RecoveryTimeout {
+            // RFC 9438 §4.8 with the recovery's ssthresh kept: Reno's loss window, and the
+            // next epoch starts from W_max = cwnd_epoch (K = 0); cwnd_prior and ssthresh stay
+            // as the loss that started recovery set them (nothing is learnt from the
+            // window of this moment, which fast recovery may have inflated).
+            st.cwnd = st.mss;
+            self.epoch = None;
+            self.carry = 0.0;
+            self.w_max = None;
+            self.last_cwnd = st.cwnd;
+            return;
+        }
         let cwnd = (st.cwnd as f64 + self.carry) / st.mss as f64;
         // RFC 9438 §4.7: fast convergence.
         self.w_max = Some(match self.w_max() {
@@ -187,6 +201,7 @@ impl CongestionControl for Cubic {
                 st.cwnd = st.mss;
                 self.w_max = None;
             }
+            Congestion::RecoveryTimeout => unreachable!("handled above"),
         }
         self.last_cwnd = st.cwnd;
     }
@@ -379,5 +394,33 @@ mod tests {
         c.on_ack(&mut s, &ack(600, MSS, 100));
         assert_eq!(c.k(), Some(0.0));
         assert!(close(c.w_cubic(2.0).unwrap(), 35.5 + 0.4 * 8.0));
+    }
+
+    // RFC 9438 §4.8 under `rto_ssthresh = "recovery"`: a timeout during fast recovery keeps
+    // the ssthresh (and cwnd_prior) of the loss that started it, sets cwnd = 1 SMSS, and the
+    // next epoch starts from W_max = cwnd_epoch (K = 0), not from the inflated window.
+    #[test]
+    fn recovery_timeout_keeps_ssthresh_and_restarts_with_k_zero() {
+        let mut c = Cubic::default();
+        let mut s = st(50_000, 1 << 30);
+        s.bytes_in_flight = 40_000;
+        c.on_congestion(&mut s, Congestion::Loss);
+        assert_eq!(s.ssthresh, 28_000);
+        assert_eq!(c.w_max(), Some(50.0));
+        // Fast recovery inflated cwnd to 90 segments, then the timer expired.
+        s.cwnd = 90_000;
+        s.bytes_in_flight = 95_000;
+        c.on_congestion(&mut s, Congestion::RecoveryTimeout);
+        assert_eq!((s.cwnd, s.ssthresh), (1000, 28_000));
+        assert_eq!(c.w_max(), None, "W_max is set when the next epoch starts");
+        // Slow start to ssthresh, then the epoch: K = 0 at cwnd_epoch = 28.5 segments; W_est
+        // grows by α_cubic (cwnd_prior = 50 from the loss, not 90) per window.
+        s.cwnd = 27_500;
+        c.on_ack(&mut s, &ack(500, MSS, 100));
+        assert_eq!(s.cwnd, 28_500);
+        c.on_ack(&mut s, &ack(600, MSS, 100));
+        assert_eq!(c.k(), Some(0.0));
+        assert!(close(c.w_max().unwrap(), 28.5));
+        assert!(close(c.w_est().unwrap(), 28.5 + ALPHA / 28.5));
     }
 }

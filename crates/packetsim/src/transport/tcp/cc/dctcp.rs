@@ -107,7 +107,9 @@ impl CongestionControl for Dctcp {
                 st.ssthresh = st.cwnd;
             }
             // RFC 8257 §3.5: loss as conventional TCP.
-            Congestion::Loss | Congestion::Timeout => Reno.on_congestion(st, cause),
+            Congestion::Loss | Congestion::Timeout | Congestion::RecoveryTimeout => {
+                Reno.on_congestion(st, cause)
+            }
         }
     }
 

@@ -114,6 +114,11 @@ pub enum Congestion {
     Ecn,
     /// The retransmission timer expired.
     Timeout,
+    /// The retransmission timer expired during fast recovery and the ssthresh set on entering
+    /// recovery stands (`tcp.rto_ssthresh = "recovery"`, Linux `tcp_enter_loss`): the loss
+    /// window (cwnd = 1 SMSS) and whatever the controller resets on a timeout, but no new
+    /// ssthresh and nothing learnt from the window of this moment.
+    RecoveryTimeout,
 }
 
 /// A congestion controller (STYLE habit 2).
@@ -123,7 +128,7 @@ pub trait CongestionControl {
     /// An ACK of new data while ECN is negotiated (see [`EcnAck`]); most controllers ignore it.
     fn on_ecn_ack(&mut self, _ack: &EcnAck) {}
     /// A congestion signal: set ssthresh (and cwnd for `Ecn`/`Timeout`; after `Loss` the loss
-    /// recovery sets cwnd).
+    /// recovery sets cwnd). `RecoveryTimeout` sets cwnd only.
     fn on_congestion(&mut self, _st: &mut CcState, _cause: Congestion) {}
     /// The slow-start threshold after a congestion signal.
     fn ssthresh_after(&self, st: &CcState) -> u32;

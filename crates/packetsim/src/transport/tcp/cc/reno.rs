@@ -41,6 +41,9 @@ impl CongestionControl for Reno {
                 st.ssthresh = self.ssthresh_after(st);
                 st.cwnd = st.mss;
             }
+            // RFC 5681 §3.1: the loss window; ssthresh stays as recovery set it (eq. 4 is an
+            // upper bound: "no more than").
+            Congestion::RecoveryTimeout => st.cwnd = st.mss,
         }
     }
 
@@ -104,6 +107,16 @@ mod tests {
         let mut s = st(3000, 64_000);
         Reno.on_congestion(&mut s, Congestion::Loss);
         assert_eq!(s.ssthresh, 2000);
+    }
+
+    // RFC 5681 §3.1: eq. 4 gives ssthresh "no more than" max(FlightSize/2, 2 SMSS); a timeout
+    // during fast recovery under `rto_ssthresh = "recovery"` keeps the recovery's ssthresh
+    // (Linux `tcp_enter_loss`) and still sets the loss window of 1 SMSS.
+    #[test]
+    fn recovery_timeout_keeps_ssthresh_one_mss() {
+        let mut s = st(14_000, 5000);
+        Reno.on_congestion(&mut s, Congestion::RecoveryTimeout);
+        assert_eq!((s.cwnd, s.ssthresh), (1000, 5000));
     }
 
     // RFC 3168 §6.1.2, spec 4 §2.6: an ECN echo sets ssthresh = cwnd = max(half the window,

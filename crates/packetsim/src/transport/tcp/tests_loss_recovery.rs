@@ -1,0 +1,370 @@
+//! Endpoint scripts for two `[tcp]` keys (issue 17, validation against ns-3):
+//! - `loss_recovery` replaces the recovery of a variant's (congestion control, recovery) pair,
+//!   e.g. CUBIC with RFC 6675 SACK recovery (ns-3's and Linux's pairing);
+//! - `rto_ssthresh` chooses ssthresh on a timeout during fast recovery: RFC 5681 §3.1 eq. 4 on
+//!   the FlightSize of that moment (`flight_size`, default) or the ssthresh set on entering
+//!   recovery (`recovery`, Linux `tcp_enter_loss`).
+//!
+//! Each test cites the rule it checks.
+
+use super::cc::Phase;
+use super::testkit::*;
+use super::{
+    AppData, LossRecoveryKind, RtoSsthresh, SackRecoveryKind, TcpConfig, TcpReceiver, TcpSender,
+    Variant,
+};
+use crate::packet::Seq;
+use crate::transport::Outbox;
+
+fn recovery(recover: u32) -> Phase {
+    Phase::Recovery {
+        recover: Seq(recover),
+    }
+}
+
+fn with_sack(variant: Variant) -> TcpConfig {
+    TcpConfig {
+        loss_recovery: Some(LossRecoveryKind::Sack),
+        ..cfg(variant)
+    }
+}
+
+mod loss_recovery {
+    use super::*;
+
+    // RFC 2018 §2: SACK-permitted is offered (SYN) and accepted (SYN-ACK) when the loss
+    // recovery uses SACK: the sack variant, or any variant with `loss_recovery = "sack"`;
+    // without the key CUBIC offers nothing (the variant table's NewReno pairing).
+    #[test]
+    fn syn_sent_sack_offered_only_with_a_sack_recovery() {
+        for (c, offered) in [
+            (cfg(Variant::Cubic), false),
+            (with_sack(Variant::Cubic), true),
+            (with_sack(Variant::Bbr), true),
+            (cfg(Variant::Sack), true),
+            (
+                TcpConfig {
+                    loss_recovery: Some(LossRecoveryKind::NewReno),
+                    ..cfg(Variant::Sack)
+                },
+                false,
+            ),
+        ] {
+            let (_, syn_hdr) = Script::opened(&c, AppData::Unlimited);
+            assert_eq!(syn_hdr.sack_permitted, offered, "{:?}", c.loss_recovery);
+            assert_eq!(c.offers_sack(), offered);
+            // The receiver agrees only when its own configuration offers SACK.
+            let mut r = Script::new(TcpReceiver::new(&c, RCV, SND));
+            let out = r.inject(
+                ms(0),
+                crate::packet::TcpHeader {
+                    sack_permitted: true,
+                    ..syn()
+                },
+            );
+            assert_eq!(out[0].sack_permitted, offered);
+        }
+    }
+
+    // The variant table's row (variant.rs) with its recovery replaced: the controller stays.
+    #[test]
+    fn variant_row_recovery_replaced_controller_kept() {
+        let names = |c: &TcpConfig| {
+            let (cc, rec) = c.variant.build(c);
+            use super::super::cc::CongestionControl;
+            use super::super::recovery::LossRecovery;
+            (cc.name(), rec.name())
+        };
+        assert_eq!(names(&cfg(Variant::Cubic)), ("cubic", "newreno"));
+        assert_eq!(names(&with_sack(Variant::Cubic)), ("cubic", "sack"));
+        assert_eq!(names(&with_sack(Variant::Dctcp)), ("dctcp", "sack"));
+        assert_eq!(names(&with_sack(Variant::Bbr)), ("bbr", "sack"));
+        let sack1 = TcpConfig {
+            sack_recovery: SackRecoveryKind::Sack1,
+            ..with_sack(Variant::Cubic)
+        };
+        assert_eq!(names(&sack1), ("cubic", "sack1"));
+        let reno = TcpConfig {
+            loss_recovery: Some(LossRecoveryKind::Reno),
+            ..cfg(Variant::Cubic)
+        };
+        assert_eq!(names(&reno), ("cubic", "reno"));
+        assert_eq!(Variant::Sack.loss_recovery(), LossRecoveryKind::Sack);
+        assert_eq!(Variant::Bbr.loss_recovery(), LossRecoveryKind::NewReno);
+    }
+
+    // The key parses from TOML by the recovery's name and is omitted when absent (outputs
+    // that echo the configuration are unchanged); an unknown name is refused.
+    #[test]
+    fn key_parses_and_default_absent() {
+        let c: TcpConfig = toml::from_str(
+            "variant = \"cubic\"\nloss_recovery = \"sack\"\nrto_ssthresh = \"recovery\"",
+        )
+        .unwrap();
+        assert_eq!(c.loss_recovery, Some(LossRecoveryKind::Sack));
+        assert_eq!(c.rto_ssthresh, RtoSsthresh::Recovery);
+        assert_eq!(c.validate(), Ok(()));
+        let d = toml::to_string(&TcpConfig::default()).unwrap();
+        assert!(!d.contains("loss_recovery") && !d.contains("rto_ssthresh"));
+        // The names are the variant table's recovery names (as `variant` spells them).
+        for (name, kind) in [
+            ("tahoe", LossRecoveryKind::Tahoe),
+            ("reno", LossRecoveryKind::Reno),
+            ("newreno", LossRecoveryKind::NewReno),
+            ("sack", LossRecoveryKind::Sack),
+        ] {
+            let c: TcpConfig = toml::from_str(&format!("loss_recovery = \"{name}\"")).unwrap();
+            assert_eq!(c.loss_recovery, Some(kind));
+        }
+        assert!(toml::from_str::<TcpConfig>("loss_recovery = \"new_reno\"").is_err());
+        assert!(toml::from_str::<TcpConfig>("loss_recovery = \"prr\"").is_err());
+        assert!(toml::from_str::<TcpConfig>("rto_ssthresh = \"cwnd\"").is_err());
+    }
+
+    // RFC 9438 §4.6 with RFC 6675 §5: on the third duplicate ACK CUBIC sets ssthresh =
+    // max(FlightSize·β, 2 SMSS) and SACK recovery sets cwnd = ssthresh (step 4.2), no
+    // inflation; the sender then sends while cwnd − pipe >= SMSS, NextSeg (§4) choosing the
+    // holes judged lost (IsLost: DupThresh SACKed segments above) before new data.
+    #[test]
+    fn recovery_cubic_sack_cwnd_is_ssthresh_holes_by_nextseg() {
+        let c = with_sack(Variant::Cubic);
+        let (mut s, _) = Script::established(&c, AppData::Unlimited);
+        // Segments 0..9 out; 2, 5 and 7 are lost. Two ACKs of new data: slow start sends
+        // 10..13.
+        s.inject(ms(200), ack(seg(1)));
+        s.inject(ms(200), ack(seg(2)));
+        let t = ms(201);
+        assert!(s
+            .inject(t, sack_ack(seg(2), &[(seg(3), seg(4))]))
+            .is_empty());
+        assert!(s
+            .inject(t, sack_ack(seg(2), &[(seg(3), seg(5))]))
+            .is_empty());
+        let out = s.inject(t, sack_ack(seg(2), &[(seg(6), seg(7)), (seg(3), seg(5))]));
+        assert_eq!(data_seqs(&out), vec![seg(2)], "the first hole only");
+        let st = *s.ep.cc_state();
+        assert_eq!(st.phase, recovery(seg(14)));
+        assert_eq!(
+            (st.cwnd, st.ssthresh),
+            (8400, 8400),
+            "FlightSize 12000 × 0.7; cwnd = ssthresh, not + 3 SMSS"
+        );
+        // SACK of 8: pipe = 5, 7, 9..13 unSACKed + the retransmitted 2 = 8000; 400 left.
+        let blocks8 = [(seg(8), seg(9)), (seg(6), seg(7)), (seg(3), seg(5))];
+        assert!(s.inject(t, sack_ack(seg(2), &blocks8)).is_empty());
+        // SACK of 9: 5 is lost (6, 8, 9 above it); pipe = 7, 10..13 + 2 = 6000: resend 5,
+        // then new data 14 (rule 2), then pipe 8000.
+        let blocks9 = [(seg(8), seg(10)), (seg(6), seg(7)), (seg(3), seg(5))];
+        let out = s.inject(t, sack_ack(seg(2), &blocks9));
+        assert_eq!(data_seqs(&out), vec![seg(5), seg(14)]);
+        // SACK of 10: 7 is lost; pipe = 11..14 + 2 + 5 = 6000: resend 7, new data 15.
+        let blocks10 = [(seg(8), seg(11)), (seg(6), seg(7)), (seg(3), seg(5))];
+        let out = s.inject(t, sack_ack(seg(2), &blocks10));
+        assert_eq!(data_seqs(&out), vec![seg(7), seg(15)]);
+        assert_eq!(s.ep.stats().retransmits, 3);
+        assert_eq!(s.ep.cc_state().cwnd, 8400, "no inflation during recovery");
+        // The cumulative ACK reaches recover (seg 14): recovery ends with cwnd = ssthresh.
+        s.inject(ms(300), ack(seg(14)));
+        let st = *s.ep.cc_state();
+        assert_eq!((st.phase, st.cwnd, st.ssthresh), (Phase::Open, 8400, 8400));
+        assert_eq!(s.ep.stats().timeouts, 0);
+    }
+
+    // Contrast: the variant table's CUBIC (NewReno recovery, RFC 6582 §3.2 step 2) on the same
+    // three duplicate ACKs: cwnd = ssthresh + 3 SMSS, and no SACK was negotiated.
+    #[test]
+    fn recovery_cubic_default_pairing_inflates() {
+        let c = cfg(Variant::Cubic);
+        let (mut s, _) = Script::established(&c, AppData::Unlimited);
+        s.inject(ms(200), ack(seg(1)));
+        s.inject(ms(200), ack(seg(2)));
+        for _ in 0..3 {
+            s.inject(ms(201), ack(seg(2)));
+        }
+        let st = *s.ep.cc_state();
+        assert_eq!((st.cwnd, st.ssthresh), (11_400, 8400));
+    }
+
+    // RFC 2018 §2: with `loss_recovery = "sack"` but a peer that does not permit SACK, the
+    // sender recovers as NewReno (RFC 6582 §3.2 step 2: cwnd = ssthresh + 3 SMSS).
+    #[test]
+    fn syn_sent_peer_without_sack_falls_back_to_newreno() {
+        let c = with_sack(Variant::Cubic);
+        let mut s = Script::new(TcpSender::new(&c, SND, RCV, AppData::Unlimited));
+        let mut out = Outbox::default();
+        s.ep.open(ms(0), &mut out);
+        s.inject(ms(100), syn_ack());
+        for _ in 0..3 {
+            s.inject(ms(200), ack(1));
+        }
+        let st = *s.ep.cc_state();
+        assert_eq!((st.ssthresh, st.cwnd), (7000, 10_000));
+    }
+
+    // spec 3 §2.3, RFC 6675 §5.1: in the pair harness CUBIC with SACK recovery repairs three
+    // drops in one window with exactly three retransmissions and no timeout.
+    #[test]
+    fn pair_cubic_sack_three_drops_repaired_without_timeout() {
+        let c = with_sack(Variant::Cubic);
+        let mut p = Pair::new(&c, AppData::Bytes(100_000));
+        p.drop_once = vec![seg(22), seg(25), seg(27)];
+        assert_file_delivered(&mut p, 100_000);
+        assert_eq!(p.retransmitted(), vec![seg(22), seg(25), seg(27)]);
+        assert_eq!(p.snd.stats().timeouts, 0);
+        assert_eq!(p.snd.stats().fast_retransmits, 1);
+    }
+}
+
+mod rto_ssthresh {
+    use super::*;
+
+    /// Segment 0 of 0..9 is lost: nine duplicate ACKs (200..208 ms) put the sender in fast
+    /// recovery (RFC 6582 §3.2: cwnd = ssthresh + 3 SMSS on the third, + SMSS per further
+    /// one), each sending new data once cwnd exceeds the flight. Returns the script.
+    fn inflated(c: &TcpConfig) -> Script<TcpSender> {
+        let (mut s, sent) = Script::established(c, AppData::Unlimited);
+        assert_eq!(data_seqs(&sent), (0..10).map(seg).collect::<Vec<_>>());
+        for i in 0..9 {
+            s.inject(ms(200 + i), ack(1));
+        }
+        s
+    }
+
+    // RFC 5681 §3.1 eq. 4 on the FlightSize at the timeout (the default): NewReno entered
+    // recovery with ssthresh 5000 (FlightSize 10000 / 2); six more duplicate ACKs inflated
+    // cwnd to 14000 and sent segments 10..13, so FlightSize is 14000 when the timer expires
+    // (300 ms after the fast retransmit at 202 ms) and ssthresh rises to 7000.
+    #[test]
+    fn recovery_timeout_flight_size_rule_uses_inflated_flight() {
+        let c = cfg(Variant::NewReno);
+        let mut s = inflated(&c);
+        let st = *s.ep.cc_state();
+        assert_eq!((st.ssthresh, st.cwnd), (5000, 14_000));
+        assert_eq!(s.ep.snd_max(), Seq(seg(14)));
+        let out = s.fire(ms(502));
+        assert_eq!(data_seqs(&out), vec![seg(0)]);
+        let st = *s.ep.cc_state();
+        assert_eq!((st.cwnd, st.ssthresh), (1000, 7000));
+        assert_eq!(
+            st.phase,
+            Phase::Loss {
+                recover: Seq(seg(14))
+            }
+        );
+    }
+
+    // `rto_ssthresh = "recovery"` (Linux `tcp_enter_loss`; RFC 5681 §3.1 eq. 4 is an upper
+    // bound, "no more than"): the same timeout keeps the recovery's ssthresh, 5000; cwnd is
+    // the loss window and go-back-N starts from snd_una as before.
+    #[test]
+    fn recovery_timeout_recovery_rule_keeps_entry_ssthresh() {
+        let c = TcpConfig {
+            rto_ssthresh: RtoSsthresh::Recovery,
+            ..cfg(Variant::NewReno)
+        };
+        let mut s = inflated(&c);
+        let out = s.fire(ms(502));
+        assert_eq!(data_seqs(&out), vec![seg(0)]);
+        let st = *s.ep.cc_state();
+        assert_eq!((st.cwnd, st.ssthresh), (1000, 5000));
+        assert_eq!(
+            st.phase,
+            Phase::Loss {
+                recover: Seq(seg(14))
+            }
+        );
+        // Slow start from the loss window toward the kept ssthresh.
+        let out = s.inject(ms(550), ack(seg(1)));
+        assert_eq!(data_seqs(&out), vec![seg(1), seg(2)]);
+        assert_eq!(s.ep.cc_state().ssthresh, 5000);
+    }
+
+    // CUBIC (RFC 9438 §4.6, §4.8): entering recovery at FlightSize 10000 sets ssthresh 7000
+    // and cwnd 10000; the further duplicate ACKs inflate cwnd to 16000 and send 10..15. At the
+    // timeout the default rule takes β × 16000 = 11200 (above the window before the loss);
+    // the recovery rule keeps 7000.
+    #[test]
+    fn recovery_timeout_cubic_rules_differ_by_inflation() {
+        for (rule, ssthresh) in [
+            (RtoSsthresh::FlightSize, 11_200),
+            (RtoSsthresh::Recovery, 7000),
+        ] {
+            let c = TcpConfig {
+                rto_ssthresh: rule,
+                ..cfg(Variant::Cubic)
+            };
+            let mut s = inflated(&c);
+            let st = *s.ep.cc_state();
+            assert_eq!((st.ssthresh, st.cwnd), (7000, 16_000));
+            s.fire(ms(502));
+            let st = *s.ep.cc_state();
+            assert_eq!((st.cwnd, st.ssthresh), (1000, ssthresh), "{rule:?}");
+        }
+    }
+
+    // The recovery rule applies only during fast recovery: a timeout in Open is RFC 5681
+    // §3.1 eq. 4 on FlightSize (10000 / 2) under either rule.
+    #[test]
+    fn open_timeout_recovery_rule_still_halves_flight() {
+        let c = TcpConfig {
+            rto_ssthresh: RtoSsthresh::Recovery,
+            ..cfg(Variant::NewReno)
+        };
+        let (mut s, _) = Script::established(&c, AppData::Unlimited);
+        s.fire(ms(400));
+        let st = *s.ep.cc_state();
+        assert_eq!((st.cwnd, st.ssthresh), (1000, 5000));
+    }
+
+    // With SACK recovery (RFC 6675 §5.1: a timeout during recovery ends it) the recovery rule
+    // keeps ssthresh = cwnd of the recovery: FlightSize 12000 × 0.7 = 8400 for CUBIC, where
+    // the default takes 0.7 × the FlightSize at the timeout (segments 2..15 after the new
+    // data 14 and 15: 14000, so 9800).
+    #[test]
+    fn recovery_timeout_cubic_sack_recovery_rule() {
+        for (rule, ssthresh) in [
+            (RtoSsthresh::FlightSize, 9800),
+            (RtoSsthresh::Recovery, 8400),
+        ] {
+            let c = TcpConfig {
+                rto_ssthresh: rule,
+                ..with_sack(Variant::Cubic)
+            };
+            let (mut s, _) = Script::established(&c, AppData::Unlimited);
+            s.inject(ms(200), ack(seg(1)));
+            s.inject(ms(200), ack(seg(2)));
+            let t = ms(201);
+            s.inject(t, sack_ack(seg(2), &[(seg(3), seg(4))]));
+            s.inject(t, sack_ack(seg(2), &[(seg(3), seg(5))]));
+            s.inject(t, sack_ack(seg(2), &[(seg(6), seg(7)), (seg(3), seg(5))]));
+            s.inject(
+                t,
+                sack_ack(
+                    seg(2),
+                    &[(seg(8), seg(9)), (seg(6), seg(7)), (seg(3), seg(5))],
+                ),
+            );
+            s.inject(
+                t,
+                sack_ack(
+                    seg(2),
+                    &[(seg(8), seg(10)), (seg(6), seg(7)), (seg(3), seg(5))],
+                ),
+            );
+            s.inject(
+                t,
+                sack_ack(
+                    seg(2),
+                    &[(seg(8), seg(11)), (seg(6), seg(7)), (seg(3), seg(5))],
+                ),
+            );
+            assert_eq!(s.ep.snd_max(), Seq(seg(16)));
+            // The fast retransmit at 201 ms restarted the timer: RTO = SRTT + 4·RTTVAR = 100 +
+            // 4·37.5 ms after the second 100 ms sample (RFC 6298 §2.3).
+            let out = s.fire(ms(451));
+            assert_eq!(data_seqs(&out), vec![seg(2)]);
+            let st = *s.ep.cc_state();
+            assert_eq!((st.cwnd, st.ssthresh), (1000, ssthresh), "{rule:?}");
+        }
+    }
+}
