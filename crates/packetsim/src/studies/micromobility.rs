@@ -23,8 +23,8 @@ use super::{csv_field, ReproduceOptions, StudyOutcome};
 use crate::app::AppData;
 use crate::experiment::{self, Param, RunOutput, StoredRun, SweepSpec};
 use crate::mobility::{
-    build_tree, CipHandoff, Departure, HandoffSchedule, HawaiiScheme, MobilityConfig, Protocol,
-    TreeParams,
+    build_tree, CipHandoff, Departure, DiscardReason, HandoffSchedule, HawaiiScheme,
+    MobilityConfig, Protocol, TreeParams,
 };
 use crate::report::svg::{Curve, LineChart};
 use crate::report::write_atomic;
@@ -229,7 +229,7 @@ pub fn run_point(p: &Point, seed: u64, secs: f64) -> RunOutput {
     }
     let r = d.report(&w);
     let total: f64 = kbps.iter().sum();
-    let metrics = vec![
+    let mut metrics = vec![
         ("thr_kbps".to_string(), Some(total)),
         ("thr_mean_kbps".into(), Some(total / kbps.len() as f64)),
         ("thr_min_kbps".into(), kbps.iter().copied().reduce(f64::min)),
@@ -241,7 +241,14 @@ pub fn run_point(p: &Point, seed: u64, secs: f64) -> RunOutput {
         ("fast_retransmits".into(), Some(frx as f64)),
         ("timeouts".into(), Some(rto as f64)),
         ("control_msgs".into(), Some(r.control_messages() as f64)),
+        ("hold_discards".into(), Some(r.hold_discards as f64)),
+        ("radio_overflow".into(), Some(r.radio_overflow as f64)),
     ];
+    // The handoff losses by why they were discarded (section "Why the failing checks fail").
+    for reason in DiscardReason::ALL {
+        let n = r.loss_by_reason[reason.index()] as f64;
+        metrics.push((format!("loss_{}", reason.name()), Some(n)));
+    }
     RunOutput {
         summary_json: String::new(),
         metrics,
