@@ -257,7 +257,8 @@ impl Element for MobileHost {
             // The receiver acknowledges it now: uplink data (see the module doc).
             self.last_uplink = now;
         }
-        if self.paging() && pkt.payload() > 0 {
+        if self.paging() {
+            // Any packet for its endpoints (a SYN too) makes it active.
             self.last_data = now;
             if !self.active {
                 // Paged (spec 5 §2.3): active again, and a route-update builds the routing

@@ -337,7 +337,7 @@ impl DomainNode {
         let paging = self.cfg.paging && matches!(self.cfg.protocol, Protocol::Cip(_));
         let m = &mut self.mobiles[j];
         m.routes.retain(|r| r.1 > now);
-        if paging && m.routes.is_empty() && is_data(pkt) {
+        if paging && m.routes.is_empty() {
             return self.page(now, j, pkt, ctx);
         }
         let radio_down = m.radio.as_ref().map(|r| r.down);
@@ -371,7 +371,8 @@ impl DomainNode {
         }
     }
 
-    /// Cellular IP paging (spec 5 §2.3): a downlink data packet for mobile `j`, which has no
+    /// Cellular IP paging (spec 5 §2.3): a downlink packet (data, a SYN, an ACK) for mobile
+    /// `j`, which has no
     /// routing-cache mapping here, follows the live paging-cache mappings, or where there are
     /// none every downlink interface. A base station broadcasts it in its cell: it reaches the
     /// mobile's radio queue if the mobile hears the cell and is lost otherwise.
@@ -408,7 +409,7 @@ impl DomainNode {
         }
         match n {
             0 => {
-                self.stats.no_state += 1;
+                self.stats.no_state += is_data(pkt) as u64;
                 self.discard(now, j, pkt, DiscardReason::NoState);
                 Disposition::Redirect(Next::Drop(DropReason::NoRoute))
             }

@@ -189,3 +189,30 @@ fn cip_paging_leaves_an_active_mobile_as_it_was() {
     assert_eq!((on.0.paged, on.0.flooded), (0, 0));
     assert!(on.1 > 600, "delivered {}", on.1);
 }
+
+/// A TCP connection opened to an idle mobile: its SYN (no payload) is paged like data, the
+/// mobile turns active and routes the rest (GW pages exactly one packet), and the transfer
+/// runs. Without paging the SYN would meet no state at GW and be dropped, again and again.
+#[test]
+fn cip_paging_reaches_an_idle_mobile_with_a_syn() {
+    let cfg = paging_cfg(Dur::from_secs(2));
+    let (mut w, d) = tree(&cfg, 8.0);
+    let tcp = crate::studies::micromobility::tcp_config(crate::transport::tcp::Variant::Sack, 1000);
+    let at = FlowPlacement {
+        from: d.cn,
+        to: d.mhs[0],
+        start: ms(5000.0),
+        stop: None,
+        dscp: 0,
+    };
+    let f = w.add_tcp_flow("ftp", at, &tcp, crate::app::AppData::Unlimited);
+    w.run();
+    assert_eq!(paging_counts(&w, &d, 0), (1, 0), "GW pages the SYN only");
+    assert!(d.host(&w, 0).is_active());
+    assert!(
+        w.flows[f.idx()].delivered > 300_000,
+        "delivered {}",
+        w.flows[f.idx()].delivered
+    );
+    assert_eq!(d.report(&w).handoff_losses(), 0);
+}
