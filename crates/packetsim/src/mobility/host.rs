@@ -73,7 +73,7 @@ pub struct MobileHost {
     last_uplink: Time,
     /// Cellular IP paging: whether the mobile is active (always, without paging).
     active: bool,
-    /// Cellular IP paging: when it last received data.
+    /// Cellular IP paging: when a packet last reached its endpoints.
     last_data: Time,
     /// Mobile IP: when it last sent a Registration Request.
     last_registration: Time,

@@ -207,7 +207,7 @@ pub struct MobilityConfig {
     /// the foreign agent (20: IP in IP, RFC 2003).
     pub tunnel_bytes: u32,
     /// Cellular IP paging (spec 5 §2.3; false: the mobile is always active, as in the
-    /// paper's runs). On: a mobile with no data for `active_timeout` turns idle, sends
+    /// paper's runs). On: a mobile that receives nothing for `active_timeout` turns idle, sends
     /// paging-updates instead of route-updates, and a downlink packet meeting no routing-cache
     /// mapping follows the paging cache (or, where that has none, every downlink interface).
     pub paging: bool,
@@ -216,7 +216,7 @@ pub struct MobilityConfig {
     pub paging_update_time: Dur,
     /// Cellular IP paging: a paging-cache mapping lives this long after its last refresh (9 s).
     pub paging_timeout: Dur,
-    /// Cellular IP paging: a mobile that has received no data for this long turns idle (3 s).
+    /// Cellular IP paging: a mobile that has received no packet for this long turns idle (3 s).
     pub active_timeout: Dur,
 }
 
