@@ -25,7 +25,7 @@
 use super::host::MobileHost;
 use super::node::{DomainNode, Radio, Tunnel};
 use super::schedule::HandoffSchedule;
-use super::{kind, MobilityConfig, Protocol};
+use super::{kind, DiscardReason, MobilityConfig, Protocol};
 use crate::ids::{Addr, EgressId, ElementId, NodeId};
 use crate::net::{DirectionParams, ErrorModel, Net};
 use crate::queue::{AnyAdmission, DropTail, QueueDisc, QueueLimit};
@@ -124,6 +124,17 @@ pub struct MobilityReport {
     pub family: u16,
     /// Handoffs made by now, all mobiles.
     pub handoffs: u64,
+    /// The handoff losses by why they were discarded (index: [`DiscardReason::index`]; a packet
+    /// discarded at several places counts at the first node in domain order, gateway first,
+    /// then at the mobile).
+    pub loss_by_reason: [u64; DiscardReason::ALL.len()],
+    /// Data packets old base stations held past `hold_time` and discarded, copies included.
+    pub hold_discards: u64,
+    /// Cellular IP paging: downlink packets routed by a paging cache, at every node.
+    pub paged: u64,
+    /// Cellular IP paging: downlink packets flooded for want of a paging-cache mapping, at
+    /// every node.
+    pub flooded: u64,
 }
 
 impl MobilityReport {
@@ -379,10 +390,20 @@ pub fn install(
         .iter()
         .map(|&n| {
             let bs = bss.iter().position(|&b| b == n);
-            let toward = bs_addrs
+            let toward: Vec<Option<EgressId>> = bs_addrs
                 .iter()
                 .map(|a| net.nodes[n.idx()].routes.get(*a))
                 .collect();
+            // Its downlink interfaces: toward a base station, not up toward the gateway.
+            let up = net.nodes[n.idx()].routes.get(gw_addr);
+            let mut children: Vec<EgressId> = Vec::new();
+            if bs.is_none() {
+                for e in toward.iter().flatten() {
+                    if Some(*e) != up && !children.contains(e) {
+                        children.push(*e);
+                    }
+                }
+            }
             let rng = Rng::for_component(seed, &format!("mobility.{}", net.nodes[n.idx()].name));
             let mut el = DomainNode::new(
                 net.addr_of(n),
@@ -398,6 +419,7 @@ pub fn install(
                 let radio = bs.map(|i| Radio::new(radios[j][i].0, radios[j][i].1, radio_rate));
                 el.add_mobile(mh_addrs[j], s.clone(), radio);
             }
+            el.set_children(children);
             el
         })
         .collect();
@@ -461,6 +483,9 @@ pub fn install(
                 .position(|&n| n == at)
                 .expect("a domain node");
             elements[k].preinstall(j, via, until);
+            if cfg.paging {
+                elements[k].preinstall_paging(j, via, Time::ZERO + cfg.paging_timeout);
+            }
             if at == gw {
                 break;
             }
@@ -626,6 +651,9 @@ impl MobilityReport {
             r.radio_lost += s.uplink_radio_lost;
             r.radio_overflow += s.radio_overflow;
             r.forwarded += s.forwarded;
+            r.hold_discards += s.hold_discards;
+            r.paged += s.paged;
+            r.flooded += s.flooded;
             for (c, n) in r.control_sent.iter_mut().zip(s.control_sent) {
                 *c += n;
             }
@@ -654,6 +682,7 @@ impl MobilityReport {
                     r.handoff_loss.resize(d.handoff + 1, 0);
                 }
                 r.handoff_loss[d.handoff] += 1;
+                r.loss_by_reason[d.reason.index()] += 1;
             }
         }
         r

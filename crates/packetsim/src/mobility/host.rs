@@ -12,7 +12,7 @@
 //! (spec 5 §2.6), so a TCP packet handed to them is an uplink packet sent at that instant.
 
 use super::schedule::HandoffSchedule;
-use super::{kind, CipHandoff, Discard, MobilityConfig, Protocol};
+use super::{kind, CipHandoff, Discard, DiscardReason, MobilityConfig, Protocol};
 use crate::ids::{Addr, EgressId, NodeId};
 use crate::net::{Disposition, Element, ElementCtx, HostRoute, NextHops, Via};
 use crate::packet::{Body, ControlHeader, Packet};
@@ -71,6 +71,10 @@ pub struct MobileHost {
     actions: VecDeque<(Time, Action)>,
     attached: usize,
     last_uplink: Time,
+    /// Cellular IP paging: whether the mobile is active (always, without paging).
+    active: bool,
+    /// Cellular IP paging: when a packet last reached its endpoints.
+    last_data: Time,
     /// Mobile IP: when it last sent a Registration Request.
     last_registration: Time,
     rng: Rng,
@@ -125,6 +129,8 @@ impl MobileHost {
             peers,
             actions,
             last_uplink: Time::ZERO,
+            active: true,
+            last_data: Time::ZERO,
             last_registration: Time::ZERO,
             rng,
             seen: HashMap::new(),
@@ -149,6 +155,15 @@ impl MobileHost {
     /// Its protocol.
     pub fn protocol(&self) -> Protocol {
         self.cfg.protocol
+    }
+
+    /// Cellular IP paging: whether it is active (always true without paging).
+    pub fn is_active(&self) -> bool {
+        self.active
+    }
+
+    fn paging(&self) -> bool {
+        self.cfg.paging && matches!(self.cfg.protocol, Protocol::Cip(_))
     }
 
     /// Handoffs it has made (switches to another base station begun).
@@ -207,7 +222,7 @@ impl Element for MobileHost {
         now: Time,
         via: Option<EgressId>,
         pkt: &mut Packet,
-        _ctx: &mut ElementCtx,
+        ctx: &mut ElementCtx,
     ) -> Disposition {
         let Some(bs) = self.radios.iter().position(|r| Some(r.1) == via) else {
             return Disposition::Pass;
@@ -222,6 +237,7 @@ impl Element for MobileHost {
                     mh: self.index,
                     uid: pkt.uid,
                     handoff: self.schedule.done_by(now),
+                    reason: DiscardReason::Unheard,
                 });
             }
             return Disposition::Consume;
@@ -241,16 +257,37 @@ impl Element for MobileHost {
             // The receiver acknowledges it now: uplink data (see the module doc).
             self.last_uplink = now;
         }
+        if self.paging() {
+            // Any packet for its endpoints (a SYN too) makes it active.
+            self.last_data = now;
+            if !self.active {
+                // Paged (spec 5 §2.3): active again, and a route-update builds the routing
+                // caches from here to the gateway.
+                self.active = true;
+                let args = [self.addr.0, 0, 0, 0];
+                let (gw, bs) = (self.gateway, self.attached);
+                self.send_control(ctx, kind::ROUTE_UPDATE, gw, args, bs);
+                self.last_uplink = now;
+            }
+        }
         Disposition::Pass
     }
 
     fn on_timer(&mut self, now: Time, ctx: &mut ElementCtx) {
+        if self.paging() && self.active && now >= self.last_data + self.cfg.active_timeout {
+            // No data for active_timeout: idle; paging-updates from now on.
+            self.active = false;
+        }
         while self.actions.front().is_some_and(|a| a.0 <= now) {
             let (_, action) = self.actions.pop_front().expect("due");
             let mh = self.addr.0;
             match action {
                 Action::Semisoft { to } => {
-                    self.send_control(ctx, kind::SEMISOFT, self.gateway, [mh, 0, 0, 0], to);
+                    // An idle mobile has no route to hand over; it reports the new cell at
+                    // the attachment.
+                    if self.active {
+                        self.send_control(ctx, kind::SEMISOFT, self.gateway, [mh, 0, 0, 0], to);
+                    }
                 }
                 Action::Attach { from, to } => {
                     self.attached = to;
@@ -259,13 +296,13 @@ impl Element for MobileHost {
                     }
                     match self.cfg.protocol {
                         Protocol::Cip(_) => {
-                            self.send_control(
-                                ctx,
-                                kind::ROUTE_UPDATE,
-                                self.gateway,
-                                [mh, 0, 0, 0],
-                                to,
-                            );
+                            // An idle mobile's cell change is a paging-update (spec 5 §2.3).
+                            let k = if self.active {
+                                kind::ROUTE_UPDATE
+                            } else {
+                                kind::PAGING_UPDATE
+                            };
+                            self.send_control(ctx, k, self.gateway, [mh, 0, 0, 0], to);
                             self.last_uplink = now;
                         }
                         Protocol::Hawaii(_) => {
@@ -284,15 +321,19 @@ impl Element for MobileHost {
                 }
             }
         }
-        if matches!(self.cfg.protocol, Protocol::Cip(_))
-            && now >= self.last_uplink + self.cfg.route_update_time
-        {
-            // Silent for route_update_time: a route-update (spec 5 §2.3). Inside a layer-2
-            // gap it cannot send; it will at the attachment.
+        let (k, every) = if self.active {
+            (kind::ROUTE_UPDATE, self.cfg.route_update_time)
+        } else {
+            (kind::PAGING_UPDATE, self.cfg.paging_update_time)
+        };
+        if matches!(self.cfg.protocol, Protocol::Cip(_)) && now >= self.last_uplink + every {
+            // Silent for route_update_time: a route-update (spec 5 §2.3); idle, silent for
+            // paging_update_time: a paging-update. Inside a layer-2 gap it cannot send; it
+            // will at the attachment.
             if self.schedule.serving(now).is_some() {
                 let mh = self.addr.0;
                 let bs = self.attached;
-                self.send_control(ctx, kind::ROUTE_UPDATE, self.gateway, [mh, 0, 0, 0], bs);
+                self.send_control(ctx, k, self.gateway, [mh, 0, 0, 0], bs);
             }
             self.last_uplink = now;
         }
@@ -311,6 +352,13 @@ impl Element for MobileHost {
     fn next_timeout(&self) -> Option<Time> {
         let action = self.actions.front().map(|a| a.0);
         let update = match self.cfg.protocol {
+            Protocol::Cip(_) if !self.active => {
+                Some(self.last_uplink + self.cfg.paging_update_time)
+            }
+            Protocol::Cip(_) if self.paging() => Some(
+                (self.last_uplink + self.cfg.route_update_time)
+                    .min(self.last_data + self.cfg.active_timeout),
+            ),
             Protocol::Cip(_) => Some(self.last_uplink + self.cfg.route_update_time),
             Protocol::Hawaii(_) => None,
             Protocol::MobileIp => Some(self.reregistration()),

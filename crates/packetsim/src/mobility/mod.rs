@@ -16,6 +16,12 @@
 //! - `domain`: the canonical tree of spec 5 §3 built as a [`crate::world::World`], and the
 //!   run's mobility metrics gathered from its elements.
 //!
+//! Cellular IP paging (spec 5 §2.3) is an option ([`MobilityConfig::paging`], off as in the
+//! paper's runs, where the mobile is always active): nodes keep a paging cache beside the
+//! routing cache, an idle mobile refreshes it with paging-updates, and a downlink packet that
+//! meets no routing-cache mapping follows the paging cache, or where that has none every
+//! downlink interface, until the mobile's route-update builds the routing caches.
+//!
 //! Mobile IP (RFC 5944), the macro-mobility baseline the paper sets beside them, runs on the
 //! same elements: every base station is a foreign agent, a home agent (at the gateway, or at a
 //! node of its own between the correspondent and the gateway, [`TreeParams::home_agent_delay`])
@@ -32,6 +38,8 @@ mod node;
 mod schedule;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_paging;
 #[cfg(test)]
 mod tests_tcp;
 
@@ -66,6 +74,9 @@ pub mod kind {
     /// HAWAII UNF path setup (new → old base station, entries re-pointed on the way);
     /// `args[1]`: new base station index.
     pub const PATH_SETUP_UNF: u16 = 3;
+    /// Cellular IP paging-update (idle mobile → gateway, hop by hop; refreshes paging caches
+    /// only).
+    pub const PAGING_UPDATE: u16 = 3;
     /// HAWAII refresh (serving base station → domain root, hop by hop).
     pub const REFRESH: u16 = 4;
     /// Mobile IP Registration Request (RFC 5944 §3.3; mobile → foreign agent, relayed to the
@@ -82,6 +93,7 @@ pub mod kind {
         match (family, k) {
             (super::FAMILY_CIP, ROUTE_UPDATE) => "route_update",
             (super::FAMILY_CIP, SEMISOFT) => "semisoft",
+            (super::FAMILY_CIP, PAGING_UPDATE) => "paging_update",
             (super::FAMILY_HAWAII, REGISTER) => "register",
             (super::FAMILY_HAWAII, PATH_SETUP) => "path_setup",
             (super::FAMILY_HAWAII, PATH_SETUP_UNF) => "path_setup_unf",
@@ -194,6 +206,18 @@ pub struct MobilityConfig {
     /// Mobile IP: bytes the home agent's tunnel adds to every downlink packet between it and
     /// the foreign agent (20: IP in IP, RFC 2003).
     pub tunnel_bytes: u32,
+    /// Cellular IP paging (spec 5 §2.3; false: the mobile is always active, as in the
+    /// paper's runs). On: a mobile that receives nothing for `active_timeout` turns idle, sends
+    /// paging-updates instead of route-updates, and a downlink packet meeting no routing-cache
+    /// mapping follows the paging cache (or, where that has none, every downlink interface).
+    pub paging: bool,
+    /// Cellular IP paging: an idle mobile that has sent nothing for this long sends a
+    /// paging-update (3 s; INFERRED, see [`MobilityConfig::new`]).
+    pub paging_update_time: Dur,
+    /// Cellular IP paging: a paging-cache mapping lives this long after its last refresh (9 s).
+    pub paging_timeout: Dur,
+    /// Cellular IP paging: a mobile that has received no packet for this long turns idle (3 s).
+    pub active_timeout: Dur,
 }
 
 impl MobilityConfig {
@@ -216,6 +240,14 @@ impl MobilityConfig {
             radio_queue: 50,
             mip_lifetime: Dur::from_secs(30),
             tunnel_bytes: 20,
+            // Spec 5 gives no paging values, only that paging caches follow the movement time
+            // scale and routing caches the packet time scale. INFERRED: paging-updates 3x as
+            // far apart as route-updates, with the routing cache's 1:3 ratio of update period
+            // to timeout; a mobile turns idle after one route timeout without data.
+            paging: false,
+            paging_update_time: Dur::from_secs(3),
+            paging_timeout: Dur::from_secs(9),
+            active_timeout: Dur::from_secs(3),
         }
     }
 
@@ -242,9 +274,54 @@ impl MobilityConfig {
     }
 }
 
+/// Why and where a data packet for a mobile was thrown away ([`Discard`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DiscardReason {
+    /// In the radio queue of a base station the mobile had left, past `hold_time`.
+    Hold,
+    /// At the full radio queue of a base station the mobile did not hear (held packets, bicast
+    /// copies waiting for the mobile).
+    RadioFull,
+    /// At a node with no live soft state for the mobile.
+    NoState,
+    /// Sent over a radio the mobile did not hear (blind old base station, no delay device).
+    Unheard,
+    /// Cellular IP paging: a paged or flooded copy at a base station whose cell the mobile is
+    /// not in.
+    PageMiss,
+}
+
+impl DiscardReason {
+    /// Every reason, in the order of [`DiscardReason::index`].
+    pub const ALL: [DiscardReason; 5] = [
+        DiscardReason::Hold,
+        DiscardReason::RadioFull,
+        DiscardReason::NoState,
+        DiscardReason::Unheard,
+        DiscardReason::PageMiss,
+    ];
+
+    /// Its index in [`DiscardReason::ALL`].
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// Its name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            DiscardReason::Hold => "hold",
+            DiscardReason::RadioFull => "radio_full",
+            DiscardReason::NoState => "no_state",
+            DiscardReason::Unheard => "unheard",
+            DiscardReason::PageMiss => "page_miss",
+        }
+    }
+}
+
 /// One data packet the network threw away on the mobile's path (held too long, no route
-/// state, sent to a mobile that could not hear it): its uid and the number of handoffs done
-/// when it was discarded. It is a handoff loss only if no copy of it reached the mobile.
+/// state, sent to a mobile that could not hear it): its uid, the number of handoffs done
+/// when it was discarded and why. It is a handoff loss only if no copy of it reached the
+/// mobile.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Discard {
     /// Which mobile it was for (index in the domain).
@@ -253,4 +330,6 @@ pub struct Discard {
     pub uid: u64,
     /// Handoffs the mobile had made by then.
     pub handoff: usize,
+    /// Why (and so where) it was discarded.
+    pub reason: DiscardReason,
 }

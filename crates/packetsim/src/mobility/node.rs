@@ -18,8 +18,8 @@
 
 use super::schedule::{HandoffSchedule, Listen};
 use super::{
-    kind, Departure, Discard, HawaiiScheme, MobilityConfig, Protocol, FAMILY_CIP, FAMILY_HAWAII,
-    FAMILY_MIP,
+    kind, Departure, Discard, DiscardReason, HawaiiScheme, MobilityConfig, Protocol, FAMILY_CIP,
+    FAMILY_HAWAII, FAMILY_MIP,
 };
 use crate::ids::{Addr, EgressId};
 use crate::net::{Disposition, Element, ElementCtx, Next, NextHops, Via};
@@ -75,6 +75,8 @@ struct Mobile {
     radio: Option<Radio>,
     /// Mobile IP, at the home agent: the binding (foreign agent's base-station index, expiry).
     binding: Option<(usize, Time)>,
+    /// Cellular IP paging cache: live-until downlink egresses.
+    paging: Vec<(EgressId, Time)>,
 }
 
 /// What a node counted.
@@ -94,6 +96,12 @@ pub struct NodeStats {
     pub uplink_unheard: u64,
     /// Held packets an old base station forwarded to the new one (HAWAII MSF).
     pub forwarded: u64,
+    /// Cellular IP paging: downlink packets that met no routing-cache mapping and left by the
+    /// paging cache.
+    pub paged: u64,
+    /// Cellular IP paging: downlink packets that met neither cache and left on every downlink
+    /// interface.
+    pub flooded: u64,
     /// Data packets thrown away on a mobile's path (see [`Discard`]).
     pub discards: Vec<Discard>,
 }
@@ -119,12 +127,25 @@ pub struct DomainNode {
     wake: Option<Time>,
     /// Mobile IP: the home agent's address and the domain's tunnel table.
     mip: Option<(Addr, Tunnel)>,
+    /// Its downlink interfaces (toward the base stations below it; at a base station, none:
+    /// its radios), where Cellular IP paging floods.
+    children: Vec<EgressId>,
     /// What it counted.
     pub stats: NodeStats,
 }
 
 fn is_data(p: &Packet) -> bool {
     p.payload() > 0
+}
+
+/// Soft state: drops the lapsed mappings, then `via`'s lives `life` from `now`.
+fn refresh(map: &mut Vec<(EgressId, Time)>, now: Time, via: EgressId, life: packetsim_kernel::Dur) {
+    let until = now + life;
+    map.retain(|r| r.1 > now);
+    match map.iter_mut().find(|r| r.0 == via) {
+        Some(r) => r.1 = until,
+        None => map.push((via, until)),
+    }
 }
 
 impl DomainNode {
@@ -158,6 +179,7 @@ impl DomainNode {
             next_refresh,
             wake: next_refresh,
             mip: None,
+            children: Vec::new(),
             stats: NodeStats::default(),
         }
     }
@@ -171,7 +193,26 @@ impl DomainNode {
             routes: Vec::new(),
             radio,
             binding: None,
+            paging: Vec::new(),
         });
+    }
+
+    /// Cellular IP paging: this node's downlink interfaces (toward the base stations below it),
+    /// where a packet meeting neither cache is flooded.
+    pub fn set_children(&mut self, children: Vec<EgressId>) {
+        self.children = children;
+    }
+
+    /// Cellular IP paging: sets mobile `j`'s paging cache here to `via` until `until` (the
+    /// path that exists at time 0).
+    pub fn preinstall_paging(&mut self, j: usize, via: EgressId, until: Time) {
+        self.mobiles[j].paging = vec![(via, until)];
+    }
+
+    /// Cellular IP paging: mobile `j`'s paging-cache mappings here (egress, expiry), live or
+    /// not.
+    pub fn paging_entries(&self, j: usize) -> &[(EgressId, Time)] {
+        &self.mobiles[j].paging
     }
 
     /// Mobile IP: this node belongs to a domain whose home agent is at `home_agent` and whose
@@ -247,15 +288,30 @@ impl DomainNode {
         ctx.send(p, via);
     }
 
-    /// Cellular IP: a mapping for mobile `j` on `via` lives `route_timeout` from now.
+    /// Cellular IP: a mapping for mobile `j` on `via` lives `route_timeout` from now (with
+    /// paging, its paging-cache mapping `paging_timeout`: every uplink packet refreshes both,
+    /// spec 5 §2.3).
     fn cip_refresh(&mut self, now: Time, j: usize, via: EgressId) {
-        let until = now + self.cfg.route_timeout;
-        let routes = &mut self.mobiles[j].routes;
-        routes.retain(|r| r.1 > now);
-        match routes.iter_mut().find(|r| r.0 == via) {
-            Some(r) => r.1 = until,
-            None => routes.push((via, until)),
+        refresh(
+            &mut self.mobiles[j].routes,
+            now,
+            via,
+            self.cfg.route_timeout,
+        );
+        if self.cfg.paging {
+            self.pc_refresh(now, j, via);
         }
+    }
+
+    /// Cellular IP paging: mobile `j`'s paging-cache mapping on `via` lives `paging_timeout`
+    /// from now.
+    fn pc_refresh(&mut self, now: Time, j: usize, via: EgressId) {
+        refresh(
+            &mut self.mobiles[j].paging,
+            now,
+            via,
+            self.cfg.paging_timeout,
+        );
     }
 
     /// HAWAII: mobile `j`'s single entry points at `via` for `3·T_ref` from now.
@@ -264,21 +320,26 @@ impl DomainNode {
         self.mobiles[j].routes = vec![(via, until)];
     }
 
-    fn discard(&mut self, now: Time, j: usize, p: &Packet) {
+    fn discard(&mut self, now: Time, j: usize, p: &Packet, reason: DiscardReason) {
         if is_data(p) {
             let handoff = self.mobiles[j].schedule.done_by(now);
             self.stats.discards.push(Discard {
                 mh: j,
                 uid: p.uid,
                 handoff,
+                reason,
             });
         }
     }
 
     /// A downlink packet for mobile `j`: forwarded by the live soft state.
     fn downlink(&mut self, now: Time, j: usize, pkt: &Packet, ctx: &mut ElementCtx) -> Disposition {
+        let paging = self.cfg.paging && matches!(self.cfg.protocol, Protocol::Cip(_));
         let m = &mut self.mobiles[j];
         m.routes.retain(|r| r.1 > now);
+        if paging && m.routes.is_empty() {
+            return self.page(now, j, pkt, ctx);
+        }
         let radio_down = m.radio.as_ref().map(|r| r.down);
         let mut hops = [EgressId(0); NextHops::CAPACITY];
         let mut n = 0;
@@ -300,7 +361,56 @@ impl DomainNode {
         match n {
             0 => {
                 self.stats.no_state += is_data(pkt) as u64;
-                self.discard(now, j, pkt);
+                self.discard(now, j, pkt, DiscardReason::NoState);
+                Disposition::Redirect(Next::Drop(DropReason::NoRoute))
+            }
+            1 => Disposition::Redirect(Next::Egress(hops[0])),
+            _ => Disposition::Redirect(Next::Many(
+                NextHops::many(&hops[..n]).expect("at most CAPACITY hops"),
+            )),
+        }
+    }
+
+    /// Cellular IP paging (spec 5 §2.3): a downlink packet (data, a SYN, an ACK) for mobile
+    /// `j`, which has no
+    /// routing-cache mapping here, follows the live paging-cache mappings, or where there are
+    /// none every downlink interface. A base station broadcasts it in its cell: it reaches the
+    /// mobile's radio queue if the mobile hears the cell and is lost otherwise.
+    fn page(&mut self, now: Time, j: usize, pkt: &Packet, ctx: &mut ElementCtx) -> Disposition {
+        let m = &mut self.mobiles[j];
+        m.paging.retain(|r| r.1 > now);
+        if let Some(bs) = self.bs {
+            if m.schedule.listen(now, bs) == Listen::Hears {
+                if m.paging.is_empty() {
+                    self.stats.flooded += 1;
+                } else {
+                    self.stats.paged += 1;
+                }
+                self.radio_enqueue(now, j, pkt.clone(), ctx);
+                return Disposition::Consume;
+            }
+            self.discard(now, j, pkt, DiscardReason::PageMiss);
+            return Disposition::Redirect(Next::Drop(DropReason::NoRoute));
+        }
+        let mut hops = [EgressId(0); NextHops::CAPACITY];
+        let mut n = 0;
+        let from: Vec<EgressId> = if m.paging.is_empty() {
+            self.stats.flooded += 1;
+            self.children.clone()
+        } else {
+            self.stats.paged += 1;
+            m.paging.iter().map(|r| r.0).collect()
+        };
+        for e in from {
+            if n < hops.len() && !hops[..n].contains(&e) {
+                hops[n] = e;
+                n += 1;
+            }
+        }
+        match n {
+            0 => {
+                self.stats.no_state += is_data(pkt) as u64;
+                self.discard(now, j, pkt, DiscardReason::NoState);
                 Disposition::Redirect(Next::Drop(DropReason::NoRoute))
             }
             1 => Disposition::Redirect(Next::Egress(hops[0])),
@@ -322,7 +432,7 @@ impl DomainNode {
             // of the handoff; at the serving base station it is congestion.
             let bs = self.bs.expect("a radio at a base station");
             if self.mobiles[j].schedule.listen(now, bs) != Listen::Hears {
-                self.discard(now, j, &pkt);
+                self.discard(now, j, &pkt, DiscardReason::RadioFull);
             }
             return;
         }
@@ -355,6 +465,7 @@ impl DomainNode {
                                     mh: j,
                                     uid: p.uid,
                                     handoff: k,
+                                    reason: DiscardReason::Hold,
                                 });
                             }
                         }
@@ -414,6 +525,9 @@ impl DomainNode {
         match (self.cfg.protocol, c.kind) {
             (Protocol::Cip(_), kind::ROUTE_UPDATE | kind::SEMISOFT) => {
                 self.cip_refresh(now, j, back);
+            }
+            (Protocol::Cip(_), kind::PAGING_UPDATE) if self.cfg.paging => {
+                self.pc_refresh(now, j, back);
             }
             (Protocol::Hawaii(scheme), kind::REGISTER) if mine => {
                 // The new base station: its entry points at the radio; the path setup leaves
@@ -548,7 +662,7 @@ impl DomainNode {
                 return Disposition::Consume;
             }
             self.stats.no_state += is_data(pkt) as u64;
-            self.discard(now, j, pkt);
+            self.discard(now, j, pkt, DiscardReason::NoState);
             return Disposition::Redirect(Next::Drop(DropReason::NoRoute));
         }
         let Some(j) = self.mobile_by_addr(pkt.dst) else {
@@ -564,7 +678,7 @@ impl DomainNode {
             }
             _ => {
                 self.stats.no_state += is_data(pkt) as u64;
-                self.discard(now, j, pkt);
+                self.discard(now, j, pkt, DiscardReason::NoState);
                 Disposition::Redirect(Next::Drop(DropReason::NoRoute))
             }
         }

@@ -71,6 +71,14 @@ pub(crate) struct RawMobility {
     pub mip_lifetime: Option<Dur>,
     #[serde(default)]
     pub tunnel_bytes: Option<u32>,
+    #[serde(default)]
+    pub paging: Option<bool>,
+    #[serde(default, with = "units::dur::opt")]
+    pub paging_update_time: Option<Dur>,
+    #[serde(default, with = "units::dur::opt")]
+    pub paging_timeout: Option<Dur>,
+    #[serde(default, with = "units::dur::opt")]
+    pub active_timeout: Option<Dur>,
 }
 
 /// `{ at = "7.5s", to = "bs2" }`: one explicit handoff.
@@ -204,6 +212,47 @@ impl Ctx<'_> {
             Some(RawDeparture::Hold) | None => Departure::Hold,
         };
         cfg.loss_uplink = m.loss_uplink.unwrap_or(cfg.loss_uplink);
+        cfg.paging = m.paging.unwrap_or(false);
+        if cfg.paging && !matches!(protocol, Protocol::Cip(_)) {
+            return Err(self.err(
+                &path.key("paging"),
+                "paging belongs to Cellular IP (protocol = \"cip_semisoft\" or \"cip_hard\")",
+            ));
+        }
+        for (key, given) in [
+            ("paging_update_time", m.paging_update_time),
+            ("paging_timeout", m.paging_timeout),
+            ("active_timeout", m.active_timeout),
+        ] {
+            if given.is_some() && !cfg.paging {
+                return Err(self.err(
+                    &path.key(key),
+                    format!("`{key}` sets Cellular IP paging: it needs `paging = true`"),
+                ));
+            }
+        }
+        cfg.paging_update_time = positive(
+            "paging_update_time",
+            m.paging_update_time,
+            cfg.paging_update_time,
+        )?;
+        cfg.paging_timeout = positive("paging_timeout", m.paging_timeout, cfg.paging_timeout)?;
+        cfg.active_timeout = positive("active_timeout", m.active_timeout, cfg.active_timeout)?;
+        if cfg.paging && cfg.paging_timeout <= cfg.paging_update_time {
+            return Err(self.err(
+                &path.key(if m.paging_timeout.is_some() {
+                    "paging_timeout"
+                } else {
+                    "paging_update_time"
+                }),
+                format!(
+                    "expected paging_timeout ({} s) above paging_update_time ({} s): an idle \
+                     mobile's paging-cache mappings would lapse between its paging-updates",
+                    cfg.paging_timeout.as_secs_f64(),
+                    cfg.paging_update_time.as_secs_f64()
+                ),
+            ));
+        }
         cfg.control_bytes = m.control_bytes.unwrap_or(cfg.control_bytes);
         cfg.tunnel_bytes = m.tunnel_bytes.unwrap_or(cfg.tunnel_bytes);
         if let Some(q) = m.radio_queue {

@@ -252,6 +252,44 @@ fn bad_mobility_keys_are_located() {
         "mobility.home_agent",
         "a node of its own",
     );
+    // Cellular IP paging (spec 5 §2.3).
+    refused(
+        &text,
+        &["mobility.protocol=\"hawaii_msf\"", "mobility.paging=true"],
+        0,
+        "mobility.paging",
+        "belongs to Cellular IP",
+    );
+    refused(
+        &text,
+        &["mobility.paging_timeout=\"20s\""],
+        0,
+        "mobility.paging_timeout",
+        "needs `paging = true`",
+    );
+    refused(
+        &text,
+        &["mobility.paging=true", "mobility.active_timeout=\"0s\""],
+        0,
+        "mobility.active_timeout",
+        "positive duration",
+    );
+    refused(
+        &text,
+        &["mobility.paging=true", "mobility.paging_timeout=\"2s\""],
+        0,
+        "mobility.paging_timeout",
+        "paging_timeout (2 s) above paging_update_time (3 s)",
+    );
+    let sc = load(
+        &text,
+        &["mobility.paging=true", "mobility.paging_update_time=\"4s\""],
+    )
+    .unwrap();
+    let c = sc.mobility.expect("[mobility]").config;
+    assert!(c.paging);
+    assert_eq!(c.paging_update_time, Dur::from_secs(4));
+    assert_eq!(c.paging_timeout, Dur::from_secs(9), "the default");
     refused(
         &text,
         &["mobility.colour=\"red\""],
