@@ -432,3 +432,38 @@ fn bbr_fills_a_dumbbell_bottleneck_with_a_small_queue() {
     );
     assert_eq!(b.flows["f"].variant.as_deref(), Some("bbr"));
 }
+
+// Linux `bbr_set_state` (TCP_CA_Loss: "treat RTO like end of a round"): a timeout counts as
+// a round start for the full-pipe check (draft §4.3.2.2, three round starts without 25%
+// BtlBw growth). Without it, after a timeout the next new segment waits behind go-back-N, no
+// round ends, and Startup's 2/ln 2 pacing gain outlives every timeout: in
+// bench/validate/ns3's bbr-1 the go-back-N resend then left at about 2.9 × the bottleneck
+// rate, lost the hole's retransmission again and stalled for the backed-off RTO.
+#[test]
+fn timeouts_count_as_round_ends_so_startup_ends() {
+    let mut p = pipe();
+    p.run_until(Time::from_millis(200));
+    assert_eq!(p.bbr.state(), BbrState::Startup);
+    assert!(!p.bbr.filled_pipe());
+    let bw = p.bbr.btl_bw();
+    let mut states = Vec::new();
+    for _ in 0..4 {
+        p.st.bytes_in_flight = p.st.cwnd;
+        p.bbr
+            .on_congestion(&mut p.st, super::cc::Congestion::Timeout);
+        states.push(p.bbr.state());
+    }
+    // BtlBw unchanged (no ACK between): the first timeout takes the plateau reference
+    // (BtlBw grew by more than 25% since the last round start), the next three count.
+    assert_eq!(p.bbr.btl_bw(), bw);
+    assert_eq!(
+        states,
+        [
+            BbrState::Startup,
+            BbrState::Startup,
+            BbrState::Startup,
+            BbrState::Drain
+        ]
+    );
+    assert_eq!(p.bbr.pacing_gain(), DRAIN_GAIN);
+}

@@ -56,6 +56,10 @@
 //! - No app-limited marking of rate samples (the delivery-rate draft's `is_app_limited`):
 //!   every sample enters the max filter; an app-limited sample can only be low, and the
 //!   filter keeps the maximum.
+//! - A timeout counts as a round start for Startup's full-pipe check (Linux `bbr_set_state`;
+//!   the draft is silent), keeping the plateau reference: after a timeout no new segment is
+//!   acknowledged until go-back-N has passed the hole, so rounds would stop and Startup's
+//!   gain outlive every timeout.
 //! - ProbeBW starts in the first 1.0 phase (index 2), not a random one: runs stay a function
 //!   of the seed without giving the controller a random stream.
 //! - ECN is ignored (BBR v1 does not use it).
@@ -407,6 +411,19 @@ impl Bbr {
         }
     }
 
+    /// A timeout ends a round trip for the full-pipe check (Linux `bbr_set_state`: "treat
+    /// RTO like end of a round"): after a timeout the next new segment waits behind the
+    /// go-back-N resend, so without this Startup's gain outlives any number of timeouts.
+    /// Unlike Linux, the plateau reference (`full_bw`) is kept.
+    fn timeout_round(&mut self) {
+        self.round_start = true;
+        self.check_full_pipe();
+        self.round_start = false;
+        if self.state == BbrState::Startup && self.filled_pipe {
+            self.enter_drain();
+        }
+    }
+
     /// Draft §4.3.2.2: full when BtlBw grew by less than 25% in three round starts.
     fn check_full_pipe(&mut self) {
         if self.filled_pipe || !self.round_start {
@@ -573,6 +590,7 @@ impl CongestionControl for Bbr {
                 st.ssthresh = self.ssthresh_after(st);
             }
             Congestion::Timeout => {
+                self.timeout_round();
                 self.prior_cwnd = self.saved_cwnd(st.cwnd);
                 self.restore_pending = true;
                 self.loss_in_phase = true;
@@ -582,6 +600,7 @@ impl CongestionControl for Bbr {
             // As a timeout, the ssthresh of the recovery kept (the window before the
             // recovery was saved on entering it).
             Congestion::RecoveryTimeout => {
+                self.timeout_round();
                 self.restore_pending = true;
                 self.loss_in_phase = true;
                 st.cwnd = st.mss;
