@@ -87,6 +87,10 @@ impl<T> Slab<T> {
     pub fn high_water(&self) -> usize {
         self.slots.len()
     }
+    /// The stored values, in slot order.
+    pub fn iter(&self) -> impl Iterator<Item = &T> {
+        self.slots.iter().flatten()
+    }
 }
 
 #[cfg(test)]
