@@ -87,6 +87,10 @@ impl<T> Slab<T> {
     pub fn high_water(&self) -> usize {
         self.slots.len()
     }
+    /// The stored values, in slot order.
+    pub fn iter(&self) -> impl Iterator<Item = &T> {
+        self.slots.iter().flatten()
+    }
 }
 
 #[cfg(test)]
@@ -107,5 +111,18 @@ mod tests {
         s.discard(b);
         assert_eq!(s.len(), 1);
         assert_eq!(s.insert(4), b, "a discarded slot is reused");
+    }
+
+    #[test]
+    fn iter_yields_the_live_values_in_slot_order() {
+        let mut s = Slab::default();
+        let a = s.insert(1);
+        s.insert(2);
+        let c = s.insert(3);
+        s.remove(a);
+        s.discard(c);
+        assert_eq!(s.iter().copied().collect::<Vec<_>>(), vec![2]);
+        assert_eq!(s.insert(5), c, "the last freed slot first");
+        assert_eq!(s.iter().copied().collect::<Vec<_>>(), vec![2, 5]);
     }
 }

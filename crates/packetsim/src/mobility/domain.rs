@@ -102,11 +102,14 @@ pub struct Domain {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MobilityReport {
     /// Data packets the network discarded (held too long, no state, unheard) of which no copy
-    /// reached the mobile (nor its radio, to be lost there to radio error), by the number of handoffs done when discarded (index 0: before the
-    /// first handoff).
+    /// reached the mobile (nor its radio, to be lost there to radio error) and none is still
+    /// on its way to it when the report is made (on a link, or in a base station's radio
+    /// queue), by the number of handoffs done when discarded (index 0: before the first
+    /// handoff).
     pub handoff_loss: Vec<u64>,
     /// Discarded data packets of which a copy did reach the mobile, or its radio and was lost
-    /// there to radio error (bicast waste; the radio loss is counted in `radio_lost`).
+    /// there to radio error, or is still on its way to it when the report is made (bicast
+    /// waste; the radio loss is counted in `radio_lost`).
     pub wasted_copies: u64,
     /// Duplicate data packets at the mobiles.
     pub duplicates: u64,
@@ -610,7 +613,7 @@ impl Domain {
         let ha = self.ha_element.map(|_| self.home_agent(world));
         let nodes = (0..self.nodes.len()).map(|k| self.node(world, k)).chain(ha);
         let hosts = (0..self.hosts.len()).map(|j| self.host(world, j));
-        MobilityReport::gather(nodes, hosts)
+        MobilityReport::gather(nodes, hosts, world)
     }
 }
 
@@ -630,20 +633,30 @@ impl MobilityReport {
             .elements
             .iter()
             .filter_map(|s| s.element.as_any().downcast_ref::<DomainNode>());
-        Some(MobilityReport::gather(nodes, hosts.into_iter()))
+        Some(MobilityReport::gather(nodes, hosts.into_iter(), world))
     }
 
-    /// The metrics of these nodes and hosts (hosts in mobile order).
+    /// The metrics of these nodes and hosts (hosts in mobile order) in `world`.
     fn gather<'w>(
         nodes: impl Iterator<Item = &'w DomainNode>,
         hosts: impl Iterator<Item = &'w MobileHost> + Clone,
+        world: &World,
     ) -> MobilityReport {
         let mut r = MobilityReport::default();
+        let nodes: Vec<&DomainNode> = nodes.collect();
         // A copy that reached the mobile, or reached its radio and was lost to radio error.
         let stats: Vec<&super::HostStats> = hosts.clone().map(|h| &h.stats).collect();
         let reached = |j: usize, uid: &u64| {
             stats[j].received.contains(uid) || stats[j].radio_lost_uids.contains(uid)
         };
+        // A copy still on its way: on a link (queued, in transmission, propagating) or in a
+        // base station's radio queue (waiting, or held: a held copy is not yet discarded). A
+        // discarded copy whose twin is still on its way when the run ends is bicast waste, not
+        // a loss (uids are unique within a run and copies share theirs).
+        let mut on_its_way: HashSet<u64> = world.packets_alive().map(|p| p.uid).collect();
+        for el in &nodes {
+            on_its_way.extend(el.radio_queue_uids());
+        }
         let mut discards = Vec::new();
         for el in nodes {
             let s = &el.stats;
@@ -675,7 +688,7 @@ impl MobilityReport {
             if !counted.insert((d.mh, d.uid)) {
                 continue;
             }
-            if reached(d.mh, &d.uid) {
+            if reached(d.mh, &d.uid) || on_its_way.contains(&d.uid) {
                 r.wasted_copies += 1;
             } else {
                 if r.handoff_loss.len() <= d.handoff {

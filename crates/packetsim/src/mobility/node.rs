@@ -258,6 +258,15 @@ impl DomainNode {
         self.mobiles[j].radio.as_ref().map_or(0, |r| r.queue.len())
     }
 
+    /// The uids of the packets in this base station's radio queues, every mobile's (held or
+    /// waiting to be sent; none at a node that is not a base station).
+    pub fn radio_queue_uids(&self) -> impl Iterator<Item = u64> + '_ {
+        self.mobiles
+            .iter()
+            .flat_map(|m| m.radio.iter())
+            .flat_map(|r| r.queue.iter().map(|p| p.uid))
+    }
+
     fn mobile_by_addr(&self, a: Addr) -> Option<usize> {
         self.mobiles.iter().position(|m| m.addr == a)
     }

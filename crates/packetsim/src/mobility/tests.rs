@@ -193,6 +193,57 @@ fn cip_semisoft_ping_pong_releases_nothing_stale() {
     assert_eq!(h.data_received - h.duplicates, 6472 / 8);
 }
 
+/// Spec 5 §2.2–§2.3, semisoft handoff BS1 → BS2 at 1 s with S = 5 ms, 10 ms intra-domain
+/// links, run ending at 2.5 s while R1's old mapping (until 3 s) still sends BS1 copies. The
+/// semisoft packet leaves at 995 ms and reaches R1 at 1006.192 ms, so R1 bicasts from t = 1000
+/// (t + 13.6 ms); t = 976, 984, 992 passed R1 toward BS1 alone and reach it after the mobile
+/// left: BS1 holds them (with the copies t = 1000..1368, its 50 packets; t = 1376..1968 meet
+/// the full queue) and discards them at 2 s: 3 genuine hold losses. From 2 s BS1 discards
+/// each copy on arrival (t + 24.4 ms, t = 1976..2472) while its twin reaches the mobile through
+/// BS2 at t + 29.4 ms: the twin of t = 2472 is still on the air at 2.5 s and is not a loss.
+/// Before 2 s, copies BS1 still holds are not discarded at all: no loss yet.
+#[test]
+fn cip_semisoft_copy_discarded_at_the_end_with_its_twin_on_its_way_is_not_a_loss() {
+    let mut cfg = MobilityConfig::new(Protocol::Cip(CipHandoff::Semisoft));
+    cfg.semisoft_delay = Dur::from_millis(5);
+    let (mut w, d) = tree(&cfg, 10, one_handoff_at(ms(1000.0)), 2.5);
+    downlink(&mut w, &d);
+    w.run_until(ms(1500.0));
+    let r = d.report(&w);
+    assert_eq!(d.node(&w, 3).radio_queue_len(0), 50, "t = 976..1368 held");
+    assert_eq!(r.handoff_losses(), 0, "held copies are not discarded");
+    // RadioFull at BS1: t = 1376..1472 (t + 24.4 < 1500), every twin delivered.
+    assert_eq!(r.wasted_copies, 13);
+    w.run();
+    let r = d.report(&w);
+    let h = &d.host(&w, 0).stats;
+    let bs1 = &d.node(&w, 3).stats;
+    // t = 976..1368 at 2 s, then t = 1976..2472 on arrival.
+    assert_eq!(bs1.hold_discards, 50 + (2472 - 1976) / 8 + 1);
+    assert_eq!(bs1.radio_overflow, (1968 - 1376) / 8 + 1);
+    // The one discarded copy neither received nor radio-lost: t = 2472, its twin on the air.
+    let pending = bs1
+        .discards
+        .iter()
+        .filter(|x| !h.received.contains(&x.uid))
+        .count();
+    assert_eq!(
+        pending,
+        3 + 1,
+        "976, 984, 992 and 2472's twin still on its way"
+    );
+    assert_eq!(r.handoff_loss, vec![0, 3]);
+    assert_eq!(r.loss_by_reason[DiscardReason::Hold.index()], 3);
+    assert_eq!(
+        r.wasted_copies,
+        bs1.hold_discards + bs1.radio_overflow - 3,
+        "every other discarded copy is bicast waste"
+    );
+    assert_eq!((h.duplicates, h.out_of_order), (0, 0));
+    // Delivered: t = 0..968 through BS1, t = 1000..2464 through BS2.
+    assert_eq!(h.data_received, 968 / 8 + 1 + (2464 - 1000) / 8 + 1);
+}
+
 /// Spec 5 §2.3, hard handoff BS1 → BS2 at 1 s: the route-update leaves through BS2 at 1 s and
 /// reaches the crossover R1 at 1011.192 ms. Packets that passed R1 toward BS1 before then and
 /// had not been sent on the air by 1 s — t = 976, 984, 992 — are held at BS1 and discarded: the

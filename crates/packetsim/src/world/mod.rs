@@ -286,6 +286,13 @@ impl World {
         self.packets.len() as u64
     }
 
+    /// The packets alive in the network now (queued at a link, in transmission or
+    /// propagating), in no particular order. Packets an element has taken in (a base station's
+    /// radio queue, say) are the element's and not here.
+    pub fn packets_alive(&self) -> impl Iterator<Item = &Packet> {
+        self.packets.iter()
+    }
+
     /// Checks that packets are conserved: at every queue and link, and over the whole run
     /// (created + copied = delivered + consumed + dropped + in flight).
     pub fn check_conservation(&self) -> Result<(), String> {
