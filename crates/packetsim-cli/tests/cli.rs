@@ -314,7 +314,7 @@ fn reproduce_quick_writes_figures_and_a_report_and_resumes() {
     // Issue 14: the studies whose papers used ns-2 judge every check with ns-2.35's
     // mechanisms too (profile = "ns2"): a column in the report, two in checks.csv, and the
     // profile's own checks in ns2/checks.csv.
-    for s in ["sctp-multihoming", "diffserv-ecn"] {
+    for s in ["sctp-multihoming", "diffserv-ecn", "micromobility"] {
         let study = out.join(s);
         let md = std::fs::read_to_string(study.join("report.md")).unwrap();
         assert!(md.contains("| verdict | as ns-2.35 would | note |"), "{s}");

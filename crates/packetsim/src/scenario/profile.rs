@@ -9,6 +9,7 @@
 //! profile's. Sizes that every ns-2 script chooses for itself (`mss` / `packetSize_`,
 //! `rcv_window` / `window_`, `initial_cwnd` / `windowInit_`) are not set by the profile.
 
+use crate::transport::tcp::TcpConfig;
 use serde::Deserialize;
 
 /// The top-level key `profile`.
@@ -192,6 +193,25 @@ impl Profile {
         t
     }
 
+    /// `cfg` with the profile's `[tcp]` options under the keys named in `own`, which keep
+    /// `cfg`'s values: what a scenario file whose `[tcp]` table sets exactly `own` gets with
+    /// this profile. For a study that builds its TCP in code (micromobility) and wants its
+    /// "as ns-2.35 would" runs. `standard` returns `cfg` unchanged.
+    pub fn apply_tcp(self, cfg: &TcpConfig, own: &[&str]) -> TcpConfig {
+        let mut t = match toml::Value::try_from(cfg) {
+            Ok(toml::Value::Table(t)) => t,
+            _ => unreachable!("a TcpConfig serialises to a table"),
+        };
+        for (k, v) in self.table(Table::Tcp) {
+            if !own.contains(&k.as_str()) {
+                t.insert(k, v);
+            }
+        }
+        toml::Value::Table(t)
+            .try_into()
+            .expect("the profile's values are valid TCP options")
+    }
+
     /// The name the scenario file uses.
     pub fn name(self) -> &'static str {
         match self {
@@ -206,7 +226,8 @@ mod tests {
     use super::*;
     use crate::net::LossPosition;
     use crate::transport::sctp::SctpConfig;
-    use crate::transport::tcp::TcpConfig;
+    use crate::transport::tcp::{RecoverGuard, Variant};
+    use packetsim_kernel::Dur;
 
     // Every value of the ns2 profile deserialises into its table's type, and each differs from
     // the standard default except rto_max (60 s in both, listed so the table is complete).
@@ -262,5 +283,65 @@ mod tests {
             assert!(row.contains(file), "{row} lacks {file}");
             assert!(row.contains(var), "{row} lacks {var}");
         }
+    }
+
+    // apply_tcp: the caller's own keys keep their values, every other profile key takes the
+    // profile's, and the keys the profile does not name keep the caller's (a Reno config with
+    // its own rto_max 64 s and 100 ms tick, as the micromobility study builds it).
+    #[test]
+    fn apply_tcp_puts_the_profile_under_the_callers_own_keys() {
+        let own = TcpConfig {
+            variant: Variant::Reno,
+            mss: 1000,
+            initial_cwnd: 1,
+            rto_max: Dur::from_secs(64),
+            tick: Dur::from_millis(100),
+            recover_guard: RecoverGuard::None,
+            ..TcpConfig::default()
+        };
+        let keys = [
+            "variant",
+            "mss",
+            "initial_cwnd",
+            "rto_max",
+            "tick",
+            "recover_guard",
+        ];
+        assert_eq!(Profile::Standard.apply_tcp(&own, &keys), own);
+        let ns2 = Profile::Ns2.apply_tcp(&own, &keys);
+        // Own keys: kept, though the profile names rto_max (60 s), tick (10 ms) and
+        // recover_guard ("after_loss").
+        assert_eq!(ns2.rto_max, Dur::from_secs(64));
+        assert_eq!(ns2.tick, Dur::from_millis(100));
+        assert_eq!(ns2.recover_guard, RecoverGuard::None);
+        assert_eq!(
+            (ns2.variant, ns2.mss, ns2.initial_cwnd),
+            (Variant::Reno, 1000, 1)
+        );
+        // The profile's other keys: ns-2.35's values.
+        let p: TcpConfig = toml::Value::Table(Profile::Ns2.table(Table::Tcp))
+            .try_into()
+            .unwrap();
+        assert!(ns2.limited_transmit);
+        assert_eq!(ns2.rtt_estimator, p.rtt_estimator);
+        assert_eq!(ns2.ssthresh_rule, p.ssthresh_rule);
+        assert_eq!(ns2.sack_recovery, p.sack_recovery);
+        assert_eq!(ns2.rto_min, Dur::from_millis(200));
+        assert_eq!(ns2.rto_initial, Dur::from_secs(3));
+        assert!(!ns2.dupack_same_window);
+        // Everything the profile does not name is the caller's.
+        assert_eq!(
+            TcpConfig {
+                limited_transmit: own.limited_transmit,
+                rtt_estimator: own.rtt_estimator,
+                ssthresh_rule: own.ssthresh_rule,
+                sack_recovery: own.sack_recovery,
+                rto_min: own.rto_min,
+                rto_initial: own.rto_initial,
+                dupack_same_window: own.dupack_same_window,
+                ..ns2
+            },
+            own
+        );
     }
 }

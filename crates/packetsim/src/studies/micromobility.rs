@@ -28,6 +28,7 @@ use crate::mobility::{
 };
 use crate::report::svg::{Curve, LineChart};
 use crate::report::write_atomic;
+use crate::scenario::Profile;
 use crate::transport::tcp::{FullAckCwnd, PartialAckTimer, RecoverGuard, TcpConfig, Variant};
 use crate::world::FlowPlacement;
 use packetsim_kernel::{Dur, Rng, Time};
@@ -67,6 +68,9 @@ pub struct Point {
     pub delay_device: bool,
     /// A home-agent node this far (ms) beyond GW on the correspondent's side (MM-X6; none).
     pub ha_ms: Option<u64>,
+    /// TCP as ns-2.35 would run it: [`tcp_config`] under `profile = "ns2"` (issue 14's "as
+    /// ns-2.35 would" column; false).
+    pub ns2: bool,
 }
 
 impl Point {
@@ -83,6 +87,7 @@ impl Point {
             spread: false,
             delay_device: true,
             ha_ms: None,
+            ns2: false,
         }
     }
 
@@ -95,6 +100,9 @@ impl Point {
         }
         if let Some(ms) = self.ha_ms {
             let _ = write!(extra, "|ha{ms}");
+        }
+        if self.ns2 {
+            extra.push_str("|ns2");
         }
         format!(
             "{}|{}|e{}|h{}|n{}|s{}|d{}|{}|{}{extra}",
@@ -120,9 +128,11 @@ impl Point {
         }
         let mut delay_device = true;
         let mut ha_ms = None;
+        let mut ns2 = false;
         for x in &f[9..] {
             match *x {
                 "nodd" => delay_device = false,
+                "ns2" => ns2 = true,
                 _ => ha_ms = Some(x.strip_prefix("ha")?.parse().ok()?),
             }
         }
@@ -152,6 +162,7 @@ impl Point {
             spread: f[8] == "spread",
             delay_device,
             ha_ms,
+            ns2,
         })
     }
 }
@@ -182,6 +193,37 @@ pub fn tcp_config(variant: Variant, size: u32) -> TcpConfig {
     }
 }
 
+/// The keys [`tcp_config`] sets, as a scenario file's `[tcp]` table would (`tick`: the spec's
+/// 100 ms tick, which ns-2's tick-based estimator counts in; the RFC 6298 estimator of the
+/// standard runs uses `granularity`).
+const OWN_TCP_KEYS: [&str; 13] = [
+    "variant",
+    "mss",
+    "initial_cwnd",
+    "rcv_window",
+    "rto_initial",
+    "rto_min",
+    "rto_max",
+    "granularity",
+    "tick",
+    "sack_blocks",
+    "newreno_partial_ack_timer",
+    "newreno_full_ack",
+    "recover_guard",
+];
+
+/// [`tcp_config`] as ns-2.35 would run it (issue 14): `profile = "ns2"` under the study's own
+/// keys, with the spec's 100 ms tick as ns-2's `tcpTick_` (spec 5 Q9, "ns-2 of the CIMS era
+/// (IW 1, 100 ms tick)"). Gains limited transmit, ns-2's tick estimator and ssthresh rule, its
+/// duplicate-ACK test and Sack1; keeps the spec's RTO bounds and `bugFix_`.
+pub fn tcp_config_ns2(variant: Variant, size: u32) -> TcpConfig {
+    let own = TcpConfig {
+        tick: Dur::from_millis(100),
+        ..tcp_config(variant, size)
+    };
+    Profile::Ns2.apply_tcp(&own, &OWN_TCP_KEYS)
+}
+
 /// Runs one point with `seed` for `secs` seconds; the metrics of spec 5 §2.7.
 pub fn run_point(p: &Point, seed: u64, secs: f64) -> RunOutput {
     let mut cfg = MobilityConfig::new(p.protocol);
@@ -200,7 +242,11 @@ pub fn run_point(p: &Point, seed: u64, secs: f64) -> RunOutput {
         .map(|j| HandoffSchedule::ping_pong(p.h, period, 4, j as f64 / mobiles as f64))
         .collect();
     let (mut w, d) = build_tree(&params, &cfg, &schedules, seed);
-    let tcp = tcp_config(p.variant, p.size);
+    let tcp = if p.ns2 {
+        tcp_config_ns2(p.variant, p.size)
+    } else {
+        tcp_config(p.variant, p.size)
+    };
     let mut jitter = Rng::for_component(seed, "flows.start_jitter");
     let flows: Vec<_> = (0..p.n)
         .map(|i| {
@@ -436,8 +482,20 @@ fn sweep(
     runs: u32,
     secs: f64,
     base_seed: u64,
+    ns2: bool,
 ) -> Result<Results, String> {
-    let pts = axes.points();
+    // The ns2 runs (issue 14) are the same points with `ns2` set, in their own folder; their
+    // results are filed under the standard points' ids so the same checks read them.
+    let pts: Vec<Point> = axes
+        .points()
+        .into_iter()
+        .map(|p| Point { ns2, ..p })
+        .collect();
+    let runs_dir = if ns2 {
+        opts.out.join(NAME).join("ns2").join("runs")
+    } else {
+        opts.out.join(NAME).join("runs")
+    };
     let spec = SweepSpec {
         experiment_key: experiment::experiment_key(&format!("{NAME}-{secs}s"), "spec5 v1"),
         params: vec![Param {
@@ -447,7 +505,7 @@ fn sweep(
         runs,
         base_seed,
         jobs: opts.jobs,
-        out_dir: opts.out.join(NAME).join("runs"),
+        out_dir: runs_dir,
         progress: opts.progress,
         shared_seed_params: vec!["point".into()],
     };
@@ -459,7 +517,8 @@ fn sweep(
     .map_err(|e| e.to_string())?;
     let mut out = BTreeMap::new();
     for (summary, stored) in report.points.iter().zip(&report.runs) {
-        let id = summary.point.value("point").unwrap_or_default().to_string();
+        let id = summary.point.value("point").unwrap_or_default();
+        let id = Point::parse(id).map_or(id.to_string(), |p| Point { ns2: false, ..p }.id());
         out.insert(id, by_metric(stored));
     }
     Ok(Results { runs: out })
@@ -1401,13 +1460,28 @@ pub fn run(opts: &ReproduceOptions) -> Result<StudyOutcome, String> {
     let axes = Axes::new(opts.quick);
     let runs = opts.runs.unwrap_or(if opts.quick { 3 } else { 10 });
     let root = opts.out.join(NAME);
-    let r = sweep(opts, &axes, runs, T, BASE_SEED)?;
+    let r = sweep(opts, &axes, runs, T, BASE_SEED, false)?;
     for f in figures(&axes) {
         write_figure(&root, &r, &f)?;
     }
     let map = fig7(&root, &r, &axes)?;
     let mut checks = shape_checks(&r, &axes);
     explain(&mut checks, &r, &axes);
+    // Issue 14: the figures' points again as ns-2.35 would run them (profile = "ns2" under the
+    // study's TCP, `tcp_config_ns2`), same seeds, judged by the same checks; the extensions
+    // are not rerun.
+    let ns2_axes = Axes {
+        ext: false,
+        ..Axes::new(opts.quick)
+    };
+    let r_ns2 = sweep(opts, &ns2_axes, runs, T, BASE_SEED, true)?;
+    let ns2_checks = shape_checks(&r_ns2, &ns2_axes);
+    write_atomic(
+        &root.join("ns2").join("checks.csv"),
+        &checks::csv(&ns2_checks),
+    )
+    .map_err(|e| e.to_string())?;
+    checks::attach_ns2(&mut checks, &ns2_checks);
     let (passed, failed, undecided) = checks::counts(&checks);
     write_atomic(&root.join("checks.csv"), &checks::csv(&checks)).map_err(|e| e.to_string())?;
     let mut md = String::new();
@@ -1431,6 +1505,25 @@ pub fn run(opts: &ReproduceOptions) -> Result<StudyOutcome, String> {
         checks::table(&checks)
     );
     let _ = writeln!(md, "{}", why(&r, &axes));
+    let _ = writeln!(
+        md,
+        "{}",
+        checks::ns2_section(
+            &format!(
+                "The paper used ns-2 (with the Columbia IP Micro-mobility Suite). The points of \
+                 Figs 3-6 were run again with the study's TCP under `profile = \"ns2\"` \
+                 (ns-2.35's TCP mechanisms, docs/scenario-format.md \"Profiles\", where the \
+                 study does not set its own: limited transmit, ns-2's tick estimator counting \
+                 in the spec's 100 ms tick, its ssthresh rule and duplicate-ACK test, Sack1 for \
+                 SACK; the study keeps its RTO bounds and `bugFix_`; the radio's loss is the \
+                 mobility model's, so the profile's `loss_position` does not apply), same seeds, \
+                 judged by the same checks: numbers in ns2/checks.csv, runs in ns2/runs/. With \
+                 it: {}.",
+                checks::counts_line(&ns2_checks)
+            ),
+            &checks
+        )
+    );
     let _ = writeln!(
         md,
         "## Fig 7: which protocol gives more throughput (e = 0)\n\n{map}"
@@ -1465,6 +1558,7 @@ pub fn run(opts: &ReproduceOptions) -> Result<StudyOutcome, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::transport::tcp::{RttEstimatorKind, SackRecoveryKind, SsthreshRule};
 
     /// A point's id parses back to the point.
     #[test]
@@ -1472,6 +1566,37 @@ mod tests {
         for p in Axes::new(false).points() {
             assert_eq!(Point::parse(&p.id()), Some(p));
         }
+    }
+
+    /// The "as ns-2.35 would" runs (issue 14): a point with `ns2` keeps its id's suffix
+    /// through parsing, and its TCP is the ns2 profile under the study's own keys: ns-2.35's
+    /// limited transmit (`singledup_`), tick estimator counting in the spec's 100 ms tick
+    /// (spec 5 Q9), ssthresh rule and Sack1, with the spec's RTO max 64 s and `bugFix_` kept.
+    #[test]
+    fn ns2_points_run_the_profile_under_the_studys_tcp() {
+        let p = Point {
+            ns2: true,
+            ..Point::base(CIP, Variant::Sack)
+        };
+        assert!(p.id().ends_with("|ns2"), "{}", p.id());
+        assert_eq!(Point::parse(&p.id()), Some(p.clone()));
+        let std = tcp_config(Variant::Sack, 1000);
+        let ns2 = tcp_config_ns2(Variant::Sack, 1000);
+        assert!(ns2.limited_transmit && !std.limited_transmit);
+        assert_eq!(ns2.rtt_estimator, RttEstimatorKind::Ns2);
+        assert_eq!(ns2.tick, Dur::from_millis(100));
+        assert_eq!(ns2.ssthresh_rule, SsthreshRule::Ns2);
+        assert_eq!(ns2.sack_recovery, SackRecoveryKind::Sack1);
+        assert!(!ns2.dupack_same_window);
+        assert_eq!(
+            (ns2.rto_min, ns2.rto_initial, ns2.rto_max),
+            (std.rto_min, std.rto_initial, Dur::from_secs(64))
+        );
+        assert_eq!(ns2.recover_guard, RecoverGuard::AfterLoss);
+        assert_eq!(
+            (ns2.mss, ns2.initial_cwnd, ns2.rcv_window, ns2.granularity),
+            (1000, 1, 20_000, Dur::from_millis(100))
+        );
     }
 
     /// The reduced run: the quick axes with 6 seeds on two disjoint seed sets; the checks that
@@ -1491,7 +1616,7 @@ mod tests {
                 jobs: 1,
                 progress: false,
             };
-            let r = sweep(&opts, &axes, 6, T, base).expect("sweep");
+            let r = sweep(&opts, &axes, 6, T, base, false).expect("sweep");
             let mut c = shape_checks(&r, &axes);
             explain(&mut c, &r, &axes);
             verdicts.push(c);
