@@ -251,6 +251,25 @@ impl Script<TcpSender> {
         let sent = s.inject(ms(100), sa);
         (s, sent)
     }
+
+    /// The SACK scenario of the recovery tests: of segments 0..9 (the established sender's
+    /// first window), 2, 5 and 7 are lost. Two ACKs of new data at 200 ms (slow start sends
+    /// 10..13 meanwhile), then at 201 ms three duplicate ACKs whose SACK blocks report 3, then
+    /// 3-4, then 3-4 and 6. Returns the time of the duplicates and what the third one sent;
+    /// the first two must send nothing.
+    pub fn sack_losses_2_5_7_to_third_dupack(&mut self) -> (Time, Vec<TcpHeader>) {
+        self.inject(ms(200), ack(seg(1)));
+        self.inject(ms(200), ack(seg(2)));
+        let t = ms(201);
+        assert!(self
+            .inject(t, sack_ack(seg(2), &[(seg(3), seg(4))]))
+            .is_empty());
+        assert!(self
+            .inject(t, sack_ack(seg(2), &[(seg(3), seg(5))]))
+            .is_empty());
+        let out = self.inject(t, sack_ack(seg(2), &[(seg(6), seg(7)), (seg(3), seg(5))]));
+        (t, out)
+    }
 }
 
 /// Adds flags to a header template.

@@ -235,18 +235,8 @@ mod sack {
     fn recovery_three_losses_in_window_retransmitted_by_nextseg() {
         let c = cfg(Variant::Sack);
         let (mut s, _) = Script::established(&c, AppData::Unlimited);
-        // Segments 2, 5, 7 lost out of 0..9.
-        s.inject(ms(200), ack(seg(1)));
-        s.inject(ms(200), ack(seg(2)));
-        // Slow start sent segments 10..13 meanwhile; they are not lost.
-        let t = ms(201);
-        assert!(s
-            .inject(t, sack_ack(seg(2), &[(seg(3), seg(4))]))
-            .is_empty());
-        assert!(s
-            .inject(t, sack_ack(seg(2), &[(seg(3), seg(5))]))
-            .is_empty());
-        let out = s.inject(t, sack_ack(seg(2), &[(seg(6), seg(7)), (seg(3), seg(5))]));
+        // Segments 2, 5, 7 lost out of 0..9; slow start sent 10..13 meanwhile, not lost.
+        let (t, out) = s.sack_losses_2_5_7_to_third_dupack();
         assert_eq!(
             data_seqs(&out),
             vec![seg(2)],

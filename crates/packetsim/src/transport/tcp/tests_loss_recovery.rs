@@ -131,16 +131,7 @@ mod loss_recovery {
         let (mut s, _) = Script::established(&c, AppData::Unlimited);
         // Segments 0..9 out; 2, 5 and 7 are lost. Two ACKs of new data: slow start sends
         // 10..13.
-        s.inject(ms(200), ack(seg(1)));
-        s.inject(ms(200), ack(seg(2)));
-        let t = ms(201);
-        assert!(s
-            .inject(t, sack_ack(seg(2), &[(seg(3), seg(4))]))
-            .is_empty());
-        assert!(s
-            .inject(t, sack_ack(seg(2), &[(seg(3), seg(5))]))
-            .is_empty());
-        let out = s.inject(t, sack_ack(seg(2), &[(seg(6), seg(7)), (seg(3), seg(5))]));
+        let (t, out) = s.sack_losses_2_5_7_to_third_dupack();
         assert_eq!(data_seqs(&out), vec![seg(2)], "the first hole only");
         let st = *s.ep.cc_state();
         assert_eq!(st.phase, recovery(seg(14)));
