@@ -205,6 +205,13 @@ pub const NS2_OPTIONS: &[ProfileOption] = &[
         source: "sctp/sctp.cc SctpAgent::ProcessGapAckBlocks",
     },
     ProfileOption {
+        table: Table::Sctp,
+        key: "cancel_rtt_on_cut",
+        value: "true",
+        ns2: "eRtoPending = FALSE on the fast-retransmit cwnd cut",
+        source: "sctp/sctp.cc SctpAgent::FastRtx",
+    },
+    ProfileOption {
         table: Table::Link,
         key: "loss_position",
         value: "\"before_queue\"",
@@ -280,6 +287,7 @@ mod tests {
         assert!(sctp.new_data_waits_for_rtx && !d.new_data_waits_for_rtx);
         assert!(sctp.max_burst_after_fast_rtx && !d.max_burst_after_fast_rtx);
         assert!(sctp.htna && !d.htna);
+        assert!(sctp.cancel_rtt_on_cut && !d.cancel_rtt_on_cut);
         assert_eq!(sctp.validate(), Ok(()));
         let link = Profile::Ns2.table(Table::Link);
         let pos: LossPosition = link["loss_position"].clone().try_into().unwrap();

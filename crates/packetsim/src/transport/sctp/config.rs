@@ -166,6 +166,11 @@ pub struct SctpConfig {
     /// §7.2.4): every TSN below the highest TSN a gap block covers.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub htna: bool,
+    /// A fast-retransmit cwnd cut cancels the pending RTT measurement of the destination it
+    /// cuts (ns-2.35 `SctpAgent::FastRtx`: `eRtoPending = FALSE`). Default false: a
+    /// measurement ends only when its chunk is acked or marked for retransmission (Karn).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub cancel_rtt_on_cut: bool,
     /// A preset written in a scenario (`rfc = 2960 | 4960`): the loader fills the keys of
     /// [`SctpConfig::rfc_preset`] that the same table does not set. Absent: no preset.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -208,6 +213,7 @@ impl Default for SctpConfig {
             new_data_waits_for_rtx: false,
             max_burst_after_fast_rtx: false,
             htna: false,
+            cancel_rtt_on_cut: false,
             rfc: None,
         }
     }

@@ -471,6 +471,10 @@ impl Sender {
                 for (d, p) in self.paths.iter_mut().enumerate() {
                     if cut[d] {
                         p.on_fast_rtx_cut();
+                        // ns-2.35 `FastRtx` (`cancel_rtt_on_cut`): `eRtoPending = FALSE`.
+                        if self.cfg.cancel_rtt_on_cut {
+                            p.timed = None;
+                        }
                     }
                 }
                 if guard {

@@ -1149,4 +1149,34 @@ mod ns2 {
             assert_eq!(s.ep.stats().fast_retransmits, after_c, "option {on}");
         }
     }
+
+    // ns-2.35 `SctpAgent::FastRtx`: the cwnd cut sets `eRtoPending = FALSE`, dropping the
+    // RTT measurement in progress on that destination (TSN 12, sent at 170 ms). By default
+    // the measurement survives the fast retransmit of TSN 2 and its ack at 300 ms gives a
+    // second sample (130 ms); with the option there is none.
+    #[test]
+    fn fast_rtx_cut_cancels_the_rtt_measurement() {
+        for (on, timed, samples) in [(false, Some((Seq(12), ms(170))), 2), (true, None, 1)] {
+            let c = SctpConfig {
+                initial_cwnd_mtus: 10,
+                max_burst: 0,
+                fast_recovery: true,
+                cancel_rtt_on_cut: on,
+                ..SctpConfig::default()
+            };
+            let (mut s, sent) = single(&c, AppData::Unlimited);
+            assert_eq!(data(&sent).len(), 11);
+            let out = s.inject(ms(170), sack(1, &[]));
+            assert_eq!(data(&out)[0].0, 12);
+            assert_eq!(s.ep.sender().paths[0].timed, Some((Seq(12), ms(170))));
+            for k in 1..=4u16 {
+                s.inject(ms(200 + k as u64), sack(1, &[(2, k + 1)]));
+            }
+            assert_eq!(s.ep.stats().fast_retransmits, 1);
+            assert_eq!(s.ep.sender().paths[0].timed, timed, "option {on}");
+            let top = s.ep.sender().next_tsn.0 - 1;
+            s.inject(ms(300), sack(top, &[]));
+            assert_eq!(s.path(0).data_samples, samples, "option {on}");
+        }
+    }
 }
