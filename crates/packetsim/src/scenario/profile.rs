@@ -171,6 +171,48 @@ pub const NS2_OPTIONS: &[ProfileOption] = &[
         source: "sctp/sctp.cc SctpAgent::ProcessGapAckBlocks",
     },
     ProfileOption {
+        table: Table::Sctp,
+        key: "cwnd_unit",
+        value: "\"max_data\"",
+        ns2: "uiMaxDataSize (MTU - IP header - SCTP common header) in every cwnd rule",
+        source: "sctp/sctp.cc SctpAgent::Reset, AdjustCwnd, FastRtx, Timeout",
+    },
+    ProfileOption {
+        table: Table::Sctp,
+        key: "t3_restart_on_rtx",
+        value: "true",
+        ns2: "StartT3RtxTimer when the first outstanding chunk is retransmitted (RFC 4960 §7.2.4)",
+        source: "sctp/sctp.cc SctpAgent::RtxMarkedChunks",
+    },
+    ProfileOption {
+        table: Table::Sctp,
+        key: "new_data_waits_for_rtx",
+        value: "true",
+        ns2: "SendMuch only while eMarkedChunksPending is FALSE",
+        source: "sctp/sctp.cc SctpAgent::recv",
+    },
+    ProfileOption {
+        table: Table::Sctp,
+        key: "max_burst_after_fast_rtx",
+        value: "true",
+        ns2: "eApplyMaxBurst, set when a fast-retransmitted chunk is acked",
+        source: "sctp/sctp.cc SctpAgent::SendBufferDequeueUpTo, SendMuch",
+    },
+    ProfileOption {
+        table: Table::Sctp,
+        key: "htna",
+        value: "true",
+        ns2: "uiHighestTsnNewlyAcked (HTNA, kept across SACKs)",
+        source: "sctp/sctp.cc SctpAgent::ProcessGapAckBlocks",
+    },
+    ProfileOption {
+        table: Table::Sctp,
+        key: "cancel_rtt_on_cut",
+        value: "true",
+        ns2: "eRtoPending = FALSE on the fast-retransmit cwnd cut",
+        source: "sctp/sctp.cc SctpAgent::FastRtx",
+    },
+    ProfileOption {
         table: Table::Link,
         key: "loss_position",
         value: "\"before_queue\"",
@@ -225,7 +267,7 @@ impl Profile {
 mod tests {
     use super::*;
     use crate::net::LossPosition;
-    use crate::transport::sctp::SctpConfig;
+    use crate::transport::sctp::{CwndUnit, SctpConfig};
     use crate::transport::tcp::{RecoverGuard, Variant};
     use packetsim_kernel::Dur;
 
@@ -258,6 +300,15 @@ mod tests {
         assert!(sctp.initial_cwnd_rfc4960 && !d.initial_cwnd_rfc4960);
         assert!(sctp.idle_cwnd_decay && !d.idle_cwnd_decay);
         assert!(sctp.path_verification && !d.path_verification);
+        assert_eq!(
+            (sctp.cwnd_unit, d.cwnd_unit),
+            (CwndUnit::MaxData, CwndUnit::Mtu)
+        );
+        assert!(sctp.t3_restart_on_rtx && !d.t3_restart_on_rtx);
+        assert!(sctp.new_data_waits_for_rtx && !d.new_data_waits_for_rtx);
+        assert!(sctp.max_burst_after_fast_rtx && !d.max_burst_after_fast_rtx);
+        assert!(sctp.htna && !d.htna);
+        assert!(sctp.cancel_rtt_on_cut && !d.cancel_rtt_on_cut);
         assert_eq!(sctp.validate(), Ok(()));
         let link = Profile::Ns2.table(Table::Link);
         let pos: LossPosition = link["loss_position"].clone().try_into().unwrap();

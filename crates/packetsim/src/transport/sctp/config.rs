@@ -34,6 +34,20 @@ pub enum HeartbeatJitter {
     Paper,
 }
 
+/// What "MTU" means in cwnd arithmetic (initial cwnd, slow-start increments, the ssthresh
+/// floor, T3's 1-MTU cwnd, the idle decay's 4 MTU).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CwndUnit {
+    /// The path MTU, IP header included (RFC 2960/4960 §7.2).
+    #[default]
+    Mtu,
+    /// The MTU minus the IP and SCTP common headers (1468 B at MTU 1500: one full DATA
+    /// chunk), ns-2.35's `uiMaxDataSize` (`SctpAgent::Reset`), which all of its cwnd
+    /// arithmetic uses.
+    MaxData,
+}
+
 /// Configuration of one SCTP association.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -121,6 +135,42 @@ pub struct SctpConfig {
     /// Default false: DATA right after COOKIE-ACK.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub path_verification: bool,
+    /// What "MTU" means in cwnd arithmetic (default `mtu`; `max_data`: ns-2.35's
+    /// `uiMaxDataSize`, the MTU minus the IP and SCTP common headers).
+    #[serde(skip_serializing_if = "is_default")]
+    pub cwnd_unit: CwndUnit,
+    /// Restart a destination's T3-rtx when a retransmission carries the lowest-TSN chunk
+    /// outstanding there (RFC 4960 §7.2.4 rule 5 / §6.3.2; ns-2.35 `SctpAgent::RtxMarkedChunks`):
+    /// the chunk's old destination if it still has data outstanding, and the destination it
+    /// goes to if nothing of a lower TSN is outstanding there. Default false: T3 only starts
+    /// when not running (§6.3.2 R1) and restarts when the earliest outstanding chunk is acked (R3).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub t3_restart_on_rtx: bool,
+    /// No new DATA while any chunk of the association waits for retransmission (ns-2.35
+    /// `SctpAgent::recv`: `SendMuch` only when `eMarkedChunksPending` is false). Default false:
+    /// the check is per destination (RFC 4960 §6.1 C), so new data may go to the primary while
+    /// retransmissions wait for the alternate's cwnd.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub new_data_waits_for_rtx: bool,
+    /// Apply `max_burst` only to the send opportunity after a SACK that cumulatively acks a
+    /// fast-retransmitted chunk, until a burst reaches the limit (ns-2.35 `eApplyMaxBurst`,
+    /// set in `SendBufferDequeueUpTo`, cleared in `SendMuch` / `RtxMarkedChunks`); otherwise
+    /// unlimited. Default false: every send opportunity is limited.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub max_burst_after_fast_rtx: bool,
+    /// Count missing reports with the HTNA rule as ns-2.35 codes it
+    /// (`SctpAgent::ProcessGapAckBlocks`): only TSNs below the highest TSN newly acknowledged
+    /// (a value kept across SACKs, set by the cumulative ack and raised by gap blocks), or,
+    /// when the cumulative ack advances and that TSN is not above the fast-recovery exit point,
+    /// below the highest TSN SACKed (RFC 4960 §7.2.4's exception). Default false (RFC 2960
+    /// §7.2.4): every TSN below the highest TSN a gap block covers.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub htna: bool,
+    /// A fast-retransmit cwnd cut cancels the pending RTT measurement of the destination it
+    /// cuts (ns-2.35 `SctpAgent::FastRtx`: `eRtoPending = FALSE`). Default false: a
+    /// measurement ends only when its chunk is acked or marked for retransmission (Karn).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub cancel_rtt_on_cut: bool,
     /// A preset written in a scenario (`rfc = 2960 | 4960`): the loader fills the keys of
     /// [`SctpConfig::rfc_preset`] that the same table does not set. Absent: no preset.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -158,6 +208,12 @@ impl Default for SctpConfig {
             initial_cwnd_rfc4960: false,
             idle_cwnd_decay: false,
             path_verification: false,
+            cwnd_unit: CwndUnit::Mtu,
+            t3_restart_on_rtx: false,
+            new_data_waits_for_rtx: false,
+            max_burst_after_fast_rtx: false,
+            htna: false,
+            cancel_rtt_on_cut: false,
             rfc: None,
         }
     }
@@ -216,10 +272,23 @@ impl SctpConfig {
         Ok(())
     }
 
+    /// The bytes of one "MTU" in cwnd arithmetic (`cwnd_unit`).
+    pub fn cwnd_mtu(&self) -> u64 {
+        match self.cwnd_unit {
+            CwndUnit::Mtu => self.mtu as u64,
+            CwndUnit::MaxData => {
+                (self.mtu
+                    - crate::packet::IP_HEADER_BYTES
+                    - crate::packet::SCTP_COMMON_HEADER_BYTES) as u64
+            }
+        }
+    }
+
     /// The initial cwnd of a destination, bytes: RFC 2960 `initial_cwnd_mtus`·MTU, or with
-    /// `initial_cwnd_rfc4960` min(4·MTU, max(2·MTU, 4380)) (RFC 4960 §7.2.1).
+    /// `initial_cwnd_rfc4960` min(4·MTU, max(2·MTU, 4380)) (RFC 4960 §7.2.1); MTU per
+    /// `cwnd_unit`.
     pub fn initial_cwnd(&self) -> u64 {
-        let mtu = self.mtu as u64;
+        let mtu = self.cwnd_mtu();
         if self.initial_cwnd_rfc4960 {
             (4 * mtu).min((2 * mtu).max(4380))
         } else {
@@ -289,6 +358,10 @@ impl SctpConfig {
         }
         Ok(())
     }
+}
+
+fn is_default<T: Default + PartialEq>(v: &T) -> bool {
+    *v == T::default()
 }
 
 fn is_two(n: &u32) -> bool {

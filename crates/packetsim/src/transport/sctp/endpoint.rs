@@ -234,6 +234,12 @@ impl SctpEndpoint {
         &self.snd
     }
 
+    /// The sender, to set up a state by hand (tests).
+    #[cfg(test)]
+    pub(crate) fn sender_mut(&mut self) -> &mut Sender {
+        &mut self.snd
+    }
+
     fn emit(&mut self, out: &mut Outbox, src: Addr, dst: Addr, chunks: Vec<Chunk>) {
         self.stats.packets_sent += 1;
         out.send(Packet::new(

@@ -55,7 +55,7 @@ mod tests;
 
 pub use crate::packet::Tsn;
 pub use association::AssocState;
-pub use config::{HeartbeatJitter, RtxPolicy, SctpConfig};
+pub use config::{CwndUnit, HeartbeatJitter, RtxPolicy, SctpConfig};
 pub use endpoint::SctpEndpoint;
 pub use receiver::Delivery;
 pub use stats::{PathMetrics, SctpStats};

@@ -72,6 +72,7 @@ pub struct Path {
     idle_decay: bool,
     /// cwnd above this decays when idle (ns-2 `iInitialCwnd * uiMaxDataSize`).
     decay_above: u64,
+    /// One "MTU" in cwnd arithmetic (`cwnd_unit`: the MTU, or ns-2.35's `uiMaxDataSize`).
     mtu: u64,
     /// ssthresh never goes below this on a cut (`ssthresh_floor_mtus`·MTU).
     ssthresh_floor: u64,
@@ -86,7 +87,7 @@ impl Path {
     /// `initial_cwnd_rfc4960`, see [`SctpConfig::initial_cwnd`]), ssthresh = the
     /// peer's rwnd unless configured, RTO = RTO.Initial (RFC 2960 §6.3.1 C1).
     pub fn new(cfg: &SctpConfig, addr: Addr, local: Addr, peer_rwnd: u64, now: Time) -> Path {
-        let mtu = cfg.mtu as u64;
+        let mtu = cfg.cwnd_mtu();
         Path {
             addr,
             local,

@@ -80,6 +80,14 @@ pub struct Sender {
     pub assoc_errors: u32,
     /// RFC 4960 §7.2.4 fast recovery exit point, when in fast recovery (option).
     pub recover: Option<Tsn>,
+    /// The last exit point set, kept after fast recovery ends (ns-2.35 `uiRecover`, for
+    /// `htna`); TSN 0 before any.
+    recover_point: Tsn,
+    /// ns-2.35's `uiHighestTsnNewlyAcked` (`htna`): kept across SACKs.
+    htna: Tsn,
+    /// `max_burst_after_fast_rtx`: a fast-retransmitted chunk was cumulatively acked and no
+    /// burst has reached the limit since (ns-2.35 `eApplyMaxBurst`).
+    apply_burst: bool,
     /// The sending application; it counts the user bytes handed to DATA chunks so far.
     app: AppSource,
     chunk: u32,
@@ -106,6 +114,9 @@ impl Sender {
             peer_rwnd: cfg.rwnd,
             assoc_errors: 0,
             recover: None,
+            recover_point: crate::packet::Seq(0),
+            htna: crate::packet::Seq(0),
+            apply_burst: false,
             app: app.into(),
             chunk: cfg.chunk_data(),
             next_stream: 0,
@@ -219,9 +230,33 @@ impl Sender {
                 break;
             }
             room -= w;
+            if self.cfg.t3_restart_on_rtx {
+                self.restart_t3_for_rtx(now, i, d);
+            }
             chunks.push(Chunk::Data(self.transmit(now, i, d, stats)));
         }
         Some((d, SctpPacket { chunks }))
+    }
+
+    /// `t3_restart_on_rtx` (RFC 4960 §7.2.4 rule 5; ns-2.35 `SctpAgent::RtxMarkedChunks`), for
+    /// queue entry `i` about to be retransmitted to `d`: if it is the lowest-TSN chunk not
+    /// gap-acked last sent to its old destination and that destination still has data
+    /// outstanding, the old destination's T3 restarts; if no lower-TSN chunk is outstanding
+    /// on `d`, `d`'s T3 restarts.
+    fn restart_t3_for_rtx(&mut self, now: Time, i: usize, d: usize) {
+        let old = self.queue[i].dest;
+        let first_on = |q: &VecDeque<SentChunk>, x: usize| {
+            q.iter()
+                .position(|c| c.dest == x && !c.gap_acked && c.tx_count > 0)
+        };
+        if first_on(&self.queue, old) == Some(i) && self.paths[old].outstanding > 0 {
+            let p = &mut self.paths[old];
+            p.t3 = Some(now + p.rto);
+        }
+        if first_on(&self.queue, d).is_none_or(|j| j >= i) {
+            let p = &mut self.paths[d];
+            p.t3 = Some(now + p.rto);
+        }
     }
 
     /// One packet of new data to the data destination, if the window, the peer's rwnd and the
@@ -258,7 +293,8 @@ impl Sender {
         if immediate {
             out.extend(self.rtx_packet(now, true, stats));
         }
-        let limit = if self.cfg.max_burst == 0 {
+        let limited = !self.cfg.max_burst_after_fast_rtx || self.apply_burst;
+        let limit = if self.cfg.max_burst == 0 || !limited {
             usize::MAX
         } else {
             self.cfg.max_burst as usize
@@ -271,12 +307,19 @@ impl Sender {
             out.push(p);
             burst += 1;
         }
-        while burst < limit {
+        // ns-2.35 `SctpAgent::recv` (`new_data_waits_for_rtx`): no new data while any chunk
+        // waits for retransmission.
+        let hold =
+            self.cfg.new_data_waits_for_rtx && self.queue.iter().any(|c| c.pending.is_some());
+        while burst < limit && !hold {
             let Some(p) = self.data_packet(now, stats) else {
                 break;
             };
             out.push(p);
             burst += 1;
+        }
+        if burst >= limit {
+            self.apply_burst = false;
         }
         out
     }
@@ -334,9 +377,13 @@ impl Sender {
         while self.queue.front().is_some_and(|c| c.data.tsn <= s.cum_tsn) {
             let c = self.queue.pop_front().expect("front exists");
             stats.bytes_acked += c.data.len as u64;
+            if c.fast_rtxed {
+                self.apply_burst = true;
+            }
             if c.gap_acked {
                 continue;
             }
+            self.htna = c.data.tsn;
             if c.pending.is_none() {
                 self.paths[c.dest].outstanding -= c.wire();
             }
@@ -350,6 +397,7 @@ impl Sender {
         }
         // Gap-acked chunks stop counting as outstanding (spec 3 §2.5).
         let mut highest: Option<Tsn> = None;
+        let mut highest_sacked = self.htna;
         for g in &s.gaps {
             for off in g.start..=g.end {
                 let i = off as usize - 1;
@@ -357,10 +405,12 @@ impl Sender {
                     break;
                 };
                 highest = Some(c.data.tsn);
+                highest_sacked = highest_sacked.max(c.data.tsn);
                 if c.gap_acked {
                     continue;
                 }
                 c.gap_acked = true;
+                self.htna = self.htna.max(c.data.tsn);
                 let (d, wire, tsn, tx) = (c.dest, c.wire(), c.data.tsn, c.tx_count);
                 if c.pending.take().is_none() {
                     self.paths[d].outstanding -= wire;
@@ -372,10 +422,21 @@ impl Sender {
         }
         // RFC 2960 §7.2.4: missing reports; the threshold-th marks a fast retransmit, at
         // most once per TSN (implementer's guide).
+        // With `htna`, ns-2.35's rule (`ProcessGapAckBlocks`): below the highest TSN newly
+        // acked, or, on a new cumulative ack with that TSN not above the recovery point, below
+        // the highest TSN SACKed.
         let mut marked = vec![];
+        let (htna, exception) = (self.htna, advanced && self.htna <= self.recover_point);
         if let Some(h) = highest {
             for (i, c) in self.queue.iter_mut().enumerate() {
-                if c.data.tsn >= h {
+                if self.cfg.htna {
+                    if c.data.tsn >= htna && !(exception && c.data.tsn < highest_sacked) {
+                        if c.data.tsn >= highest_sacked {
+                            break;
+                        }
+                        continue;
+                    }
+                } else if c.data.tsn >= h {
                     break;
                 }
                 if c.gap_acked || c.pending.is_some() {
@@ -410,10 +471,16 @@ impl Sender {
                 for (d, p) in self.paths.iter_mut().enumerate() {
                     if cut[d] {
                         p.on_fast_rtx_cut();
+                        // ns-2.35 `FastRtx` (`cancel_rtt_on_cut`): `eRtoPending = FALSE`.
+                        if self.cfg.cancel_rtt_on_cut {
+                            p.timed = None;
+                        }
                     }
                 }
                 if guard {
-                    self.recover = Some(crate::packet::Seq(self.next_tsn.0.wrapping_sub(1)));
+                    let r = crate::packet::Seq(self.next_tsn.0.wrapping_sub(1));
+                    self.recover = Some(r);
+                    self.recover_point = r;
                 }
             }
         }

@@ -983,3 +983,200 @@ mod pair {
         }
     }
 }
+
+// ---- ns-2.35 mechanisms (issue 14 item 7; `profile = "ns2"`) ------------------------------
+mod ns2 {
+    use super::*;
+
+    fn single(cfg: &SctpConfig, app: AppData) -> (Script, Vec<Packet>) {
+        let mut s = Script {
+            ep: SctpEndpoint::client(cfg, vec![S0], vec![D0], 0, app, Rng::from_seed(5)),
+        };
+        let mut out = Outbox::default();
+        s.ep.open(Time::ZERO, &mut out);
+        s.inject(ms(35), init_ack());
+        let sent = s.inject(ms(70), pkt(D0, S0, vec![Chunk::CookieAck]));
+        (s, sent)
+    }
+
+    // ns-2.35 `SctpAgent::Timeout`: after a T3 expiry cwnd = 1 * uiMaxDataSize, the MTU minus
+    // the IP and common headers (1468 B: one full DATA chunk), so one chunk goes out. With
+    // the MTU as the unit (default), cwnd = 1500 B admits a second 1468-byte chunk
+    // (outstanding 1468 < 1500, RFC 4960 §6.1 B). The other cwnd rules use the same unit:
+    // ssthresh floor 4 * 1468 (`FastRtx`), slow-start increments of at most 1468 (`AdjustCwnd`).
+    #[test]
+    fn cwnd_unit_max_data_is_one_chunk_after_t3() {
+        for (unit, first, rtx, cwnd) in [
+            (CwndUnit::Mtu, 3, vec![1, 2], 1500),
+            (CwndUnit::MaxData, 2, vec![1], 1468),
+        ] {
+            let c = SctpConfig {
+                cwnd_unit: unit,
+                ssthresh_floor_mtus: 4,
+                ..SctpConfig::default()
+            };
+            let (mut s, sent) = single(&c, AppData::Unlimited);
+            // Initial cwnd 2 units: 3000 B admits 3 chunks, 2 * 1468 B exactly 2.
+            assert_eq!(data(&sent).len(), first, "{unit:?}");
+            let out = s.fire(ms(3070));
+            let tsns: Vec<u32> = data(&out).iter().map(|d| d.0).collect();
+            assert_eq!(tsns, rtx, "{unit:?}");
+            let p = &s.ep.sender().paths[0];
+            assert_eq!(
+                (p.cwnd, p.ssthresh),
+                (cwnd, 4 * cwnd),
+                "{unit:?}: floor 4 units"
+            );
+            // The retransmission is acked with cwnd full: slow start adds min(1468, unit).
+            s.inject(ms(3170), sack(1, &[]));
+            assert_eq!(s.cwnd(0), cwnd + CHUNK, "{unit:?}");
+        }
+    }
+
+    // RFC 4960 §7.2.4 rule 5 as ns-2.35's `SctpAgent::RtxMarkedChunks` codes it: a fast
+    // retransmission of the lowest-TSN chunk outstanding on a destination restarts that
+    // destination's T3 (here at 204 ms, RTO 3 s: due 3.204 s). Without the option T3 keeps
+    // the deadline it got when TSN 1 was sent (70 ms + 3 s), R1/R3 only.
+    #[test]
+    fn t3_restarts_when_the_first_outstanding_chunk_is_retransmitted() {
+        for (on, due) in [(false, 3070), (true, 3204)] {
+            let c = SctpConfig {
+                t3_restart_on_rtx: on,
+                ..wide(RtxPolicy::Same)
+            };
+            let (mut s, _) = established(&c, AppData::Unlimited, true);
+            for k in 1..=4u16 {
+                s.inject(ms(200 + k as u64), sack(0, &[(2, k + 1)]));
+            }
+            assert_eq!(s.ep.stats().fast_retransmits, 1);
+            assert_eq!(s.ep.sender().paths[0].t3, Some(ms(due)), "option {on}");
+            // A later retransmission that is not the first outstanding restarts nothing:
+            // TSN 6 is fast-retransmitted while TSN 1 is still outstanding.
+            for k in 6..=9u16 {
+                s.inject(ms(300 + k as u64), sack(0, &[(2, 5), (7, k + 1)]));
+            }
+            assert_eq!(s.ep.stats().fast_retransmits, 2);
+            assert_eq!(s.ep.sender().paths[0].t3, Some(ms(due)), "option {on}");
+        }
+    }
+
+    // ns-2.35 `SctpAgent::recv`: new DATA only when no chunk is marked for retransmission
+    // (`eMarkedChunksPending == FALSE`). After D0's T3 the 11 chunks go to D1, whose cwnd
+    // (set to 1 MTU here) takes 2 of them; by default D0, empty with cwnd 1 MTU, gets new
+    // data (RFC 4960 §6.1 C is per destination); with the option nothing new goes out.
+    #[test]
+    fn new_data_waits_while_retransmissions_are_pending() {
+        for (on, new) in [(false, vec![12, 13]), (true, vec![])] {
+            let c = SctpConfig {
+                new_data_waits_for_rtx: on,
+                ..wide(RtxPolicy::Alternate)
+            };
+            let (mut s, sent) = established(&c, AppData::Unlimited, true);
+            assert_eq!(data(&sent).len(), 11);
+            s.ep.sender_mut().paths[1].cwnd = 1500;
+            let out = s.fire(ms(3070));
+            let d = data(&out);
+            assert_eq!(&d[..2], &[(1, D1), (2, D1)], "option {on}");
+            let fresh: Vec<u32> = d.iter().filter(|x| x.0 > 11).map(|x| x.0).collect();
+            assert_eq!(fresh, new, "option {on}");
+            assert!(d[2..].iter().all(|x| x.1 == D0), "new data only on D0");
+        }
+    }
+
+    // ns-2.35 `eApplyMaxBurst` (`SendBufferDequeueUpTo`, `SendMuch`): Max.Burst (4) applies
+    // only after a SACK cumulatively acks a fast-retransmitted chunk, for one burst that
+    // reaches it. At setup, cwnd 10 MTU: 11 packets at once with the option, 4 without.
+    // After TSN 1 is fast-retransmitted and acked, the next send is limited to 4 packets
+    // with the option too; the send after that is not.
+    #[test]
+    fn max_burst_only_after_a_fast_retransmitted_chunk_is_acked() {
+        for on in [false, true] {
+            let c = SctpConfig {
+                initial_cwnd_mtus: 10,
+                max_burst_after_fast_rtx: on,
+                rtx_policy: RtxPolicy::Same,
+                ..SctpConfig::default()
+            };
+            let (mut s, sent) = single(&c, AppData::Unlimited);
+            assert_eq!(data(&sent).len(), if on { 11 } else { 4 }, "option {on}");
+            let top = s.ep.sender().next_tsn.0 - 1;
+            // TSN 1 lost: four missing reports fast-retransmit it (cwnd 15000 -> 7500).
+            for k in 1..=4u16 {
+                s.inject(ms(200 + k as u64), sack(0, &[(2, k + 1)]));
+            }
+            assert_eq!(s.ep.stats().fast_retransmits, 1);
+            assert_eq!(s.cwnd(0), 7500);
+            // Everything sent so far is acked (cwnd 7500 + 1500 in slow start): 9000 B of
+            // room, 7 packets' worth.
+            let top2 = s.ep.sender().next_tsn.0 - 1;
+            assert!(top2 >= top);
+            let out = s.inject(ms(300), sack(top2, &[]));
+            assert_eq!(s.cwnd(0), 9000);
+            assert_eq!(
+                data(&out).len(),
+                4,
+                "option {on}: limited after the ack of TSN 1"
+            );
+            let top3 = s.ep.sender().next_tsn.0 - 1;
+            let out = s.inject(ms(400), sack(top3, &[]));
+            assert_eq!(data(&out).len(), if on { 7 } else { 4 }, "option {on}");
+        }
+    }
+
+    // ns-2.35 `SctpAgent::ProcessGapAckBlocks` (HTNA): a TSN gets a missing report only when
+    // it is below the highest TSN newly acknowledged, a value kept across SACKs that the
+    // cumulative ack sets (to the last chunk it newly acks) and gap blocks raise. TSNs 1 and 5
+    // are missing (trigger 2). SACK A (gaps 2-4, 6) reports both once. SACK B moves the
+    // cumulative ack to 4 (TSN 1 arrived) and repeats the gap at 6: HTNA is 1, no fast
+    // recovery is in progress, so TSN 5 gets no report; by the highest-TSN-SACKed rule
+    // (default, RFC 2960) it gets its second and is fast-retransmitted. SACK C newly acks 7:
+    // HTNA 7, TSN 5's second report.
+    #[test]
+    fn htna_counts_only_below_the_highest_newly_acked_tsn() {
+        for (on, after_b, after_c) in [(false, 1, 1), (true, 0, 1)] {
+            let c = SctpConfig {
+                htna: on,
+                fast_rtx_threshold: 2,
+                ..wide(RtxPolicy::Same)
+            };
+            let (mut s, _) = established(&c, AppData::Unlimited, true);
+            s.inject(ms(200), sack(0, &[(2, 4), (6, 6)]));
+            assert_eq!(s.ep.stats().fast_retransmits, 0);
+            let out = s.inject(ms(201), sack(4, &[(2, 2)]));
+            assert_eq!(s.ep.stats().fast_retransmits, after_b, "option {on}");
+            assert_eq!(data(&out).iter().any(|d| d.0 == 5), after_b == 1);
+            s.inject(ms(202), sack(4, &[(2, 3)]));
+            assert_eq!(s.ep.stats().fast_retransmits, after_c, "option {on}");
+        }
+    }
+
+    // ns-2.35 `SctpAgent::FastRtx`: the cwnd cut sets `eRtoPending = FALSE`, dropping the
+    // RTT measurement in progress on that destination (TSN 12, sent at 170 ms). By default
+    // the measurement survives the fast retransmit of TSN 2 and its ack at 300 ms gives a
+    // second sample (130 ms); with the option there is none.
+    #[test]
+    fn fast_rtx_cut_cancels_the_rtt_measurement() {
+        for (on, timed, samples) in [(false, Some((Seq(12), ms(170))), 2), (true, None, 1)] {
+            let c = SctpConfig {
+                initial_cwnd_mtus: 10,
+                max_burst: 0,
+                fast_recovery: true,
+                cancel_rtt_on_cut: on,
+                ..SctpConfig::default()
+            };
+            let (mut s, sent) = single(&c, AppData::Unlimited);
+            assert_eq!(data(&sent).len(), 11);
+            let out = s.inject(ms(170), sack(1, &[]));
+            assert_eq!(data(&out)[0].0, 12);
+            assert_eq!(s.ep.sender().paths[0].timed, Some((Seq(12), ms(170))));
+            for k in 1..=4u16 {
+                s.inject(ms(200 + k as u64), sack(1, &[(2, k + 1)]));
+            }
+            assert_eq!(s.ep.stats().fast_retransmits, 1);
+            assert_eq!(s.ep.sender().paths[0].timed, timed, "option {on}");
+            let top = s.ep.sender().next_tsn.0 - 1;
+            s.inject(ms(300), sack(top, &[]));
+            assert_eq!(s.path(0).data_samples, samples, "option {on}");
+        }
+    }
+}
