@@ -1,0 +1,23 @@
+#!/bin/sh
+# Builds the YATS harness into $OUT (default /tmp/yats-harness) from a luayats git directory
+# ($LUAYATS, default /work/.mirror/hleuwer+luayats/repo). Nothing is written into the repo.
+set -e
+HERE=$(cd "$(dirname "$0")" && pwd)
+LUAYATS=${LUAYATS:-/work/.mirror/hleuwer+luayats/repo}
+OUT=${OUT:-/tmp/yats-harness}
+mkdir -p "$OUT/b"
+git --git-dir="$LUAYATS" archive HEAD src/kernel src/tcpip src/muxdmx src/misc | tar -x -C "$OUT"
+cd "$OUT/b"
+awk '/^class\tmuxEPD/{p=1} p{print} p&&/^};/{exit}' ../src/muxdmx/epdmux.c | grep -v addpars > epd_class.inc
+awk '/^void\tmuxEPD::late\(event \*\)/{p=1} p' ../src/muxdmx/epdmux.c > epd_late.inc
+I="-I../src/kernel -I../src/tcpip -I../src/muxdmx -I../src/misc -I."
+F="-x c++ -O2 -w -fpermissive -Dexport=export_ -DUSELUA $I"
+for f in kernel/data.c kernel/deriv.c kernel/ino.c kernel/in1out.c kernel/inxout.c kernel/root.c \
+  kernel/sim.c kernel/geo1.c tcpip/tcpipsend.c tcpip/tcpiprec.c tcpip/cbrframe.c \
+  tcpip/aal5send.c tcpip/aal5rec.c muxdmx/mux.c misc/sink.c; do
+  g++ $F -c "../src/$f" -o "$(basename "$f" .c).o"
+done
+g++ $F -c "$HERE/stubs.cpp" -o stubs.o
+g++ $F -c "$HERE/harness.cpp" -o harness.o
+g++ -o yats *.o
+echo "$OUT/b/yats"
