@@ -6,6 +6,13 @@
 //! block. When the occupancy has drained to `resume_at` (BUF − 4096 in the paper) it resumes:
 //! the rest of the block is written at once and blocks come again on the source's clock
 //! (every `interval` from its start). Nothing is ever dropped.
+//!
+//! With `whole_blocks` (YATS's start-stop protocol, `cbrframe` with `tcpipsend` as its
+//! successor): a block is accepted whole while the buffer is not full, so the occupancy may
+//! exceed `buffer` by less than a block, and the block that fills the buffer pauses the
+//! source. On resume the next block comes at the later of its own time (the paused block's
+//! time plus `interval`) and just after the resuming ACK (YATS: the next slot), and the clock
+//! runs on from there.
 
 use packetsim_kernel::{Dur, Time};
 
@@ -27,6 +34,8 @@ pub struct Frames {
     taken: u64,
     /// Pauses so far.
     pauses: u64,
+    /// YATS start-stop (see the module doc).
+    whole_blocks: bool,
 }
 
 impl Frames {
@@ -44,6 +53,15 @@ impl Frames {
             next: None,
             taken: 0,
             pauses: 0,
+            whole_blocks: false,
+        }
+    }
+
+    /// The same source with YATS's start-stop protocol (see the module doc).
+    pub fn whole_blocks(block: u64, interval: Dur, buffer: u64, resume_at: u64) -> Frames {
+        Frames {
+            whole_blocks: true,
+            ..Frames::new(block, interval, buffer, resume_at)
         }
     }
 
@@ -94,6 +112,10 @@ impl Frames {
 
     /// Brings the source up to `now`, `acked` bytes having been acknowledged in all.
     pub fn advance(&mut self, now: Time, acked: u64) {
+        if self.whole_blocks {
+            self.advance_whole(now, acked);
+            return;
+        }
         if self.paused && self.written - acked <= self.resume_at {
             self.paused = false;
             self.write(acked);
@@ -107,6 +129,28 @@ impl Frames {
                 self.write(acked);
             }
             self.next = Some(t + self.interval);
+        }
+    }
+
+    /// `advance` with YATS's start-stop protocol.
+    fn advance_whole(&mut self, now: Time, acked: u64) {
+        if self.paused && self.written - acked <= self.resume_at {
+            self.paused = false;
+            // YATS `cbrframe::rec`: the block due at the pause's time + interval, or in the
+            // next slot if that has passed (`alarme(&std_evt, 1)`): after the ACK, not at it.
+            self.next = self.next.map(|t| t.max(now + Dur(1)));
+        }
+        while let Some(t) = self.next {
+            if self.paused || t > now {
+                break;
+            }
+            // YATS `tcpipsend::rec`: the block is taken whole; StopSend once it is full.
+            self.written += self.block;
+            self.next = Some(t + self.interval);
+            if self.written - acked >= self.buffer {
+                self.paused = true;
+                self.pauses += 1;
+            }
         }
     }
 

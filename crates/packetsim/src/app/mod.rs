@@ -214,6 +214,18 @@ impl AppSource {
         AppSource::Frames(Box::new(Frames::new(block, interval, buffer, resume_at)))
     }
 
+    /// A frame source with YATS's start-stop protocol (whole blocks; see `frames`).
+    pub fn frames_whole_blocks(
+        block: u64,
+        interval: Dur,
+        buffer: u64,
+        resume_at: u64,
+    ) -> AppSource {
+        AppSource::Frames(Box::new(Frames::whole_blocks(
+            block, interval, buffer, resume_at,
+        )))
+    }
+
     /// When the next message is due, if any (a byte source: never, everything is offered).
     #[inline]
     pub fn next_send(&self) -> Option<Time> {
@@ -371,6 +383,41 @@ mod tests {
         assert_eq!((f.written(), f.is_paused()), (73_440, false));
         assert_eq!(a.taken(), 9128);
         assert!(!a.is_done(u64::MAX), "a frame source never ends");
+    }
+
+    // YATS `cbrframe::early`/`rec` and `tcpipsend::rec`/`process_ack` (start-stop): a block
+    // is accepted whole while the buffer is not full, and the one that fills it pauses the
+    // source; on resume (occupancy <= BUF - 4096 at an ACK) the next block comes at the later
+    // of its own time (pause time + interval) and just after the ACK, never at the ACK itself.
+    #[test]
+    fn frames_whole_blocks_as_yats_start_stop() {
+        let ms = Time::from_millis;
+        let mut a = AppSource::frames_whole_blocks(9180, Dur::from_millis(2), 64_000, 59_904);
+        a.start(ms(0));
+        a.advance(ms(12), 0);
+        // Blocks at 0, 2, ..., 12 ms, all whole: 64,260 >= 64,000, paused.
+        let AppSource::Frames(f) = &a else { panic!() };
+        assert_eq!((f.written(), f.is_paused(), f.pauses()), (64_260, true, 1));
+        assert_eq!(a.next_wakeup(), None);
+        // Occupancy 64,260 - 4,355 = 59,905 > 59,904: still paused, no block at 14 ms.
+        a.advance(ms(14), 4355);
+        let AppSource::Frames(f) = &a else { panic!() };
+        assert_eq!((f.written(), f.is_paused()), (64_260, true));
+        // One more byte at 15 ms: resume; the next block is due just after 15 ms (its own
+        // time, 14 ms, has passed), not at once.
+        a.advance(ms(15), 4356);
+        let AppSource::Frames(f) = &a else { panic!() };
+        assert_eq!((f.written(), f.is_paused()), (64_260, false));
+        let due = ms(15) + Dur(1);
+        assert_eq!(a.next_wakeup(), Some(due));
+        // That block is taken whole (73,440, occupancy 69,084): paused again.
+        a.advance(due, 4356);
+        let AppSource::Frames(f) = &a else { panic!() };
+        assert_eq!((f.written(), f.is_paused(), f.pauses()), (73_440, true, 2));
+        // An early resume keeps the block's own time: paused at 15 ms + 1 ns, next due
+        // 17 ms + 1 ns; resumed at 16 ms.
+        a.advance(ms(16), 20_000);
+        assert_eq!(a.next_wakeup(), Some(ms(17) + Dur(1)));
     }
 
     // DESIGN.md "Performance" (compact per-flow state): the source every TCP/SCTP flow

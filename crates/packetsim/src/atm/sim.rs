@@ -62,6 +62,10 @@ pub struct SourceConfig {
     pub buffer: u64,
     /// The source resumes at BUF − this (4096).
     pub resume_below: u64,
+    /// YATS's start-stop protocol: blocks accepted whole, the next block after a resume no
+    /// earlier than the slot after it (`crate::app::frames`). False: a block is written as far
+    /// as it fits and the rest at the resume.
+    pub whole_blocks: bool,
 }
 
 /// Configuration of one cell-level run.
@@ -240,6 +244,12 @@ impl<'a> Sim<'a> {
             .map(|i| {
                 let (a, b) = (Addr(2 * i as u32), Addr(2 * i as u32 + 1));
                 let app = match &cfg.source {
+                    Some(s) if s.whole_blocks => AppSource::frames_whole_blocks(
+                        s.block,
+                        s.interval,
+                        s.buffer,
+                        s.buffer - s.resume_below,
+                    ),
                     Some(s) => {
                         AppSource::frames(s.block, s.interval, s.buffer, s.buffer - s.resume_below)
                     }
@@ -630,7 +640,8 @@ impl AtmNetConfig {
     /// The main experiment of spec §3.1 (Figs 7-8): two connections, 20 µs slots, the YATS
     /// TCP (MSS 9128, BUF = WND = 64,000 B, timestamps, BSD estimator with a 1 ms tick, no
     /// fast retransmit, initial RTO 3 s, RTO max 64 s, abort after 12 timeouts, delayed ACK
-    /// 200 ms with the window-update rule, initial cwnd 1 MSS and ssthresh WND/2), CBRFrame
+    /// 200 ms with the window-update rule, initial cwnd 1 MSS and ssthresh WND/2, the short
+    /// tail of the buffered data sent when the window reaches it as YATS does), CBRFrame
     /// 9180 B every 2 ms, processing 0.3-0.33 ms (sender) and 0.3 ms (receiver), B = 1000
     /// cells with EPD at T = 600, 10^6 slots, a trace of the first 500,000 in bins of 500.
     pub fn paper(rto_min: Dur) -> AtmNetConfig {
@@ -662,6 +673,10 @@ impl AtmNetConfig {
                 ack_window_update: true,
                 fast_retransmit: false,
                 send_buffer: Some(wnd),
+                // YATS `tcpipsend::calc_send` (Nagle off): the short tail of the buffered
+                // data goes when the window reaches it; the 9180-byte blocks do not divide
+                // into 9128-byte segments, so YATS sends many short segments.
+                push_buffered: true,
                 max_timeouts: Some(12),
                 rtt_estimator: RttEstimatorKind::Bsd,
                 tick: Dur::from_millis(1),
@@ -675,6 +690,7 @@ impl AtmNetConfig {
                 interval: Dur::from_millis(2),
                 buffer: wnd,
                 resume_below: 4096,
+                whole_blocks: true,
             }),
             prop: Dur::ZERO,
             warmup_slots: 0,

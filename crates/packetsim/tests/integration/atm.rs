@@ -144,6 +144,7 @@ fn compare_with(
             interval: Dur::from_millis(2),
             buffer: 64_000,
             resume_below: 4096,
+            whole_blocks: false,
         });
     }
     let r = sim::run(&cfg);

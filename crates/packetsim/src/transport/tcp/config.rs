@@ -99,6 +99,12 @@ pub struct TcpConfig {
     /// Absent (default): unlimited (only cwnd and the peer's window limit the flight).
     #[serde(with = "units::bytes::opt", skip_serializing_if = "Option::is_none")]
     pub send_buffer: Option<u64>,
+    /// Send a new segment shorter than MSS when it carries all the data a frame source has put
+    /// in the send buffer and the usable window reaches its end (YATS `tcpipsend::calc_send`,
+    /// RFC 1122 §4.2.3.4 condition (2) with Nagle off). Default false: such a tail waits for
+    /// the source's next block (only full segments from a frame source).
+    #[serde(skip_serializing_if = "is_false")]
+    pub push_buffered: bool,
     /// With `delayed_ack`, also ACK at once when delivering a segment reopens the window by
     /// at least min(MSS, rcv_window/2) (RFC 1122 §4.2.3.3 window update; the application reads
     /// at once, so the window reopens by the bytes delivered). Default false (spec 1 §2.6).
@@ -401,6 +407,7 @@ impl Default for TcpConfig {
             rto_min_srtt_factor: None,
             fast_retransmit: true,
             send_buffer: None,
+            push_buffered: false,
             ack_window_update: false,
             max_timeouts: None,
             limited_transmit: false,
@@ -681,6 +688,11 @@ mod tests {
             (true, None, false)
         );
         assert_eq!((d.max_timeouts, d.rto_min_srtt_factor), (None, None));
+        assert!(!d.push_buffered);
+        assert!(!toml::to_string(&d).unwrap().contains("push_buffered"));
+        let p: TcpConfig = toml::from_str("push_buffered = true").unwrap();
+        assert!(p.push_buffered);
+        assert!(toml::from_str::<TcpConfig>("push_buffered = 1").is_err());
         assert!(!toml::to_string(&d).unwrap().contains("tick"));
         let c: TcpConfig = toml::from_str(
             "rtt_estimator = \"bsd\"\ntick = \"1ms\"\nfast_retransmit = false\nsend_buffer = 64000\nack_window_update = true\nmax_timeouts = 12",

@@ -222,6 +222,8 @@ pub struct TcpSender {
     fast_retransmit: bool,
     /// Unacknowledged data never exceeds this (`cfg.send_buffer`; u32::MAX: unlimited).
     send_buffer: u32,
+    /// `cfg.push_buffered`: a frame source's short tail is sent when the window reaches it.
+    push_buffered: bool,
     /// Abort after this many consecutive timeouts (`cfg.max_timeouts`; u32::MAX: never).
     max_timeouts: u32,
     /// Timeouts since the last ACK of new data.
@@ -302,6 +304,7 @@ impl TcpSender {
                 SenderEcn::Off
             },
             fast_retransmit: cfg.fast_retransmit,
+            push_buffered: cfg.push_buffered,
             send_buffer: cfg
                 .send_buffer
                 .map_or(u32::MAX, |b| b.min(u32::MAX as u64) as u32),
@@ -511,8 +514,14 @@ impl TcpSender {
                 break;
             }
             // RFC 1122 §4.2.3.4 (sender SWS avoidance): no short new segment while the
-            // application will offer more (a frame source, spec 1 §2.5).
-            if len < self.mss && s >= self.snd_max && self.app.more_expected() {
+            // application will offer more (a frame source, spec 1 §2.5), unless
+            // `push_buffered`: the segment then holds all the buffered data and the window
+            // reaches its end (checked above), YATS `tcpipsend::calc_send` condition (2).
+            if len < self.mss
+                && s >= self.snd_max
+                && self.app.more_expected()
+                && !self.push_buffered
+            {
                 break;
             }
             // Pacing (BBR): not faster than the controller's rate; it wakes the sender.

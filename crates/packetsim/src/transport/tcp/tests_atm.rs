@@ -136,3 +136,55 @@ fn frame_source_drives_sender_full_segments_only() {
     assert_eq!(data_seqs(&out), vec![seg(6)]);
     assert_eq!(s.ep.next_timeout(), Some(ms(6)), "the source's clock again");
 }
+
+/// (start, length) of each data segment.
+fn segs(hs: &[crate::packet::TcpHeader]) -> Vec<(u32, u32)> {
+    hs.iter()
+        .filter(|h| h.payload > 0)
+        .map(|h| (h.seq.0, h.payload))
+        .collect()
+}
+
+// YATS `tcpipsend::calc_send` (RFC 1122 §4.2.3.4 condition (2) with Nagle off): a segment
+// shorter than MSS is sent when it carries all the data in the send buffer and the usable
+// window reaches the end of that data (`max_to_send_offset == max_buf_offset`); one the
+// window cuts short still waits. Same source and script as
+// `frame_source_drives_sender_full_segments_only`, with `push_buffered`.
+#[test]
+fn push_buffered_sends_the_buffer_tail_when_the_window_reaches_it() {
+    let c = super::TcpConfig {
+        push_buffered: true,
+        ..cfg(Variant::Reno)
+    };
+    let app = AppSource::frames(2500, Dur::from_millis(2), 6000, 4000);
+    let mut s = Script::new(TcpSender::with_app(&c, SND, RCV, app));
+    s.ep.open(ms(0), &mut Default::default());
+    assert!(s.fire(ms(0)).is_empty());
+    // 2500 B written: two full segments and the 500 B tail.
+    let out = s.inject(ms(1), syn_ack());
+    assert_eq!(
+        segs(&out),
+        vec![(seg(0), MSS), (seg(1), MSS), (seg(2), 500)]
+    );
+    // 2 ms: 5000 written: 2000 more full, the new 500 B tail.
+    assert_eq!(
+        segs(&s.fire(ms(2))),
+        vec![
+            (seg(2) + 500, MSS),
+            (seg(3) + 500, MSS),
+            (seg(4) + 500, 500)
+        ]
+    );
+    // 4 ms: room for 1000 of the next 2500 (buffer 6000 full): one full segment, paused.
+    assert_eq!(segs(&s.fire(ms(4))), vec![(seg(5), MSS)]);
+    // All 6000 acked, but the peer's window is 1200: the source resumes (1500 more, 7500);
+    // 6000-7000 fits, the 500 B tail would end at 1500 > 1200 past snd_una: it waits.
+    let mut a = ack(seg(6));
+    a.wnd = 1200;
+    assert_eq!(segs(&s.inject(ms(5), a)), vec![(seg(6), MSS)]);
+    // The window opens: the tail goes.
+    assert_eq!(
+        segs(&s.inject(ms(5) + Dur::from_micros(100), ack(seg(6)))),
+        vec![(seg(7), 500)]
+    );
+}
