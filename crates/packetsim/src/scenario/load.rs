@@ -13,9 +13,9 @@ use super::schema::{
     RawAddress, RawFlow, RawLink, RawQueue, RawQueueKind, RawRoute, RawScenario, RawTrace,
 };
 use super::{
-    AddressSpec, ClassSpec, ErrorDirection, FlowNames, FlowSpec, FlowTable, LinkKind, LinkSpec, QueueLimit,
-    QueueReportSpec, QueueSpec, RadioSpec, RateStep, RouteSpec, Scenario, SchedulerSpec,
-    SimulationSpec, TraceSpec,
+    AddressSpec, ClassSpec, ErrorDirection, FlowNames, FlowSpec, FlowTable, LinkKind, LinkSpec,
+    QueueLimit, QueueReportSpec, QueueSpec, RadioSpec, RateStep, RouteSpec, Scenario,
+    SchedulerSpec, SimulationSpec, TraceSpec,
 };
 use crate::transport::sctp::SctpConfig;
 use crate::transport::tcp::TcpConfig;
