@@ -208,8 +208,8 @@ pub struct Egress {
     pub rate: Rate,
     /// One-way propagation delay.
     pub delay: Dur,
-    /// Random and scheduled losses.
-    pub errors: ErrorModel,
+    /// Random and scheduled losses ([`Egress::errors`], [`Egress::set_errors`]).
+    errors: ErrorModel,
     /// What the transmitter does while the link is down.
     pub policy: OutagePolicy,
     /// Queue counters.
@@ -217,6 +217,9 @@ pub struct Egress {
     /// Link counters.
     pub stats: LinkStats,
     disc: QueueDisc,
+    /// DropTail FIFO, no arrival hook and no error model: [`Egress::send`]'s fast path, kept
+    /// up to date by every setter of the three (a test of one flag instead of four fields).
+    plain: bool,
     /// Pull mode (see the module doc).
     pull: bool,
     /// Whether the link is down now.
@@ -256,7 +259,7 @@ impl Egress {
         rng: Rng,
     ) -> Egress {
         let pull = matches!(p.queue, QueueDisc::Classful(_) | QueueDisc::Aqm(_));
-        Egress {
+        let mut e = Egress {
             name,
             link,
             from,
@@ -271,6 +274,7 @@ impl Egress {
             },
             stats: LinkStats::default(),
             disc: p.queue,
+            plain: false,
             pull,
             down: false,
             waiting: VecDeque::new(),
@@ -286,7 +290,27 @@ impl Egress {
             tx_memo: (Rate(0), 0, Dur::MAX),
             cells: None,
             fx: DequeueEffects::default(),
-        }
+        };
+        e.refresh_plain();
+        e
+    }
+
+    /// Recomputes [`Egress::plain`] after a change of the queue, the hooks or the errors.
+    fn refresh_plain(&mut self) {
+        self.plain = matches!(self.disc, QueueDisc::Fifo(AnyAdmission::DropTail(_)))
+            && self.arrival_hooks.is_empty()
+            && self.errors.is_none();
+    }
+
+    /// Random and scheduled losses.
+    pub fn errors(&self) -> &ErrorModel {
+        &self.errors
+    }
+
+    /// Replaces the random and scheduled losses (before the run, or between packets).
+    pub fn set_errors(&mut self, errors: ErrorModel) {
+        self.errors = errors;
+        self.refresh_plain();
     }
 
     /// Makes this direction a slotted cell link (study 1; `kind = "atm"` in scenarios): its
@@ -339,11 +363,13 @@ impl Egress {
         );
         self.pull |= matches!(disc, QueueDisc::Classful(_) | QueueDisc::Aqm(_));
         self.disc = disc;
+        self.refresh_plain();
     }
 
     /// Adds a hook run on each arriving packet, before the queue.
     pub fn add_arrival_hook(&mut self, h: ArrivalHook) {
         self.arrival_hooks.push(h);
+        self.refresh_plain();
     }
 
     /// Adds a hook run on each packet leaving the queue; the direction runs in pull mode.
@@ -690,8 +716,8 @@ impl Egress {
             "{}: send() in pull mode; use enqueue_held()",
             self.name
         );
-        if let QueueDisc::Fifo(AnyAdmission::DropTail(d)) = &self.disc {
-            if self.arrival_hooks.is_empty() && self.errors.is_none() {
+        if self.plain {
+            if let QueueDisc::Fifo(AnyAdmission::DropTail(d)) = &self.disc {
                 let limit = d.limit();
                 return self.send_plain(now, pkt, limit);
             }
@@ -906,6 +932,42 @@ mod tests {
         );
         p.size = 1500;
         p
+    }
+
+    /// The fast-path flag follows every setter of the queue, the hooks and the errors, so a
+    /// direction given losses, a hook or another discipline after construction leaves the
+    /// fast path (a stale flag would skip its losses or its classifier).
+    #[test]
+    fn fast_path_flag_follows_the_queue_hooks_and_errors() {
+        let mut e = egress(10, ErrorModel::default());
+        assert!(e.plain, "DropTail, no hook, no errors");
+        let lossy = ErrorModel {
+            loss: 0.1,
+            ..ErrorModel::default()
+        };
+        assert!(!egress(10, lossy.clone()).plain, "built with losses");
+        e.set_errors(lossy);
+        assert!(!e.plain, "losses set");
+        e.set_errors(ErrorModel {
+            outages: vec![(Time::ZERO, Time::ZERO + Dur::from_millis(1))],
+            ..ErrorModel::default()
+        });
+        assert!(!e.plain, "an outage set");
+        e.set_errors(ErrorModel {
+            before_queue: true,
+            ..ErrorModel::default()
+        });
+        assert!(!e.plain, "before_queue set");
+        e.set_errors(ErrorModel::default());
+        assert!(e.plain, "errors removed");
+        e.set_queue(QueueDisc::Fifo(AnyAdmission::Red(crate::queue::Red::new(
+            &crate::queue::RedConfig::default(),
+            Rate::mbps(8),
+        ))));
+        assert!(!e.plain, "RED");
+        let mut e = egress(10, ErrorModel::default());
+        e.set_classifier(Classifier::default());
+        assert!(!e.plain, "an arrival hook");
     }
 
     /// The DropTail fast path of `send` (no hook, no error model) must do exactly what the

@@ -13,9 +13,9 @@ use super::schema::{
     RawAddress, RawFlow, RawLink, RawQueue, RawQueueKind, RawRoute, RawScenario, RawTrace,
 };
 use super::{
-    AddressSpec, ClassSpec, ErrorDirection, FlowSpec, FlowTable, LinkKind, LinkSpec, QueueLimit,
-    QueueReportSpec, QueueSpec, RadioSpec, RateStep, RouteSpec, Scenario, SchedulerSpec,
-    SimulationSpec, TraceSpec,
+    AddressSpec, ClassSpec, ErrorDirection, FlowNames, FlowSpec, FlowTable, LinkKind, LinkSpec,
+    QueueLimit, QueueReportSpec, QueueSpec, RadioSpec, RateStep, RouteSpec, Scenario,
+    SchedulerSpec, SimulationSpec, TraceSpec,
 };
 use crate::transport::sctp::SctpConfig;
 use crate::transport::tcp::TcpConfig;
@@ -392,6 +392,7 @@ impl Ctx<'_> {
             duration: simulation.duration,
         };
         let mut flows: Vec<FlowTable> = Vec::new();
+        let mut flow_names = FlowNames::default();
         for (name, f) in raw.flows.0 {
             let path = KeyPath::keys(&["flows", &name]);
             let raw_flow = table
@@ -403,15 +404,8 @@ impl Ctx<'_> {
             // Names are compared table by table, never copy by copy: copies are named NAME_i
             // with i in decimal, so two tables of several copies never share a name, and a
             // one-copy table `X` clashes only with a table `T` of count > i where X = T_i.
-            let clash = flows.iter().find_map(|o| {
-                if t.count == 1 {
-                    o.copy_index(&t.table).map(|i| (o.copy_name(i), &o.table))
-                } else {
-                    (o.count == 1 && t.copy_index(&o.table).is_some())
-                        .then(|| (o.table.clone(), &o.table))
-                }
-            });
-            if let Some((copy, other)) = clash {
+            if let Some((copy, i)) = flow_names.clash(&flows, &t) {
+                let other = &flows[i].table;
                 return Err(self.err(
                     &path,
                     format!(
@@ -421,6 +415,7 @@ impl Ctx<'_> {
                 ));
             }
             flows.push(t);
+            flow_names.add(&flows, flows.len() - 1);
         }
 
         let mobility = match raw.mobility {

@@ -66,6 +66,7 @@ use crate::transport::sctp::SctpConfig;
 use crate::transport::tcp::TcpConfig;
 use packetsim_kernel::{Dur, Rate, Time};
 use serde::Deserialize;
+use std::collections::HashMap;
 
 /// A loaded, validated scenario.
 #[derive(Clone, Debug, PartialEq)]
@@ -455,6 +456,77 @@ impl FlowTable {
             return None;
         };
         (i < self.count as u64).then_some(i as u32)
+    }
+}
+
+/// The flow tables read so far, indexed by name, so that a new table's name clash is found
+/// without comparing it with every earlier table (that scan was quadratic: most of the 174 s
+/// of loading a 100,000-flow dumbbell). A one-copy table `X` clashes with a one-copy table
+/// `X` or with a table `T` of count > i where `X = T_i`; copy names have no `_` after `T`, so
+/// `T` is `X` up to its last `_`.
+#[derive(Default)]
+pub(crate) struct FlowNames {
+    /// Table name -> its first index in the table list.
+    by_table: HashMap<String, usize>,
+    /// `T` -> the one-copy tables named `T_...`, in list order.
+    one_copy_by_stem: HashMap<String, Vec<usize>>,
+}
+
+impl FlowNames {
+    /// The first table of `tables` (the tables added so far, in order) whose flow names
+    /// share one with `t`: the shared name and the table's index. The same answer as
+    /// [`FlowNames::clash_by_scan`].
+    pub fn clash(&self, tables: &[FlowTable], t: &FlowTable) -> Option<(String, usize)> {
+        if t.count == 1 {
+            let same = self
+                .by_table
+                .get(&t.table)
+                .copied()
+                .filter(|&i| tables[i].count == 1);
+            let copy = t.table.rsplit_once('_').and_then(|(stem, _)| {
+                let i = *self.by_table.get(stem)?;
+                let o = &tables[i];
+                (o.count > 1).then(|| o.copy_index(&t.table).map(|k| (i, k)))?
+            });
+            match (same, copy) {
+                (Some(i), Some((j, k))) if j < i => Some((tables[j].copy_name(k), j)),
+                (Some(i), _) => Some((tables[i].table.clone(), i)),
+                (None, Some((j, k))) => Some((tables[j].copy_name(k), j)),
+                (None, None) => None,
+            }
+        } else {
+            self.one_copy_by_stem
+                .get(&t.table)?
+                .iter()
+                .find(|&&i| t.copy_index(&tables[i].table).is_some())
+                .map(|&i| (tables[i].table.clone(), i))
+        }
+    }
+
+    /// [`FlowNames::clash`] by comparing `t` with every table in turn (the reference).
+    #[cfg(test)]
+    pub fn clash_by_scan(tables: &[FlowTable], t: &FlowTable) -> Option<(String, usize)> {
+        tables.iter().enumerate().find_map(|(i, o)| {
+            if t.count == 1 {
+                o.copy_index(&t.table).map(|k| (o.copy_name(k), i))
+            } else {
+                (o.count == 1 && t.copy_index(&o.table).is_some()).then(|| (o.table.clone(), i))
+            }
+        })
+    }
+
+    /// Records `tables[i]` (added after every earlier one).
+    pub fn add(&mut self, tables: &[FlowTable], i: usize) {
+        let t = &tables[i];
+        self.by_table.entry(t.table.clone()).or_insert(i);
+        if t.count == 1 {
+            if let Some((stem, _)) = t.table.rsplit_once('_') {
+                self.one_copy_by_stem
+                    .entry(stem.to_owned())
+                    .or_default()
+                    .push(i);
+            }
+        }
     }
 }
 

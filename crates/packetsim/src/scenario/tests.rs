@@ -2826,3 +2826,35 @@ fn fq_codel_and_pie_load_by_name_and_bad_keys_are_located() {
     let e = bad(&q("{ kind = \"pie\", codel = {} }"), &[]);
     assert_at(&e, 13, "links.l1.queue.codel", "does not belong");
 }
+
+/// The indexed clash check of the loader (`FlowNames`) gives the scan's answer, table by table,
+/// for names that are, look like, or nearly are each other's copies (tables have distinct
+/// names, as TOML keys do).
+#[test]
+fn flow_name_index_matches_the_scan() {
+    const NAMES: [&str; 14] = [
+        "f", "f_0", "f_1", "f_2", "f_02", "f_2_0", "f_2_1", "f_", "f__1", "_1", "g", "g_10",
+        "f_2_", "f_x",
+    ];
+    let table = |name: &str, count: u32| {
+        let mut t = ok(BASE, &[]).flow_tables[0].clone();
+        t.table = name.to_owned();
+        t.count = count;
+        t
+    };
+    proptest!(ProptestConfig::with_cases(500), |(
+        order in Just((0..NAMES.len()).collect::<Vec<_>>()).prop_shuffle(),
+        counts in proptest::collection::vec(1u32..=12, NAMES.len()),
+        len in 1usize..=NAMES.len(),
+    )| {
+        let mut tables: Vec<FlowTable> = Vec::new();
+        let mut names = FlowNames::default();
+        for &k in &order[..len] {
+            let t = table(NAMES[k], counts[k]);
+            let want = FlowNames::clash_by_scan(&tables, &t);
+            prop_assert_eq!(names.clash(&tables, &t), want, "{} x{}", &t.table, t.count);
+            tables.push(t);
+            names.add(&tables, tables.len() - 1);
+        }
+    });
+}

@@ -249,7 +249,11 @@ fn hold_outage_loses_nothing_and_resumes_in_order() {
 #[test]
 fn blind_outage_loses_exactly_the_packets_sent_into_it() {
     let outage = (ms(2.0), ms(5.0));
-    let (mut w, a, b) = pair(Dur::from_micros(100), |e| e.errors.outages = vec![outage]);
+    let (mut w, a, b) = pair(Dur::from_micros(100), |e| {
+        let mut m = e.errors().clone();
+        m.outages = vec![outage];
+        e.set_errors(m)
+    });
     let ab = w.net.links[0].ab;
     let s = burst(&w, a, b, Time::ZERO, 6, Script::default());
     w.add_element(a, Box::new(s), false);
