@@ -3,7 +3,11 @@
 multihomed) at 0, 1, 4, 8 and 16% loss, ns-2.35 with its stock TCP mechanisms against packetsim
 with and without `profile = "ns2"`.
 
-    bench/validate/ns2profile/run.py [--runs N] [--jobs J] [--ns2-only|--packetsim-only|--table-only]
+    bench/validate/ns2profile/run.py [--runs N] [--jobs J] [--protos reno,sack,...]
+                                     [--ns2-only|--packetsim-only|--table-only]
+
+--protos limits the runs to some protocols; the table then keeps, for the others, the rows
+and summary lines already in table.md / summary.jsonl (so TCP and SCTP can be re-run apart).
 
 ns-2: ../sctp/sctp_path.tcl with NS2_STOCK=1 (singledup_ 1, minrto_ 0.2, maxrto_ 60; the
 scenario's sizes kept), seeds 1..N, into RAW/ns2_stock.jsonl.
@@ -44,13 +48,13 @@ def t95(n):
     return T95.get(n - 1, 1.96 if n > 60 else 2.045)
 
 
-def ns2_runs(runs, jobs):
+def ns2_runs(runs, jobs, protos):
     done = set()
     if os.path.exists(NS2_RAW):
         for line in open(NS2_RAW):
             r = json.loads(line)
             done.add((r["proto"], r["loss0"], r["seed"]))
-    todo = [(p, l, s) for p in PROTOS for l in LOSSES for s in range(1, runs + 1)
+    todo = [(p, l, s) for p in protos for l in LOSSES for s in range(1, runs + 1)
             if (p, l, s) not in done]
     env = dict(os.environ, NS2_STOCK="1")
 
@@ -87,9 +91,9 @@ PROFILE_TCP = ["--set", 'tcp.rto_min="200ms"', "--set", 'tcp.rto_max="60s"']
 PROFILE_SCTP = ["--set", "sctp.fast_recovery=true"]
 
 
-def ps_runs(runs, binary, modes=("standard", "ns2")):
+def ps_runs(runs, binary, modes, protos):
     for mode in modes:
-        for p in PROTOS:
+        for p in protos:
             for l in LOSSES:
                 out = os.path.join(PS_DIR, f"{mode}-{p}-{l}")
                 if os.path.exists(os.path.join(out, "runs.csv")):
@@ -133,7 +137,32 @@ STIME = ["flows.file.transfer_time_s"]
 RTX = ["flows.file.retransmits"]
 
 
+def kept_rows():
+    """Rows of the current table.md and summary.jsonl by protocol name and loss, in order."""
+    rows, lines = {}, {}
+    path = os.path.join(HERE, "table.md")
+    if os.path.exists(path):
+        for line in open(path):
+            cells = [c.strip() for c in line.split("|")]
+            if len(cells) > 3 and cells[1] in NAMES.values():
+                rows.setdefault((cells[1], cells[2]), []).append(line.rstrip("\n"))
+    path = os.path.join(HERE, "summary.jsonl")
+    if os.path.exists(path):
+        for line in open(path):
+            r = json.loads(line)
+            lines[(r["proto"], r["loss"])] = line.rstrip("\n")
+    return rows, lines
+
+
 def table(runs):
+    old_rows, old_lines = kept_rows()
+
+    def keep(p, l, out):
+        """Appends the old row of (p, l) for the next table when it has no ns-2 runs now."""
+        old = old_rows.get((NAMES[p], f"{l:.0%}"), [])
+        if old:
+            out.append(old.pop(0))
+
     ns = {}
     for line in open(NS2_RAW):
         r = json.loads(line)
@@ -152,6 +181,7 @@ def table(runs):
     for p in PROTOS:
         for l in LOSSES:
             if (p, l) not in ns:
+                keep(p, l, out)
                 continue
             m, ci = mean_ci(ns[(p, l)]["t"])
             cells = [f"{NAMES[p]}", f"{l:.0%}", f"{m:.2f} ± {ci:.2f} (n={len(ns[(p, l)]['t'])})"]
@@ -171,6 +201,7 @@ def table(runs):
     for p in PROTOS:
         for l in LOSSES:
             if (p, l) not in ns:
+                keep(p, l, out)
                 continue
             m = statistics.fmean(ns[(p, l)]["rtx"])
             cells = [NAMES[p], f"{l:.0%}", f"{m:.1f}"]
@@ -190,6 +221,7 @@ def table(runs):
     for p in PROTOS:
         for l in LOSSES:
             if (p, l) not in ns:
+                keep(p, l, out)
                 continue
             cells = [NAMES[p], f"{l:.0%}", f"{statistics.fmean(ns[(p, l)]['to']):.1f}"]
             for mode in ("standard", "ns2"):
@@ -203,6 +235,8 @@ def table(runs):
         for p in PROTOS:
             for l in LOSSES:
                 if (p, l) not in ns:
+                    if (p, l) in old_lines:
+                        f.write(old_lines[(p, l)] + "\n")
                     continue
                 t = ns[(p, l)]["t"]
                 m, ci = mean_ci(t)
@@ -230,14 +264,18 @@ def main():
     ap.add_argument("--ns2-only", action="store_true")
     ap.add_argument("--packetsim-only", action="store_true")
     ap.add_argument("--table-only", action="store_true")
+    ap.add_argument("--protos", default=",".join(PROTOS))
     a = ap.parse_args()
+    protos = a.protos.split(",")
+    if not set(protos) <= set(PROTOS):
+        sys.exit(f"--protos: expected some of {','.join(PROTOS)}, got {a.protos}")
     os.makedirs(PS_DIR, exist_ok=True)
     os.makedirs(RAW, exist_ok=True)
     binary = os.environ.get("PACKETSIM", os.path.join(ROOT, "target", "release", "packetsim"))
     if not (a.table_only or a.packetsim_only):
-        ns2_runs(a.runs, a.jobs)
+        ns2_runs(a.runs, a.jobs, protos)
     if not (a.table_only or a.ns2_only):
-        ps_runs(a.runs, binary, os.environ.get("MODES", "standard,ns2").split(","))
+        ps_runs(a.runs, binary, os.environ.get("MODES", "standard,ns2").split(","), protos)
     if not a.ns2_only:
         table(a.runs)
 

@@ -219,6 +219,17 @@ pub struct RedConfig {
     /// With `step`: what a chosen packet that is not ECN-capable gets (default `drop`).
     #[serde(skip_serializing_if = "StepNonEct::is_drop")]
     pub step_non_ect: StepNonEct,
+    /// ns-2.35's backlog test (`REDQueue::enque`: early and forced action only when
+    /// `qavg >= th_min && qlen > 1`): an arrival that finds at most one packet waiting (one
+    /// byte in byte mode) is neither chosen nor force-dropped whatever the average, and
+    /// `count` restarts as below `min_th` (ns-2 clears `old`). Default false (F&J: the average
+    /// alone decides).
+    #[serde(skip_serializing_if = "is_false")]
+    pub ns2_backlog_test: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// What a step queue does with a chosen arrival that is not ECN-capable (a SYN, a pure ACK,
@@ -257,6 +268,7 @@ impl Default for RedConfig {
             ns2_dsred_count: false,
             step: None,
             step_non_ect: StepNonEct::Drop,
+            ns2_backlog_test: false,
         }
     }
 }
@@ -487,6 +499,13 @@ impl RedCore {
         }
     }
 
+    /// The arrival takes no early action outside the average's test (ns-2's backlog test):
+    /// `count` restarts as below `min_th`.
+    #[inline]
+    pub fn leave_region(&mut self) {
+        self.count = -1;
+    }
+
     /// Notes that the arrival was dropped for overflow: `count` restarts if in the region (ns-2).
     #[inline]
     pub fn overflowed(&mut self) {
@@ -547,6 +566,8 @@ pub struct Red {
     step: Option<f64>,
     /// What a chosen non-ECN-capable arrival gets under `step`.
     step_non_ect: StepNonEct,
+    /// ns-2.35's `qlen > 1` test ([`RedConfig::ns2_backlog_test`]).
+    ns2_backlog_test: bool,
 }
 
 impl Red {
@@ -568,6 +589,7 @@ impl Red {
             track: TimeAverage::new(Time::ZERO),
             step: cfg.step,
             step_non_ect: cfg.step_non_ect,
+            ns2_backlog_test: cfg.ns2_backlog_test,
         }
     }
 
@@ -614,7 +636,16 @@ impl Admission for Red {
         };
         self.core.update(&self.opts, now, len, q.idle_since);
         self.track.set(now, self.core.avg());
+        let backlog = match self.byte_unit {
+            None => q.len.packets as u64,
+            Some(_) => q.len.bytes,
+        };
         let d = match self.step {
+            // ns-2.35 `REDQueue::enque`: `if (qavg >= th_min && qlen > 1)`, else `old = 0`.
+            None if self.ns2_backlog_test && backlog <= 1 => {
+                self.core.leave_region();
+                RedDecision::Below
+            }
             None => self.core.decide(&self.opts, scale, rng),
             // `step_non_ect = "pass"`: the step marks ECN-capable arrivals and lets the
             // others in (CE counts as capable, RFC 3168 §5).
@@ -672,6 +703,35 @@ mod tests {
 
     fn arrive(red: &mut Red, now: Time, q: QueueView, p: &mut Packet, rng: &mut Rng) -> Verdict {
         red.admit(now, &q, p, rng)
+    }
+
+    // ns-2.35 `REDQueue::enque`: `if (qavg >= th_min && qlen > 1)` gates both the early and
+    // the forced action. w = 1 (avg = q), min_th 0.2, max_th 0.5, not gentle: any arrival
+    // that finds a packet waiting has avg >= max_th, a forced drop (F&J). With the test, one
+    // waiting packet (qlen 1) is queued and count restarts (-1); two are still dropped.
+    #[test]
+    fn ns2_backlog_test_spares_arrivals_behind_one_packet() {
+        let mut c = cfg(1.0, 0.2, 0.5, 0.1);
+        let mut rng = Rng::from_seed(1);
+        let mut p = pkt(Ecn::NotEct, dscp::BE);
+        let mut red = Red::new(&c, RATE);
+        assert_eq!(
+            arrive(&mut red, Time::ZERO, busy(1), &mut p, &mut rng),
+            Verdict::Dropped(DropReason::Forced)
+        );
+        c.ns2_backlog_test = true;
+        let mut red = Red::new(&c, RATE);
+        assert_eq!(
+            arrive(&mut red, Time::ZERO, busy(1), &mut p, &mut rng),
+            Verdict::Queued
+        );
+        assert_eq!(red.state().count, -1);
+        assert_eq!(red.average(), 1.0, "the average is still updated");
+        assert_eq!(
+            arrive(&mut red, Time::ZERO, busy(2), &mut p, &mut rng),
+            Verdict::Dropped(DropReason::Forced)
+        );
+        assert!(!RedConfig::default().ns2_backlog_test);
     }
 
     // The report's RED average (issue 14 item 9): each arrival's value holds until the next

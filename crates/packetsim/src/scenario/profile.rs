@@ -116,6 +116,14 @@ pub const NS2_OPTIONS: &[ProfileOption] = &[
     },
     ProfileOption {
         table: Table::Tcp,
+        key: "fast_retransmit_stops_timing",
+        value: "true",
+        ns2: "reset_rtx_timer(1, 0) clears rtt_active_ on a fast retransmit",
+        source:
+            "tcp/tcp.cc TcpAgent::reset_rtx_timer; tcp/tcp-reno.cc, tcp/tcp-sack1.cc dupack_action",
+    },
+    ProfileOption {
+        table: Table::Tcp,
         key: "sack_recovery",
         value: "\"sack1\"",
         ns2: "Agent/TCP/Sack1 (the SACK agent of ns-2 scripts)",
@@ -288,6 +296,9 @@ mod tests {
         assert_ne!(tcp.rto_min, d.rto_min);
         assert_ne!(tcp.rto_initial, d.rto_initial);
         assert_ne!(tcp.sack_recovery, d.sack_recovery);
+        assert!(tcp.fast_retransmit_stops_timing && !d.fast_retransmit_stops_timing);
+        let zero = packetsim_kernel::Dur::ZERO;
+        assert_eq!((tcp.send_overhead, d.send_overhead), (zero, zero));
         assert_eq!(tcp.validate(), Ok(()));
         let sctp: SctpConfig = toml::Value::Table(Profile::Ns2.table(Table::Sctp))
             .try_into()

@@ -137,6 +137,16 @@ impl World {
         self.add_flow(name, FlowKind::Tcp, snd, rcv, at, bytes)
     }
 
+    /// Gives the TCP sender of `flow` its own stream for `send_overhead` delays,
+    /// `flows.NAME.send_overhead` under `seed`. Does nothing for another kind of flow.
+    pub fn seed_tcp_send_overhead(&mut self, flow: FlowId, seed: u64) {
+        let f = &self.flows[flow.idx()];
+        let rng = Rng::for_component(seed, &format!("flows.{}.send_overhead", f.name));
+        if let Agent::TcpSender(s) = &mut self.agents[f.sender.idx()].agent {
+            s.set_overhead_rng(rng);
+        }
+    }
+
     /// Adds a TCP connection whose sender is fed by `app`, any application source (study 1's
     /// frame source, [`AppSource::frames`]); the flow has no fixed size unless `app` is a
     /// file.

@@ -420,6 +420,12 @@ fn add(world: &mut World, b: &FlowBuild) -> Result<(), BuildError> {
             id.0..id.0 + 1
         }
     };
+    // ns-2 `overhead_`: each sender draws its send delays from its own stream.
+    if tcp.send_overhead > Dur::ZERO {
+        for i in ids.clone() {
+            world.seed_tcp_send_overhead(FlowId(i), b.seed);
+        }
+    }
     // spec 1 §2.5-2.6: per-packet processing at the hosts, a node element (net::processing).
     let sender = tcp
         .sender_processing

@@ -169,6 +169,23 @@ pub struct TcpConfig {
     /// Linux's `tcp_enter_loss` does; RFC 5681 allows any value up to eq. 4's).
     #[serde(skip_serializing_if = "RtoSsthresh::is_default")]
     pub rto_ssthresh: RtoSsthresh,
+    /// A fast retransmit ends the RTT measurement in progress, so the segment being timed
+    /// gives no sample when the ACK that follows the repair covers it (ns-2.35
+    /// `RenoTcpAgent::dupack_action` and `Sack1TcpAgent::dupack_action` call
+    /// `reset_rtx_timer(1, 0)`, which clears `rtt_active_`); the next new segment is timed.
+    /// Default false: only a retransmitted segment loses its measurement (Karn, RFC 6298 §3).
+    #[serde(skip_serializing_if = "is_false")]
+    pub fast_retransmit_stops_timing: bool,
+    /// ns-2's `overhead_` (`TcpAgent::send_much`, `timeout_nonrtx`): each time the sender
+    /// could send as its window allows (on an ACK, a timeout, new application data) and
+    /// would send something, it instead waits a delay drawn uniformly from [0, this) and then
+    /// sends all the window allows; opportunities during the wait add nothing. The fast
+    /// retransmission, limited transmit and partial-ACK retransmissions go at once, as ns-2's
+    /// direct `output` calls do. A per-flow random stream (`flows.NAME.send_overhead`) gives
+    /// the draws. It breaks the phase effects of deterministic timing (Floyd and Jacobson
+    /// 1992). Default 0 (off), as in ns-2.35 (`Agent/TCP set overhead_ 0`).
+    #[serde(with = "units::dur", skip_serializing_if = "is_zero_dur")]
+    pub send_overhead: Dur,
 }
 
 /// A loss recovery named in a scenario (the `[tcp]` key `loss_recovery`), replacing the
@@ -420,6 +437,8 @@ impl Default for TcpConfig {
             sack_recovery: SackRecoveryKind::Rfc6675,
             loss_recovery: None,
             rto_ssthresh: RtoSsthresh::FlightSize,
+            fast_retransmit_stops_timing: false,
+            send_overhead: Dur::ZERO,
         }
     }
 }
@@ -544,6 +563,15 @@ impl TcpConfig {
                     "expected a per-packet processing time below 1 s, e.g. \"0.3ms\"".into(),
                 ));
             }
+        }
+        if self.send_overhead >= Dur::from_secs(1) {
+            return Err((
+                "send_overhead",
+                format!(
+                    "expected a duration below 1 s (ns-2 overhead_), got {}",
+                    self.send_overhead
+                ),
+            ));
         }
         if self.sender_processing_jitter > Dur::ZERO && self.sender_processing.is_none() {
             return Err((

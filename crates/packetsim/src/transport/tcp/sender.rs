@@ -41,6 +41,14 @@
 //!   ACK retransmits only when snd_una > recover (strictly beyond, as ns-2's
 //!   `highest_ack_ > recover_`).
 //! - A SACK sender skips SACKed ranges during go-back-N.
+//! - RTT timing (no timestamps) follows Karn: one segment of new data at a time, and a
+//!   retransmission of it ends the measurement. With `cfg.fast_retransmit_stops_timing`
+//!   every fast retransmit ends it too (ns-2 `reset_rtx_timer` clears `rtt_active_`), so a
+//!   segment sent before a loss is never timed across the repair.
+//! - `cfg.send_overhead` (ns-2 `overhead_`): each send opportunity that would send waits a
+//!   uniform [0, overhead) delay (one pending at a time), then sends what the window then
+//!   allows; direct retransmissions (fast retransmit, NewReno partial ACK) and limited
+//!   transmit are not delayed, as in ns-2 where they call `output` directly.
 //! - `cfg.sack_recovery = sack1` (ns-2.35 `Agent/TCP/Sack1`, `recovery/sack1.rs`): outside
 //!   fast recovery a duplicate ACK counts only if it SACKs new data and not between a timeout
 //!   and the next ACK of new data (`Sack1TcpAgent::recv`, `CheckUpdate`, `timeout_`); the
@@ -81,7 +89,7 @@ use crate::app::{AppData, AppSource};
 use crate::ids::Addr;
 use crate::packet::{Body, Ecn, Packet, Seq, TcpFlags, TcpHeader, Timestamps};
 use crate::transport::{Endpoint, Outbox};
-use packetsim_kernel::{Dur, Time};
+use packetsim_kernel::{Dur, Rng, Time};
 
 /// Counters of a TCP sender.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -153,6 +161,16 @@ enum SenderEcn {
         /// Set CWR on the next new data segment (§6.1.2).
         cwr_pending: bool,
     },
+}
+
+/// ns-2's delayed-send timer (`cfg.send_overhead`, ns-2 `overhead_` and `delsnd_timer_`).
+#[derive(Clone, Debug)]
+struct SendOverhead {
+    /// Delays are drawn uniformly from [0, max).
+    max: Dur,
+    rng: Rng,
+    /// When the delayed send is due, while one is pending.
+    at: Option<Time>,
 }
 
 /// A TCP sender.
@@ -228,6 +246,14 @@ pub struct TcpSender {
     max_timeouts: u32,
     /// Timeouts since the last ACK of new data.
     consecutive_timeouts: u32,
+    /// A fast retransmit clears the RTT measurement (`cfg.fast_retransmit_stops_timing`).
+    fast_retransmit_stops_timing: bool,
+    /// Set while `would_send` runs the transmit functions without sending.
+    probing: bool,
+    /// A probe reached a send.
+    probe_hit: bool,
+    /// ns-2's `overhead_` (`cfg.send_overhead`); None when 0.
+    overhead: Option<Box<SendOverhead>>,
     stats: SenderStats,
 }
 
@@ -310,7 +336,26 @@ impl TcpSender {
                 .map_or(u32::MAX, |b| b.min(u32::MAX as u64) as u32),
             max_timeouts: cfg.max_timeouts.unwrap_or(u32::MAX),
             consecutive_timeouts: 0,
+            fast_retransmit_stops_timing: cfg.fast_retransmit_stops_timing,
+            probing: false,
+            probe_hit: false,
+            overhead: (cfg.send_overhead > Dur::ZERO).then(|| {
+                Box::new(SendOverhead {
+                    max: cfg.send_overhead,
+                    rng: Rng::from_seed(0),
+                    at: None,
+                })
+            }),
             stats: SenderStats::default(),
+        }
+    }
+
+    /// The random stream of the `send_overhead` delays (a scenario gives each flow its own,
+    /// `flows.NAME.send_overhead`; without this call the stream of seed 0). No effect when
+    /// `send_overhead` is 0.
+    pub fn set_overhead_rng(&mut self, rng: Rng) {
+        if let Some(o) = &mut self.overhead {
+            o.rng = rng;
         }
     }
 
@@ -477,7 +522,43 @@ impl TcpSender {
         }
     }
 
+    /// Sends what the window allows; with `send_overhead`, waits a random delay first when
+    /// something would go (ns-2 `send_much` with `force` 0 and `overhead_` > 0: the
+    /// delayed-send timer is set only inside the send loop, and while it is pending nothing
+    /// is sent).
     fn transmit(&mut self, now: Time, out: &mut Outbox) {
+        if self.overhead.is_some() {
+            if self.overhead.as_ref().is_some_and(|o| o.at.is_some()) || !self.would_send(now) {
+                return;
+            }
+            let o = self.overhead.as_mut().expect("checked above");
+            let d = Dur((o.rng.uniform() * o.max.0 as f64) as u64);
+            o.at = Some(now + d);
+            return;
+        }
+        self.transmit_now(now, out);
+    }
+
+    /// Whether `transmit_now` would send a segment at `now` (it runs with `probing` set:
+    /// each transmit loop stops before its first send).
+    fn would_send(&mut self, now: Time) -> bool {
+        self.probing = true;
+        self.probe_hit = false;
+        self.transmit_now(now, &mut Outbox::default());
+        self.probing = false;
+        self.probe_hit
+    }
+
+    /// In a probe (`would_send`): records that a segment would go, and returns true so that
+    /// the caller stops before sending it.
+    fn probe_stops(&mut self) -> bool {
+        if self.probing {
+            self.probe_hit = true;
+        }
+        self.probing
+    }
+
+    fn transmit_now(&mut self, now: Time, out: &mut Outbox) {
         if self.state != SenderState::Established || self.stats.aborted {
             return;
         }
@@ -525,7 +606,7 @@ impl TcpSender {
                 break;
             }
             // Pacing (BBR): not faster than the controller's rate; it wakes the sender.
-            if !self.cc.pacing_allows(now, self.mss) {
+            if !self.cc.pacing_allows(now, self.mss) || self.probe_stops() {
                 break;
             }
             self.send_segment(now, s, len, out);
@@ -542,6 +623,9 @@ impl TcpSender {
         while self.st.cwnd.saturating_sub(pipe) >= self.mss {
             // NextSeg rule 1: the first unSACKed byte above HighRxt that IsLost.
             if let Some((s, len)) = self.sb.next_hole(lost.0, self.snd_max, self.mss) {
+                if self.probe_stops() {
+                    return;
+                }
                 self.send_segment(now, s, len, out);
                 self.sb.high_rxt = s + len;
                 pipe += len;
@@ -551,6 +635,9 @@ impl TcpSender {
             let s = self.snd_max;
             let len = self.avail_from(s).min(self.mss as u64) as u32;
             if len > 0 && (s + len) - self.snd_una <= self.peer_wnd {
+                if self.probe_stops() {
+                    return;
+                }
                 self.send_segment(now, s, len, out);
                 self.snd_nxt = self.snd_max;
                 pipe += len;
@@ -559,6 +646,9 @@ impl TcpSender {
             // Rule 3: an unSACKed byte above HighRxt below the highest SACKed byte.
             let high_sacked = self.sb.sacked.last().map_or(self.snd_una, |r| r.1);
             if let Some((s, len)) = self.sb.next_hole(high_sacked, self.snd_max, self.mss) {
+                if self.probe_stops() {
+                    return;
+                }
                 self.send_segment(now, s, len, out);
                 self.sb.high_rxt = s + len;
                 pipe += len;
@@ -588,7 +678,7 @@ impl TcpSender {
                     (s, self.avail_from(s).min(self.mss as u64) as u32, false)
                 }
             };
-            if len == 0 || (s + len) - self.snd_una > self.peer_wnd {
+            if len == 0 || (s + len) - self.snd_una > self.peer_wnd || self.probe_stops() {
                 return;
             }
             self.send_segment(now, s, len, out);
@@ -963,6 +1053,10 @@ impl TcpSender {
             Entry::FastRecovery => {
                 self.st.phase = Phase::Recovery { recover };
                 self.sb.high_rxt = self.snd_una;
+                if self.fast_retransmit_stops_timing {
+                    // ns-2 `reset_rtx_timer(1, 0)`: `rtt_active_ = 0`.
+                    self.timed_at = None;
+                }
                 if matches!(self.rec, AnyRecovery::Sack1(_)) {
                     self.sack1_enter(cwnd_before);
                 }
@@ -1090,6 +1184,15 @@ impl Endpoint for TcpSender {
                 self.on_rto(now, out);
             }
         }
+        if let Some(o) = self
+            .overhead
+            .as_mut()
+            .filter(|o| o.at.is_some_and(|t| t <= now))
+        {
+            // ns-2 `timeout_nonrtx(TCP_TIMER_DELSND)`: send_much with `force` set.
+            o.at = None;
+            self.transmit_now(now, out);
+        }
         if self.app.next_wakeup().is_some_and(|t| t <= now) {
             // New application data (a frame source's next block, spec 1 §2.4).
             self.app.advance(now, self.stats.bytes_acked);
@@ -1104,6 +1207,10 @@ impl Endpoint for TcpSender {
 
     fn next_timeout(&self) -> Option<Time> {
         let t = match (self.rto_at, self.app.next_wakeup()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let t = match (t, self.overhead.as_ref().and_then(|o| o.at)) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };

@@ -1175,13 +1175,15 @@ mod ecn {
 // Issue 14 (ns-2.35 mechanisms) added 16 B to the sender: ns-2's `recover_` for the
 // `after_loss` guard, the limited-transmit byte count and two option bytes; then 8 B to the
 // sender (Sack1's pipe counter in the recovery enum) and 8 B to the receiver (the in-order
-// segment count of the delivered split).
+// segment count of the delivered split); then 8 B to the sender: the boxed `send_overhead`
+// timer (ns-2 `overhead_`; `None`, no allocation, unless the option is set), its two probe
+// flags and `fast_retransmit_stops_timing` fitting in padding (440 -> 448 B).
 #[test]
 fn endpoint_state_sizes_are_compact() {
     let snd = std::mem::size_of::<super::TcpSender>();
     let rcv = std::mem::size_of::<TcpReceiver>();
     eprintln!("TcpSender {snd} B, TcpReceiver {rcv} B");
-    assert!(snd <= 440 && rcv <= 248, "sender {snd} B, receiver {rcv} B");
+    assert!(snd <= 448 && rcv <= 248, "sender {snd} B, receiver {rcv} B");
 }
 
 mod cubic {

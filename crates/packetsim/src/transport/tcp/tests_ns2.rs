@@ -234,6 +234,59 @@ mod ns2_estimator {
         assert_eq!(data_seqs(&s.fire(ms(475))), vec![seg(1)]);
         assert_eq!(s.ep.next_timeout(), Some(ms(995)));
     }
+
+    /// The ns-2 estimator at tick 10 ms with segment 1 lost: the SYN and segment 0 give 10-tick
+    /// samples (t_srtt 80, t_rttvar 15, RTO 250 ms); segments 10-11 go out at 200 ms, 10
+    /// timed; the third duplicate ACK at 302 ms fast-retransmits segment 1; the full ACK of
+    /// 0-11 arrives at 500 ms. Returns the script after that ACK.
+    fn fast_retransmit_then_full_ack(stop: bool) -> Script<super::super::TcpSender> {
+        let c = TcpConfig {
+            rtt_estimator: RttEstimatorKind::Ns2,
+            tick: Dur::from_millis(10),
+            rto_min: Dur::from_millis(200),
+            rto_initial: Dur::from_secs(3),
+            fast_retransmit_stops_timing: stop,
+            ..cfg(Variant::Reno)
+        };
+        let mut s = after_first_ack(&c);
+        assert_eq!(s.ep.cc_metrics().rto, Dur::from_millis(250));
+        assert!(s.inject(ms(300), ack(seg(1))).is_empty());
+        assert!(s.inject(ms(301), ack(seg(1))).is_empty());
+        assert_eq!(data_seqs(&s.inject(ms(302), ack(seg(1)))), vec![seg(1)]);
+        // Reno exits recovery with cwnd = ssthresh = 5500: segments 12-16 go out.
+        assert_eq!(
+            data_seqs(&s.inject(ms(500), ack(seg(12)))),
+            (12..17).map(seg).collect::<Vec<_>>()
+        );
+        s
+    }
+
+    // ns-2.35 `RenoTcpAgent::dupack_action` (and `Sack1TcpAgent::dupack_action`) call
+    // `reset_rtx_timer(1, 0)`, which sets `rtt_active_ = 0`: the measurement of segment 10
+    // is dropped, so the ACK at 500 ms is no sample and the RTO stays 250 ms (timer 750 ms).
+    // The next new segment (12, sent at 500 ms; `TcpAgent::output` times `seqno > maxseq_`)
+    // is timed: acked at 600 ms it is a 10-tick sample, t_rttvar 15 - 3 = 12, RTO = (96 +
+    // 80) >> 3 = 22 ticks = 220 ms.
+    #[test]
+    fn fast_retransmit_stops_the_measurement_as_ns2() {
+        let mut s = fast_retransmit_then_full_ack(true);
+        assert_eq!(s.ep.cc_metrics().rto, Dur::from_millis(250), "no sample");
+        assert_eq!(s.ep.next_timeout(), Some(ms(750)));
+        assert_eq!(data_seqs(&s.inject(ms(600), ack(seg(13)))), vec![seg(17)]);
+        assert_eq!(s.ep.cc_metrics().rto, Dur::from_millis(220));
+    }
+
+    // Default (RFC 6298 §3 with Karn's rule: only a retransmitted segment loses its
+    // measurement): segment 10, sent at 200 ms and acknowledged at 500 ms behind the hole,
+    // is a 30-tick sample: d = 20, t_srtt 100, t_rttvar 15 + 20 - 3 = 32, RTO = (256 + 100)
+    // >> 3 = 44 ticks = 440 ms (timer 940 ms).
+    #[test]
+    fn default_keeps_timing_across_fast_retransmit() {
+        assert!(!TcpConfig::default().fast_retransmit_stops_timing);
+        let s = fast_retransmit_then_full_ack(false);
+        assert_eq!(s.ep.cc_metrics().rto, Dur::from_millis(440));
+        assert_eq!(s.ep.next_timeout(), Some(ms(940)));
+    }
 }
 
 mod sack1 {
@@ -401,5 +454,82 @@ mod sack1 {
         assert_eq!(p.retransmitted(), vec![seg(22), seg(25), seg(27)]);
         assert_eq!(p.snd.stats().timeouts, 0);
         assert_eq!(p.snd.stats().fast_retransmits, 1);
+    }
+}
+
+mod send_overhead {
+    use super::*;
+    use crate::transport::Endpoint;
+    use packetsim_kernel::Rng;
+
+    /// The first `n` delays a stream seeded `seed` gives, uniform on [0, max).
+    fn draws(seed: u64, n: usize, max: Dur) -> Vec<Dur> {
+        let mut r = Rng::from_seed(seed);
+        (0..n)
+            .map(|_| Dur((r.uniform() * max.0 as f64) as u64))
+            .collect()
+    }
+
+    // ns-2.35 `TcpAgent::send_much` with `overhead_` > 0 (force 0): when a packet could go,
+    // the delayed-send timer is set to Random::uniform(overhead_) and nothing is sent; while
+    // it is pending, send_much returns at once; when it fires (`timeout_nonrtx`,
+    // TCP_TIMER_DELSND) send_much(1) sends all the window allows. The fast retransmission
+    // (`dupack_action` -> `output`) is not delayed; the timeout's go-back-N (`timeout` ->
+    // send_much(0)) is.
+    #[test]
+    fn each_send_burst_waits_a_uniform_delay() {
+        let c = TcpConfig {
+            send_overhead: Dur::from_millis(1),
+            ..cfg(Variant::Reno)
+        };
+        assert_eq!(TcpConfig::default().send_overhead, Dur::ZERO);
+        let (mut s, _) = Script::opened(&c, AppData::Unlimited);
+        s.ep.set_overhead_rng(Rng::from_seed(7));
+        let d = draws(7, 3, Dur::from_millis(1));
+        assert!(
+            s.inject(ms(100), syn_ack()).is_empty(),
+            "the first window waits"
+        );
+        assert_eq!(
+            data_seqs(&s.fire(ms(100) + d[0])),
+            (0..10).map(seg).collect::<Vec<_>>()
+        );
+        // Two ACKs during one wait: a single draw, and the burst is what both opened.
+        assert!(s.inject(ms(200), ack(seg(1))).is_empty());
+        assert!(s.inject(ms(200), ack(seg(2))).is_empty());
+        assert_eq!(
+            data_seqs(&s.fire(ms(200) + d[1])),
+            (10..14).map(seg).collect::<Vec<_>>()
+        );
+        // Segment 2 lost: the third duplicate ACK retransmits it at once; nothing else can go,
+        // so no delay is drawn.
+        assert!(s.inject(ms(300), ack(seg(2))).is_empty());
+        assert!(s.inject(ms(300), ack(seg(2))).is_empty());
+        assert_eq!(data_seqs(&s.inject(ms(300), ack(seg(2)))), vec![seg(2)]);
+        // The timer expires: its go-back-N waits the next draw.
+        let t = s.ep.next_timeout().expect("the retransmission timer runs");
+        assert!(s.fire(t).is_empty());
+        assert_eq!(data_seqs(&s.fire(t + d[2])), vec![seg(2)]);
+    }
+
+    // Each flow of a scenario draws from its own stream (`flows.NAME.send_overhead`): the
+    // same seed gives the same run, and the option off leaves the run as before.
+    #[test]
+    fn scenario_flows_draw_from_their_own_streams() {
+        let run = |overhead: &str, seed: u64| {
+            let text = format!(
+                "[simulation]\nduration = \"5s\"\nseed = {seed}\n\n[tcp]\nsend_overhead = \
+                 \"{overhead}\"\n\n[nodes.a]\n[nodes.b]\n\n[links.l]\na = \"a\"\nb = \"b\"\n\
+                 rate = \"10Mbps\"\ndelay = \"10ms\"\n\n[flows.f]\nfrom = \"a\"\nto = \"b\"\n\
+                 app = \"file\"\nsize = \"200KB\"\n"
+            );
+            let sc = crate::scenario::load_str(&text, "overhead.toml", &[]).unwrap();
+            let out = crate::scenario::run(&sc, seed).unwrap();
+            out.summary.flows["f"].completion_time_s.unwrap()
+        };
+        let (off, on, again, other) = (run("0s", 1), run("5ms", 1), run("5ms", 1), run("5ms", 2));
+        assert_eq!(on, again, "reproducible");
+        assert!(on > off, "delays only add time: {on} vs {off}");
+        assert_ne!(on, other, "another seed, other draws");
     }
 }
