@@ -44,6 +44,7 @@
 #include <cstdio>
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -131,6 +132,15 @@ void
 OnDiscDrop(Ptr<const QueueDiscItem>)
 {
     ++g_drops;
+}
+
+// Queue-disc drops before enqueue by reason and by whole second of the run (stderr).
+std::map<std::string, std::map<int, uint64_t>> g_dropsBySecond;
+
+void
+OnDiscDropReason(Ptr<const QueueDiscItem>, const char* reason)
+{
+    ++g_dropsBySecond[reason][static_cast<int>(Simulator::Now().GetSeconds())];
 }
 
 void
@@ -402,6 +412,7 @@ main(int argc, char* argv[])
         disc->TraceConnectWithoutContext("PacketsInQueue", MakeCallback(&OnQueueLen));
         disc->TraceConnectWithoutContext("Drop", MakeCallback(&OnDiscDrop));
         disc->TraceConnectWithoutContext("Mark", MakeCallback(&OnMark));
+        disc->TraceConnectWithoutContext("DropBeforeEnqueue", MakeCallback(&OnDiscDropReason));
         disc->TraceConnectWithoutContext("Dequeue", MakeCallback(&OnDiscDequeue));
         disc->TraceConnectWithoutContext("SojournTime", MakeCallback(&OnSojourn));
     }
@@ -479,6 +490,15 @@ main(int argc, char* argv[])
         std::ostringstream stats;
         g_disc->GetStats().Print(stats);
         std::fprintf(stderr, "%s\n", stats.str().c_str());
+        for (const auto& [reason, hist] : g_dropsBySecond)
+        {
+            std::fprintf(stderr, "drops by second, %s:", reason.c_str());
+            for (const auto& [sec, n] : hist)
+            {
+                std::fprintf(stderr, " %d:%llu", sec, static_cast<unsigned long long>(n));
+            }
+            std::fprintf(stderr, "\n");
+        }
     }
     Simulator::Destroy();
     return 0;

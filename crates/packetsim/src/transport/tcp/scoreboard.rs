@@ -21,6 +21,9 @@ pub struct Scoreboard {
     pub sacked: RangeSet,
     /// End of the highest byte retransmitted in this recovery episode (HighRxt, exclusive).
     pub high_rxt: Seq,
+    /// The highest lost boundary seen in this recovery episode (see
+    /// [`Scoreboard::newly_lost`]; only BBR's recovery window uses it).
+    pub lost_mark: Seq,
 }
 
 impl Scoreboard {
@@ -35,6 +38,54 @@ impl Scoreboard {
             n += self.sacked.insert(l.max(snd_una), r.min(snd_max));
         }
         n
+    }
+
+    /// As [`Scoreboard::update`], and calls `f(l, r)` for each range `[l, r)` that the
+    /// blocks newly SACK (a delivery-rate estimator counts bytes when they are SACKed: BBR).
+    pub fn update_each(
+        &mut self,
+        blocks: &[(Seq, Seq)],
+        snd_una: Seq,
+        snd_max: Seq,
+        mut f: impl FnMut(Seq, Seq),
+    ) -> u32 {
+        let mut n = 0;
+        for &(l, r) in blocks {
+            if r <= snd_una || l >= snd_max || l >= r {
+                continue;
+            }
+            let (l, r) = (l.max(snd_una), r.min(snd_max));
+            self.for_each_unsacked(l, r, &mut f);
+            n += self.sacked.insert(l, r);
+        }
+        n
+    }
+
+    /// Calls `f(l, r)` for each maximal range of `[from, to)` not SACKed, lowest first.
+    pub fn for_each_unsacked(&self, from: Seq, to: Seq, mut f: impl FnMut(Seq, Seq)) {
+        let mut s = from;
+        while s < to {
+            if let Some((_, r)) = self.sacked.containing(s) {
+                s = r;
+                continue;
+            }
+            let e = self.sacked.next_after(s).map_or(to, |(l, _)| l.min(to));
+            f(s, e);
+            s = e;
+        }
+    }
+
+    /// Bytes newly marked lost since the last call (or since `lost_mark` was set): the
+    /// unSACKed bytes between the previous lost boundary (at least `una`) and `lost`
+    /// (Linux `rs->losses`, ns-3 `TcpRateSample::m_bytesLoss`).
+    pub fn newly_lost(&mut self, una: Seq, lost: Seq) -> u32 {
+        let from = self.lost_mark.max(una);
+        if lost <= from {
+            return 0;
+        }
+        self.lost_mark = lost;
+        let sacked = self.sacked.covered_below(lost) - self.sacked.covered_below(from);
+        (lost - from) - sacked
     }
 
     /// The cumulative ACK advanced to `una`.

@@ -49,6 +49,12 @@
 //!   uniform [0, overhead) delay (one pending at a time), then sends what the window then
 //!   allows; direct retransmissions (fast retransmit, NewReno partial ACK) and limited
 //!   transmit are not delayed, as in ns-2 where they call `output` directly.
+//! - BBR with SACK (the controller samples deliveries itself, `AnyCc::samples_deliveries`):
+//!   the sender reports each newly SACKed and newly cumulatively acknowledged range to it;
+//!   it sets the RFC 6675 recovery window (`Bbr::enter_sack_recovery`, `sack_recovery_ack`);
+//!   pacing holds in recovery; a timeout keeps the SACKed ranges, and go-back-N is limited by
+//!   the bytes it has resent (SACKed ones out) against cwnd, which grows on SACK-only ACKs
+//!   too (Linux, ns-3 `TcpBbr`). Every other controller is unaffected.
 //! - `cfg.sack_recovery = sack1` (ns-2.35 `Agent/TCP/Sack1`, `recovery/sack1.rs`): outside
 //!   fast recovery a duplicate ACK counts only if it SACKs new data and not between a timeout
 //!   and the next ACK of new data (`Sack1TcpAgent::recv`, `CheckUpdate`, `timeout_`); the
@@ -469,8 +475,9 @@ impl TcpSender {
         debug_assert!(len > 0 && len <= self.mss);
         let is_rtx = seq < self.snd_max;
         // A pacing controller (BBR) advances its clock and records the send.
+        let off = self.app.taken() - (self.snd_max - seq) as u64;
         self.cc
-            .on_send(now, len, !is_rtx, self.snd_max - self.snd_una);
+            .on_send(now, off, len, !is_rtx, self.snd_max - self.snd_una);
         self.stats.bytes_sent += len as u64;
         self.stats.segments_sent += 1;
         if is_rtx {
@@ -578,6 +585,15 @@ impl TcpSender {
     fn transmit_window(&mut self, now: Time, out: &mut Outbox) {
         // spec 1 §2.5: unacknowledged data never exceeds the send buffer.
         let wnd = self.st.cwnd.min(self.peer_wnd).min(self.send_buffer);
+        // BBR with SACK after a timeout: cwnd limits the bytes in flight as its model counts
+        // them (`bbr_view`: what go-back-N resent, SACKed bytes left out), as Linux and ns-3
+        // limit every send by their pipe; the peer's window and the send buffer still limit
+        // snd_una + outstanding.
+        let mut pipe = (self.sack_ok
+            && matches!(self.st.phase, Phase::Loss { .. })
+            && self.cc.samples_deliveries())
+        .then(|| self.bbr_view().bytes_in_flight);
+        let limit = self.peer_wnd.min(self.send_buffer);
         loop {
             let mut s = self.snd_nxt;
             if self.sack_ok && s < self.snd_max {
@@ -591,7 +607,11 @@ impl TcpSender {
             if s < self.snd_max {
                 len = len.min(self.snd_max - s);
             }
-            if len == 0 || (s + len) - self.snd_una > wnd {
+            let blocked = match pipe {
+                Some(p) => p + len > self.st.cwnd || (s + len) - self.snd_una > limit,
+                None => (s + len) - self.snd_una > wnd,
+            };
+            if len == 0 || blocked {
                 break;
             }
             // RFC 1122 §4.2.3.4 (sender SWS avoidance): no short new segment while the
@@ -611,6 +631,9 @@ impl TcpSender {
             }
             self.send_segment(now, s, len, out);
             self.snd_nxt = s + len;
+            if let Some(p) = &mut pipe {
+                *p += len;
+            }
         }
     }
 
@@ -621,6 +644,10 @@ impl TcpSender {
             .lost_boundary(self.snd_una, self.dupthresh, self.mss);
         let mut pipe = self.sb.pipe(self.snd_una, self.snd_max, lost);
         while self.st.cwnd.saturating_sub(pipe) >= self.mss {
+            // Pacing (BBR) holds in recovery too.
+            if !self.cc.pacing_allows(now, self.mss) {
+                break;
+            }
             // NextSeg rule 1: the first unSACKed byte above HighRxt that IsLost.
             if let Some((s, len)) = self.sb.next_hole(lost.0, self.snd_max, self.mss) {
                 if self.probe_stops() {
@@ -762,9 +789,24 @@ impl TcpSender {
         }
         let wnd_changed = h.wnd != self.peer_wnd;
         self.peer_wnd = h.wnd;
+        let was_recovery = matches!(self.st.phase, Phase::Recovery { .. });
+        if let Some(b) = self.cc.as_bbr_mut() {
+            b.begin_ack();
+        }
         let sacked_new = if self.sack_ok && !h.sack.is_empty() {
-            self.sb
-                .update(h.sack.as_slice(), self.snd_una, self.snd_max)
+            if self.cc.samples_deliveries() {
+                // BBR counts bytes as delivered when they are SACKed (Linux `tcp_sacktag`
+                // → `tcp_rate_skb_delivered`).
+                let (taken, max) = (self.app.taken(), self.snd_max);
+                let cc = &mut self.cc;
+                self.sb
+                    .update_each(h.sack.as_slice(), self.snd_una, self.snd_max, |l, r| {
+                        cc.on_delivered(now, taken - (max - l) as u64, taken - (max - r) as u64)
+                    })
+            } else {
+                self.sb
+                    .update(h.sack.as_slice(), self.snd_una, self.snd_max)
+            }
         } else {
             0
         };
@@ -784,6 +826,20 @@ impl TcpSender {
             self.on_ece(ack);
         }
         let mut send = true;
+        if ack == self.snd_una && sacked_new > 0 && self.cc.samples_deliveries() {
+            // A SACK-only ACK delivered data: BBR samples it (Linux `bbr_main` runs on
+            // every ACK that delivers, SACKed bytes included).
+            self.st.bytes_in_flight = self.snd_max - self.snd_una;
+            let info = self.ack_info(now, 0);
+            let cum = self.app.taken() - (self.snd_max - self.snd_una) as u64;
+            let view = self.bbr_view();
+            self.cc.on_ack_delivered(&view, &info, cum);
+            if matches!(self.st.phase, Phase::Loss { .. }) {
+                // After a timeout BBR's window grows with every delivery, SACKed ones too
+                // (Linux `bbr_set_cwnd` on each ACK).
+                self.cc.on_ack(&mut self.st, &info);
+            }
+        }
         if ack > self.snd_una {
             self.on_new_ack(now, h, ece, out);
         } else if self.snd_max > self.snd_una
@@ -793,6 +849,9 @@ impl TcpSender {
             // RFC 5681 §2: a duplicate ACK (condition (e), the same window, unless
             // `cfg.dupack_same_window` is off).
             send = self.on_dupack(now, sacked_new, out);
+        }
+        if was_recovery && matches!(self.st.phase, Phase::Recovery { .. }) {
+            self.bbr_sack_recovery_ack();
         }
         // A frame source with back-pressure sees its buffer drain (spec 1 §2.4).
         self.app.advance(now, self.stats.bytes_acked);
@@ -854,19 +913,33 @@ impl TcpSender {
                 self.timed_at = None;
             }
         }
+        let old_una = self.snd_una;
         self.snd_una = ack;
         if self.snd_nxt < ack {
             self.snd_nxt = ack;
         }
         self.stats.bytes_acked += acked as u64;
+        let bbr = self.cc.samples_deliveries();
+        if bbr {
+            // The bytes this ACK delivers are those below it not SACKed before.
+            let (taken, max) = (self.app.taken(), self.snd_max);
+            let cc = &mut self.cc;
+            self.sb.for_each_unsacked(old_una, ack, |l, r| {
+                cc.on_delivered(now, taken - (max - l) as u64, taken - (max - r) as u64)
+            });
+        }
         self.sb.advance(ack);
         self.dupacks = 0;
         self.lt_bytes = 0;
         self.consecutive_timeouts = 0;
         self.st.bytes_in_flight = self.snd_max - self.snd_una;
         // A model-based controller (BBR) samples every ACK of new data, in every phase.
-        let sample = self.ack_info(now, acked);
-        self.cc.on_ack_sample(&self.st, &sample);
+        if bbr {
+            let sample = self.ack_info(now, acked);
+            let cum = self.app.taken() - (self.snd_max - ack) as u64;
+            let view = self.bbr_view();
+            self.cc.on_ack_delivered(&view, &sample, cum);
+        }
         let mut restart_timer = true;
         match self.st.phase {
             Phase::Open | Phase::Disorder => {
@@ -1060,6 +1133,17 @@ impl TcpSender {
                 if matches!(self.rec, AnyRecovery::Sack1(_)) {
                     self.sack1_enter(cwnd_before);
                 }
+                if self.sack_ok && self.cc.samples_deliveries() {
+                    // BBR sets the recovery window itself (Linux, ns-3 TcpBbr).
+                    let lost = self
+                        .sb
+                        .lost_boundary(self.snd_una, self.dupthresh, self.mss);
+                    let pipe = self.sb.pipe(self.snd_una, self.snd_max, lost);
+                    self.sb.lost_mark = lost.0;
+                    if let Some(b) = self.cc.as_bbr_mut() {
+                        b.enter_sack_recovery(&mut self.st, pipe);
+                    }
+                }
                 // RFC 5681 §3.2 step 3 / RFC 6675 §5 step 4.3: retransmit the first segment.
                 self.retransmit_una(now, out);
             }
@@ -1079,6 +1163,46 @@ impl TcpSender {
         if self.ssthresh_rule == SsthreshRule::Ns2 {
             let w = cwnd_before.min(self.peer_wnd) / self.mss;
             self.st.cwnd = (w / 2).max(1) * self.mss;
+        }
+    }
+
+    /// The window state as BBR's model sees it: with SACK, the bytes in flight are RFC 6675's
+    /// pipe (SACKed and lost bytes left out; Linux `tcp_packets_in_flight`), and after a
+    /// timeout only what go-back-N has resent (everything sent before it is taken as lost,
+    /// as Linux `tcp_enter_loss` marks it). Without SACK, FlightSize.
+    fn bbr_view(&self) -> CcState {
+        let mut v = self.st;
+        if !self.sack_ok {
+            return v;
+        }
+        v.bytes_in_flight = match self.st.phase {
+            Phase::Loss { .. } => {
+                let sacked = self.sb.sacked.covered_below(self.snd_nxt);
+                (self.snd_nxt - self.snd_una).saturating_sub(sacked)
+            }
+            Phase::Open | Phase::Disorder | Phase::Recovery { .. } => {
+                let lost = self
+                    .sb
+                    .lost_boundary(self.snd_una, self.dupthresh, self.mss);
+                self.sb.pipe(self.snd_una, self.snd_max, lost)
+            }
+        };
+        v
+    }
+
+    /// BBR in SACK recovery: after each ACK the controller sets the window from the pipe
+    /// and the bytes newly marked lost (`Bbr::sack_recovery_ack`). No-op otherwise.
+    fn bbr_sack_recovery_ack(&mut self) {
+        if !self.sack_ok || !self.cc.samples_deliveries() {
+            return;
+        }
+        let lost = self
+            .sb
+            .lost_boundary(self.snd_una, self.dupthresh, self.mss);
+        let pipe = self.sb.pipe(self.snd_una, self.snd_max, lost);
+        let newly = self.sb.newly_lost(self.snd_una, lost.0);
+        if let Some(b) = self.cc.as_bbr_mut() {
+            b.sack_recovery_ack(&mut self.st, pipe, newly);
         }
     }
 
@@ -1133,8 +1257,17 @@ impl TcpSender {
                 self.window_reduced();
                 // RFC 6298 §5.5: back off the timer.
                 self.rtt.on_timeout();
-                // spec 3 §2.3: the scoreboard is cleared on timeout.
-                self.sb.clear(self.snd_una);
+                if self.sack_ok && self.cc.samples_deliveries() {
+                    // BBR keeps the SACKed ranges across a timeout (Linux `tcp_enter_loss`
+                    // keeps SACKed marks; ns-3 `TcpTxBuffer::SetSentListLost` keeps SACKed
+                    // items unless reneging): go-back-N skips them, so the resend after a
+                    // timeout is not spent on data the receiver holds, which BBR's delivery
+                    // rate (each segment counted once) would see as a collapse.
+                    self.sb.high_rxt = self.snd_una;
+                } else {
+                    // spec 3 §2.3: the scoreboard is cleared on timeout.
+                    self.sb.clear(self.snd_una);
+                }
                 self.st.phase = Phase::Loss {
                     recover: self.snd_max,
                 };

@@ -5,11 +5,16 @@
 //! control-00 (2017), cited as "draft §x".
 //!
 //! The model (draft §4.1):
-//! - Delivery rate samples (paper, "the rate sample"): every new data segment records the
-//!   bytes delivered and the time of the last delivery when it was sent (when nothing is in
-//!   flight, that time is the send time, draft §4.1.1.1 via the delivery-rate draft). On a
-//!   cumulative ACK the newest segment it covers gives `rate = (delivered − P.delivered) /
-//!   (now − P.delivered_time)` and an RTT sample `now − P.sent_at`.
+//! - Delivery rate samples (draft-cheng-iccrg-delivery-rate-estimation, as Linux
+//!   `tcp_rate.c` and ns-3 `TcpRateLinux`): every data segment records, when it is sent (a
+//!   retransmission overwrites the record), the bytes delivered, the time of the last delivery
+//!   (the send time when nothing is in flight) and the send time of the segment sampled last.
+//!   A segment counts as delivered once, when it is first SACKed or cumulatively acknowledged
+//!   (`on_delivered`; a cumulative ACK over SACKed data adds nothing). Of the segments an ACK
+//!   delivers, the one with the largest delivered count at its send, P, gives `rate =
+//!   (delivered − P.delivered) / max(now − P.delivered_time, P.sent_at − P.first_sent)`, no
+//!   rate when that interval is below RTprop, and an RTT sample `now − P.sent_at` unless P
+//!   was retransmitted. Every ACK that delivers something samples, SACK-only ones included.
 //! - BtlBw: the windowed maximum of the rate samples over the last 10 round trips (draft
 //!   §4.1.1.5, BBRBtlBwFilterLen). A round trip ends when a segment sent after the previous
 //!   round's end is acknowledged (draft §4.1.1.3, `next_round_delivered`).
@@ -33,7 +38,7 @@
 //! Pacing rate and window (draft §4.2): pacing rate = pacing gain × BtlBw, lowered only once
 //! the pipe is full (before the first sample: 2/ln 2 × initial window / (SRTT or 1 ms));
 //! target window = cwnd gain × BDP + 3 send quanta (+ 2 segments in the 5/4 phase), at least
-//! 4 segments. Each ACK outside loss recovery grows cwnd by the bytes acknowledged, up to the
+//! 4 segments. Each ACK outside loss recovery grows cwnd by the bytes it delivered, up to the
 //! target once the pipe is full (before: without limit below the target and in the first
 //! initial window).
 //!
@@ -46,10 +51,17 @@
 //! pacing rate, at most 64 KB.
 //!
 //! Departures from the draft, and decisions where it leaves room:
-//! - Loss recovery is the variant table's NewReno: a loss sets ssthresh to the bytes in
-//!   flight, so fast recovery's window (ssthresh + 3 segments, + 1 per duplicate ACK) holds the
-//!   flight as the draft's packet conservation does (§4.2.3.4); the window before the loss is
-//!   saved and restored (max of the two) on the first ACK after recovery ends. A timeout sets
+//! - Loss recovery without SACK is the variant table's NewReno: a loss sets ssthresh to the
+//!   bytes in flight, so fast recovery's window (ssthresh + 3 segments, + 1 per duplicate ACK)
+//!   holds the flight as the draft's packet conservation does (§4.2.3.4). With SACK
+//!   (`loss_recovery = "sack"`) BBR sets the RFC 6675 recovery window itself, as Linux
+//!   `bbr_set_cwnd_to_recover_or_restore` and ns-3 `TcpBbr` do: on entry the pipe plus the
+//!   bytes the ACK delivered; bytes newly marked lost leave the window; for the first round
+//!   trip at least pipe + delivered (packet conservation), then growth as outside recovery.
+//!   The model's bytes in flight are then RFC 6675's pipe (after a timeout: what go-back-N
+//!   has resent), and a timeout keeps the SACKed ranges (Linux, ns-3), so go-back-N skips
+//!   them. The window before the loss is saved and restored (max of the two) on the first
+//!   ACK after recovery ends. A timeout sets
 //!   cwnd to 1 segment, restored the same way once the loss phase ends (all data sent before
 //!   the timeout acknowledged; until then cwnd grows by the bytes acknowledged). The model (rates, RTT, states) is updated by
 //!   every ACK of new data, during recovery too.
@@ -112,17 +124,29 @@ impl fmt::Display for BbrState {
     }
 }
 
-/// What the sender knew when it sent a new data segment (the paper's per-packet state).
+/// What the sender knew when it last sent a data segment (the paper's per-packet state;
+/// a retransmission overwrites it, as Linux `tcp_rate_skb_sent` and ns-3
+/// `TcpRateLinux::SkbSent` do).
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct SendRecord {
     /// Stream offset one past the segment's last byte.
     end: u64,
-    /// When it was sent.
+    /// Its length, bytes.
+    len: u32,
+    /// When it was last sent.
     sent_at: Time,
-    /// Bytes delivered (cumulatively acknowledged) when it was sent.
+    /// Bytes delivered (acknowledged or SACKed) when it was sent.
     delivered: u64,
     /// When `delivered` last grew, as of its send.
     delivered_time: Time,
+    /// The send time of the segment sampled last, as of its send (delivery-rate draft
+    /// `first_sent_time`: the start of its send phase).
+    first_sent: Time,
+    /// It was retransmitted (no RTT sample from it: Karn).
+    retransmitted: bool,
+    /// It was delivered (SACKed): counted once, even if SACKed again after a timeout
+    /// cleared the sender's scoreboard.
+    done: bool,
 }
 
 /// BBR v1 congestion control with pacing.
@@ -137,8 +161,21 @@ pub struct Bbr {
     rtprop_stamp: Time,
     /// Whether RTprop had expired at the last sample (draft `rtprop_expired`).
     rtprop_expired: bool,
-    /// Bytes cumulatively acknowledged.
+    /// Bytes delivered: SACKed, or cumulatively acknowledged without having been SACKed
+    /// (Linux `tp->delivered`, ns-3 `TcpRateConnection::m_delivered`).
     delivered: u64,
+    /// Stream offset of the cumulative ACK.
+    cum: u64,
+    /// The send time of the segment sampled last (delivery-rate draft `first_sent_time`).
+    first_sent_time: Time,
+    /// This ACK's sample candidate: of the segments it delivered, the one sent last (the
+    /// largest `delivered` at send, ns-3 `TcpRateLinux::SkbDelivered`).
+    candidate: Option<SendRecord>,
+    /// Bytes the current ACK delivered (Linux `rs->acked_sacked`).
+    acked_sacked: u32,
+    /// SACK recovery's first round: the window only conserves packets (Linux
+    /// `packet_conservation`).
+    packet_conservation: bool,
     /// When `delivered` last grew (or the flight restarted from empty).
     delivered_time: Time,
     /// Stream offset of the next new byte (bytes of new data sent).
@@ -194,6 +231,11 @@ impl Bbr {
             rtprop_stamp: Time::ZERO,
             rtprop_expired: false,
             delivered: 0,
+            cum: 0,
+            first_sent_time: Time::ZERO,
+            candidate: None,
+            acked_sacked: 0,
+            packet_conservation: false,
             delivered_time: Time::ZERO,
             sent: 0,
             records: VecDeque::new(),
@@ -313,58 +355,122 @@ impl Bbr {
     }
 
     /// A data segment of `len` bytes left at `now` (`new_data`: not a retransmission), with
-    /// `in_flight` bytes outstanding before it.
+    /// `in_flight` bytes outstanding before it; a retransmission is taken to start at the
+    /// oldest unacknowledged byte (see [`Bbr::on_send_at`] for the sender's exact offset).
     pub fn on_send(&mut self, now: Time, len: u32, new_data: bool, in_flight: u32) {
+        let off = if new_data { self.sent } else { self.cum };
+        self.on_send_at(now, off, len, new_data, in_flight);
+    }
+
+    /// A data segment `[off, off + len)` (stream offsets) of `len` bytes left at `now`
+    /// (`new_data`: not a retransmission), with `in_flight` bytes outstanding before it.
+    pub fn on_send_at(&mut self, now: Time, off: u64, len: u32, new_data: bool, in_flight: u32) {
         if self.pacing_rate > 0.0 {
             let start = self.next_send.max(now);
             self.next_send = start + Dur::from_secs_f64(len as f64 / self.pacing_rate);
         }
-        if !new_data {
-            return;
-        }
         if in_flight == 0 {
             // The flight restarts: rate samples start from here (delivery-rate draft §3.2).
             self.delivered_time = now;
+            self.first_sent_time = now;
+        }
+        if !new_data {
+            // A retransmission refreshes the record of the segment it starts in.
+            let i = self.records.partition_point(|r| r.end <= off);
+            if let Some(r) = self.records.get_mut(i) {
+                if r.end - r.len as u64 <= off {
+                    r.sent_at = now;
+                    r.delivered = self.delivered;
+                    r.delivered_time = self.delivered_time;
+                    r.first_sent = self.first_sent_time;
+                    r.retransmitted = true;
+                }
+            }
+            return;
         }
         self.sent += len as u64;
         self.records.push_back(SendRecord {
             end: self.sent,
+            len,
             sent_at: now,
             delivered: self.delivered,
             delivered_time: self.delivered_time,
+            first_sent: self.first_sent_time,
+            retransmitted: false,
+            done: false,
         });
+    }
+
+    /// The bytes `[l, r)` (stream offsets) were delivered at `now`: newly SACKed, or newly
+    /// cumulatively acknowledged without having been SACKed. Each segment counts once, when
+    /// first delivered (Linux `tcp_rate_skb_delivered`, ns-3 `TcpRateLinux::SkbDelivered`).
+    pub fn on_delivered(&mut self, now: Time, l: u64, r: u64) {
+        let mut i = self.records.partition_point(|x| x.end <= l);
+        while let Some(rec) = self.records.get_mut(i) {
+            if rec.end - rec.len as u64 >= r {
+                break;
+            }
+            i += 1;
+            if rec.done {
+                continue;
+            }
+            rec.done = true;
+            let rec = *rec;
+            self.delivered += rec.len as u64;
+            self.acked_sacked += rec.len;
+            self.delivered_time = now;
+            if self.candidate.is_none_or(|c| {
+                rec.delivered > c.delivered
+                    || (rec.delivered == c.delivered && rec.sent_at > c.sent_at)
+            }) {
+                self.candidate = Some(rec);
+            }
+        }
     }
 
     // ---- the model (every ACK of new data) ---------------------------------------------
 
-    /// An ACK of new data, in any phase: update the model and the state (draft
-    /// BBRUpdateOnACK). `st.bytes_in_flight` is after the ACK.
+    /// An ACK of new data without SACK information, in any phase: its `ack.acked` bytes are
+    /// delivered from the cumulative ACK on, then [`Bbr::on_ack_delivered`].
     pub fn on_ack_sample(&mut self, st: &CcState, ack: &AckInfo) {
+        self.begin_ack();
+        let cum = self.cum + ack.acked as u64;
+        self.on_delivered(ack.now, self.cum, cum);
+        self.on_ack_delivered(st, ack, cum);
+    }
+
+    /// An ACK that delivered data (reported by [`Bbr::on_delivered`]), in any phase, with the
+    /// cumulative ACK now at stream offset `cum`: update the model and the state (draft
+    /// BBRUpdateOnACK). `st.bytes_in_flight` is after the ACK.
+    pub fn on_ack_delivered(&mut self, st: &CcState, ack: &AckInfo, cum: u64) {
         let now = ack.now;
-        self.delivered += ack.acked as u64;
-        self.delivered_time = now;
-        let mut newest = None;
-        while let Some(r) = self.records.front() {
-            if r.end > self.delivered {
-                break;
-            }
-            newest = self.records.pop_front();
+        self.cum = self.cum.max(cum);
+        while self.records.front().is_some_and(|r| r.end <= self.cum) {
+            self.records.pop_front();
         }
         self.round_start = false;
-        if let Some(p) = newest {
-            // Draft §4.1.1.3: a round trip ends when a segment sent in it is acknowledged.
+        if let Some(p) = self.candidate.take() {
+            // Draft §4.1.1.3: a round trip ends when a segment sent in it is delivered.
             if p.delivered >= self.next_round_delivered {
                 self.next_round_delivered = self.delivered;
                 self.round_count += 1;
                 self.round_start = true;
+                self.packet_conservation = false;
             }
-            // The paper's rate sample.
-            let interval = now.saturating_since(p.delivered_time);
-            if interval > Dur::ZERO {
+            // The rate sample (delivery-rate draft §3.3, Linux `tcp_rate_gen`, ns-3
+            // `TcpRateLinux::GenerateSample`): over the longer of the send and ACK phases, and
+            // no sample from an interval shorter than RTprop (it would overestimate).
+            let interval = now
+                .saturating_since(p.delivered_time)
+                .max(p.sent_at.saturating_since(p.first_sent));
+            self.first_sent_time = p.sent_at;
+            if interval > Dur::ZERO && self.rtprop.is_none_or(|m| interval >= m) {
                 let rate = (self.delivered - p.delivered) as f64 / interval.as_secs_f64();
                 self.update_bw(rate);
             }
-            self.update_rtprop(now, now.saturating_since(p.sent_at));
+            if !p.retransmitted {
+                self.update_rtprop(now, now.saturating_since(p.sent_at));
+            }
         }
         self.check_full_pipe();
         let prior_inflight = st.bytes_in_flight + ack.acked;
@@ -384,6 +490,50 @@ impl Bbr {
         self.check_probe_rtt(now, st);
         self.set_pacing_rate(ack);
         self.target = self.target_cwnd_for(self.cwnd_gain, st.mss);
+    }
+
+    /// A new ACK arrives: nothing delivered by it yet.
+    pub fn begin_ack(&mut self) {
+        self.acked_sacked = 0;
+    }
+
+    /// SACK recovery begins (RFC 6675 fast retransmit) with `pipe` bytes in flight (RFC 6675
+    /// SetPipe, lost segments excluded): the window is the flight plus what this ACK
+    /// delivered, at least one segment, and conserves packets for a round trip (Linux
+    /// `bbr_set_cwnd_to_recover_or_restore`, ns-3 `TcpBbr::CongestionStateSet(CA_RECOVERY)`).
+    pub fn enter_sack_recovery(&mut self, st: &mut CcState, pipe: u32) {
+        st.cwnd = pipe.saturating_add(self.acked_sacked.max(st.mss));
+        self.packet_conservation = true;
+    }
+
+    /// An ACK during SACK recovery with `pipe` bytes in flight after it, having marked `lost`
+    /// bytes newly lost (Linux `bbr_set_cwnd_to_recover_or_restore` and `bbr_set_cwnd`, ns-3
+    /// `TcpBbr::ModulateCwndForRecovery` and `SetCwnd`): lost bytes leave the window (they
+    /// are not replaced); in the first round it is at least the flight plus what the ACK
+    /// delivered; after it, the window grows by the bytes delivered, as outside recovery.
+    /// An ACK that delivered nothing changes nothing.
+    pub fn sack_recovery_ack(&mut self, st: &mut CcState, pipe: u32, lost: u32) {
+        let acked = self.acked_sacked;
+        if acked == 0 {
+            return;
+        }
+        if lost > 0 {
+            st.cwnd = st.cwnd.saturating_sub(lost).max(st.mss);
+        }
+        if self.packet_conservation {
+            st.cwnd = st.cwnd.max(pipe.saturating_add(acked));
+        } else {
+            let grown = st.cwnd.saturating_add(acked);
+            if self.filled_pipe {
+                st.cwnd = grown.min(self.target);
+            } else if st.cwnd < self.target || self.delivered < self.initial_cwnd as u64 {
+                st.cwnd = grown;
+            }
+            st.cwnd = st.cwnd.max(MIN_PIPE_SEGMENTS * st.mss);
+        }
+        if self.state == BbrState::ProbeRtt {
+            st.cwnd = st.cwnd.min(MIN_PIPE_SEGMENTS * st.mss);
+        }
     }
 
     /// Draft §4.1.1.5: the windowed maximum over BW_WINDOW_ROUNDS round trips.
@@ -556,7 +706,7 @@ impl Bbr {
 
 impl CongestionControl for Bbr {
     /// Draft §4.2.3 (BBRSetCwnd), outside loss recovery; the model was updated first.
-    fn on_ack(&mut self, st: &mut CcState, ack: &AckInfo) {
+    fn on_ack(&mut self, st: &mut CcState, _ack: &AckInfo) {
         let mss = st.mss;
         if self.restore_pending && matches!(st.phase, Phase::Open | Phase::Disorder) {
             // Draft §4.2.3.4: on leaving recovery (or ProbeRTT) restore the saved window; after
@@ -565,7 +715,9 @@ impl CongestionControl for Bbr {
             st.cwnd = st.cwnd.max(self.prior_cwnd);
             self.restore_pending = false;
         }
-        let grown = st.cwnd.saturating_add(ack.acked);
+        // The bytes this ACK delivered, SACKed ones included (Linux `rs->acked_sacked`, ns-3
+        // `m_ackedSacked`): a cumulative ACK over SACKed data does not count it twice.
+        let grown = st.cwnd.saturating_add(self.acked_sacked);
         st.cwnd = if self.filled_pipe {
             grown.min(self.target)
         } else if st.cwnd < self.target || self.delivered < self.initial_cwnd as u64 {

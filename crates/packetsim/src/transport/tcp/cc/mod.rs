@@ -188,6 +188,11 @@ impl AnyCc {
         }
     }
 
+    /// The BBR controller, mutably, if this is one (the sender's SACK-recovery window).
+    pub fn as_bbr_mut(&mut self) -> Option<&mut Bbr> {
+        self.pacer()
+    }
+
     /// The pacing controller, if this is one (only BBR paces).
     #[inline]
     fn pacer(&mut self) -> Option<&mut Bbr> {
@@ -230,10 +235,10 @@ impl AnyCc {
     /// A data segment of `len` bytes left (see [`Bbr::on_send`], [`Vegas::on_send`]); a
     /// no-op for the others.
     #[inline]
-    pub fn on_send(&mut self, now: Time, len: u32, new_data: bool, in_flight: u32) {
+    pub fn on_send(&mut self, now: Time, off: u64, len: u32, new_data: bool, in_flight: u32) {
         if let AnyCc::Stateful(b) = self {
             match &mut **b {
-                StatefulCc::Bbr(c) => c.on_send(now, len, new_data, in_flight),
+                StatefulCc::Bbr(c) => c.on_send_at(now, off, len, new_data, in_flight),
                 StatefulCc::Vegas(c) => c.on_send(now, len, new_data),
                 StatefulCc::Cubic(_) | StatefulCc::Dctcp(_) => {}
             }
@@ -257,6 +262,30 @@ impl AnyCc {
     pub fn on_ack_sample(&mut self, st: &CcState, ack: &AckInfo) {
         if let Some(c) = self.pacer() {
             c.on_ack_sample(st, ack);
+        }
+    }
+
+    /// Whether the controller counts delivered bytes itself, SACKed ones included
+    /// ([`Bbr::on_delivered`]): only BBR.
+    #[inline]
+    pub fn samples_deliveries(&self) -> bool {
+        self.as_bbr().is_some()
+    }
+
+    /// Bytes `[l, r)` (stream offsets) delivered, see [`Bbr::on_delivered`]; a no-op for the
+    /// others.
+    #[inline]
+    pub fn on_delivered(&mut self, now: Time, l: u64, r: u64) {
+        if let Some(c) = self.pacer() {
+            c.on_delivered(now, l, r);
+        }
+    }
+
+    /// An ACK that delivered data, see [`Bbr::on_ack_delivered`]; a no-op for the others.
+    #[inline]
+    pub fn on_ack_delivered(&mut self, st: &CcState, ack: &AckInfo, cum: u64) {
+        if let Some(c) = self.pacer() {
+            c.on_ack_delivered(st, ack, cum);
         }
     }
 }
