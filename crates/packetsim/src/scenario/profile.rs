@@ -391,6 +391,7 @@ mod tests {
         assert_eq!(ns2.rto_min, Dur::from_millis(200));
         assert_eq!(ns2.rto_initial, Dur::from_secs(3));
         assert!(!ns2.dupack_same_window);
+        assert!(ns2.fast_retransmit_stops_timing);
         // Everything the profile does not name is the caller's.
         assert_eq!(
             TcpConfig {
@@ -401,6 +402,7 @@ mod tests {
                 rto_min: own.rto_min,
                 rto_initial: own.rto_initial,
                 dupack_same_window: own.dupack_same_window,
+                fast_retransmit_stops_timing: own.fast_retransmit_stops_timing,
                 ..ns2
             },
             own

@@ -1177,13 +1177,16 @@ mod ecn {
 // sender (Sack1's pipe counter in the recovery enum) and 8 B to the receiver (the in-order
 // segment count of the delivered split); then 8 B to the sender: the boxed `send_overhead`
 // timer (ns-2 `overhead_`; `None`, no allocation, unless the option is set), its two probe
-// flags and `fast_retransmit_stops_timing` fitting in padding (440 -> 448 B).
+// flags and `fast_retransmit_stops_timing` fitting in padding (440 -> 448 B). Issue 17's BBR
+// with SACK added 8 B: its per-segment delivery sample (the candidate send record, the
+// cumulative delivered count and the recovery-window state) in the controller enum, which is
+// as large as its largest controller (448 -> 456 B).
 #[test]
 fn endpoint_state_sizes_are_compact() {
     let snd = std::mem::size_of::<super::TcpSender>();
     let rcv = std::mem::size_of::<TcpReceiver>();
     eprintln!("TcpSender {snd} B, TcpReceiver {rcv} B");
-    assert!(snd <= 448 && rcv <= 248, "sender {snd} B, receiver {rcv} B");
+    assert!(snd <= 456 && rcv <= 248, "sender {snd} B, receiver {rcv} B");
 }
 
 mod cubic {
