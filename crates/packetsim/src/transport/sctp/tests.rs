@@ -571,19 +571,21 @@ mod fast_rtx {
     }
 }
 
+/// A single-homed client (S0 to D0) opened at 0, INIT-ACK at 35 ms, COOKIE-ACK at 70 ms;
+/// also what it sent on the COOKIE-ACK (the timer and ns-2 tests start from it).
+fn single(cfg: &SctpConfig, app: AppData) -> (Script, Vec<Packet>) {
+    let mut s = Script {
+        ep: SctpEndpoint::client(cfg, vec![S0], vec![D0], 0, app, Rng::from_seed(5)),
+    };
+    let mut out = Outbox::default();
+    s.ep.open(Time::ZERO, &mut out);
+    s.inject(ms(35), init_ack());
+    let sent = s.inject(ms(70), pkt(D0, S0, vec![Chunk::CookieAck]));
+    (s, sent)
+}
+
 mod timer {
     use super::*;
-
-    fn single(cfg: &SctpConfig, app: AppData) -> (Script, Vec<Packet>) {
-        let mut s = Script {
-            ep: SctpEndpoint::client(cfg, vec![S0], vec![D0], 0, app, Rng::from_seed(5)),
-        };
-        let mut out = Outbox::default();
-        s.ep.open(Time::ZERO, &mut out);
-        s.inject(ms(35), init_ack());
-        let sent = s.inject(ms(70), pkt(D0, S0, vec![Chunk::CookieAck]));
-        (s, sent)
-    }
 
     // RFC 2960 §6.3.1 C2/C3 and C5 (Karn): a first-transmission sample sets the RTO; the
     // T3 expiry doubles it (E2, capped at RTO.max) and the doubled value stays when the
@@ -987,17 +989,6 @@ mod pair {
 // ---- ns-2.35 mechanisms (issue 14 item 7; `profile = "ns2"`) ------------------------------
 mod ns2 {
     use super::*;
-
-    fn single(cfg: &SctpConfig, app: AppData) -> (Script, Vec<Packet>) {
-        let mut s = Script {
-            ep: SctpEndpoint::client(cfg, vec![S0], vec![D0], 0, app, Rng::from_seed(5)),
-        };
-        let mut out = Outbox::default();
-        s.ep.open(Time::ZERO, &mut out);
-        s.inject(ms(35), init_ack());
-        let sent = s.inject(ms(70), pkt(D0, S0, vec![Chunk::CookieAck]));
-        (s, sent)
-    }
 
     // ns-2.35 `SctpAgent::Timeout`: after a T3 expiry cwnd = 1 * uiMaxDataSize, the MTU minus
     // the IP and common headers (1468 B: one full DATA chunk), so one chunk goes out. With
