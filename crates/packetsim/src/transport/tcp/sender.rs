@@ -637,12 +637,18 @@ impl TcpSender {
         }
     }
 
-    /// RFC 6675 §5 step (C): while cwnd - pipe >= SMSS, send NextSeg (§4).
-    fn transmit_sack(&mut self, now: Time, out: &mut Outbox) {
+    /// The scoreboard's IsLost boundary (RFC 6675 §4: DupThresh segments SACKed above) and
+    /// the pipe it gives (§4 SetPipe), at the current snd_una and snd_max.
+    fn lost_and_pipe(&self) -> ((Seq, u32), u32) {
         let lost = self
             .sb
             .lost_boundary(self.snd_una, self.dupthresh, self.mss);
-        let mut pipe = self.sb.pipe(self.snd_una, self.snd_max, lost);
+        (lost, self.sb.pipe(self.snd_una, self.snd_max, lost))
+    }
+
+    /// RFC 6675 §5 step (C): while cwnd - pipe >= SMSS, send NextSeg (§4).
+    fn transmit_sack(&mut self, now: Time, out: &mut Outbox) {
+        let (lost, mut pipe) = self.lost_and_pipe();
         while self.st.cwnd.saturating_sub(pipe) >= self.mss {
             // Pacing (BBR) holds in recovery too.
             if !self.cc.pacing_allows(now, self.mss) {
@@ -1135,10 +1141,7 @@ impl TcpSender {
                 }
                 if self.sack_ok && self.cc.samples_deliveries() {
                     // BBR sets the recovery window itself (Linux, ns-3 TcpBbr).
-                    let lost = self
-                        .sb
-                        .lost_boundary(self.snd_una, self.dupthresh, self.mss);
-                    let pipe = self.sb.pipe(self.snd_una, self.snd_max, lost);
+                    let (lost, pipe) = self.lost_and_pipe();
                     self.sb.lost_mark = lost.0;
                     if let Some(b) = self.cc.as_bbr_mut() {
                         b.enter_sack_recovery(&mut self.st, pipe);
@@ -1180,12 +1183,7 @@ impl TcpSender {
                 let sacked = self.sb.sacked.covered_below(self.snd_nxt);
                 (self.snd_nxt - self.snd_una).saturating_sub(sacked)
             }
-            Phase::Open | Phase::Disorder | Phase::Recovery { .. } => {
-                let lost = self
-                    .sb
-                    .lost_boundary(self.snd_una, self.dupthresh, self.mss);
-                self.sb.pipe(self.snd_una, self.snd_max, lost)
-            }
+            Phase::Open | Phase::Disorder | Phase::Recovery { .. } => self.lost_and_pipe().1,
         };
         v
     }
@@ -1196,10 +1194,7 @@ impl TcpSender {
         if !self.sack_ok || !self.cc.samples_deliveries() {
             return;
         }
-        let lost = self
-            .sb
-            .lost_boundary(self.snd_una, self.dupthresh, self.mss);
-        let pipe = self.sb.pipe(self.snd_una, self.snd_max, lost);
+        let (lost, pipe) = self.lost_and_pipe();
         let newly = self.sb.newly_lost(self.snd_una, lost.0);
         if let Some(b) = self.cc.as_bbr_mut() {
             b.sack_recovery_ack(&mut self.st, pipe, newly);
