@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Issue 17 validation: packetsim against ns-3.37 on identical small dumbbells.
 
-    bench/validate/ns3/run.py [--cases a,b] [--work DIR] [--table-only]
+    bench/validate/ns3/run.py [--cases a,b] [--work DIR] [--table-only] [--reuse-ns3]
 
 Each case is one dumbbell (s_i -1 Gb/s, 1 ms- r0 -RATE, DELAY- r1 -1 Gb/s, 1 ms- d_i), N
 long-lived flows started STAGGER apart, run in both simulators:
@@ -35,12 +35,14 @@ NS3_LIBS = ["ns3-core", "ns3-network", "ns3-internet", "ns3-point-to-point",
 
 
 def case(variant, flows, rate, delay, queue, secs, stagger, aqm="droptail", k=None,
-         sack=False, recovery="classic", tcp=None):
+         sack=False, recovery="classic", tcp=None, qopts=None):
     """One case: the dumbbell's numbers, the bottleneck queue (`aqm`: droptail, step, codel,
-    fq_codel, pie), ns-3's SACK option and recovery (`classic` or `prr`), and packetsim's
-    extra `[tcp]` keys (`tcp`, a dict of TOML values)."""
+    fq_codel, pie), ns-3's SACK option and recovery (`classic` or `prr`), packetsim's
+    extra `[tcp]` keys (`tcp`, a dict of TOML values) and extra keys of packetsim's AQM table
+    (`qopts`, likewise)."""
     return dict(variant=variant, flows=flows, rate=rate, delay=delay, queue=queue, secs=secs,
-                stagger=stagger, aqm=aqm, k=k, sack=sack, recovery=recovery, tcp=tcp or {})
+                stagger=stagger, aqm=aqm, k=k, sack=sack, recovery=recovery, tcp=tcp or {},
+                qopts=qopts or {})
 
 
 SACK = {"loss_recovery": '"sack"'}
@@ -69,12 +71,22 @@ CASES = {
                      tcp=SACK),
     "fq_codel-10": case("newreno", 10, 100, 20, 1000, 30, 0.1, aqm="fq_codel", sack=True,
                         tcp=SACK),
+    # codel-10 and fq_codel-10 with packetsim's CoDel control law as ns-3.37's
+    # (`control_law = "newton"`).
+    "fq_codel-10-newton": case("newreno", 10, 100, 20, 1000, 30, 0.1, aqm="fq_codel",
+                               sack=True, tcp=SACK, qopts={"control_law": '"newton"'}),
+    "codel-10-newton": case("newreno", 10, 100, 20, 1000, 30, 0.1, aqm="codel", sack=True,
+                            tcp=SACK, qopts={"control_law": '"newton"'}),
     "pie-10": case("newreno", 10, 100, 20, 1000, 30, 0.1, aqm="pie", sack=True, tcp=SACK),
+    # pie-10 with packetsim's PIE following ns-3.37's burst handling (`burst_mode = "ns3"`).
+    "pie-10-ns3burst": case("newreno", 10, 100, 20, 1000, 30, 0.1, aqm="pie", sack=True,
+                            tcp=SACK, qopts={"burst_mode": '"ns3"'}),
 }
 
 
 def queue_toml(c):
     q, aqm = c["queue"], c["aqm"]
+    q = "".join([str(q)] + [f", {k} = {v}" for k, v in c["qopts"].items()])
     if aqm == "droptail":
         return f'{{ kind = "droptail", limit = {q} }}'
     if aqm == "step":
@@ -105,6 +117,9 @@ def scenario(name, c, partial_ack_timer):
         lines += [f"{k} = {v}" for k, v in c["tcp"].items()]
     if variant == "dctcp":
         lines += ["ecn = true", 'ecn_echo = "per_segment"']
+    if c["aqm"] not in ("droptail", "step"):
+        # The bottleneck's drop times (events.csv), for the drop tables of the AQM cases.
+        lines += ["", "[trace]", "events = true", 'links = ["bottleneck:a_to_b"]']
     lines += ["", "[nodes.r0]", "[nodes.r1]"]
     for i in range(n):
         lines += [f"[nodes.s{i}]", f"[nodes.d{i}]"]
@@ -151,16 +166,20 @@ def ns3_args(ns3, c, csv, qcsv):
             f"--sack={int(c['sack'])}", f"--recovery={c['recovery']}"]
     if c["k"]:
         args.append(f"--k={c['k']}")
+    if c["aqm"] not in ("droptail", "step"):
+        args.append(f"--drop-csv={os.path.join(os.path.dirname(csv), 'ns3_drops.csv')}")
     return args
 
 
-def run_case(name, c, work, ns3, partial_ack_timer):
+def run_case(name, c, work, ns3, partial_ack_timer, reuse_ns3=False):
     d = os.path.join(work, name)
     os.makedirs(d, exist_ok=True)
     args = ns3_args(ns3, c, os.path.join(d, "ns3_cwnd.csv"), os.path.join(d, "ns3_queue.csv"))
-    out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
-    with open(os.path.join(d, "ns3.json"), "w") as f:
-        f.write(out.strip().splitlines()[-1] + "\n")
+    done = os.path.join(d, "ns3.json")
+    if not (reuse_ns3 and os.path.exists(done) and os.path.getmtime(done) > os.path.getmtime(ns3)):
+        out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
+        with open(done, "w") as f:
+            f.write(out.strip().splitlines()[-1] + "\n")
     toml = os.path.join(d, "scenario.toml")
     with open(toml, "w") as f:
         f.write(scenario(name, c, partial_ack_timer))
@@ -311,6 +330,49 @@ def figures(name, c, res):
     return out
 
 
+DROP_BINS = [(0, 1), (1, 2), (2, 3), (3, 5), (5, None)]
+
+
+def drop_times(name, work):
+    """{sim: {"early": [t], "overflow": [t]}}: the bottleneck's drop times in both simulators
+    (ns-3: --drop-csv, a reason naming an overlimit or forced drop is overflow; packetsim:
+    events.csv's drop rows on r0->r1), or None without both files."""
+    d = os.path.join(work, name)
+    ns3_path, ps_path = os.path.join(d, "ns3_drops.csv"), os.path.join(d, "ps", "trace", "events.csv")
+    if not (os.path.exists(ns3_path) and os.path.exists(ps_path)):
+        return None
+    out = {"ns3": {"early": [], "overflow": []}, "packetsim": {"early": [], "overflow": []}}
+    with open(ns3_path) as f:
+        for row in csv.DictReader(f):
+            if row["where"] in ("enqueue", "dequeue"):
+                kind = ("overflow" if "Overlimit" in row["reason"] or "Forced" in row["reason"]
+                        else "early")
+                out["ns3"][kind].append(float(row["time_s"]))
+    with open(ps_path) as f:
+        for row in csv.DictReader(f):
+            if row["event"] == "drop" and row["link"] == "bottleneck:r0->r1":
+                kind = "overflow" if row["reason"] == "overflow" else "early"
+                out["packetsim"][kind].append(float(row["time_s"]))
+    return out
+
+
+def drop_table(drops, secs):
+    """Early (AQM) drops by interval of the run, the first one's time, overflow drops."""
+    bins = [f"{a}–{b if b is not None else secs} s" for a, b in DROP_BINS]
+    out = ["| case | simulator | first early drop (s) | " + " | ".join(bins)
+           + " | early, total | overflow, total |",
+           "|---|---|---:|" + "---:|" * (len(bins) + 2)]
+    for name, d in drops.items():
+        for sim in ("ns3", "packetsim"):
+            e = d[sim]["early"]
+            counts = [sum(1 for t in e if t >= a and (b is None or t < b)) for a, b in DROP_BINS]
+            first = f"{min(e):.3f}" if e else "n/a"
+            label = "ns-3.37" if sim == "ns3" else "packetsim"
+            out.append(f"| {name} | {label} | {first} | " + " | ".join(map(str, counts))
+                       + f" | {len(e)} | {len(d[sim]['overflow'])} |")
+    return "\n".join(out) + "\n"
+
+
 def pct(a, b):
     return f"{100.0 * (a - b) / b:+.1f}%" if b else "n/a"
 
@@ -374,6 +436,9 @@ def main():
                     choices=["impatient", "slow_but_steady"],
                     help="packetsim's newreno_partial_ack_timer (ns-3 restarts the timer on "
                          "every ACK of new data, TcpSocketBase::NewAck: slow_but_steady)")
+    ap.add_argument("--reuse-ns3", action="store_true",
+                    help="keep a case's ns-3 outputs from an earlier run with this ns-3 program "
+                         "(ns3.json newer than it) and run only packetsim")
     a = ap.parse_args()
     if a.queue:
         for c in CASES.values():
@@ -387,16 +452,22 @@ def main():
         ns3 = build_ns3(a.work)
         for c in names:
             print(f"run.py: {c}", file=sys.stderr)
-            run_case(c, CASES[c], a.work, ns3, a.partial_ack_timer)
-    results = {}
+            run_case(c, CASES[c], a.work, ns3, a.partial_ack_timer, a.reuse_ns3)
+    results, drops = {}, {}
     os.makedirs(os.path.join(HERE, "figures"), exist_ok=True)
     for c in names:
         res = collect(c, CASES[c], a.work)
         results[c] = (CASES[c], res)
+        d = drop_times(c, a.work) if CASES[c]["aqm"] not in ("droptail", "step") else None
+        if d:
+            drops[c] = d
         for fname, text in figures(c, CASES[c], res).items():
             with open(os.path.join(HERE, "figures", fname), "w") as f:
                 f.write(text)
     sys.stdout.write(table(results))
+    if drops:
+        secs = max(CASES[c]["secs"] for c in drops)
+        sys.stdout.write("\n" + drop_table(drops, secs))
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@
 //       ns3-internet ns3-point-to-point ns3-applications ns3-traffic-control) -o tcp-dumbbell
 //   ./tcp-dumbbell --variant=V --flows=N --rate=MBPS --delay=MS --queue=PKTS --duration=S \
 //       --stagger=S --cwnd-csv=PATH --queue-csv=PATH [--aqm=A] [--k=K] [--sack=0|1] \
-//       [--recovery=classic|prr]
+//       [--recovery=classic|prr] [--drop-csv=PATH]
 //
 // --variant is cubic, newreno, dctcp or bbr. Topology: s_i -1 Gb/s, 1 ms- r0 -RATE, DELAY- r1
 // -1 Gb/s, 1 ms- d_i. Flow i starts at i * STAGGER. The bottleneck r0->r1 has one queue of
@@ -23,7 +23,11 @@
 // delivered_bytes) and the packets waiting at the bottleneck to --queue-csv (time_s,len_pkts);
 // at the end prints one JSON line: per-flow goodput, bottleneck drops and marks, time-average
 // queue, departures, and the mean sojourn time of the queue disc (queue discs only); a queue
-// disc's own statistics (drops and marks by reason) go to standard error.
+// disc's own statistics (drops and marks by reason) go to standard error. With --drop-csv,
+// every queue-disc drop is written there (time_s,where,reason: `enqueue` for drops before
+// enqueue, `dequeue` for CoDel's drops at dequeue), and with --aqm=codel also every change
+// of CoDel's dropping state (where `state`, reason `enter` or `leave`) and of its count
+// (where `count`, reason the new count).
 //
 // Settings matched to packetsim's scenario (run.py): MSS 1460, initial cwnd 2, no delayed
 // ACK, no timestamps, no limited transmit, min RTO 200 ms, 1 ms clock granularity, CUBIC
@@ -73,6 +77,7 @@ struct Args
     std::string aqm;
     bool sack;
     std::string recovery;
+    std::string dropCsv;
 };
 
 std::vector<uint32_t> g_cwnd; // latest cwnd of each flow, bytes (0 before it starts)
@@ -136,11 +141,40 @@ OnDiscDrop(Ptr<const QueueDiscItem>)
 
 // Queue-disc drops before enqueue by reason and by whole second of the run (stderr).
 std::map<std::string, std::map<int, uint64_t>> g_dropsBySecond;
+FILE* g_dropCsv = nullptr; // --drop-csv, if given
+
+void
+LogDrop(const char* where, const char* reason)
+{
+    if (g_dropCsv)
+    {
+        std::fprintf(g_dropCsv, "%.9f,%s,%s\n", Simulator::Now().GetSeconds(), where, reason);
+    }
+}
+
+void
+OnDiscDropAfterDequeue(Ptr<const QueueDiscItem>, const char* reason)
+{
+    LogDrop("dequeue", reason);
+}
+
+void
+OnCoDelState(bool, bool dropping)
+{
+    LogDrop("state", dropping ? "enter" : "leave");
+}
+
+void
+OnCoDelCount(uint32_t, uint32_t count)
+{
+    LogDrop("count", std::to_string(count).c_str());
+}
 
 void
 OnDiscDropReason(Ptr<const QueueDiscItem>, const char* reason)
 {
     ++g_dropsBySecond[reason][static_cast<int>(Simulator::Now().GetSeconds())];
+    LogDrop("enqueue", reason);
 }
 
 void
@@ -296,6 +330,7 @@ Parse(int argc, char* argv[])
     cmd.AddValue("k", "step marking threshold, packets (aqm = step)", a.k);
     cmd.AddValue("sack", "SACK option on", a.sack);
     cmd.AddValue("recovery", "classic or prr", a.recovery);
+    cmd.AddValue("drop-csv", "where to write every queue-disc drop (optional)", a.dropCsv);
     cmd.Parse(argc, argv);
     const std::vector<std::string> variants{"cubic", "newreno", "dctcp", "bbr"};
     const std::vector<std::string> aqms{"droptail", "step", "codel", "fq_codel", "pie"};
@@ -415,6 +450,23 @@ main(int argc, char* argv[])
         disc->TraceConnectWithoutContext("DropBeforeEnqueue", MakeCallback(&OnDiscDropReason));
         disc->TraceConnectWithoutContext("Dequeue", MakeCallback(&OnDiscDequeue));
         disc->TraceConnectWithoutContext("SojournTime", MakeCallback(&OnSojourn));
+        if (!a.dropCsv.empty())
+        {
+            g_dropCsv = std::fopen(a.dropCsv.c_str(), "w");
+            if (!g_dropCsv)
+            {
+                std::fprintf(stderr, "tcp-dumbbell: cannot write %s\n", a.dropCsv.c_str());
+                return 2;
+            }
+            std::fprintf(g_dropCsv, "time_s,where,reason\n");
+            disc->TraceConnectWithoutContext("DropAfterDequeue",
+                                             MakeCallback(&OnDiscDropAfterDequeue));
+            if (a.aqm == "codel")
+            {
+                disc->TraceConnectWithoutContext("DropState", MakeCallback(&OnCoDelState));
+                disc->TraceConnectWithoutContext("Count", MakeCallback(&OnCoDelCount));
+            }
+        }
     }
     else
     {

@@ -14,6 +14,12 @@
 //! - A sojourn below `target` (or at most one MTU left queued) leaves the dropping state.
 //!   Re-entering within 16 intervals of the last `drop_next` resumes from the count reached
 //!   since the previous entry (`count = count − lastcount` when that is more than 1).
+//! - `control_law = "newton"` (not the default) spaces drops as Linux's and ns-3.37's CoDel
+//!   do: 1/√count is not computed but kept as a 16-bit fixed-point value that one Newton step
+//!   (`y ← y (3 − count·y²) / 2`) updates at each change of count, from 1.0 on entry with
+//!   count 1 (ns-3 `CoDelQueueDisc::NewtonStep`, `ControlLaw`; Linux `codel_Newton_step`).
+//!   The step undershoots at small counts (count 2 gives 0.5, not 0.707: the second interval
+//!   is 50 ms instead of 70.7) and converges within a few drops.
 //! - With `ecn`, an ECN-capable packet (ECT or already CE, RFC 3168 §5) that CoDel would drop
 //!   is marked CE and sent instead, and the dequeue ends there (as Linux's `codel_dequeue`).
 //! - An arrival to a queue holding `limit` packets is dropped (reason `overflow`); control-law
@@ -50,6 +56,21 @@ pub struct CoDelConfig {
     /// behind the packet (default 1500).
     #[serde(with = "units::bytes")]
     pub mtu: u64,
+    /// How interval/√count is computed: exactly (RFC 8289, default) or by Linux's and
+    /// ns-3's Newton step.
+    pub control_law: CoDelLaw,
+}
+
+/// How the control law computes interval/√count (`control_law`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CoDelLaw {
+    /// RFC 8289's `control_law()`: `interval / sqrt(count)`, in floating point.
+    #[default]
+    Rfc8289,
+    /// Linux's and ns-3.37's: a 16-bit fixed-point 1/√count, one Newton step per change of
+    /// count.
+    Newton,
 }
 
 impl Default for CoDelConfig {
@@ -60,6 +81,7 @@ impl Default for CoDelConfig {
             ecn: false,
             limit: QueueLimit::Packets(1000),
             mtu: 1500,
+            control_law: CoDelLaw::Rfc8289,
         }
     }
 }
@@ -78,6 +100,7 @@ impl CoDelConfig {
             interval: self.interval,
             ecn: self.ecn,
             mtu: self.mtu,
+            law: self.control_law,
         }
     }
 }
@@ -124,6 +147,8 @@ pub struct CoDelParams {
     pub ecn: bool,
     /// `maxpacket`, bytes.
     pub mtu: u64,
+    /// How interval/√count is computed.
+    pub law: CoDelLaw,
 }
 
 /// A packet held by a dequeue-time discipline: arena id, size, arrival time.
@@ -203,6 +228,23 @@ pub struct CoDelState {
     lastcount: u32,
     /// Whether in the dropping state.
     dropping: bool,
+    /// `control_law = "newton"` only: 1/√count in Q0.16 (ns-3's `m_recInvSqrt`).
+    rec_inv_sqrt: u16,
+}
+
+/// 1.0 in the Q0.16 `rec_inv_sqrt` (ns-3: `~0U >> REC_INV_SQRT_SHIFT`).
+const REC_INV_SQRT_ONE: u16 = u16::MAX;
+
+/// One Newton step of 1/√count in Q0.16 (ns-3.37 `CoDelQueueDisc::NewtonStep`, Linux
+/// `codel_Newton_step`): `y (3 − count·y²) / 2` in 32-bit fixed point, with C's wrapping
+/// unsigned arithmetic.
+pub fn newton_step(rec_inv_sqrt: u16, count: u32) -> u16 {
+    let invsqrt = (rec_inv_sqrt as u32) << 16;
+    let invsqrt2 = ((invsqrt as u64 * invsqrt as u64) >> 32) as u32;
+    let mut val = (3u64 << 32).wrapping_sub(count as u64 * invsqrt2 as u64);
+    val >>= 2;
+    val = val.wrapping_mul(invsqrt as u64) >> (32 - 2 + 1);
+    (val >> 16) as u16
 }
 
 /// Whether a router may mark `p` instead of dropping it (RFC 3168 §5: ECT, or CE already).
@@ -226,6 +268,26 @@ impl CoDelState {
     pub fn control_law(p: &CoDelParams, t: Time, count: u32) -> Time {
         let step = p.interval.as_nanos() as f64 / (count.max(1) as f64).sqrt();
         t + Dur::from_nanos(step as u64)
+    }
+
+    /// The next drop time from `t` under the configured law (with `"newton"`, ns-3's
+    /// `ControlLaw`: interval × rec_inv_sqrt, a Q0.32 multiply, in ns).
+    fn next_drop(&self, p: &CoDelParams, t: Time) -> Time {
+        match p.law {
+            CoDelLaw::Rfc8289 => Self::control_law(p, t, self.count),
+            CoDelLaw::Newton => {
+                let r = (self.rec_inv_sqrt as u64) << 16;
+                t + Dur::from_nanos(((p.interval.as_nanos() as u128 * r as u128) >> 32) as u64)
+            }
+        }
+    }
+
+    /// `count += 1`, with the Newton step that follows it.
+    fn count_up(&mut self, p: &CoDelParams) {
+        self.count += 1;
+        if p.law == CoDelLaw::Newton {
+            self.rec_inv_sqrt = newton_step(self.rec_inv_sqrt, self.count);
+        }
     }
 
     /// RFC 8289 `dodequeue()`: the head packet and whether it is ok to drop.
@@ -279,9 +341,9 @@ impl CoDelState {
                 self.dropping = false;
             }
             while self.dropping && now >= self.drop_next {
-                self.count += 1;
+                self.count_up(p);
                 if mark(&h, fx) {
-                    self.drop_next = Self::control_law(p, self.drop_next, self.count);
+                    self.drop_next = self.next_drop(p, self.drop_next);
                     return Some(h);
                 }
                 fx.dropped.push((h.id, DropReason::Early));
@@ -293,7 +355,7 @@ impl CoDelState {
                 };
                 h = n;
                 if ok {
-                    self.drop_next = Self::control_law(p, self.drop_next, self.count);
+                    self.drop_next = self.next_drop(p, self.drop_next);
                 } else {
                     self.dropping = false;
                 }
@@ -306,11 +368,15 @@ impl CoDelState {
             }
             self.dropping = true;
             let delta = self.count.saturating_sub(self.lastcount);
-            self.count = 1;
             if delta > 1 && now < self.drop_next + p.interval * 16 {
                 self.count = delta;
+                // ns-3 and Linux: one step from the value the last episode reached.
+                self.rec_inv_sqrt = newton_step(self.rec_inv_sqrt, delta);
+            } else {
+                self.count = 1;
+                self.rec_inv_sqrt = REC_INV_SQRT_ONE;
             }
-            self.drop_next = Self::control_law(p, now, self.count);
+            self.drop_next = self.next_drop(p, now);
             self.lastcount = self.count;
             return r;
         }
@@ -541,6 +607,56 @@ mod tests {
         assert_eq!(c.state().count(), 4);
     }
 
+    // Linux's and ns-3.37's control law (`control_law = "newton"`, ns-3
+    // `CoDelQueueDisc::NewtonStep`/`ControlLaw`): 1/√count in Q0.16, one Newton step
+    // y(3 − count·y²)/2 per count: 65535 (count 1), 32769 (2: 0.50002, not 0.7071), 36864
+    // (3: 0.5625), 31968 (4: 0.4878). On the backlog of the first test the drops are at 105,
+    // 205 (+ 100 ms × 65535/65536), 255 (+ 50.0), 312 (+ 56.25), 361 (+ 48.8), ... as in
+    // ns-3's codel-10 run (0.5084, 0.6085, 0.6585, 0.7147, 0.7635 s); RFC 8289: 276, 334.
+    // Re-entering with count 4 − 1 = 3 takes one step from 31968: 36542, so the second drop
+    // comes 55.76 ms after the first (RFC: 57.74).
+    #[test]
+    fn newton_control_law_spaces_drops_as_linux_and_ns3() {
+        assert_eq!(newton_step(REC_INV_SQRT_ONE, 2), 32769);
+        assert_eq!(newton_step(32769, 3), 36864);
+        assert_eq!(newton_step(36864, 4), 31968);
+        assert_eq!(newton_step(31968, 3), 36542);
+        let newton = CoDelConfig {
+            control_law: CoDelLaw::Newton,
+            ..CoDelConfig::default()
+        };
+        let mut c = CoDel::new(&newton);
+        let mut slab = backlog(&mut c, 1000, false);
+        let (drops, _) = serve(&mut c, &mut slab, 700);
+        let want = [
+            105, 205, 255, 312, 361, 405, 445, 483, 518, 551, 582, 613, 641, 669, 696,
+        ];
+        assert_eq!(drops, want.map(|ms| ms * MS));
+        // Re-entry, as in `reentering_soon_resumes_from_the_count_reached`.
+        let mut c = CoDel::new(&newton);
+        let mut slab = backlog(&mut c, 400, false);
+        let (drops, _) = serve(&mut c, &mut slab, 340);
+        assert_eq!(drops, [105, 205, 255, 312].map(|ms| ms * MS));
+        let mut fx = DequeueEffects::default();
+        while c
+            .dequeue(Time::from_millis(341), &mut slab, &mut fx)
+            .is_some()
+        {}
+        for _ in 0..500 {
+            let p = test_packet(false);
+            let id = slab.insert(p.clone());
+            c.enqueue(Time::from_millis(400), id, &p).unwrap();
+        }
+        let mut drops = Vec::new();
+        for t in 400..=570u64 {
+            fx.dropped.clear();
+            c.dequeue(Time::from_millis(t), &mut slab, &mut fx);
+            drops.extend(fx.dropped.iter().map(|_| t));
+        }
+        assert_eq!(drops, vec![505, 561]);
+        assert_eq!(c.state().count(), 4);
+    }
+
     #[test]
     fn overflow_and_validation_name_the_key() {
         let mut c = CoDel::new(&CoDelConfig {
@@ -584,5 +700,8 @@ mod tests {
             toml::from_str("target = \"2ms\"\ninterval = \"50ms\"\necn = true").unwrap();
         assert_eq!((c.target, c.interval, c.ecn), (t(2), t(50), true));
         assert!(toml::from_str::<CoDelConfig>("targt = \"2ms\"").is_err());
+        let c: CoDelConfig = toml::from_str("control_law = \"newton\"").unwrap();
+        assert_eq!(c.control_law, CoDelLaw::Newton);
+        assert!(toml::from_str::<CoDelConfig>("control_law = \"sqrt\"").is_err());
     }
 }

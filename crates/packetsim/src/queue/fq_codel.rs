@@ -20,7 +20,9 @@
 //! - ECN (§5.2.7 in spirit, as Linux): on by default; CoDel marks ECN-capable packets instead
 //!   of dropping them.
 
-use super::codel::{codel_params_valid, CoDelParams, CoDelState, DequeueEffects, Held, HeldFifo};
+use super::codel::{
+    codel_params_valid, CoDelLaw, CoDelParams, CoDelState, DequeueEffects, Held, HeldFifo,
+};
 use super::{DropReason, QueueLen};
 use crate::packet::Packet;
 use crate::units;
@@ -51,6 +53,8 @@ pub struct FqCoDelConfig {
     /// CoDel's `maxpacket` (default 1500).
     #[serde(with = "units::bytes")]
     pub mtu: u64,
+    /// CoDel's interval/√count: exact (RFC 8289, default) or Newton steps (Linux, ns-3).
+    pub control_law: CoDelLaw,
 }
 
 impl Default for FqCoDelConfig {
@@ -63,6 +67,7 @@ impl Default for FqCoDelConfig {
             quantum: 1514,
             flows: 1024,
             mtu: 1500,
+            control_law: CoDelLaw::Rfc8289,
         }
     }
 }
@@ -125,6 +130,7 @@ impl FqCoDel {
                 interval: cfg.interval,
                 ecn: cfg.ecn,
                 mtu: cfg.mtu,
+                law: cfg.control_law,
             },
             quantum: cfg.quantum as i64,
             limit: cfg.limit,

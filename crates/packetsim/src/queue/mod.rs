@@ -48,14 +48,16 @@ pub(crate) fn test_packet(ect: bool) -> crate::packet::Packet {
 }
 
 pub use classful::{ClassQueue, Classful, Scheduler, Wrr};
-pub use codel::{CoDel, CoDelConfig, CoDelParams, CoDelState, DequeueEffects, Held, HeldFifo};
+pub use codel::{
+    CoDel, CoDelConfig, CoDelLaw, CoDelParams, CoDelState, DequeueEffects, Held, HeldFifo,
+};
 pub use droptail::DropTail;
 pub use fq_codel::{FqCoDel, FqCoDelConfig};
 pub use marker::{
     AnyMarker, Class, Classifier, Color, ColorCounts, FlowClassConfig, MarkerConfig, MarkerIdx,
     MeterMode, SrTcm, SrTcmConfig, TokenBucket, TokenBucketConfig, TrTcm, TrTcmConfig,
 };
-pub use pie::{Pie, PieConfig};
+pub use pie::{Pie, PieBurstMode, PieConfig};
 pub use red::{
     EcnAction, EcnMode, Red, RedConfig, RedCore, RedDecision, RedOptions, RedParams, RedState,
     StepNonEct,

@@ -14,6 +14,14 @@
 //! - **Burst allowance** (§4.4): starts at `max_burst`, loses `t_update` at each update, and
 //!   is reset to `max_burst` when `drop_prob` is 0 and both `qdelay` and `qdelay_old` are below
 //!   `target/2`. While it is positive nothing is dropped early.
+//! - **`burst_mode = "ns3"`** (not the default) gives ns-3.37's `PieQueueDisc` burst handling
+//!   instead, which departs from §4.4 in three ways: the allowance starts at 0 and is armed
+//!   (to `max_burst`) by the first arrival that finds it spent while the burst state is
+//!   `NO_BURST`, the state it starts in (`DropEarly`); while any allowance is left an update
+//!   sets `drop_prob` to 0 instead of moving it (`CalculateP`); and a calm update (drop_prob 0,
+//!   both delays below target/2, allowance spent) does not re-arm it but moves the state
+//!   `IN_BURST_PROTECTING` → `IN_BURST`, and `IN_BURST` back to `NO_BURST` after more than
+//!   1.5 s / `t_update` consecutive calm updates (`BURST_RESET_TIMEOUT`).
 //! - **Early drop** (§4.1 `drop_early()`): never with burst allowance left, nor while
 //!   `qdelay_old < target/2` and `drop_prob < 0.2`, nor with at most two `mean_pkt_size`
 //!   queued; else with probability `drop_prob` (no de-randomization, §5.4, which is optional).
@@ -61,6 +69,29 @@ pub struct PieConfig {
     pub mean_pkt_size: u64,
     /// Physical limit (default 1000 packets, Linux's).
     pub limit: QueueLimit,
+    /// The burst allowance's rules: RFC 8033 §4.4 (default) or ns-3.37's.
+    pub burst_mode: PieBurstMode,
+}
+
+/// Whose rules the burst allowance follows (`burst_mode`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PieBurstMode {
+    /// RFC 8033 §4.4: `max_burst` from the start, counted down by every update while
+    /// `drop_prob` keeps integrating, reset to `max_burst` by every calm update.
+    #[default]
+    Rfc8033,
+    /// ns-3.37's `PieQueueDisc`: armed by an arrival in the `NO_BURST` state, `drop_prob`
+    /// held at 0 while it lasts, `NO_BURST` again only after 1.5 s of calm updates.
+    Ns3,
+}
+
+/// ns-3.37's `PieQueueDisc::BurstStateT` (only with `burst_mode = "ns3"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum BurstState {
+    NoBurst,
+    InBurst,
+    InBurstProtecting,
 }
 
 impl Default for PieConfig {
@@ -76,6 +107,7 @@ impl Default for PieConfig {
             cap_drop_adjustment: true,
             mean_pkt_size: 1500,
             limit: QueueLimit::Packets(1000),
+            burst_mode: PieBurstMode::Rfc8033,
         }
     }
 }
@@ -122,6 +154,9 @@ pub struct Pie {
     burst_allowance: Dur,
     /// When the next update is due.
     next_update: Time,
+    /// `burst_mode = "ns3"` only: ns-3's burst state and its count of calm updates.
+    burst_state: BurstState,
+    burst_reset: u32,
 }
 
 impl Pie {
@@ -134,8 +169,13 @@ impl Pie {
             drop_prob: 0.0,
             last_sojourn: Dur::ZERO,
             qdelay_old: Dur::ZERO,
-            burst_allowance: cfg.max_burst,
+            burst_allowance: match cfg.burst_mode {
+                PieBurstMode::Rfc8033 => cfg.max_burst,
+                PieBurstMode::Ns3 => Dur::ZERO,
+            },
             next_update: Time::ZERO + cfg.t_update,
+            burst_state: BurstState::NoBurst,
+            burst_reset: 0,
         }
     }
 
@@ -162,11 +202,7 @@ impl Pie {
     #[inline]
     fn catch_up(&mut self, now: Time) {
         while self.next_update <= now {
-            let idle = self.drop_prob == 0.0
-                && self.qdelay_old == Dur::ZERO
-                && self.qdelay() == Dur::ZERO
-                && self.burst_allowance == self.cfg.max_burst;
-            if idle {
+            if self.idle() {
                 // Every further update would leave this state as it is: skip to the last due.
                 let t = self.cfg.t_update.as_nanos();
                 let behind = (now.as_nanos() - self.next_update.as_nanos()) / t;
@@ -178,12 +214,32 @@ impl Pie {
         }
     }
 
+    /// Whether an update would leave the state as it is (nothing queued or remembered).
+    fn idle(&self) -> bool {
+        let rest = match self.cfg.burst_mode {
+            PieBurstMode::Rfc8033 => self.burst_allowance == self.cfg.max_burst,
+            PieBurstMode::Ns3 => {
+                self.burst_allowance == Dur::ZERO && self.burst_state == BurstState::NoBurst
+            }
+        };
+        rest && self.drop_prob == 0.0 && self.qdelay_old == Dur::ZERO && self.qdelay() == Dur::ZERO
+    }
+
     /// RFC 8033 §4.2 and §4.4: one update of `drop_prob` and the burst allowance.
     fn update(&mut self) {
         let c = &self.cfg;
         let qdelay = self.qdelay();
         let (cur, old) = (qdelay.as_secs_f64(), self.qdelay_old.as_secs_f64());
-        let mut p = c.alpha * (cur - c.target.as_secs_f64()) + c.beta * (cur - old);
+        // ns-3's CalculateP: while allowance lasts, drop_prob is set to 0, not moved.
+        let held = c.burst_mode == PieBurstMode::Ns3 && self.burst_allowance > Dur::ZERO;
+        if held {
+            self.drop_prob = 0.0;
+        }
+        let mut p = if held {
+            0.0
+        } else {
+            c.alpha * (cur - c.target.as_secs_f64()) + c.beta * (cur - old)
+        };
         let dp = self.drop_prob;
         p /= if dp < 1e-6 {
             2048.0
@@ -211,22 +267,52 @@ impl Pie {
         let half = Dur::from_nanos(c.target.as_nanos() / 2);
         let calm = self.drop_prob == 0.0 && qdelay < half && self.qdelay_old < half;
         self.qdelay_old = qdelay;
-        self.burst_allowance = if calm {
-            c.max_burst
-        } else {
-            Dur::from_nanos(
-                self.burst_allowance
-                    .as_nanos()
-                    .saturating_sub(c.t_update.as_nanos()),
-            )
-        };
+        let spent = Dur::from_nanos(
+            self.burst_allowance
+                .as_nanos()
+                .saturating_sub(c.t_update.as_nanos()),
+        );
+        match c.burst_mode {
+            PieBurstMode::Rfc8033 => self.burst_allowance = if calm { c.max_burst } else { spent },
+            PieBurstMode::Ns3 => {
+                self.burst_allowance = spent;
+                // BURST_RESET_TIMEOUT (1.5 s) in updates, truncated as ns-3 does.
+                let limit = (1.5 / c.t_update.as_secs_f64()) as u32;
+                if calm && spent == Dur::ZERO {
+                    match self.burst_state {
+                        BurstState::InBurstProtecting => {
+                            self.burst_state = BurstState::InBurst;
+                            self.burst_reset = 0;
+                        }
+                        BurstState::InBurst => {
+                            self.burst_reset += 1;
+                            if self.burst_reset > limit {
+                                self.burst_reset = 0;
+                                self.burst_state = BurstState::NoBurst;
+                            }
+                        }
+                        BurstState::NoBurst => {}
+                    }
+                } else if self.burst_state == BurstState::InBurst {
+                    self.burst_reset = 0;
+                }
+            }
+        }
     }
 
     /// RFC 8033 §4.1 `drop_early()`.
-    fn drop_early(&self, rng: &mut Rng) -> bool {
+    /// With `burst_mode = "ns3"`, an arrival that finds the allowance spent in the `NO_BURST`
+    /// state arms it (ns-3's `DropEarly`), and is then judged as any other.
+    fn drop_early(&mut self, rng: &mut Rng) -> bool {
         let half = Dur::from_nanos(self.cfg.target.as_nanos() / 2);
-        if self.burst_allowance > Dur::ZERO
-            || (self.qdelay_old < half && self.drop_prob < 0.2)
+        if self.burst_allowance > Dur::ZERO {
+            return false;
+        }
+        if self.cfg.burst_mode == PieBurstMode::Ns3 && self.burst_state == BurstState::NoBurst {
+            self.burst_state = BurstState::InBurstProtecting;
+            self.burst_allowance = self.cfg.max_burst;
+        }
+        if (self.qdelay_old < half && self.drop_prob < 0.2)
             || self.fifo.len().bytes <= 2 * self.cfg.mean_pkt_size
         {
             return false;
@@ -412,6 +498,83 @@ mod tests {
         );
     }
 
+    fn ns3_burst() -> PieConfig {
+        PieConfig {
+            burst_mode: PieBurstMode::Ns3,
+            ..PieConfig::default()
+        }
+    }
+
+    // ns-3.37 `PieQueueDisc` (`burst_mode = "ns3"`) on the scripted sequence of the first test
+    // (200 packets at t = 0, one sent per ms). The allowance starts at 0 and the first arrival
+    // arms it (`DropEarly`, state NO_BURST -> IN_BURST_PROTECTING); `CalculateP` holds drop_prob
+    // at 0 while any is left: 135, 120, ..., 15, 0 ms at the updates of 15 ... 150 ms. The
+    // first moving update is at 165 ms: qdelay 164 ms, old 149 ms,
+    //   p = 0.125(0.164 − 0.015) + 1.25(0.015) = 0.037375, drop_prob 0 -> p/2048;
+    // at 180 ms: qdelay 179, old 164: p = 0.125(0.164) + 1.25(0.015) = 0.03925, /128.
+    // An arrival at 170 ms (allowance spent, state IN_BURST_PROTECTING) does not re-arm it.
+    // RFC 8033 on the same sequence has integrated drop_prob since 15 ms and spent its
+    // allowance by 150 ms too.
+    #[test]
+    fn ns3_burst_mode_arms_at_the_first_arrival_and_holds_drop_prob_at_zero() {
+        let run = |cfg: &PieConfig| {
+            let mut q = Pie::new(cfg);
+            let mut rng = Rng::from_seed(1);
+            for i in 0..200 {
+                q.enqueue(Time::ZERO, i, &mut pkt(false), &mut rng);
+            }
+            let mut seen = Vec::new();
+            for t in 0..=180u64 {
+                if t == 170 {
+                    q.enqueue(Time::from_millis(t), 500, &mut pkt(false), &mut rng);
+                    assert_eq!(q.burst_allowance(), Dur::ZERO);
+                }
+                q.dequeue(Time::from_millis(t)).unwrap();
+                if t % 15 == 0 && t > 0 {
+                    seen.push((q.drop_prob(), q.burst_allowance()));
+                }
+            }
+            seen
+        };
+        assert_eq!(Pie::new(&ns3_burst()).burst_allowance(), Dur::ZERO);
+        let ns3 = run(&ns3_burst());
+        let ms = Dur::from_millis;
+        let held: Vec<_> = (1..=10).map(|k| (0.0, ms(150 - 15 * k))).collect();
+        assert_eq!(ns3[..10], held[..]);
+        let p165 = 0.037375 / 2048.0;
+        close(ns3[10].0, p165);
+        close(ns3[11].0, p165 + 0.03925 / 128.0);
+        let rfc = run(&PieConfig::default());
+        assert_eq!(rfc[9].1, Dur::ZERO);
+        assert!(rfc[9].0 > 1e-3, "{}", rfc[9].0);
+    }
+
+    // ns-3.37: a calm update (drop_prob 0, both delays below target/2) with the allowance
+    // spent moves IN_BURST_PROTECTING -> IN_BURST; IN_BURST returns to NO_BURST once more than
+    // BURST_RESET_TIMEOUT / T_UPDATE = 1.5 s / 15 ms = 100 further calm updates have passed
+    // (the 102nd calm update, at 1,530 ms here), and only then does an arrival re-arm the
+    // allowance. RFC 8033 §4.4 re-arms it at the first calm update (15 ms).
+    #[test]
+    fn ns3_burst_mode_rearms_only_after_a_second_and_a_half_of_calm() {
+        let mut q = Pie::new(&ns3_burst());
+        let mut rng = Rng::from_seed(1);
+        q.burst_state = BurstState::InBurstProtecting;
+        q.catch_up(Time::from_millis(15));
+        assert_eq!((q.burst_state, q.burst_reset), (BurstState::InBurst, 0));
+        q.catch_up(Time::from_millis(1515));
+        assert_eq!((q.burst_state, q.burst_reset), (BurstState::InBurst, 100));
+        assert_eq!(q.burst_allowance(), Dur::ZERO);
+        q.catch_up(Time::from_millis(1530));
+        assert_eq!(q.burst_state, BurstState::NoBurst);
+        q.enqueue(Time::from_millis(1530), 0, &mut pkt(false), &mut rng);
+        assert_eq!(q.burst_allowance(), Dur::from_millis(150));
+        assert_eq!(q.burst_state, BurstState::InBurstProtecting);
+        let mut r = Pie::new(&PieConfig::default());
+        r.burst_allowance = Dur::ZERO;
+        r.catch_up(Time::from_millis(15));
+        assert_eq!(r.burst_allowance(), Dur::from_millis(150));
+    }
+
     #[test]
     fn config_validates_naming_the_key() {
         let bad = |c: PieConfig| c.validate().unwrap_err().0;
@@ -439,5 +602,8 @@ mod tests {
         let c: PieConfig = toml::from_str("target = \"20ms\"\necn = true").unwrap();
         assert_eq!((c.target, c.ecn), (Dur::from_millis(20), true));
         assert!(toml::from_str::<PieConfig>("tupdate = \"1ms\"").is_err());
+        let c: PieConfig = toml::from_str("burst_mode = \"ns3\"").unwrap();
+        assert_eq!(c.burst_mode, PieBurstMode::Ns3);
+        assert!(toml::from_str::<PieConfig>("burst_mode = \"linux\"").is_err());
     }
 }

@@ -2821,6 +2821,19 @@ fn fq_codel_and_pie_load_by_name_and_bad_keys_are_located() {
         panic!("{:?}", s.links[0].queue)
     };
     assert_eq!((p.target, p.ecn), (Dur::from_millis(20), true));
+    let s = ok(
+        &q("{ kind = \"pie\", pie = { burst_mode = \"ns3\" } }"),
+        &[],
+    );
+    let QueueSpec::Pie(p) = &s.links[0].queue else {
+        panic!("{:?}", s.links[0].queue)
+    };
+    assert_eq!(p.burst_mode, crate::queue::PieBurstMode::Ns3);
+    let e = bad(
+        &q("{ kind = \"pie\", pie = { burst_mode = \"linux\" } }"),
+        &[],
+    );
+    assert_at(&e, 13, "links.l1.queue.pie.burst_mode", "rfc8033");
     let e = bad(&q("{ kind = \"pie\", pie = { t_update = \"0s\" } }"), &[]);
     assert_at(&e, 13, "links.l1.queue.pie.t_update", "positive");
     let e = bad(&q("{ kind = \"pie\", codel = {} }"), &[]);

@@ -468,6 +468,23 @@ fn timeouts_count_as_round_ends_so_startup_ends() {
     assert_eq!(p.bbr.pacing_gain(), DRAIN_GAIN);
 }
 
+/// A BBR sender with a window of `n` segments, all sent at t = 0 (segment k with k segments
+/// delivered before it, as the first window of a connection).
+fn window_sent_at_zero(n: u32) -> (Bbr, CcState) {
+    let mut b = Bbr::new(IW);
+    let st = CcState {
+        cwnd: n * MSS,
+        ssthresh: u32::MAX / 2,
+        bytes_in_flight: 0,
+        mss: MSS,
+        phase: Phase::Open,
+    };
+    for k in 0..n {
+        b.on_send_at(Time::ZERO, k as u64 * MSS as u64, MSS, true, k * MSS);
+    }
+    (b, st)
+}
+
 /// One ACK at `at` delivering segment `seg` (SACKed, or acknowledged) with the cumulative
 /// ACK at segment `cum`.
 fn deliver(b: &mut Bbr, st: &mut CcState, at: Time, seg: u64, cum: u64) {
@@ -497,17 +514,7 @@ fn deliver(b: &mut Bbr, st: &mut CcState, at: Time, seg: u64, cum: u64) {
 // at 300 ms with 48 segments delivered) and segment 50 (sent with 49) each start a round.
 #[test]
 fn sacked_segments_count_as_delivered_once_so_a_filled_hole_is_no_burst() {
-    let mut b = Bbr::new(IW);
-    let mut st = CcState {
-        cwnd: 50 * MSS,
-        ssthresh: u32::MAX / 2,
-        bytes_in_flight: 0,
-        mss: MSS,
-        phase: Phase::Open,
-    };
-    for k in 0..50u64 {
-        b.on_send_at(Time::ZERO, k * MSS as u64, MSS, true, k as u32 * MSS);
-    }
+    let (mut b, mut st) = window_sent_at_zero(50);
     deliver(&mut b, &mut st, Time::from_millis(21), 0, 1);
     assert_eq!(b.rounds(), 1);
     assert!(close(b.btl_bw(), 1000.0 / 0.021, 1e-12));
@@ -547,17 +554,7 @@ fn sacked_segments_count_as_delivered_once_so_a_filled_hole_is_no_burst() {
 // recovered (bench/validate/ns3 bbr-2: 47 of 49 timeouts in recovery).
 #[test]
 fn sack_recovery_window_drops_lost_bytes_and_conserves_for_one_round() {
-    let mut b = Bbr::new(IW);
-    let mut st = CcState {
-        cwnd: 30 * MSS,
-        ssthresh: u32::MAX / 2,
-        bytes_in_flight: 0,
-        mss: MSS,
-        phase: Phase::Open,
-    };
-    for k in 0..30u64 {
-        b.on_send_at(Time::ZERO, k * MSS as u64, MSS, true, k as u32 * MSS);
-    }
+    let (mut b, mut st) = window_sent_at_zero(30);
     b.begin_ack();
     deliver(&mut b, &mut st, Time::from_millis(100), 0, 1);
     assert_eq!(b.rounds(), 1);
