@@ -19,6 +19,25 @@ extern void fill_type_check_table(void);
 #include "epd_class.inc"
 #include "epd_late.inc"
 
+// DELAY (env, slots): a delay line on the data path after the multiplexer and on each ACK
+// path (0: none, as spec 1 §3.1). Items are released in the multiplexer's late phase.
+struct Line {
+  std::vector<std::pair<tim_typ, data *> > q;
+  size_t head = 0;
+  root *to = NULL;
+  int inp = 0;
+  void flush() {
+    while (head < q.size() && q[head].first <= SimTime) {
+      data *d = q[head].second;
+      ++head;
+      to->rec(d, inp);
+    }
+    if (head > 4096 && head == q.size()) { q.clear(); head = 0; }
+  }
+};
+static long g_delay = 0;
+static std::vector<Line *> g_lines;
+
 struct Obs : public muxEPD {
   // per-slot observation after the late phase
   unsigned long long sent = 0, arrivals = 0, idle_run = 0;
@@ -37,6 +56,7 @@ struct Obs : public muxEPD {
       idle_run = 0;
     }
     if (qtrace.size() < traceN) qtrace.push_back(q.getlen());
+    for (size_t k = 0; k < g_lines.size(); ++k) g_lines[k]->flush();
   }
   void early(event *e) {
     ++sent;
@@ -47,18 +67,29 @@ struct Obs : public muxEPD {
 struct Demux : public root {
   std::vector<root *> outs;
   unsigned long long cells = 0;
+  std::vector<Line *> lines;
   rec_typ REC(data *pd, int) {
     ++cells;
     int v = ((cell *) pd)->vci;
+    if (g_delay > 0) {
+      lines[v]->q.push_back(std::make_pair((tim_typ) (SimTime + g_delay), pd));
+      return ContSend;
+    }
     return outs[v]->rec(pd, 0);
   }
 };
 
 struct AckTap : public root {
   root *to; int wnd; unsigned long long acks = 0, other_wnd = 0;
+  Line *line = NULL;
   rec_typ REC(data *pd, int k) {
     ++acks;
     if (((tcpAck *) pd)->TCPAwnd != wnd) ++other_wnd;
+    if (g_delay > 0) {
+      line->inp = k;
+      line->q.push_back(std::make_pair((tim_typ) (SimTime + g_delay), pd));
+      return ContSend;
+    }
     return to->rec(pd, k);
   }
 };
@@ -84,7 +115,11 @@ int main(int argc, char **argv) {
   int aalbuf = argc > 8 ? atoi(argv[8]) : 100;
   const char *trace = argc > 9 ? argv[9] : NULL;
   int BUF = 64000;
-  SlotLength = 20e-6;
+  // TCPSLOT: the slot length (s) the TCP objects convert their times with (default 20 us).
+  // Old YATS converted with 53*8/BITRATE (default 149.76 Mbit/s, 2.83 us); cells, the
+  // source's DELTA and the multiplexer stay one per slot whatever this is.
+  g_delay = getenv("DELAY") ? atol(getenv("DELAY")) : 0;
+  SlotLength = getenv("TCPSLOT") ? atof(getenv("TCPSLOT")) : 20e-6;
   my_srand(seed);
   data_classes();
   fill_type_check_table();
@@ -121,6 +156,8 @@ int main(int argc, char **argv) {
     c->pkt_len = 9180;
     // Lua cbrframe: start_time defaults to delta
     c->StartTime = 100;
+    // START0=1: CBRFrame's StartTime = 0, a start drawn uniformly in [0, 500000) slots
+    if (getenv("START0")) c->StartTime = ((long) my_rand() * 32768 + my_rand()) % 500000;
     c->EndTime = (tim_typ) (0 - 100);
     c->bytes = (size_t) (0 - 9180);
     c->connID = i;
@@ -134,11 +171,12 @@ int main(int argc, char **argv) {
     s->nagleOff = 1;
     s->ph_efOn = 0;
     s->doFastRetr = fretr;
-    s->bitrate = 53 * 8 / 20e-6;
+    s->bitrate = 53 * 8 / SlotLength;
     s->tick = 0.001;
     s->rto_lb = rtomin;
     s->procqThresh = 2;
-    s->proc_time = 15;  // secs_to_slots(0.3 ms) at 20 us
+    // 0.3 ms: 15 slots at 20 us (secs_to_slots would truncate 14.999... to 14)
+    s->proc_time = getenv("PROCSLOTS") ? atoi(getenv("PROCSLOTS")) : (tim_typ) (0.3e-3 / SlotLength + 0.5);
     s->calcSendStopped = 0;
     s->doLogRetr = getenv("LOGRETR") ? 1 : 0;
     s->set_nout(2);
@@ -184,10 +222,11 @@ int main(int argc, char **argv) {
     r->name = nm;
     r->max_win = WND;
     r->wnd = WND;
-    r->proctim_secs = 0.3e-3;
-    r->ackdel_secs = 0.2;
+    // RPROC, ACKDEL (env, seconds): the receiver's processing time and delayed-ACK timer
+    r->proctim_secs = getenv("RPROC") ? atof(getenv("RPROC")) : 0.3e-3;
+    r->ackdel_secs = getenv("ACKDEL") ? atof(getenv("ACKDEL")) : 0.2;
     r->ph_efOn = 0;
-    r->iackdel_secs = 0.3e-3;
+    r->iackdel_secs = r->proctim_secs;
     r->keepalive_secs = 0;
     r->set_nout(2);
     // wiring
@@ -198,10 +237,12 @@ int main(int argc, char **argv) {
     a->add_output(1, m, i);   // cells -> mux input i
     a->add_output(2, s, tcpipsend::InpStart);
     dm->outs.push_back(ar);
+    { Line *l = new Line; l->to = ar; l->inp = 0; dm->lines.push_back(l); g_lines.push_back(l); }
     ar->suc = r;
     ar->shand = 0;
     r->add_output(1, sk, 0);
     AckTap *tap = new AckTap; tap->name = (char *) "tap"; tap->to = s; tap->wnd = WND; taps.push_back(tap);
+    { Line *l = new Line; l->to = s; tap->line = l; g_lines.push_back(l); }
     r->add_output(2, tap, tcpipsend::InpAck);
     c->act();
     s->act();
@@ -240,8 +281,8 @@ int main(int argc, char **argv) {
   for (size_t k = 0; k < taps.size(); ++k) printf("ACKTAP %zu acks %llu with_other_window %llu\n", k, taps[k]->acks, taps[k]->other_wnd);
   if (getenv("GAPS")) { printf("GAPS"); for (size_t k = 0; k < m->gaps.size(); ++k) printf(" %u", m->gaps[k]); printf("\n"); }
   for (int i = 0; i < N; ++i) {
-    printf("  conn %d: xmitted %u user %u rexmit_segs %d rto %d rx_user %u thr %.1f bit/s acks %d ooo %d sdu_loss %d\n", i,
-           S[i]->xmitted_bytes, S[i]->xmitted_user_bytes, S[i]->rexmitted_segments, S[i]->rexmto,
+    printf("  conn %d: xmitted %u user %u rexmit_segs %d really_rexmit %u rto %d rx_user %u thr %.1f bit/s acks %d ooo %d sdu_loss %d\n", i,
+           S[i]->xmitted_bytes, S[i]->xmitted_user_bytes, S[i]->rexmitted_segments, (unsigned) S[i]->segsReallyRetransmitted, S[i]->rexmto,
            R[i]->user_bytes, R[i]->throughput, R[i]->ack_cnt, R[i]->out_of_order_segments, AR[i]->sdu_loss);
   }
   return 0;

@@ -631,6 +631,9 @@ pub enum App {
         interval: packetsim_kernel::Dur,
         /// The source resumes at the send buffer minus this many bytes.
         resume_below: u64,
+        /// YATS's start-stop protocol (`flows.X.whole_blocks`, `app::Frames::whole_blocks`):
+        /// a block is taken whole while the buffer is not full.
+        whole_blocks: bool,
     },
     /// A greedy source switched on and off (`app = "onoff"`, `app::OnOff`).
     OnOff {

@@ -1517,7 +1517,7 @@ fn each_kind_rejects_the_keys_of_other_kinds_and_unknown_keys_naming_line_and_ke
         24,
         "flows.f.rat",
         "unknown key `rat`; expected one of `from`, `to`, `start`, `stop`, `count`, \
-         `stagger`, `start_jitter`, `dscp`, `diffserv`, `kind`, `tcp`, `app`, `size`, `frame_size`, `frame_interval`, `resume_below`, `on_time`, \
+         `stagger`, `start_jitter`, `dscp`, `diffserv`, `kind`, `tcp`, `app`, `size`, `frame_size`, `frame_interval`, `resume_below`, `whole_blocks`, `on_time`, \
          `off_time`, `onoff_dist`, `arrival_rate`, `size_dist`, `size_mean`, `size_shape`, \
          `size_sigma`, `size_cdf`, `sctp`, `from_addresses`, `to_addresses`, `primary`, `rate`, `packet_size`",
     );
@@ -1667,6 +1667,7 @@ fn every_kind_loads_to_the_variant_of_its_own_row_and_declares_its_keys() {
             "frame_size",
             "frame_interval",
             "resume_below",
+            "whole_blocks",
             "on_time",
             "off_time",
             "onoff_dist",
@@ -2539,7 +2540,8 @@ fn frames_app_defaults_and_every_key() {
         App::Frames {
             block: 9180,
             interval: Dur::from_millis(2),
-            resume_below: 4096
+            resume_below: 4096,
+            whole_blocks: false
         }
     );
     assert_eq!(tcp.send_buffer, Some(64000));
@@ -2560,7 +2562,8 @@ fn frames_app_defaults_and_every_key() {
         App::Frames {
             block: 1000,
             interval: Dur::from_millis(1),
-            resume_below: 6540
+            resume_below: 6540,
+            whole_blocks: false
         }
     );
     // Built: 1000 B per ms (8 Mb/s) into an 8000-byte buffer over a 50 ms propagation round
@@ -2591,6 +2594,46 @@ fn frames_app_defaults_and_every_key() {
         "source-limited: {f:?}"
     );
     assert_eq!(f.bytes_sent % 1460, 0, "full segments only: {f:?}");
+}
+
+/// `whole_blocks = true` (issue 11: YATS's start-stop protocol, `app::Frames::whole_blocks`)
+/// is read and chooses the whole-block source for the built flow; `false` (the default) the
+/// split-block one.
+#[test]
+fn frames_app_whole_blocks_reaches_the_source() {
+    use crate::app::AppSource;
+    for whole in [true, false] {
+        let sc = load_str(
+            &frames_flow(&format!(
+                "app = \"frames\"\ntcp = {{ send_buffer = 4000 }}\nframe_size = 1500\nframe_interval = \"1ms\"\nresume_below = 1000\nwhole_blocks = {whole}"
+            )),
+            ORIGIN,
+            &[],
+        )
+        .unwrap();
+        let FlowKind::Tcp { app, .. } = &sc.flows().next().expect("one flow").kind else {
+            panic!("a tcp flow")
+        };
+        assert_eq!(
+            *app,
+            App::Frames {
+                block: 1500,
+                interval: Dur::from_millis(1),
+                resume_below: 1000,
+                whole_blocks: whole
+            }
+        );
+        let want = if whole {
+            AppSource::frames_whole_blocks(1500, Dur::from_millis(1), 4000, 3000)
+        } else {
+            AppSource::frames(1500, Dur::from_millis(1), 4000, 3000)
+        };
+        assert_eq!(
+            flow::tcp::frames_source(app, 4000),
+            Some(want),
+            "whole = {whole}"
+        );
+    }
 }
 
 #[test]
@@ -2645,6 +2688,18 @@ fn frames_app_errors_name_the_key() {
             25,
             "flows.f.resume_below",
             "only allowed with app = \"frames\"",
+        ),
+        (
+            "app = \"file\"\nsize = 100\nwhole_blocks = true",
+            25,
+            "flows.f.whole_blocks",
+            "only allowed with app = \"frames\"",
+        ),
+        (
+            &*format!("{with_buf}whole_blocks = 1"),
+            25,
+            "flows.f.whole_blocks",
+            "bool",
         ),
         ("app = \"stream\"", 23, "flows.f.app", "frames"),
     ];

@@ -20,7 +20,7 @@
 
 mod cbr;
 mod sctp;
-mod tcp;
+pub(super) mod tcp;
 
 use super::error::ScenarioError;
 use super::kinds::KindRow;

@@ -1,8 +1,8 @@
 //! `kind = "tcp"` (the default): a TCP connection carrying a bulk transfer, a file, study
 //! 1's frame source or an on-off source; or a workload of many connections. Keys: `tcp`
 //! (TcpConfig keys over `[tcp]`, merged key by key), `app`, `size`; with `app = "frames"`
-//! `frame_size`, `frame_interval`, `resume_below`; with `app = "onoff"` `on_time`,
-//! `off_time`, `onoff_dist`; with `app = "poisson"` `arrival_rate`, `size_dist`,
+//! `frame_size`, `frame_interval`, `resume_below`, `whole_blocks`; with `app = "onoff"`
+//! `on_time`, `off_time`, `onoff_dist`; with `app = "poisson"` `arrival_rate`, `size_dist`,
 //! `size_mean`, `size_shape`, `size_sigma`, `size_cdf`. The TcpConfig keys
 //! `sender_processing`, `sender_processing_jitter` and `receiver_processing` are carried out
 //! here, by the hosts' processing elements (`net::processing`), for every connection.
@@ -56,6 +56,9 @@ struct Keys {
     /// `app = "frames"`: the source resumes at `send_buffer` minus this (default 4096).
     #[serde(default, with = "units::bytes::opt")]
     resume_below: Option<u64>,
+    /// `app = "frames"`: YATS's start-stop protocol, blocks taken whole (default false).
+    #[serde(default)]
+    whole_blocks: Option<bool>,
     /// `app = "onoff"`: mean (or fixed) on period.
     #[serde(default, with = "units::dur::opt")]
     on_time: Option<Dur>,
@@ -116,6 +119,7 @@ fn load(f: &FlowInput) -> Result<FlowKind, ScenarioError> {
         frame_size,
         frame_interval,
         resume_below,
+        whole_blocks,
         on_time,
         off_time,
         onoff_dist,
@@ -131,6 +135,7 @@ fn load(f: &FlowInput) -> Result<FlowKind, ScenarioError> {
         ("frame_size", frame_size.is_some(), RawApp::Frames),
         ("frame_interval", frame_interval.is_some(), RawApp::Frames),
         ("resume_below", resume_below.is_some(), RawApp::Frames),
+        ("whole_blocks", whole_blocks.is_some(), RawApp::Frames),
         ("on_time", on_time.is_some(), RawApp::Onoff),
         ("off_time", off_time.is_some(), RawApp::Onoff),
         ("onoff_dist", onoff_dist.is_some(), RawApp::Onoff),
@@ -227,6 +232,7 @@ fn load(f: &FlowInput) -> Result<FlowKind, ScenarioError> {
             block,
             interval,
             resume_below,
+            whole_blocks: whole_blocks.unwrap_or(false),
         }
     } else if app == Some(RawApp::Onoff) {
         let positive = |key: &str, d: Option<Dur>| {
@@ -393,18 +399,34 @@ fn load_workload(
     })
 }
 
+/// The frame source of `app = "frames"` feeding a send buffer of `buffer` bytes (`None` for
+/// another application).
+pub(crate) fn frames_source(app: &App, buffer: u64) -> Option<AppSource> {
+    let &App::Frames {
+        block,
+        interval,
+        resume_below,
+        whole_blocks,
+    } = app
+    else {
+        return None;
+    };
+    let resume_at = buffer - resume_below;
+    Some(if whole_blocks {
+        AppSource::frames_whole_blocks(block, interval, buffer, resume_at)
+    } else {
+        AppSource::frames(block, interval, buffer, resume_at)
+    })
+}
+
 fn add(world: &mut World, b: &FlowBuild) -> Result<(), BuildError> {
     let FlowKind::Tcp { app, tcp } = &b.spec.kind else {
         unreachable!("the tcp row adds tcp flows only")
     };
     let ids = match app {
-        &App::Frames {
-            block,
-            interval,
-            resume_below,
-        } => {
+        App::Frames { .. } => {
             let buffer = tcp.send_buffer.expect("checked when loaded");
-            let source = AppSource::frames(block, interval, buffer, buffer - resume_below);
+            let source = frames_source(app, buffer).expect("a frames app");
             let id = world.add_tcp_flow_with_app(&b.spec.name, b.at, tcp, source);
             id.0..id.0 + 1
         }
