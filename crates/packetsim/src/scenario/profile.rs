@@ -221,6 +221,13 @@ pub const NS2_OPTIONS: &[ProfileOption] = &[
         source: "sctp/sctp.cc SctpAgent::FastRtx",
     },
     ProfileOption {
+        table: Table::Sctp,
+        key: "cut_above_recover",
+        value: "true",
+        ns2: "cut for any marked chunk with TSN > uiRecover, uiRecover reset at each cut",
+        source: "sctp/sctp.cc SctpAgent::FastRtx, ProcessSackChunk",
+    },
+    ProfileOption {
         table: Table::Link,
         key: "loss_position",
         value: "\"before_queue\"",
@@ -320,6 +327,7 @@ mod tests {
         assert!(sctp.max_burst_after_fast_rtx && !d.max_burst_after_fast_rtx);
         assert!(sctp.htna && !d.htna);
         assert!(sctp.cancel_rtt_on_cut && !d.cancel_rtt_on_cut);
+        assert!(sctp.cut_above_recover && !d.cut_above_recover);
         assert_eq!(sctp.validate(), Ok(()));
         let link = Profile::Ns2.table(Table::Link);
         let pos: LossPosition = link["loss_position"].clone().try_into().unwrap();

@@ -171,6 +171,15 @@ pub struct SctpConfig {
     /// measurement ends only when its chunk is acked or marked for retransmission (Karn).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub cancel_rtt_on_cut: bool,
+    /// With `fast_recovery`: a fast retransmit cuts a destination's cwnd again, and moves the
+    /// exit point to the highest TSN sent, when a chunk last sent there and marked for
+    /// retransmission (fast or after a timeout) is above the exit point, even while the
+    /// cumulative ack is still below it (ns-2.35 `SctpAgent::FastRtx`: the cut applies to
+    /// marked chunks with TSN > `uiRecover`, and `uiRecover` is reset at each cut; cwnd grows
+    /// only once the cumulative ack reaches it, `ProcessSackChunk`). Default false (RFC 4960
+    /// §7.2.4): no further cut until the exit point is acked.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub cut_above_recover: bool,
     /// A preset written in a scenario (`rfc = 2960 | 4960`): the loader fills the keys of
     /// [`SctpConfig::rfc_preset`] that the same table does not set. Absent: no preset.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -214,6 +223,7 @@ impl Default for SctpConfig {
             max_burst_after_fast_rtx: false,
             htna: false,
             cancel_rtt_on_cut: false,
+            cut_above_recover: false,
             rfc: None,
         }
     }
