@@ -138,7 +138,21 @@ proc add_loss {a b rate} {
     $em drop-target [new Agent/Null]
     $ns lossmodel $em $a $b
 }
-add_loss $R0a $R0b $loss0
+# NS2_DROPLIST=<file> in the environment: path0's losses are instead the packets whose
+# indices (from 0, whitespace-separated, as seen by the error model at R0a -> R0b) the file
+# lists (ErrorModel/List); packetsim's `loss_packets` replays the same list.
+if {[info exists env(NS2_DROPLIST)]} {
+    set fh [open $env(NS2_DROPLIST)]
+    set dl [string trim [read $fh]]
+    close $fh
+    set em [new ErrorModel/List]
+    $em unit pkt
+    $em droplist $dl
+    $em drop-target [new Agent/Null]
+    $ns lossmodel $em $R0a $R0b
+} else {
+    add_loss $R0a $R0b $loss0
+}
 if {$MULTI} { add_loss $R1a $R1b $loss1 }
 
 # traced links: arrivals at the receiver, departures from the sender, returns to the sender

@@ -221,6 +221,20 @@ pub const NS2_OPTIONS: &[ProfileOption] = &[
         source: "sctp/sctp.cc SctpAgent::FastRtx",
     },
     ProfileOption {
+        table: Table::Sctp,
+        key: "cut_above_recover",
+        value: "true",
+        ns2: "cut for any marked chunk with TSN > uiRecover, uiRecover reset at each cut",
+        source: "sctp/sctp.cc SctpAgent::FastRtx, ProcessSackChunk",
+    },
+    ProfileOption {
+        table: Table::Sctp,
+        key: "sack_after_gap_only",
+        value: "true",
+        ns2: "SACK at once for TSN 1 and while sRecvTsnBlockList is not empty after the packet",
+        source: "sctp/sctp.cc SctpAgent::ProcessChunk",
+    },
+    ProfileOption {
         table: Table::Link,
         key: "loss_position",
         value: "\"before_queue\"",
@@ -320,6 +334,8 @@ mod tests {
         assert!(sctp.max_burst_after_fast_rtx && !d.max_burst_after_fast_rtx);
         assert!(sctp.htna && !d.htna);
         assert!(sctp.cancel_rtt_on_cut && !d.cancel_rtt_on_cut);
+        assert!(sctp.cut_above_recover && !d.cut_above_recover);
+        assert!(sctp.sack_after_gap_only && !d.sack_after_gap_only);
         assert_eq!(sctp.validate(), Ok(()));
         let link = Profile::Ns2.table(Table::Link);
         let pos: LossPosition = link["loss_position"].clone().try_into().unwrap();

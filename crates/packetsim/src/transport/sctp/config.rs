@@ -171,6 +171,23 @@ pub struct SctpConfig {
     /// measurement ends only when its chunk is acked or marked for retransmission (Karn).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub cancel_rtt_on_cut: bool,
+    /// With `fast_recovery`: a fast retransmit cuts a destination's cwnd again, and moves the
+    /// exit point to the highest TSN sent, when a chunk last sent there and marked for
+    /// retransmission (fast or after a timeout) is above the exit point, even while the
+    /// cumulative ack is still below it (ns-2.35 `SctpAgent::FastRtx`: the cut applies to
+    /// marked chunks with TSN > `uiRecover`, and `uiRecover` is reset at each cut; cwnd grows
+    /// only once the cumulative ack reaches it, `ProcessSackChunk`). Default false (RFC 4960
+    /// §7.2.4): no further cut until the exit point is acked.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub cut_above_recover: bool,
+    /// When the receiver SACKs at once (ns-2.35 `SctpAgent::ProcessChunk`): for the packet
+    /// with the peer's first TSN (ns-2 cites RFC 4960 §5.1 and tests `uiTsn == 1`), and only
+    /// when a gap remains after the packet's chunks are in; the packet that fills the last
+    /// gap, and a duplicate while no gap is open, wait for the delayed SACK. Default false
+    /// (RFC 4960 §6.7, spec 3 §2.5): every packet arriving while a gap is open, the one that
+    /// fills it included, and every duplicate go at once; the first packet waits for a second.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub sack_after_gap_only: bool,
     /// A preset written in a scenario (`rfc = 2960 | 4960`): the loader fills the keys of
     /// [`SctpConfig::rfc_preset`] that the same table does not set. Absent: no preset.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -214,6 +231,8 @@ impl Default for SctpConfig {
             max_burst_after_fast_rtx: false,
             htna: false,
             cancel_rtt_on_cut: false,
+            cut_above_recover: false,
+            sack_after_gap_only: false,
             rfc: None,
         }
     }

@@ -118,6 +118,10 @@ pub(crate) struct Receiver {
     first_unacked: Option<Time>,
     /// The current packet had a gap on arrival, or a duplicate.
     packet_urgent: bool,
+    /// `SctpConfig::sack_after_gap_only`.
+    gap_only: bool,
+    /// The peer's initial TSN.
+    first_tsn: Tsn,
     deliveries: Vec<Delivery>,
     stats: ReceiverStats,
 }
@@ -144,6 +148,8 @@ impl Receiver {
             unacked_packets: 0,
             first_unacked: None,
             packet_urgent: false,
+            gap_only: cfg.sack_after_gap_only,
+            first_tsn: peer_initial_tsn,
             deliveries: Vec::new(),
             stats: ReceiverStats::default(),
         }
@@ -156,14 +162,18 @@ impl Receiver {
             self.first_unacked = Some(now);
         }
         self.stats.chunks_received += 1;
-        // RFC 4960 §6.7: a packet arriving while there is a gap is acknowledged at once.
-        if !self.above.is_empty() {
+        // RFC 4960 §6.7: a packet arriving while there is a gap is acknowledged at once
+        // (with `sack_after_gap_only`, ns-2.35: only when a gap remains after it, checked in
+        // `end_of_packet`, and for the peer's first TSN).
+        if self.gap_only {
+            self.packet_urgent |= d.tsn == self.first_tsn;
+        } else if !self.above.is_empty() {
             self.packet_urgent = true;
         }
         if d.tsn <= self.cum || self.find(d.tsn).is_ok() {
             // RFC 4960 §6.2: duplicates are reported in the next SACK, which goes at once.
             self.stats.duplicates += 1;
-            self.packet_urgent = true;
+            self.packet_urgent |= !self.gap_only;
             if self.dups.len() < self.max_entries {
                 self.dups.push(d.tsn);
             }
@@ -535,6 +545,56 @@ mod tests {
         r.take_sack();
         assert!(!packet(&mut r, ms(5), &[data(105, 5)]).1, "back to delayed");
         assert_eq!(r.next_timeout(), Some(ms(205)));
+    }
+
+    // ns-2.35 `SctpAgent::ProcessChunk` (`sack_after_gap_only`): the first DATA chunk (the
+    // peer's initial TSN) is acknowledged at once; after that a packet is acknowledged at once
+    // only when a gap remains once its chunks are in (`sRecvTsnBlockList.uiLength > 0`), so
+    // the packet that fills the last gap, and a duplicate with no gap open, count toward the
+    // delayed SACK like any other. By default (RFC 4960 §6.7, spec 3 §2.5) both go at once
+    // and the first packet waits for a second.
+    #[test]
+    fn sack_after_gap_only_delays_the_gap_filling_packet() {
+        for on in [false, true] {
+            let c = SctpConfig {
+                sack_after_gap_only: on,
+                ..cfg()
+            };
+            let mut r = Receiver::new(&c, Seq(100));
+            assert_eq!(
+                packet(&mut r, ms(0), &[data(100, 0)]).1,
+                on,
+                "first DATA, {on}"
+            );
+            if on {
+                r.take_sack();
+            }
+            assert_eq!(
+                packet(&mut r, ms(1), &[data(101, 1)]).1,
+                !on,
+                "2nd packet, {on}"
+            );
+            r.take_sack();
+            assert!(packet(&mut r, ms(2), &[data(103, 3)]).1, "gap revealed");
+            r.take_sack();
+            assert!(packet(&mut r, ms(3), &[data(104, 4)]).1, "gap still open");
+            r.take_sack();
+            assert_eq!(
+                packet(&mut r, ms(4), &[data(102, 2)]).1,
+                !on,
+                "gap filled, {on}"
+            );
+            if on {
+                assert_eq!(r.next_timeout(), Some(ms(204)), "delayed SACK");
+            }
+            r.take_sack();
+            assert_eq!(
+                packet(&mut r, ms(5), &[data(104, 4)]).1,
+                !on,
+                "duplicate, {on}"
+            );
+            assert_eq!(r.stats().duplicates, 1);
+        }
     }
 
     // RFC 4960 §6.2 (spec 3 §2.5): without a gap, a SACK for every 2nd packet with DATA, or

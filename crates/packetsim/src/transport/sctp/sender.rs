@@ -465,23 +465,37 @@ impl Sender {
             self.mark(i, RtxCause::Fast);
         }
         if cut.iter().any(|&c| c) {
-            // RFC 4960 §7.2.4 (option): no further cut until the exit point is acked.
+            // RFC 4960 §7.2.4 (option): no further cut until the exit point is acked; with
+            // `cut_above_recover` (ns-2.35 `FastRtx`) a destination with a chunk marked for
+            // retransmission above the exit point is cut again.
             let guard = self.cfg.fast_recovery;
-            if !(guard && self.recover.is_some()) {
-                for (d, p) in self.paths.iter_mut().enumerate() {
-                    if cut[d] {
-                        p.on_fast_rtx_cut();
-                        // ns-2.35 `FastRtx` (`cancel_rtt_on_cut`): `eRtoPending = FALSE`.
-                        if self.cfg.cancel_rtt_on_cut {
-                            p.timed = None;
-                        }
+            let allowed: Vec<bool> = (0..n)
+                .map(|d| match self.recover {
+                    Some(r) if guard => {
+                        self.cfg.cut_above_recover
+                            && self
+                                .queue
+                                .iter()
+                                .any(|c| c.dest == d && c.pending.is_some() && c.data.tsn > r)
+                    }
+                    _ => true,
+                })
+                .collect();
+            let mut applied = false;
+            for (d, p) in self.paths.iter_mut().enumerate() {
+                if cut[d] && allowed[d] {
+                    applied = true;
+                    p.on_fast_rtx_cut();
+                    // ns-2.35 `FastRtx` (`cancel_rtt_on_cut`): `eRtoPending = FALSE`.
+                    if self.cfg.cancel_rtt_on_cut {
+                        p.timed = None;
                     }
                 }
-                if guard {
-                    let r = crate::packet::Seq(self.next_tsn.0.wrapping_sub(1));
-                    self.recover = Some(r);
-                    self.recover_point = r;
-                }
+            }
+            if guard && applied {
+                let r = crate::packet::Seq(self.next_tsn.0.wrapping_sub(1));
+                self.recover = Some(r);
+                self.recover_point = r;
             }
         }
         self.timer_rules(now, &earliest_acked);

@@ -1170,4 +1170,54 @@ mod ns2 {
             assert_eq!(s.path(0).data_samples, samples, "option {on}");
         }
     }
+    // ns-2.35 `SctpAgent::FastRtx` cuts cwnd for every marked chunk above `uiRecover`, and
+    // then raises `uiRecover` to the highest TSN sent, even while the cumulative ack is still
+    // below the old value; `ProcessSackChunk` grows cwnd only when the cumulative ack is at
+    // or beyond `uiRecover`. RFC 4960 §7.2.4 (the default): no second cut until the exit
+    // point is acked. TSN 1 is lost (first cut, 15000 -> 7500, exit point `r1`), then
+    // TSN r1 + 1, sent after that cut, is lost too while TSN 1 is still missing. With the
+    // option its fast retransmit cuts again (7500 -> 3750) and moves the exit point beyond
+    // r1, so the SACK that acks everything up to r1 grows nothing; by default it ends fast
+    // recovery and slow start adds one chunk.
+    #[test]
+    fn cut_above_recover_cuts_again_and_raises_the_exit_point() {
+        for (on, second_cut, after) in [(false, 7500, 7500 + CHUNK), (true, 3750, 3750)] {
+            let c = SctpConfig {
+                initial_cwnd_mtus: 10,
+                max_burst: 0,
+                fast_recovery: true,
+                rtx_policy: RtxPolicy::Same,
+                cut_above_recover: on,
+                ..SctpConfig::default()
+            };
+            let (mut s, sent) = single(&c, AppData::Unlimited);
+            assert_eq!(data(&sent).len(), 11);
+            for k in 1..=4u16 {
+                s.inject(ms(200 + k as u64), sack(0, &[(2, k + 1)]));
+            }
+            assert_eq!(s.ep.stats().fast_retransmits, 1);
+            assert_eq!(s.cwnd(0), 7500);
+            let r1 = s.ep.sender().recover.expect("in fast recovery").0;
+            // Everything up to r1 but TSN 1 arrives: five new chunks r1+1.. go out.
+            let out = s.inject(ms(300), sack(0, &[(2, r1 as u16)]));
+            let fresh: Vec<u32> = data(&out).iter().map(|d| d.0).collect();
+            assert_eq!(
+                fresh,
+                (r1 + 1..=r1 + 5).collect::<Vec<u32>>(),
+                "option {on}"
+            );
+            // TSN r1 + 1 is lost: four SACKs ack r1 + 2, r1 + 3, ... one more each.
+            let x = r1 as u16 + 1;
+            for k in 1..=4u16 {
+                s.inject(ms(300 + k as u64), sack(0, &[(2, x - 1), (x + 1, x + k)]));
+            }
+            assert_eq!(s.ep.stats().fast_retransmits, 2, "option {on}");
+            assert_eq!(s.cwnd(0), second_cut, "option {on}");
+            let r = s.ep.sender().recover.expect("in fast recovery").0;
+            assert_eq!(r > r1, on, "option {on}: exit point {r} vs {r1}");
+            // TSN 1's retransmission arrives: the cumulative ack reaches r1.
+            s.inject(ms(400), sack(r1, &[(2, 5)]));
+            assert_eq!(s.cwnd(0), after, "option {on}");
+        }
+    }
 }
