@@ -49,12 +49,14 @@
 //!   uniform [0, overhead) delay (one pending at a time), then sends what the window then
 //!   allows; direct retransmissions (fast retransmit, NewReno partial ACK) and limited
 //!   transmit are not delayed, as in ns-2 where they call `output` directly.
-//! - BBR with SACK (the controller samples deliveries itself, `AnyCc::samples_deliveries`):
-//!   the sender reports each newly SACKed and newly cumulatively acknowledged range to it;
-//!   it sets the RFC 6675 recovery window (`Bbr::enter_sack_recovery`, `sack_recovery_ack`);
-//!   pacing holds in recovery; a timeout keeps the SACKed ranges, and go-back-N is limited by
-//!   the bytes it has resent (SACKed ones out) against cwnd, which grows on SACK-only ACKs
-//!   too (Linux, ns-3 `TcpBbr`). Every other controller is unaffected.
+//! - A controller that samples deliveries itself (`CongestionControl::samples_deliveries`,
+//!   BBR; read once into `samples`): the sender reports each newly SACKed and newly
+//!   cumulatively acknowledged range to it and every ACK that delivered (`on_ack_delivered`,
+//!   with the flight as `model_view` counts it); with SACK it sets the RFC 6675 recovery
+//!   window (the `enter_sack_recovery` and `sack_recovery_ack` hooks); pacing holds in
+//!   recovery; a timeout keeps the SACKed ranges, and go-back-N is limited by the bytes it has
+//!   resent (SACKed ones out) against cwnd, which grows on SACK-only ACKs too (Linux, ns-3
+//!   `TcpBbr`). For every other controller `samples` is false and none of this runs.
 //! - `cfg.sack_recovery = sack1` (ns-2.35 `Agent/TCP/Sack1`, `recovery/sack1.rs`): outside
 //!   fast recovery a duplicate ACK counts only if it SACKs new data and not between a timeout
 //!   and the next ACK of new data (`Sack1TcpAgent::recv`, `CheckUpdate`, `timeout_`); the
@@ -254,6 +256,9 @@ pub struct TcpSender {
     consecutive_timeouts: u32,
     /// A fast retransmit clears the RTT measurement (`cfg.fast_retransmit_stops_timing`).
     fast_retransmit_stops_timing: bool,
+    /// The controller samples deliveries (`CongestionControl::samples_deliveries`, read
+    /// once): the sender then calls its delivery and SACK-recovery hooks.
+    samples: bool,
     /// Set while `would_send` runs the transmit functions without sending.
     probing: bool,
     /// A probe reached a send.
@@ -278,6 +283,7 @@ impl TcpSender {
             cfg.validate()
         );
         let (cc, rec) = cfg.variant.build(cfg);
+        let samples = cc.samples_deliveries();
         let mss = cfg.mss;
         let rwnd = cfg.rcv_window.min(u32::MAX as u64 / 2) as u32;
         let ssthresh = cfg
@@ -343,6 +349,7 @@ impl TcpSender {
             max_timeouts: cfg.max_timeouts.unwrap_or(u32::MAX),
             consecutive_timeouts: 0,
             fast_retransmit_stops_timing: cfg.fast_retransmit_stops_timing,
+            samples,
             probing: false,
             probe_hit: false,
             overhead: (cfg.send_overhead > Dur::ZERO).then(|| {
@@ -585,14 +592,13 @@ impl TcpSender {
     fn transmit_window(&mut self, now: Time, out: &mut Outbox) {
         // spec 1 §2.5: unacknowledged data never exceeds the send buffer.
         let wnd = self.st.cwnd.min(self.peer_wnd).min(self.send_buffer);
-        // BBR with SACK after a timeout: cwnd limits the bytes in flight as its model counts
-        // them (`bbr_view`: what go-back-N resent, SACKed bytes left out), as Linux and ns-3
-        // limit every send by their pipe; the peer's window and the send buffer still limit
-        // snd_una + outstanding.
-        let mut pipe = (self.sack_ok
-            && matches!(self.st.phase, Phase::Loss { .. })
-            && self.cc.samples_deliveries())
-        .then(|| self.bbr_view().bytes_in_flight);
+        // A delivery-sampling controller (BBR) with SACK after a timeout: cwnd limits the
+        // bytes in flight as its model counts them (`model_view`: what go-back-N resent,
+        // SACKed bytes left out), as Linux and ns-3 limit every send by their pipe; the
+        // peer's window and the send buffer still limit snd_una + outstanding.
+        let mut pipe =
+            (self.samples && self.sack_ok && matches!(self.st.phase, Phase::Loss { .. }))
+                .then(|| self.model_view().bytes_in_flight);
         let limit = self.peer_wnd.min(self.send_buffer);
         loop {
             let mut s = self.snd_nxt;
@@ -796,11 +802,11 @@ impl TcpSender {
         let wnd_changed = h.wnd != self.peer_wnd;
         self.peer_wnd = h.wnd;
         let was_recovery = matches!(self.st.phase, Phase::Recovery { .. });
-        if let Some(b) = self.cc.as_bbr_mut() {
-            b.begin_ack();
+        if self.samples {
+            self.cc.begin_ack();
         }
         let sacked_new = if self.sack_ok && !h.sack.is_empty() {
-            if self.cc.samples_deliveries() {
+            if self.samples {
                 // BBR counts bytes as delivered when they are SACKed (Linux `tcp_sacktag`
                 // → `tcp_rate_skb_delivered`).
                 let (taken, max) = (self.app.taken(), self.snd_max);
@@ -832,13 +838,13 @@ impl TcpSender {
             self.on_ece(ack);
         }
         let mut send = true;
-        if ack == self.snd_una && sacked_new > 0 && self.cc.samples_deliveries() {
+        if self.samples && ack == self.snd_una && sacked_new > 0 {
             // A SACK-only ACK delivered data: BBR samples it (Linux `bbr_main` runs on
             // every ACK that delivers, SACKed bytes included).
             self.st.bytes_in_flight = self.snd_max - self.snd_una;
             let info = self.ack_info(now, 0);
             let cum = self.app.taken() - (self.snd_max - self.snd_una) as u64;
-            let view = self.bbr_view();
+            let view = self.model_view();
             self.cc.on_ack_delivered(&view, &info, cum);
             if matches!(self.st.phase, Phase::Loss { .. }) {
                 // After a timeout BBR's window grows with every delivery, SACKed ones too
@@ -856,8 +862,8 @@ impl TcpSender {
             // `cfg.dupack_same_window` is off).
             send = self.on_dupack(now, sacked_new, out);
         }
-        if was_recovery && matches!(self.st.phase, Phase::Recovery { .. }) {
-            self.bbr_sack_recovery_ack();
+        if self.samples && was_recovery && matches!(self.st.phase, Phase::Recovery { .. }) {
+            self.model_sack_recovery_ack();
         }
         // A frame source with back-pressure sees its buffer drain (spec 1 §2.4).
         self.app.advance(now, self.stats.bytes_acked);
@@ -925,8 +931,7 @@ impl TcpSender {
             self.snd_nxt = ack;
         }
         self.stats.bytes_acked += acked as u64;
-        let bbr = self.cc.samples_deliveries();
-        if bbr {
+        if self.samples {
             // The bytes this ACK delivers are those below it not SACKed before.
             let (taken, max) = (self.app.taken(), self.snd_max);
             let cc = &mut self.cc;
@@ -940,10 +945,10 @@ impl TcpSender {
         self.consecutive_timeouts = 0;
         self.st.bytes_in_flight = self.snd_max - self.snd_una;
         // A model-based controller (BBR) samples every ACK of new data, in every phase.
-        if bbr {
+        if self.samples {
             let sample = self.ack_info(now, acked);
             let cum = self.app.taken() - (self.snd_max - ack) as u64;
-            let view = self.bbr_view();
+            let view = self.model_view();
             self.cc.on_ack_delivered(&view, &sample, cum);
         }
         let mut restart_timer = true;
@@ -1139,13 +1144,12 @@ impl TcpSender {
                 if matches!(self.rec, AnyRecovery::Sack1(_)) {
                     self.sack1_enter(cwnd_before);
                 }
-                if self.sack_ok && self.cc.samples_deliveries() {
-                    // BBR sets the recovery window itself (Linux, ns-3 TcpBbr).
+                if self.samples && self.sack_ok {
+                    // The controller may set the recovery window itself (BBR: Linux, ns-3
+                    // TcpBbr).
                     let (lost, pipe) = self.lost_and_pipe();
                     self.sb.lost_mark = lost.0;
-                    if let Some(b) = self.cc.as_bbr_mut() {
-                        b.enter_sack_recovery(&mut self.st, pipe);
-                    }
+                    self.cc.enter_sack_recovery(&mut self.st, pipe);
                 }
                 // RFC 5681 §3.2 step 3 / RFC 6675 §5 step 4.3: retransmit the first segment.
                 self.retransmit_una(now, out);
@@ -1169,11 +1173,12 @@ impl TcpSender {
         }
     }
 
-    /// The window state as BBR's model sees it: with SACK, the bytes in flight are RFC 6675's
-    /// pipe (SACKed and lost bytes left out; Linux `tcp_packets_in_flight`), and after a
-    /// timeout only what go-back-N has resent (everything sent before it is taken as lost,
-    /// as Linux `tcp_enter_loss` marks it). Without SACK, FlightSize.
-    fn bbr_view(&self) -> CcState {
+    /// The window state as a delivery-sampling controller's model sees it: with SACK, the
+    /// bytes in flight are RFC 6675's pipe (SACKed and lost bytes left out; Linux
+    /// `tcp_packets_in_flight`), and after a timeout only what go-back-N has resent
+    /// (everything sent before it is taken as lost, as Linux `tcp_enter_loss` marks it).
+    /// Without SACK, FlightSize.
+    fn model_view(&self) -> CcState {
         let mut v = self.st;
         if !self.sack_ok {
             return v;
@@ -1188,17 +1193,16 @@ impl TcpSender {
         v
     }
 
-    /// BBR in SACK recovery: after each ACK the controller sets the window from the pipe
-    /// and the bytes newly marked lost (`Bbr::sack_recovery_ack`). No-op otherwise.
-    fn bbr_sack_recovery_ack(&mut self) {
-        if !self.sack_ok || !self.cc.samples_deliveries() {
+    /// A delivery-sampling controller in SACK recovery: after each ACK it may set the window
+    /// from the pipe and the bytes newly marked lost (the `sack_recovery_ack` hook). No-op
+    /// without SACK.
+    fn model_sack_recovery_ack(&mut self) {
+        if !self.sack_ok {
             return;
         }
         let (lost, pipe) = self.lost_and_pipe();
         let newly = self.sb.newly_lost(self.snd_una, lost.0);
-        if let Some(b) = self.cc.as_bbr_mut() {
-            b.sack_recovery_ack(&mut self.st, pipe, newly);
-        }
+        self.cc.sack_recovery_ack(&mut self.st, pipe, newly);
     }
 
     fn on_rto(&mut self, now: Time, out: &mut Outbox) {
@@ -1252,7 +1256,7 @@ impl TcpSender {
                 self.window_reduced();
                 // RFC 6298 §5.5: back off the timer.
                 self.rtt.on_timeout();
-                if self.sack_ok && self.cc.samples_deliveries() {
+                if self.samples && self.sack_ok {
                     // BBR keeps the SACKed ranges across a timeout (Linux `tcp_enter_loss`
                     // keeps SACKed marks; ns-3 `TcpTxBuffer::SetSentListLost` keeps SACKed
                     // items unless reneging): go-back-N skips them, so the resend after a
