@@ -181,6 +181,29 @@ struct SendOverhead {
     at: Option<Time>,
 }
 
+/// Which rule sends data now (`TcpSender::send_rule`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SendRule {
+    /// The window: snd_una + min(cwnd, rwnd) (`transmit_window`).
+    Window,
+    /// RFC 6675 §5 in SACK fast recovery (`transmit_sack`).
+    Sack,
+    /// ns-2 Sack1 in fast recovery (`transmit_sack1`).
+    Sack1,
+}
+
+/// The limits of window-based sending for one send opportunity (`TcpSender::window_limits`).
+#[derive(Clone, Copy, Debug)]
+struct WindowLimits {
+    /// min(cwnd, peer window, send buffer): snd_una + outstanding stays within it.
+    wnd: u32,
+    /// min(peer window, send buffer), the limit when `pipe` is set.
+    limit: u32,
+    /// Bytes in flight as a delivery-sampling controller counts them, when cwnd limits those
+    /// instead of snd_una + outstanding (after a timeout with SACK).
+    pipe: Option<u32>,
+}
+
 /// A TCP sender.
 pub struct TcpSender {
     local: Addr,
@@ -259,10 +282,6 @@ pub struct TcpSender {
     /// The controller samples deliveries (`CongestionControl::samples_deliveries`, read
     /// once): the sender then calls its delivery and SACK-recovery hooks.
     samples: bool,
-    /// Set while `would_send` runs the transmit functions without sending.
-    probing: bool,
-    /// A probe reached a send.
-    probe_hit: bool,
     /// ns-2's `overhead_` (`cfg.send_overhead`); None when 0.
     overhead: Option<Box<SendOverhead>>,
     stats: SenderStats,
@@ -350,8 +369,6 @@ impl TcpSender {
             consecutive_timeouts: 0,
             fast_retransmit_stops_timing: cfg.fast_retransmit_stops_timing,
             samples,
-            probing: false,
-            probe_hit: false,
             overhead: (cfg.send_overhead > Dur::ZERO).then(|| {
                 Box::new(SendOverhead {
                     max: cfg.send_overhead,
@@ -542,7 +559,7 @@ impl TcpSender {
     /// is sent).
     fn transmit(&mut self, now: Time, out: &mut Outbox) {
         if self.overhead.is_some() {
-            if self.overhead.as_ref().is_some_and(|o| o.at.is_some()) || !self.would_send(now) {
+            if self.overhead.as_ref().is_some_and(|o| o.at.is_some()) || !self.can_send(now) {
                 return;
             }
             let o = self.overhead.as_mut().expect("checked above");
@@ -553,91 +570,137 @@ impl TcpSender {
         self.transmit_now(now, out);
     }
 
-    /// Whether `transmit_now` would send a segment at `now` (it runs with `probing` set:
-    /// each transmit loop stops before its first send).
-    fn would_send(&mut self, now: Time) -> bool {
-        self.probing = true;
-        self.probe_hit = false;
-        self.transmit_now(now, &mut Outbox::default());
-        self.probing = false;
-        self.probe_hit
-    }
-
-    /// In a probe (`would_send`): records that a segment would go, and returns true so that
-    /// the caller stops before sending it.
-    fn probe_stops(&mut self) -> bool {
-        if self.probing {
-            self.probe_hit = true;
+    /// Whether `transmit_now` would send a segment at `now`: the first step of the same
+    /// sending rule (the same `*_next` function), stopped before the send. Two effects of
+    /// that step stay, as they would when sending: go-back-N moves snd_nxt past SACKed data
+    /// (`skip_sacked`), and a pacing controller that holds the segment asks to be woken.
+    /// Only `send_overhead` asks it: kept out of line, off the common path.
+    #[cold]
+    #[inline(never)]
+    fn can_send(&mut self, now: Time) -> bool {
+        if !self.may_transmit() {
+            return false;
         }
-        self.probing
+        match self.send_rule() {
+            SendRule::Window => {
+                let w = self.window_limits();
+                let s = self.skip_sacked();
+                self.window_next(s, &w).is_some() && self.cc.pacing_allows(now, self.mss)
+            }
+            SendRule::Sack => {
+                let (lost, pipe) = self.lost_and_pipe();
+                self.st.cwnd.saturating_sub(pipe) >= self.mss
+                    && self.cc.pacing_allows(now, self.mss)
+                    && self.sack_next(lost.0).is_some()
+            }
+            SendRule::Sack1 => self.sack1_next().is_some(),
+        }
     }
 
     fn transmit_now(&mut self, now: Time, out: &mut Outbox) {
-        if self.state != SenderState::Established || self.stats.aborted {
+        if !self.may_transmit() {
             return;
         }
-        if self.sack_ok && matches!(self.st.phase, Phase::Recovery { .. }) {
-            if matches!(self.rec, AnyRecovery::Sack1(_)) {
-                self.transmit_sack1(now, out);
-            } else {
-                self.transmit_sack(now, out);
-            }
-        } else {
-            self.transmit_window(now, out);
+        match self.send_rule() {
+            SendRule::Window => self.transmit_window(now, out),
+            SendRule::Sack => self.transmit_sack(now, out),
+            SendRule::Sack1 => self.transmit_sack1(now, out),
         }
         self.check_invariants();
     }
 
+    /// Whether the connection may send data at all.
+    #[inline]
+    fn may_transmit(&self) -> bool {
+        self.state == SenderState::Established && !self.stats.aborted
+    }
+
+    /// The sending rule of the moment: RFC 6675 (or ns-2 Sack1) in SACK fast recovery, else
+    /// the window.
+    #[inline]
+    fn send_rule(&self) -> SendRule {
+        if self.sack_ok && matches!(self.st.phase, Phase::Recovery { .. }) {
+            if matches!(self.rec, AnyRecovery::Sack1(_)) {
+                SendRule::Sack1
+            } else {
+                SendRule::Sack
+            }
+        } else {
+            SendRule::Window
+        }
+    }
+
+    /// The limits of window-based sending at the start of a send opportunity.
+    #[inline]
+    fn window_limits(&self) -> WindowLimits {
+        WindowLimits {
+            // spec 1 §2.5: unacknowledged data never exceeds the send buffer.
+            wnd: self.st.cwnd.min(self.peer_wnd).min(self.send_buffer),
+            limit: self.peer_wnd.min(self.send_buffer),
+            // A delivery-sampling controller (BBR) with SACK after a timeout: cwnd limits the
+            // bytes in flight as its model counts them (`model_view`: what go-back-N resent,
+            // SACKed bytes left out), as Linux and ns-3 limit every send by their pipe; the
+            // peer's window and the send buffer still limit snd_una + outstanding.
+            pipe: (self.samples && self.sack_ok && matches!(self.st.phase, Phase::Loss { .. }))
+                .then(|| self.model_view().bytes_in_flight),
+        }
+    }
+
+    /// Go-back-N skips what the receiver has SACKed: snd_nxt moves past the SACKed range it
+    /// is in, if any. Returns snd_nxt.
+    #[inline]
+    fn skip_sacked(&mut self) -> Seq {
+        let s = self.snd_nxt;
+        if self.sack_ok && s < self.snd_max {
+            if let Some((_, r)) = self.sb.sacked.containing(s) {
+                self.snd_nxt = r;
+                return r;
+            }
+        }
+        s
+    }
+
+    /// Window-based sending's next segment from `s` (snd_nxt): its length, if it fits in
+    /// snd_una + min(cwnd, rwnd) (or `w.pipe` against cwnd) and sender SWS avoidance lets
+    /// it go.
+    #[inline]
+    fn window_next(&self, s: Seq, w: &WindowLimits) -> Option<u32> {
+        let mut len = self.avail_from(s).min(self.mss as u64) as u32;
+        if s < self.snd_max {
+            len = len.min(self.snd_max - s);
+        }
+        let blocked = match w.pipe {
+            Some(p) => p + len > self.st.cwnd || (s + len) - self.snd_una > w.limit,
+            None => (s + len) - self.snd_una > w.wnd,
+        };
+        if len == 0 || blocked {
+            return None;
+        }
+        // RFC 1122 §4.2.3.4 (sender SWS avoidance): no short new segment while the
+        // application will offer more (a frame source, spec 1 §2.5), unless
+        // `push_buffered`: the segment then holds all the buffered data and the window
+        // reaches its end (checked above), YATS `tcpipsend::calc_send` condition (2).
+        if len < self.mss && s >= self.snd_max && self.app.more_expected() && !self.push_buffered {
+            return None;
+        }
+        Some(len)
+    }
+
     /// Window-based sending: while the segment at snd_nxt fits in snd_una + min(cwnd, rwnd).
     fn transmit_window(&mut self, now: Time, out: &mut Outbox) {
-        // spec 1 §2.5: unacknowledged data never exceeds the send buffer.
-        let wnd = self.st.cwnd.min(self.peer_wnd).min(self.send_buffer);
-        // A delivery-sampling controller (BBR) with SACK after a timeout: cwnd limits the
-        // bytes in flight as its model counts them (`model_view`: what go-back-N resent,
-        // SACKed bytes left out), as Linux and ns-3 limit every send by their pipe; the
-        // peer's window and the send buffer still limit snd_una + outstanding.
-        let mut pipe =
-            (self.samples && self.sack_ok && matches!(self.st.phase, Phase::Loss { .. }))
-                .then(|| self.model_view().bytes_in_flight);
-        let limit = self.peer_wnd.min(self.send_buffer);
+        let mut w = self.window_limits();
         loop {
-            let mut s = self.snd_nxt;
-            if self.sack_ok && s < self.snd_max {
-                // Go-back-N skips what the receiver has SACKed.
-                if let Some((_, r)) = self.sb.sacked.containing(s) {
-                    s = r;
-                    self.snd_nxt = r;
-                }
-            }
-            let mut len = self.avail_from(s).min(self.mss as u64) as u32;
-            if s < self.snd_max {
-                len = len.min(self.snd_max - s);
-            }
-            let blocked = match pipe {
-                Some(p) => p + len > self.st.cwnd || (s + len) - self.snd_una > limit,
-                None => (s + len) - self.snd_una > wnd,
+            let s = self.skip_sacked();
+            let Some(len) = self.window_next(s, &w) else {
+                break;
             };
-            if len == 0 || blocked {
-                break;
-            }
-            // RFC 1122 §4.2.3.4 (sender SWS avoidance): no short new segment while the
-            // application will offer more (a frame source, spec 1 §2.5), unless
-            // `push_buffered`: the segment then holds all the buffered data and the window
-            // reaches its end (checked above), YATS `tcpipsend::calc_send` condition (2).
-            if len < self.mss
-                && s >= self.snd_max
-                && self.app.more_expected()
-                && !self.push_buffered
-            {
-                break;
-            }
             // Pacing (BBR): not faster than the controller's rate; it wakes the sender.
-            if !self.cc.pacing_allows(now, self.mss) || self.probe_stops() {
+            if !self.cc.pacing_allows(now, self.mss) {
                 break;
             }
             self.send_segment(now, s, len, out);
             self.snd_nxt = s + len;
-            if let Some(p) = &mut pipe {
+            if let Some(p) = &mut w.pipe {
                 *p += len;
             }
         }
@@ -652,6 +715,26 @@ impl TcpSender {
         (lost, self.sb.pipe(self.snd_una, self.snd_max, lost))
     }
 
+    /// RFC 6675 §4 NextSeg with the IsLost boundary `lost`: (start, length, whether it is a
+    /// retransmission), if any rule gives one.
+    fn sack_next(&self, lost: Seq) -> Option<(Seq, u32, bool)> {
+        // Rule 1: the first unSACKed byte above HighRxt that IsLost.
+        if let Some((s, len)) = self.sb.next_hole(lost, self.snd_max, self.mss) {
+            return Some((s, len, true));
+        }
+        // Rule 2: new data, within the receiver's window.
+        let s = self.snd_max;
+        let len = self.avail_from(s).min(self.mss as u64) as u32;
+        if len > 0 && (s + len) - self.snd_una <= self.peer_wnd {
+            return Some((s, len, false));
+        }
+        // Rule 3: an unSACKed byte above HighRxt below the highest SACKed byte.
+        let high_sacked = self.sb.sacked.last().map_or(self.snd_una, |r| r.1);
+        self.sb
+            .next_hole(high_sacked, self.snd_max, self.mss)
+            .map(|(s, len)| (s, len, true))
+    }
+
     /// RFC 6675 §5 step (C): while cwnd - pipe >= SMSS, send NextSeg (§4).
     fn transmit_sack(&mut self, now: Time, out: &mut Outbox) {
         let (lost, mut pipe) = self.lost_and_pipe();
@@ -660,66 +743,45 @@ impl TcpSender {
             if !self.cc.pacing_allows(now, self.mss) {
                 break;
             }
-            // NextSeg rule 1: the first unSACKed byte above HighRxt that IsLost.
-            if let Some((s, len)) = self.sb.next_hole(lost.0, self.snd_max, self.mss) {
-                if self.probe_stops() {
-                    return;
-                }
-                self.send_segment(now, s, len, out);
+            let Some((s, len, rtx)) = self.sack_next(lost.0) else {
+                break;
+            };
+            self.send_segment(now, s, len, out);
+            if rtx {
                 self.sb.high_rxt = s + len;
-                pipe += len;
-                continue;
-            }
-            // Rule 2: new data, within the receiver's window.
-            let s = self.snd_max;
-            let len = self.avail_from(s).min(self.mss as u64) as u32;
-            if len > 0 && (s + len) - self.snd_una <= self.peer_wnd {
-                if self.probe_stops() {
-                    return;
-                }
-                self.send_segment(now, s, len, out);
+            } else {
                 self.snd_nxt = self.snd_max;
-                pipe += len;
-                continue;
             }
-            // Rule 3: an unSACKed byte above HighRxt below the highest SACKed byte.
-            let high_sacked = self.sb.sacked.last().map_or(self.snd_una, |r| r.1);
-            if let Some((s, len)) = self.sb.next_hole(high_sacked, self.snd_max, self.mss) {
-                if self.probe_stops() {
-                    return;
-                }
-                self.send_segment(now, s, len, out);
-                self.sb.high_rxt = s + len;
-                pipe += len;
-                continue;
-            }
-            break;
+            pipe += len;
         }
     }
 
     /// ns-2 `Sack1TcpAgent::send_much` in fast recovery: while pipe < cwnd (pipe in packets),
     /// the lowest hole at or above HighRxt with SACKed data above it
     /// (`ScoreBoardRQ::GetNextRetran`), else new data; each within snd_una + the peer's
-    /// window (`highest_ack_ + wnd_`) and each one packet more in the pipe.
+    /// window (`highest_ack_ + wnd_`) and each one packet more in the pipe. This gives the
+    /// next one: (start, length, whether it is a retransmission).
+    fn sack1_next(&self) -> Option<(Seq, u32, bool)> {
+        let AnyRecovery::Sack1(Sack1Recovery { pipe }) = self.rec else {
+            return None;
+        };
+        if (pipe as u64) * self.mss as u64 >= self.st.cwnd as u64 {
+            return None;
+        }
+        let high_sacked = self.sb.sacked.last().map_or(self.snd_una, |r| r.1);
+        let (s, len, rtx) = match self.sb.next_hole(high_sacked, self.snd_max, self.mss) {
+            Some((s, len)) => (s, len, true),
+            None => {
+                let s = self.snd_max;
+                (s, self.avail_from(s).min(self.mss as u64) as u32, false)
+            }
+        };
+        (len > 0 && (s + len) - self.snd_una <= self.peer_wnd).then_some((s, len, rtx))
+    }
+
+    /// Sends by `sack1_next` while it gives a segment.
     fn transmit_sack1(&mut self, now: Time, out: &mut Outbox) {
-        loop {
-            let AnyRecovery::Sack1(Sack1Recovery { pipe }) = self.rec else {
-                return;
-            };
-            if (pipe as u64) * self.mss as u64 >= self.st.cwnd as u64 {
-                return;
-            }
-            let high_sacked = self.sb.sacked.last().map_or(self.snd_una, |r| r.1);
-            let (s, len, rtx) = match self.sb.next_hole(high_sacked, self.snd_max, self.mss) {
-                Some((s, len)) => (s, len, true),
-                None => {
-                    let s = self.snd_max;
-                    (s, self.avail_from(s).min(self.mss as u64) as u32, false)
-                }
-            };
-            if len == 0 || (s + len) - self.snd_una > self.peer_wnd || self.probe_stops() {
-                return;
-            }
+        while let Some((s, len, rtx)) = self.sack1_next() {
             self.send_segment(now, s, len, out);
             if rtx {
                 self.sb.high_rxt = s + len;
