@@ -49,12 +49,14 @@
 //!   uniform [0, overhead) delay (one pending at a time), then sends what the window then
 //!   allows; direct retransmissions (fast retransmit, NewReno partial ACK) and limited
 //!   transmit are not delayed, as in ns-2 where they call `output` directly.
-//! - BBR with SACK (the controller samples deliveries itself, `AnyCc::samples_deliveries`):
-//!   the sender reports each newly SACKed and newly cumulatively acknowledged range to it;
-//!   it sets the RFC 6675 recovery window (`Bbr::enter_sack_recovery`, `sack_recovery_ack`);
-//!   pacing holds in recovery; a timeout keeps the SACKed ranges, and go-back-N is limited by
-//!   the bytes it has resent (SACKed ones out) against cwnd, which grows on SACK-only ACKs
-//!   too (Linux, ns-3 `TcpBbr`). Every other controller is unaffected.
+//! - A controller that samples deliveries itself (`CongestionControl::samples_deliveries`,
+//!   BBR; read once into `samples`): the sender reports each newly SACKed and newly
+//!   cumulatively acknowledged range to it and every ACK that delivered (`on_ack_delivered`,
+//!   with the flight as `model_view` counts it); with SACK it sets the RFC 6675 recovery
+//!   window (the `enter_sack_recovery` and `sack_recovery_ack` hooks); pacing holds in
+//!   recovery; a timeout keeps the SACKed ranges, and go-back-N is limited by the bytes it has
+//!   resent (SACKed ones out) against cwnd, which grows on SACK-only ACKs too (Linux, ns-3
+//!   `TcpBbr`). For every other controller `samples` is false and none of this runs.
 //! - `cfg.sack_recovery = sack1` (ns-2.35 `Agent/TCP/Sack1`, `recovery/sack1.rs`): outside
 //!   fast recovery a duplicate ACK counts only if it SACKs new data and not between a timeout
 //!   and the next ACK of new data (`Sack1TcpAgent::recv`, `CheckUpdate`, `timeout_`); the
@@ -179,6 +181,29 @@ struct SendOverhead {
     at: Option<Time>,
 }
 
+/// Which rule sends data now (`TcpSender::send_rule`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SendRule {
+    /// The window: snd_una + min(cwnd, rwnd) (`transmit_window`).
+    Window,
+    /// RFC 6675 §5 in SACK fast recovery (`transmit_sack`).
+    Sack,
+    /// ns-2 Sack1 in fast recovery (`transmit_sack1`).
+    Sack1,
+}
+
+/// The limits of window-based sending for one send opportunity (`TcpSender::window_limits`).
+#[derive(Clone, Copy, Debug)]
+struct WindowLimits {
+    /// min(cwnd, peer window, send buffer): snd_una + outstanding stays within it.
+    wnd: u32,
+    /// min(peer window, send buffer), the limit when `pipe` is set.
+    limit: u32,
+    /// Bytes in flight as a delivery-sampling controller counts them, when cwnd limits those
+    /// instead of snd_una + outstanding (after a timeout with SACK).
+    pipe: Option<u32>,
+}
+
 /// A TCP sender.
 pub struct TcpSender {
     local: Addr,
@@ -254,10 +279,9 @@ pub struct TcpSender {
     consecutive_timeouts: u32,
     /// A fast retransmit clears the RTT measurement (`cfg.fast_retransmit_stops_timing`).
     fast_retransmit_stops_timing: bool,
-    /// Set while `would_send` runs the transmit functions without sending.
-    probing: bool,
-    /// A probe reached a send.
-    probe_hit: bool,
+    /// The controller samples deliveries (`CongestionControl::samples_deliveries`, read
+    /// once): the sender then calls its delivery and SACK-recovery hooks.
+    samples: bool,
     /// ns-2's `overhead_` (`cfg.send_overhead`); None when 0.
     overhead: Option<Box<SendOverhead>>,
     stats: SenderStats,
@@ -278,6 +302,7 @@ impl TcpSender {
             cfg.validate()
         );
         let (cc, rec) = cfg.variant.build(cfg);
+        let samples = cc.samples_deliveries();
         let mss = cfg.mss;
         let rwnd = cfg.rcv_window.min(u32::MAX as u64 / 2) as u32;
         let ssthresh = cfg
@@ -343,8 +368,7 @@ impl TcpSender {
             max_timeouts: cfg.max_timeouts.unwrap_or(u32::MAX),
             consecutive_timeouts: 0,
             fast_retransmit_stops_timing: cfg.fast_retransmit_stops_timing,
-            probing: false,
-            probe_hit: false,
+            samples,
             overhead: (cfg.send_overhead > Dur::ZERO).then(|| {
                 Box::new(SendOverhead {
                     max: cfg.send_overhead,
@@ -535,7 +559,7 @@ impl TcpSender {
     /// is sent).
     fn transmit(&mut self, now: Time, out: &mut Outbox) {
         if self.overhead.is_some() {
-            if self.overhead.as_ref().is_some_and(|o| o.at.is_some()) || !self.would_send(now) {
+            if self.overhead.as_ref().is_some_and(|o| o.at.is_some()) || !self.can_send(now) {
                 return;
             }
             let o = self.overhead.as_mut().expect("checked above");
@@ -546,92 +570,137 @@ impl TcpSender {
         self.transmit_now(now, out);
     }
 
-    /// Whether `transmit_now` would send a segment at `now` (it runs with `probing` set:
-    /// each transmit loop stops before its first send).
-    fn would_send(&mut self, now: Time) -> bool {
-        self.probing = true;
-        self.probe_hit = false;
-        self.transmit_now(now, &mut Outbox::default());
-        self.probing = false;
-        self.probe_hit
-    }
-
-    /// In a probe (`would_send`): records that a segment would go, and returns true so that
-    /// the caller stops before sending it.
-    fn probe_stops(&mut self) -> bool {
-        if self.probing {
-            self.probe_hit = true;
+    /// Whether `transmit_now` would send a segment at `now`: the first step of the same
+    /// sending rule (the same `*_next` function), stopped before the send. Two effects of
+    /// that step stay, as they would when sending: go-back-N moves snd_nxt past SACKed data
+    /// (`skip_sacked`), and a pacing controller that holds the segment asks to be woken.
+    /// Only `send_overhead` asks it: kept out of line, off the common path.
+    #[cold]
+    #[inline(never)]
+    fn can_send(&mut self, now: Time) -> bool {
+        if !self.may_transmit() {
+            return false;
         }
-        self.probing
+        match self.send_rule() {
+            SendRule::Window => {
+                let w = self.window_limits();
+                let s = self.skip_sacked();
+                self.window_next(s, &w).is_some() && self.cc.pacing_allows(now, self.mss)
+            }
+            SendRule::Sack => {
+                let (lost, pipe) = self.lost_and_pipe();
+                self.st.cwnd.saturating_sub(pipe) >= self.mss
+                    && self.cc.pacing_allows(now, self.mss)
+                    && self.sack_next(lost.0).is_some()
+            }
+            SendRule::Sack1 => self.sack1_next().is_some(),
+        }
     }
 
     fn transmit_now(&mut self, now: Time, out: &mut Outbox) {
-        if self.state != SenderState::Established || self.stats.aborted {
+        if !self.may_transmit() {
             return;
         }
-        if self.sack_ok && matches!(self.st.phase, Phase::Recovery { .. }) {
-            if matches!(self.rec, AnyRecovery::Sack1(_)) {
-                self.transmit_sack1(now, out);
-            } else {
-                self.transmit_sack(now, out);
-            }
-        } else {
-            self.transmit_window(now, out);
+        match self.send_rule() {
+            SendRule::Window => self.transmit_window(now, out),
+            SendRule::Sack => self.transmit_sack(now, out),
+            SendRule::Sack1 => self.transmit_sack1(now, out),
         }
         self.check_invariants();
     }
 
+    /// Whether the connection may send data at all.
+    #[inline]
+    fn may_transmit(&self) -> bool {
+        self.state == SenderState::Established && !self.stats.aborted
+    }
+
+    /// The sending rule of the moment: RFC 6675 (or ns-2 Sack1) in SACK fast recovery, else
+    /// the window.
+    #[inline]
+    fn send_rule(&self) -> SendRule {
+        if self.sack_ok && matches!(self.st.phase, Phase::Recovery { .. }) {
+            if matches!(self.rec, AnyRecovery::Sack1(_)) {
+                SendRule::Sack1
+            } else {
+                SendRule::Sack
+            }
+        } else {
+            SendRule::Window
+        }
+    }
+
+    /// The limits of window-based sending at the start of a send opportunity.
+    #[inline]
+    fn window_limits(&self) -> WindowLimits {
+        WindowLimits {
+            // spec 1 §2.5: unacknowledged data never exceeds the send buffer.
+            wnd: self.st.cwnd.min(self.peer_wnd).min(self.send_buffer),
+            limit: self.peer_wnd.min(self.send_buffer),
+            // A delivery-sampling controller (BBR) with SACK after a timeout: cwnd limits the
+            // bytes in flight as its model counts them (`model_view`: what go-back-N resent,
+            // SACKed bytes left out), as Linux and ns-3 limit every send by their pipe; the
+            // peer's window and the send buffer still limit snd_una + outstanding.
+            pipe: (self.samples && self.sack_ok && matches!(self.st.phase, Phase::Loss { .. }))
+                .then(|| self.model_view().bytes_in_flight),
+        }
+    }
+
+    /// Go-back-N skips what the receiver has SACKed: snd_nxt moves past the SACKed range it
+    /// is in, if any. Returns snd_nxt.
+    #[inline]
+    fn skip_sacked(&mut self) -> Seq {
+        let s = self.snd_nxt;
+        if self.sack_ok && s < self.snd_max {
+            if let Some((_, r)) = self.sb.sacked.containing(s) {
+                self.snd_nxt = r;
+                return r;
+            }
+        }
+        s
+    }
+
+    /// Window-based sending's next segment from `s` (snd_nxt): its length, if it fits in
+    /// snd_una + min(cwnd, rwnd) (or `w.pipe` against cwnd) and sender SWS avoidance lets
+    /// it go.
+    #[inline]
+    fn window_next(&self, s: Seq, w: &WindowLimits) -> Option<u32> {
+        let mut len = self.avail_from(s).min(self.mss as u64) as u32;
+        if s < self.snd_max {
+            len = len.min(self.snd_max - s);
+        }
+        let blocked = match w.pipe {
+            Some(p) => p + len > self.st.cwnd || (s + len) - self.snd_una > w.limit,
+            None => (s + len) - self.snd_una > w.wnd,
+        };
+        if len == 0 || blocked {
+            return None;
+        }
+        // RFC 1122 §4.2.3.4 (sender SWS avoidance): no short new segment while the
+        // application will offer more (a frame source, spec 1 §2.5), unless
+        // `push_buffered`: the segment then holds all the buffered data and the window
+        // reaches its end (checked above), YATS `tcpipsend::calc_send` condition (2).
+        if len < self.mss && s >= self.snd_max && self.app.more_expected() && !self.push_buffered {
+            return None;
+        }
+        Some(len)
+    }
+
     /// Window-based sending: while the segment at snd_nxt fits in snd_una + min(cwnd, rwnd).
     fn transmit_window(&mut self, now: Time, out: &mut Outbox) {
-        // spec 1 §2.5: unacknowledged data never exceeds the send buffer.
-        let wnd = self.st.cwnd.min(self.peer_wnd).min(self.send_buffer);
-        // BBR with SACK after a timeout: cwnd limits the bytes in flight as its model counts
-        // them (`bbr_view`: what go-back-N resent, SACKed bytes left out), as Linux and ns-3
-        // limit every send by their pipe; the peer's window and the send buffer still limit
-        // snd_una + outstanding.
-        let mut pipe = (self.sack_ok
-            && matches!(self.st.phase, Phase::Loss { .. })
-            && self.cc.samples_deliveries())
-        .then(|| self.bbr_view().bytes_in_flight);
-        let limit = self.peer_wnd.min(self.send_buffer);
+        let mut w = self.window_limits();
         loop {
-            let mut s = self.snd_nxt;
-            if self.sack_ok && s < self.snd_max {
-                // Go-back-N skips what the receiver has SACKed.
-                if let Some((_, r)) = self.sb.sacked.containing(s) {
-                    s = r;
-                    self.snd_nxt = r;
-                }
-            }
-            let mut len = self.avail_from(s).min(self.mss as u64) as u32;
-            if s < self.snd_max {
-                len = len.min(self.snd_max - s);
-            }
-            let blocked = match pipe {
-                Some(p) => p + len > self.st.cwnd || (s + len) - self.snd_una > limit,
-                None => (s + len) - self.snd_una > wnd,
+            let s = self.skip_sacked();
+            let Some(len) = self.window_next(s, &w) else {
+                break;
             };
-            if len == 0 || blocked {
-                break;
-            }
-            // RFC 1122 §4.2.3.4 (sender SWS avoidance): no short new segment while the
-            // application will offer more (a frame source, spec 1 §2.5), unless
-            // `push_buffered`: the segment then holds all the buffered data and the window
-            // reaches its end (checked above), YATS `tcpipsend::calc_send` condition (2).
-            if len < self.mss
-                && s >= self.snd_max
-                && self.app.more_expected()
-                && !self.push_buffered
-            {
-                break;
-            }
             // Pacing (BBR): not faster than the controller's rate; it wakes the sender.
-            if !self.cc.pacing_allows(now, self.mss) || self.probe_stops() {
+            if !self.cc.pacing_allows(now, self.mss) {
                 break;
             }
             self.send_segment(now, s, len, out);
             self.snd_nxt = s + len;
-            if let Some(p) = &mut pipe {
+            if let Some(p) = &mut w.pipe {
                 *p += len;
             }
         }
@@ -646,6 +715,26 @@ impl TcpSender {
         (lost, self.sb.pipe(self.snd_una, self.snd_max, lost))
     }
 
+    /// RFC 6675 §4 NextSeg with the IsLost boundary `lost`: (start, length, whether it is a
+    /// retransmission), if any rule gives one.
+    fn sack_next(&self, lost: Seq) -> Option<(Seq, u32, bool)> {
+        // Rule 1: the first unSACKed byte above HighRxt that IsLost.
+        if let Some((s, len)) = self.sb.next_hole(lost, self.snd_max, self.mss) {
+            return Some((s, len, true));
+        }
+        // Rule 2: new data, within the receiver's window.
+        let s = self.snd_max;
+        let len = self.avail_from(s).min(self.mss as u64) as u32;
+        if len > 0 && (s + len) - self.snd_una <= self.peer_wnd {
+            return Some((s, len, false));
+        }
+        // Rule 3: an unSACKed byte above HighRxt below the highest SACKed byte.
+        let high_sacked = self.sb.sacked.last().map_or(self.snd_una, |r| r.1);
+        self.sb
+            .next_hole(high_sacked, self.snd_max, self.mss)
+            .map(|(s, len)| (s, len, true))
+    }
+
     /// RFC 6675 §5 step (C): while cwnd - pipe >= SMSS, send NextSeg (§4).
     fn transmit_sack(&mut self, now: Time, out: &mut Outbox) {
         let (lost, mut pipe) = self.lost_and_pipe();
@@ -654,66 +743,45 @@ impl TcpSender {
             if !self.cc.pacing_allows(now, self.mss) {
                 break;
             }
-            // NextSeg rule 1: the first unSACKed byte above HighRxt that IsLost.
-            if let Some((s, len)) = self.sb.next_hole(lost.0, self.snd_max, self.mss) {
-                if self.probe_stops() {
-                    return;
-                }
-                self.send_segment(now, s, len, out);
+            let Some((s, len, rtx)) = self.sack_next(lost.0) else {
+                break;
+            };
+            self.send_segment(now, s, len, out);
+            if rtx {
                 self.sb.high_rxt = s + len;
-                pipe += len;
-                continue;
-            }
-            // Rule 2: new data, within the receiver's window.
-            let s = self.snd_max;
-            let len = self.avail_from(s).min(self.mss as u64) as u32;
-            if len > 0 && (s + len) - self.snd_una <= self.peer_wnd {
-                if self.probe_stops() {
-                    return;
-                }
-                self.send_segment(now, s, len, out);
+            } else {
                 self.snd_nxt = self.snd_max;
-                pipe += len;
-                continue;
             }
-            // Rule 3: an unSACKed byte above HighRxt below the highest SACKed byte.
-            let high_sacked = self.sb.sacked.last().map_or(self.snd_una, |r| r.1);
-            if let Some((s, len)) = self.sb.next_hole(high_sacked, self.snd_max, self.mss) {
-                if self.probe_stops() {
-                    return;
-                }
-                self.send_segment(now, s, len, out);
-                self.sb.high_rxt = s + len;
-                pipe += len;
-                continue;
-            }
-            break;
+            pipe += len;
         }
     }
 
     /// ns-2 `Sack1TcpAgent::send_much` in fast recovery: while pipe < cwnd (pipe in packets),
     /// the lowest hole at or above HighRxt with SACKed data above it
     /// (`ScoreBoardRQ::GetNextRetran`), else new data; each within snd_una + the peer's
-    /// window (`highest_ack_ + wnd_`) and each one packet more in the pipe.
+    /// window (`highest_ack_ + wnd_`) and each one packet more in the pipe. This gives the
+    /// next one: (start, length, whether it is a retransmission).
+    fn sack1_next(&self) -> Option<(Seq, u32, bool)> {
+        let AnyRecovery::Sack1(Sack1Recovery { pipe }) = self.rec else {
+            return None;
+        };
+        if (pipe as u64) * self.mss as u64 >= self.st.cwnd as u64 {
+            return None;
+        }
+        let high_sacked = self.sb.sacked.last().map_or(self.snd_una, |r| r.1);
+        let (s, len, rtx) = match self.sb.next_hole(high_sacked, self.snd_max, self.mss) {
+            Some((s, len)) => (s, len, true),
+            None => {
+                let s = self.snd_max;
+                (s, self.avail_from(s).min(self.mss as u64) as u32, false)
+            }
+        };
+        (len > 0 && (s + len) - self.snd_una <= self.peer_wnd).then_some((s, len, rtx))
+    }
+
+    /// Sends by `sack1_next` while it gives a segment.
     fn transmit_sack1(&mut self, now: Time, out: &mut Outbox) {
-        loop {
-            let AnyRecovery::Sack1(Sack1Recovery { pipe }) = self.rec else {
-                return;
-            };
-            if (pipe as u64) * self.mss as u64 >= self.st.cwnd as u64 {
-                return;
-            }
-            let high_sacked = self.sb.sacked.last().map_or(self.snd_una, |r| r.1);
-            let (s, len, rtx) = match self.sb.next_hole(high_sacked, self.snd_max, self.mss) {
-                Some((s, len)) => (s, len, true),
-                None => {
-                    let s = self.snd_max;
-                    (s, self.avail_from(s).min(self.mss as u64) as u32, false)
-                }
-            };
-            if len == 0 || (s + len) - self.snd_una > self.peer_wnd || self.probe_stops() {
-                return;
-            }
+        while let Some((s, len, rtx)) = self.sack1_next() {
             self.send_segment(now, s, len, out);
             if rtx {
                 self.sb.high_rxt = s + len;
@@ -796,11 +864,11 @@ impl TcpSender {
         let wnd_changed = h.wnd != self.peer_wnd;
         self.peer_wnd = h.wnd;
         let was_recovery = matches!(self.st.phase, Phase::Recovery { .. });
-        if let Some(b) = self.cc.as_bbr_mut() {
-            b.begin_ack();
+        if self.samples {
+            self.cc.begin_ack();
         }
         let sacked_new = if self.sack_ok && !h.sack.is_empty() {
-            if self.cc.samples_deliveries() {
+            if self.samples {
                 // BBR counts bytes as delivered when they are SACKed (Linux `tcp_sacktag`
                 // → `tcp_rate_skb_delivered`).
                 let (taken, max) = (self.app.taken(), self.snd_max);
@@ -832,13 +900,13 @@ impl TcpSender {
             self.on_ece(ack);
         }
         let mut send = true;
-        if ack == self.snd_una && sacked_new > 0 && self.cc.samples_deliveries() {
+        if self.samples && ack == self.snd_una && sacked_new > 0 {
             // A SACK-only ACK delivered data: BBR samples it (Linux `bbr_main` runs on
             // every ACK that delivers, SACKed bytes included).
             self.st.bytes_in_flight = self.snd_max - self.snd_una;
             let info = self.ack_info(now, 0);
             let cum = self.app.taken() - (self.snd_max - self.snd_una) as u64;
-            let view = self.bbr_view();
+            let view = self.model_view();
             self.cc.on_ack_delivered(&view, &info, cum);
             if matches!(self.st.phase, Phase::Loss { .. }) {
                 // After a timeout BBR's window grows with every delivery, SACKed ones too
@@ -856,8 +924,8 @@ impl TcpSender {
             // `cfg.dupack_same_window` is off).
             send = self.on_dupack(now, sacked_new, out);
         }
-        if was_recovery && matches!(self.st.phase, Phase::Recovery { .. }) {
-            self.bbr_sack_recovery_ack();
+        if self.samples && was_recovery && matches!(self.st.phase, Phase::Recovery { .. }) {
+            self.model_sack_recovery_ack();
         }
         // A frame source with back-pressure sees its buffer drain (spec 1 §2.4).
         self.app.advance(now, self.stats.bytes_acked);
@@ -925,8 +993,7 @@ impl TcpSender {
             self.snd_nxt = ack;
         }
         self.stats.bytes_acked += acked as u64;
-        let bbr = self.cc.samples_deliveries();
-        if bbr {
+        if self.samples {
             // The bytes this ACK delivers are those below it not SACKed before.
             let (taken, max) = (self.app.taken(), self.snd_max);
             let cc = &mut self.cc;
@@ -940,10 +1007,10 @@ impl TcpSender {
         self.consecutive_timeouts = 0;
         self.st.bytes_in_flight = self.snd_max - self.snd_una;
         // A model-based controller (BBR) samples every ACK of new data, in every phase.
-        if bbr {
+        if self.samples {
             let sample = self.ack_info(now, acked);
             let cum = self.app.taken() - (self.snd_max - ack) as u64;
-            let view = self.bbr_view();
+            let view = self.model_view();
             self.cc.on_ack_delivered(&view, &sample, cum);
         }
         let mut restart_timer = true;
@@ -1139,13 +1206,12 @@ impl TcpSender {
                 if matches!(self.rec, AnyRecovery::Sack1(_)) {
                     self.sack1_enter(cwnd_before);
                 }
-                if self.sack_ok && self.cc.samples_deliveries() {
-                    // BBR sets the recovery window itself (Linux, ns-3 TcpBbr).
+                if self.samples && self.sack_ok {
+                    // The controller may set the recovery window itself (BBR: Linux, ns-3
+                    // TcpBbr).
                     let (lost, pipe) = self.lost_and_pipe();
                     self.sb.lost_mark = lost.0;
-                    if let Some(b) = self.cc.as_bbr_mut() {
-                        b.enter_sack_recovery(&mut self.st, pipe);
-                    }
+                    self.cc.enter_sack_recovery(&mut self.st, pipe);
                 }
                 // RFC 5681 §3.2 step 3 / RFC 6675 §5 step 4.3: retransmit the first segment.
                 self.retransmit_una(now, out);
@@ -1169,11 +1235,12 @@ impl TcpSender {
         }
     }
 
-    /// The window state as BBR's model sees it: with SACK, the bytes in flight are RFC 6675's
-    /// pipe (SACKed and lost bytes left out; Linux `tcp_packets_in_flight`), and after a
-    /// timeout only what go-back-N has resent (everything sent before it is taken as lost,
-    /// as Linux `tcp_enter_loss` marks it). Without SACK, FlightSize.
-    fn bbr_view(&self) -> CcState {
+    /// The window state as a delivery-sampling controller's model sees it: with SACK, the
+    /// bytes in flight are RFC 6675's pipe (SACKed and lost bytes left out; Linux
+    /// `tcp_packets_in_flight`), and after a timeout only what go-back-N has resent
+    /// (everything sent before it is taken as lost, as Linux `tcp_enter_loss` marks it).
+    /// Without SACK, FlightSize.
+    fn model_view(&self) -> CcState {
         let mut v = self.st;
         if !self.sack_ok {
             return v;
@@ -1188,17 +1255,16 @@ impl TcpSender {
         v
     }
 
-    /// BBR in SACK recovery: after each ACK the controller sets the window from the pipe
-    /// and the bytes newly marked lost (`Bbr::sack_recovery_ack`). No-op otherwise.
-    fn bbr_sack_recovery_ack(&mut self) {
-        if !self.sack_ok || !self.cc.samples_deliveries() {
+    /// A delivery-sampling controller in SACK recovery: after each ACK it may set the window
+    /// from the pipe and the bytes newly marked lost (the `sack_recovery_ack` hook). No-op
+    /// without SACK.
+    fn model_sack_recovery_ack(&mut self) {
+        if !self.sack_ok {
             return;
         }
         let (lost, pipe) = self.lost_and_pipe();
         let newly = self.sb.newly_lost(self.snd_una, lost.0);
-        if let Some(b) = self.cc.as_bbr_mut() {
-            b.sack_recovery_ack(&mut self.st, pipe, newly);
-        }
+        self.cc.sack_recovery_ack(&mut self.st, pipe, newly);
     }
 
     fn on_rto(&mut self, now: Time, out: &mut Outbox) {
@@ -1252,7 +1318,7 @@ impl TcpSender {
                 self.window_reduced();
                 // RFC 6298 §5.5: back off the timer.
                 self.rtt.on_timeout();
-                if self.sack_ok && self.cc.samples_deliveries() {
+                if self.samples && self.sack_ok {
                     // BBR keeps the SACKed ranges across a timeout (Linux `tcp_enter_loss`
                     // keeps SACKed marks; ns-3 `TcpTxBuffer::SetSentListLost` keeps SACKed
                     // items unless reneging): go-back-N skips them, so the resend after a

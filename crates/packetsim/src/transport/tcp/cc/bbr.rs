@@ -401,33 +401,6 @@ impl Bbr {
         });
     }
 
-    /// The bytes `[l, r)` (stream offsets) were delivered at `now`: newly SACKed, or newly
-    /// cumulatively acknowledged without having been SACKed. Each segment counts once, when
-    /// first delivered (Linux `tcp_rate_skb_delivered`, ns-3 `TcpRateLinux::SkbDelivered`).
-    pub fn on_delivered(&mut self, now: Time, l: u64, r: u64) {
-        let mut i = self.records.partition_point(|x| x.end <= l);
-        while let Some(rec) = self.records.get_mut(i) {
-            if rec.end - rec.len as u64 >= r {
-                break;
-            }
-            i += 1;
-            if rec.done {
-                continue;
-            }
-            rec.done = true;
-            let rec = *rec;
-            self.delivered += rec.len as u64;
-            self.acked_sacked += rec.len;
-            self.delivered_time = now;
-            if self.candidate.is_none_or(|c| {
-                rec.delivered > c.delivered
-                    || (rec.delivered == c.delivered && rec.sent_at > c.sent_at)
-            }) {
-                self.candidate = Some(rec);
-            }
-        }
-    }
-
     // ---- the model (every ACK of new data) ---------------------------------------------
 
     /// An ACK of new data without SACK information, in any phase: its `ack.acked` bytes are
@@ -437,103 +410,6 @@ impl Bbr {
         let cum = self.cum + ack.acked as u64;
         self.on_delivered(ack.now, self.cum, cum);
         self.on_ack_delivered(st, ack, cum);
-    }
-
-    /// An ACK that delivered data (reported by [`Bbr::on_delivered`]), in any phase, with the
-    /// cumulative ACK now at stream offset `cum`: update the model and the state (draft
-    /// BBRUpdateOnACK). `st.bytes_in_flight` is after the ACK.
-    pub fn on_ack_delivered(&mut self, st: &CcState, ack: &AckInfo, cum: u64) {
-        let now = ack.now;
-        self.cum = self.cum.max(cum);
-        while self.records.front().is_some_and(|r| r.end <= self.cum) {
-            self.records.pop_front();
-        }
-        self.round_start = false;
-        if let Some(p) = self.candidate.take() {
-            // Draft §4.1.1.3: a round trip ends when a segment sent in it is delivered.
-            if p.delivered >= self.next_round_delivered {
-                self.next_round_delivered = self.delivered;
-                self.round_count += 1;
-                self.round_start = true;
-                self.packet_conservation = false;
-            }
-            // The rate sample (delivery-rate draft §3.3, Linux `tcp_rate_gen`, ns-3
-            // `TcpRateLinux::GenerateSample`): over the longer of the send and ACK phases, and
-            // no sample from an interval shorter than RTprop (it would overestimate).
-            let interval = now
-                .saturating_since(p.delivered_time)
-                .max(p.sent_at.saturating_since(p.first_sent));
-            self.first_sent_time = p.sent_at;
-            if interval > Dur::ZERO && self.rtprop.is_none_or(|m| interval >= m) {
-                let rate = (self.delivered - p.delivered) as f64 / interval.as_secs_f64();
-                self.update_bw(rate);
-            }
-            if !p.retransmitted {
-                self.update_rtprop(now, now.saturating_since(p.sent_at));
-            }
-        }
-        self.check_full_pipe();
-        let prior_inflight = st.bytes_in_flight + ack.acked;
-        match self.state {
-            BbrState::Startup if self.filled_pipe => self.enter_drain(),
-            BbrState::ProbeBw => self.update_cycle(now, prior_inflight),
-            BbrState::Startup | BbrState::Drain | BbrState::ProbeRtt => {}
-        }
-        if self.state == BbrState::Drain
-            && self
-                .bdp(1.0)
-                .is_some_and(|b| st.bytes_in_flight as f64 <= b)
-        {
-            // Draft §4.3.3: the queue is drained.
-            self.enter_probe_bw(now);
-        }
-        self.check_probe_rtt(now, st);
-        self.set_pacing_rate(ack);
-        self.target = self.target_cwnd_for(self.cwnd_gain, st.mss);
-    }
-
-    /// A new ACK arrives: nothing delivered by it yet.
-    pub fn begin_ack(&mut self) {
-        self.acked_sacked = 0;
-    }
-
-    /// SACK recovery begins (RFC 6675 fast retransmit) with `pipe` bytes in flight (RFC 6675
-    /// SetPipe, lost segments excluded): the window is the flight plus what this ACK
-    /// delivered, at least one segment, and conserves packets for a round trip (Linux
-    /// `bbr_set_cwnd_to_recover_or_restore`, ns-3 `TcpBbr::CongestionStateSet(CA_RECOVERY)`).
-    pub fn enter_sack_recovery(&mut self, st: &mut CcState, pipe: u32) {
-        st.cwnd = pipe.saturating_add(self.acked_sacked.max(st.mss));
-        self.packet_conservation = true;
-    }
-
-    /// An ACK during SACK recovery with `pipe` bytes in flight after it, having marked `lost`
-    /// bytes newly lost (Linux `bbr_set_cwnd_to_recover_or_restore` and `bbr_set_cwnd`, ns-3
-    /// `TcpBbr::ModulateCwndForRecovery` and `SetCwnd`): lost bytes leave the window (they
-    /// are not replaced); in the first round it is at least the flight plus what the ACK
-    /// delivered; after it, the window grows by the bytes delivered, as outside recovery.
-    /// An ACK that delivered nothing changes nothing.
-    pub fn sack_recovery_ack(&mut self, st: &mut CcState, pipe: u32, lost: u32) {
-        let acked = self.acked_sacked;
-        if acked == 0 {
-            return;
-        }
-        if lost > 0 {
-            st.cwnd = st.cwnd.saturating_sub(lost).max(st.mss);
-        }
-        if self.packet_conservation {
-            st.cwnd = st.cwnd.max(pipe.saturating_add(acked));
-        } else {
-            let grown = st.cwnd.saturating_add(acked);
-            if self.filled_pipe {
-                st.cwnd = grown.min(self.target);
-            } else if st.cwnd < self.target || self.delivered < self.initial_cwnd as u64 {
-                st.cwnd = grown;
-            }
-            st.cwnd = st.cwnd.max(MIN_PIPE_SEGMENTS * st.mss);
-        }
-        if self.state == BbrState::ProbeRtt {
-            st.cwnd = st.cwnd.min(MIN_PIPE_SEGMENTS * st.mss);
-        }
     }
 
     /// Draft §4.1.1.5: the windowed maximum over BW_WINDOW_ROUNDS round trips.
@@ -767,5 +643,133 @@ impl CongestionControl for Bbr {
 
     fn name(&self) -> &'static str {
         "bbr"
+    }
+
+    fn samples_deliveries(&self) -> bool {
+        true
+    }
+
+    /// The bytes `[l, r)` (stream offsets) were delivered at `now`: newly SACKed, or newly
+    /// cumulatively acknowledged without having been SACKed. Each segment counts once, when
+    /// first delivered (Linux `tcp_rate_skb_delivered`, ns-3 `TcpRateLinux::SkbDelivered`).
+    fn on_delivered(&mut self, now: Time, l: u64, r: u64) {
+        let mut i = self.records.partition_point(|x| x.end <= l);
+        while let Some(rec) = self.records.get_mut(i) {
+            if rec.end - rec.len as u64 >= r {
+                break;
+            }
+            i += 1;
+            if rec.done {
+                continue;
+            }
+            rec.done = true;
+            let rec = *rec;
+            self.delivered += rec.len as u64;
+            self.acked_sacked += rec.len;
+            self.delivered_time = now;
+            if self.candidate.is_none_or(|c| {
+                rec.delivered > c.delivered
+                    || (rec.delivered == c.delivered && rec.sent_at > c.sent_at)
+            }) {
+                self.candidate = Some(rec);
+            }
+        }
+    }
+
+    /// An ACK that delivered data (reported by [`Bbr::on_delivered`]), in any phase, with the
+    /// cumulative ACK now at stream offset `cum`: update the model and the state (draft
+    /// BBRUpdateOnACK). `st.bytes_in_flight` is after the ACK.
+    fn on_ack_delivered(&mut self, st: &CcState, ack: &AckInfo, cum: u64) {
+        let now = ack.now;
+        self.cum = self.cum.max(cum);
+        while self.records.front().is_some_and(|r| r.end <= self.cum) {
+            self.records.pop_front();
+        }
+        self.round_start = false;
+        if let Some(p) = self.candidate.take() {
+            // Draft §4.1.1.3: a round trip ends when a segment sent in it is delivered.
+            if p.delivered >= self.next_round_delivered {
+                self.next_round_delivered = self.delivered;
+                self.round_count += 1;
+                self.round_start = true;
+                self.packet_conservation = false;
+            }
+            // The rate sample (delivery-rate draft §3.3, Linux `tcp_rate_gen`, ns-3
+            // `TcpRateLinux::GenerateSample`): over the longer of the send and ACK phases, and
+            // no sample from an interval shorter than RTprop (it would overestimate).
+            let interval = now
+                .saturating_since(p.delivered_time)
+                .max(p.sent_at.saturating_since(p.first_sent));
+            self.first_sent_time = p.sent_at;
+            if interval > Dur::ZERO && self.rtprop.is_none_or(|m| interval >= m) {
+                let rate = (self.delivered - p.delivered) as f64 / interval.as_secs_f64();
+                self.update_bw(rate);
+            }
+            if !p.retransmitted {
+                self.update_rtprop(now, now.saturating_since(p.sent_at));
+            }
+        }
+        self.check_full_pipe();
+        let prior_inflight = st.bytes_in_flight + ack.acked;
+        match self.state {
+            BbrState::Startup if self.filled_pipe => self.enter_drain(),
+            BbrState::ProbeBw => self.update_cycle(now, prior_inflight),
+            BbrState::Startup | BbrState::Drain | BbrState::ProbeRtt => {}
+        }
+        if self.state == BbrState::Drain
+            && self
+                .bdp(1.0)
+                .is_some_and(|b| st.bytes_in_flight as f64 <= b)
+        {
+            // Draft §4.3.3: the queue is drained.
+            self.enter_probe_bw(now);
+        }
+        self.check_probe_rtt(now, st);
+        self.set_pacing_rate(ack);
+        self.target = self.target_cwnd_for(self.cwnd_gain, st.mss);
+    }
+
+    /// A new ACK arrives: nothing delivered by it yet.
+    fn begin_ack(&mut self) {
+        self.acked_sacked = 0;
+    }
+
+    /// SACK recovery begins (RFC 6675 fast retransmit) with `pipe` bytes in flight (RFC 6675
+    /// SetPipe, lost segments excluded): the window is the flight plus what this ACK
+    /// delivered, at least one segment, and conserves packets for a round trip (Linux
+    /// `bbr_set_cwnd_to_recover_or_restore`, ns-3 `TcpBbr::CongestionStateSet(CA_RECOVERY)`).
+    fn enter_sack_recovery(&mut self, st: &mut CcState, pipe: u32) {
+        st.cwnd = pipe.saturating_add(self.acked_sacked.max(st.mss));
+        self.packet_conservation = true;
+    }
+
+    /// An ACK during SACK recovery with `pipe` bytes in flight after it, having marked `lost`
+    /// bytes newly lost (Linux `bbr_set_cwnd_to_recover_or_restore` and `bbr_set_cwnd`, ns-3
+    /// `TcpBbr::ModulateCwndForRecovery` and `SetCwnd`): lost bytes leave the window (they
+    /// are not replaced); in the first round it is at least the flight plus what the ACK
+    /// delivered; after it, the window grows by the bytes delivered, as outside recovery.
+    /// An ACK that delivered nothing changes nothing.
+    fn sack_recovery_ack(&mut self, st: &mut CcState, pipe: u32, lost: u32) {
+        let acked = self.acked_sacked;
+        if acked == 0 {
+            return;
+        }
+        if lost > 0 {
+            st.cwnd = st.cwnd.saturating_sub(lost).max(st.mss);
+        }
+        if self.packet_conservation {
+            st.cwnd = st.cwnd.max(pipe.saturating_add(acked));
+        } else {
+            let grown = st.cwnd.saturating_add(acked);
+            if self.filled_pipe {
+                st.cwnd = grown.min(self.target);
+            } else if st.cwnd < self.target || self.delivered < self.initial_cwnd as u64 {
+                st.cwnd = grown;
+            }
+            st.cwnd = st.cwnd.max(MIN_PIPE_SEGMENTS * st.mss);
+        }
+        if self.state == BbrState::ProbeRtt {
+            st.cwnd = st.cwnd.min(MIN_PIPE_SEGMENTS * st.mss);
+        }
     }
 }

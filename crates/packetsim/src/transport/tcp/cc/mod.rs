@@ -134,6 +134,31 @@ pub trait CongestionControl {
     fn ssthresh_after(&self, st: &CcState) -> u32;
     /// Scenario name.
     fn name(&self) -> &'static str;
+
+    // ---- delivery sampling (model-based controllers, BBR) -------------------------------
+    // The sender reads `samples_deliveries` once, when it is built, and calls the hooks below
+    // only if it is true; the defaults are no-ops for every other controller.
+
+    /// Whether the controller counts delivered bytes itself, SACKed ones included, and takes
+    /// the hooks below (a capability fixed for the controller's life).
+    fn samples_deliveries(&self) -> bool {
+        false
+    }
+    /// A new ACK arrives: nothing delivered by it yet.
+    fn begin_ack(&mut self) {}
+    /// Bytes `[l, r)` (stream offsets) were delivered at `now`: newly SACKed, or newly
+    /// cumulatively acknowledged without having been SACKed.
+    fn on_delivered(&mut self, _now: Time, _l: u64, _r: u64) {}
+    /// An ACK that delivered data, in any phase, the cumulative ACK now at stream offset
+    /// `cum`; `st.bytes_in_flight` is the flight after the ACK as the model counts it (with
+    /// SACK, RFC 6675's pipe).
+    fn on_ack_delivered(&mut self, _st: &CcState, _ack: &AckInfo, _cum: u64) {}
+    /// SACK loss recovery begins (RFC 6675 fast retransmit) with `pipe` bytes in flight
+    /// (SetPipe, lost segments out): the controller may set the recovery window.
+    fn enter_sack_recovery(&mut self, _st: &mut CcState, _pipe: u32) {}
+    /// An ACK during SACK recovery, with `pipe` bytes in flight after it and `lost` bytes it
+    /// newly marked lost: the controller may set the window.
+    fn sack_recovery_ack(&mut self, _st: &mut CcState, _pipe: u32, _lost: u32) {}
 }
 
 /// The built-in congestion controllers. Two levels keep the sender compact: the stateless
@@ -186,11 +211,6 @@ impl AnyCc {
             },
             AnyCc::Reno(_) => None,
         }
-    }
-
-    /// The BBR controller, mutably, if this is one (the sender's SACK-recovery window).
-    pub fn as_bbr_mut(&mut self) -> Option<&mut Bbr> {
-        self.pacer()
     }
 
     /// The pacing controller, if this is one (only BBR paces).
@@ -264,30 +284,6 @@ impl AnyCc {
             c.on_ack_sample(st, ack);
         }
     }
-
-    /// Whether the controller counts delivered bytes itself, SACKed ones included
-    /// ([`Bbr::on_delivered`]): only BBR.
-    #[inline]
-    pub fn samples_deliveries(&self) -> bool {
-        self.as_bbr().is_some()
-    }
-
-    /// Bytes `[l, r)` (stream offsets) delivered, see [`Bbr::on_delivered`]; a no-op for the
-    /// others.
-    #[inline]
-    pub fn on_delivered(&mut self, now: Time, l: u64, r: u64) {
-        if let Some(c) = self.pacer() {
-            c.on_delivered(now, l, r);
-        }
-    }
-
-    /// An ACK that delivered data, see [`Bbr::on_ack_delivered`]; a no-op for the others.
-    #[inline]
-    pub fn on_ack_delivered(&mut self, st: &CcState, ack: &AckInfo, cum: u64) {
-        if let Some(c) = self.pacer() {
-            c.on_ack_delivered(st, ack, cum);
-        }
-    }
 }
 
 /// Applies `$e` to the controller `$c` inside `$self` (an `AnyCc`), by reference or mutably.
@@ -338,5 +334,42 @@ impl CongestionControl for AnyCc {
     }
     fn name(&self) -> &'static str {
         dispatch!(ref self, c => c.name())
+    }
+    fn samples_deliveries(&self) -> bool {
+        match self {
+            AnyCc::Stateful(b) => match &**b {
+                StatefulCc::Bbr(c) => c.samples_deliveries(),
+                StatefulCc::Cubic(_) | StatefulCc::Dctcp(_) | StatefulCc::Vegas(_) => false,
+            },
+            AnyCc::Reno(_) => false,
+        }
+    }
+    #[inline]
+    fn begin_ack(&mut self) {
+        if let Some(c) = self.pacer() {
+            c.begin_ack();
+        }
+    }
+    #[inline]
+    fn on_delivered(&mut self, now: Time, l: u64, r: u64) {
+        if let Some(c) = self.pacer() {
+            c.on_delivered(now, l, r);
+        }
+    }
+    #[inline]
+    fn on_ack_delivered(&mut self, st: &CcState, ack: &AckInfo, cum: u64) {
+        if let Some(c) = self.pacer() {
+            c.on_ack_delivered(st, ack, cum);
+        }
+    }
+    fn enter_sack_recovery(&mut self, st: &mut CcState, pipe: u32) {
+        if let Some(c) = self.pacer() {
+            c.enter_sack_recovery(st, pipe);
+        }
+    }
+    fn sack_recovery_ack(&mut self, st: &mut CcState, pipe: u32, lost: u32) {
+        if let Some(c) = self.pacer() {
+            c.sack_recovery_ack(st, pipe, lost);
+        }
     }
 }
