@@ -130,6 +130,13 @@ pub const NS2_OPTIONS: &[ProfileOption] = &[
         source: "tcp/tcp-sack1.cc Sack1TcpAgent::recv, dupack_action, send_much",
     },
     ProfileOption {
+        table: Table::Tcp,
+        key: "sack1_clear_scoreboard",
+        value: "true",
+        ns2: "ClearScoreBoard() at a timeout and on each new ACK outside fast recovery",
+        source: "tcp/tcp-sack1.cc Sack1TcpAgent::recv, timeout; tcp/scoreboard.cc",
+    },
+    ProfileOption {
         table: Table::Sctp,
         key: "fast_recovery",
         value: "true",
@@ -297,6 +304,7 @@ mod tests {
         assert_ne!(tcp.rto_initial, d.rto_initial);
         assert_ne!(tcp.sack_recovery, d.sack_recovery);
         assert!(tcp.fast_retransmit_stops_timing && !d.fast_retransmit_stops_timing);
+        assert!(tcp.sack1_clear_scoreboard && !d.sack1_clear_scoreboard);
         let zero = packetsim_kernel::Dur::ZERO;
         assert_eq!((tcp.send_overhead, d.send_overhead), (zero, zero));
         assert_eq!(tcp.validate(), Ok(()));
@@ -392,6 +400,7 @@ mod tests {
         assert_eq!(ns2.rto_initial, Dur::from_secs(3));
         assert!(!ns2.dupack_same_window);
         assert!(ns2.fast_retransmit_stops_timing);
+        assert!(ns2.sack1_clear_scoreboard);
         // Everything the profile does not name is the caller's.
         assert_eq!(
             TcpConfig {
@@ -403,6 +412,7 @@ mod tests {
                 rto_initial: own.rto_initial,
                 dupack_same_window: own.dupack_same_window,
                 fast_retransmit_stops_timing: own.fast_retransmit_stops_timing,
+                sack1_clear_scoreboard: own.sack1_clear_scoreboard,
                 ..ns2
             },
             own

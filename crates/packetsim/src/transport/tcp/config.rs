@@ -176,6 +176,16 @@ pub struct TcpConfig {
     /// Default false: only a retransmitted segment loses its measurement (Karn, RFC 6298 §3).
     #[serde(skip_serializing_if = "is_false")]
     pub fast_retransmit_stops_timing: bool,
+    /// With `sack_recovery = "sack1"`: the SACK scoreboard is kept as ns-2.35's Sack1 keeps
+    /// it (`tcp/tcp-sack1.cc`, `ScoreBoard::ClearScoreBoard`). It is cleared at a timeout and
+    /// by every ACK of new data outside fast recovery and by the ACK that ends it, whose SACK
+    /// blocks are not recorded (`Sack1TcpAgent::recv`, `timeout`); duplicate ACKs between a
+    /// timeout and the next ACK of new data are not recorded either (`timeout_`); and the
+    /// go-back-N after a timeout does not skip SACKed data (`send_much` sends from
+    /// `t_seqno_`), so it resends segments the receiver holds. Default false: the scoreboard
+    /// keeps every SACK block above snd_una, and go-back-N skips SACKed ranges.
+    #[serde(skip_serializing_if = "is_false")]
+    pub sack1_clear_scoreboard: bool,
     /// ns-2's `overhead_` (`TcpAgent::send_much`, `timeout_nonrtx`): each time the sender
     /// could send as its window allows (on an ACK, a timeout, new application data) and
     /// would send something, it instead waits a delay drawn uniformly from [0, this) and then
@@ -438,6 +448,7 @@ impl Default for TcpConfig {
             loss_recovery: None,
             rto_ssthresh: RtoSsthresh::FlightSize,
             fast_retransmit_stops_timing: false,
+            sack1_clear_scoreboard: false,
             send_overhead: Dur::ZERO,
         }
     }

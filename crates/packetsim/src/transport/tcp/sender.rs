@@ -60,7 +60,11 @@
 //!   and the next ACK of new data (`Sack1TcpAgent::recv`, `CheckUpdate`, `timeout_`); the
 //!   fast retransmit comes from the DupThresh-th such ACK only (no IsLost trigger); under
 //!   `ssthresh_rule = ns2` cwnd becomes half of min(cwnd, peer window) in whole segments,
-//!   at least one (`slowdown(CLOSE_CWND_HALF)`); recovery sends by `transmit_sack1`.
+//!   at least one (`slowdown(CLOSE_CWND_HALF)`); recovery sends by `transmit_sack1`. With
+//!   `cfg.sack1_clear_scoreboard` the scoreboard is also kept as ns-2's (`sack1_clears`):
+//!   cleared at a timeout and by each ACK of new data outside recovery or ending it (their
+//!   SACK blocks unrecorded), not fed by duplicate ACKs between a timeout and the next ACK of
+//!   new data, and go-back-N does not skip SACKed ranges.
 //! - A SACK loss recovery (the `sack` variant, or `cfg.loss_recovery = sack`) offers SACK in
 //!   the SYN; if the peer does not permit it, the sender falls back to NewReno recovery.
 //! - A timeout during fast recovery sets ssthresh by RFC 5681 §3.1 eq. 4 on the FlightSize of
@@ -254,6 +258,8 @@ pub struct TcpSender {
     consecutive_timeouts: u32,
     /// A fast retransmit clears the RTT measurement (`cfg.fast_retransmit_stops_timing`).
     fast_retransmit_stops_timing: bool,
+    /// The scoreboard is cleared where ns-2's Sack1 clears it (`cfg.sack1_clear_scoreboard`).
+    sack1_clear_scoreboard: bool,
     /// Set while `would_send` runs the transmit functions without sending.
     probing: bool,
     /// A probe reached a send.
@@ -343,6 +349,7 @@ impl TcpSender {
             max_timeouts: cfg.max_timeouts.unwrap_or(u32::MAX),
             consecutive_timeouts: 0,
             fast_retransmit_stops_timing: cfg.fast_retransmit_stops_timing,
+            sack1_clear_scoreboard: cfg.sack1_clear_scoreboard,
             probing: false,
             probe_hit: false,
             overhead: (cfg.send_overhead > Dur::ZERO).then(|| {
@@ -596,7 +603,7 @@ impl TcpSender {
         let limit = self.peer_wnd.min(self.send_buffer);
         loop {
             let mut s = self.snd_nxt;
-            if self.sack_ok && s < self.snd_max {
+            if self.sack_ok && s < self.snd_max && !self.sack1_keeps_ns2_scoreboard() {
                 // Go-back-N skips what the receiver has SACKed.
                 if let Some((_, r)) = self.sb.sacked.containing(s) {
                     s = r;
@@ -799,7 +806,15 @@ impl TcpSender {
         if let Some(b) = self.cc.as_bbr_mut() {
             b.begin_ack();
         }
-        let sacked_new = if self.sack_ok && !h.sack.is_empty() {
+        // ns-2 Sack1 (`cfg.sack1_clear_scoreboard`): an ACK that clears the scoreboard, or a
+        // duplicate ACK while `timeout_` is set, leaves its SACK blocks unrecorded.
+        let sack1_clears = self.sack1_clears(ack);
+        let sack1_skips = sack1_clears
+            || (ack == self.snd_una
+                && self.sack1_keeps_ns2_scoreboard()
+                && !matches!(self.st.phase, Phase::Recovery { .. })
+                && self.sack1_after_timeout());
+        let sacked_new = if self.sack_ok && !h.sack.is_empty() && !sack1_skips {
             if self.cc.samples_deliveries() {
                 // BBR counts bytes as delivered when they are SACKed (Linux `tcp_sacktag`
                 // → `tcp_rate_skb_delivered`).
@@ -848,6 +863,10 @@ impl TcpSender {
         }
         if ack > self.snd_una {
             self.on_new_ack(now, h, ece, out);
+            if sack1_clears {
+                // `Sack1TcpAgent::recv`: `scb_->ClearScoreBoard()` after `newack`.
+                self.sb.clear(self.snd_una);
+            }
         } else if self.snd_max > self.snd_una
             && h.payload == 0
             && !(wnd_changed && self.dupack_same_window)
@@ -1057,9 +1076,30 @@ impl TcpSender {
     /// a timeout and the next ACK of new data (`timeout_`), and counts only if its SACK
     /// blocks cover new data (`scb_->CheckUpdate()`).
     fn sack1_ignores_dupack(&self, sacked_new: u32) -> bool {
-        let after_timeout =
-            matches!(self.st.phase, Phase::Loss { .. }) && self.last_rto_una == Some(self.snd_una);
-        after_timeout || sacked_new == 0
+        self.sack1_after_timeout() || sacked_new == 0
+    }
+
+    /// ns-2 Sack1's `timeout_`: set at a timeout, cleared by the next ACK of new data.
+    fn sack1_after_timeout(&self) -> bool {
+        matches!(self.st.phase, Phase::Loss { .. }) && self.last_rto_una == Some(self.snd_una)
+    }
+
+    /// Whether the scoreboard is kept as ns-2's Sack1 keeps it (`cfg.sack1_clear_scoreboard`
+    /// with Sack1 recovery and SACK agreed).
+    fn sack1_keeps_ns2_scoreboard(&self) -> bool {
+        self.sack1_clear_scoreboard && self.sack_ok && matches!(self.rec, AnyRecovery::Sack1(_))
+    }
+
+    /// Whether an ACK of `ack` clears the scoreboard as ns-2's `Sack1TcpAgent::recv` does
+    /// (`ScoreBoard::ClearScoreBoard`): an ACK of new data outside fast recovery, or the one
+    /// that ends it (at or beyond `recover_`); a partial ACK in recovery does not.
+    fn sack1_clears(&self, ack: Seq) -> bool {
+        self.sack1_keeps_ns2_scoreboard()
+            && ack > self.snd_una
+            && match self.st.phase {
+                Phase::Recovery { recover } => ack >= recover,
+                _ => true,
+            }
     }
 
     /// RFC 3042 §2 (ns-2 `TcpAgent::send_one`): one segment from snd_nxt, if it ends within

@@ -439,6 +439,107 @@ mod sack1 {
         }
     }
 
+    fn sack1_clearing(clear: bool) -> TcpConfig {
+        TcpConfig {
+            sack1_clear_scoreboard: clear,
+            ..sack1()
+        }
+    }
+
+    // `Sack1TcpAgent::timeout` clears the scoreboard (`ScoreBoard::ClearScoreBoard`) and sets
+    // `timeout_`, under which `recv` does not call `UpdateScoreBoard` for duplicate ACKs;
+    // the next ACK of new data clears it again before anything is sent, so `send_much`'s
+    // `GetNextRetran` finds nothing and the go-back-N sends from `t_seqno_` whatever the
+    // receiver holds. Segment 1 lost, 2-5 held: after the timeout's resend of 0 is acked
+    // (cwnd 2), ns-2 sends 1 and 2. Without the option the sender remembers 2-5 SACKed,
+    // skips them, and the window (snd_una + 2 segments) lets only 1 go.
+    #[test]
+    fn timeout_go_back_n_resends_what_the_receiver_holds() {
+        assert!(!TcpConfig::default().sack1_clear_scoreboard);
+        for (clear, want) in [(false, vec![seg(1)]), (true, vec![seg(1), seg(2)])] {
+            let mut s = sender(&sack1_clearing(clear));
+            assert_eq!(data_seqs(&s.fire(ms(400))), vec![seg(0)]);
+            for hi in 3..7 {
+                let dup = sack_ack(seg(0), &[(seg(2), seg(hi))]);
+                assert!(s.inject(ms(401), dup).is_empty());
+            }
+            let new = sack_ack(seg(1), &[(seg(2), seg(6))]);
+            assert_eq!(data_seqs(&s.inject(ms(500), new)), want, "clear {clear}");
+            assert_eq!(s.ep.cc_state().cwnd, 2000);
+        }
+    }
+
+    // `Sack1TcpAgent::recv` outside fast recovery: an ACK of new data calls
+    // `ClearScoreBoard` (its SACK blocks unrecorded), so the next duplicate ACK rebuilds the
+    // scoreboard and counts (`CheckUpdate`) even if its block was reported before. Segment
+    // 0 reordered behind 3, segments 1 and 2 lost: the ACK of 0 repeats the block 3, and so
+    // does the first duplicate ACK after it (a duplicate arrival). With the clear, that
+    // duplicate counts and the third SACKing duplicate retransmits 1 (`dupack_action`);
+    // without it only two count and nothing is sent.
+    #[test]
+    fn new_ack_outside_recovery_forgets_the_sacked_blocks() {
+        for (clear, want) in [(false, vec![]), (true, vec![seg(1)])] {
+            let mut s = sender(&sack1_clearing(clear));
+            let held = |hi| sack_ack(seg(1), &[(seg(3), seg(hi))]);
+            assert!(s
+                .inject(ms(200), sack_ack(seg(0), &[(seg(3), seg(4))]))
+                .is_empty());
+            assert_eq!(
+                data_seqs(&s.inject(ms(201), held(4))),
+                vec![seg(10), seg(11)]
+            );
+            assert!(s.inject(ms(202), held(4)).is_empty());
+            assert!(s.inject(ms(203), held(5)).is_empty());
+            let out = s.inject(ms(204), held(6));
+            assert_eq!(data_seqs(&out), want, "clear {clear}");
+            assert_eq!(s.ep.stats().fast_retransmits, u64::from(clear));
+        }
+    }
+
+    // `Sack1TcpAgent::recv` in fast recovery: the ACK at or beyond `recover_` ends recovery
+    // and calls `ClearScoreBoard`. After the scripted recovery of segments 2, 5 and 7 (as
+    // `recovers_the_scripted_losses_with_the_segments_ns2_sends`), segment 15 is lost and
+    // the full ACK (of 0-14) already SACKs 16: the duplicate ACKs repeating 16 and adding
+    // 17, 18 count three times with the clear (fast retransmit of 15), twice without.
+    #[test]
+    fn full_ack_ending_recovery_forgets_the_sacked_blocks() {
+        for clear in [false, true] {
+            let mut s = after_two_acks(&sack1_clearing(clear));
+            let t = ms(201);
+            s.inject(t, sack_ack(seg(2), &[(seg(3), seg(4))]));
+            s.inject(t, sack_ack(seg(2), &[(seg(3), seg(5))]));
+            let out = s.inject(t, sack_ack(seg(2), &[(seg(6), seg(7)), (seg(3), seg(5))]));
+            assert_eq!(data_seqs(&out), vec![seg(2)]);
+            for hi in 9..=14 {
+                s.inject(
+                    t,
+                    sack_ack(
+                        seg(2),
+                        &[(seg(8), seg(hi)), (seg(6), seg(7)), (seg(3), seg(5))],
+                    ),
+                );
+            }
+            let partial = sack_ack(seg(5), &[(seg(8), seg(14)), (seg(6), seg(7))]);
+            assert_eq!(
+                data_seqs(&s.inject(ms(300), partial)),
+                vec![seg(15), seg(16)]
+            );
+            // Full ACK of 14 with 16 SACKed (15 lost): recovery ends, cwnd 6, 17-20 go out.
+            let full = |hi| sack_ack(seg(15), &[(seg(16), seg(hi))]);
+            assert_eq!(
+                data_seqs(&s.inject(ms(310), full(17))),
+                (17..21).map(seg).collect::<Vec<_>>()
+            );
+            assert!(matches!(s.ep.cc_state().phase, Phase::Open));
+            assert!(s.inject(ms(320), full(17)).is_empty());
+            assert!(s.inject(ms(321), full(18)).is_empty());
+            let out = s.inject(ms(322), full(19));
+            let want = if clear { vec![seg(15)] } else { vec![] };
+            assert_eq!(data_seqs(&out), want, "clear {clear}");
+            assert_eq!(s.ep.stats().fast_retransmits, 1 + u64::from(clear));
+        }
+    }
+
     // The option is `[tcp] sack_recovery`; RFC 6675 stays the default, and other variants
     // ignore it. In the pair harness Sack1 repairs three drops in one window by exactly three
     // retransmissions, without a timeout (as `tests::sack::pair_three_drops...`).
