@@ -77,16 +77,26 @@ pub struct ErrorModel {
     /// Intervals `[from, to)` during which the link is down and packets sent into it are lost
     /// (the `blind` policy's scheduled outages), sorted and disjoint.
     pub outages: Vec<(Time, Time)>,
-    /// `loss` and `ber` apply as packets arrive, before the queue (ns-2 `lossmodel`), rather
-    /// than as they start on the wire (false, the default). Outages stay on the wire.
+    /// `loss`, `ber` and `drop_list` apply as packets arrive, before the queue (ns-2
+    /// `lossmodel`), rather than as they start on the wire (false, the default). Outages stay
+    /// on the wire.
     pub before_queue: bool,
+    /// Indices of the packets lost for certain, strictly increasing: the direction counts the
+    /// packets its error model sees from 0 (arrivals before the queue, transmissions on the
+    /// wire) and loses exactly the listed ones, on top of `loss` and `ber` (ns-2.35
+    /// `ErrorModel/List` with `unit pkt`, errmodel.cc `ListErrorModel::corrupt`).
+    pub drop_list: Vec<u64>,
 }
 
 impl ErrorModel {
     /// No random loss, no bit errors, no scheduled outage.
     #[inline]
     fn is_none(&self) -> bool {
-        self.loss == 0.0 && self.ber == 0.0 && self.outages.is_empty() && !self.before_queue
+        self.loss == 0.0
+            && self.ber == 0.0
+            && self.outages.is_empty()
+            && !self.before_queue
+            && self.drop_list.is_empty()
     }
 
     fn down_during(&self, from: Time, to: Time) -> bool {
@@ -234,6 +244,8 @@ pub struct Egress {
     busy_until: Time,
     /// The error model's random stream.
     rng: Rng,
+    /// [`ErrorModel::drop_list`]: packets its error model has seen, and the next list entry.
+    list_pos: (u64, usize),
     /// The admission policy's random stream (RED's drop decisions).
     queue_rng: Rng,
     arrival_hooks: Vec<ArrivalHook>,
@@ -282,6 +294,7 @@ impl Egress {
             len: QueueLen::default(),
             in_packets: 0,
             busy_until: Time::ZERO,
+            list_pos: (0, 0),
             queue_rng: Rng::from_seed(rng.clone().next_u64() ^ 0x5157_5545_5545_0000),
             rng,
             arrival_hooks: Vec::new(),
@@ -310,6 +323,7 @@ impl Egress {
     /// Replaces the random and scheduled losses (before the run, or between packets).
     pub fn set_errors(&mut self, errors: ErrorModel) {
         self.errors = errors;
+        self.list_pos = (0, 0);
         self.refresh_plain();
     }
 
@@ -468,10 +482,26 @@ impl Egress {
         self.pull.then_some(now.max(self.busy_until))
     }
 
+    /// Whether the error model loses the next packet it sees, of `size` bytes: the random
+    /// draw (made whether or not the packet is listed, so the list leaves the random fates
+    /// as they were), or the packet's index in [`ErrorModel::drop_list`].
+    #[inline]
+    fn errs(&mut self, size: u32) -> bool {
+        let random = self.errors.corrupts(&mut self.rng, size);
+        if self.errors.drop_list.is_empty() {
+            return random;
+        }
+        let (seen, next) = &mut self.list_pos;
+        let listed = self.errors.drop_list.get(*next) == Some(seen);
+        *next += listed as usize;
+        *seen += 1;
+        random || listed
+    }
+
     /// [`ErrorModel::before_queue`]: whether the arriving `pkt` is lost before the queue.
     #[inline]
     fn lost_on_arrival(&mut self, pkt: &Packet) -> bool {
-        if self.errors.before_queue && self.errors.corrupts(&mut self.rng, pkt.size) {
+        if self.errors.before_queue && self.errs(pkt.size) {
             self.stats.lost_error += 1;
             self.stats.lost_before_queue += 1;
             return true;
@@ -694,7 +724,7 @@ impl Egress {
         {
             self.stats.lost_down += 1;
             Err(DropReason::LinkDown)
-        } else if !self.errors.before_queue && self.errors.corrupts(&mut self.rng, size) {
+        } else if !self.errors.before_queue && self.errs(size) {
             self.stats.lost_error += 1;
             Err(DropReason::Error)
         } else {
@@ -816,7 +846,7 @@ impl Egress {
             self.stats.lost_down += 1;
             return Err(DropReason::LinkDown);
         }
-        if !self.errors.before_queue && self.errors.corrupts(&mut self.rng, pkt.size) {
+        if !self.errors.before_queue && self.errs(pkt.size) {
             self.stats.lost_error += 1;
             return Err(DropReason::Error);
         }
@@ -1123,6 +1153,92 @@ mod tests {
         assert_eq!((ew.stats.transmitted, ew.stats.lost_before_queue), (8, 0));
         ee.check_conservation().unwrap();
         assert_eq!(ee.in_flight(), 8 - lost);
+    }
+
+    /// Which of `n` packets offered 2 ms apart (no queueing) a direction loses.
+    fn lost_of(n: u64, errors: ErrorModel) -> Vec<u64> {
+        let mut e = egress(100, errors);
+        (0..n)
+            .filter(|&i| e.send(Time::from_millis(i * 2), &mut pkt()).is_err())
+            .collect()
+    }
+
+    // The loss list (ns-2.35 `ErrorModel/List` with `unit pkt`, errmodel.cc
+    // `ListErrorModel::corrupt`): it counts the packets it sees from 0 and drops exactly those
+    // whose index is listed, at either position.
+    #[test]
+    fn loss_list_drops_exactly_the_listed_indices() {
+        for before_queue in [false, true] {
+            let errors = ErrorModel {
+                drop_list: vec![0, 3, 4, 9],
+                before_queue,
+                ..Default::default()
+            };
+            assert_eq!(lost_of(12, errors), vec![0, 3, 4, 9], "{before_queue}");
+        }
+        let mut e = egress(
+            100,
+            ErrorModel {
+                drop_list: vec![1],
+                ..Default::default()
+            },
+        );
+        assert!(!e.plain, "a loss list is an error model");
+        assert!(e.send(Time::ZERO, &mut pkt()).is_ok());
+        assert_eq!(
+            e.send(Time::from_millis(2), &mut pkt()),
+            Err(DropReason::Error)
+        );
+        assert_eq!(e.stats.lost_error, 1);
+    }
+
+    // Before the queue the list counts arrivals, so a packet the queue then drops still has an
+    // index; on the wire it counts transmissions, so an overflow drop has none.
+    #[test]
+    fn loss_list_counts_arrivals_before_the_queue_and_transmissions_on_the_wire() {
+        // Limit 2 (one sending, two waiting): of 5 packets at once, the last two overflow,
+        // unless one before them is lost before the queue.
+        let fates = |before_queue| {
+            let mut e = egress(
+                2,
+                ErrorModel {
+                    drop_list: vec![3],
+                    before_queue,
+                    ..Default::default()
+                },
+            );
+            let mut v: Vec<_> = (0..5).map(|_| e.send(Time::ZERO, &mut pkt())).collect();
+            v.push(e.send(Time::from_millis(100), &mut pkt()));
+            v.into_iter().map(|f| f.err()).collect::<Vec<_>>()
+        };
+        let of = Some(DropReason::Overflow);
+        let er = Some(DropReason::Error);
+        assert_eq!(fates(true), vec![None, None, None, er, of, None]);
+        assert_eq!(fates(false), vec![None, None, None, of, of, er]);
+    }
+
+    // The list adds losses on top of `loss`: the random draws, and so the packets the random
+    // model loses, are those of the same seed without the list.
+    #[test]
+    fn loss_list_leaves_the_random_losses_unchanged() {
+        let random = ErrorModel {
+            loss: 0.3,
+            ..Default::default()
+        };
+        let alone = lost_of(40, random.clone());
+        let listed = lost_of(
+            40,
+            ErrorModel {
+                drop_list: vec![5, 6, 39],
+                ..random
+            },
+        );
+        let mut want = alone.clone();
+        want.extend([5, 6, 39]);
+        want.sort_unstable();
+        want.dedup();
+        assert!(!alone.is_empty());
+        assert_eq!(listed, want);
     }
 
     #[test]

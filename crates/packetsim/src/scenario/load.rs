@@ -765,6 +765,60 @@ impl Ctx<'_> {
     }
 
     /// A queue table; `top` says whether classes are allowed (not inside a class).
+    /// A link's `loss_packets`: an array of packet indices, integers >= 0, strictly increasing.
+    fn loss_packets(&self, path: &KeyPath, v: &toml::Value) -> Result<Vec<u64>> {
+        let toml::Value::Array(items) = v else {
+            return Err(self.err(
+                path,
+                format!(
+                    "expected an array of packet indices, e.g. [17, 40, 41]; got a {}",
+                    v.type_str()
+                ),
+            ));
+        };
+        let mut out: Vec<u64> = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            let at = path.index(i);
+            let n = match item {
+                toml::Value::Integer(n) if *n >= 0 => *n as u64,
+                toml::Value::Integer(n) => {
+                    return Err(self.err(
+                        &at,
+                        format!("expected a packet index, an integer >= 0; got {n}"),
+                    ))
+                }
+                toml::Value::Float(x) => {
+                    return Err(self.err(
+                        &at,
+                        format!("expected a packet index, an integer >= 0; got {x:?}"),
+                    ))
+                }
+                other => {
+                    return Err(self.err(
+                        &at,
+                        format!(
+                            "expected a packet index, an integer >= 0; got a {}",
+                            other.type_str()
+                        ),
+                    ))
+                }
+            };
+            if let Some(&prev) = out.last() {
+                if n <= prev {
+                    return Err(self.err(
+                        &at,
+                        format!(
+                            "expected strictly increasing packet indices: {n} is not above \
+                             the previous index {prev}"
+                        ),
+                    ));
+                }
+            }
+            out.push(n);
+        }
+        Ok(out)
+    }
+
     fn queue(&self, path: &KeyPath, q: RawQueue, top: bool) -> Result<QueueSpec> {
         let only = |allowed: &[&str], q: &RawQueue| -> Result<()> {
             for (key, present) in [
@@ -1004,6 +1058,10 @@ impl Ctx<'_> {
                 format!("expected a bit error rate in [0, 1), e.g. 1e-6; got {ber}"),
             ));
         }
+        let loss_packets = match &l.loss_packets {
+            None => Vec::new(),
+            Some(v) => self.loss_packets(&path.key("loss_packets"), v)?,
+        };
         let cost_of = |key: &str, v: &toml::Value| match v {
             toml::Value::Integer(c) if (1..=u32::MAX as i64).contains(c) => Ok(*c as u32),
             v => {
@@ -1153,6 +1211,7 @@ impl Ctx<'_> {
             ber,
             errors: l.errors.unwrap_or_default(),
             loss_position: l.loss_position.unwrap_or_default(),
+            loss_packets,
             outages,
             outage_policy: l.outage_policy.unwrap_or_default(),
             rate_steps,

@@ -197,8 +197,12 @@ pub struct LinkSpec {
     pub ber: f64,
     /// Which directions `loss` and `ber` apply to.
     pub errors: ErrorDirection,
-    /// Where `loss` and `ber` act: on the wire (default) or before the queue (ns-2).
+    /// Where `loss`, `ber` and `loss_packets` act: on the wire (default) or before the queue
+    /// (ns-2).
     pub loss_position: crate::net::LossPosition,
+    /// Indices (from 0, strictly increasing) of the packets each direction in `errors` loses
+    /// for certain, on top of `loss` and `ber` (ns-2.35 `ErrorModel/List`); empty: none.
+    pub loss_packets: Vec<u64>,
     /// Intervals `[from, to)` during which the link is down in both directions, file order.
     pub outages: Vec<(Time, Time)>,
     /// What the transmitters do while the link is down (`blind` by default).

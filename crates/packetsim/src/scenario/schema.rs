@@ -122,6 +122,9 @@ pub(crate) struct RawLink {
     pub errors: Option<ErrorDirection>,
     #[serde(default)]
     pub loss_position: Option<crate::net::LossPosition>,
+    /// Any TOML value, so that `load.rs` can say what a loss list must be.
+    #[serde(default)]
+    pub loss_packets: Option<toml::Value>,
     #[serde(default)]
     pub outages: Vec<RawOutage>,
     #[serde(default)]

@@ -2350,6 +2350,63 @@ fn link_loss_position_parses_and_bad_value_is_located() {
     );
 }
 
+// `loss_packets`: a loss list (ns-2.35 `ErrorModel/List`) on the directions `errors` names,
+// built into those directions' error models only; bad lists are refused naming the entry.
+#[test]
+fn link_loss_packets_parse_build_and_bad_lists_are_located() {
+    let with = |v: &str, errors: &str| {
+        BASE.replace(
+            "delay = \"20ms\"\n",
+            &format!("delay = \"20ms\"\nloss_packets = {v}\n{errors}"),
+        )
+    };
+    let s = ok(&with("[0, 4, 9]", ""), &[]);
+    assert_eq!(s.links[1].loss_packets, vec![0, 4, 9]);
+    assert!(s.links[0].loss_packets.is_empty());
+    let lists = |s: &Scenario| {
+        let w = build(s, 1).unwrap();
+        let of = |name: &str| {
+            let e = w.net.egresses.iter().find(|e| e.name == name).unwrap();
+            e.errors().drop_list.clone()
+        };
+        (of("l2:b->c"), of("l2:c->b"))
+    };
+    assert_eq!(lists(&s), (vec![0, 4, 9], vec![]));
+    let both = ok(&with("[2]", "errors = \"both\"\n"), &[]);
+    assert_eq!(lists(&both), (vec![2], vec![2]));
+    let by_set = ok(BASE, &["links.l2.loss_packets=[1, 2]"]);
+    assert_eq!(by_set.links[1].loss_packets, vec![1, 2]);
+
+    let e = bad(&with("[3, 7, 7]", ""), &[]);
+    assert_at(
+        &e,
+        19,
+        "links.l2.loss_packets[2]",
+        "expected strictly increasing packet indices: 7 is not above the previous index 7",
+    );
+    let e = bad(&with("[5, -1]", ""), &[]);
+    assert_at(
+        &e,
+        19,
+        "links.l2.loss_packets[1]",
+        "expected a packet index, an integer >= 0; got -1",
+    );
+    let e = bad(&with("[1.5]", ""), &[]);
+    assert_at(
+        &e,
+        19,
+        "links.l2.loss_packets[0]",
+        "expected a packet index, an integer >= 0; got 1.5",
+    );
+    let e = bad(&with("\"1 2 3\"", ""), &[]);
+    assert_at(
+        &e,
+        19,
+        "links.l2.loss_packets",
+        "expected an array of packet indices, e.g. [17, 40, 41]; got a string",
+    );
+}
+
 // ---- profile = "ns2" (issue 14 item 8; profile.rs) ------------------------------------
 
 // The profile sets every option of profile::NS2_OPTIONS; `[tcp]`, a flow's own `tcp` and a

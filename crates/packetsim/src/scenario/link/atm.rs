@@ -19,7 +19,7 @@
 //!   path, [`Output::PerVc`]; the switch keys then apply to a→b only).
 //!
 //! The common keys that describe a packet transmitter (`queue`, `queue_ba`, `loss`, `ber`,
-//! `errors`, `loss_position`, `outages`, `outage_policy`, `rate_steps`, `rate_process`, `queue_report`,
+//! `errors`, `loss_position`, `loss_packets`, `outages`, `outage_policy`, `rate_steps`, `rate_process`, `queue_report`,
 //! `diffserv_edge`) have no meaning on a cell link and are refused with a located error.
 
 use super::{LinkBuild, LinkInput, LinkKindRow};
@@ -82,13 +82,14 @@ enum DiscardName {
 fn load(l: &LinkInput) -> Result<LinkKind, ScenarioError> {
     let k: Keys = l.keys()?;
     let c = l.common;
-    let refused: [(&str, bool); 12] = [
+    let refused: [(&str, bool); 13] = [
         ("queue", c.queue.is_some()),
         ("queue_ba", c.queue_ba.is_some()),
         ("loss", c.loss.is_some()),
         ("ber", c.ber.is_some()),
         ("errors", c.errors.is_some()),
         ("loss_position", c.loss_position.is_some()),
+        ("loss_packets", c.loss_packets.is_some()),
         ("outages", !c.outages.is_empty()),
         ("outage_policy", c.outage_policy.is_some()),
         ("rate_steps", !c.rate_steps.is_empty()),

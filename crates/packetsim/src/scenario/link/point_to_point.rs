@@ -41,6 +41,7 @@ fn add(net: &mut Net, b: &LinkBuild) -> LinkId {
         ber: l.ber,
         outages: blind_outages.clone(),
         before_queue: l.loss_position == LossPosition::BeforeQueue,
+        drop_list: l.loss_packets.clone(),
     };
     let clean = ErrorModel {
         outages: blind_outages,
