@@ -186,6 +186,17 @@ pub struct TcpConfig {
     /// keeps every SACK block above snd_una, and go-back-N skips SACKed ranges.
     #[serde(skip_serializing_if = "is_false")]
     pub sack1_clear_scoreboard: bool,
+    /// With `ssthresh_rule = "ns2"`: the window a fast retransmit halves is not rounded to
+    /// whole segments (ns-2.35 `TcpAgent::slowdown` with `precisionReduce_ true`, its default:
+    /// halfwin = min(cwnd, peer window) / 2 as a real number, ssthresh = (int) halfwin,
+    /// cwnd_ = halfwin). Reno's recovery then ends with cwnd = halfwin, not ssthresh
+    /// (`RenoTcpAgent::dupack_action` cuts cwnd_ and inflates only `dupwnd_`); Sack1's
+    /// recovery runs at cwnd = halfwin and sends while its pipe is below the whole part of
+    /// cwnd in segments (`Sack1TcpAgent::send_much`: `pipe_ < int(cwnd_)`). Other recoveries
+    /// ignore it. Default false: cwnd after a fast retransmit is whole segments (Sack1) or
+    /// ssthresh (Reno).
+    #[serde(skip_serializing_if = "is_false")]
+    pub precision_reduce: bool,
     /// ns-2's `overhead_` (`TcpAgent::send_much`, `timeout_nonrtx`): each time the sender
     /// could send as its window allows (on an ACK, a timeout, new application data) and
     /// would send something, it instead waits a delay drawn uniformly from [0, this) and then
@@ -449,6 +460,7 @@ impl Default for TcpConfig {
             rto_ssthresh: RtoSsthresh::FlightSize,
             fast_retransmit_stops_timing: false,
             sack1_clear_scoreboard: false,
+            precision_reduce: false,
             send_overhead: Dur::ZERO,
         }
     }

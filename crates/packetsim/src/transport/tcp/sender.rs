@@ -260,6 +260,11 @@ pub struct TcpSender {
     fast_retransmit_stops_timing: bool,
     /// The scoreboard is cleared where ns-2's Sack1 clears it (`cfg.sack1_clear_scoreboard`).
     sack1_clear_scoreboard: bool,
+    /// ns-2's unrounded halving (`cfg.precision_reduce`).
+    precision_reduce: bool,
+    /// With `precision_reduce`: half of min(cwnd, peer window) at the last fast retransmit,
+    /// bytes (ns-2's `halfwin`), which Reno's recovery ends with.
+    halfwin: u32,
     /// Set while `would_send` runs the transmit functions without sending.
     probing: bool,
     /// A probe reached a send.
@@ -350,6 +355,8 @@ impl TcpSender {
             consecutive_timeouts: 0,
             fast_retransmit_stops_timing: cfg.fast_retransmit_stops_timing,
             sack1_clear_scoreboard: cfg.sack1_clear_scoreboard,
+            precision_reduce: cfg.precision_reduce,
+            halfwin: 0,
             probing: false,
             probe_hit: false,
             overhead: (cfg.send_overhead > Dur::ZERO).then(|| {
@@ -707,7 +714,14 @@ impl TcpSender {
             let AnyRecovery::Sack1(Sack1Recovery { pipe }) = self.rec else {
                 return;
             };
-            if (pipe as u64) * self.mss as u64 >= self.st.cwnd as u64 {
+            // ns-2 compares its pipe with int(cwnd_); with `precision_reduce` cwnd need not be
+            // whole segments.
+            let full = if self.precision_reduce {
+                pipe >= self.st.cwnd / self.mss
+            } else {
+                (pipe as u64) * self.mss as u64 >= self.st.cwnd as u64
+            };
+            if full {
                 return;
             }
             let high_sacked = self.sb.sacked.last().map_or(self.snd_una, |r| r.1);
@@ -988,6 +1002,7 @@ impl TcpSender {
                 if ack >= recover {
                     // Full ACK: recovery ends (RFC 6582 §3.2 step 3, RFC 6675 §5).
                     self.rec.exit(&mut self.st);
+                    self.reno_exit_at_halfwin();
                     self.st.phase = Phase::Open;
                     if matches!(self.rec, AnyRecovery::Sack1(_)) {
                         // ns-2 `Sack1TcpAgent::recv`: `recover_ = 0` at the end of recovery.
@@ -995,7 +1010,10 @@ impl TcpSender {
                     }
                 } else {
                     match self.rec.on_partial_ack(&mut self.st, acked) {
-                        PartialAck::Exit => self.st.phase = Phase::Open,
+                        PartialAck::Exit => {
+                            self.reno_exit_at_halfwin();
+                            self.st.phase = Phase::Open
+                        }
                         PartialAck::RetransmitNext { reset_timer } => {
                             // RFC 6582 §3.2 step 5: retransmit the first unacknowledged segment.
                             self.retransmit_una(now, out);
@@ -1079,6 +1097,17 @@ impl TcpSender {
         self.sack1_after_timeout() || sacked_new == 0
     }
 
+    /// ns-2 `RenoTcpAgent` (`cfg.precision_reduce` with `ssthresh_rule = ns2`): recovery
+    /// ends with cwnd_ = halfwin as `slowdown(CLOSE_CWND_HALF)` set it, not ssthresh.
+    fn reno_exit_at_halfwin(&mut self) {
+        if self.precision_reduce
+            && self.ssthresh_rule == SsthreshRule::Ns2
+            && matches!(self.rec, AnyRecovery::Reno(_))
+        {
+            self.st.cwnd = self.halfwin;
+        }
+    }
+
     /// ns-2 Sack1's `timeout_`: set at a timeout, cleared by the next ACK of new data.
     fn sack1_after_timeout(&self) -> bool {
         matches!(self.st.phase, Phase::Loss { .. }) && self.last_rto_una == Some(self.snd_una)
@@ -1156,6 +1185,8 @@ impl TcpSender {
         self.cc.on_congestion(&mut self.st, Congestion::Loss);
         if self.ssthresh_rule == SsthreshRule::Ns2 {
             self.st.ssthresh = self.ns2_ssthresh(cwnd_before);
+            // ns-2 `slowdown` with `precisionReduce_`: halfwin = windowd() / 2, at least 1.
+            self.halfwin = (cwnd_before.min(self.peer_wnd) / 2).max(self.mss);
         }
         self.st.bytes_in_flight = self.snd_max - self.snd_una;
         self.loss_recover = Some(self.snd_max);
@@ -1205,7 +1236,11 @@ impl TcpSender {
         }
         if self.ssthresh_rule == SsthreshRule::Ns2 {
             let w = cwnd_before.min(self.peer_wnd) / self.mss;
-            self.st.cwnd = (w / 2).max(1) * self.mss;
+            self.st.cwnd = if self.precision_reduce {
+                self.halfwin
+            } else {
+                (w / 2).max(1) * self.mss
+            };
         }
     }
 

@@ -205,6 +205,72 @@ mod ssthresh_rule {
     }
 }
 
+mod precision_reduce {
+    use super::*;
+    use crate::transport::tcp::cc::Phase;
+
+    fn ns2(variant: Variant, precise: bool) -> TcpConfig {
+        TcpConfig {
+            ssthresh_rule: SsthreshRule::Ns2,
+            precision_reduce: precise,
+            ..cfg(variant)
+        }
+    }
+
+    // ns-2.35 `TcpAgent::slowdown` with `precisionReduce_ true` (ns-default.tcl's default
+    // since 2006): halfwin = windowd() / 2, a real number; ssthresh = (int) halfwin and
+    // cwnd_ = halfwin. `RenoTcpAgent::dupack_action` cuts with CLOSE_CWND_HALF and inflates
+    // only `dupwnd_`, so the ACK that ends recovery leaves cwnd_ = halfwin. 11 segments out,
+    // segment 1 lost: ssthresh 5 packets in both, cwnd after recovery 5.5 packets with
+    // `precision_reduce`, 5 without (RFC 5681 §3.2 step 6: cwnd = ssthresh).
+    #[test]
+    fn reno_recovery_ends_at_half_the_window_unrounded() {
+        assert!(!TcpConfig::default().precision_reduce);
+        for (precise, want) in [(false, 5000), (true, 5500)] {
+            let mut s = after_first_ack(&ns2(Variant::Reno, precise));
+            for _ in 0..3 {
+                s.inject(ms(201), ack(seg(1)));
+            }
+            let st = *s.ep.cc_state();
+            assert_eq!((st.ssthresh, st.cwnd), (5000, 8000), "{precise}");
+            s.inject(ms(300), ack(seg(12)));
+            let st = *s.ep.cc_state();
+            assert_eq!((st.phase, st.ssthresh, st.cwnd), (Phase::Open, 5000, want));
+        }
+    }
+
+    // `Sack1TcpAgent::dupack_action` -> slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF):
+    // cwnd_ = 11 / 2 = 5.5 packets, and `send_much` sends in recovery while
+    // `pipe_ < int(cwnd_)`, i.e. below 5. pipe_ starts at 11 - 3 = 8; the 4th ACK after
+    // the retransmission brings it to 4 and exactly one hole (segment 5) goes: not a second,
+    // as comparing pipe with 5.5 packets would allow.
+    #[test]
+    fn sack1_cwnd_is_half_the_window_and_pipe_compares_with_its_whole_part() {
+        for precise in [false, true] {
+            let c = TcpConfig {
+                sack_recovery: SackRecoveryKind::Sack1,
+                ..ns2(Variant::Sack, precise)
+            };
+            let mut s = after_first_ack(&c);
+            let t = ms(201);
+            let sacks = |hi: u32| sack_ack(seg(1), &[(seg(6), seg(hi)), (seg(2), seg(5))]);
+            s.inject(t, sack_ack(seg(1), &[(seg(2), seg(3))]));
+            s.inject(t, sack_ack(seg(1), &[(seg(2), seg(4))]));
+            let out = s.inject(t, sack_ack(seg(1), &[(seg(2), seg(5))]));
+            assert_eq!(data_seqs(&out), vec![seg(1)]);
+            let st = *s.ep.cc_state();
+            let cwnd = if precise { 5500 } else { 5000 };
+            assert_eq!((st.ssthresh, st.cwnd), (5000, cwnd));
+            let mut sent = vec![];
+            for hi in 7..=11 {
+                sent.push(data_seqs(&s.inject(t, sacks(hi))));
+            }
+            let want: Vec<Vec<u32>> = vec![vec![], vec![], vec![], vec![seg(5)], vec![seg(12)]];
+            assert_eq!(sent, want, "{precise}");
+        }
+    }
+}
+
 mod ns2_estimator {
     use super::*;
     use crate::transport::Endpoint;
