@@ -7,7 +7,8 @@ bottleneck drops and CE marks, retransmitted packets, time-average queue; means 
     bench/validate/ns2profile/run_dumbbell.py [--runs N] [--jobs J]
 
 Three bottleneck cases: `droptail`, `red` (RED/ECN; packetsim with `ns2_backlog_test`, ns-2's
-`qlen > 1` test, which the profile does not reach) and `droptail_oh`: DropTail with every
+`qlen > 1` test, and `ns2_region_count`, ns-2's count of 1 on entering the region, which the
+profile does not reach) and `droptail_oh`: DropTail with every
 sender's send overhead 0.5 ms in both (ns-2 `overhead_ 0.0005`, packetsim `tcp.send_overhead`),
 which breaks the phase effect of exact timing; ns-2.35's default has no overhead.
 
@@ -32,7 +33,7 @@ TCL = os.path.join(HERE, "dumbbell_aqm.tcl")
 TOML = os.path.join(HERE, "dumbbell_aqm.toml")
 RED = ('links.bottleneck.queue={ kind = "red", red = { weight = 0.002, min_th = 5, max_th = 15, '
        'max_p = 0.1, limit = 50, mean_pkt_size = 1500, gentle = true, wait = true, '
-       'ecn = "standard", ns2_backlog_test = true } }')
+       'ecn = "standard", ns2_backlog_test = true, ns2_region_count = true } }')
 END = 60.0
 OVERHEAD = 0.0005
 CASES = ("droptail", "red", "droptail_oh")

@@ -138,11 +138,17 @@ proc add_loss {a b rate} {
     $em drop-target [new Agent/Null]
     $ns lossmodel $em $a $b
 }
-# NS2_DROPLIST=<file> in the environment: path0's losses are instead the packets whose
-# indices (from 0, whitespace-separated, as seen by the error model at R0a -> R0b) the file
-# lists (ErrorModel/List); packetsim's `loss_packets` replays the same list.
-if {[info exists env(NS2_DROPLIST)]} {
-    set fh [open $env(NS2_DROPLIST)]
+# NS2_DROPLIST=<file> (bench/validate/ns2profile/losslist.py) or LOSSLIST=<file>
+# (bench/validate/ns2profile/replay.py) in the environment: path0's losses are instead the
+# packets whose indices (from 0, whitespace-separated, as seen by the error model at R0a ->
+# R0b) the file lists (ErrorModel/List); loss0 is then ignored, and packetsim's
+# `loss_packets` replays the same list.
+set droplist_file ""
+foreach v {NS2_DROPLIST LOSSLIST} {
+    if {[info exists env($v)]} { set droplist_file $env($v) }
+}
+if {$droplist_file ne ""} {
+    set fh [open $droplist_file]
     set dl [string trim [read $fh]]
     close $fh
     set em [new ErrorModel/List]
@@ -153,6 +159,10 @@ if {[info exists env(NS2_DROPLIST)]} {
 } else {
     add_loss $R0a $R0b $loss0
 }
+# EVLOG=file (TCP only): every TCP packet S0 sends ("S time seqno") and every ACK it receives
+# ("A time ackno"), and in file.vars the agent's traced variables as ns-2 prints them.
+set evf ""
+if {[info exists env(EVLOG)]} { set evf [open $env(EVLOG) w] }
 if {$MULTI} { add_loss $R1a $R1b $loss1 }
 
 # traced links: arrivals at the receiver, departures from the sender, returns to the sender
@@ -203,6 +213,11 @@ if {$IS_SCTP} {
     $ns attach-agent $D0 $dst
     $ns connect $src $dst
 }
+if {!$IS_SCTP && $evf ne ""} {
+    set vtf [open $env(EVLOG).vars w]
+    $src attach $vtf
+    foreach v {nrexmit_ cwnd_ ssthresh_ rtt_ srtt_ rttvar_ backoff_} { $src trace $v }
+}
 set ftp [new Application/FTP]
 $ftp attach-agent $src
 $ns at 0.0 "$ftp send $FILE_BYTES"
@@ -240,6 +255,8 @@ proc finish {} {
         $proto $loss0 $loss1 $rtxToAlt $seed $rwnd $frtx $dsack $done $time $test $t_first_data $NUNITS \
         $cum $sent0 $sent1 $arr0 $arr1 $extra]
     flush stdout
+    global evf
+    if {$evf ne ""} { close $evf }
     exit 0
 }
 
@@ -247,10 +264,18 @@ set t_done -1
 Trace instproc handle {line} {
     global ns cum got NUNITS FIRST t_done t_first_data t_est sent0 sent1 arr0 arr1 D0id D1id S0id S1id \
         IS_SCTP hb
+    global evf
     set f [split [string trim $line] " "]
     set ev [lindex $f 0]
     set from [lindex $f 2]
     set to [lindex $f 3]
+    if {$evf ne ""} {
+        if {$ev eq "+" && $from == $S0id && [lindex $f 4] eq "tcp"} {
+            puts $evf "S [lindex $f 1] [lindex $f 10]"
+        } elseif {$ev eq "r" && $to == $S0id && [lindex $f 4] eq "ack"} {
+            puts $evf "A [lindex $f 1] [lindex $f 10]"
+        }
+    }
     if {$IS_SCTP} {
         set kind [string index [lindex $f 6] end]
         if {$kind eq "D"} {

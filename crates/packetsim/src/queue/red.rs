@@ -226,6 +226,11 @@ pub struct RedConfig {
     /// alone decides).
     #[serde(skip_serializing_if = "is_false")]
     pub ns2_backlog_test: bool,
+    /// ns-2.35's `count` on entering the early region (`REDQueue::enque`: with `old` clear
+    /// the arrival sets `count = 1` and `old = 1` and is not drawn; the next arrival draws
+    /// with count 2). Default false (F&J §4: the entry arrival counts 0 and is drawn).
+    #[serde(skip_serializing_if = "is_false")]
+    pub ns2_region_count: bool,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -269,6 +274,7 @@ impl Default for RedConfig {
             step: None,
             step_non_ect: StepNonEct::Drop,
             ns2_backlog_test: false,
+            ns2_region_count: false,
         }
     }
 }
@@ -344,6 +350,8 @@ pub struct RedOptions {
     pub wait: bool,
     /// ns-2 dsRED's unclamped `p_a` (see [`RedConfig::ns2_dsred_count`]).
     pub ns2_dsred_count: bool,
+    /// ns-2.35's `count = 1` on entering the region (see [`RedConfig::ns2_region_count`]).
+    pub ns2_region_count: bool,
 }
 
 /// Where the average put an arrival, after the random choice (before ECN and overflow).
@@ -484,6 +492,11 @@ impl RedCore {
             self.count = 0;
             return RedDecision::Forced;
         };
+        if opts.ns2_region_count && self.count < 0 {
+            // ns-2.35 `REDQueue::enque`, `old == 0`: count = 1, old = 1, no draw.
+            self.count = 1;
+            return RedDecision::Spared;
+        }
         self.count += 1;
         let p_b = (p_b * scale).min(1.0);
         let p_a = if opts.ns2_dsred_count {
@@ -582,6 +595,7 @@ impl Red {
                 gentle: cfg.gentle,
                 wait: cfg.wait,
                 ns2_dsred_count: cfg.ns2_dsred_count,
+                ns2_region_count: cfg.ns2_region_count,
             },
             tail: DropTail::new(cfg.limit),
             ecn: cfg.ecn,
@@ -732,6 +746,36 @@ mod tests {
             Verdict::Dropped(DropReason::Forced)
         );
         assert!(!RedConfig::default().ns2_backlog_test);
+    }
+
+    // ns-2.35 `REDQueue::enque`: the arrival that finds the average in the region with `old`
+    // clear sets `count = 1` and `old = 1` without a draw; the next one draws with count 2
+    // (`++edv_.count` first). F&J (the default) counts the entry arrival as 0 and draws. wait
+    // variant, w = 1 (avg = q = 11), min_th 2, max_th 12, max_p 1: p_b = 0.9, p_a = 0 while
+    // count < 2 (count p_b < 1) and 1 from count 2 (count p_b >= 2 - p_b): the second arrival
+    // is dropped early with the option, the third without it.
+    #[test]
+    fn ns2_region_count_enters_the_region_at_count_one_without_a_draw() {
+        for (ns2, dropped_at) in [(false, 2), (true, 1)] {
+            let mut c = cfg(1.0, 2.0, 12.0, 1.0);
+            c.wait = true;
+            c.ns2_region_count = ns2;
+            let mut red = Red::new(&c, RATE);
+            let mut rng = Rng::from_seed(1);
+            let mut p = pkt(Ecn::NotEct, dscp::BE);
+            let verdicts: Vec<Verdict> = (0..3)
+                .map(|_| arrive(&mut red, Time::ZERO, busy(11), &mut p, &mut rng))
+                .collect();
+            for (i, v) in verdicts.iter().enumerate() {
+                let want = if i == dropped_at {
+                    Verdict::Dropped(DropReason::Early)
+                } else {
+                    Verdict::Queued
+                };
+                assert_eq!(*v, want, "ns2 {ns2}, arrival {i}");
+            }
+        }
+        assert!(!RedConfig::default().ns2_region_count);
     }
 
     // The report's RED average (issue 14 item 9): each arrival's value holds until the next

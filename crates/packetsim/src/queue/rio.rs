@@ -125,6 +125,7 @@ impl Rio {
                 gentle: cfg.gentle,
                 wait: cfg.wait,
                 ns2_dsred_count: cfg.ns2_dsred_count,
+                ns2_region_count: false,
             },
             tail: DropTail::new(cfg.limit),
             ecn: cfg.ecn,

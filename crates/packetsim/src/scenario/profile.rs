@@ -130,6 +130,20 @@ pub const NS2_OPTIONS: &[ProfileOption] = &[
         source: "tcp/tcp-sack1.cc Sack1TcpAgent::recv, dupack_action, send_much",
     },
     ProfileOption {
+        table: Table::Tcp,
+        key: "sack1_clear_scoreboard",
+        value: "true",
+        ns2: "ClearScoreBoard() at a timeout and on each new ACK outside fast recovery",
+        source: "tcp/tcp-sack1.cc Sack1TcpAgent::recv, timeout; tcp/scoreboard.cc",
+    },
+    ProfileOption {
+        table: Table::Tcp,
+        key: "precision_reduce",
+        value: "true",
+        ns2: "precisionReduce_ true (cwnd_ = windowd()/2 unrounded at a fast retransmit)",
+        source: "tcp/tcp.cc TcpAgent::slowdown; tcp/tcp-reno.cc, tcp/tcp-sack1.cc",
+    },
+    ProfileOption {
         table: Table::Sctp,
         key: "fast_recovery",
         value: "true",
@@ -311,6 +325,8 @@ mod tests {
         assert_ne!(tcp.rto_initial, d.rto_initial);
         assert_ne!(tcp.sack_recovery, d.sack_recovery);
         assert!(tcp.fast_retransmit_stops_timing && !d.fast_retransmit_stops_timing);
+        assert!(tcp.sack1_clear_scoreboard && !d.sack1_clear_scoreboard);
+        assert!(tcp.precision_reduce && !d.precision_reduce);
         let zero = packetsim_kernel::Dur::ZERO;
         assert_eq!((tcp.send_overhead, d.send_overhead), (zero, zero));
         assert_eq!(tcp.validate(), Ok(()));
@@ -408,6 +424,8 @@ mod tests {
         assert_eq!(ns2.rto_initial, Dur::from_secs(3));
         assert!(!ns2.dupack_same_window);
         assert!(ns2.fast_retransmit_stops_timing);
+        assert!(ns2.sack1_clear_scoreboard);
+        assert!(ns2.precision_reduce);
         // Everything the profile does not name is the caller's.
         assert_eq!(
             TcpConfig {
@@ -419,6 +437,8 @@ mod tests {
                 rto_initial: own.rto_initial,
                 dupack_same_window: own.dupack_same_window,
                 fast_retransmit_stops_timing: own.fast_retransmit_stops_timing,
+                sack1_clear_scoreboard: own.sack1_clear_scoreboard,
+                precision_reduce: own.precision_reduce,
                 ..ns2
             },
             own

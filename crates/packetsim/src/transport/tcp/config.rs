@@ -176,6 +176,27 @@ pub struct TcpConfig {
     /// Default false: only a retransmitted segment loses its measurement (Karn, RFC 6298 §3).
     #[serde(skip_serializing_if = "is_false")]
     pub fast_retransmit_stops_timing: bool,
+    /// With `sack_recovery = "sack1"`: the SACK scoreboard is kept as ns-2.35's Sack1 keeps
+    /// it (`tcp/tcp-sack1.cc`, `ScoreBoard::ClearScoreBoard`). It is cleared at a timeout and
+    /// by every ACK of new data outside fast recovery and by the ACK that ends it, whose SACK
+    /// blocks are not recorded (`Sack1TcpAgent::recv`, `timeout`); duplicate ACKs between a
+    /// timeout and the next ACK of new data are not recorded either (`timeout_`); and the
+    /// go-back-N after a timeout does not skip SACKed data (`send_much` sends from
+    /// `t_seqno_`), so it resends segments the receiver holds. Default false: the scoreboard
+    /// keeps every SACK block above snd_una, and go-back-N skips SACKed ranges.
+    #[serde(skip_serializing_if = "is_false")]
+    pub sack1_clear_scoreboard: bool,
+    /// With `ssthresh_rule = "ns2"`: the window a fast retransmit halves is not rounded to
+    /// whole segments (ns-2.35 `TcpAgent::slowdown` with `precisionReduce_ true`, its default:
+    /// halfwin = min(cwnd, peer window) / 2 as a real number, ssthresh = (int) halfwin,
+    /// cwnd_ = halfwin). Reno's recovery then ends with cwnd = halfwin, not ssthresh
+    /// (`RenoTcpAgent::dupack_action` cuts cwnd_ and inflates only `dupwnd_`); Sack1's
+    /// recovery runs at cwnd = halfwin and sends while its pipe is below the whole part of
+    /// cwnd in segments (`Sack1TcpAgent::send_much`: `pipe_ < int(cwnd_)`). Other recoveries
+    /// ignore it. Default false: cwnd after a fast retransmit is whole segments (Sack1) or
+    /// ssthresh (Reno).
+    #[serde(skip_serializing_if = "is_false")]
+    pub precision_reduce: bool,
     /// ns-2's `overhead_` (`TcpAgent::send_much`, `timeout_nonrtx`): each time the sender
     /// could send as its window allows (on an ACK, a timeout, new application data) and
     /// would send something, it instead waits a delay drawn uniformly from [0, this) and then
@@ -438,6 +459,8 @@ impl Default for TcpConfig {
             loss_recovery: None,
             rto_ssthresh: RtoSsthresh::FlightSize,
             fast_retransmit_stops_timing: false,
+            sack1_clear_scoreboard: false,
+            precision_reduce: false,
             send_overhead: Dur::ZERO,
         }
     }

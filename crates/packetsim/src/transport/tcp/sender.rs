@@ -62,7 +62,11 @@
 //!   and the next ACK of new data (`Sack1TcpAgent::recv`, `CheckUpdate`, `timeout_`); the
 //!   fast retransmit comes from the DupThresh-th such ACK only (no IsLost trigger); under
 //!   `ssthresh_rule = ns2` cwnd becomes half of min(cwnd, peer window) in whole segments,
-//!   at least one (`slowdown(CLOSE_CWND_HALF)`); recovery sends by `transmit_sack1`.
+//!   at least one (`slowdown(CLOSE_CWND_HALF)`); recovery sends by `transmit_sack1`. With
+//!   `cfg.sack1_clear_scoreboard` the scoreboard is also kept as ns-2's (`sack1_clears`):
+//!   cleared at a timeout and by each ACK of new data outside recovery or ending it (their
+//!   SACK blocks unrecorded), not fed by duplicate ACKs between a timeout and the next ACK of
+//!   new data, and go-back-N does not skip SACKed ranges.
 //! - A SACK loss recovery (the `sack` variant, or `cfg.loss_recovery = sack`) offers SACK in
 //!   the SYN; if the peer does not permit it, the sender falls back to NewReno recovery.
 //! - A timeout during fast recovery sets ssthresh by RFC 5681 §3.1 eq. 4 on the FlightSize of
@@ -282,6 +286,13 @@ pub struct TcpSender {
     /// The controller samples deliveries (`CongestionControl::samples_deliveries`, read
     /// once): the sender then calls its delivery and SACK-recovery hooks.
     samples: bool,
+    /// The scoreboard is cleared where ns-2's Sack1 clears it (`cfg.sack1_clear_scoreboard`).
+    sack1_clear_scoreboard: bool,
+    /// ns-2's unrounded halving (`cfg.precision_reduce`).
+    precision_reduce: bool,
+    /// With `precision_reduce`: half of min(cwnd, peer window) at the last fast retransmit,
+    /// bytes (ns-2's `halfwin`), which Reno's recovery ends with.
+    halfwin: u32,
     /// ns-2's `overhead_` (`cfg.send_overhead`); None when 0.
     overhead: Option<Box<SendOverhead>>,
     stats: SenderStats,
@@ -369,6 +380,9 @@ impl TcpSender {
             consecutive_timeouts: 0,
             fast_retransmit_stops_timing: cfg.fast_retransmit_stops_timing,
             samples,
+            sack1_clear_scoreboard: cfg.sack1_clear_scoreboard,
+            precision_reduce: cfg.precision_reduce,
+            halfwin: 0,
             overhead: (cfg.send_overhead > Dur::ZERO).then(|| {
                 Box::new(SendOverhead {
                     max: cfg.send_overhead,
@@ -651,7 +665,7 @@ impl TcpSender {
     #[inline]
     fn skip_sacked(&mut self) -> Seq {
         let s = self.snd_nxt;
-        if self.sack_ok && s < self.snd_max {
+        if self.sack_ok && s < self.snd_max && !self.sack1_keeps_ns2_scoreboard() {
             if let Some((_, r)) = self.sb.sacked.containing(s) {
                 self.snd_nxt = r;
                 return r;
@@ -765,7 +779,14 @@ impl TcpSender {
         let AnyRecovery::Sack1(Sack1Recovery { pipe }) = self.rec else {
             return None;
         };
-        if (pipe as u64) * self.mss as u64 >= self.st.cwnd as u64 {
+        // ns-2 compares its pipe with int(cwnd_); with `precision_reduce` cwnd need not be
+        // whole segments.
+        let full = if self.precision_reduce {
+            pipe >= self.st.cwnd / self.mss
+        } else {
+            (pipe as u64) * self.mss as u64 >= self.st.cwnd as u64
+        };
+        if full {
             return None;
         }
         let high_sacked = self.sb.sacked.last().map_or(self.snd_una, |r| r.1);
@@ -867,7 +888,15 @@ impl TcpSender {
         if self.samples {
             self.cc.begin_ack();
         }
-        let sacked_new = if self.sack_ok && !h.sack.is_empty() {
+        // ns-2 Sack1 (`cfg.sack1_clear_scoreboard`): an ACK that clears the scoreboard, or a
+        // duplicate ACK while `timeout_` is set, leaves its SACK blocks unrecorded.
+        let sack1_clears = self.sack1_clears(ack);
+        let sack1_skips = sack1_clears
+            || (ack == self.snd_una
+                && self.sack1_keeps_ns2_scoreboard()
+                && !matches!(self.st.phase, Phase::Recovery { .. })
+                && self.sack1_after_timeout());
+        let sacked_new = if self.sack_ok && !h.sack.is_empty() && !sack1_skips {
             if self.samples {
                 // BBR counts bytes as delivered when they are SACKed (Linux `tcp_sacktag`
                 // → `tcp_rate_skb_delivered`).
@@ -916,6 +945,10 @@ impl TcpSender {
         }
         if ack > self.snd_una {
             self.on_new_ack(now, h, ece, out);
+            if sack1_clears {
+                // `Sack1TcpAgent::recv`: `scb_->ClearScoreBoard()` after `newack`.
+                self.sb.clear(self.snd_una);
+            }
         } else if self.snd_max > self.snd_una
             && h.payload == 0
             && !(wnd_changed && self.dupack_same_window)
@@ -1036,6 +1069,7 @@ impl TcpSender {
                 if ack >= recover {
                     // Full ACK: recovery ends (RFC 6582 §3.2 step 3, RFC 6675 §5).
                     self.rec.exit(&mut self.st);
+                    self.reno_exit_at_halfwin();
                     self.st.phase = Phase::Open;
                     if matches!(self.rec, AnyRecovery::Sack1(_)) {
                         // ns-2 `Sack1TcpAgent::recv`: `recover_ = 0` at the end of recovery.
@@ -1043,7 +1077,10 @@ impl TcpSender {
                     }
                 } else {
                     match self.rec.on_partial_ack(&mut self.st, acked) {
-                        PartialAck::Exit => self.st.phase = Phase::Open,
+                        PartialAck::Exit => {
+                            self.reno_exit_at_halfwin();
+                            self.st.phase = Phase::Open
+                        }
                         PartialAck::RetransmitNext { reset_timer } => {
                             // RFC 6582 §3.2 step 5: retransmit the first unacknowledged segment.
                             self.retransmit_una(now, out);
@@ -1124,9 +1161,41 @@ impl TcpSender {
     /// a timeout and the next ACK of new data (`timeout_`), and counts only if its SACK
     /// blocks cover new data (`scb_->CheckUpdate()`).
     fn sack1_ignores_dupack(&self, sacked_new: u32) -> bool {
-        let after_timeout =
-            matches!(self.st.phase, Phase::Loss { .. }) && self.last_rto_una == Some(self.snd_una);
-        after_timeout || sacked_new == 0
+        self.sack1_after_timeout() || sacked_new == 0
+    }
+
+    /// ns-2 `RenoTcpAgent` (`cfg.precision_reduce` with `ssthresh_rule = ns2`): recovery
+    /// ends with cwnd_ = halfwin as `slowdown(CLOSE_CWND_HALF)` set it, not ssthresh.
+    fn reno_exit_at_halfwin(&mut self) {
+        if self.precision_reduce
+            && self.ssthresh_rule == SsthreshRule::Ns2
+            && matches!(self.rec, AnyRecovery::Reno(_))
+        {
+            self.st.cwnd = self.halfwin;
+        }
+    }
+
+    /// ns-2 Sack1's `timeout_`: set at a timeout, cleared by the next ACK of new data.
+    fn sack1_after_timeout(&self) -> bool {
+        matches!(self.st.phase, Phase::Loss { .. }) && self.last_rto_una == Some(self.snd_una)
+    }
+
+    /// Whether the scoreboard is kept as ns-2's Sack1 keeps it (`cfg.sack1_clear_scoreboard`
+    /// with Sack1 recovery and SACK agreed).
+    fn sack1_keeps_ns2_scoreboard(&self) -> bool {
+        self.sack1_clear_scoreboard && self.sack_ok && matches!(self.rec, AnyRecovery::Sack1(_))
+    }
+
+    /// Whether an ACK of `ack` clears the scoreboard as ns-2's `Sack1TcpAgent::recv` does
+    /// (`ScoreBoard::ClearScoreBoard`): an ACK of new data outside fast recovery, or the one
+    /// that ends it (at or beyond `recover_`); a partial ACK in recovery does not.
+    fn sack1_clears(&self, ack: Seq) -> bool {
+        self.sack1_keeps_ns2_scoreboard()
+            && ack > self.snd_una
+            && match self.st.phase {
+                Phase::Recovery { recover } => ack >= recover,
+                _ => true,
+            }
     }
 
     /// RFC 3042 §2 (ns-2 `TcpAgent::send_one`): one segment from snd_nxt, if it ends within
@@ -1183,6 +1252,8 @@ impl TcpSender {
         self.cc.on_congestion(&mut self.st, Congestion::Loss);
         if self.ssthresh_rule == SsthreshRule::Ns2 {
             self.st.ssthresh = self.ns2_ssthresh(cwnd_before);
+            // ns-2 `slowdown` with `precisionReduce_`: halfwin = windowd() / 2, at least 1.
+            self.halfwin = (cwnd_before.min(self.peer_wnd) / 2).max(self.mss);
         }
         self.st.bytes_in_flight = self.snd_max - self.snd_una;
         self.loss_recover = Some(self.snd_max);
@@ -1231,7 +1302,11 @@ impl TcpSender {
         }
         if self.ssthresh_rule == SsthreshRule::Ns2 {
             let w = cwnd_before.min(self.peer_wnd) / self.mss;
-            self.st.cwnd = (w / 2).max(1) * self.mss;
+            self.st.cwnd = if self.precision_reduce {
+                self.halfwin
+            } else {
+                (w / 2).max(1) * self.mss
+            };
         }
     }
 

@@ -205,6 +205,72 @@ mod ssthresh_rule {
     }
 }
 
+mod precision_reduce {
+    use super::*;
+    use crate::transport::tcp::cc::Phase;
+
+    fn ns2(variant: Variant, precise: bool) -> TcpConfig {
+        TcpConfig {
+            ssthresh_rule: SsthreshRule::Ns2,
+            precision_reduce: precise,
+            ..cfg(variant)
+        }
+    }
+
+    // ns-2.35 `TcpAgent::slowdown` with `precisionReduce_ true` (ns-default.tcl's default
+    // since 2006): halfwin = windowd() / 2, a real number; ssthresh = (int) halfwin and
+    // cwnd_ = halfwin. `RenoTcpAgent::dupack_action` cuts with CLOSE_CWND_HALF and inflates
+    // only `dupwnd_`, so the ACK that ends recovery leaves cwnd_ = halfwin. 11 segments out,
+    // segment 1 lost: ssthresh 5 packets in both, cwnd after recovery 5.5 packets with
+    // `precision_reduce`, 5 without (RFC 5681 §3.2 step 6: cwnd = ssthresh).
+    #[test]
+    fn reno_recovery_ends_at_half_the_window_unrounded() {
+        assert!(!TcpConfig::default().precision_reduce);
+        for (precise, want) in [(false, 5000), (true, 5500)] {
+            let mut s = after_first_ack(&ns2(Variant::Reno, precise));
+            for _ in 0..3 {
+                s.inject(ms(201), ack(seg(1)));
+            }
+            let st = *s.ep.cc_state();
+            assert_eq!((st.ssthresh, st.cwnd), (5000, 8000), "{precise}");
+            s.inject(ms(300), ack(seg(12)));
+            let st = *s.ep.cc_state();
+            assert_eq!((st.phase, st.ssthresh, st.cwnd), (Phase::Open, 5000, want));
+        }
+    }
+
+    // `Sack1TcpAgent::dupack_action` -> slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF):
+    // cwnd_ = 11 / 2 = 5.5 packets, and `send_much` sends in recovery while
+    // `pipe_ < int(cwnd_)`, i.e. below 5. pipe_ starts at 11 - 3 = 8; the 4th ACK after
+    // the retransmission brings it to 4 and exactly one hole (segment 5) goes: not a second,
+    // as comparing pipe with 5.5 packets would allow.
+    #[test]
+    fn sack1_cwnd_is_half_the_window_and_pipe_compares_with_its_whole_part() {
+        for precise in [false, true] {
+            let c = TcpConfig {
+                sack_recovery: SackRecoveryKind::Sack1,
+                ..ns2(Variant::Sack, precise)
+            };
+            let mut s = after_first_ack(&c);
+            let t = ms(201);
+            let sacks = |hi: u32| sack_ack(seg(1), &[(seg(6), seg(hi)), (seg(2), seg(5))]);
+            s.inject(t, sack_ack(seg(1), &[(seg(2), seg(3))]));
+            s.inject(t, sack_ack(seg(1), &[(seg(2), seg(4))]));
+            let out = s.inject(t, sack_ack(seg(1), &[(seg(2), seg(5))]));
+            assert_eq!(data_seqs(&out), vec![seg(1)]);
+            let st = *s.ep.cc_state();
+            let cwnd = if precise { 5500 } else { 5000 };
+            assert_eq!((st.ssthresh, st.cwnd), (5000, cwnd));
+            let mut sent = vec![];
+            for hi in 7..=11 {
+                sent.push(data_seqs(&s.inject(t, sacks(hi))));
+            }
+            let want: Vec<Vec<u32>> = vec![vec![], vec![], vec![], vec![seg(5)], vec![seg(12)]];
+            assert_eq!(sent, want, "{precise}");
+        }
+    }
+}
+
 mod ns2_estimator {
     use super::*;
     use crate::transport::Endpoint;
@@ -436,6 +502,107 @@ mod sack1 {
                 assert_eq!(s.ep.stats().fast_retransmits, 0);
                 assert_eq!(s.ep.stats().dupacks, 4);
             }
+        }
+    }
+
+    fn sack1_clearing(clear: bool) -> TcpConfig {
+        TcpConfig {
+            sack1_clear_scoreboard: clear,
+            ..sack1()
+        }
+    }
+
+    // `Sack1TcpAgent::timeout` clears the scoreboard (`ScoreBoard::ClearScoreBoard`) and sets
+    // `timeout_`, under which `recv` does not call `UpdateScoreBoard` for duplicate ACKs;
+    // the next ACK of new data clears it again before anything is sent, so `send_much`'s
+    // `GetNextRetran` finds nothing and the go-back-N sends from `t_seqno_` whatever the
+    // receiver holds. Segment 1 lost, 2-5 held: after the timeout's resend of 0 is acked
+    // (cwnd 2), ns-2 sends 1 and 2. Without the option the sender remembers 2-5 SACKed,
+    // skips them, and the window (snd_una + 2 segments) lets only 1 go.
+    #[test]
+    fn timeout_go_back_n_resends_what_the_receiver_holds() {
+        assert!(!TcpConfig::default().sack1_clear_scoreboard);
+        for (clear, want) in [(false, vec![seg(1)]), (true, vec![seg(1), seg(2)])] {
+            let mut s = sender(&sack1_clearing(clear));
+            assert_eq!(data_seqs(&s.fire(ms(400))), vec![seg(0)]);
+            for hi in 3..7 {
+                let dup = sack_ack(seg(0), &[(seg(2), seg(hi))]);
+                assert!(s.inject(ms(401), dup).is_empty());
+            }
+            let new = sack_ack(seg(1), &[(seg(2), seg(6))]);
+            assert_eq!(data_seqs(&s.inject(ms(500), new)), want, "clear {clear}");
+            assert_eq!(s.ep.cc_state().cwnd, 2000);
+        }
+    }
+
+    // `Sack1TcpAgent::recv` outside fast recovery: an ACK of new data calls
+    // `ClearScoreBoard` (its SACK blocks unrecorded), so the next duplicate ACK rebuilds the
+    // scoreboard and counts (`CheckUpdate`) even if its block was reported before. Segment
+    // 0 reordered behind 3, segments 1 and 2 lost: the ACK of 0 repeats the block 3, and so
+    // does the first duplicate ACK after it (a duplicate arrival). With the clear, that
+    // duplicate counts and the third SACKing duplicate retransmits 1 (`dupack_action`);
+    // without it only two count and nothing is sent.
+    #[test]
+    fn new_ack_outside_recovery_forgets_the_sacked_blocks() {
+        for (clear, want) in [(false, vec![]), (true, vec![seg(1)])] {
+            let mut s = sender(&sack1_clearing(clear));
+            let held = |hi| sack_ack(seg(1), &[(seg(3), seg(hi))]);
+            assert!(s
+                .inject(ms(200), sack_ack(seg(0), &[(seg(3), seg(4))]))
+                .is_empty());
+            assert_eq!(
+                data_seqs(&s.inject(ms(201), held(4))),
+                vec![seg(10), seg(11)]
+            );
+            assert!(s.inject(ms(202), held(4)).is_empty());
+            assert!(s.inject(ms(203), held(5)).is_empty());
+            let out = s.inject(ms(204), held(6));
+            assert_eq!(data_seqs(&out), want, "clear {clear}");
+            assert_eq!(s.ep.stats().fast_retransmits, u64::from(clear));
+        }
+    }
+
+    // `Sack1TcpAgent::recv` in fast recovery: the ACK at or beyond `recover_` ends recovery
+    // and calls `ClearScoreBoard`. After the scripted recovery of segments 2, 5 and 7 (as
+    // `recovers_the_scripted_losses_with_the_segments_ns2_sends`), segment 15 is lost and
+    // the full ACK (of 0-14) already SACKs 16: the duplicate ACKs repeating 16 and adding
+    // 17, 18 count three times with the clear (fast retransmit of 15), twice without.
+    #[test]
+    fn full_ack_ending_recovery_forgets_the_sacked_blocks() {
+        for clear in [false, true] {
+            let mut s = after_two_acks(&sack1_clearing(clear));
+            let t = ms(201);
+            s.inject(t, sack_ack(seg(2), &[(seg(3), seg(4))]));
+            s.inject(t, sack_ack(seg(2), &[(seg(3), seg(5))]));
+            let out = s.inject(t, sack_ack(seg(2), &[(seg(6), seg(7)), (seg(3), seg(5))]));
+            assert_eq!(data_seqs(&out), vec![seg(2)]);
+            for hi in 9..=14 {
+                s.inject(
+                    t,
+                    sack_ack(
+                        seg(2),
+                        &[(seg(8), seg(hi)), (seg(6), seg(7)), (seg(3), seg(5))],
+                    ),
+                );
+            }
+            let partial = sack_ack(seg(5), &[(seg(8), seg(14)), (seg(6), seg(7))]);
+            assert_eq!(
+                data_seqs(&s.inject(ms(300), partial)),
+                vec![seg(15), seg(16)]
+            );
+            // Full ACK of 14 with 16 SACKed (15 lost): recovery ends, cwnd 6, 17-20 go out.
+            let full = |hi| sack_ack(seg(15), &[(seg(16), seg(hi))]);
+            assert_eq!(
+                data_seqs(&s.inject(ms(310), full(17))),
+                (17..21).map(seg).collect::<Vec<_>>()
+            );
+            assert!(matches!(s.ep.cc_state().phase, Phase::Open));
+            assert!(s.inject(ms(320), full(17)).is_empty());
+            assert!(s.inject(ms(321), full(18)).is_empty());
+            let out = s.inject(ms(322), full(19));
+            let want = if clear { vec![seg(15)] } else { vec![] };
+            assert_eq!(data_seqs(&out), want, "clear {clear}");
+            assert_eq!(s.ep.stats().fast_retransmits, 1 + u64::from(clear));
         }
     }
 
