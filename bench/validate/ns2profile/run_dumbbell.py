@@ -7,8 +7,10 @@ bottleneck drops and CE marks, retransmitted packets, time-average queue; means 
     bench/validate/ns2profile/run_dumbbell.py [--runs N] [--jobs J]
 
 Three bottleneck cases: `droptail`, `red` (RED/ECN; packetsim with `ns2_backlog_test`, ns-2's
-`qlen > 1` test, and `ns2_region_count`, ns-2's count of 1 on entering the region, which the
-profile does not reach) and `droptail_oh`: DropTail with every
+`qlen > 1` test, `ns2_region_count`, ns-2's count of 1 on entering the region, `ns2_mark_p`,
+ns-2's `use_mark_p_`/`mark_p_ 0.1`, and `ns2_idle_decay`, which the profile does not reach;
+and the TCP key `ns2_ecn_cut`, ns-2's ECN halving of the window, not yet in the profile) and
+`droptail_oh`: DropTail with every
 sender's send overhead 0.5 ms in both (ns-2 `overhead_ 0.0005`, packetsim `tcp.send_overhead`),
 which breaks the phase effect of exact timing; ns-2.35's default has no overhead.
 
@@ -33,7 +35,8 @@ TCL = os.path.join(HERE, "dumbbell_aqm.tcl")
 TOML = os.path.join(HERE, "dumbbell_aqm.toml")
 RED = ('links.bottleneck.queue={ kind = "red", red = { weight = 0.002, min_th = 5, max_th = 15, '
        'max_p = 0.1, limit = 50, mean_pkt_size = 1500, gentle = true, wait = true, '
-       'ecn = "standard", ns2_backlog_test = true, ns2_region_count = true } }')
+       'ecn = "standard", ns2_backlog_test = true, ns2_region_count = true, ns2_mark_p = 0.1, '
+       'ns2_idle_decay = true } }')
 END = 60.0
 OVERHEAD = 0.0005
 CASES = ("droptail", "red", "droptail_oh")
@@ -85,7 +88,7 @@ def ps_one(binary, case, seed):
     out = os.path.join(RAW, f"ps-{case}-{seed}")
     args = [binary, "run", TOML, "--out", out, "--seed", str(seed), "--set", 'profile="ns2"']
     if case == "red":
-        args += ["--set", RED, "--set", "tcp.ecn=true"]
+        args += ["--set", RED, "--set", "tcp.ecn=true", "--set", "tcp.ns2_ecn_cut=true"]
     if case == "droptail_oh":
         args += ["--set", f'tcp.send_overhead="{OVERHEAD * 1000}ms"']
     subprocess.run(args, check=True, capture_output=True)

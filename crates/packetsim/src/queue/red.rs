@@ -231,6 +231,19 @@ pub struct RedConfig {
     /// with count 2). Default false (F&J §4: the entry arrival counts 0 and is drawn).
     #[serde(skip_serializing_if = "is_false")]
     pub ns2_region_count: bool,
+    /// ns-2.35's `use_mark_p_` with `mark_p_` (`queue/red.cc` `REDQueue::drop_early`): a
+    /// chosen ECN-capable arrival is marked only while `p_b` (before the count correction
+    /// and the byte scaling) is below this value; from it on the arrival is dropped early
+    /// like a packet that is not ECN-capable. ns-2.35's defaults are `use_mark_p_ true`,
+    /// `mark_p_ 0.1`. Default none: every chosen ECN-capable arrival gets the ECN action.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ns2_mark_p: Option<f64>,
+    /// ns-2.35's idle-time decay (`queue/red.cc` `REDQueue::enque` and `estimator`): an
+    /// arrival to an idle link decays the average `int(ptc (now - idletime)) + 1` times
+    /// (whole typical packet times, rounded down, plus the arrival's own update with an empty
+    /// queue). Default false: `(1 - w)^m` with `m` real (F&J §4).
+    #[serde(skip_serializing_if = "is_false")]
+    pub ns2_idle_decay: bool,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -275,6 +288,8 @@ impl Default for RedConfig {
             step_non_ect: StepNonEct::Drop,
             ns2_backlog_test: false,
             ns2_region_count: false,
+            ns2_mark_p: None,
+            ns2_idle_decay: false,
         }
     }
 }
@@ -326,6 +341,14 @@ impl RedConfig {
                 "expected `step` with it (it applies to step marking only)".into(),
             ));
         }
+        if let Some(m) = self.ns2_mark_p {
+            if !(m > 0.0 && m <= 1.0) {
+                return Err((
+                    "ns2_mark_p",
+                    format!("expected a probability in (0, 1], got {m}"),
+                ));
+            }
+        }
         match self.step {
             Some(k) if !(k.is_finite() && k >= 0.0) => Err((
                 "step",
@@ -352,6 +375,8 @@ pub struct RedOptions {
     pub ns2_dsred_count: bool,
     /// ns-2.35's `count = 1` on entering the region (see [`RedConfig::ns2_region_count`]).
     pub ns2_region_count: bool,
+    /// ns-2.35's whole-packet idle decay (see [`RedConfig::ns2_idle_decay`]).
+    pub ns2_idle_decay: bool,
 }
 
 /// Where the average put an arrival, after the random choice (before ECN and overflow).
@@ -417,6 +442,12 @@ impl RedCore {
     pub fn update(&mut self, opts: &RedOptions, now: Time, q: f64, idle_since: Option<Time>) {
         let w = opts.weight;
         match idle_since {
+            Some(t) if opts.ns2_idle_decay => {
+                // ns-2.35 `estimator(q, m + 1, ..)` with `m = int(ptc * idle)`, q = 0.
+                let m = now.saturating_since(t).as_nanos() / opts.s.as_nanos();
+                let m = i32::try_from(m.saturating_add(1)).unwrap_or(i32::MAX);
+                self.avg *= (1.0 - w).powi(m);
+            }
             Some(t) => {
                 let m = now.saturating_since(t).as_nanos() as f64 / opts.s.as_nanos() as f64;
                 self.avg *= (1.0 - w).powf(m);
@@ -581,6 +612,8 @@ pub struct Red {
     step_non_ect: StepNonEct,
     /// ns-2.35's `qlen > 1` test ([`RedConfig::ns2_backlog_test`]).
     ns2_backlog_test: bool,
+    /// ns-2.35's `mark_p_` ([`RedConfig::ns2_mark_p`]).
+    ns2_mark_p: Option<f64>,
 }
 
 impl Red {
@@ -596,6 +629,7 @@ impl Red {
                 wait: cfg.wait,
                 ns2_dsred_count: cfg.ns2_dsred_count,
                 ns2_region_count: cfg.ns2_region_count,
+                ns2_idle_decay: cfg.ns2_idle_decay,
             },
             tail: DropTail::new(cfg.limit),
             ecn: cfg.ecn,
@@ -604,6 +638,7 @@ impl Red {
             step: cfg.step,
             step_non_ect: cfg.step_non_ect,
             ns2_backlog_test: cfg.ns2_backlog_test,
+            ns2_mark_p: cfg.ns2_mark_p,
         }
     }
 
@@ -671,6 +706,12 @@ impl Admission for Red {
             }
             Some(_) => RedDecision::Below,
         };
+        if let (RedDecision::Chosen, Some(mark_p)) = (d, self.ns2_mark_p) {
+            // ns-2.35 `REDQueue::drop_early`: mark only `if (!use_mark_p || v_prob1 < mark_p)`.
+            if self.core.p_b(self.opts.gentle).is_some_and(|p| p >= mark_p) {
+                return Verdict::Dropped(DropReason::Early);
+            }
+        }
         let full = self.tail.is_full(q.len, pkt.size);
         verdict(&mut self.core, d, self.ecn, full, pkt)
     }
@@ -776,6 +817,84 @@ mod tests {
             }
         }
         assert!(!RedConfig::default().ns2_region_count);
+    }
+
+    // ns-2.35 `REDQueue::drop_early`: a chosen ECT arrival gets CE only
+    // `if (!use_mark_p_ || v_prob1 < mark_p_)`, else it is dropped; v_prob1 is
+    // `calculate_p_new`'s p_b. w = 1 (avg = q), min_th 2, max_th 12, max_p 0.1, gentle, mark_p
+    // 0.1: q = 6 gives p_b 0.04 (marked either way); q = 12 gives p_b = max_p = 0.1 exactly
+    // and q = 23 gives 0.925 (dropped early with the option, marked without). The first
+    // arrival that is not queued is checked (count grows until one is chosen).
+    #[test]
+    fn ns2_mark_p_drops_chosen_ect_arrivals_from_mark_p_on() {
+        for (mark_p, q, want) in [
+            (None, 6, Verdict::Marked),
+            (Some(0.1), 6, Verdict::Marked),
+            (None, 12, Verdict::Marked),
+            (Some(0.1), 12, Verdict::Dropped(DropReason::Early)),
+            (None, 23, Verdict::Marked),
+            (Some(0.1), 23, Verdict::Dropped(DropReason::Early)),
+        ] {
+            let mut c = cfg(1.0, 2.0, 12.0, 0.1);
+            c.gentle = true;
+            c.ecn = EcnAction::Standard;
+            c.ns2_mark_p = mark_p;
+            let mut red = Red::new(&c, RATE);
+            let mut rng = Rng::from_seed(3);
+            let first = (0..1000)
+                .map(|_| {
+                    let mut p = pkt(Ecn::Ect0, dscp::BE);
+                    arrive(&mut red, Time::ZERO, busy(q), &mut p, &mut rng)
+                })
+                .find(|v| *v != Verdict::Queued);
+            assert_eq!(first, Some(want), "mark_p {mark_p:?}, q {q}");
+        }
+        assert_eq!(RedConfig::default().ns2_mark_p, None);
+        let c = RedConfig {
+            ns2_mark_p: Some(0.0),
+            ..Default::default()
+        };
+        assert_eq!(c.validate().unwrap_err().0, "ns2_mark_p");
+    }
+
+    // ns-2.35 `REDQueue::enque`: after idle time T the arrival runs `estimator(0, m + 1, ..)`
+    // with `m = int(ptc T)`, i.e. int(T/s) + 1 decays; F&J's m = T/s is real. w = 0.25,
+    // s = 1 ms, avg 1 (one arrival at q = 4), idle 2.5 ms: 0.75^3 = 27/64 with the option,
+    // 0.75^2.5 without; idle 0 (arrival as the link frees): one decay, 0.75, against none.
+    #[test]
+    fn ns2_idle_decay_rounds_down_and_adds_the_arrivals_update() {
+        for (ns2, idle_us, want) in [
+            (true, 2500, 27.0 / 64.0),
+            (false, 2500, 0.75f64.powf(2.5)),
+            (true, 0, 0.75),
+            (false, 0, 1.0),
+        ] {
+            let mut c = cfg(0.25, 5.0, 15.0, 0.1);
+            c.ns2_idle_decay = ns2;
+            let mut red = Red::new(&c, RATE);
+            let mut rng = Rng::from_seed(1);
+            let mut p = pkt(Ecn::NotEct, dscp::BE);
+            arrive(&mut red, Time::ZERO, busy(4), &mut p, &mut rng);
+            assert_eq!(red.average(), 1.0);
+            let t = Time::from_millis(1);
+            let idle = QueueView {
+                idle_since: Some(t),
+                ..Default::default()
+            };
+            arrive(
+                &mut red,
+                t + Dur::from_micros(idle_us),
+                idle,
+                &mut p,
+                &mut rng,
+            );
+            assert!(
+                (red.average() - want).abs() < 1e-15,
+                "ns2 {ns2}, idle {idle_us} us: {} vs {want}",
+                red.average()
+            );
+        }
+        assert!(!RedConfig::default().ns2_idle_decay);
     }
 
     // The report's RED average (issue 14 item 9): each arrival's value holds until the next

@@ -126,6 +126,7 @@ impl Rio {
                 wait: cfg.wait,
                 ns2_dsred_count: cfg.ns2_dsred_count,
                 ns2_region_count: false,
+                ns2_idle_decay: false,
             },
             tail: DropTail::new(cfg.limit),
             ecn: cfg.ecn,

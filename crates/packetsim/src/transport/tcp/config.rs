@@ -197,6 +197,14 @@ pub struct TcpConfig {
     /// ssthresh (Reno).
     #[serde(skip_serializing_if = "is_false")]
     pub precision_reduce: bool,
+    /// The ECN reduction as ns-2.35 makes it (`TcpAgent::ecn`, which calls
+    /// `slowdown(CLOSE_CWND_HALF|CLOSE_SSTHRESH_HALF)`, `tcp/tcp.cc`): the window halved is
+    /// min(cwnd, peer window), not the data in flight; ssthresh = the half in whole segments
+    /// (at least 2) and cwnd = the half (unrounded with `precision_reduce`, else in whole
+    /// segments; at least one segment). Default false: RFC 3168 §6.1.2 as the Reno
+    /// controller makes it, cwnd = ssthresh = max(min(cwnd, FlightSize)/2, 2 SMSS).
+    #[serde(skip_serializing_if = "is_false")]
+    pub ns2_ecn_cut: bool,
     /// ns-2's `overhead_` (`TcpAgent::send_much`, `timeout_nonrtx`): each time the sender
     /// could send as its window allows (on an ACK, a timeout, new application data) and
     /// would send something, it instead waits a delay drawn uniformly from [0, this) and then
@@ -461,6 +469,7 @@ impl Default for TcpConfig {
             fast_retransmit_stops_timing: false,
             sack1_clear_scoreboard: false,
             precision_reduce: false,
+            ns2_ecn_cut: false,
             send_overhead: Dur::ZERO,
         }
     }

@@ -290,6 +290,8 @@ pub struct TcpSender {
     sack1_clear_scoreboard: bool,
     /// ns-2's unrounded halving (`cfg.precision_reduce`).
     precision_reduce: bool,
+    /// ns-2's ECN reduction (`cfg.ns2_ecn_cut`).
+    ns2_ecn_cut: bool,
     /// With `precision_reduce`: half of min(cwnd, peer window) at the last fast retransmit,
     /// bytes (ns-2's `halfwin`), which Reno's recovery ends with.
     halfwin: u32,
@@ -382,6 +384,7 @@ impl TcpSender {
             samples,
             sack1_clear_scoreboard: cfg.sack1_clear_scoreboard,
             precision_reduce: cfg.precision_reduce,
+            ns2_ecn_cut: cfg.ns2_ecn_cut,
             halfwin: 0,
             overhead: (cfg.send_overhead > Dur::ZERO).then(|| {
                 Box::new(SendOverhead {
@@ -987,8 +990,20 @@ impl TcpSender {
             return;
         }
         self.st.bytes_in_flight = self.snd_max - self.snd_una;
+        let cwnd_before = self.st.cwnd;
         // RFC 3168 §6.1.2, spec 4 §2.6: halve the window; nothing is retransmitted.
         self.cc.on_congestion(&mut self.st, Congestion::Ecn);
+        if self.ns2_ecn_cut {
+            // ns-2.35 `TcpAgent::ecn` -> `slowdown(CLOSE_CWND_HALF|CLOSE_SSTHRESH_HALF)`:
+            // halfwin = windowd() / 2, ssthresh_ = (int) halfwin (at least 2), cwnd_ = halfwin.
+            let win = cwnd_before.min(self.peer_wnd);
+            self.st.ssthresh = self.ns2_ssthresh(cwnd_before);
+            self.st.cwnd = if self.precision_reduce {
+                (win / 2).max(self.mss)
+            } else {
+                (win / self.mss / 2).max(1) * self.mss
+            };
+        }
         self.stats.ecn_reductions += 1;
         self.window_reduced();
     }

@@ -205,6 +205,66 @@ mod ssthresh_rule {
     }
 }
 
+mod ns2_ecn_cut {
+    use super::*;
+    use crate::packet::{TcpFlags, TcpHeader};
+    use crate::transport::tcp::cc::Phase;
+
+    fn ece(n: u32) -> TcpHeader {
+        ack(n).with_flags(TcpFlags::ECE)
+    }
+
+    // ns-2.35 `TcpAgent::ecn` -> `slowdown(CLOSE_CWND_HALF|CLOSE_SSTHRESH_HALF)`: halfwin =
+    // windowd() / 2 with windowd() = min(cwnd_, wnd_), whatever is in flight; ssthresh_ =
+    // (int) halfwin, cwnd_ = halfwin. An application with 5 segments to send leaves 5000
+    // bytes in flight under a 10000-byte cwnd; an ECE ACK of segment 0 then gives
+    // RFC 3168's min(cwnd, FlightSize)/2 = 2500 bytes of cwnd and ssthresh without the
+    // option, and ns-2's 5000 / 5000 with it (precision_reduce or not: 10 segments halve
+    // to a whole 5). From cwnd 11000 (one more ACK first), ns-2 halves to 5500 unrounded
+    // with `precision_reduce`, 5000 without; ssthresh 5000 in both.
+    #[test]
+    fn ece_halves_the_window_not_the_flight() {
+        assert!(!TcpConfig::default().ns2_ecn_cut);
+        for (ns2, precise, want) in [
+            (false, false, (2500, 2500)),
+            (true, false, (5000, 5000)),
+            (true, true, (5000, 5000)),
+        ] {
+            let c = TcpConfig {
+                ecn: true,
+                ns2_ecn_cut: ns2,
+                precision_reduce: precise,
+                ..cfg(Variant::Reno)
+            };
+            let (mut s, sent) = Script::established(&c, AppData::Bytes(5000));
+            assert_eq!(data_seqs(&sent).len(), 5);
+            s.inject(ms(200), ece(seg(1)));
+            let st = *s.ep.cc_state();
+            assert_eq!((st.cwnd, st.ssthresh), want, "ns2 {ns2}, precise {precise}");
+            assert_eq!(st.phase, Phase::Open);
+            assert_eq!(s.ep.stats().ecn_reductions, 1);
+        }
+        for (precise, want_cwnd) in [(false, 5000), (true, 5500)] {
+            let c = TcpConfig {
+                ecn: true,
+                ns2_ecn_cut: true,
+                precision_reduce: precise,
+                ..cfg(Variant::Reno)
+            };
+            let (mut s, _) = Script::established(&c, AppData::Unlimited);
+            s.inject(ms(200), ack(seg(1)));
+            assert_eq!(s.ep.cc_state().cwnd, 11_000);
+            s.inject(ms(201), ece(seg(2)));
+            let st = *s.ep.cc_state();
+            assert_eq!(
+                (st.cwnd, st.ssthresh),
+                (want_cwnd, 5000),
+                "precise {precise}"
+            );
+        }
+    }
+}
+
 mod precision_reduce {
     use super::*;
     use crate::transport::tcp::cc::Phase;
