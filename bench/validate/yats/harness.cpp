@@ -2,7 +2,8 @@
 // CBRFrame, AAL5Send, AAL5Rec, MuxEPD) without the Lua layer: the fields the Lua constructors
 // set are set here, then act()/connectact() as yats/tcpip.lua does. Build with build.sh (the
 // YATS sources come from a luayats checkout and are never copied into this repository).
-// Usage: yats RTOMIN_S SEED B T WND SLOTS FRETR AAL5BUF [TRACE]; env GAPS=1 prints the gaps.
+// Usage: yats RTOMIN_S SEED B T WND SLOTS FRETR AAL5BUF [TRACE]; env GAPS=1 prints the gaps,
+// EVLOG=1 logs drops and segments to stderr (LOGRETR=1: timeouts, YATS's own log).
 #include <vector>
 #include <algorithm>
 #include "defs.h"
@@ -48,7 +49,8 @@ struct Obs : public muxEPD {
   void late(event *e) {
     int n = inp_ptr - inp_buff;
     arrivals += n;
-    muxEPD::late(e);
+    if (evlog) late_logged(n);
+    else muxEPD::late(e);
     if (n == 0 && q.getlen() == 0) {
       ++idle_run;
     } else {
@@ -61,6 +63,52 @@ struct Obs : public muxEPD {
   void early(event *e) {
     ++sent;
     mux::early(e);
+  }
+  // EVLOG: muxEPD::late's rules (same random order, same my_rand() calls, checked to give
+  // identical runs) with one stderr line per frame and cause when a frame loses cells:
+  // "DROP t=<slot> c=<vc> frame=<n-th frame of the vc at the mux> cause=<...> q=<queue>".
+  // A refused frame's later cells are "RefusedRest"; "PpdTail" follows an overflow.
+  bool evlog = false;
+  int fr[64] = {0}, lastf[64] = {0}, lastc[64] = {0};
+  void late_logged(int n) {
+    while (n != 0) {
+      inpstruct *p = n > 1 ? inp_buff + (my_rand() % n) : inp_buff;
+      aal5Cell *pc = (aal5Cell *) p->pdata;
+      int vc = pc->vci, ql = q.getlen(), cause = 0;
+      if (vciFirst[vc]) {
+        vciFirst[vc] = FALSE;
+        ++fr[vc];
+        vciOK[vc] = ql >= epdThresh ? FALSE : TRUE;
+        if (!vciOK[vc]) cause = 3;
+      } else if (!vciOK[vc]) {
+        cause = lastc[vc] == 1 || lastc[vc] == 2 ? 2 : 4;
+      }
+      if (pc->pt == 1) vciFirst[vc] = TRUE;
+      if (vciOK[vc]) {
+        if (!q.enqueue(pc)) { dropItem(p); vciOK[vc] = FALSE; cause = 1; }
+      } else dropItem(p);
+      if (cause && (lastf[vc] != fr[vc] || lastc[vc] != cause)) {
+        lastf[vc] = fr[vc];
+        lastc[vc] = cause;
+        static const char *nm[] = {"", "Overflow", "PpdTail", "EpdRefusal", "RefusedRest"};
+        fprintf(stderr, "DROP t=%d c=%d frame=%d cause=%s q=%d\n", SimTime, vc, fr[vc], nm[cause], ql);
+      }
+      *p = inp_buff[--n];
+    }
+    inp_ptr = inp_buff;
+    if (q.getlen() != 0) alarme(&std_evt, 1);
+  }
+};
+
+// EVLOG: logs each segment a sender hands to its AAL5 adapter (after its processing time):
+// "SEG t=<slot> c=<conn> seq=<first byte> len=<IP length>"; its k-th line is frame k at the mux.
+struct SegTap : public root {
+  root *to;
+  int idx;
+  rec_typ REC(data *pd, int k) {
+    tcpipFrame *f = (tcpipFrame *) pd;
+    fprintf(stderr, "SEG t=%d c=%d seq=%d len=%d\n", SimTime, idx, f->TCPseq, f->frameLen);
+    return to->rec(pd, k);
   }
 };
 
@@ -135,6 +183,7 @@ int main(int argc, char **argv) {
   m->vciOK = new int[N];
   for (int i = 0; i < N; ++i) m->vciFirst[i] = m->vciOK[i] = TRUE;
   if (trace) m->traceN = 500000;
+  m->evlog = getenv("EVLOG") != NULL;
   Demux *dm = new Demux;
   dm->name = (char *) "demux";
   m->suc = dm;
@@ -232,7 +281,10 @@ int main(int argc, char **argv) {
     // wiring
     c->suc = s;
     c->shand = tcpipsend::InpData;
-    s->add_output(1, a, 0);   // SucData -> aal data
+    if (getenv("EVLOG")) {
+      SegTap *st = new SegTap; st->name = (char *) "segtap"; st->to = a; st->idx = i;
+      s->add_output(1, st, 0);  // SucData -> (log) -> aal data
+    } else s->add_output(1, a, 0);   // SucData -> aal data
     s->add_output(2, c, 0);   // SucCtrl -> src ctrl
     a->add_output(1, m, i);   // cells -> mux input i
     a->add_output(2, s, tcpipsend::InpStart);
