@@ -144,6 +144,13 @@ pub const NS2_OPTIONS: &[ProfileOption] = &[
         source: "tcp/tcp.cc TcpAgent::slowdown; tcp/tcp-reno.cc, tcp/tcp-sack1.cc",
     },
     ProfileOption {
+        table: Table::Tcp,
+        key: "ns2_ecn_cut",
+        value: "true",
+        ns2: "an ECE calls slowdown(CLOSE_CWND_HALF|CLOSE_SSTHRESH_HALF): half of min(cwnd, wnd)",
+        source: "tcp/tcp.cc TcpAgent::ecn, TcpAgent::slowdown",
+    },
+    ProfileOption {
         table: Table::Sctp,
         key: "fast_recovery",
         value: "true",
@@ -327,6 +334,7 @@ mod tests {
         assert!(tcp.fast_retransmit_stops_timing && !d.fast_retransmit_stops_timing);
         assert!(tcp.sack1_clear_scoreboard && !d.sack1_clear_scoreboard);
         assert!(tcp.precision_reduce && !d.precision_reduce);
+        assert!(tcp.ns2_ecn_cut && !d.ns2_ecn_cut);
         let zero = packetsim_kernel::Dur::ZERO;
         assert_eq!((tcp.send_overhead, d.send_overhead), (zero, zero));
         assert_eq!(tcp.validate(), Ok(()));
@@ -426,6 +434,7 @@ mod tests {
         assert!(ns2.fast_retransmit_stops_timing);
         assert!(ns2.sack1_clear_scoreboard);
         assert!(ns2.precision_reduce);
+        assert!(ns2.ns2_ecn_cut);
         // Everything the profile does not name is the caller's.
         assert_eq!(
             TcpConfig {
@@ -439,6 +448,7 @@ mod tests {
                 fast_retransmit_stops_timing: own.fast_retransmit_stops_timing,
                 sack1_clear_scoreboard: own.sack1_clear_scoreboard,
                 precision_reduce: own.precision_reduce,
+                ns2_ecn_cut: own.ns2_ecn_cut,
                 ..ns2
             },
             own
