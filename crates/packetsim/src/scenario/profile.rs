@@ -256,6 +256,13 @@ pub const NS2_OPTIONS: &[ProfileOption] = &[
         source: "sctp/sctp.cc SctpAgent::ProcessChunk",
     },
     ProfileOption {
+        table: Table::Sctp,
+        key: "rtx_one_packet",
+        value: "true",
+        ns2: "FastRtx and TimeoutRtx send RTX_LIMIT_ONE_PACKET; the rest waits for a SACK",
+        source: "sctp/sctp.cc SctpAgent::ProcessSackChunk, FastRtx, Timeout, TimeoutRtx",
+    },
+    ProfileOption {
         table: Table::Link,
         key: "loss_position",
         value: "\"before_queue\"",
@@ -360,6 +367,7 @@ mod tests {
         assert!(sctp.cancel_rtt_on_cut && !d.cancel_rtt_on_cut);
         assert!(sctp.cut_above_recover && !d.cut_above_recover);
         assert!(sctp.sack_after_gap_only && !d.sack_after_gap_only);
+        assert!(sctp.rtx_one_packet && !d.rtx_one_packet);
         assert_eq!(sctp.validate(), Ok(()));
         let link = Profile::Ns2.table(Table::Link);
         let pos: LossPosition = link["loss_position"].clone().try_into().unwrap();

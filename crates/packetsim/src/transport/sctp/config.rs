@@ -152,6 +152,15 @@ pub struct SctpConfig {
     /// retransmissions wait for the alternate's cwnd.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub new_data_waits_for_rtx: bool,
+    /// A fast retransmit and a T3 expiry send one packet of marked chunks and nothing else:
+    /// the other marked chunks (and new data) wait for the next SACK (ns-2.35
+    /// `RtxMarkedChunks(RTX_LIMIT_ONE_PACKET)` from `FastRtx` and `TimeoutRtx`; in
+    /// `SctpAgent::ProcessSackChunk` the cwnd-limited `RTX_LIMIT_CWND` call is the `else` of
+    /// `FastRtx`, and `SctpAgent::Timeout` sends nothing more). New data still follows a fast
+    /// retransmit if nothing remains marked. Default false: after the first packet the marked
+    /// chunks go out as cwnd allows (RFC 4960 §6.1 C).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub rtx_one_packet: bool,
     /// Apply `max_burst` only to the send opportunity after a SACK that cumulatively acks a
     /// fast-retransmitted chunk, until a burst reaches the limit (ns-2.35 `eApplyMaxBurst`,
     /// set in `SendBufferDequeueUpTo`, cleared in `SendMuch` / `RtxMarkedChunks`); otherwise
@@ -228,6 +237,7 @@ impl Default for SctpConfig {
             cwnd_unit: CwndUnit::Mtu,
             t3_restart_on_rtx: false,
             new_data_waits_for_rtx: false,
+            rtx_one_packet: false,
             max_burst_after_fast_rtx: false,
             htna: false,
             cancel_rtt_on_cut: false,

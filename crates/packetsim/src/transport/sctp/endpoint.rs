@@ -285,6 +285,20 @@ impl SctpEndpoint {
         self.maybe_shutdown(now, out);
     }
 
+    /// `rtx_one_packet` after a T3 expiry (ns-2.35 `SctpAgent::Timeout` -> `TimeoutRtx`): one
+    /// packet of marked chunks regardless of cwnd, and no new data.
+    fn pump_one_rtx(&mut self, now: Time, out: &mut Outbox) {
+        if !matches!(self.state, AssocState::Established)
+            || self.role != Role::Client
+            || self.unverified > 0
+        {
+            return;
+        }
+        if let Some((d, pkt)) = self.snd.one_rtx_packet(now, &mut self.stats) {
+            self.emit_to(out, d, pkt.chunks);
+        }
+    }
+
     /// RFC 4960 §9.2: once the whole file is acknowledged, SHUTDOWN (via SHUTDOWN-PENDING).
     fn maybe_shutdown(&mut self, now: Time, out: &mut Outbox) {
         if self.state == AssocState::Established && self.snd.all_acked() {
@@ -630,8 +644,10 @@ impl SctpEndpoint {
             return;
         }
         // T3-rtx per destination (RFC 2960 §6.3.3).
+        let mut t3_fired = false;
         for x in 0..self.snd.paths.len() {
             if self.snd.paths[x].t3.is_some_and(|t| t <= now) {
+                t3_fired = true;
                 if self.snd.on_t3(now, x, &mut self.stats) {
                     self.assoc_exceeded(out);
                     if self.state == AssocState::Closed {
@@ -642,7 +658,11 @@ impl SctpEndpoint {
                 if self.cfg.hb_after_rto {
                     self.send_heartbeat(now, x, out);
                 }
-                self.pump(now, true, out);
+                if self.cfg.rtx_one_packet {
+                    self.pump_one_rtx(now, out);
+                } else {
+                    self.pump(now, true, out);
+                }
             }
         }
         // Heartbeats (RFC 2960 §8.3).
@@ -675,7 +695,11 @@ impl SctpEndpoint {
                 self.snd.paths[d].hb_due = Some(due);
             }
         }
-        self.pump(now, false, out);
+        // ns-2.35 `SctpAgent::Timeout` (`rtx_one_packet`): a T3 expiry sends `TimeoutRtx`'s one
+        // packet and nothing more; the other marked chunks wait for a SACK.
+        if !(t3_fired && self.cfg.rtx_one_packet) {
+            self.pump(now, false, out);
+        }
     }
 
     fn give_up(&self, tries: u32) -> bool {

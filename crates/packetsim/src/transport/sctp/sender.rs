@@ -285,6 +285,12 @@ impl Sender {
         (!chunks.is_empty()).then_some((d, SctpPacket { chunks }))
     }
 
+    /// One packet of chunks waiting for retransmission, regardless of cwnd (`rtx_one_packet`
+    /// after a T3 expiry).
+    pub fn one_rtx_packet(&mut self, now: Time, stats: &mut SctpStats) -> Option<Outgoing> {
+        self.rtx_packet(now, true, stats)
+    }
+
     /// A send opportunity: first, when `immediate`, one packet of chunks waiting for
     /// retransmission regardless of cwnd; then retransmissions and new data as cwnd allows,
     /// at most Max.Burst packets.
@@ -300,7 +306,10 @@ impl Sender {
             self.cfg.max_burst as usize
         };
         let mut burst = 0;
-        while burst < limit {
+        // ns-2.35 `ProcessSackChunk`, `Timeout` (`rtx_one_packet`): after the one packet of
+        // `FastRtx` or `TimeoutRtx`, no cwnd-limited retransmissions now.
+        let rtx_now = !(immediate && self.cfg.rtx_one_packet);
+        while burst < limit && rtx_now {
             let Some(p) = self.rtx_packet(now, false, stats) else {
                 break;
             };

@@ -1074,6 +1074,64 @@ mod ns2 {
         }
     }
 
+    // ns-2.35 `SctpAgent::ProcessSackChunk`: a SACK that needs a fast retransmit calls
+    // `FastRtx`, which sends one packet (`RtxMarkedChunks(RTX_LIMIT_ONE_PACKET)`); the
+    // cwnd-limited `RtxMarkedChunks(RTX_LIMIT_CWND)` is the `else` branch, so the other marked
+    // chunks wait for the next SACK. TSNs 1 and 2 lost: the 4th missing report marks both for
+    // D1 (empty, cwnd 10 MTU). By default both go at once; with the option only TSN 1 (one
+    // full chunk is one packet), and TSN 2 on the next SACK.
+    #[test]
+    fn fast_rtx_sack_sends_one_packet() {
+        for on in [false, true] {
+            let c = SctpConfig {
+                rtx_one_packet: on,
+                new_data_waits_for_rtx: true,
+                ..wide(RtxPolicy::Alternate)
+            };
+            let (mut s, sent) = established(&c, AppData::Unlimited, true);
+            assert_eq!(data(&sent).len(), 11);
+            let mut out = vec![];
+            for k in 1..=4u16 {
+                out = s.inject(ms(200 + k as u64), sack(0, &[(3, k + 2)]));
+            }
+            assert_eq!(s.ep.stats().fast_retransmits, 2, "option {on}");
+            let want = if on {
+                vec![(1, D1)]
+            } else {
+                vec![(1, D1), (2, D1)]
+            };
+            assert_eq!(data(&out), want, "option {on}");
+            let out = s.inject(ms(210), sack(0, &[(3, 7)]));
+            let d = data(&out);
+            assert_eq!(d.first() == Some(&(2, D1)), on, "option {on}: {d:?}");
+        }
+    }
+
+    // ns-2.35 `SctpAgent::Timeout` -> `TimeoutRtx` -> `RtxMarkedChunks(RTX_LIMIT_ONE_PACKET)`:
+    // a T3 expiry sends one packet and nothing else. D0's T3 (RTO 3 s) marks the 11 chunks
+    // for D1 (cwnd 10 MTU): by default 10 go at once (cwnd-limited, RFC 4960 §6.1 C) and new
+    // data to D0, with the option only TSN 1, no new data; the SACK of TSN 1 from D1 then releases the rest.
+    #[test]
+    fn t3_expiry_sends_one_packet() {
+        for on in [false, true] {
+            let c = SctpConfig {
+                rtx_one_packet: on,
+                ..wide(RtxPolicy::Alternate)
+            };
+            let (mut s, sent) = established(&c, AppData::Unlimited, true);
+            assert_eq!(data(&sent).len(), 11);
+            let d = data(&s.fire(ms(3070)));
+            assert_eq!(d[0], (1, D1), "option {on}");
+            if on {
+                assert_eq!(d, vec![(1, D1)]);
+                let d = data(&s.inject(ms(3150), sack_from(D1, 1, &[])));
+                assert_eq!(d.first(), Some(&(2, D1)), "{d:?}");
+            } else {
+                assert!(d.len() >= 10, "{d:?}");
+            }
+        }
+    }
+
     // ns-2.35 `eApplyMaxBurst` (`SendBufferDequeueUpTo`, `SendMuch`): Max.Burst (4) applies
     // only after a SACK cumulatively acks a fast-retransmitted chunk, for one burst that
     // reaches it. At setup, cwnd 10 MTU: 11 packets at once with the option, 4 without.
