@@ -470,6 +470,28 @@ mod tests {
         slab
     }
 
+    /// The re-entry script of `reentering_soon_resumes_from_the_count_reached`: serve
+    /// everything left at once at 341 ms (the last packets see no bytes behind them, which
+    /// leaves the dropping state), then a standing queue of 500 packets at 400 ms served one
+    /// per millisecond to 570 ms; the drop times (ms).
+    fn drain_then_backlog_at_400(c: &mut CoDel, slab: &mut Slab<Packet>) -> Vec<u64> {
+        let mut fx = DequeueEffects::default();
+        while c.dequeue(Time::from_millis(341), slab, &mut fx).is_some() {}
+        assert!(!c.state().dropping());
+        for _ in 0..500 {
+            let p = test_packet(false);
+            let id = slab.insert(p.clone());
+            c.enqueue(Time::from_millis(400), id, &p).unwrap();
+        }
+        let mut drops = Vec::new();
+        for t in 400..=570u64 {
+            fx.dropped.clear();
+            c.dequeue(Time::from_millis(t), slab, &mut fx);
+            drops.extend(fx.dropped.iter().map(|_| t));
+        }
+        drops
+    }
+
     /// Dequeues once per ms from t = 0 to `until_ms`: the times (ns) of drops and of marks.
     fn serve(c: &mut CoDel, slab: &mut Slab<Packet>, until_ms: u64) -> (Vec<u64>, Vec<u64>) {
         let (mut drops, mut marks) = (Vec::new(), Vec::new());
@@ -583,27 +605,9 @@ mod tests {
         // Drops at 105, 205, 276, 334 (count 4, lastcount 1).
         let (drops, _) = serve(&mut c, &mut slab, 340);
         assert_eq!(drops.len(), 4);
-        // Serve everything left at once (t = 341 ms): the last packets see no bytes behind
-        // them, which leaves the dropping state.
-        let now = Time::from_millis(341);
-        let mut fx = DequeueEffects::default();
-        while c.dequeue(now, &mut slab, &mut fx).is_some() {}
-        assert!(!c.state().dropping());
         // A new standing queue at 400 ms: above target from 405, drop at 505 with
         // count = 4 - 1 = 3, then drop_next = 505 + 100/√3 = 562.735 -> a drop at 563.
-        let mut fx = DequeueEffects::default();
-        for _ in 0..500 {
-            let p = test_packet(false);
-            let id = slab.insert(p.clone());
-            c.enqueue(Time::from_millis(400), id, &p).unwrap();
-        }
-        let mut drops = Vec::new();
-        for t in 400..=570u64 {
-            fx.dropped.clear();
-            c.dequeue(Time::from_millis(t), &mut slab, &mut fx);
-            drops.extend(fx.dropped.iter().map(|_| t));
-        }
-        assert_eq!(drops, vec![505, 563]);
+        assert_eq!(drain_then_backlog_at_400(&mut c, &mut slab), vec![505, 563]);
         assert_eq!(c.state().count(), 4);
     }
 
@@ -637,23 +641,7 @@ mod tests {
         let mut slab = backlog(&mut c, 400, false);
         let (drops, _) = serve(&mut c, &mut slab, 340);
         assert_eq!(drops, [105, 205, 255, 312].map(|ms| ms * MS));
-        let mut fx = DequeueEffects::default();
-        while c
-            .dequeue(Time::from_millis(341), &mut slab, &mut fx)
-            .is_some()
-        {}
-        for _ in 0..500 {
-            let p = test_packet(false);
-            let id = slab.insert(p.clone());
-            c.enqueue(Time::from_millis(400), id, &p).unwrap();
-        }
-        let mut drops = Vec::new();
-        for t in 400..=570u64 {
-            fx.dropped.clear();
-            c.dequeue(Time::from_millis(t), &mut slab, &mut fx);
-            drops.extend(fx.dropped.iter().map(|_| t));
-        }
-        assert_eq!(drops, vec![505, 561]);
+        assert_eq!(drain_then_backlog_at_400(&mut c, &mut slab), vec![505, 561]);
         assert_eq!(c.state().count(), 4);
     }
 
