@@ -273,10 +273,7 @@ impl SctpEndpoint {
     /// Sends what the sender allows; `immediate`: one retransmission packet regardless of
     /// cwnd first.
     fn pump(&mut self, now: Time, immediate: bool, out: &mut Outbox) {
-        if !matches!(self.state, AssocState::Established)
-            || self.role != Role::Client
-            || self.unverified > 0
-        {
+        if !self.sends_data() {
             return;
         }
         for (d, pkt) in self.snd.send(now, immediate, &mut self.stats) {
@@ -285,13 +282,18 @@ impl SctpEndpoint {
         self.maybe_shutdown(now, out);
     }
 
+    /// Whether this endpoint sends DATA now: the client of an established association whose
+    /// paths are verified (`pump` and `pump_one_rtx`).
+    fn sends_data(&self) -> bool {
+        matches!(self.state, AssocState::Established)
+            && self.role == Role::Client
+            && self.unverified == 0
+    }
+
     /// `rtx_one_packet` after a T3 expiry (ns-2.35 `SctpAgent::Timeout` -> `TimeoutRtx`): one
     /// packet of marked chunks regardless of cwnd, and no new data.
     fn pump_one_rtx(&mut self, now: Time, out: &mut Outbox) {
-        if !matches!(self.state, AssocState::Established)
-            || self.role != Role::Client
-            || self.unverified > 0
-        {
+        if !self.sends_data() {
             return;
         }
         if let Some((d, pkt)) = self.snd.one_rtx_packet(now, &mut self.stats) {
