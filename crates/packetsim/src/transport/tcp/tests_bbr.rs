@@ -28,10 +28,6 @@ struct Pipe {
     states: Vec<(Time, BbrState, u32, u64)>,
     /// Pacing gain changes: (time, gain).
     gains: Vec<(Time, f64)>,
-    /// Pacing gain changes with the bytes in flight before the ACK that made them and the
-    /// target window and BDP (BtlBw × RTprop) after it: (time, gain, prior inflight, target,
-    /// BDP).
-    gain_flights: Vec<(Time, f64, u32, u32, f64)>,
     /// Send times.
     sends: Vec<Time>,
     /// Pacing wake-ups used.
@@ -60,7 +56,6 @@ impl Pipe {
             acks: VecDeque::new(),
             states: vec![(Time::ZERO, BbrState::Startup, 0, 0)],
             gains: vec![(Time::ZERO, HIGH_GAIN)],
-            gain_flights: Vec::new(),
             sends: Vec::new(),
             wakeups: 0,
             probe_rtt_low_at: None,
@@ -128,11 +123,6 @@ impl Pipe {
                 }
                 if self.bbr.pacing_gain() != self.gains.last().unwrap().1 {
                     self.gains.push((self.now, self.bbr.pacing_gain()));
-                    let prior = self.inflight() + acked;
-                    let t = self.bbr.target_cwnd();
-                    let bdp = self.bbr.btl_bw() * self.bbr.rtprop().unwrap().as_secs_f64();
-                    self.gain_flights
-                        .push((self.now, self.bbr.pacing_gain(), prior, t, bdp));
                 }
             }
             self.send();
@@ -176,12 +166,11 @@ fn startup_fills_the_pipe_then_drain_then_probe_bw() {
         (6..=10).contains(&drain_round),
         "Drain at round {drain_round}"
     );
-    // Drain pacing gain, and it ends with at most BBRInflight(1) in flight: one BDP
-    // (51,000 B) plus three quanta of 2 segments (`drain_ends_at_one_bdp_plus_three_quanta`).
+    // Drain pacing gain, and it ends with at most one BDP (51,000 B) in flight.
     assert!(p.gains.iter().any(|g| g.1 == DRAIN_GAIN));
     let (_, _, flight, _) = p.states[2];
     assert!(
-        flight as f64 <= 1.25e6 * 0.0408 + 6.0 * MSS as f64,
+        flight as f64 <= 1.25e6 * 0.0408,
         "flight {flight} at ProbeBW"
     );
 }
@@ -233,8 +222,8 @@ fn bandwidth_filter_keeps_the_maximum_for_ten_round_trips() {
     assert!(close(p.bbr.btl_bw(), 0.625e6, 0.02), "{}", p.bbr.btl_bw());
 }
 
-// Draft §4.3.5: with no RTT sample at or below RTprop for 10 s (none after Startup; the
-// path's delay also grows from 40 to 60 ms at 3 s), BBR enters ProbeRTT, holds cwnd at 4 segments for at least 200 ms once
+// Draft §4.3.5: with no RTT sample at or below RTprop for 10 s (the path's delay grew from
+// 40 to 60 ms at 3 s), BBR enters ProbeRTT, holds cwnd at 4 segments for at least 200 ms once
 // the flight is that low (and a round trip), takes the new RTprop, and returns to ProbeBW.
 #[test]
 fn probe_rtt_after_ten_seconds_without_a_lower_rtt() {
@@ -257,12 +246,10 @@ fn probe_rtt_after_ten_seconds_without_a_lower_rtt() {
         p.states
     );
     let (enter, exit) = (p.states[3].0, p.states[4].0);
-    // The last sample at or below 40.8 ms came in Startup's first rounds (~0.19 s): Drain ends
-    // with BBRInflight(1) in flight, one BDP plus three quanta (draft §4.3.3, §4.2.3.2), and
-    // ProbeBW's 3/4 phase drains to the same, so every later RTT sample carries a few
-    // segments of queue; the 10 s expiry counts from the start-up sample.
+    // The last sample at or below 40.8 ms came shortly before 3.04 s (the last ACK of what
+    // was sent before the change; a 5/4 phase may have queued the last few).
     assert!(
-        enter >= Time::from_millis(10_100) && enter <= Time::from_millis(10_300),
+        enter >= Time::from_millis(12_700) && enter <= Time::from_millis(13_100),
         "entered at {enter}"
     );
     assert_eq!(low_max, 4 * MSS);
@@ -274,56 +261,6 @@ fn probe_rtt_after_ten_seconds_without_a_lower_rtt() {
         rt >= Dur::from_micros(60_800) && rt <= Dur::from_micros(61_700),
         "RTprop {rt}"
     );
-}
-
-// Draft §4.3.3 (BBRCheckDrain: leave Drain once packets_in_flight <= BBRInflight(1.0)) with
-// §4.2.3.2 (BBRInflight(gain) = gain × BtlBw × RTprop + 3 × send_quantum). The pipe's BDP is
-// 51,000 B (1.25 MB/s × 40.8 ms) and its send quantum 2 segments (below 24 Mb/s, §4.2.2), so
-// Drain ends at the first ACK leaving at most 57,000 B in flight. (Before, the quanta were left
-// out: Drain ran on to 51,000 B, one BDP.)
-#[test]
-fn drain_ends_at_one_bdp_plus_three_quanta() {
-    let mut p = pipe();
-    p.run_until(Time::from_millis(3000));
-    assert_eq!(p.states[2].1, BbrState::ProbeBw);
-    let bdp = p.bbr.btl_bw() * p.bbr.rtprop().unwrap().as_secs_f64();
-    assert!(close(bdp, 51_000.0, 0.01), "{bdp}");
-    let (_, _, flight, _) = p.states[2];
-    let limit = bdp + 6.0 * MSS as f64;
-    assert!(flight as f64 <= limit, "flight {flight} at ProbeBW");
-    assert!(
-        flight as f64 > limit - 2.0 * MSS as f64,
-        "flight {flight} at ProbeBW"
-    );
-}
-
-// Draft §4.3.4.3 (BBRIsNextCyclePhase): the 5/4 phase ends once it has lasted RTprop and the
-// bytes in flight before the ACK reach BBRInflight(5/4) = 5/4 BDP + 3 quanta (no loss here):
-// 63,750 + 6,000 = 69,750 B on this pipe, so every 5/4 → 3/4 change comes at 70,000 B
-// (whole segments). Before, the quanta were left out and the phase ended near 64,000 B. The
-// target window in the 5/4 phase is §4.2.3.2's BBRInflight(2) = 2 BDP + 3 quanta exactly:
-// no extra 2 segments (Linux since 2019 and ns-3.37 add them; draft -00 does not).
-#[test]
-fn probe_bw_up_phase_lasts_until_five_quarters_bdp_plus_quanta() {
-    let mut p = pipe();
-    p.run_until(Time::from_millis(6000));
-    let bdp = p.bbr.btl_bw() * p.bbr.rtprop().unwrap().as_secs_f64();
-    assert!(close(bdp, 51_000.0, 0.01), "{bdp}");
-    let ups: Vec<_> = p.gain_flights.iter().filter(|g| g.1 == 0.75).collect();
-    assert!(ups.len() >= 5, "{:?}", p.gain_flights);
-    for &&(t, _, prior, _, bdp) in &ups {
-        assert!(
-            prior as f64 >= 1.25 * bdp + 6.0 * MSS as f64 && prior <= 71 * MSS,
-            "5/4 phase ended at {t} with {prior} B in flight"
-        );
-    }
-    for &(t, _, _, target, bdp) in p.gain_flights.iter().filter(|g| g.1 == 1.25) {
-        let want = 2.0 * bdp + 6.0 * MSS as f64;
-        assert!(
-            (target as f64 - want).abs() <= 1.0,
-            "target {target} at {t}, want {want}"
-        );
-    }
 }
 
 // Module doc (pacing): the sender never sends faster than the pacing rate (checked in Drain,

@@ -25,13 +25,11 @@
 //! - Startup: pacing and cwnd gain 2/ln 2 ≈ 2.885. The pipe is full when BtlBw has not grown
 //!   by 25% in three round trips (draft §4.3.2.2, checked at each round start); then Drain.
 //! - Drain: pacing gain ln 2/2 (the inverse), cwnd gain 2/ln 2, until the bytes in flight are
-//!   at most BBRInflight(1) (one BDP, BtlBw × RTprop, plus three send quanta: draft §4.2.3.2);
-//!   then ProbeBW (draft §4.3.3).
+//!   at most one BDP (BtlBw × RTprop); then ProbeBW (draft §4.3.3).
 //! - ProbeBW: cwnd gain 2; the pacing gain cycles through 5/4, 3/4, 1, 1, 1, 1, 1, 1 (draft
 //!   §4.3.4.3). A phase lasts at least RTprop; the 5/4 phase also waits for a loss or for the
-//!   bytes in flight (before this ACK) to reach BBRInflight(5/4) (5/4 BDP plus three quanta);
-//!   the 3/4 phase ends early once they are at most BBRInflight(1) (draft
-//!   BBRIsNextCyclePhase).
+//!   bytes in flight (before this ACK) to reach 5/4 BDP; the 3/4 phase ends early once they
+//!   are at most one BDP (draft BBRIsNextCyclePhase).
 //! - ProbeRTT: entered from any state when RTprop has not been refreshed for 10 s (draft
 //!   §4.3.5): cwnd ≤ 4 segments; once the bytes in flight are at most 4 segments it stays
 //!   max(200 ms, one round trip), then refreshes the RTprop stamp and returns to ProbeBW (or
@@ -39,7 +37,7 @@
 //!
 //! Pacing rate and window (draft §4.2): pacing rate = pacing gain × BtlBw, lowered only once
 //! the pipe is full (before the first sample: 2/ln 2 × initial window / (SRTT or 1 ms));
-//! target window = BBRInflight(cwnd gain) = cwnd gain × BDP + 3 send quanta, at least
+//! target window = cwnd gain × BDP + 3 send quanta (+ 2 segments in the 5/4 phase), at least
 //! 4 segments. Each ACK outside loss recovery grows cwnd by the bytes it delivered, up to the
 //! target once the pipe is full (before: without limit below the target and in the first
 //! initial window).
@@ -309,18 +307,12 @@ impl Bbr {
         self.target
     }
 
-    /// `gain` BDPs (BtlBw × RTprop), bytes; None before both estimates exist.
+    /// Bytes in flight that make `gain` BDPs (draft BBRInflight), without the quantum budget;
+    /// None before both estimates exist.
     fn bdp(&self, gain: f64) -> Option<f64> {
         let rtt = self.rtprop?;
         let bw = self.btl_bw();
         (bw > 0.0).then(|| gain * bw * rtt.as_secs_f64())
-    }
-
-    /// Draft §4.2.3.2 BBRInflight(gain): `gain` BDPs plus three send quanta, bytes; None
-    /// before both estimates exist. The ProbeBW phase checks (§4.3.4.3), Drain's exit (§4.3.3)
-    /// and the target window all use it.
-    fn inflight(&self, gain: f64, mss: u32) -> Option<f64> {
-        self.bdp(gain).map(|b| b + 3.0 * self.quantum(mss) as f64)
     }
 
     /// The send quantum, bytes (draft §4.2.2).
@@ -490,19 +482,16 @@ impl Bbr {
         self.loss_in_phase = false;
     }
 
-    /// Draft BBRCheckCyclePhase / BBRIsNextCyclePhase (§4.3.4.3), with BBRInflight's quanta.
-    fn update_cycle(&mut self, now: Time, prior_inflight: u32, mss: u32) {
+    /// Draft BBRCheckCyclePhase / BBRIsNextCyclePhase.
+    fn update_cycle(&mut self, now: Time, prior_inflight: u32) {
         let Some(rtprop) = self.rtprop else { return };
         let full_length = now.saturating_since(self.cycle_stamp) > rtprop;
         let inflight = prior_inflight as f64;
         let next = if self.pacing_gain > 1.0 {
             full_length
-                && (self.loss_in_phase
-                    || self
-                        .inflight(self.pacing_gain, mss)
-                        .is_some_and(|b| inflight >= b))
+                && (self.loss_in_phase || self.bdp(self.pacing_gain).is_some_and(|b| inflight >= b))
         } else if self.pacing_gain < 1.0 {
-            full_length || self.inflight(1.0, mss).is_some_and(|b| inflight <= b)
+            full_length || self.bdp(1.0).is_some_and(|b| inflight <= b)
         } else {
             full_length
         };
@@ -568,14 +557,16 @@ impl Bbr {
         }
     }
 
-    /// Draft BBRUpdateTargetCwnd (§4.2.3.2): BBRInflight(cwnd gain), at least
-    /// MIN_PIPE_SEGMENTS. (Linux since 2019 and ns-3.37 add 2 segments in the 5/4 phase; the
-    /// draft does not.)
+    /// Draft BBRInflight plus the quantization budget, at least MIN_PIPE_SEGMENTS.
     fn target_cwnd_for(&self, gain: f64, mss: u32) -> u32 {
         let floor = MIN_PIPE_SEGMENTS * mss;
-        let Some(t) = self.inflight(gain, mss) else {
+        let Some(bdp) = self.bdp(gain) else {
             return self.initial_cwnd.max(floor);
         };
+        let mut t = bdp + 3.0 * self.quantum(mss) as f64;
+        if self.state == BbrState::ProbeBw && self.cycle_index == 0 {
+            t += 2.0 * mss as f64;
+        }
         (t.min((1u32 << 30) as f64) as u32).max(floor)
     }
 
@@ -722,15 +713,15 @@ impl CongestionControl for Bbr {
         let prior_inflight = st.bytes_in_flight + ack.acked;
         match self.state {
             BbrState::Startup if self.filled_pipe => self.enter_drain(),
-            BbrState::ProbeBw => self.update_cycle(now, prior_inflight, st.mss),
+            BbrState::ProbeBw => self.update_cycle(now, prior_inflight),
             BbrState::Startup | BbrState::Drain | BbrState::ProbeRtt => {}
         }
         if self.state == BbrState::Drain
             && self
-                .inflight(1.0, st.mss)
+                .bdp(1.0)
                 .is_some_and(|b| st.bytes_in_flight as f64 <= b)
         {
-            // Draft §4.3.3: the queue is drained (BBRInflight(1.0), quanta included).
+            // Draft §4.3.3: the queue is drained.
             self.enter_probe_bw(now);
         }
         self.check_probe_rtt(now, st);
