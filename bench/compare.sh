@@ -14,7 +14,9 @@
 # Environment:
 #   PACKETSIM_CMD  command that runs packetsim's bench for a workload name given as its last
 #                  argument (default: target/release/packetsim bench --json --workload);
-#                  setting it skips the cargo build (used to test this script).
+#                  setting it skips the cargo build. --duration always reaches it: a
+#                  --duration already in it is replaced, and "--duration D" goes in before a
+#                  trailing --workload (else just before the workload name).
 #   NS3_BUILD_DIR  where the ns-3 program is built (default: bench/build).
 #   HTSIM_SRC      htsim's source directory (as --htsim-src).
 set -euo pipefail
@@ -42,7 +44,7 @@ while [ $# -gt 0 ]; do
         --duration=*) DURATION="${1#*=}"; shift ;;
         --htsim-src) HTSIM_SRC="$2"; shift 2 ;;
         --htsim-src=*) HTSIM_SRC="${1#*=}"; shift ;;
-        -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
         *) echo "compare: unknown argument '$1'" >&2; exit 2 ;;
     esac
 done
@@ -81,11 +83,33 @@ if want packetsim; then
         if (cd "$ROOT" && cargo build --release -p packetsim-cli >&2) \
             && [ -x "$ROOT/target/release/packetsim" ] \
             && "$ROOT/target/release/packetsim" bench --help 2>&1 | grep -q -- "workload"; then
-            PACKETSIM_CMD="$ROOT/target/release/packetsim bench --json --duration $DURATION --workload"
+            PACKETSIM_CMD="$ROOT/target/release/packetsim bench --json --workload"
             HAVE_PACKETSIM=1
         fi
     fi
     if [ "$HAVE_PACKETSIM" = 0 ]; then echo "packetsim: not built" >&2; fi
+fi
+
+# The packetsim command as words, with this run's --duration in it (a given PACKETSIM_CMD once
+# ran 60 s at --duration 600: the duration was only in the default command).
+PS_ARGV=()
+if [ "$HAVE_PACKETSIM" = 1 ]; then
+    read -r -a ps_words <<< "$PACKETSIM_CMD"
+    skip=0
+    for w in "${ps_words[@]}"; do
+        if [ "$skip" = 1 ]; then skip=0; continue; fi
+        case "$w" in
+            --duration) skip=1; continue ;;
+            --duration=*) continue ;;
+        esac
+        PS_ARGV+=("$w")
+    done
+    last=$((${#PS_ARGV[@]} - 1))
+    if [ "$last" -ge 0 ] && [ "${PS_ARGV[$last]}" = "--workload" ]; then
+        PS_ARGV=("${PS_ARGV[@]:0:$last}" --duration "$DURATION" --workload)
+    else
+        PS_ARGV+=(--duration "$DURATION")
+    fi
 fi
 
 # ---- ns-3 program ----
@@ -152,8 +176,7 @@ IFS=',' read -r -a NS <<< "$FLOWS"
 for n in "${NS[@]}"; do
     for ((r = 1; r <= REPEAT; r++)); do
         if want packetsim && [ "$HAVE_PACKETSIM" = 1 ]; then
-            # shellcheck disable=SC2086
-            run_one packetsim "$n" $PACKETSIM_CMD "dumbbell-$n"
+            run_one packetsim "$n" "${PS_ARGV[@]}" "dumbbell-$n"
         fi
         if want ns-2; then
             run_one ns-2.35 "$n" ns "$BENCH_DIR/ns2/dumbbell.tcl" "$n"
