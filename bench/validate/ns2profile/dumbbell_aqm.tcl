@@ -2,23 +2,27 @@
 # mechanisms (Agent/TCP/Sack1 with its defaults: singledup_ 1, bugFix_, tcpTick_ 0.01,
 # minrto_ 0.2, rtxcur_init_ 3, windowInit_ 2, syn_ true). Pairs with dumbbell_aqm.toml.
 #
-#   ns dumbbell_aqm.tcl droptail|red SEED TRACEFILE [OVERHEAD]
+#   ns dumbbell_aqm.tcl droptail|red SEED TRACEFILE [OVERHEAD [SHIFT]]
 #
 # OVERHEAD (seconds, default 0) is every agent's `overhead_`: a uniform [0, OVERHEAD) delay
 # before each send burst (TcpAgent::send_much's delayed-send timer; ns-2.35's default is 0).
+# SHIFT (seconds, default none) is added to flow 2's 10 ms access delay: 1e-7 makes its packets
+# reach the bottleneck 100 ns after flow 0's where the two would tie (their round trips differ
+# by 18 ms, 15 packet times), so every tie goes the same way in both simulators.
 #
 # Prints one JSON line: per-flow goodput (TCPSink bytes_), retransmitted packets
 # (nrexmitpack_), timeouts (nrexmit_), and the bottleneck's arrivals, drops and time-average
 # queue (QueueMonitor integrator). TRACEFILE gets the bottleneck queue's trace (marks and
 # drops are counted from it by run_dumbbell.py, then it is deleted).
-if {$argc < 3 || $argc > 4} { puts stderr "usage: ns dumbbell_aqm.tcl droptail|red SEED TRACEFILE \[OVERHEAD\]"; exit 2 }
+if {$argc < 3 || $argc > 5} { puts stderr "usage: ns dumbbell_aqm.tcl droptail|red SEED TRACEFILE \[OVERHEAD \[SHIFT\]\]"; exit 2 }
 set QT [lindex $argv 0]
 set SEED [lindex $argv 1]
 set TF [lindex $argv 2]
-set OVERHEAD [expr {$argc == 4 ? [lindex $argv 3] : 0}]
+set OVERHEAD [expr {$argc >= 4 ? [lindex $argv 3] : 0}]
 set N 4
 set END 60.0
 set DELAYS {1ms 5ms 10ms 20ms}
+if {$argc == 5} { lset DELAYS 2 [expr {0.010 + [lindex $argv 4]}] }
 
 global defaultRNG
 $defaultRNG seed $SEED

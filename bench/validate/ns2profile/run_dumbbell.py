@@ -6,13 +6,22 @@ bottleneck drops and CE marks, retransmitted packets, time-average queue; means 
 
     bench/validate/ns2profile/run_dumbbell.py [--runs N] [--jobs J]
 
-Three bottleneck cases: `droptail`, `red` (RED/ECN; packetsim with `ns2_backlog_test`, ns-2's
-`qlen > 1` test, `ns2_region_count`, ns-2's count of 1 on entering the region, `ns2_mark_p`,
-ns-2's `use_mark_p_`/`mark_p_ 0.1`, and `ns2_idle_decay`, which the profile does not reach;
-and the TCP key `ns2_ecn_cut`, ns-2's ECN halving of the window, not yet in the profile) and
-`droptail_oh`: DropTail with every
-sender's send overhead 0.5 ms in both (ns-2 `overhead_ 0.0005`, packetsim `tcp.send_overhead`),
-which breaks the phase effect of exact timing; ns-2.35's default has no overhead.
+Five bottleneck cases. Every DropTail case gives packetsim the queue key `ns2_limit = true`
+(ns-2.35's `DropTail::enque` drops when `length() + 1 >= qlim_`: 49 waiting packets at most).
+- `droptail`: ns-2.35's defaults (no send overhead); packetsim with the default
+  `tie_order = "fifo"`.
+- `droptail_random`: the same ns-2 runs; packetsim with `simulation.tie_order = "random"`.
+  Flows 0 and 2 (round trips 18 ms = 15 packet times apart) reach the bottleneck at the same
+  nanosecond thousands of times a run: FIFO resolves every tie the same way, ns-2's
+  floating-point times a rounding error apart, either way.
+- `droptail_shift`: flow 2's access delay 100 ns longer in both (ns-2 SHIFT 1e-7, packetsim
+  `links.in2.delay`), so that flow 0 wins every such tie in both simulators.
+- `red` (RED/ECN; packetsim with `ns2_backlog_test`, ns-2's `qlen > 1` test,
+  `ns2_region_count`, ns-2's count of 1 on entering the region, `ns2_mark_p`, ns-2's
+  `use_mark_p_`/`mark_p_ 0.1`, and `ns2_idle_decay`, which the profile does not reach).
+- `droptail_oh`: DropTail with every sender's send overhead 0.5 ms in both (ns-2
+  `overhead_ 0.0005`, packetsim `tcp.send_overhead`), which breaks the phase effect of exact
+  timing; ns-2.35's default has no overhead.
 
 Raw runs (ns-2 traces, packetsim run folders) go to $NS2PROFILE_RAW/dumbbell (default
 /tmp/ns2/ns2profile/dumbbell), outside the repository; the trace is deleted once counted.
@@ -37,11 +46,16 @@ RED = ('links.bottleneck.queue={ kind = "red", red = { weight = 0.002, min_th = 
        'max_p = 0.1, limit = 50, mean_pkt_size = 1500, gentle = true, wait = true, '
        'ecn = "standard", ns2_backlog_test = true, ns2_region_count = true, ns2_mark_p = 0.1, '
        'ns2_idle_decay = true } }')
+DROPTAIL = 'links.bottleneck.queue={ kind = "droptail", limit = 50, ns2_limit = true }'
 END = 60.0
 OVERHEAD = 0.0005
-CASES = ("droptail", "red", "droptail_oh")
-LABEL = {"droptail": "DropTail 50", "red": "RED/ECN",
+SHIFT = 1e-7
+CASES = ("droptail", "droptail_random", "droptail_shift", "red", "droptail_oh")
+LABEL = {"droptail": "DropTail 50", "droptail_random": "DropTail 50, ps tie_order random",
+         "droptail_shift": "DropTail 50, flow 2 +100 ns", "red": "RED/ECN",
          "droptail_oh": "DropTail 50, overhead 0.5 ms"}
+# The ns-2 runs a case compares with (droptail_random changes packetsim only).
+NS2_CASE = {"droptail_random": "droptail"}
 
 
 def jain(xs):
@@ -51,6 +65,8 @@ def jain(xs):
 def ns2_one(case, seed):
     """One ns-2 run's metrics; cached in RAW as ns2-CASE-SEED.json (ns-2 runs are
     deterministic and do not change with packetsim)."""
+    if case in NS2_CASE:
+        return dict(ns2_one(NS2_CASE[case], seed), queue=case)
     cache = os.path.join(RAW, f"ns2-{case}-{seed}.json")
     if os.path.exists(cache):
         return json.load(open(cache))
@@ -63,9 +79,10 @@ def ns2_one(case, seed):
 def ns2_measure(case, seed):
     q = "red" if case == "red" else "droptail"
     oh = str(OVERHEAD) if case == "droptail_oh" else "0"
+    shift = [str(SHIFT)] if case == "droptail_shift" else []
     tr = os.path.join(RAW, f"ns2-{case}-{seed}.tr")
-    out = subprocess.run(["ns", TCL, q, str(seed), tr, oh], capture_output=True, text=True,
-                         check=True).stdout.strip().splitlines()[-1]
+    out = subprocess.run(["ns", TCL, q, str(seed), tr, oh] + shift, capture_output=True,
+                         text=True, check=True).stdout.strip().splitlines()[-1]
     r = json.loads(out)
     marks = drops = 0
     with open(tr) as f:
@@ -88,7 +105,13 @@ def ps_one(binary, case, seed):
     out = os.path.join(RAW, f"ps-{case}-{seed}")
     args = [binary, "run", TOML, "--out", out, "--seed", str(seed), "--set", 'profile="ns2"']
     if case == "red":
-        args += ["--set", RED, "--set", "tcp.ecn=true", "--set", "tcp.ns2_ecn_cut=true"]
+        args += ["--set", RED, "--set", "tcp.ecn=true"]
+    else:
+        args += ["--set", DROPTAIL]
+    if case == "droptail_random":
+        args += ["--set", 'simulation.tie_order="random"']
+    if case == "droptail_shift":
+        args += ["--set", f'links.in2.delay="{round((0.010 + SHIFT) * 1e9)}ns"']
     if case == "droptail_oh":
         args += ["--set", f'tcp.send_overhead="{OVERHEAD * 1000}ms"']
     subprocess.run(args, check=True, capture_output=True)

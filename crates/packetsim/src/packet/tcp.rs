@@ -113,11 +113,30 @@ pub struct TcpHeader {
     pub sack: SackBlocks,
     /// Timestamp option (RFC 7323).
     pub ts: Option<Timestamps>,
+    /// Count the header's bytes as ns-2.35 does (the endpoints set it from
+    /// `TcpConfig::ns2_header_sizes`; see [`TcpHeader::header_len`]).
+    pub ns2_len: bool,
 }
 
 impl TcpHeader {
     /// Bytes of the TCP header with its options, padded to 4 bytes.
+    ///
+    /// With [`TcpHeader::ns2_len`], the bytes ns-2.35 counts instead: 20 (its TCP/IP header,
+    /// `tcpip_base_hdr_size_ 40`, less the IP header counted apart), plus 8 per SACK block with
+    /// no option kind, length or padding (`tcp/tcp-sink.cc` `Sacker::append_ack`:
+    /// `size() += sack_index * 8`), plus `ts_option_size_` 10 with timestamps on segments
+    /// carrying data (`tcp/tcp.cc` `TcpAgent::headersize`); no SACK-permitted option (a SYN is
+    /// `tcpip_base_hdr_size_` bytes, `TcpAgent::output`), and the receiver's ACKs carry no
+    /// timestamp bytes (`TcpSink::ack` sends `packetSize_ 40`).
     pub fn header_len(&self) -> u32 {
+        if self.ns2_len {
+            let ts = if self.ts.is_some() && self.payload > 0 {
+                10
+            } else {
+                0
+            };
+            return 20 + 8 * self.sack.len() as u32 + ts;
+        }
         let mut opts = 0u32;
         if self.sack_permitted {
             opts += 2;
@@ -161,5 +180,56 @@ mod tests {
         h.sack = SackBlocks::from_slice(&[(Seq(1), Seq(2)), (Seq(5), Seq(9)), (Seq(20), Seq(30))]);
         // 20 + 10 (TS) + 2 + 24 (3 blocks) = 56
         assert_eq!(h.header_len(), 56);
+    }
+
+    /// ns-2.35's sizes: an ACK of `Agent/TCPSink/Sack1` is `packetSize_` 40 plus 8 per SACK
+    /// block (`tcp/tcp-sink.cc` `Sacker::append_ack`), a SYN `tcpip_base_hdr_size_` 40
+    /// (`tcp/tcp.cc` `TcpAgent::output`), a data segment 40 + `ts_option_size_` 10 with
+    /// timestamps (`TcpAgent::headersize`). Sizes here are above the 20-byte IP header.
+    #[test]
+    fn ns2_lengths_count_eight_bytes_a_sack_block_and_no_padding() {
+        let mut ack = TcpHeader {
+            flags: TcpFlags::ACK,
+            ns2_len: true,
+            ..Default::default()
+        };
+        assert_eq!(ack.wire_len(), 20);
+        ack.sack = SackBlocks::from_slice(&[(Seq(1), Seq(2))]);
+        assert_eq!(ack.wire_len(), 28, "40 + 8 with IP; RFC 2018 layout: 52");
+        ack.sack =
+            SackBlocks::from_slice(&[(Seq(1), Seq(2)), (Seq(5), Seq(9)), (Seq(20), Seq(30))]);
+        assert_eq!(ack.wire_len(), 44, "40 + 24 with IP; RFC 2018 layout: 68");
+        ack.ts = Some(Timestamps {
+            val: Time(1),
+            ecr: Time(0),
+        });
+        assert_eq!(
+            ack.wire_len(),
+            44,
+            "the sink's ACKs carry no timestamp bytes"
+        );
+        let syn = TcpHeader {
+            flags: TcpFlags::SYN,
+            sack_permitted: true,
+            ns2_len: true,
+            ..Default::default()
+        };
+        assert_eq!(
+            syn.wire_len(),
+            20,
+            "no SACK-permitted option; RFC layout: 24"
+        );
+        let mut data = TcpHeader {
+            payload: 1460,
+            ns2_len: true,
+            ..Default::default()
+        };
+        assert_eq!(data.wire_len(), 1480);
+        data.ts = ack.ts;
+        assert_eq!(
+            data.wire_len(),
+            1490,
+            "ts_option_size_ 10, unpadded; RFC layout: 1492"
+        );
     }
 }

@@ -41,7 +41,14 @@ fn admission(q: &QueueSpec, rate: Rate) -> AnyAdmission {
     match q {
         QueueSpec::Red(cfg) => AnyAdmission::Red(Red::new(cfg, rate)),
         QueueSpec::Rio(cfg) => AnyAdmission::Rio(Rio::new(cfg, rate)),
-        QueueSpec::DropTail { limit } => AnyAdmission::DropTail(DropTail::new(*limit)),
+        QueueSpec::DropTail {
+            limit,
+            ns2_limit: false,
+        } => AnyAdmission::DropTail(DropTail::new(*limit)),
+        QueueSpec::DropTail {
+            limit,
+            ns2_limit: true,
+        } => AnyAdmission::DropTail(DropTail::ns2(*limit)),
         QueueSpec::Classful { .. }
         | QueueSpec::CoDel(_)
         | QueueSpec::FqCoDel(_)
@@ -324,6 +331,9 @@ fn build_unlocated(sc: &Scenario, seed: u64, copies: u32) -> Result<World, Build
         _ => None,
     };
     let mut world = World::new(net, Time::ZERO + sc.simulation.duration);
+    if sc.simulation.tie_order == super::TieOrder::Random {
+        world.shuffle_ties(Rng::for_component(seed, "simulation.tie_order"));
+    }
     if let Some(parts) = parts {
         parts.place(&mut world);
     }

@@ -334,6 +334,7 @@ impl Ctx<'_> {
             duration: sim.duration,
             seed: sim.seed.unwrap_or(1),
             sample_interval: sim.sample_interval,
+            tie_order: sim.tie_order,
         };
 
         // A profile's options sit under the file's `[tcp]` / `[sctp]` (profile.rs).
@@ -463,7 +464,7 @@ impl Ctx<'_> {
         let mut put = |path: KeyPath, key: String| {
             m.entry(key).or_insert_with(|| self.locate(&path));
         };
-        for k in ["duration", "sample_interval"] {
+        for k in ["duration", "sample_interval", "tie_order"] {
             put(KeyPath::keys(&["simulation", k]), format!("simulation.{k}"));
         }
         for n in nodes {
@@ -823,6 +824,7 @@ impl Ctx<'_> {
         let only = |allowed: &[&str], q: &RawQueue| -> Result<()> {
             for (key, present) in [
                 ("limit", q.limit.is_some()),
+                ("ns2_limit", q.ns2_limit.is_some()),
                 ("classes", q.classes.is_some()),
                 ("red", q.red.is_some()),
                 ("rio", q.rio.is_some()),
@@ -844,11 +846,12 @@ impl Ctx<'_> {
         };
         let scheduler = match q.kind {
             RawQueueKind::DropTail => {
-                only(&["limit"], &q)?;
+                only(&["limit", "ns2_limit"], &q)?;
                 return Ok(QueueSpec::DropTail {
                     limit: q
                         .limit
                         .unwrap_or(QueueLimit::Packets(DEFAULT_QUEUE_PACKETS)),
+                    ns2_limit: q.ns2_limit.unwrap_or(false),
                 });
             }
             RawQueueKind::Red => {
@@ -1037,6 +1040,7 @@ impl Ctx<'_> {
         let queue = match l.queue {
             None => QueueSpec::DropTail {
                 limit: QueueLimit::Packets(DEFAULT_QUEUE_PACKETS),
+                ns2_limit: false,
             },
             Some(q) => self.queue(&path.key("queue"), q, true)?,
         };

@@ -144,6 +144,22 @@ pub struct SimulationSpec {
     /// When present, time series (cwnd/ssthresh per TCP flow, length per queue) are sampled
     /// at this interval (positive).
     pub sample_interval: Option<Dur>,
+    /// The order of events due at the same instant (`tie_order`).
+    pub tie_order: TieOrder,
+}
+
+/// The order in which events due at the same nanosecond run: `[simulation] tie_order`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TieOrder {
+    /// In the order they were scheduled (the default; NeXosim, ns-3).
+    #[default]
+    Fifo,
+    /// Those pending when the instant is reached in an order drawn from the run's stream
+    /// `simulation.tie_order` (`EventQueue::shuffle_ties`): as in a simulator with
+    /// floating-point time (ns-2.35), where events simultaneous in exact arithmetic come out a
+    /// rounding error apart in no decided order.
+    Random,
 }
 
 /// A named address of a node (`[nodes.NAME] addresses = [{ name, link }]`).
@@ -326,6 +342,9 @@ pub enum QueueSpec {
     DropTail {
         /// Capacity (default 100 packets).
         limit: QueueLimit,
+        /// Count `limit` as ns-2.35's `qlim_` (`ns2_limit = true`): an arrival is dropped when
+        /// it would make the waiting packets reach the limit ([`crate::queue::DropTail::ns2`]).
+        ns2_limit: bool,
     },
     /// RED (Floyd and Jacobson) on one FIFO.
     Red(crate::queue::RedConfig),

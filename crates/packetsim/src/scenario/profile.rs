@@ -151,6 +151,13 @@ pub const NS2_OPTIONS: &[ProfileOption] = &[
         source: "tcp/tcp.cc TcpAgent::ecn, TcpAgent::slowdown",
     },
     ProfileOption {
+        table: Table::Tcp,
+        key: "ns2_header_sizes",
+        value: "true",
+        ns2: "tcpip_base_hdr_size_ 40, 8 bytes per SACK block, SYN of 40 bytes",
+        source: "tcp/tcp-sink.cc Sacker::append_ack; tcp/tcp.cc TcpAgent::output, headersize",
+    },
+    ProfileOption {
         table: Table::Sctp,
         key: "fast_recovery",
         value: "true",
@@ -342,6 +349,7 @@ mod tests {
         assert!(tcp.sack1_clear_scoreboard && !d.sack1_clear_scoreboard);
         assert!(tcp.precision_reduce && !d.precision_reduce);
         assert!(tcp.ns2_ecn_cut && !d.ns2_ecn_cut);
+        assert!(tcp.ns2_header_sizes && !d.ns2_header_sizes);
         let zero = packetsim_kernel::Dur::ZERO;
         assert_eq!((tcp.send_overhead, d.send_overhead), (zero, zero));
         assert_eq!(tcp.validate(), Ok(()));
@@ -443,6 +451,7 @@ mod tests {
         assert!(ns2.sack1_clear_scoreboard);
         assert!(ns2.precision_reduce);
         assert!(ns2.ns2_ecn_cut);
+        assert!(ns2.ns2_header_sizes);
         // Everything the profile does not name is the caller's.
         assert_eq!(
             TcpConfig {
@@ -457,6 +466,7 @@ mod tests {
                 sack1_clear_scoreboard: own.sack1_clear_scoreboard,
                 precision_reduce: own.precision_reduce,
                 ns2_ecn_cut: own.ns2_ecn_cut,
+                ns2_header_sizes: own.ns2_header_sizes,
                 ..ns2
             },
             own

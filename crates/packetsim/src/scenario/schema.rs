@@ -70,6 +70,8 @@ pub(crate) struct RawSimulation {
     pub seed: Option<u64>,
     #[serde(default, with = "units::dur::opt")]
     pub sample_interval: Option<Dur>,
+    #[serde(default)]
+    pub tie_order: super::TieOrder,
 }
 
 /// `[nodes.NAME]`.
@@ -194,6 +196,9 @@ pub(crate) struct RawQueue {
     pub kind: RawQueueKind,
     #[serde(default)]
     pub limit: Option<QueueLimit>,
+    /// DropTail only: ns-2.35's `qlim_` rule ([`crate::queue::DropTail::ns2`]).
+    #[serde(default)]
+    pub ns2_limit: Option<bool>,
     #[serde(default)]
     pub classes: Option<Vec<RawClass>>,
     #[serde(default)]

@@ -91,7 +91,8 @@ fn doc_example_loads_with_every_key() {
     assert_eq!(
         b.queue,
         QueueSpec::DropTail {
-            limit: QueueLimit::Packets(50)
+            limit: QueueLimit::Packets(50),
+            ns2_limit: false
         }
     );
     assert_eq!(
@@ -105,13 +106,15 @@ fn doc_example_loads_with_every_key() {
     assert_eq!(
         s.links[3].queue,
         QueueSpec::DropTail {
-            limit: QueueLimit::Bytes(150_000)
+            limit: QueueLimit::Bytes(150_000),
+            ns2_limit: false
         }
     );
     assert_eq!(
         s.links[0].queue,
         QueueSpec::DropTail {
-            limit: QueueLimit::Packets(DEFAULT_QUEUE_PACKETS)
+            limit: QueueLimit::Packets(DEFAULT_QUEUE_PACKETS),
+            ns2_limit: false
         }
     );
     let flows = fl(&s);
@@ -333,7 +336,8 @@ fn overrides_set_numbers_strings_nested_keys_and_create_missing_ones() {
     assert_eq!(
         s.links[0].queue,
         QueueSpec::DropTail {
-            limit: QueueLimit::Bytes(65536)
+            limit: QueueLimit::Bytes(65536),
+            ns2_limit: false
         }
     );
     assert_eq!(fl(&s)[0].stop, Some(Time::from_millis(3000)));
@@ -925,6 +929,66 @@ fn queue_limits_need_packets_or_a_byte_unit() {
         13,
         "links.l1.queue.kind",
         "unknown value `fifo`; expected one of `droptail`",
+    );
+}
+
+/// `[simulation] tie_order`: "fifo" by default, "random" by name, anything else refused with
+/// the line and the allowed values.
+#[test]
+fn simulation_tie_order_is_fifo_or_random() {
+    assert_eq!(ok(BASE, &[]).simulation.tie_order, super::TieOrder::Fifo);
+    let s = ok(BASE, &["simulation.tie_order=\"random\""]);
+    assert_eq!(s.simulation.tie_order, super::TieOrder::Random);
+    let e = bad(
+        &BASE.replace(
+            "duration = \"10s\"",
+            "duration = \"10s\"\ntie_order = \"lifo\"",
+        ),
+        &[],
+    );
+    assert_at(
+        &e,
+        3,
+        "simulation.tie_order",
+        "unknown value `lifo`; expected `fifo` or `random`",
+    );
+}
+
+/// `ns2_limit` (ns-2.35 queue/drop-tail.cc `DropTail::enque`, `length() + 1 >= qlim_`) is a
+/// DropTail key: off by default, read as a boolean, refused on other kinds of queue.
+#[test]
+fn droptail_ns2_limit_is_a_droptail_key() {
+    let q = |v: &str| BASE.replace("delay = \"5ms\"", &format!("delay = \"5ms\"\nqueue = {v}"));
+    let s = ok(&q("{ limit = 50, ns2_limit = true }"), &[]);
+    assert_eq!(
+        s.links[0].queue,
+        QueueSpec::DropTail {
+            limit: QueueLimit::Packets(50),
+            ns2_limit: true
+        }
+    );
+    let s = ok(&q("{ limit = 50 }"), &[]);
+    assert_eq!(
+        s.links[0].queue,
+        QueueSpec::DropTail {
+            limit: QueueLimit::Packets(50),
+            ns2_limit: false
+        }
+    );
+    assert_at(
+        &bad(&q("{ limit = 50, ns2_limit = 1 }"), &[]),
+        13,
+        "links.l1.queue.ns2_limit",
+        "expected a boolean",
+    );
+    assert_at(
+        &bad(
+            &q("{ kind = \"red\", ns2_limit = true, red = { limit = 50 } }"),
+            &[],
+        ),
+        13,
+        "links.l1.queue.ns2_limit",
+        "`ns2_limit` does not belong to this kind of queue",
     );
 }
 

@@ -210,6 +210,12 @@ impl World {
         self.tracer.take().map(|b| *b)
     }
 
+    /// Events due at the same instant run in an order drawn from `rng` from now on
+    /// ([`EventQueue::shuffle_ties`]; scenario key `simulation.tie_order = "random"`).
+    pub fn shuffle_ties(&mut self, rng: packetsim_kernel::Rng) {
+        self.queue.shuffle_ties(rng);
+    }
+
     /// The current simulated time.
     pub fn now(&self) -> Time {
         self.queue.now()

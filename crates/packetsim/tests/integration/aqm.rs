@@ -188,3 +188,63 @@ fn pie_holds_the_delay_near_target_and_marks_with_ecn() {
     assert!(ecn.marks > 0);
     assert!(ecn.mean_len_pkts < 30.0, "mean queue {}", ecn.mean_len_pkts);
 }
+
+/// ns-2.35 queue/drop-tail.cc `DropTail::enque` drops when `length() + 1 >= qlim_`: a queue of
+/// `qlim_ 10` never holds more than 9 waiting packets. Two Reno flows overflow the same
+/// bottleneck with `limit = 10`: the default rule lets 10 wait, `ns2_limit = true` 9.
+#[test]
+fn droptail_ns2_limit_keeps_one_packet_fewer_waiting() {
+    for (queue, max) in [
+        (r#"{ kind = "droptail", limit = 10 }"#, 10.0),
+        (
+            r#"{ kind = "droptail", limit = 10, ns2_limit = true }"#,
+            9.0,
+        ),
+    ] {
+        let out = scenario::run(&load(&aqm_net(2, queue, RENO, ""), &[]), 1).unwrap();
+        let q = &out.summary.queues["core:r1->r2"];
+        balanced(q);
+        assert!(q.drops > 10, "{queue}: the flows must overflow it ({q:?})");
+        assert_eq!(q.max_len_pkts, max, "{queue}");
+    }
+}
+
+/// `simulation.tie_order` on the issue 14 dumbbell (bench/validate/ns2profile): flows f0 and
+/// f2 have round trips 18 ms = 15 packet times of the 10 Mb/s bottleneck apart, so their
+/// packets reach the full DropTail queue at the same nanosecond again and again. FIFO ties go
+/// the same way every time (f2's arrival was scheduled first, over its longer access link) and
+/// f2 takes six times f0's bytes; ns-2.35, whose floating-point times put such arrivals a
+/// rounding error apart in either order, shares the link between them (3.6 and 3.6 Mb/s over
+/// 50 seeds). `tie_order = "random"` shares it too, and is reproducible at a seed.
+#[test]
+fn random_tie_order_shares_the_ties_of_a_droptail_dumbbell() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../bench/validate/ns2profile/dumbbell_aqm.toml"
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let bytes = |tie: &str| -> Vec<u64> {
+        let tie = format!("simulation.tie_order=\"{tie}\"");
+        let sc = load(
+            &text,
+            &[
+                "profile=\"ns2\"",
+                r#"links.bottleneck.queue={ kind = "droptail", limit = 50, ns2_limit = true }"#,
+                &tie,
+            ],
+        );
+        let out = scenario::run(&sc, 1).unwrap();
+        (0..4)
+            .map(|i| out.summary.flows[&format!("f{i}")].bytes_delivered)
+            .collect()
+    };
+    let fifo = bytes("fifo");
+    assert!(fifo[2] > 4 * fifo[0], "FIFO ties favour f2: {fifo:?}");
+    let random = bytes("random");
+    let ratio = random[2] as f64 / random[0] as f64;
+    assert!(
+        (0.67..1.5).contains(&ratio),
+        "random ties share: {random:?}"
+    );
+    assert_eq!(bytes("random"), random, "reproducible at a seed");
+}

@@ -90,6 +90,7 @@ fn out_of_range(sc: &scenario::Scenario) -> Option<String> {
         for q in std::iter::once(&l.queue).chain(&l.queue_ba) {
             if let scenario::QueueSpec::DropTail {
                 limit: scenario::QueueLimit::Bytes(b),
+                ..
             } = q
             {
                 if *b as f64 > MAX_BYTES {

@@ -205,6 +205,15 @@ pub struct TcpConfig {
     /// controller makes it, cwnd = ssthresh = max(min(cwnd, FlightSize)/2, 2 SMSS).
     #[serde(skip_serializing_if = "is_false")]
     pub ns2_ecn_cut: bool,
+    /// Segment sizes as ns-2.35 counts them (both endpoints): a 40-byte TCP/IP header
+    /// (`tcpip_base_hdr_size_`), 8 bytes per SACK block on an ACK with no option kind, length
+    /// or padding (`tcp/tcp-sink.cc` `Sacker::append_ack`), no SACK-permitted option on the
+    /// SYN (`TcpAgent::output` sends it as `tcpip_base_hdr_size_`), 10 bytes of timestamp on
+    /// data segments only (`ts_option_size_`, `TcpAgent::headersize`; the sink's ACKs are
+    /// `packetSize_ 40`). Default false: RFC 793 / RFC 2018 / RFC 7323 option layouts padded
+    /// to 4 bytes (an ACK with one SACK block is 52 bytes, ns-2's 48; a SACK SYN 44, ns-2's 40).
+    #[serde(skip_serializing_if = "is_false")]
+    pub ns2_header_sizes: bool,
     /// ns-2's `overhead_` (`TcpAgent::send_much`, `timeout_nonrtx`): each time the sender
     /// could send as its window allows (on an ACK, a timeout, new application data) and
     /// would send something, it instead waits a delay drawn uniformly from [0, this) and then
@@ -470,6 +479,7 @@ impl Default for TcpConfig {
             sack1_clear_scoreboard: false,
             precision_reduce: false,
             ns2_ecn_cut: false,
+            ns2_header_sizes: false,
             send_overhead: Dur::ZERO,
         }
     }

@@ -97,6 +97,8 @@ pub struct TcpReceiver<W: WindowPolicy = AnyWindow> {
     sack_ok: bool,
     ts_ok: bool,
     max_sack_blocks: u8,
+    /// ACKs count their header bytes as ns-2 does (`cfg.ns2_header_sizes`).
+    ns2_len: bool,
     /// TS.Recent (RFC 7323 §4.3).
     ts_recent: Time,
     /// The ACK number last sent (Last.ACK.sent).
@@ -144,6 +146,7 @@ impl<W: WindowPolicy> TcpReceiver<W> {
             sack_ok: false,
             ts_ok: false,
             max_sack_blocks: cfg.sack_blocks.clamp(1, SackBlocks::MAX as u32) as u8,
+            ns2_len: cfg.ns2_header_sizes,
             ts_recent: Time::ZERO,
             last_ack_sent: Seq(0),
             sack_hist: [Seq(0); SackBlocks::MAX],
@@ -224,6 +227,7 @@ impl<W: WindowPolicy> TcpReceiver<W> {
                 val: now,
                 ecr: self.ts_recent,
             }),
+            ns2_len: self.ns2_len,
         };
         self.last_ack_sent = self.rcv_nxt;
         self.stats.acks_sent += 1;
@@ -372,6 +376,7 @@ impl<W: WindowPolicy> TcpReceiver<W> {
                 val: now,
                 ecr: self.ts_recent,
             }),
+            ns2_len: self.ns2_len,
         };
         self.last_ack_sent = self.rcv_nxt;
         self.stats.acks_sent += 1;

@@ -292,6 +292,8 @@ pub struct TcpSender {
     precision_reduce: bool,
     /// ns-2's ECN reduction (`cfg.ns2_ecn_cut`).
     ns2_ecn_cut: bool,
+    /// Segments count their header bytes as ns-2 does (`cfg.ns2_header_sizes`).
+    ns2_len: bool,
     /// With `precision_reduce`: half of min(cwnd, peer window) at the last fast retransmit,
     /// bytes (ns-2's `halfwin`), which Reno's recovery ends with.
     halfwin: u32,
@@ -385,6 +387,7 @@ impl TcpSender {
             sack1_clear_scoreboard: cfg.sack1_clear_scoreboard,
             precision_reduce: cfg.precision_reduce,
             ns2_ecn_cut: cfg.ns2_ecn_cut,
+            ns2_len: cfg.ns2_header_sizes,
             halfwin: 0,
             overhead: (cfg.send_overhead > Dur::ZERO).then(|| {
                 Box::new(SendOverhead {
@@ -500,6 +503,7 @@ impl TcpSender {
                 val: now,
                 ecr: Time::ZERO,
             }),
+            ns2_len: self.ns2_len,
         };
         out.send(Packet::new(self.local, self.remote, Body::Tcp(hdr)));
         self.rto_at = Some(now + self.rtt.rto());
@@ -559,6 +563,7 @@ impl TcpSender {
                 val: now,
                 ecr: self.ts_recent,
             }),
+            ns2_len: self.ns2_len,
         };
         let mut pkt = Packet::new(self.local, self.remote, Body::Tcp(hdr));
         pkt.ecn = ecn;

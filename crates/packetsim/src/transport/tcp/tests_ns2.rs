@@ -760,3 +760,90 @@ mod send_overhead {
         assert_ne!(on, other, "another seed, other draws");
     }
 }
+
+mod ns2_header_sizes {
+    use super::*;
+    use crate::packet::{Body, Packet, TcpHeader};
+    use crate::transport::tcp::TcpReceiver;
+
+    /// The size on the wire (IP header included) of a segment the endpoint sent.
+    fn size(h: TcpHeader) -> u32 {
+        Packet::new(SND, RCV, Body::Tcp(h)).size
+    }
+
+    // ns-2.35: the SYN is `tcpip_base_hdr_size_` 40 bytes (`TcpAgent::output`, seqno 0 with
+    // `syn_`), a data segment `packetSize_` + 40 (`TcpAgent::headersize`). Without the option
+    // the SACK sender's SYN carries SACK-permitted (RFC 2018 §2): 44 bytes.
+    #[test]
+    fn sender_syn_is_40_bytes_and_data_mss_plus_40() {
+        for (ns2, syn_bytes) in [(false, 44), (true, 40)] {
+            let c = TcpConfig {
+                ns2_header_sizes: ns2,
+                ..cfg(Variant::Sack)
+            };
+            let (_, syn) = Script::opened(&c, AppData::Unlimited);
+            assert!(syn.sack_permitted, "the SYN still offers SACK");
+            assert_eq!(size(syn), syn_bytes, "ns2 {ns2}");
+            let (_, sent) = Script::established(&c, AppData::Unlimited);
+            assert_eq!(size(sent[0]), 1000 + 40, "ns2 {ns2}");
+        }
+    }
+
+    // ns-2.35 `Agent/TCPSink/Sack1`: an ACK is `packetSize_` 40 bytes plus 8 per SACK block
+    // (`tcp/tcp-sink.cc` `Sacker::append_ack`, `size() += sack_index * 8`), at most
+    // `maxSackBlocks_` 3. RFC 2018 §3 layout (the default): 2 bytes of kind and length, padded
+    // to 4: 52, 60, 68; its SYN-ACK carries SACK-permitted: 44.
+    #[test]
+    fn receiver_acks_are_40_bytes_plus_8_per_sack_block() {
+        for (ns2, want) in [(false, [44, 40, 52, 60, 68]), (true, [40, 40, 48, 56, 64])] {
+            let c = TcpConfig {
+                ns2_header_sizes: ns2,
+                ..cfg(Variant::Sack)
+            };
+            let mut r = Script::new(TcpReceiver::new(&c, RCV, SND));
+            let sa = r.inject(
+                ms(0),
+                TcpHeader {
+                    sack_permitted: true,
+                    ..syn()
+                },
+            );
+            // The SYN-ACK agrees to SACK; ns-2 answers the SYN with a plain 40-byte ACK.
+            assert!(sa[0].sack_permitted);
+            let mut got = vec![size(sa[0])];
+            for (t, s) in [(1, 0), (2, 2), (3, 4), (4, 6)] {
+                let o = r.inject(ms(t), data(seg(s), MSS));
+                got.push(size(o[0]));
+            }
+            assert_eq!(got, want, "ns2 {ns2}");
+        }
+    }
+
+    // With timestamps, ns-2 adds `ts_option_size_` 10 (unpadded) to the sender's data
+    // segments only (`TcpAgent::headersize`); the sink's ACKs stay `packetSize_` 40.
+    #[test]
+    fn timestamps_add_10_bytes_to_data_and_none_to_acks() {
+        let c = TcpConfig {
+            ns2_header_sizes: true,
+            timestamps: true,
+            ..cfg(Variant::Sack)
+        };
+        let mut r = Script::new(TcpReceiver::new(&c, RCV, SND));
+        r.inject(
+            ms(0),
+            TcpHeader {
+                sack_permitted: true,
+                ts: data_ts(0, 0, ms(0)).ts,
+                ..syn()
+            },
+        );
+        let o = r.inject(ms(1), data_ts(seg(0), MSS, ms(1)));
+        assert!(o[0].ts.is_some(), "the ACK echoes the timestamp");
+        assert_eq!(size(o[0]), 40);
+        let h = TcpHeader {
+            ns2_len: true,
+            ..data_ts(seg(0), MSS, ms(1))
+        };
+        assert_eq!(size(h), MSS + 50);
+    }
+}
