@@ -280,6 +280,9 @@ pub struct TcpSender {
     timed_seq: Seq,
     /// `rtt_sampling = every_segment`: the send time of every new segment not yet
     /// acknowledged (ns-3.37 `TcpSocketBase::m_history`); None with the default sampling.
+    /// Boxed so that the option costs the sender 8 B, not a 24-B `VecDeque` header
+    /// (`endpoint_state_sizes_are_compact`).
+    #[allow(clippy::box_collection)]
     rtt_hist: Option<Box<VecDeque<RttMark>>>,
     /// Retransmission timer deadline.
     rto_at: Option<Time>,
