@@ -46,6 +46,13 @@ def case(variant, flows, rate, delay, queue, secs, stagger, aqm="droptail", k=No
 
 
 SACK = {"loss_recovery": '"sack"'}
+# ns-3.37's TCP rules where packetsim's defaults follow the RFCs (TcpSocketBase): the
+# timeout's ssthresh from RFC 6675's pipe (ReTxTimeout), SACKed data kept across a timeout
+# (SetSentListLost(false)), the retransmission timer in SACK recovery restarted by the first
+# partial ACK only (ProcessAck), and an RTT sample from every segment (EstimateRtt).
+PIPE = dict(SACK, rto_ssthresh='"pipe"')
+NS3TCP = dict(PIPE, keep_sack_on_timeout="true", sack_partial_ack_timer='"impatient"',
+              rtt_sampling='"every_segment"')
 KEEP = {"rto_ssthresh": '"recovery"'}
 CASES = {
     "newreno-1": case("newreno", 1, 100, 20, 100, 60, 0),
@@ -77,6 +84,19 @@ CASES = {
                                sack=True, tcp=SACK, qopts={"control_law": '"newton"'}),
     "codel-10-newton": case("newreno", 10, 100, 20, 1000, 30, 0.1, aqm="codel", sack=True,
                             tcp=SACK, qopts={"control_law": '"newton"'}),
+    # The -newton/-ns3burst cases with ns-3.37's TCP rules (NS3TCP), or only its timeout
+    # ssthresh (PIPE); for FQ-CoDel also its overflow batch (drop_batch_size = 64).
+    "codel-10-pipe": case("newreno", 10, 100, 20, 1000, 30, 0.1, aqm="codel", sack=True,
+                          tcp=PIPE, qopts={"control_law": '"newton"'}),
+    "codel-10-ns3": case("newreno", 10, 100, 20, 1000, 30, 0.1, aqm="codel", sack=True,
+                         tcp=NS3TCP, qopts={"control_law": '"newton"'}),
+    "fq_codel-10-pipe": case("newreno", 10, 100, 20, 1000, 30, 0.1, aqm="fq_codel",
+                             sack=True, tcp=PIPE, qopts={"control_law": '"newton"'}),
+    "fq_codel-10-ns3": case("newreno", 10, 100, 20, 1000, 30, 0.1, aqm="fq_codel", sack=True,
+                            tcp=NS3TCP,
+                            qopts={"control_law": '"newton"', "drop_batch_size": 64}),
+    "pie-10-ns3": case("newreno", 10, 100, 20, 1000, 30, 0.1, aqm="pie", sack=True,
+                       tcp=NS3TCP, qopts={"burst_mode": '"ns3"'}),
     "pie-10": case("newreno", 10, 100, 20, 1000, 30, 0.1, aqm="pie", sack=True, tcp=SACK),
     # pie-10 with packetsim's PIE following ns-3.37's burst handling (`burst_mode = "ns3"`).
     "pie-10-ns3burst": case("newreno", 10, 100, 20, 1000, 30, 0.1, aqm="pie", sack=True,
@@ -113,6 +133,7 @@ def scenario(name, c, partial_ack_timer):
     ]
     if variant == "newreno" and c["tcp"].get("loss_recovery") == '"sack"':
         lines[lines.index('variant = "newreno"')] = 'variant = "sack"'
+        lines += [f"{k} = {v}" for k, v in c["tcp"].items() if k != "loss_recovery"]
     else:
         lines += [f"{k} = {v}" for k, v in c["tcp"].items()]
     if variant == "dctcp":

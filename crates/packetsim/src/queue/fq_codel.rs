@@ -8,8 +8,10 @@
 //!   queue that is in neither list joins the tail of the *new* list with `deficit = quantum`.
 //!   When the whole discipline then holds more than `limit` packets, one packet is dropped
 //!   from the head of the flow queue holding the most bytes (reason `overflow`; the lowest
-//!   index on ties). Linux drops up to half that queue in one batch; one packet per excess
-//!   arrival is what the RFC's text describes.
+//!   index on ties): one packet per excess arrival, as the RFC's text describes. With
+//!   `drop_batch_size = n > 1` the overflow drops as Linux's `fq_codel_drop` and ns-3.37's
+//!   `FqCoDelQueueDisc::FqCoDelDrop` do: head packets of that queue until `n` are gone or
+//!   the bytes dropped reach half of its backlog (at least one; both default to 64).
 //! - **Dequeue** (§4.2): take the first queue of the new list, else of the old list. If its
 //!   deficit is not positive, add `quantum` and move it to the tail of the old list, and look
 //!   again. Else run its CoDel (`queue::codel`, RFC 8289, with the sub-queue's own bytes for
@@ -55,6 +57,14 @@ pub struct FqCoDelConfig {
     pub mtu: u64,
     /// CoDel's interval/√count: exact (RFC 8289, default) or Newton steps (Linux, ns-3).
     pub control_law: CoDelLaw,
+    /// Packets one overflow may drop from the fattest flow queue, stopping once half its
+    /// bytes are gone (default 1: one per excess arrival; Linux and ns-3.37: 64).
+    #[serde(skip_serializing_if = "is_one")]
+    pub drop_batch_size: u32,
+}
+
+fn is_one(n: &u32) -> bool {
+    *n == 1
 }
 
 impl Default for FqCoDelConfig {
@@ -68,6 +78,7 @@ impl Default for FqCoDelConfig {
             flows: 1024,
             mtu: 1500,
             control_law: CoDelLaw::Rfc8289,
+            drop_batch_size: 1,
         }
     }
 }
@@ -83,6 +94,12 @@ impl FqCoDelConfig {
             return Err((
                 "quantum",
                 format!("expected 1 B to 1 MiB, got {}", self.quantum),
+            ));
+        }
+        if self.drop_batch_size == 0 || self.drop_batch_size > 65_536 {
+            return Err((
+                "drop_batch_size",
+                format!("expected 1 to 65536 packets, got {}", self.drop_batch_size),
             ));
         }
         if self.flows == 0 || self.flows > 65_536 {
@@ -114,6 +131,7 @@ pub struct FqCoDel {
     params: CoDelParams,
     quantum: i64,
     limit: u32,
+    drop_batch: u32,
     flows: Vec<FlowQueue>,
     new: VecDeque<u32>,
     old: VecDeque<u32>,
@@ -134,6 +152,7 @@ impl FqCoDel {
             },
             quantum: cfg.quantum as i64,
             limit: cfg.limit,
+            drop_batch: cfg.drop_batch_size,
             flows: vec![FlowQueue::default(); cfg.flows as usize],
             new: VecDeque::new(),
             old: VecDeque::new(),
@@ -164,17 +183,28 @@ impl FqCoDel {
             self.new.push_back(b as u32);
         }
         if self.len.packets > self.limit {
-            // The fattest flow queue (first on ties) loses its head packet.
+            // The fattest flow queue (first on ties) loses its head packet, or with a batch
+            // (Linux `fq_codel_drop`) head packets until the batch is spent or half its bytes
+            // are gone.
             let fat = (0..self.flows.len())
                 .max_by_key(|&i| (self.flows[i].fifo.len().bytes, std::cmp::Reverse(i)))
                 .expect("at least one flow queue");
-            let h = self.flows[fat]
-                .fifo
-                .pop()
-                .expect("the fattest queue holds a packet");
-            self.len.packets -= 1;
-            self.len.bytes -= h.size as u64;
-            fx.dropped.push((h.id, DropReason::Overflow));
+            let half = self.flows[fat].fifo.len().bytes / 2;
+            let (mut count, mut bytes) = (0, 0u64);
+            loop {
+                let h = self.flows[fat]
+                    .fifo
+                    .pop()
+                    .expect("the fattest queue holds a packet");
+                self.len.packets -= 1;
+                self.len.bytes -= h.size as u64;
+                fx.dropped.push((h.id, DropReason::Overflow));
+                count += 1;
+                bytes += h.size as u64;
+                if count >= self.drop_batch || bytes >= half {
+                    break;
+                }
+            }
         }
     }
 
@@ -350,6 +380,39 @@ mod tests {
         assert_eq!(q.flows[1].fifo.len().packets, 2);
     }
 
+    // Linux `fq_codel_drop`, ns-3.37 `FqCoDelQueueDisc::FqCoDelDrop` (`drop_batch_size`):
+    // the overflow takes head packets of the fattest queue until the batch is spent or the
+    // bytes dropped reach half its backlog. Flow 0 holds 8 packets (8000 B) and flow 1 one
+    // when the limit of 9 is passed: batch 64 drops 4 (4000 B = half), batch 3 drops 3,
+    // batch 1 one.
+    #[test]
+    fn drop_batch_takes_up_to_half_the_fattest_queue() {
+        for (batch, dropped) in [(64, 4), (3, 3), (1, 1)] {
+            let mut q = FqCoDel::new(&FqCoDelConfig {
+                quantum: 1000,
+                limit: 9,
+                drop_batch_size: batch,
+                ..FqCoDelConfig::default()
+            });
+            let mut slab = Slab::with_capacity(16);
+            let mut fx = DequeueEffects::default();
+            let mut ids = Vec::new();
+            for (f, s) in (0..8).map(|s| (0, s)).chain([(1, 0), (1, 1)]) {
+                let p = pkt(f, s);
+                let id = slab.insert(p.clone());
+                ids.push(id);
+                q.enqueue(Time::ZERO, id, &p, &mut fx);
+            }
+            let want: Vec<_> = ids[..dropped]
+                .iter()
+                .map(|&id| (id, DropReason::Overflow))
+                .collect();
+            assert_eq!(fx.dropped, want, "batch {batch}");
+            assert_eq!(q.len().packets, 10 - dropped as u32);
+            assert_eq!(q.flows[1].fifo.len().packets, 2, "the thin flow keeps both");
+        }
+    }
+
     #[test]
     fn config_validates_naming_the_key() {
         let bad = |c: FqCoDelConfig| c.validate().unwrap_err().0;
@@ -373,6 +436,13 @@ mod tests {
                 ..Default::default()
             }),
             "limit"
+        );
+        assert_eq!(
+            bad(FqCoDelConfig {
+                drop_batch_size: 0,
+                ..Default::default()
+            }),
+            "drop_batch_size"
         );
         let c: FqCoDelConfig = toml::from_str("quantum = 300\nflows = 16\necn = false").unwrap();
         assert_eq!((c.quantum, c.flows, c.ecn), (300, 16, false));

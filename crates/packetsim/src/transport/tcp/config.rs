@@ -56,6 +56,12 @@ pub struct TcpConfig {
     /// NewReno: when a partial ACK restarts the retransmission timer (RFC 6582 §4):
     /// `impatient` (default, first partial ACK only) or `slow_but_steady` (every one).
     pub newreno_partial_ack_timer: PartialAckTimer,
+    /// RFC 6675 SACK recovery: when a partial ACK restarts the retransmission timer:
+    /// `slow_but_steady` (default, every partial ACK, as RFC 6298 §5.3 restarts it on every
+    /// ACK of new data) or `impatient` (the first partial ACK of a recovery episode only, as
+    /// ns-3.37's `TcpSocketBase::ProcessAck` does: `NewAck(ack, m_isFirstPartialAck)`).
+    #[serde(skip_serializing_if = "PartialAckTimer::is_slow_but_steady")]
+    pub sack_partial_ack_timer: PartialAckTimer,
     /// NewReno: cwnd on the full ACK that ends recovery (RFC 6582 §3.2 step 3 allows both):
     /// `ssthresh` (default; ns-2 and Linux) or `flight_size` (min(ssthresh, FlightSize + SMSS)).
     pub newreno_full_ack: FullAckCwnd,
@@ -84,6 +90,13 @@ pub struct TcpConfig {
     /// (ns-2.35 `TcpAgent::rtt_update`/`rtt_timeout`/`rtt_backoff`, issue 14 item 4).
     #[serde(skip_serializing_if = "RttEstimatorKind::is_default")]
     pub rtt_estimator: RttEstimatorKind,
+    /// Which segments give RTT samples when timestamps are off: `one_per_rtt` (default; one
+    /// segment timed at a time, RFC 6298 §3) or `every_segment` (ns-3.37's
+    /// `TcpSocketBase::EstimateRtt` with its send history: every new segment's send time is
+    /// kept, an ACK covering the oldest kept segment samples it unless it was retransmitted,
+    /// and a timeout forgets the history). Karn's rule holds in both.
+    #[serde(skip_serializing_if = "RttSampling::is_default")]
+    pub rtt_sampling: RttSampling,
     /// The TCP clock tick of the `bsd` and `ns2` estimators: RTT samples are whole ticks
     /// (default 1 ms, spec 1 §2.5 "TICK 1"; ns-2.35's `tcpTick_` is 10 ms).
     #[serde(with = "units::dur", skip_serializing_if = "is_one_ms")]
@@ -165,10 +178,20 @@ pub struct TcpConfig {
     pub loss_recovery: Option<LossRecoveryKind>,
     /// ssthresh when the retransmission timer expires during fast recovery: `flight_size`
     /// (default; RFC 5681 §3.1 eq. 4 on the FlightSize of that moment, which includes the new
-    /// data recovery sent) or `recovery` (keep the ssthresh set on entering recovery, as
-    /// Linux's `tcp_enter_loss` does; RFC 5681 allows any value up to eq. 4's).
+    /// data recovery sent), `recovery` (keep the ssthresh set on entering recovery, as
+    /// Linux's `tcp_enter_loss` does; RFC 5681 allows any value up to eq. 4's) or `pipe`
+    /// (with SACK, every first timeout of a segment applies the rule to RFC 6675's pipe
+    /// instead of the FlightSize, as ns-3.37's `TcpSocketBase::ReTxTimeout`).
     #[serde(skip_serializing_if = "RtoSsthresh::is_default")]
     pub rto_ssthresh: RtoSsthresh,
+    /// With SACK, a retransmission timeout keeps the scoreboard (RFC 6675 §5.1 allows it when
+    /// reneging is handled, [Errata 1610]; Linux `tcp_enter_loss` and ns-3.37
+    /// `TcpTxBuffer::SetSentListLost(false)` keep SACKed data): go-back-N then skips the
+    /// SACKed ranges and sends while the bytes it resent, SACKed ones left out, stay below
+    /// cwnd. Default false: the scoreboard is cleared (spec 3 §2.3) and go-back-N resends
+    /// everything from snd_una (BBR keeps it either way).
+    #[serde(skip_serializing_if = "is_false")]
+    pub keep_sack_on_timeout: bool,
     /// A fast retransmit ends the RTT measurement in progress, so the segment being timed
     /// gives no sample when the ACK that follows the repair covers it (ns-2.35
     /// `RenoTcpAgent::dupack_action` and `Sack1TcpAgent::dupack_action` call
@@ -252,6 +275,11 @@ pub enum RtoSsthresh {
     /// Keep the ssthresh set on entering fast recovery (Linux `tcp_enter_loss` skips
     /// `ssthresh()` in the Recovery state); cwnd still falls to the loss window.
     Recovery,
+    /// With SACK, the controller's rule on RFC 6675's pipe just before the timeout instead of
+    /// the FlightSize, on every timeout that is not a repeat of the same segment's (ns-3.37
+    /// `TcpSocketBase::ReTxTimeout`: `GetSsThresh(m_tcb, BytesInFlight())`); without SACK
+    /// as `FlightSize`.
+    Pipe,
 }
 
 impl RtoSsthresh {
@@ -434,6 +462,31 @@ pub enum PartialAckTimer {
     SlowButSteady,
 }
 
+impl PartialAckTimer {
+    /// Whether this is `slow_but_steady` (the default of `sack_partial_ack_timer`).
+    pub fn is_slow_but_steady(&self) -> bool {
+        *self == PartialAckTimer::SlowButSteady
+    }
+}
+
+/// Which segments give RTT samples when timestamps are off (`rtt_sampling`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RttSampling {
+    /// One segment timed at a time (RFC 6298 §3; the behaviour before the key).
+    #[default]
+    OnePerRtt,
+    /// Every new segment (ns-3.37 `TcpSocketBase::UpdateRttHistory`, `EstimateRtt`).
+    EverySegment,
+}
+
+impl RttSampling {
+    /// Whether this is the default (for `skip_serializing_if`).
+    pub fn is_default(&self) -> bool {
+        *self == RttSampling::OnePerRtt
+    }
+}
+
 impl Default for TcpConfig {
     fn default() -> Self {
         TcpConfig {
@@ -452,12 +505,14 @@ impl Default for TcpConfig {
             sack_blocks: 3,
             ecn: false,
             newreno_partial_ack_timer: PartialAckTimer::Impatient,
+            sack_partial_ack_timer: PartialAckTimer::SlowButSteady,
             newreno_full_ack: FullAckCwnd::Ssthresh,
             bs_buffer: None,
             reconnection_acks: 0,
             recover_guard: RecoverGuard::AfterTimeout,
             dupack_same_window: true,
             rtt_estimator: RttEstimatorKind::Rfc6298,
+            rtt_sampling: RttSampling::OnePerRtt,
             tick: Dur::from_millis(1),
             rto_min_srtt_factor: None,
             fast_retransmit: true,
@@ -476,6 +531,7 @@ impl Default for TcpConfig {
             loss_recovery: None,
             rto_ssthresh: RtoSsthresh::FlightSize,
             fast_retransmit_stops_timing: false,
+            keep_sack_on_timeout: false,
             sack1_clear_scoreboard: false,
             precision_reduce: false,
             ns2_ecn_cut: false,

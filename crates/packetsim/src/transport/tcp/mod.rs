@@ -75,7 +75,7 @@ mod tests_wireless;
 pub use crate::app::AppData;
 pub use config::{
     BsBufferConfig, BsBufferMode, EcnEcho, FullAckCwnd, LossRecoveryKind, PartialAckTimer,
-    RecoverGuard, RtoSsthresh, SackRecoveryKind, SsthreshRule, TcpConfig,
+    RecoverGuard, RtoSsthresh, RttSampling, SackRecoveryKind, SsthreshRule, TcpConfig,
 };
 pub use receiver::{ReceiverStats, TcpReceiver};
 pub use rtt::RttEstimatorKind;

@@ -74,7 +74,12 @@
 //!   recovery` keeps the ssthresh set on entering recovery (Linux `tcp_enter_loss`;
 //!   `Congestion::RecoveryTimeout`). ns-3.37's `TcpSocketBase::ReTxTimeout` does neither: it
 //!   asks the controller again with the RFC 6675 pipe before the timeout (NewReno: pipe/2;
-//!   CUBIC: β·cwnd, cwnd being the recovery's window).
+//!   CUBIC: β·cwnd, cwnd being the recovery's window); `cfg.rto_ssthresh = pipe` does that
+//!   with SACK, on every timeout that is not the same segment's again.
+//! - `cfg.sack_partial_ack_timer = impatient` (ns-3.37 `ProcessAck`): in RFC 6675 recovery
+//!   only the first partial ACK restarts the timer. `cfg.rtt_sampling = every_segment`
+//!   (ns-3.37 `EstimateRtt`): every new segment's send time is kept and each ACK covering
+//!   the oldest one, never retransmitted, samples it; a timeout forgets them.
 //! - ECN (RFC 3168 §6.1; spec 4 §2.6), when the SYN-ACK agreed to it: new data segments are
 //!   ECT(0); the SYN and retransmissions are not (§6.1.5). An ECE ACK reduces the window
 //!   (`Congestion::Ecn`, no retransmission, no change of phase) only in `Open`/`Disorder`
@@ -95,13 +100,15 @@ use super::recovery::{AnyRecovery, Entry, LossRecovery, NewReno, PartialAck, Sac
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::{
-    FullAckCwnd, PartialAckTimer, RecoverGuard, RtoSsthresh, SsthreshRule, TcpConfig, Variant,
+    FullAckCwnd, PartialAckTimer, RecoverGuard, RtoSsthresh, RttSampling, SsthreshRule, TcpConfig,
+    Variant,
 };
 use crate::app::{AppData, AppSource};
 use crate::ids::Addr;
 use crate::packet::{Body, Ecn, Packet, Seq, TcpFlags, TcpHeader, Timestamps};
 use crate::transport::{Endpoint, Outbox};
 use packetsim_kernel::{Dur, Rng, Time};
+use std::collections::VecDeque;
 
 /// Counters of a TCP sender.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -173,6 +180,16 @@ enum SenderEcn {
         /// Set CWR on the next new data segment (§6.1.2).
         cwr_pending: bool,
     },
+}
+
+/// A new segment's send time, kept for `rtt_sampling = every_segment`.
+#[derive(Clone, Copy, Debug)]
+struct RttMark {
+    start: Seq,
+    end: Seq,
+    at: Time,
+    /// Retransmitted since: no RTT sample from it (Karn).
+    retx: bool,
 }
 
 /// ns-2's delayed-send timer (`cfg.send_overhead`, ns-2 `overhead_` and `delsnd_timer_`).
@@ -261,6 +278,12 @@ pub struct TcpSender {
     timed_at: Option<Time>,
     /// Start sequence of the timed segment (meaningful while `timed_at` is set).
     timed_seq: Seq,
+    /// `rtt_sampling = every_segment`: the send time of every new segment not yet
+    /// acknowledged (ns-3.37 `TcpSocketBase::m_history`); None with the default sampling.
+    /// Boxed so that the option costs the sender 8 B, not a 24-B `VecDeque` header
+    /// (`endpoint_state_sizes_are_compact`).
+    #[allow(clippy::box_collection)]
+    rtt_hist: Option<Box<VecDeque<RttMark>>>,
     /// Retransmission timer deadline.
     rto_at: Option<Time>,
     /// snd_una at the last timeout (to spot a repeated timeout of the same segment).
@@ -281,6 +304,8 @@ pub struct TcpSender {
     max_timeouts: u32,
     /// Timeouts since the last ACK of new data.
     consecutive_timeouts: u32,
+    /// `cfg.keep_sack_on_timeout`: a timeout keeps the scoreboard (as BBR's always does).
+    keep_sack: bool,
     /// A fast retransmit clears the RTT measurement (`cfg.fast_retransmit_stops_timing`).
     fast_retransmit_stops_timing: bool,
     /// The controller samples deliveries (`CongestionControl::samples_deliveries`, read
@@ -364,6 +389,7 @@ impl TcpSender {
             rtt: RttEstimator::new(cfg),
             timed_at: None,
             timed_seq: iss,
+            rtt_hist: (cfg.rtt_sampling == RttSampling::EverySegment).then(Default::default),
             rto_at: None,
             last_rto_una: None,
             sack_ok: false,
@@ -383,6 +409,7 @@ impl TcpSender {
             max_timeouts: cfg.max_timeouts.unwrap_or(u32::MAX),
             consecutive_timeouts: 0,
             fast_retransmit_stops_timing: cfg.fast_retransmit_stops_timing,
+            keep_sack: cfg.keep_sack_on_timeout,
             samples,
             sack1_clear_scoreboard: cfg.sack1_clear_scoreboard,
             precision_reduce: cfg.precision_reduce,
@@ -533,9 +560,25 @@ impl TcpSender {
                     self.timed_at = None;
                 }
             }
-        } else if !self.ts_ok && self.timed_at.is_none() {
-            // RFC 6298 §3: time one segment per RTT.
-            self.set_timed(seq, now);
+            // Karn with every segment timed: the kept segment holding `seq` gives no sample
+            // (ns-3.37 `UpdateRttHistory` marks it retransmitted).
+            if let Some(h) = &mut self.rtt_hist {
+                if let Some(m) = h.iter_mut().find(|m| seq >= m.start && seq < m.end) {
+                    m.retx = true;
+                }
+            }
+        } else if !self.ts_ok {
+            if let Some(h) = &mut self.rtt_hist {
+                h.push_back(RttMark {
+                    start: seq,
+                    end: seq + len,
+                    at: now,
+                    retx: false,
+                });
+            } else if self.timed_at.is_none() {
+                // RFC 6298 §3: time one segment per RTT.
+                self.set_timed(seq, now);
+            }
         }
         if self.rto_at.is_none() {
             self.rto_at = Some(now + self.rtt.rto());
@@ -663,8 +706,12 @@ impl TcpSender {
             // bytes in flight as its model counts them (`model_view`: what go-back-N resent,
             // SACKed bytes left out), as Linux and ns-3 limit every send by their pipe; the
             // peer's window and the send buffer still limit snd_una + outstanding.
-            pipe: (self.samples && self.sack_ok && matches!(self.st.phase, Phase::Loss { .. }))
-                .then(|| self.model_view().bytes_in_flight),
+            // So does any controller with `cfg.keep_sack_on_timeout` (ns-3.37: its window is
+            // cwnd − BytesInFlight in CA_LOSS too).
+            pipe: ((self.samples || self.keep_sack)
+                && self.sack_ok
+                && matches!(self.st.phase, Phase::Loss { .. }))
+            .then(|| self.model_view().bytes_in_flight),
         }
     }
 
@@ -1034,6 +1081,16 @@ impl TcpSender {
             if let Some(ts) = h.ts {
                 self.rtt.on_sample_between(ts.ecr, now);
             }
+        } else if let Some(h) = &mut self.rtt_hist {
+            // ns-3.37 `EstimateRtt`: the oldest kept segment gives the sample if this ACK
+            // covers it and it was never retransmitted; every covered one is forgotten.
+            let sample = h.front().filter(|m| !m.retx && ack >= m.end).map(|m| m.at);
+            while h.front().is_some_and(|m| m.end <= ack) {
+                h.pop_front();
+            }
+            if let Some(t) = sample {
+                self.rtt.on_sample_between(t, now);
+            }
         } else if let Some((s, t)) = self.timed() {
             if ack > s {
                 self.rtt.on_sample_between(t, now);
@@ -1106,7 +1163,7 @@ impl TcpSender {
                             self.retransmit_una(now, out);
                             restart_timer = reset_timer;
                         }
-                        PartialAck::Stay => {}
+                        PartialAck::Stay { reset_timer } => restart_timer = reset_timer,
                         // ns-2 Sack1: `newtimer(pkt); t_backoff_ = 1`.
                         PartialAck::StayNewTimer => self.rtt.clear_backoff(),
                     }
@@ -1395,8 +1452,14 @@ impl TcpSender {
                     self.cc
                         .on_congestion(&mut self.st, Congestion::RecoveryTimeout);
                 } else {
+                    if self.rto_ssthresh == RtoSsthresh::Pipe && self.sack_ok {
+                        // `cfg.rto_ssthresh = pipe` (ns-3.37 `ReTxTimeout`): the rule below
+                        // applies to RFC 6675's pipe before the timeout.
+                        self.st.bytes_in_flight = self.lost_and_pipe().1;
+                    }
                     // RFC 5681 §3.1 eq. 4 and the loss window (cwnd = 1 SMSS).
                     self.cc.on_congestion(&mut self.st, Congestion::Timeout);
+                    self.st.bytes_in_flight = self.snd_max - self.snd_una;
                 }
                 self.loss_recover = Some(self.snd_max);
                 self.lt_bytes = 0;
@@ -1413,8 +1476,9 @@ impl TcpSender {
                 self.window_reduced();
                 // RFC 6298 §5.5: back off the timer.
                 self.rtt.on_timeout();
-                if self.samples && self.sack_ok {
-                    // BBR keeps the SACKed ranges across a timeout (Linux `tcp_enter_loss`
+                if (self.samples || self.keep_sack) && self.sack_ok {
+                    // BBR (and `cfg.keep_sack_on_timeout`) keeps the SACKed ranges across a
+                    // timeout (Linux `tcp_enter_loss`
                     // keeps SACKed marks; ns-3 `TcpTxBuffer::SetSentListLost` keeps SACKed
                     // items unless reneging): go-back-N skips them, so the resend after a
                     // timeout is not spent on data the receiver holds, which BBR's delivery
@@ -1431,6 +1495,10 @@ impl TcpSender {
                 // Go-back-N from snd_una (spec 3 §2.2); RFC 6298 §5.4 retransmits the first.
                 self.snd_nxt = self.snd_una;
                 self.timed_at = None;
+                if let Some(h) = &mut self.rtt_hist {
+                    // ns-3.37 `ReTxTimeout`: `m_history.clear()`.
+                    h.clear();
+                }
                 self.rto_at = None;
                 self.transmit(now, out);
                 // RFC 6298 §5.6: the timer restarts with the backed-off RTO.

@@ -1183,13 +1183,16 @@ mod ecn {
 // as large as its largest controller (448 -> 456 B). Issue 15's sender clean-up (the BBR
 // hooks and the `send_overhead` predicate: two probe flags out, one capability flag in)
 // measures 448 B. Issue 14's `precision_reduce` added ns-2's `halfwin` (a u32) and two
-// option flags (`sack1_clear_scoreboard`, `precision_reduce`): 448 -> 456 B.
+// option flags (`sack1_clear_scoreboard`, `precision_reduce`): 448 -> 456 B. Issue 17's
+// ns-3.37 TCP rules added 8 B: the boxed send-time history of `rtt_sampling =
+// "every_segment"` (`None`, no allocation, by default), the `keep_sack_on_timeout` flag
+// fitting in padding (456 -> 464 B).
 #[test]
 fn endpoint_state_sizes_are_compact() {
     let snd = std::mem::size_of::<super::TcpSender>();
     let rcv = std::mem::size_of::<TcpReceiver>();
     eprintln!("TcpSender {snd} B, TcpReceiver {rcv} B");
-    assert!(snd <= 456 && rcv <= 248, "sender {snd} B, receiver {rcv} B");
+    assert!(snd <= 464 && rcv <= 248, "sender {snd} B, receiver {rcv} B");
 }
 
 mod cubic {

@@ -1,20 +1,28 @@
-//! Endpoint scripts for two `[tcp]` keys (issue 17, validation against ns-3):
+//! Endpoint scripts for `[tcp]` keys of issue 17 (validation against ns-3):
 //! - `loss_recovery` replaces the recovery of a variant's (congestion control, recovery) pair,
 //!   e.g. CUBIC with RFC 6675 SACK recovery (ns-3's and Linux's pairing);
 //! - `rto_ssthresh` chooses ssthresh on a timeout during fast recovery: RFC 5681 §3.1 eq. 4 on
-//!   the FlightSize of that moment (`flight_size`, default) or the ssthresh set on entering
-//!   recovery (`recovery`, Linux `tcp_enter_loss`).
+//!   the FlightSize of that moment (`flight_size`, default), on RFC 6675's pipe (`pipe`,
+//!   ns-3.37), or the ssthresh set on entering recovery (`recovery`, Linux
+//!   `tcp_enter_loss`);
+//! - `sack_partial_ack_timer` and `rtt_sampling`: the retransmission timer of RFC 6675
+//!   recovery restarted by every partial ACK (RFC 6298 §5.3, default) or by the first only,
+//!   and one RTT sample per round trip (RFC 6298 §3, default) or one per ACK of a segment
+//!   never retransmitted, both as ns-3.37's `TcpSocketBase` does;
+//! - `keep_sack_on_timeout`: the scoreboard cleared at a timeout (spec 3 §2.3, default) or
+//!   kept, go-back-N skipping SACKed data (ns-3.37, Linux).
 //!
 //! Each test cites the rule it checks.
 
 use super::cc::Phase;
 use super::testkit::*;
 use super::{
-    AppData, LossRecoveryKind, RtoSsthresh, SackRecoveryKind, TcpConfig, TcpReceiver, TcpSender,
-    Variant,
+    AppData, LossRecoveryKind, PartialAckTimer, RtoSsthresh, RttSampling, SackRecoveryKind,
+    TcpConfig, TcpReceiver, TcpSender, Variant,
 };
 use crate::packet::Seq;
 use crate::transport::Outbox;
+use packetsim_kernel::Dur;
 
 fn recovery(recover: u32) -> Phase {
     Phase::Recovery {
@@ -310,12 +318,17 @@ mod rto_ssthresh {
     // With SACK recovery (RFC 6675 §5.1: a timeout during recovery ends it) the recovery rule
     // keeps ssthresh = cwnd of the recovery: FlightSize 12000 × 0.7 = 8400 for CUBIC, where
     // the default takes 0.7 × the FlightSize at the timeout (segments 2..15 after the new
-    // data 14 and 15: 14000, so 9800).
+    // data 14 and 15: 14000, so 9800). The pipe rule (ns-3.37 `TcpSocketBase::ReTxTimeout`,
+    // `GetSsThresh(m_tcb, BytesInFlight())`) takes 0.7 × RFC 6675's pipe before the timeout:
+    // of 2..15, 3-4, 6 and 8-10 are SACKed, 2, 5 and 7 lost and retransmitted (counted
+    // once, as retransmissions), 11..15 not lost: pipe 8000 (RFC 6675 §4 SetPipe), ssthresh
+    // 5600.
     #[test]
     fn recovery_timeout_cubic_sack_recovery_rule() {
         for (rule, ssthresh) in [
             (RtoSsthresh::FlightSize, 9800),
             (RtoSsthresh::Recovery, 8400),
+            (RtoSsthresh::Pipe, 5600),
         ] {
             let c = TcpConfig {
                 rto_ssthresh: rule,
@@ -356,6 +369,139 @@ mod rto_ssthresh {
             assert_eq!(data_seqs(&out), vec![seg(2)]);
             let st = *s.ep.cc_state();
             assert_eq!((st.cwnd, st.ssthresh), (1000, ssthresh), "{rule:?}");
+        }
+    }
+}
+
+mod ns3_timer_rules {
+    use super::*;
+    use crate::transport::Endpoint;
+    use packetsim_kernel::Time;
+
+    /// The SACK recovery of `sack_losses_2_5_7_to_third_dupack` (RTO 250 ms: SYN sample
+    /// 100 ms, then segment 0 timed at 100 ms); the fast retransmit of 2 at 201 ms restarts
+    /// the timer (due 451 ms). Partial ACKs at 300 ms (of 2..4, 5 missing) and 350 ms (of
+    /// 5..6, 7 missing) follow; neither covers a segment that gives an RTT sample. Returns
+    /// when the timer is due after each partial ACK.
+    fn timer_after_partial_acks(c: &TcpConfig) -> (Time, Time, Script<TcpSender>) {
+        let (mut s, _) = Script::established(c, AppData::Unlimited);
+        let (_, out) = s.sack_losses_2_5_7_to_third_dupack();
+        assert_eq!(data_seqs(&out), vec![seg(2)]);
+        assert_eq!(s.ep.next_timeout(), Some(ms(451)), "RTO 250 ms from 201 ms");
+        s.inject(ms(300), sack_ack(seg(5), &[(seg(6), seg(7))]));
+        let first = s.ep.next_timeout().unwrap();
+        s.inject(ms(350), sack_ack(seg(7), &[(seg(8), seg(10))]));
+        let second = s.ep.next_timeout().unwrap();
+        assert_eq!(
+            s.ep.cc_state().phase,
+            recovery(seg(14)),
+            "still in recovery"
+        );
+        (first, second, s)
+    }
+
+    // RFC 6298 §5.3 (the default, `slow_but_steady`): every ACK of new data restarts the
+    // timer, partial ACKs in RFC 6675 recovery included: due 300 + 250, then 350 + 250 ms.
+    #[test]
+    fn sack_recovery_every_partial_ack_restarts_timer() {
+        let c = cfg(Variant::Sack);
+        assert_eq!(c.sack_partial_ack_timer, PartialAckTimer::SlowButSteady);
+        let (first, second, _) = timer_after_partial_acks(&c);
+        assert_eq!((first, second), (ms(550), ms(600)));
+    }
+
+    // ns-3.37 `TcpSocketBase::ProcessAck`: in CA_RECOVERY a partial ACK calls
+    // `NewAck(ackNumber, m_isFirstPartialAck)`, so only the first one of the episode restarts
+    // the timer (`impatient`); the second leaves it due at 550 ms, where it expires and
+    // retransmits snd_una (segment 7, RFC 6298 §5.4).
+    #[test]
+    fn sack_recovery_impatient_restarts_timer_on_first_partial_ack_only() {
+        let c = TcpConfig {
+            sack_partial_ack_timer: PartialAckTimer::Impatient,
+            ..cfg(Variant::Sack)
+        };
+        let (first, second, mut s) = timer_after_partial_acks(&c);
+        assert_eq!((first, second), (ms(550), ms(550)));
+        let out = s.fire(ms(550));
+        assert_eq!(data_seqs(&out)[0], seg(7));
+        assert_eq!(s.ep.stats().timeouts, 1);
+    }
+
+    // ns-3.37 `TcpSocketBase::EstimateRtt` (`rtt_sampling = "every_segment"`): each ACK that
+    // covers the oldest unacknowledged segment sent once gives a sample of it, so the ACK of
+    // segment 1 at 230 ms samples 130 ms (SRTT 7/8·100 + 1/8·130 = 103.75 ms, RFC 6298 §2.3),
+    // where the default times one segment per round trip (segment 10, sent at 200 ms) and
+    // takes none. Karn (RFC 6298 §3): after the fast retransmit of segment 2 the ACK covering
+    // it gives no sample in either mode.
+    #[test]
+    fn every_segment_sampling_samples_each_ack_except_retransmitted() {
+        let every = TcpConfig {
+            rtt_sampling: RttSampling::EverySegment,
+            ..cfg(Variant::Sack)
+        };
+        for (c, srtt_230) in [(cfg(Variant::Sack), 100_000), (every, 103_750)] {
+            let (mut s, _) = Script::established(&c, AppData::Unlimited);
+            s.inject(ms(200), ack(seg(1)));
+            assert_eq!(s.ep.srtt(), Some(Dur::from_millis(100)));
+            s.inject(ms(230), ack(seg(2)));
+            assert_eq!(
+                s.ep.srtt(),
+                Some(Dur::from_micros(srtt_230)),
+                "{:?}",
+                c.rtt_sampling
+            );
+            // Segments 2.. are SACKed around the lost 2: three duplicates, fast retransmit.
+            let t = ms(231);
+            s.inject(t, sack_ack(seg(2), &[(seg(3), seg(4))]));
+            s.inject(t, sack_ack(seg(2), &[(seg(3), seg(5))]));
+            let out = s.inject(t, sack_ack(seg(2), &[(seg(3), seg(6))]));
+            assert_eq!(data_seqs(&out)[0], seg(2));
+            // The ACK covering the retransmitted 2 (and 3..5): no sample in either mode.
+            s.inject(ms(330), ack(seg(6)));
+            assert_eq!(s.ep.srtt(), Some(Dur::from_micros(srtt_230)), "Karn");
+        }
+    }
+
+    // The keys parse by name and are omitted from the echoed configuration at their defaults.
+    #[test]
+    fn keys_parse_and_defaults_absent() {
+        let c: TcpConfig = toml::from_str(
+            "variant = \"sack\"\nsack_partial_ack_timer = \"impatient\"\n\
+             rtt_sampling = \"every_segment\"",
+        )
+        .unwrap();
+        assert_eq!(c.sack_partial_ack_timer, PartialAckTimer::Impatient);
+        assert_eq!(c.rtt_sampling, RttSampling::EverySegment);
+        let d = toml::to_string(&TcpConfig::default()).unwrap();
+        assert!(!d.contains("sack_partial_ack_timer") && !d.contains("rtt_sampling"));
+        assert!(toml::from_str::<TcpConfig>("rtt_sampling = \"per_ack\"").is_err());
+    }
+
+    // RFC 6675 §5.1 with [Errata 1610] (`keep_sack_on_timeout`; ns-3.37 `ReTxTimeout` calls
+    // `SetSentListLost(false)`, keeping SACKed data): in the recovery of segments 2, 5 and 7
+    // (3-4 and 6 SACKed) the timer expires at 451 ms and resends 2. The ACK of 2..4 at 560 ms
+    // (no SACK block, so only the scoreboard remembers 6) opens cwnd to 2 segments. By
+    // default the scoreboard was cleared: go-back-N resends 5 and 6, which the receiver
+    // holds. Keeping it, go-back-N skips 6 and sends 5 and 7, the bytes it resent (SACKed
+    // ones out) within cwnd.
+    #[test]
+    fn timeout_keep_sack_go_back_n_skips_sacked_ranges() {
+        let keep = TcpConfig {
+            keep_sack_on_timeout: true,
+            ..cfg(Variant::Sack)
+        };
+        for (c, sent) in [
+            (cfg(Variant::Sack), vec![seg(5), seg(6)]),
+            (keep, vec![seg(5), seg(7)]),
+        ] {
+            let (mut s, _) = Script::established(&c, AppData::Unlimited);
+            s.sack_losses_2_5_7_to_third_dupack();
+            let out = s.fire(ms(451));
+            assert_eq!(data_seqs(&out), vec![seg(2)]);
+            assert_eq!(s.ep.cc_state().cwnd, 1000);
+            let out = s.inject(ms(560), ack(seg(5)));
+            assert_eq!(s.ep.cc_state().cwnd, 2000);
+            assert_eq!(data_seqs(&out), sent, "keep {}", c.keep_sack_on_timeout);
         }
     }
 }

@@ -78,7 +78,9 @@ impl Variant {
                 cfg.newreno_full_ack,
             )),
             LossRecoveryKind::Sack => match cfg.sack_recovery {
-                SackRecoveryKind::Rfc6675 => AnyRecovery::Sack(SackRecovery),
+                SackRecoveryKind::Rfc6675 => {
+                    AnyRecovery::Sack(SackRecovery::new(cfg.sack_partial_ack_timer))
+                }
                 SackRecoveryKind::Sack1 => AnyRecovery::Sack1(Sack1Recovery::default()),
             },
         };

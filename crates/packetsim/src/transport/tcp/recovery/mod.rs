@@ -45,8 +45,12 @@ pub enum PartialAck {
         /// Whether to restart the retransmission timer.
         reset_timer: bool,
     },
-    /// Stay in recovery; the scoreboard drives retransmissions (SACK).
-    Stay,
+    /// Stay in recovery; the scoreboard drives retransmissions (SACK); restart the RTO timer
+    /// only if `reset_timer`.
+    Stay {
+        /// Whether to restart the retransmission timer.
+        reset_timer: bool,
+    },
     /// Stay in recovery, restart the timer and clear its backoff (ns-2 Sack1: `newtimer`,
     /// `t_backoff_ = 1`).
     StayNewTimer,
@@ -175,7 +179,7 @@ mod tests {
     #[test]
     fn sack_enter_sets_cwnd_to_ssthresh() {
         let mut s = st();
-        assert_eq!(SackRecovery.enter(&mut s), Entry::FastRecovery);
+        assert_eq!(SackRecovery::default().enter(&mut s), Entry::FastRecovery);
         assert_eq!(s.cwnd, 5000);
     }
 
