@@ -1186,13 +1186,15 @@ mod ecn {
 // option flags (`sack1_clear_scoreboard`, `precision_reduce`): 448 -> 456 B. Issue 17's
 // ns-3.37 TCP rules added 8 B: the boxed send-time history of `rtt_sampling =
 // "every_segment"` (`None`, no allocation, by default), the `keep_sack_on_timeout` flag
-// fitting in padding (456 -> 464 B).
+// fitting in padding (456 -> 464 B). Merged with issue 14's `ns2_header_sizes` (the sender's
+// `ns2_len` flag, which fitted in padding on its own branch) the flags no longer fit in the
+// padding left: 464 -> 472 B.
 #[test]
 fn endpoint_state_sizes_are_compact() {
     let snd = std::mem::size_of::<super::TcpSender>();
     let rcv = std::mem::size_of::<TcpReceiver>();
     eprintln!("TcpSender {snd} B, TcpReceiver {rcv} B");
-    assert!(snd <= 464 && rcv <= 248, "sender {snd} B, receiver {rcv} B");
+    assert!(snd <= 472 && rcv <= 248, "sender {snd} B, receiver {rcv} B");
 }
 
 mod cubic {
