@@ -128,14 +128,10 @@ impl TcpHeader {
     /// carrying data (`tcp/tcp.cc` `TcpAgent::headersize`); no SACK-permitted option (a SYN is
     /// `tcpip_base_hdr_size_` bytes, `TcpAgent::output`), and the receiver's ACKs carry no
     /// timestamp bytes (`TcpSink::ack` sends `packetSize_ 40`).
+    #[inline]
     pub fn header_len(&self) -> u32 {
         if self.ns2_len {
-            let ts = if self.ts.is_some() && self.payload > 0 {
-                10
-            } else {
-                0
-            };
-            return 20 + 8 * self.sack.len() as u32 + ts;
+            return ns2_header_len(self.sack.len, self.ts.is_some() && self.payload > 0);
         }
         let mut opts = 0u32;
         if self.sack_permitted {
@@ -159,6 +155,14 @@ impl TcpHeader {
             + self.flags.contains(TcpFlags::SYN) as u32
             + self.flags.contains(TcpFlags::FIN) as u32
     }
+}
+
+/// [`TcpHeader::header_len`] with `ns2_len`: out of line, so that the default sizes, computed
+/// for every packet sent, stay a few branch-free instructions.
+#[cold]
+#[inline(never)]
+fn ns2_header_len(sack_blocks: u8, ts_on_data: bool) -> u32 {
+    20 + 8 * sack_blocks as u32 + if ts_on_data { 10 } else { 0 }
 }
 
 #[cfg(test)]

@@ -316,7 +316,10 @@ impl<W: WindowPolicy> TcpReceiver<W> {
     }
 
     /// Builds the SACK blocks (RFC 2018 §4): the block holding `trigger` first, then the most
-    /// recently reported blocks still above rcv_nxt, without repeats.
+    /// recently reported blocks still above rcv_nxt, without repeats. Out of line: only ACKs
+    /// sent while data is out of order need it, and inlined into `send_ack` it costs every
+    /// other ACK spilled registers.
+    #[inline(never)]
     fn sack_blocks(&mut self, trigger: Option<Seq>) -> SackBlocks {
         let mut blocks = SackBlocks::default();
         let mut hist = [Seq(0); SackBlocks::MAX];

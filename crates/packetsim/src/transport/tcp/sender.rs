@@ -504,6 +504,49 @@ impl TcpSender {
         self.timed_at.map(|t| (self.timed_seq, t))
     }
 
+    // `rtt_sampling = every_segment` (`rtt_hist`), out of line so that the default sampling's
+    // per-segment and per-ACK paths stay small.
+
+    /// Karn with every segment timed: the kept segment holding `seq` gives no sample
+    /// (ns-3.37 `UpdateRttHistory` marks it retransmitted).
+    #[inline(never)]
+    fn rtt_hist_retransmitted(&mut self, seq: Seq) {
+        if let Some(h) = &mut self.rtt_hist {
+            if let Some(m) = h.iter_mut().find(|m| seq >= m.start && seq < m.end) {
+                m.retx = true;
+            }
+        }
+    }
+
+    /// Keeps the send time of the new segment `[seq, seq + len)`.
+    #[inline(never)]
+    fn rtt_hist_sent(&mut self, seq: Seq, len: u32, now: Time) {
+        if let Some(h) = &mut self.rtt_hist {
+            h.push_back(RttMark {
+                start: seq,
+                end: seq + len,
+                at: now,
+                retx: false,
+            });
+        }
+    }
+
+    /// ns-3.37 `EstimateRtt`: the oldest kept segment gives the sample if the ACK of `ack`
+    /// covers it and it was never retransmitted; every covered one is forgotten.
+    #[inline(never)]
+    fn rtt_hist_sample(&mut self, ack: Seq, now: Time) {
+        let Some(h) = &mut self.rtt_hist else {
+            return;
+        };
+        let sample = h.front().filter(|m| !m.retx && ack >= m.end).map(|m| m.at);
+        while h.front().is_some_and(|m| m.end <= ack) {
+            h.pop_front();
+        }
+        if let Some(t) = sample {
+            self.rtt.on_sample_between(t, now);
+        }
+    }
+
     fn set_timed(&mut self, seq: Seq, at: Time) {
         self.timed_seq = seq;
         self.timed_at = Some(at);
@@ -560,21 +603,12 @@ impl TcpSender {
                     self.timed_at = None;
                 }
             }
-            // Karn with every segment timed: the kept segment holding `seq` gives no sample
-            // (ns-3.37 `UpdateRttHistory` marks it retransmitted).
-            if let Some(h) = &mut self.rtt_hist {
-                if let Some(m) = h.iter_mut().find(|m| seq >= m.start && seq < m.end) {
-                    m.retx = true;
-                }
+            if self.rtt_hist.is_some() {
+                self.rtt_hist_retransmitted(seq);
             }
         } else if !self.ts_ok {
-            if let Some(h) = &mut self.rtt_hist {
-                h.push_back(RttMark {
-                    start: seq,
-                    end: seq + len,
-                    at: now,
-                    retx: false,
-                });
+            if self.rtt_hist.is_some() {
+                self.rtt_hist_sent(seq, len, now);
             } else if self.timed_at.is_none() {
                 // RFC 6298 §3: time one segment per RTT.
                 self.set_timed(seq, now);
@@ -1081,16 +1115,8 @@ impl TcpSender {
             if let Some(ts) = h.ts {
                 self.rtt.on_sample_between(ts.ecr, now);
             }
-        } else if let Some(h) = &mut self.rtt_hist {
-            // ns-3.37 `EstimateRtt`: the oldest kept segment gives the sample if this ACK
-            // covers it and it was never retransmitted; every covered one is forgotten.
-            let sample = h.front().filter(|m| !m.retx && ack >= m.end).map(|m| m.at);
-            while h.front().is_some_and(|m| m.end <= ack) {
-                h.pop_front();
-            }
-            if let Some(t) = sample {
-                self.rtt.on_sample_between(t, now);
-            }
+        } else if self.rtt_hist.is_some() {
+            self.rtt_hist_sample(ack, now);
         } else if let Some((s, t)) = self.timed() {
             if ack > s {
                 self.rtt.on_sample_between(t, now);
