@@ -1082,13 +1082,8 @@ impl TcpSender {
         if self.ns2_ecn_cut {
             // ns-2.35 `TcpAgent::ecn` -> `slowdown(CLOSE_CWND_HALF|CLOSE_SSTHRESH_HALF)`:
             // halfwin = windowd() / 2, ssthresh_ = (int) halfwin (at least 2), cwnd_ = halfwin.
-            let win = cwnd_before.min(self.peer_wnd);
             self.st.ssthresh = self.ns2_ssthresh(cwnd_before);
-            self.st.cwnd = if self.precision_reduce {
-                (win / 2).max(self.mss)
-            } else {
-                (win / self.mss / 2).max(1) * self.mss
-            };
+            self.st.cwnd = self.ns2_half_cwnd(cwnd_before);
         }
         self.stats.ecn_reductions += 1;
         self.window_reduced();
@@ -1329,6 +1324,19 @@ impl TcpSender {
         (w / 2).max(2) * self.mss
     }
 
+    /// ns-2.35 `slowdown(CLOSE_CWND_HALF)`: cwnd_ = half of min(cwnd, peer window), in whole
+    /// packets and at least one, or with `precision_reduce` (`precisionReduce_`) unrounded and
+    /// at least one MSS (ns-2's `halfwin`). Shared by the fast retransmit (Sack1) and the ECN
+    /// cut (`ns2_ecn_cut`).
+    fn ns2_half_cwnd(&self, cwnd: u32) -> u32 {
+        let win = cwnd.min(self.peer_wnd);
+        if self.precision_reduce {
+            (win / 2).max(self.mss)
+        } else {
+            (win / self.mss / 2).max(1) * self.mss
+        }
+    }
+
     /// RFC 5681 §3.2 step 2: fast retransmit on the DupThresh-th dupack; RFC 6675 §5 also
     /// when IsLost(HighACK + 1).
     /// ns-2 Sack1 (`Sack1TcpAgent::recv`): the DupThresh-th duplicate ACK only.
@@ -1404,12 +1412,7 @@ impl TcpSender {
             r.pipe = outstanding.saturating_sub(self.dupthresh);
         }
         if self.ssthresh_rule == SsthreshRule::Ns2 {
-            let w = cwnd_before.min(self.peer_wnd) / self.mss;
-            self.st.cwnd = if self.precision_reduce {
-                self.halfwin
-            } else {
-                (w / 2).max(1) * self.mss
-            };
+            self.st.cwnd = self.ns2_half_cwnd(cwnd_before);
         }
     }
 
