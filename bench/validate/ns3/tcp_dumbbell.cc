@@ -7,7 +7,8 @@
 //       ns3-internet ns3-point-to-point ns3-applications ns3-traffic-control) -o tcp-dumbbell
 //   ./tcp-dumbbell --variant=V --flows=N --rate=MBPS --delay=MS --queue=PKTS --duration=S \
 //       --stagger=S --cwnd-csv=PATH --queue-csv=PATH [--aqm=A] [--k=K] [--sack=0|1] \
-//       [--recovery=classic|prr] [--drop-csv=PATH]
+//       [--recovery=classic|prr] [--drop-csv=PATH] [--trace-csv=PATH] [--reset-reno-sack=1]
+//       [--cubic-slow-start=ns3|rfc5681]
 //
 // --variant is cubic, newreno, dctcp or bbr. Topology: s_i -1 Gb/s, 1 ms- r0 -RATE, DELAY- r1
 // -1 Gb/s, 1 ms- d_i. Flow i starts at i * STAGGER. The bottleneck r0->r1 has one queue of
@@ -27,7 +28,13 @@
 // every queue-disc drop is written there (time_s,where,reason: `enqueue` for drops before
 // enqueue, `dequeue` for CoDel's drops at dequeue), and with --aqm=codel also every change
 // of CoDel's dropping state (where `state`, reason `enter` or `leave`) and of its count
-// (where `count`, reason the new count).
+// (where `count`, reason the new count). With --trace-csv, flow f0's sender writes one row
+// per ACK and per segment sent (its columns are described at g_trace below). With
+// --reset-reno-sack=1 (SACK off only), a probe corrects one ns-3.37 defect: the SACK marks
+// ns-3 guesses from duplicate ACKs in fast recovery are cleared when recovery ends (see
+// OnSenderRx and results.md, "Why CUBIC without SACK does not agree"). With
+// --cubic-slow-start=rfc5681 TcpCubic's slow start adds one segment per ACK (a what-if; see
+// TcpCubicRfcSlowStart).
 //
 // Settings matched to packetsim's scenario (run.py): MSS 1460, initial cwnd 2, no delayed
 // ACK, no timestamps, no limited transmit, min RTO 200 ms, 1 ms clock granularity, CUBIC
@@ -78,6 +85,9 @@ struct Args
     bool sack;
     std::string recovery;
     std::string dropCsv;
+    std::string traceCsv;
+    bool resetRenoSack;
+    std::string cubicSlowStart;
 };
 
 std::vector<uint32_t> g_cwnd; // latest cwnd of each flow, bytes (0 before it starts)
@@ -232,7 +242,129 @@ Sample(FILE* out, FILE* qout, double duration)
     }
 }
 
-// Connects flow i's cwnd trace once its socket exists (BulkSend creates it at start).
+// Each sender's congestion state, highest sequence sent and recovery point, kept from its
+// trace sources (for --trace-csv and --reset-reno-sack).
+struct Sender
+{
+    Ptr<TcpSocketBase> sock;
+    uint32_t ssthresh = 0;
+    uint32_t state = 0;   // TcpSocketState::TcpCongState_t
+    uint32_t highTx = 0;  // HighestSequence: the highest sequence number sent + 1
+    uint32_t recover = 0; // highTx when fast recovery was entered (ns-3's m_recover)
+};
+
+std::vector<Sender> g_senders;
+bool g_resetRenoSack = false; // --reset-reno-sack
+
+// --trace-csv: flow f0's sender, one row per ACK it receives (the state after the ACK has
+// been processed and whatever it let out has been sent) and one per segment it sends.
+// Columns: time_s, kind (ack / tx / rtx: a segment below the highest sent so far), seq (the
+// ACK number, or the segment's first sequence number, in segments from f0's first data
+// byte), then f0's state after the event: cwnd and ssthresh (segments, fractional), the
+// congestion state (ns-3's CA_* number: 0 open, 1 disorder, 2 cwr, 3 recovery, 4 loss),
+// BytesInFlight (segments: ns-3's pipe from its scoreboard), SND.NXT - SND.UNA (segments),
+// and the scoreboard's sacked, lost and retransmitted counts (segments; without the SACK
+// option these are ns-3's guesses from duplicate ACKs).
+FILE* g_trace = nullptr;
+uint32_t g_tIsn = 0;
+bool g_tIsnSet = false;
+uint32_t g_tSentMax = 0; // highest segment end sent so far, from f0's first data byte
+
+void
+TraceRow(const char* kind, uint32_t seq)
+{
+    const Sender& f0 = g_senders[0];
+    Ptr<TcpTxBuffer> tx = f0.sock->GetTxBuffer();
+    const double m = kMss;
+    const uint32_t una = tx->HeadSequence().GetValue();
+    std::fprintf(g_trace,
+                 "%.6f,%s,%.0f,%.3f,%.3f,%u,%.3f,%.3f,%.3f,%.3f,%.3f\n",
+                 Simulator::Now().GetSeconds(),
+                 kind,
+                 static_cast<double>(seq - g_tIsn) / m,
+                 g_cwnd[0] / m,
+                 f0.ssthresh / m,
+                 f0.state,
+                 tx->BytesInFlight() / m,
+                 (f0.highTx - una) / m,
+                 tx->GetSacked() / m,
+                 tx->GetLost() / m,
+                 tx->GetRetransmitsCount() / m);
+}
+
+// Every ACK a sender receives, before ns-3 processes it (the socket's Rx trace).
+void
+OnSenderRx(uint32_t flow, Ptr<const Packet>, const TcpHeader& h, Ptr<const TcpSocketBase>)
+{
+    if (!(h.GetFlags() & TcpHeader::ACK))
+    {
+        return;
+    }
+    const Sender& s = g_senders[flow];
+    const uint32_t ack = h.GetAckNumber().GetValue();
+    // --reset-reno-sack: without the SACK option ns-3 counts every duplicate ACK of fast
+    // recovery as one more segment that left the network by marking a segment "sacked"
+    // (TcpSocketBase::DupAck -> TcpTxBuffer::AddRenoSack), and BytesInFlight leaves sacked
+    // segments out. ns-3.37 clears these guesses only at a timeout (ReTxTimeout ->
+    // ResetRenoSack), not when recovery ends, so guesses beyond the ACK that ends recovery
+    // stay (DiscardUpTo moves a sacked head's mark to the next segment and marks the head
+    // lost, to be retransmitted). The probe clears them just before the ACK that ends
+    // recovery is processed, as RFC 6582 §3.2 step 3 deflates the window there.
+    if (g_resetRenoSack && s.state == TcpSocketState::CA_RECOVERY &&
+        SequenceNumber32(ack) >= SequenceNumber32(s.recover))
+    {
+        s.sock->GetTxBuffer()->ResetRenoSack();
+    }
+    if (flow == 0 && g_trace)
+    {
+        // Logged once this ACK and what it let out have been processed.
+        Simulator::ScheduleNow(&TraceRow, "ack", ack);
+    }
+}
+
+void
+OnTraceTx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
+{
+    if (p->GetSize() == 0)
+    {
+        return;
+    }
+    const uint32_t seq = h.GetSequenceNumber().GetValue();
+    if (!g_tIsnSet)
+    {
+        g_tIsn = seq;
+        g_tIsnSet = true;
+    }
+    const uint32_t end = seq - g_tIsn + p->GetSize();
+    TraceRow(end <= g_tSentMax ? "rtx" : "tx", seq);
+    g_tSentMax = std::max(g_tSentMax, end);
+}
+
+void
+OnSenderSsth(uint32_t flow, uint32_t, uint32_t now)
+{
+    g_senders[flow].ssthresh = now;
+}
+
+void
+OnSenderState(uint32_t flow, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now)
+{
+    Sender& s = g_senders[flow];
+    s.state = now;
+    if (now == TcpSocketState::CA_RECOVERY)
+    {
+        // EnterRecovery sets m_recover = m_highTxMark just before this state change.
+        s.recover = s.highTx;
+    }
+}
+
+void
+OnSenderHighTx(uint32_t flow, SequenceNumber32, SequenceNumber32 now)
+{
+    g_senders[flow].highTx = now.GetValue();
+}
+
+// Connects flow i's traces once its socket exists (BulkSend creates it at start).
 void
 HookCwnd(Ptr<BulkSendApplication> app, uint32_t flow)
 {
@@ -240,7 +372,63 @@ HookCwnd(Ptr<BulkSendApplication> app, uint32_t flow)
     NS_ABORT_MSG_IF(!s, "no socket yet");
     s->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&OnCwnd, flow));
     s->TraceConnectWithoutContext("PacingRate", MakeBoundCallback(&OnPacing, flow));
+    Sender& snd = g_senders[flow];
+    snd.sock = DynamicCast<TcpSocketBase>(s);
+    NS_ABORT_MSG_IF(!snd.sock, "flow " << flow << "'s socket is not a TcpSocketBase");
+    s->TraceConnectWithoutContext("SlowStartThreshold", MakeBoundCallback(&OnSenderSsth, flow));
+    s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnSenderState, flow));
+    s->TraceConnectWithoutContext("HighestSequence", MakeBoundCallback(&OnSenderHighTx, flow));
+    s->TraceConnectWithoutContext("Rx", MakeBoundCallback(&OnSenderRx, flow));
+    if (flow == 0 && g_trace)
+    {
+        s->TraceConnectWithoutContext("Tx", MakeCallback(&OnTraceTx));
+    }
 }
+
+// --cubic-slow-start=rfc5681 (a what-if, not a correction): ns-3.37's TcpCubic in slow start
+// adds every segment an ACK acknowledges to cwnd, with no cap (TcpCubic::IncreaseWindow;
+// after a timeout one cumulative ACK can add hundreds of segments), where RFC 5681 §3.1
+// adds at most one SMSS per ACK (as ns-3's TcpNewReno::SlowStart and packetsim do) and
+// Linux's tcp_slow_start stops at ssthresh. This TcpCubic adds one segment per ACK that
+// acknowledges new data in slow start and is TcpCubic otherwise.
+class TcpCubicRfcSlowStart : public TcpCubic
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::ValidateTcpCubicRfcSlowStart")
+                                .SetParent<TcpCubic>()
+                                .SetGroupName("Internet")
+                                .AddConstructor<TcpCubicRfcSlowStart>();
+        return tid;
+    }
+
+    TcpCubicRfcSlowStart() = default;
+    TcpCubicRfcSlowStart(const TcpCubicRfcSlowStart&) = default;
+
+    std::string GetName() const override
+    {
+        return "TcpCubicRfcSlowStart";
+    }
+
+    void IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) override
+    {
+        if (tcb->m_cWnd < tcb->m_ssThresh)
+        {
+            if (segmentsAcked > 0)
+            {
+                tcb->m_cWnd += tcb->m_segmentSize;
+            }
+            return;
+        }
+        TcpCubic::IncreaseWindow(tcb, segmentsAcked);
+    }
+
+    Ptr<TcpCongestionOps> Fork() override
+    {
+        return CopyObject<TcpCubicRfcSlowStart>(this);
+    }
+};
 
 void
 SetTcpDefaults(const Args& a)
@@ -249,7 +437,8 @@ SetTcpDefaults(const Args& a)
     TypeId cc = TcpNewReno::GetTypeId();
     if (a.variant == "cubic")
     {
-        cc = TcpCubic::GetTypeId();
+        cc = a.cubicSlowStart == "rfc5681" ? TcpCubicRfcSlowStart::GetTypeId()
+                                            : TcpCubic::GetTypeId();
         Config::SetDefault("ns3::TcpCubic::HyStart", BooleanValue(false));
     }
     else if (a.variant == "dctcp")
@@ -316,6 +505,8 @@ Parse(int argc, char* argv[])
     a.aqm = "droptail";
     a.sack = false;
     a.recovery = "classic";
+    a.resetRenoSack = false;
+    a.cubicSlowStart = "ns3";
     CommandLine cmd(__FILE__);
     cmd.AddValue("variant", "cubic, newreno, dctcp or bbr", a.variant);
     cmd.AddValue("flows", "number of flows", a.flows);
@@ -331,22 +522,34 @@ Parse(int argc, char* argv[])
     cmd.AddValue("sack", "SACK option on", a.sack);
     cmd.AddValue("recovery", "classic or prr", a.recovery);
     cmd.AddValue("drop-csv", "where to write every queue-disc drop (optional)", a.dropCsv);
+    cmd.AddValue("trace-csv", "where to write f0's per-ACK and per-segment trace (optional)",
+                 a.traceCsv);
+    cmd.AddValue("reset-reno-sack",
+                 "probe: clear the duplicate-ACK SACK guesses when fast recovery ends",
+                 a.resetRenoSack);
+    cmd.AddValue("cubic-slow-start",
+                 "ns3 (TcpCubic's) or rfc5681 (what-if: one segment per ACK)",
+                 a.cubicSlowStart);
     cmd.Parse(argc, argv);
     const std::vector<std::string> variants{"cubic", "newreno", "dctcp", "bbr"};
     const std::vector<std::string> aqms{"droptail", "step", "codel", "fq_codel", "pie"};
     if (std::find(variants.begin(), variants.end(), a.variant) == variants.end() ||
         std::find(aqms.begin(), aqms.end(), a.aqm) == aqms.end() ||
-        (a.recovery != "classic" && a.recovery != "prr"))
+        (a.recovery != "classic" && a.recovery != "prr") ||
+        (a.cubicSlowStart != "ns3" && a.cubicSlowStart != "rfc5681"))
     {
         std::fprintf(stderr,
                      "--variant must be cubic|newreno|dctcp|bbr, --aqm droptail|step|codel|"
-                     "fq_codel|pie, --recovery classic|prr\n");
+                     "fq_codel|pie, --recovery classic|prr, --cubic-slow-start ns3|rfc5681\n");
         std::exit(2);
     }
     if (a.flows < 1 || a.flows > 1000 || a.rateMbps <= 0 || a.delayMs < 0 || a.queuePkts < 1 ||
-        a.duration <= 0 || a.cwndCsv.empty() || a.queueCsv.empty() || (a.aqm == "step" && a.k < 1))
+        a.duration <= 0 || a.cwndCsv.empty() || a.queueCsv.empty() || (a.aqm == "step" && a.k < 1) ||
+        (a.resetRenoSack && a.sack))
     {
-        std::fprintf(stderr, "bad arguments (--cwnd-csv and --queue-csv are required; step needs --k >= 1)\n");
+        std::fprintf(stderr,
+                     "bad arguments (--cwnd-csv and --queue-csv are required; step needs --k >= 1;"
+                     " --reset-reno-sack needs --sack=0)\n");
         std::exit(2);
     }
     return a;
@@ -361,6 +564,16 @@ main(int argc, char* argv[])
     SetTcpDefaults(a);
     g_cwnd.assign(a.flows, 0);
     g_pacing.assign(a.flows, 0);
+    g_senders.assign(a.flows, Sender());
+    g_resetRenoSack = a.resetRenoSack;
+    if (!a.traceCsv.empty())
+    {
+        g_trace = std::fopen(a.traceCsv.c_str(), "w");
+        NS_ABORT_MSG_IF(!g_trace, "cannot write " << a.traceCsv);
+        std::fprintf(g_trace,
+                     "time_s,kind,seq,cwnd,ssthresh,state,bytes_in_flight,snd_nxt_una,sacked,"
+                     "lost,retrans\n");
+    }
 
     NodeContainer routers;
     routers.Create(2);
@@ -514,6 +727,10 @@ main(int argc, char* argv[])
     Simulator::Run();
     std::fclose(csv);
     std::fclose(qcsv);
+    if (g_trace)
+    {
+        std::fclose(g_trace);
+    }
     OnQueueLen(0, g_qLen); // close the last interval
     if (!aqm)
     {
