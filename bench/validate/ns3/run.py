@@ -35,14 +35,14 @@ NS3_LIBS = ["ns3-core", "ns3-network", "ns3-internet", "ns3-point-to-point",
 
 
 def case(variant, flows, rate, delay, queue, secs, stagger, aqm="droptail", k=None,
-         sack=False, recovery="classic", tcp=None, qopts=None):
+         sack=False, recovery="classic", tcp=None, qopts=None, ns3args=None):
     """One case: the dumbbell's numbers, the bottleneck queue (`aqm`: droptail, step, codel,
     fq_codel, pie), ns-3's SACK option and recovery (`classic` or `prr`), packetsim's
-    extra `[tcp]` keys (`tcp`, a dict of TOML values) and extra keys of packetsim's AQM table
-    (`qopts`, likewise)."""
+    extra `[tcp]` keys (`tcp`, a dict of TOML values), extra keys of packetsim's AQM table
+    (`qopts`, likewise) and extra arguments of the ns-3 program (`ns3args`)."""
     return dict(variant=variant, flows=flows, rate=rate, delay=delay, queue=queue, secs=secs,
                 stagger=stagger, aqm=aqm, k=k, sack=sack, recovery=recovery, tcp=tcp or {},
-                qopts=qopts or {})
+                qopts=qopts or {}, ns3args=ns3args or [])
 
 
 SACK = {"loss_recovery": '"sack"'}
@@ -101,6 +101,17 @@ CASES = {
     # pie-10 with packetsim's PIE following ns-3.37's burst handling (`burst_mode = "ns3"`).
     "pie-10-ns3burst": case("newreno", 10, 100, 20, 1000, 30, 0.1, aqm="pie", sack=True,
                             tcp=SACK, qopts={"burst_mode": '"ns3"'}),
+    # Vegas with NewReno recovery, no SACK, in both (packetsim's variant pairing; ns-3's
+    # TcpVegas with TcpClassicRecovery), alpha/beta/gamma 1/3/1 in both.
+    "vegas-1": case("vegas", 1, 100, 20, 100, 30, 0),
+    "vegas-2": case("vegas", 2, 100, 20, 100, 30, 5),
+    # The same with ns-3's TcpVegas at its own defaults (alpha 2, beta 4, gamma 1), packetsim
+    # unchanged: ns-3's Diff is cwnd - floor(cwnd BaseRTT/minRTT), one above packetsim's
+    # rounded Diff for the same queue (results.md, Vegas).
+    "vegas-1-a2b4": case("vegas", 1, 100, 20, 100, 30, 0, ns3args=["--vegas-alpha=2",
+                                                                   "--vegas-beta=4"]),
+    "vegas-2-a2b4": case("vegas", 2, 100, 20, 100, 30, 5, ns3args=["--vegas-alpha=2",
+                                                                   "--vegas-beta=4"]),
 }
 
 
@@ -187,6 +198,7 @@ def ns3_args(ns3, c, csv, qcsv):
             f"--sack={int(c['sack'])}", f"--recovery={c['recovery']}"]
     if c["k"]:
         args.append(f"--k={c['k']}")
+    args += c["ns3args"]
     if c["aqm"] not in ("droptail", "step"):
         args.append(f"--drop-csv={os.path.join(os.path.dirname(csv), 'ns3_drops.csv')}")
     return args
