@@ -8,7 +8,8 @@
 //   read from --schedule (lines `start_s bytes`, e.g. packetsim's own draws from fct.csv);
 //   writes one row per flow to --fct-csv (flow,start_s,bytes,fct_s; fct_s = the time the
 //   sink has received the flow's last byte − the BulkSend's start, when it sends the SYN;
-//   empty if unfinished);
+//   empty if unfinished); with --trace-csv, also the bottleneck queue every --sample-ms and
+//   the first flow's cwnd and ssthresh changes (time_s,what,value);
 // - --app=onoff: one ns-3 OnOffApplication over TCP (PacketSize 1460, DataRate --onoff-rate,
 //   exponential OnTime/OffTime with means --on-ms/--off-ms), the sink's bytes received
 //   sampled every --sample-ms to --sample-csv (time_s,delivered_bytes).
@@ -187,6 +188,39 @@ Link(Ptr<Node> a, Ptr<Node> b, const std::string& rate, const std::string& delay
     return p2p.Install(a, b);
 }
 
+FILE* g_trace = nullptr; // --trace-csv: queue samples and the first flow's cwnd changes
+
+void
+OnTraceCwnd(uint32_t, uint32_t now)
+{
+    std::fprintf(g_trace, "%.6f,cwnd,%u\n", Simulator::Now().GetSeconds(), now);
+}
+
+void
+OnTraceSsthresh(uint32_t, uint32_t now)
+{
+    std::fprintf(g_trace, "%.6f,ssthresh,%u\n", Simulator::Now().GetSeconds(), now);
+}
+
+void
+HookTrace(Ptr<BulkSendApplication> app)
+{
+    Ptr<Socket> s = app->GetSocket();
+    NS_ABORT_MSG_IF(!s, "no socket yet");
+    s->TraceConnectWithoutContext("CongestionWindow", MakeCallback(&OnTraceCwnd));
+    s->TraceConnectWithoutContext("SlowStartThreshold", MakeCallback(&OnTraceSsthresh));
+}
+
+void
+SampleQueue(double step, double duration)
+{
+    std::fprintf(g_trace, "%.6f,queue,%u\n", Simulator::Now().GetSeconds(), g_qLen);
+    if (Simulator::Now().GetSeconds() + step < duration + 1e-9)
+    {
+        Simulator::Schedule(Seconds(step), &SampleQueue, step, duration);
+    }
+}
+
 void
 Sample(FILE* out, Ptr<PacketSink> sink, double step, double duration)
 {
@@ -228,6 +262,7 @@ main(int argc, char* argv[])
     double sampleMs = 10;
     std::string sampleCsv;
     uint32_t sndBuf = 4 * 1024 * 1024;
+    std::string traceCsv;
     CommandLine cmd(__FILE__);
     cmd.AddValue("app", "poisson or onoff", app);
     cmd.AddValue("variant", "newreno, cubic or dctcp", variant);
@@ -252,6 +287,10 @@ main(int argc, char* argv[])
     cmd.AddValue("sample-ms", "onoff: sampling interval, ms", sampleMs);
     cmd.AddValue("sample-csv", "onoff: where to write the samples", sampleCsv);
     cmd.AddValue("sndbuf", "TCP send buffer, bytes", sndBuf);
+    cmd.AddValue("trace-csv",
+                 "poisson: write the bottleneck queue every --sample-ms and the first flow's "
+                 "cwnd and ssthresh changes here (time_s,what,value)",
+                 traceCsv);
     cmd.Parse(argc, argv);
     if ((app != "poisson" && app != "onoff") ||
         (variant != "newreno" && variant != "cubic" && variant != "dctcp") ||
@@ -415,6 +454,16 @@ main(int argc, char* argv[])
             src.SetAttribute("SendSize", UintegerValue(10 * kMss));
             ApplicationContainer srcApp = src.Install(n.Get(0));
             srcApp.Start(Seconds(g_flows[i].start));
+            if (i == 0 && !traceCsv.empty())
+            {
+                g_trace = std::fopen(traceCsv.c_str(), "w");
+                NS_ABORT_MSG_IF(!g_trace, "cannot write " << traceCsv);
+                std::fprintf(g_trace, "time_s,what,value\n");
+                Simulator::Schedule(Seconds(g_flows[i].start) + NanoSeconds(1),
+                                    &HookTrace,
+                                    DynamicCast<BulkSendApplication>(srcApp.Get(0)));
+                Simulator::Schedule(Seconds(0), &SampleQueue, sampleMs / 1e3, duration);
+            }
         }
     }
     else
@@ -455,6 +504,10 @@ main(int argc, char* argv[])
     if (sampleOut)
     {
         std::fclose(sampleOut);
+    }
+    if (g_trace)
+    {
+        std::fclose(g_trace);
     }
     if (app == "poisson")
     {
