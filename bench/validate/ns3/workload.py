@@ -179,6 +179,9 @@ def run_poisson(name, c, seed, work, ns3):
             out.write(f"{row['start_s']} {row['bytes']}\n")
     if c.get("twin_of"):
         src = os.path.join(work, c["twin_of"], f"seed{seed}")
+        if not os.path.exists(os.path.join(src, "ns3paired_fct.csv")):
+            sys.exit(f"workload.py: {name} reuses {c['twin_of']}'s ns-3 runs: run that "
+                     f"configuration first (seed {seed}, --work {work})")
         for f in ("ns3.json", "ns3_fct.csv", "ns3paired.json", "ns3paired_fct.csv"):
             shutil.copy(os.path.join(src, f), os.path.join(d, f))
         return
