@@ -113,6 +113,17 @@ CASES = {
     # pie-10 with packetsim's PIE following ns-3.37's burst handling (`burst_mode = "ns3"`).
     "pie-10-ns3burst": case("newreno", 10, 100, 20, 1000, 30, 0.1, aqm="pie", sack=True,
                             tcp=SACK, qopts={"burst_mode": '"ns3"'}),
+    # Vegas with NewReno recovery, no SACK, in both (packetsim's variant pairing; ns-3's
+    # TcpVegas with TcpClassicRecovery), alpha/beta/gamma 1/3/1 in both.
+    "vegas-1": case("vegas", 1, 100, 20, 100, 30, 0),
+    "vegas-2": case("vegas", 2, 100, 20, 100, 30, 5),
+    # The same with ns-3's TcpVegas at its own defaults (alpha 2, beta 4, gamma 1), packetsim
+    # unchanged: ns-3's Diff is cwnd - floor(cwnd BaseRTT/minRTT), one above packetsim's
+    # rounded Diff for the same queue (results.md, Vegas).
+    "vegas-1-a2b4": case("vegas", 1, 100, 20, 100, 30, 0, ns3=["--vegas-alpha=2",
+                                                                "--vegas-beta=4"]),
+    "vegas-2-a2b4": case("vegas", 2, 100, 20, 100, 30, 5, ns3=["--vegas-alpha=2",
+                                                                "--vegas-beta=4"]),
 }
 
 

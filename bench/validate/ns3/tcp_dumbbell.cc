@@ -8,9 +8,11 @@
 //   ./tcp-dumbbell --variant=V --flows=N --rate=MBPS --delay=MS --queue=PKTS --duration=S \
 //       --stagger=S --cwnd-csv=PATH --queue-csv=PATH [--aqm=A] [--k=K] [--sack=0|1] \
 //       [--recovery=classic|prr] [--drop-csv=PATH] [--trace-csv=PATH] [--reset-reno-sack=1]
-//       [--cubic-slow-start=ns3|rfc5681]
+//       [--cubic-slow-start=ns3|rfc5681] [--vegas-alpha=A] [--vegas-beta=B] [--vegas-gamma=G]
 //
-// --variant is cubic, newreno, dctcp or bbr. Topology: s_i -1 Gb/s, 1 ms- r0 -RATE, DELAY- r1
+// --variant is cubic, newreno, dctcp, bbr or vegas (TcpVegas with alpha 1, beta 3, gamma 1,
+// packetsim's fixed thresholds, instead of ns-3.37's defaults 2, 4, 1, unless --vegas-alpha,
+// --vegas-beta, --vegas-gamma say otherwise). Topology: s_i -1 Gb/s, 1 ms- r0 -RATE, DELAY- r1
 // -1 Gb/s, 1 ms- d_i. Flow i starts at i * STAGGER. The bottleneck r0->r1 has one queue of
 // QUEUE packets (--aqm):
 // - droptail (default): the point-to-point device's DropTail queue, no queue disc;
@@ -88,6 +90,9 @@ struct Args
     std::string traceCsv;
     bool resetRenoSack;
     std::string cubicSlowStart;
+    uint32_t vegasAlpha;
+    uint32_t vegasBeta;
+    uint32_t vegasGamma;
 };
 
 std::vector<uint32_t> g_cwnd; // latest cwnd of each flow, bytes (0 before it starts)
@@ -449,6 +454,15 @@ SetTcpDefaults(const Args& a)
     {
         cc = TcpBbr::GetTypeId();
     }
+    else if (a.variant == "vegas")
+    {
+        // By default packetsim's (and ns-2's) thresholds, in segments (--vegas-alpha,
+        // --vegas-beta, --vegas-gamma); ns-3.37's defaults are 2, 4, 1.
+        cc = TcpVegas::GetTypeId();
+        Config::SetDefault("ns3::TcpVegas::Alpha", UintegerValue(a.vegasAlpha));
+        Config::SetDefault("ns3::TcpVegas::Beta", UintegerValue(a.vegasBeta));
+        Config::SetDefault("ns3::TcpVegas::Gamma", UintegerValue(a.vegasGamma));
+    }
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(cc));
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
                        TypeIdValue(a.recovery == "prr" ? TcpPrrRecovery::GetTypeId()
@@ -507,8 +521,11 @@ Parse(int argc, char* argv[])
     a.recovery = "classic";
     a.resetRenoSack = false;
     a.cubicSlowStart = "ns3";
+    a.vegasAlpha = 1;
+    a.vegasBeta = 3;
+    a.vegasGamma = 1;
     CommandLine cmd(__FILE__);
-    cmd.AddValue("variant", "cubic, newreno, dctcp or bbr", a.variant);
+    cmd.AddValue("variant", "cubic, newreno, dctcp, bbr or vegas", a.variant);
     cmd.AddValue("flows", "number of flows", a.flows);
     cmd.AddValue("rate", "bottleneck rate, Mb/s", a.rateMbps);
     cmd.AddValue("delay", "bottleneck one-way delay, ms", a.delayMs);
@@ -530,8 +547,11 @@ Parse(int argc, char* argv[])
     cmd.AddValue("cubic-slow-start",
                  "ns3 (TcpCubic's) or rfc5681 (what-if: one segment per ACK)",
                  a.cubicSlowStart);
+    cmd.AddValue("vegas-alpha", "TcpVegas Alpha, segments", a.vegasAlpha);
+    cmd.AddValue("vegas-beta", "TcpVegas Beta, segments", a.vegasBeta);
+    cmd.AddValue("vegas-gamma", "TcpVegas Gamma, segments", a.vegasGamma);
     cmd.Parse(argc, argv);
-    const std::vector<std::string> variants{"cubic", "newreno", "dctcp", "bbr"};
+    const std::vector<std::string> variants{"cubic", "newreno", "dctcp", "bbr", "vegas"};
     const std::vector<std::string> aqms{"droptail", "step", "codel", "fq_codel", "pie"};
     if (std::find(variants.begin(), variants.end(), a.variant) == variants.end() ||
         std::find(aqms.begin(), aqms.end(), a.aqm) == aqms.end() ||
@@ -539,7 +559,7 @@ Parse(int argc, char* argv[])
         (a.cubicSlowStart != "ns3" && a.cubicSlowStart != "rfc5681"))
     {
         std::fprintf(stderr,
-                     "--variant must be cubic|newreno|dctcp|bbr, --aqm droptail|step|codel|"
+                     "--variant must be cubic|newreno|dctcp|bbr|vegas, --aqm droptail|step|codel|"
                      "fq_codel|pie, --recovery classic|prr, --cubic-slow-start ns3|rfc5681\n");
         std::exit(2);
     }
