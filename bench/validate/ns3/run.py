@@ -2,6 +2,7 @@
 """Issue 17 validation: packetsim against ns-3.37 on identical small dumbbells.
 
     bench/validate/ns3/run.py [--cases a,b] [--work DIR] [--table-only] [--reuse-ns3]
+                              [--ns3-rate-fix]
 
 Each case is one dumbbell (s_i -1 Gb/s, 1 ms- r0 -RATE, DELAY- r1 -1 Gb/s, 1 ms- d_i), N
 long-lived flows started STAGGER apart, run in both simulators:
@@ -14,7 +15,9 @@ ns-3's SACK option and loss recovery (classic or PRR), and packetsim's extra `[t
 (figures/CASE-cwnd.svg, and for AQM and BBR cases CASE-queue.svg, for BBR CASE-rate.svg) are
 written beside this script and the table to standard output (results.md quotes it). Nothing
 is random but PIE's drop decisions (ns-3's default run 1, packetsim's seed 1), so each case
-is one run.
+is one run. With --ns3-rate-fix, ns-3 runs with its delivery-rate sampler corrected
+(tcp_dumbbell.cc --rate-fix=1, results.md's "corrected" columns); outputs then go to
+WORK/ratefix and the figures are named CASE-ratefix-*.svg.
 
 Install the peer with bench/setup.sh (Debian's ns3, libns3-dev, libgsl-dev among the peers).
 PACKETSIM=path overrides the packetsim binary (default target/release/packetsim, built if
@@ -24,25 +27,28 @@ import argparse
 import csv
 import json
 import os
+import shutil
 import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 SRC = os.path.join(HERE, "tcp_dumbbell.cc")
+NS3_LABEL = "ns-3.37"  # the ns-3 panels' label (--ns3-rate-fix adds "rate sampler corrected")
 NS3_LIBS = ["ns3-core", "ns3-network", "ns3-internet", "ns3-point-to-point",
             "ns3-applications", "ns3-traffic-control"]
 
 
 def case(variant, flows, rate, delay, queue, secs, stagger, aqm="droptail", k=None,
-         sack=False, recovery="classic", tcp=None, qopts=None, ns3=None):
+         sack=False, recovery="classic", tcp=None, qopts=None, ns3=None, ns3_of=None):
     """One case: the dumbbell's numbers, the bottleneck queue (`aqm`: droptail, step, codel,
     fq_codel, pie), ns-3's SACK option and recovery (`classic` or `prr`), packetsim's
     extra `[tcp]` keys (`tcp`, a dict of TOML values), extra keys of packetsim's AQM table
-    (`qopts`, likewise) and extra arguments of the ns-3 program (`ns3`, a list)."""
+    (`qopts`, likewise) and extra arguments of the ns-3 program (`ns3`, a list). `ns3_of`: a
+    case whose ns-3 run (the same arguments) this one copies if it is there."""
     return dict(variant=variant, flows=flows, rate=rate, delay=delay, queue=queue, secs=secs,
                 stagger=stagger, aqm=aqm, k=k, sack=sack, recovery=recovery, tcp=tcp or {},
-                qopts=qopts or {}, ns3=ns3 or [])
+                qopts=qopts or {}, ns3=ns3 or [], ns3_of=ns3_of)
 
 
 SACK = {"loss_recovery": '"sack"'}
@@ -56,6 +62,8 @@ NS3TCP = dict(PIPE, keep_sack_on_timeout="true", sack_partial_ack_timer='"impati
 KEEP = {"rto_ssthresh": '"recovery"'}
 RESET_RENO_SACK = ["--reset-reno-sack=1"]
 RFC_SS = ["--cubic-slow-start=rfc5681"]
+RACK = {"lost_retransmit": '"rack"'}
+NS3Q = {"bbr_send_quantum": '"segment"', "bbr_inflight_quanta": "true"}
 CASES = {
     "newreno-1": case("newreno", 1, 100, 20, 100, 60, 0),
     "cubic-1": case("cubic", 1, 100, 20, 100, 60, 0),
@@ -85,6 +93,14 @@ CASES = {
     # BBR v1: ns-3.37's TcpBbr (SACK on, its default PRR recovery; BBR sets cwnd itself).
     "bbr-1": case("bbr", 1, 100, 20, 100, 30, 0, sack=True, recovery="prr", tcp=SACK),
     "bbr-2": case("bbr", 2, 100, 20, 100, 30, 5, sack=True, recovery="prr", tcp=SACK),
+    # Twins of bbr-1/-2 (the ns-3 side is the same run, copied from the base case when it
+    # is there): packetsim detecting retransmissions lost again after a timeout (RACK,
+    # `lost_retransmit = "rack"`; Linux does, ns-3.37 does not), and BBR with ns-3.37's send
+    # quantum (one segment) and its BBRInflight phase checks (`-ns3q`).
+    **{f"bbr-{n}-{tag}": case("bbr", n, 100, 20, 100, 30, 5 * (n - 1), sack=True,
+                              recovery="prr", tcp=dict(SACK, **keys), ns3_of=f"bbr-{n}")
+       for n in (1, 2)
+       for tag, keys in [("rack", RACK), ("ns3q", NS3Q), ("ns3q-rack", dict(NS3Q, **RACK))]},
     # AQMs with 10 NewReno + SACK flows (RFC 6675 recovery in both), 1000-packet limit.
     "codel-10": case("newreno", 10, 100, 20, 1000, 30, 0.1, aqm="codel", sack=True,
                      tcp=SACK),
@@ -202,12 +218,14 @@ def packetsim_bin():
     return b
 
 
-def ns3_args(ns3, c, csv, qcsv):
+def ns3_args(ns3, c, csv, qcsv, rate_fix=False):
     args = [ns3, f"--variant={c['variant']}", f"--flows={c['flows']}", f"--rate={c['rate']}",
             f"--delay={c['delay']}", f"--queue={c['queue']}", f"--duration={c['secs']}",
             f"--stagger={c['stagger']}", f"--cwnd-csv={csv}", f"--queue-csv={qcsv}",
             f"--aqm={c['aqm']}",
             f"--sack={int(c['sack'])}", f"--recovery={c['recovery']}"]
+    if rate_fix:
+        args.append("--rate-fix=1")
     if c["k"]:
         args.append(f"--k={c['k']}")
     args += c["ns3"]
@@ -216,12 +234,19 @@ def ns3_args(ns3, c, csv, qcsv):
     return args
 
 
-def run_case(name, c, work, ns3, partial_ack_timer, reuse_ns3=False):
+def run_case(name, c, work, ns3, partial_ack_timer, reuse_ns3=False, rate_fix=False):
     d = os.path.join(work, name)
     os.makedirs(d, exist_ok=True)
-    args = ns3_args(ns3, c, os.path.join(d, "ns3_cwnd.csv"), os.path.join(d, "ns3_queue.csv"))
+    args = ns3_args(ns3, c, os.path.join(d, "ns3_cwnd.csv"), os.path.join(d, "ns3_queue.csv"),
+                    rate_fix)
     done = os.path.join(d, "ns3.json")
-    if not (reuse_ns3 and os.path.exists(done) and os.path.getmtime(done) > os.path.getmtime(ns3)):
+    twin = os.path.join(work, c["ns3_of"] or name)
+    if twin != d and os.path.exists(os.path.join(twin, "ns3.json")) and \
+            os.path.getmtime(os.path.join(twin, "ns3.json")) > os.path.getmtime(ns3):
+        for f in ("ns3.json", "ns3_cwnd.csv", "ns3_queue.csv"):
+            shutil.copy(os.path.join(twin, f), os.path.join(d, f))
+    elif not (reuse_ns3 and os.path.exists(done) and
+              os.path.getmtime(done) > os.path.getmtime(ns3)):
         out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
         with open(done, "w") as f:
             f.write(out.strip().splitlines()[-1] + "\n")
@@ -325,7 +350,7 @@ def svg(title, panels, secs, ylabel):
         x0 = panel * w + pad
         pw, ph = w - pad - 12, h - 2 * pad + 10
         y0 = pad - 20
-        name = "ns-3.37" if sim == "ns3" else "packetsim"
+        name = NS3_LABEL if sim == "ns3" else "packetsim"
         parts.append(f'<text x="{x0 + pw / 2}" y="{y0 - 6}" text-anchor="middle">'
                      f'{name}: {title}</text>')
         parts.append(f'<rect x="{x0}" y="{y0}" width="{pw}" height="{ph}" fill="none" '
@@ -484,7 +509,14 @@ def main():
     ap.add_argument("--reuse-ns3", action="store_true",
                     help="keep a case's ns-3 outputs from an earlier run with this ns-3 program "
                          "(ns3.json newer than it) and run only packetsim")
+    ap.add_argument("--ns3-rate-fix", action="store_true",
+                    help="run ns-3 with its delivery-rate sampler corrected (tcp_dumbbell.cc "
+                         "--rate-fix=1); outputs under WORK/ratefix, figures CASE-ratefix-*")
     a = ap.parse_args()
+    if a.ns3_rate_fix:
+        global NS3_LABEL
+        NS3_LABEL = "ns-3.37, rate sampler corrected"
+        a.work = os.path.join(a.work, "ratefix")
     if a.queue:
         for c in CASES.values():
             c["queue"] = a.queue
@@ -497,7 +529,8 @@ def main():
         ns3 = build_ns3(a.work)
         for c in names:
             print(f"run.py: {c}", file=sys.stderr)
-            run_case(c, CASES[c], a.work, ns3, a.partial_ack_timer, a.reuse_ns3)
+            run_case(c, CASES[c], a.work, ns3, a.partial_ack_timer, a.reuse_ns3,
+                     a.ns3_rate_fix)
     results, drops = {}, {}
     os.makedirs(os.path.join(HERE, "figures"), exist_ok=True)
     for c in names:
@@ -507,6 +540,8 @@ def main():
         if d:
             drops[c] = d
         for fname, text in figures(c, CASES[c], res).items():
+            if a.ns3_rate_fix:
+                fname = fname.replace(c, c + "-ratefix", 1)
             with open(os.path.join(HERE, "figures", fname), "w") as f:
                 f.write(text)
     sys.stdout.write(table(results))

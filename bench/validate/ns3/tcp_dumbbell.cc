@@ -9,6 +9,7 @@
 //       --stagger=S --cwnd-csv=PATH --queue-csv=PATH [--aqm=A] [--k=K] [--sack=0|1] \
 //       [--recovery=classic|prr] [--drop-csv=PATH] [--trace-csv=PATH] [--reset-reno-sack=1]
 //       [--cubic-slow-start=ns3|rfc5681] [--vegas-alpha=A] [--vegas-beta=B] [--vegas-gamma=G]
+//       [--rate-fix=0|1]
 //
 // --variant is cubic, newreno, dctcp, bbr or vegas (TcpVegas with alpha 1, beta 3, gamma 1,
 // packetsim's fixed thresholds, instead of ns-3.37's defaults 2, 4, 1, unless --vegas-alpha,
@@ -37,6 +38,16 @@
 // OnSenderRx and results.md, "Why CUBIC without SACK does not agree"). With
 // --cubic-slow-start=rfc5681 TcpCubic's slow start adds one segment per ACK (a what-if; see
 // TcpCubicRfcSlowStart).
+//
+// --rate-fix=1 replaces each sender's delivery-rate sampler (ns-3.37's TcpRateLinux) before
+// its first data segment by FixedRateSampler below, this program's own sampler after the
+// delivery-rate draft (draft-cheng-iccrg-delivery-rate-estimation) and Linux tcp_rate.c. It
+// departs from TcpRateLinux in three points only, the defects results.md traces (the "BBR"
+// section): the packet a sample is taken from is chosen afresh on every ACK; the ACK phase
+// is measured once all deliveries of the ACK are in, from that packet's delivered time; and
+// an invalid sample (no delivery, or an interval below the minimum RTT) carries rate 0, which
+// TcpBbr ignores. Everything else (send-time state, app-limited marking, which sample is
+// recorded) follows the same rules.
 //
 // Settings matched to packetsim's scenario (run.py): MSS 1460, initial cwnd 2, no delayed
 // ACK, no timestamps, no limited transmit, min RTO 200 ms, 1 ms clock granularity, CUBIC
@@ -93,8 +104,142 @@ struct Args
     uint32_t vegasAlpha;
     uint32_t vegasBeta;
     uint32_t vegasGamma;
+    bool rateFix;
 };
 
+// --rate-fix: a delivery-rate sampler written here (see the header). State per connection
+// (`conn`) and per ACK (`ack`); each data packet carries its send-time snapshot in its
+// TcpTxItem::RateInformation.
+class FixedRateSampler : public TcpRateOps
+{
+  public:
+    void SkbSent(TcpTxItem* item, bool idle) override
+    {
+        const Time now = Simulator::Now();
+        if (idle)
+        {
+            // Nothing in flight: the interval of a later sample starts now.
+            conn.m_firstSentTime = now;
+            conn.m_deliveredTime = now;
+        }
+        TcpTxItem::RateInformation& snap = item->GetRateInformation();
+        snap.m_delivered = conn.m_delivered;
+        snap.m_deliveredTime = conn.m_deliveredTime;
+        snap.m_firstSent = conn.m_firstSentTime;
+        snap.m_isAppLimited = conn.m_appLimited != 0;
+    }
+
+    void SkbDelivered(TcpTxItem* item) override
+    {
+        if (!ackStarted)
+        {
+            // The first delivery of this ACK: no packet chosen yet.
+            ack.m_priorDelivered = 0;
+            ack.m_priorTime = Seconds(0);
+            ackStarted = true;
+        }
+        TcpTxItem::RateInformation& snap = item->GetRateInformation();
+        if (snap.m_deliveredTime == Time::Max())
+        {
+            return; // counted when it was SACKed
+        }
+        const Time now = Simulator::Now();
+        conn.m_delivered += item->GetSeqSize();
+        conn.m_deliveredTime = now;
+        // The sample comes from the delivered packet sent last (largest snapshot).
+        const bool later = snap.m_delivered > ack.m_priorDelivered;
+        if (ack.m_priorDelivered == 0 || later)
+        {
+            ack.m_priorDelivered = snap.m_delivered;
+            ack.m_priorTime = snap.m_deliveredTime;
+            ack.m_isAppLimited = snap.m_isAppLimited;
+            ack.m_sendElapsed = item->GetLastSent() - snap.m_firstSent;
+            conn.m_firstSentTime = item->GetLastSent();
+        }
+        conn.m_txItemDelivered = snap.m_delivered;
+        snap.m_deliveredTime = Time::Max();
+    }
+
+    void CalculateAppLimited(uint32_t cwnd,
+                             uint32_t inFlight,
+                             uint32_t mss,
+                             const SequenceNumber32& tail,
+                             const SequenceNumber32& next,
+                             const uint32_t lostOut,
+                             const uint32_t retransOut) override
+    {
+        const bool noFullSegment = tail - next < static_cast<int32_t>(mss);
+        if (noFullSegment && inFlight < cwnd && lostOut <= retransOut)
+        {
+            conn.m_appLimited = std::max<uint32_t>(conn.m_delivered + inFlight, 1);
+        }
+    }
+
+    const TcpRateSample& GenerateSample(uint32_t delivered,
+                                        uint32_t lost,
+                                        bool reneged,
+                                        uint32_t priorInFlight,
+                                        const Time& minRtt) override
+    {
+        if (conn.m_appLimited != 0 && conn.m_delivered > conn.m_appLimited)
+        {
+            conn.m_appLimited = 0; // the app-limited bubble is delivered
+        }
+        ack.m_ackedSacked = delivered;
+        ack.m_bytesLoss = lost;
+        ack.m_priorInFlight = priorInFlight;
+        ack.m_deliveryRate = DataRate(0);
+        const bool chosen = ackStarted;
+        ackStarted = false;
+        if (!chosen || ack.m_priorTime == Seconds(0) || reneged)
+        {
+            ack.m_delivered = -1;
+            ack.m_interval = Seconds(0);
+            return ack;
+        }
+        ack.m_ackElapsed = Simulator::Now() - ack.m_priorTime;
+        ack.m_interval = std::max(ack.m_sendElapsed, ack.m_ackElapsed);
+        ack.m_delivered = static_cast<int32_t>(conn.m_delivered - ack.m_priorDelivered);
+        if (ack.m_interval < minRtt)
+        {
+            ack.m_interval = Seconds(0); // too short to trust: no rate
+            return ack;
+        }
+        const bool recordIt = !ack.m_isAppLimited ||
+                              static_cast<double>(ack.m_delivered) * conn.m_rateInterval.GetSeconds() >=
+                                  static_cast<double>(conn.m_rateDelivered) *
+                                      ack.m_interval.GetSeconds();
+        if (recordIt)
+        {
+            conn.m_rateDelivered = ack.m_delivered;
+            conn.m_rateInterval = ack.m_interval;
+            conn.m_rateAppLimited = ack.m_isAppLimited;
+        }
+        ack.m_deliveryRate = DataRate(ack.m_delivered * 8.0 / ack.m_interval.GetSeconds());
+        return ack;
+    }
+
+    const TcpRateConnection& GetConnectionRate() override
+    {
+        return conn;
+    }
+
+  private:
+    TcpRateConnection conn;
+    TcpRateSample ack;
+    bool ackStarted{false};
+};
+
+// TcpSocketBase keeps its sampler in a protected member; a derived type may name it.
+struct SamplerSlot : public TcpSocketBase
+{
+    static void Replace(TcpSocketBase* s, Ptr<TcpRateOps> ops)
+    {
+        s->*(&SamplerSlot::m_rateOps) = ops;
+    }
+};
+
+bool g_rateFix = false;       // --rate-fix
 std::vector<uint32_t> g_cwnd; // latest cwnd of each flow, bytes (0 before it starts)
 uint64_t g_drops = 0;
 uint64_t g_marks = 0;
@@ -375,6 +520,12 @@ HookCwnd(Ptr<BulkSendApplication> app, uint32_t flow)
 {
     Ptr<Socket> s = app->GetSocket();
     NS_ABORT_MSG_IF(!s, "no socket yet");
+    if (g_rateFix)
+    {
+        Ptr<TcpSocketBase> tcp = DynamicCast<TcpSocketBase>(s);
+        NS_ABORT_MSG_IF(!tcp, "not a TCP socket");
+        SamplerSlot::Replace(PeekPointer(tcp), CreateObject<FixedRateSampler>());
+    }
     s->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&OnCwnd, flow));
     s->TraceConnectWithoutContext("PacingRate", MakeBoundCallback(&OnPacing, flow));
     Sender& snd = g_senders[flow];
@@ -524,6 +675,7 @@ Parse(int argc, char* argv[])
     a.vegasAlpha = 1;
     a.vegasBeta = 3;
     a.vegasGamma = 1;
+    a.rateFix = false;
     CommandLine cmd(__FILE__);
     cmd.AddValue("variant", "cubic, newreno, dctcp, bbr or vegas", a.variant);
     cmd.AddValue("flows", "number of flows", a.flows);
@@ -550,6 +702,7 @@ Parse(int argc, char* argv[])
     cmd.AddValue("vegas-alpha", "TcpVegas Alpha, segments", a.vegasAlpha);
     cmd.AddValue("vegas-beta", "TcpVegas Beta, segments", a.vegasBeta);
     cmd.AddValue("vegas-gamma", "TcpVegas Gamma, segments", a.vegasGamma);
+    cmd.AddValue("rate-fix", "use FixedRateSampler instead of TcpRateLinux", a.rateFix);
     cmd.Parse(argc, argv);
     const std::vector<std::string> variants{"cubic", "newreno", "dctcp", "bbr", "vegas"};
     const std::vector<std::string> aqms{"droptail", "step", "codel", "fq_codel", "pie"};
@@ -581,6 +734,7 @@ int
 main(int argc, char* argv[])
 {
     const Args a = Parse(argc, argv);
+    g_rateFix = a.rateFix;
     SetTcpDefaults(a);
     g_cwnd.assign(a.flows, 0);
     g_pacing.assign(a.flows, 0);

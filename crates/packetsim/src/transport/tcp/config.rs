@@ -192,6 +192,31 @@ pub struct TcpConfig {
     /// everything from snd_una (BBR keeps it either way).
     #[serde(skip_serializing_if = "is_false")]
     pub keep_sack_on_timeout: bool,
+    /// Whether a retransmission lost again is detected in the loss phase after a timeout
+    /// (where the scoreboard is kept: BBR with SACK, or `keep_sack_on_timeout`). `off`
+    /// (default): as RFC 6675 and ns-3.37 (`TcpTxBuffer` never clears a retransmitted
+    /// segment's retransmitted flag before it is SACKed or acknowledged), a resent segment
+    /// counts in flight until then or until the next timeout. `rack`: RFC 8985 §6.2 with the
+    /// reordering window 0 (§6.2 step 4 in loss recovery, no reordering seen): when an ACK
+    /// SACKs or acknowledges a resent segment at least the minimum RTT after it was resent
+    /// (step 2: sooner, it is taken as the original's), every segment resent before it and
+    /// still unSACKed is lost, leaves the flight and is resent again first (Linux
+    /// `tcp_rack_mark_lost` in `TCP_CA_Loss`).
+    #[serde(skip_serializing_if = "LostRetransmit::is_default")]
+    pub lost_retransmit: LostRetransmit,
+    /// BBR's send quantum (pacing bursts, and three quanta in the target window): `draft`
+    /// (default; draft-cardwell-iccrg-bbr-congestion-control-00 §4.2.2: one segment below
+    /// 1.2 Mb/s, two below 24 Mb/s, else 1 ms at the pacing rate up to 64 KB) or `segment`
+    /// (always one segment, ns-3.37 `TcpBbr::SetSendQuantum`). Only with `variant = "bbr"`.
+    #[serde(skip_serializing_if = "BbrSendQuantum::is_default")]
+    pub bbr_send_quantum: BbrSendQuantum,
+    /// BBR's ProbeBW phase checks (the 5/4 phase ends at BBRInflight(5/4), the 3/4 phase
+    /// early at BBRInflight(1)) and Drain's exit (at BBRInflight(1)) use the target window's
+    /// budget, gain × BDP + 3 send quanta (+ 2 segments in the 5/4 phase), as ns-3.37's
+    /// `TcpBbr::InFlight` does (draft §4.2.3.2, §4.3.3, §4.3.4.3 without the 2 segments).
+    /// Default false: they compare with gain × BDP alone. Only with `variant = "bbr"`.
+    #[serde(skip_serializing_if = "is_false")]
+    pub bbr_inflight_quanta: bool,
     /// A fast retransmit ends the RTT measurement in progress, so the segment being timed
     /// gives no sample when the ACK that follows the repair covers it (ns-2.35
     /// `RenoTcpAgent::dupack_action` and `Sack1TcpAgent::dupack_action` call
@@ -285,6 +310,42 @@ pub enum RtoSsthresh {
 impl RtoSsthresh {
     fn is_default(&self) -> bool {
         *self == RtoSsthresh::default()
+    }
+}
+
+/// BBR's send quantum (the `[tcp]` key `bbr_send_quantum`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BbrSendQuantum {
+    /// Draft §4.2.2 (the behaviour before this key existed).
+    #[default]
+    Draft,
+    /// One segment (ns-3.37 `TcpBbr::SetSendQuantum`).
+    Segment,
+}
+
+impl BbrSendQuantum {
+    fn is_default(&self) -> bool {
+        *self == BbrSendQuantum::default()
+    }
+}
+
+/// Detection of retransmissions lost again (the `[tcp]` key `lost_retransmit`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LostRetransmit {
+    /// None: a retransmission stays in flight until SACKed, acknowledged or timed out (RFC
+    /// 6675, ns-3.37; the behaviour before this key existed).
+    #[default]
+    Off,
+    /// RACK's time order (RFC 8985 §6.2, reordering window 0) in the loss phase after a
+    /// timeout.
+    Rack,
+}
+
+impl LostRetransmit {
+    fn is_default(&self) -> bool {
+        *self == LostRetransmit::default()
     }
 }
 
@@ -532,6 +593,9 @@ impl Default for TcpConfig {
             rto_ssthresh: RtoSsthresh::FlightSize,
             fast_retransmit_stops_timing: false,
             keep_sack_on_timeout: false,
+            lost_retransmit: LostRetransmit::Off,
+            bbr_send_quantum: BbrSendQuantum::Draft,
+            bbr_inflight_quanta: false,
             sack1_clear_scoreboard: false,
             precision_reduce: false,
             ns2_ecn_cut: false,
@@ -675,6 +739,22 @@ impl TcpConfig {
             return Err((
                 "sender_processing_jitter",
                 "only allowed with sender_processing (the jitter is added to it)".into(),
+            ));
+        }
+        for (key, set) in [
+            ("bbr_send_quantum", !self.bbr_send_quantum.is_default()),
+            ("bbr_inflight_quanta", self.bbr_inflight_quanta),
+        ] {
+            if set && self.variant != Variant::Bbr {
+                return Err((key, "only allowed with variant = \"bbr\"".into()));
+            }
+        }
+        if self.lost_retransmit != LostRetransmit::Off && !self.offers_sack() {
+            return Err((
+                "lost_retransmit",
+                "expected a SACK loss recovery (variant = \"sack\" or loss_recovery = \"sack\"): \
+                 lost retransmissions are found from SACK blocks"
+                    .into(),
             ));
         }
         if self.reconnection_acks > 16 {

@@ -57,6 +57,13 @@
 //!   recovery; a timeout keeps the SACKed ranges, and go-back-N is limited by the bytes it has
 //!   resent (SACKed ones out) against cwnd, which grows on SACK-only ACKs too (Linux, ns-3
 //!   `TcpBbr`). For every other controller `samples` is false and none of this runs.
+//! - `cfg.lost_retransmit = rack` (`LostRtx`, RFC 8985 §6.2 with a reordering window of 0):
+//!   in the loss phase after a timeout, where the scoreboard is kept, go-back-N resends in
+//!   sequence order, so its send order is its sequence order. When an ACK newly SACKs a
+//!   resent segment at least RACK.min_RTT after its resend (an earlier one is taken as the
+//!   original's, §6.2 step 2), every unSACKed byte that go-back-N resent below it is lost: it
+//!   leaves the flight and is resent again before go-back-N goes on (once: a second resend
+//!   lost again stays in flight until the timer). Fast recovery is unchanged (RFC 6675).
 //! - `cfg.sack_recovery = sack1` (ns-2.35 `Agent/TCP/Sack1`, `recovery/sack1.rs`): outside
 //!   fast recovery a duplicate ACK counts only if it SACKs new data and not between a timeout
 //!   and the next ACK of new data (`Sack1TcpAgent::recv`, `CheckUpdate`, `timeout_`); the
@@ -100,8 +107,8 @@ use super::recovery::{AnyRecovery, Entry, LossRecovery, NewReno, PartialAck, Sac
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::{
-    FullAckCwnd, PartialAckTimer, RecoverGuard, RtoSsthresh, RttSampling, SsthreshRule, TcpConfig,
-    Variant,
+    FullAckCwnd, LostRetransmit, PartialAckTimer, RecoverGuard, RtoSsthresh, RttSampling,
+    SsthreshRule, TcpConfig, Variant,
 };
 use crate::app::{AppData, AppSource};
 use crate::ids::Addr;
@@ -192,6 +199,76 @@ struct RttMark {
     retx: bool,
 }
 
+/// `cfg.lost_retransmit = rack`: RACK (RFC 8985) over go-back-N's resends in the loss phase
+/// after a timeout (module doc). Boxed in an `Option` so that the default costs the sender
+/// 8 bytes and a branch.
+#[derive(Clone, Debug, Default)]
+struct LostRtx {
+    /// This loss phase's go-back-N resends in send (= sequence) order: start, end, time.
+    resent: VecDeque<(Seq, Seq, Time)>,
+    /// Every unSACKed byte resent by go-back-N below this is lost (RACK's boundary).
+    mark: Seq,
+    /// The lost bytes in [again, mark) are not yet resent again.
+    again: Seq,
+    /// RACK.min_RTT: the smallest RTT sample (RFC 8985 §6.2 step 2).
+    min_rtt: Option<Dur>,
+}
+
+impl LostRtx {
+    /// A new loss phase from `una`.
+    #[inline(never)]
+    fn restart(&mut self, una: Seq) {
+        self.resent.clear();
+        self.mark = una;
+        self.again = una;
+    }
+
+    /// `[l, r)` was newly SACKed at `now` (RFC 8985 §6.2 steps 1-2, §6.3 with reo_wnd 0):
+    /// the last resend in it old enough not to be the original's moves the boundary.
+    #[inline(never)]
+    fn on_sacked(&mut self, l: Seq, r: Seq, now: Time) {
+        let min_rtt = self.min_rtt.unwrap_or(Dur::ZERO);
+        let i = self.resent.partition_point(|m| m.1 <= l.max(self.mark));
+        let mut top = None;
+        for &(s, e, t) in self.resent.range(i..) {
+            if s >= r {
+                break;
+            }
+            if now - t >= min_rtt {
+                top = Some(e.min(r));
+            }
+        }
+        if let Some(e) = top {
+            self.mark = self.mark.max(e);
+        }
+    }
+
+    /// Go-back-N sent `[s, e)` at `at`.
+    #[cold]
+    #[inline(never)]
+    fn sent(&mut self, s: Seq, e: Seq, at: Time) {
+        self.resent.push_back((s, e, at));
+    }
+
+    /// The cumulative ACK reached `una`.
+    #[cold]
+    #[inline(never)]
+    fn advance(&mut self, una: Seq) {
+        while self.resent.front().is_some_and(|m| m.1 <= una) {
+            self.resent.pop_front();
+        }
+        self.mark = self.mark.max(una);
+        self.again = self.again.max(una);
+    }
+
+    /// An RTT sample.
+    #[cold]
+    #[inline(never)]
+    fn on_rtt(&mut self, r: Dur) {
+        self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
+    }
+}
+
 /// ns-2's delayed-send timer (`cfg.send_overhead`, ns-2 `overhead_` and `delsnd_timer_`).
 #[derive(Clone, Debug)]
 struct SendOverhead {
@@ -257,7 +334,9 @@ pub struct TcpSender {
     loss_recover: Option<Seq>,
     state: SenderState,
     /// When the SYN-ACK arrived (the connection became ESTABLISHED).
-    established_at: Option<Time>,
+    /// `Time::MAX` before that (a sentinel, not `Option<Time>`, which takes 16 bytes: see
+    /// `endpoint_state_sizes_are_compact`). Read through `established_at()`.
+    established_at: Time,
     iss: Seq,
     /// Oldest unacknowledged sequence number.
     snd_una: Seq,
@@ -324,6 +403,8 @@ pub struct TcpSender {
     halfwin: u32,
     /// ns-2's `overhead_` (`cfg.send_overhead`); None when 0.
     overhead: Option<Box<SendOverhead>>,
+    /// `cfg.lost_retransmit = rack`; None when off.
+    lost_rtx: Option<Box<LostRtx>>,
     stats: SenderStats,
 }
 
@@ -369,7 +450,7 @@ impl TcpSender {
             rto_ssthresh: cfg.rto_ssthresh,
             loss_recover: None,
             state: SenderState::Closed,
-            established_at: None,
+            established_at: Time::MAX,
             iss,
             snd_una: iss,
             snd_nxt: iss,
@@ -423,6 +504,7 @@ impl TcpSender {
                     at: None,
                 })
             }),
+            lost_rtx: (cfg.lost_retransmit == LostRetransmit::Rack).then(Default::default),
             stats: SenderStats::default(),
         }
     }
@@ -447,7 +529,7 @@ impl TcpSender {
 
     /// When the connection became ESTABLISHED (the SYN-ACK arrived), if it has.
     pub fn established_at(&self) -> Option<Time> {
-        self.established_at
+        (self.established_at != Time::MAX).then_some(self.established_at)
     }
 
     /// Counters.
@@ -544,6 +626,15 @@ impl TcpSender {
         }
         if let Some(t) = sample {
             self.rtt.on_sample_between(t, now);
+            self.rack_rtt(now - t);
+        }
+    }
+
+    /// An RTT sample for RACK.min_RTT (`cfg.lost_retransmit = rack`).
+    #[inline]
+    fn rack_rtt(&mut self, r: Dur) {
+        if let Some(lr) = &mut self.lost_rtx {
+            lr.on_rtt(r);
         }
     }
 
@@ -792,6 +883,9 @@ impl TcpSender {
     /// Window-based sending: while the segment at snd_nxt fits in snd_una + min(cwnd, rwnd).
     fn transmit_window(&mut self, now: Time, out: &mut Outbox) {
         let mut w = self.window_limits();
+        if w.pipe.is_some() && self.lost_rtx.is_some() && self.rack_resend(now, &mut w, out) {
+            return;
+        }
         loop {
             let s = self.skip_sacked();
             let Some(len) = self.window_next(s, &w) else {
@@ -805,8 +899,60 @@ impl TcpSender {
             self.snd_nxt = s + len;
             if let Some(p) = &mut w.pipe {
                 *p += len;
+                if let Some(lr) = &mut self.lost_rtx {
+                    lr.sent(s, s + len, now);
+                }
             }
         }
+    }
+
+    /// `cfg.lost_retransmit = rack` in the loss phase: resends again, in order, the bytes
+    /// RACK marked lost (`LostRtx`), within the same limits as go-back-N. Returns whether a
+    /// limit stopped it (go-back-N then sends nothing either).
+    #[cold]
+    #[inline(never)]
+    fn rack_resend(&mut self, now: Time, w: &mut WindowLimits, out: &mut Outbox) -> bool {
+        loop {
+            let Some(lr) = self.lost_rtx.as_deref_mut() else {
+                return false;
+            };
+            let mut a = lr.again;
+            if let Some((_, r)) = self.sb.sacked.containing(a) {
+                a = r;
+            }
+            if a >= lr.mark {
+                lr.again = lr.mark;
+                return false;
+            }
+            lr.again = a;
+            let end = self
+                .sb
+                .sacked
+                .next_after(a)
+                .map_or(lr.mark, |(l, _)| l.min(lr.mark));
+            let len = (end - a).min(self.mss);
+            let p = w.pipe.unwrap_or(0);
+            if p + len > self.st.cwnd
+                || (a + len) - self.snd_una > w.limit
+                || !self.cc.pacing_allows(now, self.mss)
+            {
+                return true;
+            }
+            self.send_segment(now, a, len, out);
+            w.pipe = Some(p + len);
+            if let Some(lr) = &mut self.lost_rtx {
+                lr.again = a + len;
+            }
+        }
+    }
+
+    /// The bytes `cfg.lost_retransmit = rack` has marked lost and not yet resent again.
+    fn rack_lost(&self) -> u32 {
+        self.lost_rtx.as_deref().map_or(0, |lr| {
+            let sacked =
+                self.sb.sacked.covered_below(lr.mark) - self.sb.sacked.covered_below(lr.again);
+            (lr.mark - lr.again) - sacked
+        })
     }
 
     /// The scoreboard's IsLost boundary (RFC 6675 §4: DupThresh segments SACKed above) and
@@ -924,7 +1070,7 @@ impl TcpSender {
             return;
         }
         self.state = SenderState::Established;
-        self.established_at = Some(now);
+        self.established_at = now;
         self.sack_ok = self.rec.uses_sack() && h.sack_permitted;
         self.ts_ok = self.want_ts && h.ts.is_some();
         // RFC 3168 §6.1.1: ECN is on only if the SYN-ACK is an ECN-setup one (ECE, not CWR).
@@ -945,8 +1091,12 @@ impl TcpSender {
             (true, Some(ts), _) => {
                 self.ts_recent = ts.val;
                 self.rtt.on_sample_between(ts.ecr, now);
+                self.rack_rtt(now - ts.ecr);
             }
-            (false, _, Some((s, t))) if s == self.iss => self.rtt.on_sample_between(t, now),
+            (false, _, Some((s, t))) if s == self.iss => {
+                self.rtt.on_sample_between(t, now);
+                self.rack_rtt(now - t);
+            }
             _ => {}
         }
         self.timed_at = None;
@@ -986,14 +1136,24 @@ impl TcpSender {
                 && !matches!(self.st.phase, Phase::Recovery { .. })
                 && self.sack1_after_timeout());
         let sacked_new = if self.sack_ok && !h.sack.is_empty() && !sack1_skips {
-            if self.samples {
+            if self.samples || self.lost_rtx.is_some() {
                 // BBR counts bytes as delivered when they are SACKed (Linux `tcp_sacktag`
-                // → `tcp_rate_skb_delivered`).
+                // → `tcp_rate_skb_delivered`); RACK (`lost_retransmit`) sees what each ACK
+                // newly SACKs in the loss phase.
                 let (taken, max) = (self.app.taken(), self.snd_max);
+                let samples = self.samples;
                 let cc = &mut self.cc;
+                let in_loss = matches!(self.st.phase, Phase::Loss { .. });
+                let mut rack = self.lost_rtx.as_deref_mut().filter(|_| in_loss);
                 self.sb
                     .update_each(h.sack.as_slice(), self.snd_una, self.snd_max, |l, r| {
-                        cc.on_delivered(now, taken - (max - l) as u64, taken - (max - r) as u64)
+                        if samples {
+                            let (l64, r64) = (taken - (max - l) as u64, taken - (max - r) as u64);
+                            cc.on_delivered(now, l64, r64);
+                        }
+                        if let Some(lr) = rack.as_mut() {
+                            lr.on_sacked(l, r, now);
+                        }
                     })
             } else {
                 self.sb
@@ -1109,12 +1269,14 @@ impl TcpSender {
         if self.ts_ok {
             if let Some(ts) = h.ts {
                 self.rtt.on_sample_between(ts.ecr, now);
+                self.rack_rtt(now - ts.ecr);
             }
         } else if self.rtt_hist.is_some() {
             self.rtt_hist_sample(ack, now);
         } else if let Some((s, t)) = self.timed() {
             if ack > s {
                 self.rtt.on_sample_between(t, now);
+                self.rack_rtt(now - t);
                 self.timed_at = None;
             }
         }
@@ -1133,6 +1295,9 @@ impl TcpSender {
             });
         }
         self.sb.advance(ack);
+        if let Some(lr) = &mut self.lost_rtx {
+            lr.advance(ack);
+        }
         self.dupacks = 0;
         self.lt_bytes = 0;
         self.consecutive_timeouts = 0;
@@ -1429,7 +1594,9 @@ impl TcpSender {
         v.bytes_in_flight = match self.st.phase {
             Phase::Loss { .. } => {
                 let sacked = self.sb.sacked.covered_below(self.snd_nxt);
-                (self.snd_nxt - self.snd_una).saturating_sub(sacked)
+                (self.snd_nxt - self.snd_una)
+                    .saturating_sub(sacked)
+                    .saturating_sub(self.rack_lost())
             }
             Phase::Open | Phase::Disorder | Phase::Recovery { .. } => self.lost_and_pipe().1,
         };
@@ -1513,6 +1680,9 @@ impl TcpSender {
                     // timeout is not spent on data the receiver holds, which BBR's delivery
                     // rate (each segment counted once) would see as a collapse.
                     self.sb.high_rxt = self.snd_una;
+                    if let Some(lr) = &mut self.lost_rtx {
+                        lr.restart(self.snd_una);
+                    }
                 } else {
                     // spec 3 §2.3: the scoreboard is cleared on timeout.
                     self.sb.clear(self.snd_una);
@@ -1623,5 +1793,11 @@ impl TcpSender {
     /// The variant this sender runs.
     pub fn variant(&self) -> Variant {
         self.variant
+    }
+
+    /// The bytes in flight as the loss phase's window counts them (`model_view`), for tests.
+    #[cfg(test)]
+    pub(super) fn model_flight(&self) -> u32 {
+        self.model_view().bytes_in_flight
     }
 }

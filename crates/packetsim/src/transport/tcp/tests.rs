@@ -1188,7 +1188,9 @@ mod ecn {
 // "every_segment"` (`None`, no allocation, by default), the `keep_sack_on_timeout` flag
 // fitting in padding (456 -> 464 B). Merged with issue 14's `ns2_header_sizes` (the sender's
 // `ns2_len` flag, which fitted in padding on its own branch) the flags no longer fit in the
-// padding left: 464 -> 472 B.
+// padding left: 464 -> 472 B. Issue 17's `lost_retransmit` added its boxed RACK state (8 B,
+// `None` by default) and BBR's two option flags (in padding); `established_at` became a
+// `Time` with a `Time::MAX` sentinel instead of an `Option<Time>` (16 -> 8 B): 472 B.
 #[test]
 fn endpoint_state_sizes_are_compact() {
     let snd = std::mem::size_of::<super::TcpSender>();

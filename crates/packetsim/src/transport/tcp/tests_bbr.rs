@@ -28,6 +28,9 @@ struct Pipe {
     states: Vec<(Time, BbrState, u32, u64)>,
     /// Pacing gain changes: (time, gain).
     gains: Vec<(Time, f64)>,
+    /// Pacing gain changes with the bytes in flight before the ACK that made them and the
+    /// BDP (BtlBw × RTprop) after it: (time, new gain, prior inflight, BDP).
+    gain_flights: Vec<(Time, f64, u32, f64)>,
     /// Send times.
     sends: Vec<Time>,
     /// Pacing wake-ups used.
@@ -56,6 +59,7 @@ impl Pipe {
             acks: VecDeque::new(),
             states: vec![(Time::ZERO, BbrState::Startup, 0, 0)],
             gains: vec![(Time::ZERO, HIGH_GAIN)],
+            gain_flights: Vec::new(),
             sends: Vec::new(),
             wakeups: 0,
             probe_rtt_low_at: None,
@@ -123,6 +127,11 @@ impl Pipe {
                 }
                 if self.bbr.pacing_gain() != self.gains.last().unwrap().1 {
                     self.gains.push((self.now, self.bbr.pacing_gain()));
+                    let prior = self.inflight() + acked;
+                    let rtprop = self.bbr.rtprop().map_or(0.0, |r| r.as_secs_f64());
+                    let bdp = self.bbr.btl_bw() * rtprop;
+                    self.gain_flights
+                        .push((self.now, self.bbr.pacing_gain(), prior, bdp));
                 }
             }
             self.send();
@@ -590,4 +599,76 @@ fn sack_recovery_window_drops_lost_bytes_and_conserves_for_one_round() {
     b.sack_recovery_ack(&mut st, 25 * MSS, 5 * MSS);
     assert_eq!(st.cwnd, 23 * MSS);
     assert_eq!(b.state(), BbrState::Startup);
+}
+
+/// The pipe with BBR's `[tcp]` options: one-segment send quantum, BBRInflight checks.
+fn pipe_with(segment_quantum: bool, inflight_quanta: bool) -> Pipe {
+    let mut p = pipe();
+    p.bbr = Bbr::new(IW).with_options(segment_quantum, inflight_quanta);
+    p
+}
+
+// `bbr_send_quantum = "segment"` (ns-3.37 `TcpBbr::SetSendQuantum`: 1 segment): pacing lets
+// one segment out per wake-up, never two at one instant (the draft's quantum is 2 segments
+// on this 10 Mb/s pipe, §4.2.2, and lets pairs go: `pacing_limits_the_rate_...`), and the
+// target window's budget is 3 segments: 2 BDP + 3,000 B in a phase of 1.
+#[test]
+fn segment_send_quantum_paces_single_segments() {
+    for seg in [false, true] {
+        let mut p = pipe_with(seg, false);
+        p.run_until(Time::from_millis(3000));
+        let s0 = p.sends.len();
+        p.run_until(Time::from_millis(5000));
+        let sends = &p.sends[s0..];
+        let pairs = sends.windows(2).filter(|w| w[0] == w[1]).count();
+        assert_eq!(
+            pairs == 0,
+            seg,
+            "{pairs} pairs sent at one instant, segment {seg}"
+        );
+        // In a phase of 1 the target window is 2 BDP + 3 quanta.
+        while p.bbr.pacing_gain() != 1.0 {
+            p.run_until(p.now + Dur::from_millis(10));
+        }
+        let bdp = p.bbr.btl_bw() * p.bbr.rtprop().unwrap().as_secs_f64();
+        let q = if seg { 3_000.0 } else { 6_000.0 };
+        let want = 2.0 * bdp + q;
+        let t = p.bbr.target_cwnd() as f64;
+        assert!(
+            (t - want).abs() <= 1.0,
+            "target {t}, want {want}, segment {seg}"
+        );
+    }
+}
+
+// `bbr_inflight_quanta` (ns-3.37 `TcpBbr::IsNextCyclePhase` and `CheckDrain` compare with
+// `InFlight(gain)`: gain × BDP + 3 quanta, + 2 segments in the 5/4 phase; draft §4.3.3 and
+// §4.3.4.3 with BBRInflight, §4.2.3.2), with the one-segment quantum: on this pipe (BDP
+// 51,000 B) the 5/4 phase ends once the flight before the ACK reaches 63,750 + 3,000 +
+// 2,000 = 68,750 B, i.e. at 69,000 B in whole segments (default: at 1.25 BDP, 64,000 B), and
+// Drain ends at most at 51,000 + 3,000 B (default: at most 51,000 B).
+#[test]
+fn inflight_quanta_checks_end_the_up_phase_and_drain_at_the_budget() {
+    for quanta in [false, true] {
+        let mut p = pipe_with(true, quanta);
+        p.run_until(Time::from_millis(6000));
+        let bdp = p.bbr.btl_bw() * p.bbr.rtprop().unwrap().as_secs_f64();
+        assert!(close(bdp, 51_000.0, 0.01), "{bdp}");
+        let extra = if quanta { 5_000.0 } else { 0.0 };
+        let downs: Vec<_> = p.gain_flights.iter().filter(|g| g.1 == 0.75).collect();
+        assert!(downs.len() >= 5, "{:?}", p.gain_flights);
+        for &&(t, _, prior, bdp) in &downs {
+            let at = 1.25 * bdp + extra;
+            assert!(
+                prior as f64 >= at && (prior as f64) < at + MSS as f64,
+                "5/4 phase ended at {t} with {prior} B in flight, quanta {quanta}"
+            );
+        }
+        let (_, _, flight, _) = p.states[2];
+        let limit = 51_000.0 * 1.01 + if quanta { 3_000.0 } else { 0.0 };
+        assert!(
+            flight as f64 <= limit && flight as f64 > limit - 2_500.0,
+            "Drain ended with {flight} B in flight, quanta {quanta}"
+        );
+    }
 }

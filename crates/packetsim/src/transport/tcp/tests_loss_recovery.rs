@@ -10,15 +10,17 @@
 //!   and one RTT sample per round trip (RFC 6298 §3, default) or one per ACK of a segment
 //!   never retransmitted, both as ns-3.37's `TcpSocketBase` does;
 //! - `keep_sack_on_timeout`: the scoreboard cleared at a timeout (spec 3 §2.3, default) or
-//!   kept, go-back-N skipping SACKed data (ns-3.37, Linux).
+//!   kept, go-back-N skipping SACKed data (ns-3.37, Linux);
+//! - `lost_retransmit`: a resend lost again stays in flight (RFC 6675, ns-3.37, default) or
+//!   is found by RACK's time order (RFC 8985 §6.2) and resent again.
 //!
 //! Each test cites the rule it checks.
 
 use super::cc::Phase;
 use super::testkit::*;
 use super::{
-    AppData, LossRecoveryKind, PartialAckTimer, RtoSsthresh, RttSampling, SackRecoveryKind,
-    TcpConfig, TcpReceiver, TcpSender, Variant,
+    AppData, BbrSendQuantum, LossRecoveryKind, LostRetransmit, PartialAckTimer, RtoSsthresh,
+    RttSampling, SackRecoveryKind, TcpConfig, TcpReceiver, TcpSender, Variant,
 };
 use crate::packet::Seq;
 use crate::transport::Outbox;
@@ -503,5 +505,88 @@ mod ns3_timer_rules {
             assert_eq!(s.ep.cc_state().cwnd, 2000);
             assert_eq!(data_seqs(&out), sent, "keep {}", c.keep_sack_on_timeout);
         }
+    }
+
+    // `lost_retransmit` in the loss phase with the scoreboard kept. Segments 0..9 go out at
+    // 100 ms (RTT 100 ms from the SYN, RTO 300 ms); the timer at 400 ms resends 0; the ACK
+    // of 0 at 500 ms opens cwnd to 2 and go-back-N resends 1 and 2. At 600 ms a SACK of 2
+    // (its resend, 100 ms = min RTT after it) arrives and 1 is not acknowledged.
+    // - off (RFC 6675 SetPipe counts a retransmitted octet until it is SACKed; ns-3.37
+    //   `TcpTxBuffer::BytesInFlight` counts an item flagged `m_retrans`, and only a SACK, an
+    //   ACK or `SetSentListLost` clears the flag): 1 stays in flight, the flight is 1
+    //   segment of cwnd 2 and go-back-N sends 3 (flight 2 segments after).
+    // - rack (RFC 8985 §6.2: segment 2, sent after 1, was delivered; reo_wnd 0 in loss
+    //   recovery, step 4): 1 is lost, the flight is 0, and 1 is resent again before 3
+    //   (flight 2 segments after).
+    // A SACK that comes sooner than min RTT after the resend (550 ms) is taken as the
+    // original's (§6.2 step 2) and marks nothing.
+    #[test]
+    fn lost_retransmit_rack_marks_a_resend_lost_again_in_the_loss_phase() {
+        for (rack, sack_at, flight, sent) in [
+            (false, 600, 1000, vec![seg(3)]),
+            (true, 600, 0, vec![seg(1), seg(3)]),
+            (true, 550, 1000, vec![seg(3)]),
+        ] {
+            let c = TcpConfig {
+                keep_sack_on_timeout: true,
+                lost_retransmit: if rack {
+                    LostRetransmit::Rack
+                } else {
+                    LostRetransmit::Off
+                },
+                ..cfg(Variant::Sack)
+            };
+            let (mut s, out) = Script::established(&c, AppData::Unlimited);
+            assert_eq!(data_seqs(&out).len(), 10);
+            assert_eq!(data_seqs(&s.fire(ms(400))), vec![seg(0)]);
+            let out = s.inject(ms(500), ack(seg(1)));
+            assert_eq!(data_seqs(&out), vec![seg(1), seg(2)]);
+            assert_eq!(s.ep.model_flight(), 2000);
+            let t = ms(sack_at);
+            let out = s.inject(t, sack_ack(seg(1), &[(seg(2), seg(3))]));
+            assert_eq!(data_seqs(&out), sent, "rack {rack} at {sack_at} ms");
+            assert_eq!(s.ep.model_flight(), flight + 1000 * sent.len() as u32);
+            // The ACK of 1 and 2 (cwnd 3): only 3 is in flight, nothing is left marked
+            // lost, go-back-N goes on with 4 and 5.
+            let out = s.inject(t + Dur::from_millis(100), ack(seg(3)));
+            assert_eq!(data_seqs(&out), vec![seg(4), seg(5)]);
+            assert_eq!(s.ep.model_flight(), 3000);
+        }
+    }
+
+    // The keys' checks (config.rs `validate`): `lost_retransmit` finds losses from SACK
+    // blocks, so it needs a SACK loss recovery; the BBR keys need `variant = "bbr"`.
+    #[test]
+    fn lost_retransmit_and_bbr_keys_are_validated() {
+        let rack = |c: TcpConfig| TcpConfig {
+            lost_retransmit: LostRetransmit::Rack,
+            ..c
+        };
+        assert_eq!(
+            rack(cfg(Variant::NewReno)).validate().unwrap_err().0,
+            "lost_retransmit"
+        );
+        assert!(rack(cfg(Variant::Sack)).validate().is_ok());
+        assert!(rack(with_sack(Variant::Bbr)).validate().is_ok());
+        let q = TcpConfig {
+            bbr_send_quantum: BbrSendQuantum::Segment,
+            ..cfg(Variant::Cubic)
+        };
+        assert_eq!(q.validate().unwrap_err().0, "bbr_send_quantum");
+        let q = TcpConfig {
+            bbr_inflight_quanta: true,
+            ..cfg(Variant::Cubic)
+        };
+        assert_eq!(q.validate().unwrap_err().0, "bbr_inflight_quanta");
+        assert!(TcpConfig {
+            bbr_inflight_quanta: true,
+            bbr_send_quantum: BbrSendQuantum::Segment,
+            ..cfg(Variant::Bbr)
+        }
+        .validate()
+        .is_ok());
+        let d = toml::to_string(&TcpConfig::default()).unwrap();
+        assert!(!d.contains("lost_retransmit") && !d.contains("bbr_"));
+        assert!(toml::from_str::<TcpConfig>("lost_retransmit = \"fack\"").is_err());
     }
 }

@@ -4,7 +4,7 @@
 
 use super::cc::{AnyCc, Bbr, Cubic, Dctcp, Reno, StatefulCc, Vegas};
 use super::recovery::{AnyRecovery, NewReno, RenoRecovery, Sack1Recovery, SackRecovery, Tahoe};
-use super::{LossRecoveryKind, SackRecoveryKind, TcpConfig};
+use super::{BbrSendQuantum, LossRecoveryKind, SackRecoveryKind, TcpConfig};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -87,9 +87,12 @@ impl Variant {
         let cc = match self {
             Variant::Cubic => AnyCc::stateful(StatefulCc::Cubic(Cubic::default())),
             Variant::Dctcp => AnyCc::stateful(StatefulCc::Dctcp(Dctcp::new(cfg.dctcp_g))),
-            Variant::Bbr => AnyCc::stateful(StatefulCc::Bbr(Bbr::new(
-                cfg.initial_cwnd.saturating_mul(cfg.mss),
-            ))),
+            Variant::Bbr => AnyCc::stateful(StatefulCc::Bbr(
+                Bbr::new(cfg.initial_cwnd.saturating_mul(cfg.mss)).with_options(
+                    cfg.bbr_send_quantum == BbrSendQuantum::Segment,
+                    cfg.bbr_inflight_quanta,
+                ),
+            )),
             Variant::Vegas => AnyCc::stateful(StatefulCc::Vegas(Vegas::default())),
             Variant::Tahoe | Variant::Reno | Variant::NewReno | Variant::Sack => AnyCc::Reno(Reno),
         };

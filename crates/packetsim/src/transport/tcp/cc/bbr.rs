@@ -48,7 +48,13 @@
 //! pacing wakes when the clock is due, and then sends up to a quantum: bursts of at most one
 //! quantum, and one timer per quantum, not one per packet. The
 //! quantum is draft §4.2.2's: 1 segment below 1.2 Mb/s, 2 below 24 Mb/s, else 1 ms at the
-//! pacing rate, at most 64 KB.
+//! pacing rate, at most 64 KB; with `bbr_send_quantum = "segment"` always one segment
+//! (ns-3.37 `TcpBbr::SetSendQuantum`).
+//!
+//! The ProbeBW phase checks and Drain's exit compare the flight with gain × BDP; with
+//! `bbr_inflight_quanta` with the target window's budget (quanta and the 5/4 phase's 2
+//! segments included), as ns-3.37's `TcpBbr::InFlight` does (draft BBRInflight, §4.2.3.2,
+//! has the quanta but not the 2 segments).
 //!
 //! Departures from the draft, and decisions where it leaves room:
 //! - Loss recovery without SACK is the variant table's NewReno: a loss sets ssthresh to the
@@ -219,6 +225,12 @@ pub struct Bbr {
     initial_cwnd: u32,
     /// The last target window, bytes.
     target: u32,
+    /// `bbr_send_quantum = "segment"`: the send quantum is one segment (ns-3.37
+    /// `TcpBbr::SetSendQuantum`), not draft §4.2.2's.
+    segment_quantum: bool,
+    /// `bbr_inflight_quanta`: the ProbeBW phase checks and Drain's exit compare the flight
+    /// with BBRInflight (the target window's budget, quanta included), not gain × BDP.
+    inflight_quanta: bool,
 }
 
 impl Bbr {
@@ -259,7 +271,17 @@ impl Bbr {
             blocked: false,
             initial_cwnd,
             target: 0,
+            segment_quantum: false,
+            inflight_quanta: false,
         }
+    }
+
+    /// The `[tcp]` keys `bbr_send_quantum = "segment"` (`segment_quantum`) and
+    /// `bbr_inflight_quanta` (see the fields).
+    pub fn with_options(mut self, segment_quantum: bool, inflight_quanta: bool) -> Bbr {
+        self.segment_quantum = segment_quantum;
+        self.inflight_quanta = inflight_quanta;
+        self
     }
 
     /// The state.
@@ -315,10 +337,10 @@ impl Bbr {
         (bw > 0.0).then(|| gain * bw * rtt.as_secs_f64())
     }
 
-    /// The send quantum, bytes (draft §4.2.2).
+    /// The send quantum, bytes (draft §4.2.2; one segment with `segment_quantum`).
     fn quantum(&self, mss: u32) -> u32 {
         let bps = self.pacing_rate * 8.0;
-        if bps < 1.2e6 {
+        if bps < 1.2e6 || self.segment_quantum {
             mss
         } else if bps < 24e6 {
             2 * mss
@@ -483,15 +505,18 @@ impl Bbr {
     }
 
     /// Draft BBRCheckCyclePhase / BBRIsNextCyclePhase.
-    fn update_cycle(&mut self, now: Time, prior_inflight: u32) {
+    fn update_cycle(&mut self, now: Time, prior_inflight: u32, mss: u32) {
         let Some(rtprop) = self.rtprop else { return };
         let full_length = now.saturating_since(self.cycle_stamp) > rtprop;
         let inflight = prior_inflight as f64;
         let next = if self.pacing_gain > 1.0 {
             full_length
-                && (self.loss_in_phase || self.bdp(self.pacing_gain).is_some_and(|b| inflight >= b))
+                && (self.loss_in_phase
+                    || self
+                        .check_inflight(self.pacing_gain, mss)
+                        .is_some_and(|b| inflight >= b))
         } else if self.pacing_gain < 1.0 {
-            full_length || self.bdp(1.0).is_some_and(|b| inflight <= b)
+            full_length || self.check_inflight(1.0, mss).is_some_and(|b| inflight <= b)
         } else {
             full_length
         };
@@ -560,14 +585,32 @@ impl Bbr {
     /// Draft BBRInflight plus the quantization budget, at least MIN_PIPE_SEGMENTS.
     fn target_cwnd_for(&self, gain: f64, mss: u32) -> u32 {
         let floor = MIN_PIPE_SEGMENTS * mss;
-        let Some(bdp) = self.bdp(gain) else {
+        let Some(t) = self.inflight_budget(gain, mss) else {
             return self.initial_cwnd.max(floor);
         };
-        let mut t = bdp + 3.0 * self.quantum(mss) as f64;
+        (t.min((1u32 << 30) as f64) as u32).max(floor)
+    }
+
+    /// Draft BBRInflight(gain) (§4.2.3.2: gain × BDP + 3 send quanta) plus 2 segments in the
+    /// 5/4 phase (Linux since 2019, ns-3.37 `TcpBbr::InFlight`), bytes; None before both
+    /// estimates exist.
+    fn inflight_budget(&self, gain: f64, mss: u32) -> Option<f64> {
+        let mut t = self.bdp(gain)? + 3.0 * self.quantum(mss) as f64;
         if self.state == BbrState::ProbeBw && self.cycle_index == 0 {
             t += 2.0 * mss as f64;
         }
-        (t.min((1u32 << 30) as f64) as u32).max(floor)
+        Some(t)
+    }
+
+    /// The flight the ProbeBW phase checks and Drain's exit compare with: gain × BDP, or
+    /// with `inflight_quanta` the same budget as the target window (ns-3.37 `TcpBbr::InFlight`
+    /// in `IsNextCyclePhase` and `CheckDrain`; draft §4.3.3, §4.3.4.3 without the 2 segments).
+    fn check_inflight(&self, gain: f64, mss: u32) -> Option<f64> {
+        if self.inflight_quanta {
+            self.inflight_budget(gain, mss)
+        } else {
+            self.bdp(gain)
+        }
     }
 
     /// Draft BBRSaveCwnd: the window to restore later.
@@ -713,12 +756,12 @@ impl CongestionControl for Bbr {
         let prior_inflight = st.bytes_in_flight + ack.acked;
         match self.state {
             BbrState::Startup if self.filled_pipe => self.enter_drain(),
-            BbrState::ProbeBw => self.update_cycle(now, prior_inflight),
+            BbrState::ProbeBw => self.update_cycle(now, prior_inflight, st.mss),
             BbrState::Startup | BbrState::Drain | BbrState::ProbeRtt => {}
         }
         if self.state == BbrState::Drain
             && self
-                .bdp(1.0)
+                .check_inflight(1.0, st.mss)
                 .is_some_and(|b| st.bytes_in_flight as f64 <= b)
         {
             // Draft §4.3.3: the queue is drained.
