@@ -247,6 +247,29 @@ pub struct TcpConfig {
     /// 1992). Default 0 (off), as in ns-2.35 (`Agent/TCP set overhead_ 0`).
     #[serde(with = "units::dur", skip_serializing_if = "is_zero_dur")]
     pub send_overhead: Dur,
+    /// With `variant = "cubic"`: whose CUBIC arithmetic. `rfc9438` (default; `cc/cubic.rs`)
+    /// or `ns3` (ns-3.37's `TcpCubic`, `cc/cubic_ns3.rs`: whole-segment target and fast
+    /// convergence, no Reno-friendly region, target at t + min SRTT, ssthresh from cwnd, and
+    /// growth on the ACK that ends fast recovery).
+    #[serde(skip_serializing_if = "CubicModel::is_default")]
+    pub cubic_model: CubicModel,
+}
+
+/// Whose CUBIC `variant = "cubic"` runs (the `[tcp]` key `cubic_model`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CubicModel {
+    /// RFC 9438 (the behaviour before this key existed).
+    #[default]
+    Rfc9438,
+    /// ns-3.37 `TcpCubic` (Linux 3.14 `tcp_cubic.c` without its TCP-friendliness).
+    Ns3,
+}
+
+impl CubicModel {
+    fn is_default(&self) -> bool {
+        *self == CubicModel::default()
+    }
 }
 
 /// A loss recovery named in a scenario (the `[tcp]` key `loss_recovery`), replacing the
@@ -537,6 +560,7 @@ impl Default for TcpConfig {
             ns2_ecn_cut: false,
             ns2_header_sizes: false,
             send_overhead: Dur::ZERO,
+            cubic_model: CubicModel::Rfc9438,
         }
     }
 }
@@ -627,6 +651,15 @@ impl TcpConfig {
             return Err((
                 "dctcp_g",
                 format!("expected a gain in (0, 1], got {}", self.dctcp_g),
+            ));
+        }
+        if self.cubic_model != CubicModel::Rfc9438 && self.variant != Variant::Cubic {
+            return Err((
+                "cubic_model",
+                format!(
+                    "only applies to variant = \"cubic\" (the variant is \"{}\")",
+                    self.variant
+                ),
             ));
         }
         if self.variant == Variant::Dctcp {

@@ -74,7 +74,7 @@ mod tests_wireless;
 
 pub use crate::app::AppData;
 pub use config::{
-    BsBufferConfig, BsBufferMode, EcnEcho, FullAckCwnd, LossRecoveryKind, PartialAckTimer,
+    BsBufferConfig, BsBufferMode, CubicModel, EcnEcho, FullAckCwnd, LossRecoveryKind, PartialAckTimer,
     RecoverGuard, RtoSsthresh, RttSampling, SackRecoveryKind, SsthreshRule, TcpConfig,
 };
 pub use receiver::{ReceiverStats, TcpReceiver};

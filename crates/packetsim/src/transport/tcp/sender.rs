@@ -1169,6 +1169,10 @@ impl TcpSender {
                     self.rec.exit(&mut self.st);
                     self.reno_exit_at_halfwin();
                     self.st.phase = Phase::Open;
+                    // ns-3.37 `ProcessAck` grows the window on this ACK ([`CubicNs3`]); the
+                    // other controllers ignore it.
+                    let info = self.ack_info(now, acked);
+                    self.cc.on_recovery_exit_ack(&mut self.st, &info);
                     if matches!(self.rec, AnyRecovery::Sack1(_)) {
                         // ns-2 `Sack1TcpAgent::recv`: `recover_ = 0` at the end of recovery.
                         self.loss_recover = None;

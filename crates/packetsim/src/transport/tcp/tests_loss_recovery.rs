@@ -17,7 +17,7 @@
 use super::cc::Phase;
 use super::testkit::*;
 use super::{
-    AppData, LossRecoveryKind, PartialAckTimer, RtoSsthresh, RttSampling, SackRecoveryKind,
+    AppData, CubicModel, LossRecoveryKind, PartialAckTimer, RtoSsthresh, RttSampling, SackRecoveryKind,
     TcpConfig, TcpReceiver, TcpSender, Variant,
 };
 use crate::packet::Seq;
@@ -101,6 +101,29 @@ mod loss_recovery {
         assert_eq!(Variant::Bbr.loss_recovery(), LossRecoveryKind::NewReno);
     }
 
+    // `cubic_model` parses by name, is omitted from echoed configurations when default, picks
+    // the controller row, and is refused with any variant but cubic (naming the key).
+    #[test]
+    fn cubic_model_parses_and_applies_to_cubic_only() {
+        let c: TcpConfig = toml::from_str("variant = \"cubic\"\ncubic_model = \"ns3\"").unwrap();
+        assert_eq!(c.cubic_model, CubicModel::Ns3);
+        assert_eq!(c.validate(), Ok(()));
+        let (cc, _) = c.variant.build(&c);
+        assert!(matches!(
+            cc,
+            super::super::cc::AnyCc::Stateful(ref b)
+                if matches!(**b, super::super::cc::StatefulCc::CubicNs3(_))
+        ));
+        let c: TcpConfig = toml::from_str("cubic_model = \"rfc9438\"").unwrap();
+        assert_eq!(c.cubic_model, CubicModel::Rfc9438);
+        assert!(!toml::to_string(&c).unwrap().contains("cubic_model"));
+        let c: TcpConfig = toml::from_str("variant = \"sack\"\ncubic_model = \"ns3\"").unwrap();
+        let (key, msg) = c.validate().unwrap_err();
+        assert_eq!(key, "cubic_model");
+        assert!(msg.contains("cubic") && msg.contains("sack"), "{msg}");
+        assert!(toml::from_str::<TcpConfig>("cubic_model = \"linux\"").is_err());
+    }
+
     // The key parses from TOML by the recovery's name and is omitted when absent (outputs
     // that echo the configuration are unchanged); an unknown name is refused.
     #[test]
@@ -167,6 +190,32 @@ mod loss_recovery {
         let st = *s.ep.cc_state();
         assert_eq!((st.phase, st.cwnd, st.ssthresh), (Phase::Open, 8400, 8400));
         assert_eq!(s.ep.stats().timeouts, 0);
+    }
+
+    // `cubic_model = "ns3"` on the same script: ns-3.37's `TcpCubic::GetSsThresh` takes
+    // ⌊⌊cwnd/SMSS⌋·β⌋ = ⌊12·0.7⌋ = 8 segments (not FlightSize·β = 8400), and
+    // `TcpSocketBase::ProcessAck` calls `IncreaseWindow` on the full ACK with the 12 segments
+    // it covers: the epoch (W_last_max 12, K = ∛10 s) targets at least 9 segments, so cnt <=
+    // 8 <= 12 and cwnd = ssthresh + 1 SMSS.
+    #[test]
+    fn recovery_cubic_ns3_model_whole_segments_and_growth_on_the_full_ack() {
+        let c = TcpConfig {
+            cubic_model: CubicModel::Ns3,
+            ..with_sack(Variant::Cubic)
+        };
+        let (mut s, _) = Script::established(&c, AppData::Unlimited);
+        let (t, out) = s.sack_losses_2_5_7_to_third_dupack();
+        assert_eq!(data_seqs(&out), vec![seg(2)]);
+        let st = *s.ep.cc_state();
+        assert_eq!((st.phase, st.cwnd, st.ssthresh), (recovery(seg(14)), 8000, 8000));
+        let blocks10 = [(seg(8), seg(11)), (seg(6), seg(7)), (seg(3), seg(5))];
+        s.inject(t, sack_ack(seg(2), &blocks10));
+        assert_eq!(s.ep.cc_state().cwnd, 8000);
+        s.inject(ms(300), ack(seg(14)));
+        let st = *s.ep.cc_state();
+        assert_eq!((st.phase, st.cwnd, st.ssthresh), (Phase::Open, 9000, 8000));
+        use super::super::cc::CongestionControl;
+        assert_eq!(s.ep.cc().name(), "cubic");
     }
 
     // Contrast: the variant table's CUBIC (NewReno recovery, RFC 6582 §3.2 step 2) on the same
