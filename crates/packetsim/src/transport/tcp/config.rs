@@ -165,7 +165,9 @@ pub struct TcpConfig {
     #[serde(with = "units::dur::opt", skip_serializing_if = "Option::is_none")]
     pub receiver_processing: Option<Dur>,
     /// Loss recovery of the `sack` variant: `rfc6675` (default; scoreboard, IsLost, pipe in
-    /// bytes) or `sack1` (ns-2.35 `Agent/TCP/Sack1`, `tcp/tcp-sack1.cc`: fast retransmit on
+    /// bytes), `prr` (RFC 6937 Proportional Rate Reduction over RFC 6675: cwnd = pipe +
+    /// sndcnt on every ACK of the recovery, ns-3's and Linux's default; `recovery/prr.rs`) or
+    /// `sack1` (ns-2.35 `Agent/TCP/Sack1`, `tcp/tcp-sack1.cc`: fast retransmit on
     /// the DupThresh-th duplicate ACK only, a pipe counter in packets, holes below the highest
     /// SACK before new data; see `recovery/sack1.rs`). It also picks the recovery of
     /// `loss_recovery = "sack"`; other variants without that key ignore it.
@@ -320,6 +322,9 @@ pub enum SackRecoveryKind {
     Rfc6675,
     /// ns-2.35 `Sack1TcpAgent::recv`, `dupack_action`, `send_much`.
     Sack1,
+    /// RFC 6937 Proportional Rate Reduction (PRR-SSRB) over RFC 6675's scoreboard and
+    /// NextSeg: cwnd = pipe + sndcnt on every ACK of the recovery (`recovery/prr.rs`).
+    Prr,
 }
 
 impl SackRecoveryKind {

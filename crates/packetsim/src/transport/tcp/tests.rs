@@ -1188,13 +1188,15 @@ mod ecn {
 // "every_segment"` (`None`, no allocation, by default), the `keep_sack_on_timeout` flag
 // fitting in padding (456 -> 464 B). Merged with issue 14's `ns2_header_sizes` (the sender's
 // `ns2_len` flag, which fitted in padding on its own branch) the flags no longer fit in the
-// padding left: 464 -> 472 B.
+// padding left: 464 -> 472 B. Issue 17's PRR (`sack_recovery = "prr"`) added 8 B: its row
+// of the recovery enum is a box (its counters inline would cost more), and a pointer makes
+// the enum 16 B where its largest row (Sack1's u32 pipe) kept it at 8 (472 -> 480 B).
 #[test]
 fn endpoint_state_sizes_are_compact() {
     let snd = std::mem::size_of::<super::TcpSender>();
     let rcv = std::mem::size_of::<TcpReceiver>();
     eprintln!("TcpSender {snd} B, TcpReceiver {rcv} B");
-    assert!(snd <= 472 && rcv <= 248, "sender {snd} B, receiver {rcv} B");
+    assert!(snd <= 480 && rcv <= 248, "sender {snd} B, receiver {rcv} B");
 }
 
 mod cubic {

@@ -17,8 +17,8 @@
 use super::cc::Phase;
 use super::testkit::*;
 use super::{
-    AppData, CubicModel, LossRecoveryKind, PartialAckTimer, RtoSsthresh, RttSampling, SackRecoveryKind,
-    TcpConfig, TcpReceiver, TcpSender, Variant,
+    AppData, CubicModel, LossRecoveryKind, PartialAckTimer, RtoSsthresh, RttSampling,
+    SackRecoveryKind, TcpConfig, TcpReceiver, TcpSender, Variant,
 };
 use crate::packet::Seq;
 use crate::transport::Outbox;
@@ -207,7 +207,10 @@ mod loss_recovery {
         let (t, out) = s.sack_losses_2_5_7_to_third_dupack();
         assert_eq!(data_seqs(&out), vec![seg(2)]);
         let st = *s.ep.cc_state();
-        assert_eq!((st.phase, st.cwnd, st.ssthresh), (recovery(seg(14)), 8000, 8000));
+        assert_eq!(
+            (st.phase, st.cwnd, st.ssthresh),
+            (recovery(seg(14)), 8000, 8000)
+        );
         let blocks10 = [(seg(8), seg(11)), (seg(6), seg(7)), (seg(3), seg(5))];
         s.inject(t, sack_ack(seg(2), &blocks10));
         assert_eq!(s.ep.cc_state().cwnd, 8000);
@@ -216,6 +219,44 @@ mod loss_recovery {
         assert_eq!((st.phase, st.cwnd, st.ssthresh), (Phase::Open, 9000, 8000));
         use super::super::cc::CongestionControl;
         assert_eq!(s.ep.cc().name(), "cubic");
+    }
+
+    // `sack_recovery = "prr"` (RFC 6937 §3.1) on the same script with the `sack` variant
+    // (ssthresh = FlightSize/2 = 6000, RecoverFS = 12000). The entering ACK delivers one
+    // segment (6 SACKed) with pipe 8000 > ssthresh: sndcnt = ⌈1000·6000/12000⌉ − 0 = 500, cwnd
+    // 8500: only the fast retransmit (prr_out 1000). SACK of 8: ⌈2000/2⌉ − 1000 = 0, cwnd =
+    // pipe = 8000. SACK of 9 (5 now lost): pipe 6000 = ssthresh: PRR-SSRB sndcnt = min(0, …)
+    // = 0, nothing sent where RFC 6675 alone (cwnd 6000, pipe 6000) also sends nothing. SACK
+    // of 10 (7 lost): pipe 4000: sndcnt = min(2000, max(4000 − 1000, 1000) + 1000) = 2000:
+    // the holes 5 and 7 (NextSeg rule 1). The full ACK: cwnd = ssthresh.
+    #[test]
+    fn recovery_prr_cwnd_is_pipe_plus_sndcnt() {
+        let c = TcpConfig {
+            sack_recovery: SackRecoveryKind::Prr,
+            ..cfg(Variant::Sack)
+        };
+        let (mut s, _) = Script::established(&c, AppData::Unlimited);
+        let (t, out) = s.sack_losses_2_5_7_to_third_dupack();
+        assert_eq!(data_seqs(&out), vec![seg(2)]);
+        let st = *s.ep.cc_state();
+        assert_eq!(
+            (st.phase, st.cwnd, st.ssthresh),
+            (recovery(seg(14)), 8500, 6000)
+        );
+        let blocks8 = [(seg(8), seg(9)), (seg(6), seg(7)), (seg(3), seg(5))];
+        assert!(s.inject(t, sack_ack(seg(2), &blocks8)).is_empty());
+        assert_eq!(s.ep.cc_state().cwnd, 8000);
+        let blocks9 = [(seg(8), seg(10)), (seg(6), seg(7)), (seg(3), seg(5))];
+        assert!(s.inject(t, sack_ack(seg(2), &blocks9)).is_empty());
+        assert_eq!(s.ep.cc_state().cwnd, 6000);
+        let blocks10 = [(seg(8), seg(11)), (seg(6), seg(7)), (seg(3), seg(5))];
+        let out = s.inject(t, sack_ack(seg(2), &blocks10));
+        assert_eq!(data_seqs(&out), vec![seg(5), seg(7)]);
+        assert_eq!(s.ep.cc_state().cwnd, 6000);
+        s.inject(ms(300), ack(seg(14)));
+        let st = *s.ep.cc_state();
+        assert_eq!((st.phase, st.cwnd, st.ssthresh), (Phase::Open, 6000, 6000));
+        assert_eq!(s.ep.stats().timeouts, 0);
     }
 
     // Contrast: the variant table's CUBIC (NewReno recovery, RFC 6582 §3.2 step 2) on the same

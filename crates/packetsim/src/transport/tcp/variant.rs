@@ -3,7 +3,9 @@
 //! row's recovery (e.g. CUBIC with RFC 6675 SACK recovery, ns-3's and Linux's pairing).
 
 use super::cc::{AnyCc, Bbr, Cubic, CubicNs3, Dctcp, Reno, StatefulCc, Vegas};
-use super::recovery::{AnyRecovery, NewReno, RenoRecovery, Sack1Recovery, SackRecovery, Tahoe};
+use super::recovery::{
+    AnyRecovery, NewReno, PrrRecovery, RenoRecovery, Sack1Recovery, SackRecovery, Tahoe,
+};
 use super::{CubicModel, LossRecoveryKind, SackRecoveryKind, TcpConfig};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -82,6 +84,9 @@ impl Variant {
                     AnyRecovery::Sack(SackRecovery::new(cfg.sack_partial_ack_timer))
                 }
                 SackRecoveryKind::Sack1 => AnyRecovery::Sack1(Sack1Recovery::default()),
+                SackRecoveryKind::Prr => {
+                    AnyRecovery::Prr(Box::new(PrrRecovery::new(cfg.sack_partial_ack_timer)))
+                }
             },
         };
         let cc = match self {
