@@ -74,8 +74,9 @@ mod tests_wireless;
 
 pub use crate::app::AppData;
 pub use config::{
-    BsBufferConfig, BsBufferMode, CubicModel, EcnEcho, FullAckCwnd, LossRecoveryKind, PartialAckTimer,
-    RecoverGuard, RtoSsthresh, RttSampling, SackRecoveryKind, SsthreshRule, TcpConfig,
+    BsBufferConfig, BsBufferMode, CubicModel, EcnEcho, FullAckCwnd, LossRecoveryKind,
+    PartialAckTimer, RecoverGuard, RtoSsthresh, RttSampling, SackRecoveryKind, SsthreshRule,
+    TcpConfig,
 };
 pub use receiver::{ReceiverStats, TcpReceiver};
 pub use rtt::RttEstimatorKind;

@@ -204,7 +204,10 @@ impl AnyCc {
         match self {
             AnyCc::Stateful(b) => match &**b {
                 StatefulCc::Dctcp(c) => Some(c),
-                StatefulCc::Cubic(_) | StatefulCc::CubicNs3(_) | StatefulCc::Bbr(_) | StatefulCc::Vegas(_) => None,
+                StatefulCc::Cubic(_)
+                | StatefulCc::CubicNs3(_)
+                | StatefulCc::Bbr(_)
+                | StatefulCc::Vegas(_) => None,
             },
             AnyCc::Reno(_) => None,
         }
@@ -215,7 +218,10 @@ impl AnyCc {
         match self {
             AnyCc::Stateful(b) => match &**b {
                 StatefulCc::Bbr(c) => Some(c),
-                StatefulCc::Cubic(_) | StatefulCc::CubicNs3(_) | StatefulCc::Dctcp(_) | StatefulCc::Vegas(_) => None,
+                StatefulCc::Cubic(_)
+                | StatefulCc::CubicNs3(_)
+                | StatefulCc::Dctcp(_)
+                | StatefulCc::Vegas(_) => None,
             },
             AnyCc::Reno(_) => None,
         }
@@ -227,7 +233,10 @@ impl AnyCc {
         match self {
             AnyCc::Stateful(b) => match &mut **b {
                 StatefulCc::Bbr(c) => Some(c),
-                StatefulCc::Cubic(_) | StatefulCc::CubicNs3(_) | StatefulCc::Dctcp(_) | StatefulCc::Vegas(_) => None,
+                StatefulCc::Cubic(_)
+                | StatefulCc::CubicNs3(_)
+                | StatefulCc::Dctcp(_)
+                | StatefulCc::Vegas(_) => None,
             },
             AnyCc::Reno(_) => None,
         }
@@ -246,7 +255,10 @@ impl AnyCc {
         match self {
             AnyCc::Stateful(b) => match &**b {
                 StatefulCc::Bbr(c) => c.pacing_wakeup(),
-                StatefulCc::Cubic(_) | StatefulCc::CubicNs3(_) | StatefulCc::Dctcp(_) | StatefulCc::Vegas(_) => None,
+                StatefulCc::Cubic(_)
+                | StatefulCc::CubicNs3(_)
+                | StatefulCc::Dctcp(_)
+                | StatefulCc::Vegas(_) => None,
             },
             AnyCc::Reno(_) => None,
         }
@@ -278,7 +290,10 @@ impl AnyCc {
         match self {
             AnyCc::Stateful(b) => match &**b {
                 StatefulCc::Vegas(c) => Some(c),
-                StatefulCc::Cubic(_) | StatefulCc::CubicNs3(_) | StatefulCc::Dctcp(_) | StatefulCc::Bbr(_) => None,
+                StatefulCc::Cubic(_)
+                | StatefulCc::CubicNs3(_)
+                | StatefulCc::Dctcp(_)
+                | StatefulCc::Bbr(_) => None,
             },
             AnyCc::Reno(_) => None,
         }
@@ -356,7 +371,10 @@ impl CongestionControl for AnyCc {
         match self {
             AnyCc::Stateful(b) => match &**b {
                 StatefulCc::Bbr(c) => c.samples_deliveries(),
-                StatefulCc::Cubic(_) | StatefulCc::CubicNs3(_) | StatefulCc::Dctcp(_) | StatefulCc::Vegas(_) => false,
+                StatefulCc::Cubic(_)
+                | StatefulCc::CubicNs3(_)
+                | StatefulCc::Dctcp(_)
+                | StatefulCc::Vegas(_) => false,
             },
             AnyCc::Reno(_) => false,
         }
