@@ -667,6 +667,14 @@ impl TcpConfig {
                 ),
             ));
         }
+        if self.sack_recovery == SackRecoveryKind::Prr && self.variant == Variant::Bbr {
+            return Err((
+                "sack_recovery",
+                "\"prr\" does not apply to variant = \"bbr\" (BBR sets its own recovery window; \
+                 ns-3's TcpBbr skips the recovery algorithm too)"
+                    .into(),
+            ));
+        }
         if self.variant == Variant::Dctcp {
             // RFC 8257 §3.1-3.2: DCTCP needs ECN, and the receiver's per-segment echo.
             if !self.ecn {

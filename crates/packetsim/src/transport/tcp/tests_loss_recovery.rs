@@ -124,6 +124,24 @@ mod loss_recovery {
         assert!(toml::from_str::<TcpConfig>("cubic_model = \"linux\"").is_err());
     }
 
+    // `sack_recovery = "prr"` parses and builds the PRR row; BBR, which sets its own recovery
+    // window (the `enter_sack_recovery` hooks), refuses it naming the key.
+    #[test]
+    fn prr_key_parses_and_is_refused_with_bbr() {
+        let c: TcpConfig = toml::from_str(
+            "variant = \"cubic\"\nloss_recovery = \"sack\"\nsack_recovery = \"prr\"",
+        )
+        .unwrap();
+        assert_eq!(c.validate(), Ok(()));
+        use super::super::recovery::LossRecovery;
+        assert_eq!(c.variant.build(&c).1.name(), "prr");
+        let c = TcpConfig {
+            sack_recovery: SackRecoveryKind::Prr,
+            ..with_sack(Variant::Bbr)
+        };
+        assert_eq!(c.validate().unwrap_err().0, "sack_recovery");
+    }
+
     // The key parses from TOML by the recovery's name and is omitted when absent (outputs
     // that echo the configuration are unchanged); an unknown name is refused.
     #[test]
