@@ -44,8 +44,9 @@ def case(variant, flows, rate, delay, queue, secs, stagger, aqm="droptail", k=No
     """One case: the dumbbell's numbers, the bottleneck queue (`aqm`: droptail, step, codel,
     fq_codel, pie), ns-3's SACK option and recovery (`classic` or `prr`), packetsim's
     extra `[tcp]` keys (`tcp`, a dict of TOML values), extra keys of packetsim's AQM table
-    (`qopts`, likewise) and extra arguments of the ns-3 program (`ns3`, a list). `ns3_of`: a
-    case whose ns-3 run (the same arguments) this one copies if it is there."""
+    (`qopts`, likewise) and extra arguments of the ns-3 program (`ns3`, a list). `ns3_of`
+    names another case whose ns-3 run this one shares (the same ns-3 arguments): its outputs
+    are read from (and, if absent, made in) that case's folder."""
     return dict(variant=variant, flows=flows, rate=rate, delay=delay, queue=queue, secs=secs,
                 stagger=stagger, aqm=aqm, k=k, sack=sack, recovery=recovery, tcp=tcp or {},
                 qopts=qopts or {}, ns3=ns3 or [], ns3_of=ns3_of)
@@ -64,6 +65,7 @@ RESET_RENO_SACK = ["--reset-reno-sack=1"]
 RFC_SS = ["--cubic-slow-start=rfc5681"]
 RACK = {"lost_retransmit": '"rack"'}
 NS3Q = {"bbr_send_quantum": '"segment"', "bbr_inflight_quanta": "true"}
+CUBIC_NS3 = dict(NS3TCP, cubic_model='"ns3"')
 CASES = {
     "newreno-1": case("newreno", 1, 100, 20, 100, 60, 0),
     "cubic-1": case("cubic", 1, 100, 20, 100, 60, 0),
@@ -86,6 +88,28 @@ CASES = {
                          tcp=SACK),
     "cubic-sack6675-1": case("cubic", 1, 100, 20, 100, 60, 0, sack=True, tcp=SACK),
     "cubic-sack6675-2": case("cubic", 2, 100, 20, 100, 60, 10, sack=True, tcp=SACK),
+    # The same four against the same ns-3 runs, packetsim with ns-3.37's TcpCubic arithmetic
+    # (`cubic_model = "ns3"`) and ns-3.37's TCP rules (NS3TCP, below).
+    "cubic-sack-1-ns3": case("cubic", 1, 100, 20, 100, 60, 0, sack=True, recovery="prr",
+                             tcp=CUBIC_NS3, ns3_of="cubic-sack-1"),
+    "cubic-sack-2-ns3": case("cubic", 2, 100, 20, 100, 60, 10, sack=True, recovery="prr",
+                             tcp=CUBIC_NS3, ns3_of="cubic-sack-2"),
+    "cubic-sack6675-1-ns3": case("cubic", 1, 100, 20, 100, 60, 0, sack=True, tcp=CUBIC_NS3,
+                                 ns3_of="cubic-sack6675-1"),
+    "cubic-sack6675-2-ns3": case("cubic", 2, 100, 20, 100, 60, 10, sack=True, tcp=CUBIC_NS3,
+                                 ns3_of="cubic-sack6675-2"),
+    # Against ns-3's default pairing with PRR in packetsim too (`sack_recovery = "prr"`, RFC
+    # 6937): with RFC 9438 CUBIC (-prr) and with ns-3's CUBIC and TCP rules (-ns3prr).
+    "cubic-sack-1-prr": case("cubic", 1, 100, 20, 100, 60, 0, sack=True, recovery="prr",
+                             tcp=dict(SACK, sack_recovery='"prr"'), ns3_of="cubic-sack-1"),
+    "cubic-sack-2-prr": case("cubic", 2, 100, 20, 100, 60, 10, sack=True, recovery="prr",
+                             tcp=dict(SACK, sack_recovery='"prr"'), ns3_of="cubic-sack-2"),
+    "cubic-sack-1-ns3prr": case("cubic", 1, 100, 20, 100, 60, 0, sack=True, recovery="prr",
+                                tcp=dict(CUBIC_NS3, sack_recovery='"prr"'),
+                                ns3_of="cubic-sack-1"),
+    "cubic-sack-2-ns3prr": case("cubic", 2, 100, 20, 100, 60, 10, sack=True, recovery="prr",
+                                tcp=dict(CUBIC_NS3, sack_recovery='"prr"'),
+                                ns3_of="cubic-sack-2"),
     # CUBIC without SACK as cubic-1/-2, packetsim keeping the recovery's ssthresh on a
     # timeout during recovery (rto_ssthresh = "recovery").
     "cubic-keep-1": case("cubic", 1, 100, 20, 100, 60, 0, tcp=KEEP),
@@ -234,19 +258,23 @@ def ns3_args(ns3, c, csv, qcsv, rate_fix=False):
     return args
 
 
+def ns3_dir(name, c, work):
+    """The folder of a case's ns-3 outputs (its own, or the `ns3_of` case's)."""
+    return os.path.join(work, c.get("ns3_of") or name)
+
+
 def run_case(name, c, work, ns3, partial_ack_timer, reuse_ns3=False, rate_fix=False):
     d = os.path.join(work, name)
     os.makedirs(d, exist_ok=True)
-    args = ns3_args(ns3, c, os.path.join(d, "ns3_cwnd.csv"), os.path.join(d, "ns3_queue.csv"),
+    nd = ns3_dir(name, c, work)
+    os.makedirs(nd, exist_ok=True)
+    args = ns3_args(ns3, c, os.path.join(nd, "ns3_cwnd.csv"), os.path.join(nd, "ns3_queue.csv"),
                     rate_fix)
-    done = os.path.join(d, "ns3.json")
-    twin = os.path.join(work, c["ns3_of"] or name)
-    if twin != d and os.path.exists(os.path.join(twin, "ns3.json")) and \
-            os.path.getmtime(os.path.join(twin, "ns3.json")) > os.path.getmtime(ns3):
-        for f in ("ns3.json", "ns3_cwnd.csv", "ns3_queue.csv"):
-            shutil.copy(os.path.join(twin, f), os.path.join(d, f))
-    elif not (reuse_ns3 and os.path.exists(done) and
-              os.path.getmtime(done) > os.path.getmtime(ns3)):
+    done = os.path.join(nd, "ns3.json")
+    # A case sharing another's ns-3 run leaves an existing one alone (the other case owns it).
+    shared = c.get("ns3_of") and os.path.exists(done)
+    fresh = os.path.exists(done) and os.path.getmtime(done) > os.path.getmtime(ns3)
+    if not (shared or (reuse_ns3 and fresh)):
         out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
         with open(done, "w") as f:
             f.write(out.strip().splitlines()[-1] + "\n")
@@ -301,13 +329,14 @@ def mean(xs):
 def collect(name, c, work):
     n, secs = c["flows"], c["secs"]
     d = os.path.join(work, name)
-    with open(os.path.join(d, "ns3.json")) as f:
+    nd = ns3_dir(name, c, work)
+    with open(os.path.join(nd, "ns3.json")) as f:
         ns3 = json.load(f)
     with open(os.path.join(d, "ps", "summary.json")) as f:
         ps = json.load(f)
     qname = "bottleneck:r0->r1"
     q = ps["queues"][qname]
-    ns3_csv = os.path.join(d, "ns3_cwnd.csv")
+    ns3_csv = os.path.join(nd, "ns3_cwnd.csv")
     ps_dir = os.path.join(d, "ps")
     res = {
         "ns3": {
@@ -317,7 +346,7 @@ def collect(name, c, work):
             "cwnd": read_cwnd(ns3_csv, n),
             "rate": rates(read_series(ns3_csv, n, "delivered_bytes")),
             "pacing": read_series(ns3_csv, n, "pacing_bps"),
-            "qlen": read_queue(os.path.join(d, "ns3_queue.csv")),
+            "qlen": read_queue(os.path.join(nd, "ns3_queue.csv")),
         },
         "packetsim": {
             "goodput": [ps["flows"][f"f{i}"]["goodput_bps"] for i in range(n)],
@@ -408,7 +437,8 @@ def drop_times(name, work):
     (ns-3: --drop-csv, a reason naming an overlimit or forced drop is overflow; packetsim:
     events.csv's drop rows on r0->r1), or None without both files."""
     d = os.path.join(work, name)
-    ns3_path, ps_path = os.path.join(d, "ns3_drops.csv"), os.path.join(d, "ps", "trace", "events.csv")
+    ns3_path = os.path.join(ns3_dir(name, CASES[name], work), "ns3_drops.csv")
+    ps_path = os.path.join(d, "ps", "trace", "events.csv")
     if not (os.path.exists(ns3_path) and os.path.exists(ps_path)):
         return None
     out = {"ns3": {"early": [], "overflow": []}, "packetsim": {"early": [], "overflow": []}}

@@ -165,7 +165,9 @@ pub struct TcpConfig {
     #[serde(with = "units::dur::opt", skip_serializing_if = "Option::is_none")]
     pub receiver_processing: Option<Dur>,
     /// Loss recovery of the `sack` variant: `rfc6675` (default; scoreboard, IsLost, pipe in
-    /// bytes) or `sack1` (ns-2.35 `Agent/TCP/Sack1`, `tcp/tcp-sack1.cc`: fast retransmit on
+    /// bytes), `prr` (RFC 6937 Proportional Rate Reduction over RFC 6675: cwnd = pipe +
+    /// sndcnt on every ACK of the recovery, ns-3's and Linux's default; `recovery/prr.rs`) or
+    /// `sack1` (ns-2.35 `Agent/TCP/Sack1`, `tcp/tcp-sack1.cc`: fast retransmit on
     /// the DupThresh-th duplicate ACK only, a pipe counter in packets, holes below the highest
     /// SACK before new data; see `recovery/sack1.rs`). It also picks the recovery of
     /// `loss_recovery = "sack"`; other variants without that key ignore it.
@@ -272,6 +274,29 @@ pub struct TcpConfig {
     /// 1992). Default 0 (off), as in ns-2.35 (`Agent/TCP set overhead_ 0`).
     #[serde(with = "units::dur", skip_serializing_if = "is_zero_dur")]
     pub send_overhead: Dur,
+    /// With `variant = "cubic"`: whose CUBIC arithmetic. `rfc9438` (default; `cc/cubic.rs`)
+    /// or `ns3` (ns-3.37's `TcpCubic`, `cc/cubic_ns3.rs`: whole-segment target and fast
+    /// convergence, no Reno-friendly region, target at t + min SRTT, ssthresh from cwnd, and
+    /// growth on the ACK that ends fast recovery).
+    #[serde(skip_serializing_if = "CubicModel::is_default")]
+    pub cubic_model: CubicModel,
+}
+
+/// Whose CUBIC `variant = "cubic"` runs (the `[tcp]` key `cubic_model`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CubicModel {
+    /// RFC 9438 (the behaviour before this key existed).
+    #[default]
+    Rfc9438,
+    /// ns-3.37 `TcpCubic` (Linux 3.14 `tcp_cubic.c` without its TCP-friendliness).
+    Ns3,
+}
+
+impl CubicModel {
+    fn is_default(&self) -> bool {
+        *self == CubicModel::default()
+    }
 }
 
 /// A loss recovery named in a scenario (the `[tcp]` key `loss_recovery`), replacing the
@@ -358,6 +383,9 @@ pub enum SackRecoveryKind {
     Rfc6675,
     /// ns-2.35 `Sack1TcpAgent::recv`, `dupack_action`, `send_much`.
     Sack1,
+    /// RFC 6937 Proportional Rate Reduction (PRR-SSRB) over RFC 6675's scoreboard and
+    /// NextSeg: cwnd = pipe + sndcnt on every ACK of the recovery (`recovery/prr.rs`).
+    Prr,
 }
 
 impl SackRecoveryKind {
@@ -601,6 +629,7 @@ impl Default for TcpConfig {
             ns2_ecn_cut: false,
             ns2_header_sizes: false,
             send_overhead: Dur::ZERO,
+            cubic_model: CubicModel::Rfc9438,
         }
     }
 }
@@ -691,6 +720,23 @@ impl TcpConfig {
             return Err((
                 "dctcp_g",
                 format!("expected a gain in (0, 1], got {}", self.dctcp_g),
+            ));
+        }
+        if self.cubic_model != CubicModel::Rfc9438 && self.variant != Variant::Cubic {
+            return Err((
+                "cubic_model",
+                format!(
+                    "only applies to variant = \"cubic\" (the variant is \"{}\")",
+                    self.variant
+                ),
+            ));
+        }
+        if self.sack_recovery == SackRecoveryKind::Prr && self.variant == Variant::Bbr {
+            return Err((
+                "sack_recovery",
+                "\"prr\" does not apply to variant = \"bbr\" (BBR sets its own recovery window; \
+                 ns-3's TcpBbr skips the recovery algorithm too)"
+                    .into(),
             ));
         }
         if self.variant == Variant::Dctcp {

@@ -74,9 +74,9 @@ mod tests_wireless;
 
 pub use crate::app::AppData;
 pub use config::{
-    BbrSendQuantum, BsBufferConfig, BsBufferMode, EcnEcho, FullAckCwnd, LossRecoveryKind,
-    LostRetransmit, PartialAckTimer, RecoverGuard, RtoSsthresh, RttSampling, SackRecoveryKind,
-    SsthreshRule, TcpConfig,
+    BbrSendQuantum, BsBufferConfig, BsBufferMode, CubicModel, EcnEcho, FullAckCwnd,
+    LossRecoveryKind, LostRetransmit, PartialAckTimer, RecoverGuard, RtoSsthresh, RttSampling,
+    SackRecoveryKind, SsthreshRule, TcpConfig,
 };
 pub use receiver::{ReceiverStats, TcpReceiver};
 pub use rtt::RttEstimatorKind;

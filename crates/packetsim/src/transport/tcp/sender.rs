@@ -74,6 +74,10 @@
 //!   cleared at a timeout and by each ACK of new data outside recovery or ending it (their
 //!   SACK blocks unrecorded), not fed by duplicate ACKs between a timeout and the next ACK of
 //!   new data, and go-back-N does not skip SACKed ranges.
+//! - `cfg.sack_recovery = prr` (RFC 6937, `recovery/prr.rs`): the sender gives PRR each
+//!   ACK's DeliveredData before acting on it (`prr_note_delivered`), the pipe after every ACK
+//!   of the recovery, the entering one included (`prr_ack`), and the bytes `transmit_sack`
+//!   and the fast retransmit send; PRR sets cwnd = pipe + sndcnt.
 //! - A SACK loss recovery (the `sack` variant, or `cfg.loss_recovery = sack`) offers SACK in
 //!   the SYN; if the peer does not permit it, the sender falls back to NewReno recovery.
 //! - A timeout during fast recovery sets ssthresh by RFC 5681 §3.1 eq. 4 on the FlightSize of
@@ -1002,6 +1006,10 @@ impl TcpSender {
                 self.snd_nxt = self.snd_max;
             }
             pipe += len;
+            if let AnyRecovery::Prr(p) = &mut self.rec {
+                // RFC 6937 §3.1: prr_out += data sent.
+                p.sent(len);
+            }
         }
     }
 
@@ -1162,6 +1170,9 @@ impl TcpSender {
         } else {
             0
         };
+        if let AnyRecovery::Prr(_) = self.rec {
+            self.prr_note_delivered(ack, sacked_new);
+        }
         let ecn_on = matches!(self.ecn, SenderEcn::On { .. });
         let ece = ecn_on && h.flags.contains(TcpFlags::ECE);
         if ecn_on && ack > self.snd_una {
@@ -1208,6 +1219,12 @@ impl TcpSender {
         }
         if self.samples && was_recovery && matches!(self.st.phase, Phase::Recovery { .. }) {
             self.model_sack_recovery_ack();
+        }
+        if was_recovery
+            && matches!(self.st.phase, Phase::Recovery { .. })
+            && matches!(self.rec, AnyRecovery::Prr(_))
+        {
+            self.prr_ack();
         }
         // A frame source with back-pressure sees its buffer drain (spec 1 §2.4).
         self.app.advance(now, self.stats.bytes_acked);
@@ -1334,6 +1351,7 @@ impl TcpSender {
                     self.rec.exit(&mut self.st);
                     self.reno_exit_at_halfwin();
                     self.st.phase = Phase::Open;
+                    self.recovery_exit_ack(now, acked);
                     if matches!(self.rec, AnyRecovery::Sack1(_)) {
                         // ns-2 `Sack1TcpAgent::recv`: `recover_ = 0` at the end of recovery.
                         self.loss_recover = None;
@@ -1560,11 +1578,73 @@ impl TcpSender {
                     self.sb.lost_mark = lost.0;
                     self.cc.enter_sack_recovery(&mut self.st, pipe);
                 }
-                // RFC 5681 §3.2 step 3 / RFC 6675 §5 step 4.3: retransmit the first segment.
-                self.retransmit_una(now, out);
+                if matches!(self.rec, AnyRecovery::Prr(_)) {
+                    self.prr_enter(now, out);
+                } else {
+                    // RFC 5681 §3.2 step 3 / RFC 6675 §5 step 4.3: retransmit the first
+                    // segment.
+                    self.retransmit_una(now, out);
+                }
             }
         }
         self.rto_at = Some(now + self.rtt.rto());
+    }
+
+    /// The full ACK that ended recovery, to the controller: ns-3.37's `ProcessAck` grows the
+    /// window on it (`CubicNs3`); the other controllers ignore it. Out of line: once per
+    /// recovery.
+    #[cold]
+    #[inline(never)]
+    fn recovery_exit_ack(&mut self, now: Time, acked: u32) {
+        let info = self.ack_info(now, acked);
+        self.cc.on_recovery_exit_ack(&mut self.st, &info);
+    }
+
+    /// RFC 6937 DeliveredData of an ACK (cumulative ACK `ack`, `sacked_new` bytes newly
+    /// SACKed; the scoreboard has taken its blocks): the bytes newly SACKed plus those it
+    /// newly acknowledges cumulatively that were not SACKed before. For PRR only.
+    #[cold]
+    #[inline(never)]
+    fn prr_note_delivered(&mut self, ack: Seq, sacked_new: u32) {
+        let cum = if ack > self.snd_una {
+            (ack - self.snd_una).saturating_sub(
+                self.sb.sacked.covered_below(ack) - self.sb.sacked.covered_below(self.snd_una),
+            )
+        } else {
+            0
+        };
+        if let AnyRecovery::Prr(p) = &mut self.rec {
+            p.delivered = sacked_new + cum;
+        }
+    }
+
+    /// RFC 6937 on an ACK during recovery: cwnd = pipe + sndcnt, pipe after the ACK.
+    #[cold]
+    #[inline(never)]
+    fn prr_ack(&mut self) {
+        let pipe = self.lost_and_pipe().1;
+        if let AnyRecovery::Prr(p) = &mut self.rec {
+            p.on_ack(&mut self.st, pipe);
+        }
+    }
+
+    /// RFC 6937 on the ACK that starts recovery: RecoverFS = FlightSize, prr_delivered and
+    /// prr_out from 0, cwnd = pipe + sndcnt for this ACK; then the fast retransmit (RFC 6675
+    /// step 4.3, whatever sndcnt is), counted in prr_out.
+    #[cold]
+    #[inline(never)]
+    fn prr_enter(&mut self, now: Time, out: &mut Outbox) {
+        let flight = self.snd_max - self.snd_una;
+        if let AnyRecovery::Prr(p) = &mut self.rec {
+            p.begin(flight);
+        }
+        self.prr_ack();
+        let before = self.stats.bytes_sent;
+        self.retransmit_una(now, out);
+        let sent = (self.stats.bytes_sent - before) as u32;
+        if let AnyRecovery::Prr(p) = &mut self.rec {
+            p.sent(sent);
+        }
     }
 
     /// ns-2 `Sack1TcpAgent::dupack_action`: pipe_ = maxseq_ - highest_ack_ - numdupacks

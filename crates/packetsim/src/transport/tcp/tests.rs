@@ -1190,13 +1190,16 @@ mod ecn {
 // `ns2_len` flag, which fitted in padding on its own branch) the flags no longer fit in the
 // padding left: 464 -> 472 B. Issue 17's `lost_retransmit` added its boxed RACK state (8 B,
 // `None` by default) and BBR's two option flags (in padding); `established_at` became a
-// `Time` with a `Time::MAX` sentinel instead of an `Option<Time>` (16 -> 8 B): 472 B.
+// `Time` with a `Time::MAX` sentinel instead of an `Option<Time>` (16 -> 8 B): 472 B. Issue
+// 17's PRR (`sack_recovery = "prr"`) added 8 B: its row of the recovery enum is a box (its
+// counters inline would cost more), and a pointer makes the enum 16 B where its largest row
+// (Sack1's u32 pipe) kept it at 8 (472 -> 480 B).
 #[test]
 fn endpoint_state_sizes_are_compact() {
     let snd = std::mem::size_of::<super::TcpSender>();
     let rcv = std::mem::size_of::<TcpReceiver>();
     eprintln!("TcpSender {snd} B, TcpReceiver {rcv} B");
-    assert!(snd <= 472 && rcv <= 248, "sender {snd} B, receiver {rcv} B");
+    assert!(snd <= 480 && rcv <= 248, "sender {snd} B, receiver {rcv} B");
 }
 
 mod cubic {

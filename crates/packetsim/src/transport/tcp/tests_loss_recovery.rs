@@ -19,8 +19,8 @@
 use super::cc::Phase;
 use super::testkit::*;
 use super::{
-    AppData, BbrSendQuantum, LossRecoveryKind, LostRetransmit, PartialAckTimer, RtoSsthresh,
-    RttSampling, SackRecoveryKind, TcpConfig, TcpReceiver, TcpSender, Variant,
+    AppData, BbrSendQuantum, CubicModel, LossRecoveryKind, LostRetransmit, PartialAckTimer,
+    RtoSsthresh, RttSampling, SackRecoveryKind, TcpConfig, TcpReceiver, TcpSender, Variant,
 };
 use crate::packet::Seq;
 use crate::transport::Outbox;
@@ -103,6 +103,47 @@ mod loss_recovery {
         assert_eq!(Variant::Bbr.loss_recovery(), LossRecoveryKind::NewReno);
     }
 
+    // `cubic_model` parses by name, is omitted from echoed configurations when default, picks
+    // the controller row, and is refused with any variant but cubic (naming the key).
+    #[test]
+    fn cubic_model_parses_and_applies_to_cubic_only() {
+        let c: TcpConfig = toml::from_str("variant = \"cubic\"\ncubic_model = \"ns3\"").unwrap();
+        assert_eq!(c.cubic_model, CubicModel::Ns3);
+        assert_eq!(c.validate(), Ok(()));
+        let (cc, _) = c.variant.build(&c);
+        assert!(matches!(
+            cc,
+            super::super::cc::AnyCc::Stateful(ref b)
+                if matches!(**b, super::super::cc::StatefulCc::CubicNs3(_))
+        ));
+        let c: TcpConfig = toml::from_str("cubic_model = \"rfc9438\"").unwrap();
+        assert_eq!(c.cubic_model, CubicModel::Rfc9438);
+        assert!(!toml::to_string(&c).unwrap().contains("cubic_model"));
+        let c: TcpConfig = toml::from_str("variant = \"sack\"\ncubic_model = \"ns3\"").unwrap();
+        let (key, msg) = c.validate().unwrap_err();
+        assert_eq!(key, "cubic_model");
+        assert!(msg.contains("cubic") && msg.contains("sack"), "{msg}");
+        assert!(toml::from_str::<TcpConfig>("cubic_model = \"linux\"").is_err());
+    }
+
+    // `sack_recovery = "prr"` parses and builds the PRR row; BBR, which sets its own recovery
+    // window (the `enter_sack_recovery` hooks), refuses it naming the key.
+    #[test]
+    fn prr_key_parses_and_is_refused_with_bbr() {
+        let c: TcpConfig = toml::from_str(
+            "variant = \"cubic\"\nloss_recovery = \"sack\"\nsack_recovery = \"prr\"",
+        )
+        .unwrap();
+        assert_eq!(c.validate(), Ok(()));
+        use super::super::recovery::LossRecovery;
+        assert_eq!(c.variant.build(&c).1.name(), "prr");
+        let c = TcpConfig {
+            sack_recovery: SackRecoveryKind::Prr,
+            ..with_sack(Variant::Bbr)
+        };
+        assert_eq!(c.validate().unwrap_err().0, "sack_recovery");
+    }
+
     // The key parses from TOML by the recovery's name and is omitted when absent (outputs
     // that echo the configuration are unchanged); an unknown name is refused.
     #[test]
@@ -168,6 +209,73 @@ mod loss_recovery {
         s.inject(ms(300), ack(seg(14)));
         let st = *s.ep.cc_state();
         assert_eq!((st.phase, st.cwnd, st.ssthresh), (Phase::Open, 8400, 8400));
+        assert_eq!(s.ep.stats().timeouts, 0);
+    }
+
+    // `cubic_model = "ns3"` on the same script: ns-3.37's `TcpCubic::GetSsThresh` takes
+    // ⌊⌊cwnd/SMSS⌋·β⌋ = ⌊12·0.7⌋ = 8 segments (not FlightSize·β = 8400), and
+    // `TcpSocketBase::ProcessAck` calls `IncreaseWindow` on the full ACK with the 12 segments
+    // it covers: the epoch (W_last_max 12, K = ∛10 s) targets at least 9 segments, so cnt <=
+    // 8 <= 12 and cwnd = ssthresh + 1 SMSS.
+    #[test]
+    fn recovery_cubic_ns3_model_whole_segments_and_growth_on_the_full_ack() {
+        let c = TcpConfig {
+            cubic_model: CubicModel::Ns3,
+            ..with_sack(Variant::Cubic)
+        };
+        let (mut s, _) = Script::established(&c, AppData::Unlimited);
+        let (t, out) = s.sack_losses_2_5_7_to_third_dupack();
+        assert_eq!(data_seqs(&out), vec![seg(2)]);
+        let st = *s.ep.cc_state();
+        assert_eq!(
+            (st.phase, st.cwnd, st.ssthresh),
+            (recovery(seg(14)), 8000, 8000)
+        );
+        let blocks10 = [(seg(8), seg(11)), (seg(6), seg(7)), (seg(3), seg(5))];
+        s.inject(t, sack_ack(seg(2), &blocks10));
+        assert_eq!(s.ep.cc_state().cwnd, 8000);
+        s.inject(ms(300), ack(seg(14)));
+        let st = *s.ep.cc_state();
+        assert_eq!((st.phase, st.cwnd, st.ssthresh), (Phase::Open, 9000, 8000));
+        use super::super::cc::CongestionControl;
+        assert_eq!(s.ep.cc().name(), "cubic");
+    }
+
+    // `sack_recovery = "prr"` (RFC 6937 §3.1) on the same script with the `sack` variant
+    // (ssthresh = FlightSize/2 = 6000, RecoverFS = 12000). The entering ACK delivers one
+    // segment (6 SACKed) with pipe 8000 > ssthresh: sndcnt = ⌈1000·6000/12000⌉ − 0 = 500, cwnd
+    // 8500: only the fast retransmit (prr_out 1000). SACK of 8: ⌈2000/2⌉ − 1000 = 0, cwnd =
+    // pipe = 8000. SACK of 9 (5 now lost): pipe 6000 = ssthresh: PRR-SSRB sndcnt = min(0, …)
+    // = 0, nothing sent where RFC 6675 alone (cwnd 6000, pipe 6000) also sends nothing. SACK
+    // of 10 (7 lost): pipe 4000: sndcnt = min(2000, max(4000 − 1000, 1000) + 1000) = 2000:
+    // the holes 5 and 7 (NextSeg rule 1). The full ACK: cwnd = ssthresh.
+    #[test]
+    fn recovery_prr_cwnd_is_pipe_plus_sndcnt() {
+        let c = TcpConfig {
+            sack_recovery: SackRecoveryKind::Prr,
+            ..cfg(Variant::Sack)
+        };
+        let (mut s, _) = Script::established(&c, AppData::Unlimited);
+        let (t, out) = s.sack_losses_2_5_7_to_third_dupack();
+        assert_eq!(data_seqs(&out), vec![seg(2)]);
+        let st = *s.ep.cc_state();
+        assert_eq!(
+            (st.phase, st.cwnd, st.ssthresh),
+            (recovery(seg(14)), 8500, 6000)
+        );
+        let blocks8 = [(seg(8), seg(9)), (seg(6), seg(7)), (seg(3), seg(5))];
+        assert!(s.inject(t, sack_ack(seg(2), &blocks8)).is_empty());
+        assert_eq!(s.ep.cc_state().cwnd, 8000);
+        let blocks9 = [(seg(8), seg(10)), (seg(6), seg(7)), (seg(3), seg(5))];
+        assert!(s.inject(t, sack_ack(seg(2), &blocks9)).is_empty());
+        assert_eq!(s.ep.cc_state().cwnd, 6000);
+        let blocks10 = [(seg(8), seg(11)), (seg(6), seg(7)), (seg(3), seg(5))];
+        let out = s.inject(t, sack_ack(seg(2), &blocks10));
+        assert_eq!(data_seqs(&out), vec![seg(5), seg(7)]);
+        assert_eq!(s.ep.cc_state().cwnd, 6000);
+        s.inject(ms(300), ack(seg(14)));
+        let st = *s.ep.cc_state();
+        assert_eq!((st.phase, st.cwnd, st.ssthresh), (Phase::Open, 6000, 6000));
         assert_eq!(s.ep.stats().timeouts, 0);
     }
 

@@ -2,9 +2,11 @@
 //! loss recovery (see `cc/` and `recovery/`); the `[tcp]` key `loss_recovery` replaces the
 //! row's recovery (e.g. CUBIC with RFC 6675 SACK recovery, ns-3's and Linux's pairing).
 
-use super::cc::{AnyCc, Bbr, Cubic, Dctcp, Reno, StatefulCc, Vegas};
-use super::recovery::{AnyRecovery, NewReno, RenoRecovery, Sack1Recovery, SackRecovery, Tahoe};
-use super::{BbrSendQuantum, LossRecoveryKind, SackRecoveryKind, TcpConfig};
+use super::cc::{AnyCc, Bbr, Cubic, CubicNs3, Dctcp, Reno, StatefulCc, Vegas};
+use super::recovery::{
+    AnyRecovery, NewReno, PrrRecovery, RenoRecovery, Sack1Recovery, SackRecovery, Tahoe,
+};
+use super::{BbrSendQuantum, CubicModel, LossRecoveryKind, SackRecoveryKind, TcpConfig};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -82,10 +84,16 @@ impl Variant {
                     AnyRecovery::Sack(SackRecovery::new(cfg.sack_partial_ack_timer))
                 }
                 SackRecoveryKind::Sack1 => AnyRecovery::Sack1(Sack1Recovery::default()),
+                SackRecoveryKind::Prr => {
+                    AnyRecovery::Prr(Box::new(PrrRecovery::new(cfg.sack_partial_ack_timer)))
+                }
             },
         };
         let cc = match self {
-            Variant::Cubic => AnyCc::stateful(StatefulCc::Cubic(Cubic::default())),
+            Variant::Cubic => AnyCc::stateful(match cfg.cubic_model {
+                CubicModel::Rfc9438 => StatefulCc::Cubic(Cubic::default()),
+                CubicModel::Ns3 => StatefulCc::CubicNs3(CubicNs3::default()),
+            }),
             Variant::Dctcp => AnyCc::stateful(StatefulCc::Dctcp(Dctcp::new(cfg.dctcp_g))),
             Variant::Bbr => AnyCc::stateful(StatefulCc::Bbr(
                 Bbr::new(cfg.initial_cwnd.saturating_mul(cfg.mss)).with_options(

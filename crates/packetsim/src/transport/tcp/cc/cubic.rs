@@ -34,6 +34,19 @@
 //! - ssthresh = FlightSize·7/10 in integer bytes (exact), as RFC 9438 §4.6 writes it with
 //!   flight_size.
 //! - No HyStart++ and no spurious-congestion undo (§4.9): the sender does not detect them.
+//!
+//! ns-3.37's `TcpCubic` departs from RFC 9438 in each of the following; this controller
+//! follows the RFC, and `tcp.cubic_model = "ns3"` selects ns-3's arithmetic instead
+//! (`cubic_ns3.rs`, [`super::CubicNs3`]):
+//! - ssthresh = β·cwnd in whole segments (`GetSsThresh`); here β·FlightSize in bytes (§4.6).
+//! - No Reno-friendly region (§4.3); here W_est.
+//! - Target W_cubic(t + delayMin), delayMin the least SRTT, samples ignored for 10 ms after an
+//!   epoch starts (`Update`, `PktsAcked`); here W_cubic(t + SRTT) (§4.2).
+//! - Whole segments: the increment ⌊C·|t − K|³⌋ and cnt = ⌊segCwnd/(target − segCwnd)⌋,
+//!   and fast convergence comparing ⌊cwnd/SMSS⌋ with W_max (a loss at the same whole-segment
+//!   window does not converge fast); here windows with their fractions.
+//! - cnt clamped to 20 before the first loss; slow start adding every segment an ACK covers;
+//!   a timeout forgetting W_max; growth on the ACK that ends fast recovery.
 
 use super::{AckInfo, CcState, Congestion, CongestionControl};
 

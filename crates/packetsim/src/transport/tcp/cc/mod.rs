@@ -11,12 +11,14 @@
 
 pub mod bbr;
 mod cubic;
+mod cubic_ns3;
 pub mod dctcp;
 mod reno;
 pub mod vegas;
 
 pub use bbr::{Bbr, BbrState};
 pub use cubic::Cubic;
+pub use cubic_ns3::CubicNs3;
 pub use dctcp::Dctcp;
 pub use reno::Reno;
 pub use vegas::Vegas;
@@ -127,6 +129,10 @@ pub trait CongestionControl {
     fn on_ack(&mut self, _st: &mut CcState, _ack: &AckInfo) {}
     /// An ACK of new data while ECN is negotiated (see [`EcnAck`]); most controllers ignore it.
     fn on_ecn_ack(&mut self, _ack: &EcnAck) {}
+    /// The full ACK that ends fast recovery, after the recovery set cwnd (`acked`: every byte
+    /// it covers). RFC 5681 and RFC 9438 grow nothing on it; ns-3.37's `ProcessAck` calls
+    /// `IncreaseWindow` ([`CubicNs3`]).
+    fn on_recovery_exit_ack(&mut self, _st: &mut CcState, _ack: &AckInfo) {}
     /// A congestion signal: set ssthresh (and cwnd for `Ecn`/`Timeout`; after `Loss` the loss
     /// recovery sets cwnd). `RecoveryTimeout` sets cwnd only.
     fn on_congestion(&mut self, _st: &mut CcState, _cause: Congestion) {}
@@ -177,6 +183,8 @@ pub enum AnyCc {
 pub enum StatefulCc {
     /// RFC 9438 CUBIC.
     Cubic(Cubic),
+    /// CUBIC as ns-3.37's `TcpCubic` (`tcp.cubic_model = "ns3"`).
+    CubicNs3(CubicNs3),
     /// RFC 8257 DCTCP.
     Dctcp(Dctcp),
     /// BBR v1 (with pacing).
@@ -196,7 +204,10 @@ impl AnyCc {
         match self {
             AnyCc::Stateful(b) => match &**b {
                 StatefulCc::Dctcp(c) => Some(c),
-                StatefulCc::Cubic(_) | StatefulCc::Bbr(_) | StatefulCc::Vegas(_) => None,
+                StatefulCc::Cubic(_)
+                | StatefulCc::CubicNs3(_)
+                | StatefulCc::Bbr(_)
+                | StatefulCc::Vegas(_) => None,
             },
             AnyCc::Reno(_) => None,
         }
@@ -207,7 +218,10 @@ impl AnyCc {
         match self {
             AnyCc::Stateful(b) => match &**b {
                 StatefulCc::Bbr(c) => Some(c),
-                StatefulCc::Cubic(_) | StatefulCc::Dctcp(_) | StatefulCc::Vegas(_) => None,
+                StatefulCc::Cubic(_)
+                | StatefulCc::CubicNs3(_)
+                | StatefulCc::Dctcp(_)
+                | StatefulCc::Vegas(_) => None,
             },
             AnyCc::Reno(_) => None,
         }
@@ -219,7 +233,10 @@ impl AnyCc {
         match self {
             AnyCc::Stateful(b) => match &mut **b {
                 StatefulCc::Bbr(c) => Some(c),
-                StatefulCc::Cubic(_) | StatefulCc::Dctcp(_) | StatefulCc::Vegas(_) => None,
+                StatefulCc::Cubic(_)
+                | StatefulCc::CubicNs3(_)
+                | StatefulCc::Dctcp(_)
+                | StatefulCc::Vegas(_) => None,
             },
             AnyCc::Reno(_) => None,
         }
@@ -238,7 +255,10 @@ impl AnyCc {
         match self {
             AnyCc::Stateful(b) => match &**b {
                 StatefulCc::Bbr(c) => c.pacing_wakeup(),
-                StatefulCc::Cubic(_) | StatefulCc::Dctcp(_) | StatefulCc::Vegas(_) => None,
+                StatefulCc::Cubic(_)
+                | StatefulCc::CubicNs3(_)
+                | StatefulCc::Dctcp(_)
+                | StatefulCc::Vegas(_) => None,
             },
             AnyCc::Reno(_) => None,
         }
@@ -260,7 +280,7 @@ impl AnyCc {
             match &mut **b {
                 StatefulCc::Bbr(c) => c.on_send_at(now, off, len, new_data, in_flight),
                 StatefulCc::Vegas(c) => c.on_send(now, len, new_data),
-                StatefulCc::Cubic(_) | StatefulCc::Dctcp(_) => {}
+                StatefulCc::Cubic(_) | StatefulCc::CubicNs3(_) | StatefulCc::Dctcp(_) => {}
             }
         }
     }
@@ -270,7 +290,10 @@ impl AnyCc {
         match self {
             AnyCc::Stateful(b) => match &**b {
                 StatefulCc::Vegas(c) => Some(c),
-                StatefulCc::Cubic(_) | StatefulCc::Dctcp(_) | StatefulCc::Bbr(_) => None,
+                StatefulCc::Cubic(_)
+                | StatefulCc::CubicNs3(_)
+                | StatefulCc::Dctcp(_)
+                | StatefulCc::Bbr(_) => None,
             },
             AnyCc::Reno(_) => None,
         }
@@ -293,6 +316,7 @@ macro_rules! dispatch {
             AnyCc::Reno($c) => $e,
             AnyCc::Stateful(b) => match &mut **b {
                 StatefulCc::Cubic($c) => $e,
+                StatefulCc::CubicNs3($c) => $e,
                 StatefulCc::Dctcp($c) => $e,
                 StatefulCc::Bbr($c) => $e,
                 StatefulCc::Vegas($c) => $e,
@@ -304,6 +328,7 @@ macro_rules! dispatch {
             AnyCc::Reno($c) => $e,
             AnyCc::Stateful(b) => match &**b {
                 StatefulCc::Cubic($c) => $e,
+                StatefulCc::CubicNs3($c) => $e,
                 StatefulCc::Dctcp($c) => $e,
                 StatefulCc::Bbr($c) => $e,
                 StatefulCc::Vegas($c) => $e,
@@ -325,6 +350,13 @@ impl CongestionControl for AnyCc {
             }
         }
     }
+    fn on_recovery_exit_ack(&mut self, st: &mut CcState, ack: &AckInfo) {
+        if let AnyCc::Stateful(b) = self {
+            if let StatefulCc::CubicNs3(c) = &mut **b {
+                c.on_recovery_exit_ack(st, ack);
+            }
+        }
+    }
     #[inline]
     fn on_congestion(&mut self, st: &mut CcState, cause: Congestion) {
         dispatch!(self, c => c.on_congestion(st, cause))
@@ -339,7 +371,10 @@ impl CongestionControl for AnyCc {
         match self {
             AnyCc::Stateful(b) => match &**b {
                 StatefulCc::Bbr(c) => c.samples_deliveries(),
-                StatefulCc::Cubic(_) | StatefulCc::Dctcp(_) | StatefulCc::Vegas(_) => false,
+                StatefulCc::Cubic(_)
+                | StatefulCc::CubicNs3(_)
+                | StatefulCc::Dctcp(_)
+                | StatefulCc::Vegas(_) => false,
             },
             AnyCc::Reno(_) => false,
         }

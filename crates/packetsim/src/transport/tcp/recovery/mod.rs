@@ -8,17 +8,21 @@
 //! - `newreno` (RFC 6582): partial ACKs retransmit the next hole and stay in recovery.
 //! - `sack` (RFC 6675): cwnd = ssthresh; the sender's scoreboard, pipe and NextSeg pick what
 //!   to send (see `scoreboard.rs` and the sender).
+//! - `prr` (RFC 6937, `tcp.sack_recovery = "prr"`): RFC 6675's scoreboard and NextSeg with
+//!   cwnd = pipe + sndcnt on every ACK of the recovery (see `prr.rs`).
 //! - `sack1` (ns-2.35 `Agent/TCP/Sack1`, `tcp.sack_recovery = "sack1"`): a pipe counter in
 //!   packets, holes below the highest SACK first (see `sack1.rs`).
 
 mod newreno;
 mod none;
+mod prr;
 mod reno;
 mod sack;
 mod sack1;
 
 pub use newreno::NewReno;
 pub use none::Tahoe;
+pub use prr::PrrRecovery;
 pub use reno::RenoRecovery;
 pub use sack::SackRecovery;
 pub use sack1::Sack1Recovery;
@@ -85,6 +89,8 @@ pub enum AnyRecovery {
     NewReno(NewReno),
     /// RFC 6675.
     Sack(SackRecovery),
+    /// RFC 6937 PRR over RFC 6675 (boxed: its counters would widen every sender).
+    Prr(Box<PrrRecovery>),
     /// ns-2.35 `Agent/TCP/Sack1`.
     Sack1(Sack1Recovery),
 }
@@ -96,6 +102,7 @@ macro_rules! dispatch {
             AnyRecovery::Reno($r) => $e,
             AnyRecovery::NewReno($r) => $e,
             AnyRecovery::Sack($r) => $e,
+            AnyRecovery::Prr($r) => $e,
             AnyRecovery::Sack1($r) => $e,
         }
     };
