@@ -192,6 +192,14 @@ pub struct TcpConfig {
     /// everything from snd_una (BBR keeps it either way).
     #[serde(skip_serializing_if = "is_false")]
     pub keep_sack_on_timeout: bool,
+    /// What RFC 6675 recovery (and the flight after a timeout that keeps the scoreboard)
+    /// counts in flight: `rfc6675` (default; SetPipe, RFC 6675 §4, over the octets not
+    /// SACKed) or `ns3` (ns-3.37's `TcpTxBuffer::BytesInFlight`: a retransmitted segment that
+    /// the receiver then SACKs stays in flight until the cumulative ACK passes it or a
+    /// timeout clears the retransmission marks). No effect without SACK or with
+    /// `sack_recovery = "sack1"`.
+    #[serde(skip_serializing_if = "SackPipe::is_default")]
+    pub sack_pipe: SackPipe,
     /// A fast retransmit ends the RTT measurement in progress, so the segment being timed
     /// gives no sample when the ACK that follows the repair covers it (ns-2.35
     /// `RenoTcpAgent::dupack_action` and `Sack1TcpAgent::dupack_action` call
@@ -285,6 +293,24 @@ pub enum RtoSsthresh {
 impl RtoSsthresh {
     fn is_default(&self) -> bool {
         *self == RtoSsthresh::default()
+    }
+}
+
+/// What the SACK sender counts in flight (the `[tcp]` key `sack_pipe`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SackPipe {
+    /// RFC 6675 §4 SetPipe (the behaviour before this key existed).
+    #[default]
+    Rfc6675,
+    /// ns-3.37 `TcpTxBuffer::BytesInFlight`: SetPipe plus the retransmitted bytes SACKed
+    /// since (`Update` leaves an item's `m_retrans` set when it SACKs it).
+    Ns3,
+}
+
+impl SackPipe {
+    fn is_default(&self) -> bool {
+        *self == SackPipe::default()
     }
 }
 
@@ -532,6 +558,7 @@ impl Default for TcpConfig {
             rto_ssthresh: RtoSsthresh::FlightSize,
             fast_retransmit_stops_timing: false,
             keep_sack_on_timeout: false,
+            sack_pipe: SackPipe::Rfc6675,
             sack1_clear_scoreboard: false,
             precision_reduce: false,
             ns2_ecn_cut: false,

@@ -75,7 +75,7 @@ mod tests_wireless;
 pub use crate::app::AppData;
 pub use config::{
     BsBufferConfig, BsBufferMode, EcnEcho, FullAckCwnd, LossRecoveryKind, PartialAckTimer,
-    RecoverGuard, RtoSsthresh, RttSampling, SackRecoveryKind, SsthreshRule, TcpConfig,
+    RecoverGuard, RtoSsthresh, RttSampling, SackPipe, SackRecoveryKind, SsthreshRule, TcpConfig,
 };
 pub use receiver::{ReceiverStats, TcpReceiver};
 pub use rtt::RttEstimatorKind;
