@@ -8,6 +8,7 @@
 //   ./tcp-dumbbell --variant=V --flows=N --rate=MBPS --delay=MS --queue=PKTS --duration=S \
 //       --stagger=S --cwnd-csv=PATH --queue-csv=PATH [--aqm=A] [--k=K] [--sack=0|1] \
 //       [--recovery=classic|prr] [--drop-csv=PATH]
+//       [--flight-csv=PATH --flight-flow=I --flight-from=S --flight-to=S]
 //
 // --variant is cubic, newreno, dctcp or bbr. Topology: s_i -1 Gb/s, 1 ms- r0 -RATE, DELAY- r1
 // -1 Gb/s, 1 ms- d_i. Flow i starts at i * STAGGER. The bottleneck r0->r1 has one queue of
@@ -27,7 +28,16 @@
 // every queue-disc drop is written there (time_s,where,reason: `enqueue` for drops before
 // enqueue, `dequeue` for CoDel's drops at dequeue), and with --aqm=codel also every change
 // of CoDel's dropping state (where `state`, reason `enter` or `leave`) and of its count
-// (where `count`, reason the new count).
+// (where `count`, reason the new count). With --flight-csv, flow I's sender writes one row
+// per ACK it receives between --flight-from and --flight-to seconds (kind `ack`, after the
+// ACK and what it sent are processed) and one per segment it sends (kind `tx`): time, the
+// ACK or sequence number, SND.MAX (HighestSequence), cwnd, its congestion state, and its
+// TcpTxBuffer's counts: BytesInFlight (what the sender compares with cwnd), SACKed, lost
+// and retransmitted bytes, and the retransmitted bytes that are also SACKed, read from the
+// buffer's printed sent list. ns-3.37's BytesInFlight is sent - SACKed - lost +
+// retransmitted over the whole sent list, so a retransmission that the receiver SACKs stays
+// in it until the cumulative ACK passes it; RFC 6675's SetPipe counts only unSACKed octets,
+// so its pipe (by ns-3's own lost marks) is the column in_flight - retrans_sacked.
 //
 // Settings matched to packetsim's scenario (run.py): MSS 1460, initial cwnd 2, no delayed
 // ACK, no timestamps, no limited transmit, min RTO 200 ms, 1 ms clock granularity, CUBIC
@@ -78,6 +88,10 @@ struct Args
     bool sack;
     std::string recovery;
     std::string dropCsv;
+    std::string flightCsv;
+    uint32_t flightFlow;
+    double flightFrom;
+    double flightTo;
 };
 
 std::vector<uint32_t> g_cwnd; // latest cwnd of each flow, bytes (0 before it starts)
@@ -232,6 +246,108 @@ Sample(FILE* out, FILE* qout, double duration)
     }
 }
 
+// --flight-csv: per-ACK and per-segment state of one sender (see the head comment).
+struct Flight
+{
+    FILE* out = nullptr;
+    double from = 0;
+    double to = 0;
+    uint32_t highTx = 0;
+    int congState = 0;
+    uint32_t cwnd = 0;
+};
+
+Flight g_flight;
+uint32_t g_flightFlow = 0;
+
+bool
+FlightWindow()
+{
+    const double t = Simulator::Now().GetSeconds();
+    return g_flight.out && t >= g_flight.from && t <= g_flight.to;
+}
+
+// The retransmitted bytes of `buf` that are also SACKed, from its printed sent list (each
+// item prints as {[begin;end|size][lost],[retrans],[sacked],[time]}, flags only when set).
+uint32_t
+RetransSacked(Ptr<const TcpTxBuffer> buf)
+{
+    std::ostringstream ss;
+    ss << *buf;
+    const std::string s = ss.str();
+    uint32_t bytes = 0;
+    size_t at = 0;
+    while ((at = s.find('{', at)) != std::string::npos)
+    {
+        const size_t end = s.find('}', at);
+        const std::string item = s.substr(at, end - at);
+        if (item.find("[retrans]") != std::string::npos &&
+            item.find("[sacked]") != std::string::npos)
+        {
+            const size_t bar = item.find('|');
+            bytes += std::stoul(item.substr(bar + 1, item.find(']') - bar - 1));
+        }
+        at = end;
+    }
+    return bytes;
+}
+
+void
+FlightRow(const char* kind, uint32_t seq, Ptr<const TcpSocketBase> sock)
+{
+    Ptr<TcpTxBuffer> buf = sock->GetTxBuffer();
+    std::fprintf(g_flight.out,
+                 "%.9f,%s,%u,%u,%u,%d,%u,%u,%u,%u,%u\n",
+                 Simulator::Now().GetSeconds(),
+                 kind,
+                 seq,
+                 g_flight.highTx,
+                 g_flight.cwnd,
+                 g_flight.congState,
+                 buf->BytesInFlight(),
+                 buf->GetSacked(),
+                 buf->GetLost(),
+                 buf->GetRetransmitsCount(),
+                 RetransSacked(buf));
+}
+
+void
+OnFlightRx(Ptr<const Packet>, const TcpHeader& h, Ptr<const TcpSocketBase> sock)
+{
+    if (FlightWindow() && (h.GetFlags() & TcpHeader::ACK))
+    {
+        // After the ACK and the segments it releases are processed.
+        Simulator::ScheduleNow(&FlightRow, "ack", h.GetAckNumber().GetValue(), sock);
+    }
+}
+
+void
+OnFlightTx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase> sock)
+{
+    if (FlightWindow() && p->GetSize() > 0)
+    {
+        FlightRow("tx", h.GetSequenceNumber().GetValue(), sock);
+    }
+}
+
+void
+OnFlightHighTx(SequenceNumber32, SequenceNumber32 now)
+{
+    g_flight.highTx = now.GetValue();
+}
+
+void
+OnFlightCongState(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now)
+{
+    g_flight.congState = static_cast<int>(now);
+}
+
+void
+OnFlightCwnd(uint32_t, uint32_t now)
+{
+    g_flight.cwnd = now;
+}
+
 // Connects flow i's cwnd trace once its socket exists (BulkSend creates it at start).
 void
 HookCwnd(Ptr<BulkSendApplication> app, uint32_t flow)
@@ -240,6 +356,14 @@ HookCwnd(Ptr<BulkSendApplication> app, uint32_t flow)
     NS_ABORT_MSG_IF(!s, "no socket yet");
     s->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&OnCwnd, flow));
     s->TraceConnectWithoutContext("PacingRate", MakeBoundCallback(&OnPacing, flow));
+    if (g_flight.out && flow == g_flightFlow)
+    {
+        s->TraceConnectWithoutContext("Rx", MakeCallback(&OnFlightRx));
+        s->TraceConnectWithoutContext("Tx", MakeCallback(&OnFlightTx));
+        s->TraceConnectWithoutContext("HighestSequence", MakeCallback(&OnFlightHighTx));
+        s->TraceConnectWithoutContext("CongState", MakeCallback(&OnFlightCongState));
+        s->TraceConnectWithoutContext("CongestionWindow", MakeCallback(&OnFlightCwnd));
+    }
 }
 
 void
@@ -316,6 +440,9 @@ Parse(int argc, char* argv[])
     a.aqm = "droptail";
     a.sack = false;
     a.recovery = "classic";
+    a.flightFlow = 0;
+    a.flightFrom = 0;
+    a.flightTo = 1e9;
     CommandLine cmd(__FILE__);
     cmd.AddValue("variant", "cubic, newreno, dctcp or bbr", a.variant);
     cmd.AddValue("flows", "number of flows", a.flows);
@@ -331,6 +458,11 @@ Parse(int argc, char* argv[])
     cmd.AddValue("sack", "SACK option on", a.sack);
     cmd.AddValue("recovery", "classic or prr", a.recovery);
     cmd.AddValue("drop-csv", "where to write every queue-disc drop (optional)", a.dropCsv);
+    cmd.AddValue("flight-csv", "where to write one sender's per-ACK state (optional)",
+                 a.flightCsv);
+    cmd.AddValue("flight-flow", "the flow --flight-csv traces", a.flightFlow);
+    cmd.AddValue("flight-from", "--flight-csv from this time, s", a.flightFrom);
+    cmd.AddValue("flight-to", "--flight-csv up to this time, s", a.flightTo);
     cmd.Parse(argc, argv);
     const std::vector<std::string> variants{"cubic", "newreno", "dctcp", "bbr"};
     const std::vector<std::string> aqms{"droptail", "step", "codel", "fq_codel", "pie"};
@@ -344,9 +476,11 @@ Parse(int argc, char* argv[])
         std::exit(2);
     }
     if (a.flows < 1 || a.flows > 1000 || a.rateMbps <= 0 || a.delayMs < 0 || a.queuePkts < 1 ||
-        a.duration <= 0 || a.cwndCsv.empty() || a.queueCsv.empty() || (a.aqm == "step" && a.k < 1))
+        a.duration <= 0 || a.cwndCsv.empty() || a.queueCsv.empty() || (a.aqm == "step" && a.k < 1) ||
+        a.flightFlow >= a.flows || a.flightFrom > a.flightTo)
     {
-        std::fprintf(stderr, "bad arguments (--cwnd-csv and --queue-csv are required; step needs --k >= 1)\n");
+        std::fprintf(stderr, "bad arguments (--cwnd-csv and --queue-csv are required; step needs "
+                             "--k >= 1; --flight-flow < --flows; --flight-from <= --flight-to)\n");
         std::exit(2);
     }
     return a;
@@ -483,6 +617,17 @@ main(int argc, char* argv[])
             MakeCallback(&OnForward));
     }
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+    if (!a.flightCsv.empty())
+    {
+        g_flight.out = std::fopen(a.flightCsv.c_str(), "w");
+        NS_ABORT_MSG_IF(!g_flight.out, "cannot write " << a.flightCsv);
+        g_flight.from = a.flightFrom;
+        g_flight.to = a.flightTo;
+        g_flightFlow = a.flightFlow;
+        std::fprintf(g_flight.out,
+                     "time_s,kind,seq,high_tx,cwnd,cong_state,in_flight,sacked,lost,retrans,"
+                     "retrans_sacked\n");
+    }
 
     for (uint32_t i = 0; i < a.flows; ++i)
     {
@@ -514,6 +659,10 @@ main(int argc, char* argv[])
     Simulator::Run();
     std::fclose(csv);
     std::fclose(qcsv);
+    if (g_flight.out)
+    {
+        std::fclose(g_flight.out);
+    }
     OnQueueLen(0, g_qLen); // close the last interval
     if (!aqm)
     {
