@@ -196,8 +196,8 @@ pub struct TcpConfig {
     /// counts in flight: `rfc6675` (default; SetPipe, RFC 6675 §4, over the octets not
     /// SACKed) or `ns3` (ns-3.37's `TcpTxBuffer::BytesInFlight`: a retransmitted segment that
     /// the receiver then SACKs stays in flight until the cumulative ACK passes it or a
-    /// timeout clears the retransmission marks). No effect without SACK or with
-    /// `sack_recovery = "sack1"`.
+    /// timeout clears the retransmission marks). No effect without SACK; ns-2 Sack1's packet
+    /// counter (`sack_recovery = "sack1"`) is not this pipe.
     #[serde(skip_serializing_if = "SackPipe::is_default")]
     pub sack_pipe: SackPipe,
     /// A fast retransmit ends the RTT measurement in progress, so the segment being timed
