@@ -56,10 +56,11 @@ SACK = {"loss_recovery": '"sack"'}
 # ns-3.37's TCP rules where packetsim's defaults follow the RFCs (TcpSocketBase): the
 # timeout's ssthresh from RFC 6675's pipe (ReTxTimeout), SACKed data kept across a timeout
 # (SetSentListLost(false)), the retransmission timer in SACK recovery restarted by the first
-# partial ACK only (ProcessAck), and an RTT sample from every segment (EstimateRtt).
+# partial ACK only (ProcessAck), an RTT sample from every segment (EstimateRtt), and a
+# retransmission kept in flight after it is SACKed (TcpTxBuffer::BytesInFlight).
 PIPE = dict(SACK, rto_ssthresh='"pipe"')
 NS3TCP = dict(PIPE, keep_sack_on_timeout="true", sack_partial_ack_timer='"impatient"',
-              rtt_sampling='"every_segment"')
+              rtt_sampling='"every_segment"', sack_pipe='"ns3"')
 KEEP = {"rto_ssthresh": '"recovery"'}
 RESET_RENO_SACK = ["--reset-reno-sack=1"]
 RFC_SS = ["--cubic-slow-start=rfc5681"]

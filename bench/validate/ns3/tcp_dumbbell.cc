@@ -10,6 +10,7 @@
 //       [--recovery=classic|prr] [--drop-csv=PATH] [--trace-csv=PATH] [--reset-reno-sack=1]
 //       [--cubic-slow-start=ns3|rfc5681] [--vegas-alpha=A] [--vegas-beta=B] [--vegas-gamma=G]
 //       [--rate-fix=0|1]
+//       [--flight-csv=PATH --flight-flow=I --flight-from=S --flight-to=S]
 //
 // --variant is cubic, newreno, dctcp, bbr or vegas (TcpVegas with alpha 1, beta 3, gamma 1,
 // packetsim's fixed thresholds, instead of ns-3.37's defaults 2, 4, 1, unless --vegas-alpha,
@@ -48,6 +49,17 @@
 // an invalid sample (no delivery, or an interval below the minimum RTT) carries rate 0, which
 // TcpBbr ignores. Everything else (send-time state, app-limited marking, which sample is
 // recorded) follows the same rules.
+//
+// With --flight-csv, flow I's sender writes one row
+// per ACK it receives between --flight-from and --flight-to seconds (kind `ack`, after the
+// ACK and what it sent are processed) and one per segment it sends (kind `tx`): time, the
+// ACK or sequence number, SND.MAX (HighestSequence), cwnd, its congestion state, and its
+// TcpTxBuffer's counts: BytesInFlight (what the sender compares with cwnd), SACKed, lost
+// and retransmitted bytes, and the retransmitted bytes that are also SACKed, read from the
+// buffer's printed sent list. ns-3.37's BytesInFlight is sent - SACKed - lost +
+// retransmitted over the whole sent list, so a retransmission that the receiver SACKs stays
+// in it until the cumulative ACK passes it; RFC 6675's SetPipe counts only unSACKed octets,
+// so its pipe (by ns-3's own lost marks) is the column in_flight - retrans_sacked.
 //
 // Settings matched to packetsim's scenario (run.py): MSS 1460, initial cwnd 2, no delayed
 // ACK, no timestamps, no limited transmit, min RTO 200 ms, 1 ms clock granularity, CUBIC
@@ -105,6 +117,10 @@ struct Args
     uint32_t vegasBeta;
     uint32_t vegasGamma;
     bool rateFix;
+    std::string flightCsv;
+    uint32_t flightFlow;
+    double flightFrom;
+    double flightTo;
 };
 
 // --rate-fix: a delivery-rate sampler written here (see the header). State per connection
@@ -472,6 +488,81 @@ OnSenderRx(uint32_t flow, Ptr<const Packet>, const TcpHeader& h, Ptr<const TcpSo
     }
 }
 
+// --flight-csv: per-ACK and per-segment state of one sender (see the head comment).
+struct Flight
+{
+    FILE* out = nullptr;
+    double from = 0;
+    double to = 0;
+    uint32_t highTx = 0;
+    int congState = 0;
+    uint32_t cwnd = 0;
+};
+
+Flight g_flight;
+uint32_t g_flightFlow = 0;
+
+bool
+FlightWindow()
+{
+    const double t = Simulator::Now().GetSeconds();
+    return g_flight.out && t >= g_flight.from && t <= g_flight.to;
+}
+
+// The retransmitted bytes of `buf` that are also SACKed, from its printed sent list (each
+// item prints as {[begin;end|size][lost],[retrans],[sacked],[time]}, flags only when set).
+uint32_t
+RetransSacked(Ptr<const TcpTxBuffer> buf)
+{
+    std::ostringstream ss;
+    ss << *buf;
+    const std::string s = ss.str();
+    uint32_t bytes = 0;
+    size_t at = 0;
+    while ((at = s.find('{', at)) != std::string::npos)
+    {
+        const size_t end = s.find('}', at);
+        const std::string item = s.substr(at, end - at);
+        if (item.find("[retrans]") != std::string::npos &&
+            item.find("[sacked]") != std::string::npos)
+        {
+            const size_t bar = item.find('|');
+            bytes += std::stoul(item.substr(bar + 1, item.find(']') - bar - 1));
+        }
+        at = end;
+    }
+    return bytes;
+}
+
+void
+FlightRow(const char* kind, uint32_t seq, Ptr<const TcpSocketBase> sock)
+{
+    Ptr<TcpTxBuffer> buf = sock->GetTxBuffer();
+    std::fprintf(g_flight.out,
+                 "%.9f,%s,%u,%u,%u,%d,%u,%u,%u,%u,%u\n",
+                 Simulator::Now().GetSeconds(),
+                 kind,
+                 seq,
+                 g_flight.highTx,
+                 g_flight.cwnd,
+                 g_flight.congState,
+                 buf->BytesInFlight(),
+                 buf->GetSacked(),
+                 buf->GetLost(),
+                 buf->GetRetransmitsCount(),
+                 RetransSacked(buf));
+}
+
+void
+OnFlightRx(Ptr<const Packet>, const TcpHeader& h, Ptr<const TcpSocketBase> sock)
+{
+    if (FlightWindow() && (h.GetFlags() & TcpHeader::ACK))
+    {
+        // After the ACK and the segments it releases are processed.
+        Simulator::ScheduleNow(&FlightRow, "ack", h.GetAckNumber().GetValue(), sock);
+    }
+}
+
 void
 OnTraceTx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
 {
@@ -509,9 +600,36 @@ OnSenderState(uint32_t flow, TcpSocketState::TcpCongState_t, TcpSocketState::Tcp
 }
 
 void
+OnFlightTx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase> sock)
+{
+    if (FlightWindow() && p->GetSize() > 0)
+    {
+        FlightRow("tx", h.GetSequenceNumber().GetValue(), sock);
+    }
+}
+
+void
 OnSenderHighTx(uint32_t flow, SequenceNumber32, SequenceNumber32 now)
 {
     g_senders[flow].highTx = now.GetValue();
+}
+
+void
+OnFlightHighTx(SequenceNumber32, SequenceNumber32 now)
+{
+    g_flight.highTx = now.GetValue();
+}
+
+void
+OnFlightCongState(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now)
+{
+    g_flight.congState = static_cast<int>(now);
+}
+
+void
+OnFlightCwnd(uint32_t, uint32_t now)
+{
+    g_flight.cwnd = now;
 }
 
 // Connects flow i's traces once its socket exists (BulkSend creates it at start).
@@ -538,6 +656,14 @@ HookCwnd(Ptr<BulkSendApplication> app, uint32_t flow)
     if (flow == 0 && g_trace)
     {
         s->TraceConnectWithoutContext("Tx", MakeCallback(&OnTraceTx));
+    }
+    if (g_flight.out && flow == g_flightFlow)
+    {
+        s->TraceConnectWithoutContext("Rx", MakeCallback(&OnFlightRx));
+        s->TraceConnectWithoutContext("Tx", MakeCallback(&OnFlightTx));
+        s->TraceConnectWithoutContext("HighestSequence", MakeCallback(&OnFlightHighTx));
+        s->TraceConnectWithoutContext("CongState", MakeCallback(&OnFlightCongState));
+        s->TraceConnectWithoutContext("CongestionWindow", MakeCallback(&OnFlightCwnd));
     }
 }
 
@@ -676,6 +802,9 @@ Parse(int argc, char* argv[])
     a.vegasBeta = 3;
     a.vegasGamma = 1;
     a.rateFix = false;
+    a.flightFlow = 0;
+    a.flightFrom = 0;
+    a.flightTo = 1e9;
     CommandLine cmd(__FILE__);
     cmd.AddValue("variant", "cubic, newreno, dctcp, bbr or vegas", a.variant);
     cmd.AddValue("flows", "number of flows", a.flows);
@@ -703,6 +832,11 @@ Parse(int argc, char* argv[])
     cmd.AddValue("vegas-beta", "TcpVegas Beta, segments", a.vegasBeta);
     cmd.AddValue("vegas-gamma", "TcpVegas Gamma, segments", a.vegasGamma);
     cmd.AddValue("rate-fix", "use FixedRateSampler instead of TcpRateLinux", a.rateFix);
+    cmd.AddValue("flight-csv", "where to write one sender's per-ACK state (optional)",
+                 a.flightCsv);
+    cmd.AddValue("flight-flow", "the flow --flight-csv traces", a.flightFlow);
+    cmd.AddValue("flight-from", "--flight-csv from this time, s", a.flightFrom);
+    cmd.AddValue("flight-to", "--flight-csv up to this time, s", a.flightTo);
     cmd.Parse(argc, argv);
     const std::vector<std::string> variants{"cubic", "newreno", "dctcp", "bbr", "vegas"};
     const std::vector<std::string> aqms{"droptail", "step", "codel", "fq_codel", "pie"};
@@ -718,11 +852,12 @@ Parse(int argc, char* argv[])
     }
     if (a.flows < 1 || a.flows > 1000 || a.rateMbps <= 0 || a.delayMs < 0 || a.queuePkts < 1 ||
         a.duration <= 0 || a.cwndCsv.empty() || a.queueCsv.empty() || (a.aqm == "step" && a.k < 1) ||
-        (a.resetRenoSack && a.sack))
+        (a.resetRenoSack && a.sack) || a.flightFlow >= a.flows || a.flightFrom > a.flightTo)
     {
         std::fprintf(stderr,
                      "bad arguments (--cwnd-csv and --queue-csv are required; step needs --k >= 1;"
-                     " --reset-reno-sack needs --sack=0)\n");
+                     " --reset-reno-sack needs --sack=0; --flight-flow < --flows;"
+                     " --flight-from <= --flight-to)\n");
         std::exit(2);
     }
     return a;
@@ -870,6 +1005,17 @@ main(int argc, char* argv[])
             MakeCallback(&OnForward));
     }
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+    if (!a.flightCsv.empty())
+    {
+        g_flight.out = std::fopen(a.flightCsv.c_str(), "w");
+        NS_ABORT_MSG_IF(!g_flight.out, "cannot write " << a.flightCsv);
+        g_flight.from = a.flightFrom;
+        g_flight.to = a.flightTo;
+        g_flightFlow = a.flightFlow;
+        std::fprintf(g_flight.out,
+                     "time_s,kind,seq,high_tx,cwnd,cong_state,in_flight,sacked,lost,retrans,"
+                     "retrans_sacked\n");
+    }
 
     for (uint32_t i = 0; i < a.flows; ++i)
     {
@@ -904,6 +1050,10 @@ main(int argc, char* argv[])
     if (g_trace)
     {
         std::fclose(g_trace);
+    }
+    if (g_flight.out)
+    {
+        std::fclose(g_flight.out);
     }
     OnQueueLen(0, g_qLen); // close the last interval
     if (!aqm)

@@ -219,6 +219,14 @@ pub struct TcpConfig {
     /// Default false: they compare with gain × BDP alone. Only with `variant = "bbr"`.
     #[serde(skip_serializing_if = "is_false")]
     pub bbr_inflight_quanta: bool,
+    /// What RFC 6675 recovery (and the flight after a timeout that keeps the scoreboard)
+    /// counts in flight: `rfc6675` (default; SetPipe, RFC 6675 §4, over the octets not
+    /// SACKed) or `ns3` (ns-3.37's `TcpTxBuffer::BytesInFlight`: a retransmitted segment that
+    /// the receiver then SACKs stays in flight until the cumulative ACK passes it or a
+    /// timeout clears the retransmission marks). No effect without SACK; ns-2 Sack1's packet
+    /// counter (`sack_recovery = "sack1"`) is not this pipe.
+    #[serde(skip_serializing_if = "SackPipe::is_default")]
+    pub sack_pipe: SackPipe,
     /// A fast retransmit ends the RTT measurement in progress, so the segment being timed
     /// gives no sample when the ACK that follows the repair covers it (ns-2.35
     /// `RenoTcpAgent::dupack_action` and `Sack1TcpAgent::dupack_action` call
@@ -371,6 +379,24 @@ pub enum LostRetransmit {
 impl LostRetransmit {
     fn is_default(&self) -> bool {
         *self == LostRetransmit::default()
+    }
+}
+
+/// What the SACK sender counts in flight (the `[tcp]` key `sack_pipe`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SackPipe {
+    /// RFC 6675 §4 SetPipe (the behaviour before this key existed).
+    #[default]
+    Rfc6675,
+    /// ns-3.37 `TcpTxBuffer::BytesInFlight`: SetPipe plus the retransmitted bytes SACKed
+    /// since (`Update` leaves an item's `m_retrans` set when it SACKs it).
+    Ns3,
+}
+
+impl SackPipe {
+    fn is_default(&self) -> bool {
+        *self == SackPipe::default()
     }
 }
 
@@ -624,6 +650,7 @@ impl Default for TcpConfig {
             lost_retransmit: LostRetransmit::Off,
             bbr_send_quantum: BbrSendQuantum::Draft,
             bbr_inflight_quanta: false,
+            sack_pipe: SackPipe::Rfc6675,
             sack1_clear_scoreboard: false,
             precision_reduce: false,
             ns2_ecn_cut: false,

@@ -76,7 +76,7 @@ pub use crate::app::AppData;
 pub use config::{
     BbrSendQuantum, BsBufferConfig, BsBufferMode, CubicModel, EcnEcho, FullAckCwnd,
     LossRecoveryKind, LostRetransmit, PartialAckTimer, RecoverGuard, RtoSsthresh, RttSampling,
-    SackRecoveryKind, SsthreshRule, TcpConfig,
+    SackPipe, SackRecoveryKind, SsthreshRule, TcpConfig,
 };
 pub use receiver::{ReceiverStats, TcpReceiver};
 pub use rtt::RttEstimatorKind;

@@ -91,6 +91,10 @@
 //!   only the first partial ACK restarts the timer. `cfg.rtt_sampling = every_segment`
 //!   (ns-3.37 `EstimateRtt`): every new segment's send time is kept and each ACK covering
 //!   the oldest one, never retransmitted, samples it; a timeout forgets them.
+//! - `cfg.sack_pipe = ns3` (ns-3.37 `TcpTxBuffer::BytesInFlight`): a retransmitted segment
+//!   that the receiver then SACKs stays in the pipe (and in the flight after a timeout that
+//!   keeps the scoreboard) until the cumulative ACK covers it; a timeout forgets them.
+//!   RFC 6675's SetPipe, the default, counts only unSACKed octets.
 //! - ECN (RFC 3168 §6.1; spec 4 §2.6), when the SYN-ACK agreed to it: new data segments are
 //!   ECT(0); the SYN and retransmissions are not (§6.1.5). An ECE ACK reduces the window
 //!   (`Congestion::Ecn`, no retransmission, no change of phase) only in `Open`/`Disorder`
@@ -107,12 +111,13 @@
 //!   §2.6); ns-2 would retransmit without a second reduction.
 
 use super::cc::{AckInfo, AnyCc, CcState, Congestion, CongestionControl, EcnAck, Phase};
+use super::ranges::RangeSet;
 use super::recovery::{AnyRecovery, Entry, LossRecovery, NewReno, PartialAck, Sack1Recovery};
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::{
     FullAckCwnd, LostRetransmit, PartialAckTimer, RecoverGuard, RtoSsthresh, RttSampling,
-    SsthreshRule, TcpConfig, Variant,
+    SackPipe, SsthreshRule, TcpConfig, Variant,
 };
 use crate::app::{AppData, AppSource};
 use crate::ids::Addr;
@@ -273,6 +278,32 @@ impl LostRtx {
     }
 }
 
+/// State of ns-3.37 rules (`TcpSender::ns3`), each None when its option is off.
+#[derive(Clone, Debug, Default)]
+struct Ns3State {
+    /// `rtt_sampling = every_segment`: the send time of every new segment not yet
+    /// acknowledged (ns-3.37 `TcpSocketBase::m_history`).
+    rtt_hist: Option<VecDeque<RttMark>>,
+    /// `sack_pipe = ns3`: the bytes above snd_una that were retransmitted and then SACKed,
+    /// since the last timeout. ns-3.37's `TcpTxBuffer::BytesInFlight` counts them (their
+    /// `m_retrans` stays set), RFC 6675's pipe does not.
+    rexmit_sacked: Option<RangeSet>,
+}
+
+impl Ns3State {
+    /// The state `cfg`'s options need, if any.
+    fn new(cfg: &TcpConfig) -> Option<Box<Ns3State>> {
+        let every = cfg.rtt_sampling == RttSampling::EverySegment;
+        let pipe = cfg.sack_pipe == SackPipe::Ns3;
+        (every || pipe).then(|| {
+            Box::new(Ns3State {
+                rtt_hist: every.then(VecDeque::new),
+                rexmit_sacked: pipe.then(RangeSet::new),
+            })
+        })
+    }
+}
+
 /// ns-2's delayed-send timer (`cfg.send_overhead`, ns-2 `overhead_` and `delsnd_timer_`).
 #[derive(Clone, Debug)]
 struct SendOverhead {
@@ -361,12 +392,10 @@ pub struct TcpSender {
     timed_at: Option<Time>,
     /// Start sequence of the timed segment (meaningful while `timed_at` is set).
     timed_seq: Seq,
-    /// `rtt_sampling = every_segment`: the send time of every new segment not yet
-    /// acknowledged (ns-3.37 `TcpSocketBase::m_history`); None with the default sampling.
-    /// Boxed so that the option costs the sender 8 B, not a 24-B `VecDeque` header
-    /// (`endpoint_state_sizes_are_compact`).
-    #[allow(clippy::box_collection)]
-    rtt_hist: Option<Box<VecDeque<RttMark>>>,
+    /// The state of the ns-3.37 rules that need more than a flag (`rtt_sampling =
+    /// every_segment`, `sack_pipe = ns3`); None when neither is on. Boxed so that the options
+    /// cost the sender 8 B (`endpoint_state_sizes_are_compact`).
+    ns3: Option<Box<Ns3State>>,
     /// Retransmission timer deadline.
     rto_at: Option<Time>,
     /// snd_una at the last timeout (to spot a repeated timeout of the same segment).
@@ -474,7 +503,7 @@ impl TcpSender {
             rtt: RttEstimator::new(cfg),
             timed_at: None,
             timed_seq: iss,
-            rtt_hist: (cfg.rtt_sampling == RttSampling::EverySegment).then(Default::default),
+            ns3: Ns3State::new(cfg),
             rto_at: None,
             last_rto_una: None,
             sack_ok: false,
@@ -590,14 +619,20 @@ impl TcpSender {
         self.timed_at.map(|t| (self.timed_seq, t))
     }
 
-    // `rtt_sampling = every_segment` (`rtt_hist`), out of line so that the default sampling's
-    // per-segment and per-ACK paths stay small.
+    // `rtt_sampling = every_segment` (`Ns3State::rtt_hist`), out of line so that the default
+    // sampling's per-segment and per-ACK paths stay small.
+
+    /// Whether `rtt_sampling = every_segment` keeps a send-time history.
+    #[inline]
+    fn rtt_hist_on(&self) -> bool {
+        self.ns3.as_ref().is_some_and(|n| n.rtt_hist.is_some())
+    }
 
     /// Karn with every segment timed: the kept segment holding `seq` gives no sample
     /// (ns-3.37 `UpdateRttHistory` marks it retransmitted).
     #[inline(never)]
     fn rtt_hist_retransmitted(&mut self, seq: Seq) {
-        if let Some(h) = &mut self.rtt_hist {
+        if let Some(h) = self.ns3.as_mut().and_then(|n| n.rtt_hist.as_mut()) {
             if let Some(m) = h.iter_mut().find(|m| seq >= m.start && seq < m.end) {
                 m.retx = true;
             }
@@ -607,7 +642,7 @@ impl TcpSender {
     /// Keeps the send time of the new segment `[seq, seq + len)`.
     #[inline(never)]
     fn rtt_hist_sent(&mut self, seq: Seq, len: u32, now: Time) {
-        if let Some(h) = &mut self.rtt_hist {
+        if let Some(h) = self.ns3.as_mut().and_then(|n| n.rtt_hist.as_mut()) {
             h.push_back(RttMark {
                 start: seq,
                 end: seq + len,
@@ -621,7 +656,7 @@ impl TcpSender {
     /// covers it and it was never retransmitted; every covered one is forgotten.
     #[inline(never)]
     fn rtt_hist_sample(&mut self, ack: Seq, now: Time) {
-        let Some(h) = &mut self.rtt_hist else {
+        let Some(h) = self.ns3.as_mut().and_then(|n| n.rtt_hist.as_mut()) else {
             return;
         };
         let sample = h.front().filter(|m| !m.retx && ack >= m.end).map(|m| m.at);
@@ -698,11 +733,11 @@ impl TcpSender {
                     self.timed_at = None;
                 }
             }
-            if self.rtt_hist.is_some() {
+            if self.rtt_hist_on() {
                 self.rtt_hist_retransmitted(seq);
             }
         } else if !self.ts_ok {
-            if self.rtt_hist.is_some() {
+            if self.rtt_hist_on() {
                 self.rtt_hist_sent(seq, len, now);
             } else if self.timed_at.is_none() {
                 // RFC 6298 §3: time one segment per RTT.
@@ -965,7 +1000,48 @@ impl TcpSender {
         let lost = self
             .sb
             .lost_boundary(self.snd_una, self.dupthresh, self.mss);
-        (lost, self.sb.pipe(self.snd_una, self.snd_max, lost))
+        let pipe = self.sb.pipe(self.snd_una, self.snd_max, lost);
+        (lost, pipe + self.ns3_rexmit_sacked())
+    }
+
+    // `sack_pipe = ns3` (`Ns3State::rexmit_sacked`), out of line but for the read.
+
+    /// The retransmitted bytes SACKed since, which `sack_pipe = ns3` keeps in flight
+    /// (ns-3.37 `TcpTxBuffer::BytesInFlight`) until the cumulative ACK covers them
+    /// (`TcpTxBuffer::RemoveFromCounts`); 0 by default. The set keeps what lies below
+    /// snd_una until the next SACK blocks prune it, so no ACK of new data pays for it.
+    #[inline]
+    fn ns3_rexmit_sacked(&self) -> u32 {
+        self.ns3
+            .as_ref()
+            .and_then(|n| n.rexmit_sacked.as_ref())
+            .map_or(0, |r| r.total() - r.covered_below(self.snd_una))
+    }
+
+    /// Before the SACK blocks of an ACK are recorded: the bytes they newly SACK that were
+    /// retransmitted, i.e. below HighRxt in recovery (NextSeg resends the unSACKed bytes in
+    /// order) or below snd_nxt and the timeout's recovery point after a timeout (go-back-N
+    /// resent every unSACKed byte it passed), join `rexmit_sacked`.
+    #[cold]
+    #[inline(never)]
+    fn ns3_note_sacked_rexmits(&mut self, blocks: &[(Seq, Seq)]) {
+        let resent_below = match self.st.phase {
+            Phase::Recovery { .. } => self.sb.high_rxt,
+            Phase::Loss { recover } => self.snd_nxt.min(recover),
+            Phase::Open | Phase::Disorder => return,
+        };
+        let Some(set) = self.ns3.as_mut().and_then(|n| n.rexmit_sacked.as_mut()) else {
+            return;
+        };
+        set.remove_below(self.snd_una);
+        for &(l, r) in blocks {
+            let (l, r) = (l.max(self.snd_una), r.min(resent_below));
+            if l < r {
+                self.sb.for_each_unsacked(l, r, |a, b| {
+                    set.insert(a, b);
+                });
+            }
+        }
     }
 
     /// RFC 6675 §4 NextSeg with the IsLost boundary `lost`: (start, length, whether it is a
@@ -1144,6 +1220,9 @@ impl TcpSender {
                 && !matches!(self.st.phase, Phase::Recovery { .. })
                 && self.sack1_after_timeout());
         let sacked_new = if self.sack_ok && !h.sack.is_empty() && !sack1_skips {
+            if self.ns3.is_some() {
+                self.ns3_note_sacked_rexmits(h.sack.as_slice());
+            }
             if self.samples || self.lost_rtx.is_some() {
                 // BBR counts bytes as delivered when they are SACKed (Linux `tcp_sacktag`
                 // → `tcp_rate_skb_delivered`); RACK (`lost_retransmit`) sees what each ACK
@@ -1288,7 +1367,7 @@ impl TcpSender {
                 self.rtt.on_sample_between(ts.ecr, now);
                 self.rack_rtt(now - ts.ecr);
             }
-        } else if self.rtt_hist.is_some() {
+        } else if self.rtt_hist_on() {
             self.rtt_hist_sample(ack, now);
         } else if let Some((s, t)) = self.timed() {
             if ack > s {
@@ -1677,6 +1756,7 @@ impl TcpSender {
                 (self.snd_nxt - self.snd_una)
                     .saturating_sub(sacked)
                     .saturating_sub(self.rack_lost())
+                    + self.ns3_rexmit_sacked()
             }
             Phase::Open | Phase::Disorder | Phase::Recovery { .. } => self.lost_and_pipe().1,
         };
@@ -1774,9 +1854,15 @@ impl TcpSender {
                 // Go-back-N from snd_una (spec 3 §2.2); RFC 6298 §5.4 retransmits the first.
                 self.snd_nxt = self.snd_una;
                 self.timed_at = None;
-                if let Some(h) = &mut self.rtt_hist {
-                    // ns-3.37 `ReTxTimeout`: `m_history.clear()`.
-                    h.clear();
+                if let Some(n) = &mut self.ns3 {
+                    // ns-3.37 `ReTxTimeout`: `m_history.clear()`, and
+                    // `SetSentListLost` clears every item's `m_retrans`.
+                    if let Some(h) = &mut n.rtt_hist {
+                        h.clear();
+                    }
+                    if let Some(r) = &mut n.rexmit_sacked {
+                        r.clear();
+                    }
                 }
                 self.rto_at = None;
                 self.transmit(now, out);

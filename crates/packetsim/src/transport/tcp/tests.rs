@@ -1193,7 +1193,9 @@ mod ecn {
 // `Time` with a `Time::MAX` sentinel instead of an `Option<Time>` (16 -> 8 B): 472 B. Issue
 // 17's PRR (`sack_recovery = "prr"`) added 8 B: its row of the recovery enum is a box (its
 // counters inline would cost more), and a pointer makes the enum 16 B where its largest row
-// (Sack1's u32 pipe) kept it at 8 (472 -> 480 B).
+// (Sack1's u32 pipe) kept it at 8 (472 -> 480 B). ns-3.37's `sack_pipe` keeps its set of
+// SACKed retransmissions in the same box as the `rtt_sampling` history (`Ns3State`, `None`
+// when both options are off): no growth.
 #[test]
 fn endpoint_state_sizes_are_compact() {
     let snd = std::mem::size_of::<super::TcpSender>();

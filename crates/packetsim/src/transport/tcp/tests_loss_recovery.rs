@@ -13,6 +13,8 @@
 //!   kept, go-back-N skipping SACKed data (ns-3.37, Linux);
 //! - `lost_retransmit`: a resend lost again stays in flight (RFC 6675, ns-3.37, default) or
 //!   is found by RACK's time order (RFC 8985 §6.2) and resent again.
+//! - `sack_pipe`: RFC 6675's pipe (default) or ns-3.37's `TcpTxBuffer::BytesInFlight`, which
+//!   keeps a retransmission in flight after the receiver SACKs it.
 //!
 //! Each test cites the rule it checks.
 
@@ -20,7 +22,8 @@ use super::cc::Phase;
 use super::testkit::*;
 use super::{
     AppData, BbrSendQuantum, CubicModel, LossRecoveryKind, LostRetransmit, PartialAckTimer,
-    RtoSsthresh, RttSampling, SackRecoveryKind, TcpConfig, TcpReceiver, TcpSender, Variant,
+    RtoSsthresh, RttSampling, SackPipe, SackRecoveryKind, TcpConfig, TcpReceiver, TcpSender,
+    Variant,
 };
 use crate::packet::Seq;
 use crate::transport::Outbox;
@@ -696,5 +699,104 @@ mod ns3_timer_rules {
         let d = toml::to_string(&TcpConfig::default()).unwrap();
         assert!(!d.contains("lost_retransmit") && !d.contains("bbr_"));
         assert!(toml::from_str::<TcpConfig>("lost_retransmit = \"fack\"").is_err());
+    }
+}
+
+mod ns3_pipe {
+    use super::*;
+
+    fn ns3(c: TcpConfig) -> TcpConfig {
+        TcpConfig {
+            sack_pipe: SackPipe::Ns3,
+            ..c
+        }
+    }
+
+    // RFC 6675 §4 SetPipe counts only octets not SACKed ("for each octet ... that has not
+    // been SACKed": +1 unless IsLost, +1 more if retransmitted). ns-3.37's
+    // `TcpTxBuffer::BytesInFlight` is m_sentSize − m_sackedOut − m_lostOut + m_retrans, and
+    // `TcpTxBuffer::Update` sets an item's m_sacked (clearing m_lost) but leaves its m_retrans,
+    // so a retransmission the receiver SACKs stays counted until the cumulative ACK passes
+    // it (`RemoveFromCounts`); `SendPendingData` sends while cwnd > BytesInFlight.
+    //
+    // NewReno + SACK loses 2, 5 and 7 of 0..13 (ssthresh = cwnd = 6000). SACKs of 8..10
+    // make 5 and 7 lost: both resent (pipe 4000 → 6000); the SACK of 11 sends new data 14
+    // (pipe 5000, 7, 8..11 SACKed). Then the resent 2 is lost again and the resent 5 and 7
+    // arrive: the receiver SACKs 3..7, then 3..11. RFC 6675: pipe 5000 after each, so 15,
+    // then 16, go out. ns-3.37: 5 and 7 stay in flight (6000): nothing. When the cumulative
+    // ACK reaches 12 both count the same again: the RFC sender sends 17, ns-3's 15..17.
+    #[test]
+    fn sacked_retransmissions_stay_in_ns3_pipe_until_cumulatively_acked() {
+        let seqs = |v: &[u32]| v.iter().map(|&i| seg(i)).collect::<Vec<_>>();
+        for (c, after_5, after_7, after_cum) in [
+            (cfg(Variant::Sack), seqs(&[15]), seqs(&[16]), seqs(&[17])),
+            (ns3(cfg(Variant::Sack)), vec![], vec![], seqs(&[15, 16, 17])),
+        ] {
+            assert_eq!(c.sack_pipe == SackPipe::Ns3, after_5.is_empty());
+            let (mut s, _) = Script::established(&c, AppData::Unlimited);
+            let (t, out) = s.sack_losses_2_5_7_to_third_dupack();
+            assert_eq!(data_seqs(&out), vec![seg(2)]);
+            assert_eq!(
+                (s.ep.cc_state().cwnd, s.ep.cc_state().ssthresh),
+                (6000, 6000)
+            );
+            let below = [(seg(6), seg(7)), (seg(3), seg(5))];
+            let sack_to = |n: u32| {
+                let mut b = vec![(seg(8), seg(n))];
+                b.extend_from_slice(&below);
+                sack_ack(seg(2), &b)
+            };
+            assert!(s.inject(t, sack_to(9)).is_empty(), "pipe 8000");
+            assert!(s.inject(t, sack_to(10)).is_empty(), "pipe 6000");
+            assert_eq!(data_seqs(&s.inject(t, sack_to(11))), seqs(&[5, 7]));
+            assert_eq!(data_seqs(&s.inject(t, sack_to(12))), seqs(&[14]));
+            // The resent 5 arrives (2 is still missing), then the resent 7.
+            let t = ms(300);
+            let out = s.inject(t, sack_ack(seg(2), &[(seg(3), seg(7)), (seg(8), seg(12))]));
+            assert_eq!(data_seqs(&out), after_5, "{:?}", c.sack_pipe);
+            let out = s.inject(t, sack_ack(seg(2), &[(seg(3), seg(12))]));
+            assert_eq!(data_seqs(&out), after_7, "{:?}", c.sack_pipe);
+            // The resent 2 arrives late: a partial ACK of 2..11, nothing SACKed above.
+            let out = s.inject(ms(310), ack(seg(12)));
+            assert_eq!(data_seqs(&out), after_cum, "{:?}", c.sack_pipe);
+            assert_eq!(s.ep.snd_max(), Seq(seg(18)));
+            assert_eq!(s.ep.cc_state().phase, recovery(seg(14)));
+        }
+    }
+
+    // After a timeout that keeps the scoreboard (`keep_sack_on_timeout`), ns-3.37 is in
+    // CA_LOSS: `SetSentListLost` marks every unSACKed item lost and clears m_retrans, then
+    // go-back-N resends through NextSeg, marking each m_retrans; one that the receiver then
+    // SACKs stays in BytesInFlight as above. The recovery of 2, 5, 7 times out at 451 ms
+    // (resends 2); the ACK of 2..4 opens cwnd to 2000 and go-back-N resends 5 and 7 (6 is
+    // SACKed). A SACK of the resent 7 (5 lost again): packetsim's default counts the resent
+    // bytes not SACKed, 1000, and resends 8; ns-3's rule counts 7 too (2000): nothing.
+    #[test]
+    fn sacked_go_back_n_resend_stays_in_ns3_flight_after_timeout() {
+        let keep = TcpConfig {
+            keep_sack_on_timeout: true,
+            ..cfg(Variant::Sack)
+        };
+        for (c, sent) in [(keep.clone(), vec![seg(8)]), (ns3(keep), vec![])] {
+            let (mut s, _) = Script::established(&c, AppData::Unlimited);
+            s.sack_losses_2_5_7_to_third_dupack();
+            assert_eq!(data_seqs(&s.fire(ms(451))), vec![seg(2)]);
+            let out = s.inject(ms(560), ack(seg(5)));
+            assert_eq!(data_seqs(&out), vec![seg(5), seg(7)]);
+            let out = s.inject(ms(570), sack_ack(seg(5), &[(seg(6), seg(8))]));
+            assert_eq!(data_seqs(&out), sent, "{:?}", c.sack_pipe);
+            assert_eq!(s.ep.cc_state().cwnd, 2000);
+        }
+    }
+
+    // The key parses by name and is omitted from the echoed configuration at its default.
+    #[test]
+    fn key_parses_and_default_absent() {
+        let c: TcpConfig = toml::from_str("variant = \"sack\"\nsack_pipe = \"ns3\"").unwrap();
+        assert_eq!(c.sack_pipe, SackPipe::Ns3);
+        let d = toml::to_string(&TcpConfig::default()).unwrap();
+        assert!(!d.contains("sack_pipe"));
+        assert!(toml::from_str::<TcpConfig>("sack_pipe = \"rfc6675\"").is_ok());
+        assert!(toml::from_str::<TcpConfig>("sack_pipe = \"linux\"").is_err());
     }
 }
