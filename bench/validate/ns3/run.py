@@ -67,6 +67,10 @@ RFC_SS = ["--cubic-slow-start=rfc5681"]
 RACK = {"lost_retransmit": '"rack"'}
 NS3Q = {"bbr_send_quantum": '"segment"', "bbr_inflight_quanta": "true"}
 CUBIC_NS3 = dict(NS3TCP, cubic_model='"ns3"')
+# The same without SACK: of NS3TCP only the RTT rule applies (rto_ssthresh = "pipe" is
+# "flight_size" without SACK; keep_sack_on_timeout and sack_partial_ack_timer act only with
+# SACK; run.py already sets newreno_partial_ack_timer = "impatient", ns-3.37's rule).
+CUBIC_NS3_NOSACK = {"cubic_model": '"ns3"', "rtt_sampling": '"every_segment"'}
 CASES = {
     "newreno-1": case("newreno", 1, 100, 20, 100, 60, 0),
     "cubic-1": case("cubic", 1, 100, 20, 100, 60, 0),
@@ -81,6 +85,13 @@ CASES = {
     # as packetsim does) instead of every segment acknowledged (a what-if, not a correction).
     "cubic-1-fixss": case("cubic", 1, 100, 20, 100, 60, 0, ns3=RESET_RENO_SACK + RFC_SS),
     "cubic-2-fixss": case("cubic", 2, 100, 20, 100, 60, 10, ns3=RESET_RENO_SACK + RFC_SS),
+    # The -fix cases with ns-3.37's TcpCubic in packetsim (`cubic_model = "ns3"`) and the
+    # one of ns-3's TCP rules that applies without SACK (CUBIC_NS3_NOSACK); the ns-3 run is
+    # the -fix case's.
+    "cubic-1-fix-ns3": case("cubic", 1, 100, 20, 100, 60, 0, ns3=RESET_RENO_SACK,
+                            tcp=CUBIC_NS3_NOSACK, ns3_of="cubic-1-fix"),
+    "cubic-2-fix-ns3": case("cubic", 2, 100, 20, 100, 60, 10, ns3=RESET_RENO_SACK,
+                            tcp=CUBIC_NS3_NOSACK, ns3_of="cubic-2-fix"),
     "dctcp-2": case("dctcp", 2, 100, 5, 200, 20, 2, aqm="step", k=20),
     # CUBIC with SACK: ns-3.37's default pairing (TcpCubic + SACK + TcpPrrRecovery), and
     # TcpClassicRecovery with SACK (cwnd = ssthresh during recovery, the RFC 6675 window).

@@ -69,6 +69,21 @@ CONFIGS = {
     "cubic-fqcodel-ns3": dict(variant="cubic", aqm="fq_codel", queue=1000, tcp=NS3RTT,
                               qopts={"drop_batch_size": 64, "control_law": '"newton"'},
                               twin_of="cubic-fqcodel"),
+    # cubic-fqcodel-ns3 with ns-3.37's TcpCubic in packetsim (`cubic_model = "ns3"`: its
+    # whole-segment growth, and slow start adding every segment an ACK covers).
+    "cubic-fqcodel-ns3cubic": dict(variant="cubic", aqm="fq_codel", queue=1000,
+                                   tcp=dict(NS3RTT, cubic_model='"ns3"'),
+                                   qopts={"drop_batch_size": 64, "control_law": '"newton"'},
+                                   twin_of="cubic-fqcodel"),
+    # ... and with the rest of ns-3.37's TCP rules (run.py's NS3TCP: the timeout's ssthresh
+    # from RFC 6675's pipe, SACKed data kept across a timeout, the SACK recovery's timer
+    # restarted by the first partial ACK only).
+    "cubic-fqcodel-ns3all": dict(variant="cubic", aqm="fq_codel", queue=1000,
+                                 tcp=dict(NS3RTT, cubic_model='"ns3"', rto_ssthresh='"pipe"',
+                                          keep_sack_on_timeout="true",
+                                          sack_partial_ack_timer='"impatient"'),
+                                 qopts={"drop_batch_size": 64, "control_law": '"newton"'},
+                                 twin_of="cubic-fqcodel"),
 }
 BUCKETS = ["under_10KB", "10KB_100KB", "100KB_1MB", "1MB_10MB", "10MB_plus"]
 # Student t, 97.5% quantile, by degrees of freedom.
