@@ -206,13 +206,22 @@ impl World {
             a => a.endpoint().on_packet(now, p, &mut out),
         }
         self.packets.discard(pkt);
-        self.after_agent(now, id, out);
+        self.after_agent_sends(now, id, out);
+        // Inlined here only: every delivery re-arms, and the other adapters stay small.
+        self.retarget_inline(now, id);
     }
 
     /// The second half of the adapter: delivered bytes, the outbox's packets (each put in the
     /// arena as it is taken from the outbox, then sent by index) and the timer.
     #[inline(always)]
-    fn after_agent(&mut self, now: Time, id: AgentId, mut out: Outbox) {
+    fn after_agent(&mut self, now: Time, id: AgentId, out: Outbox) {
+        self.after_agent_sends(now, id, out);
+        self.retarget(now, id);
+    }
+
+    /// [`World::after_agent`] without the timer.
+    #[inline(always)]
+    fn after_agent_sends(&mut self, now: Time, id: AgentId, mut out: Outbox) {
         let slot = &self.agents[id.idx()];
         let (node, flow, peer) = (slot.node, slot.flow, slot.peer);
         let dscp = if self.flows[flow.idx()].sender == id {
@@ -240,10 +249,15 @@ impl World {
             self.send_held(now, node, dst, pkt);
         }
         self.outbox = out;
-        self.retarget(now, id);
     }
 
     pub(super) fn retarget(&mut self, now: Time, id: AgentId) {
+        self.retarget_inline(now, id);
+    }
+
+    /// [`World::retarget`], inlined.
+    #[inline(always)]
+    fn retarget_inline(&mut self, now: Time, id: AgentId) {
         let slot = &mut self.agents[id.idx()];
         if let Some(t) = slot.agent.next_timeout() {
             if slot.armed.is_none_or(|a| t < a) {

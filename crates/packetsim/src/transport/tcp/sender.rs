@@ -116,8 +116,8 @@ use super::recovery::{AnyRecovery, Entry, LossRecovery, NewReno, PartialAck, Sac
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::{
-    FullAckCwnd, LostRetransmit, PartialAckTimer, RecoverGuard, RtoSsthresh, RttSampling,
-    SackPipe, SsthreshRule, TcpConfig, Variant,
+    FullAckCwnd, LostRetransmit, PartialAckTimer, RecoverGuard, RtoSsthresh, RttSampling, SackPipe,
+    SsthreshRule, TcpConfig, Variant,
 };
 use crate::app::{AppData, AppSource};
 use crate::ids::Addr;
@@ -423,6 +423,11 @@ pub struct TcpSender {
     /// The controller samples deliveries (`CongestionControl::samples_deliveries`, read
     /// once): the sender then calls its delivery and SACK-recovery hooks.
     samples: bool,
+    /// Any option with work on every ACK is on: `samples`, `cfg.lost_retransmit = rack` or
+    /// `cfg.sack_recovery = prr` (set once; the recovery's NewReno fallback leaves it set,
+    /// which only costs the checks). When false the ACK path is compiled without them
+    /// (`on_ack_with::<false>`).
+    ack_opts: bool,
     /// The scoreboard is cleared where ns-2's Sack1 clears it (`cfg.sack1_clear_scoreboard`).
     sack1_clear_scoreboard: bool,
     /// ns-2's unrounded halving (`cfg.precision_reduce`).
@@ -457,6 +462,9 @@ impl TcpSender {
         );
         let (cc, rec) = cfg.variant.build(cfg);
         let samples = cc.samples_deliveries();
+        let ack_opts = samples
+            || cfg.lost_retransmit == LostRetransmit::Rack
+            || matches!(rec, AnyRecovery::Prr(_));
         let mss = cfg.mss;
         let rwnd = cfg.rcv_window.min(u32::MAX as u64 / 2) as u32;
         let ssthresh = cfg
@@ -525,6 +533,7 @@ impl TcpSender {
             fast_retransmit_stops_timing: cfg.fast_retransmit_stops_timing,
             keep_sack: cfg.keep_sack_on_timeout,
             samples,
+            ack_opts,
             sack1_clear_scoreboard: cfg.sack1_clear_scoreboard,
             precision_reduce: cfg.precision_reduce,
             ns2_ecn_cut: cfg.ns2_ecn_cut,
@@ -921,8 +930,31 @@ impl TcpSender {
 
     /// Window-based sending: while the segment at snd_nxt fits in snd_una + min(cwnd, rwnd).
     fn transmit_window(&mut self, now: Time, out: &mut Outbox) {
-        let mut w = self.window_limits();
-        if w.pipe.is_some() && self.lost_rtx.is_some() && self.rack_resend(now, &mut w, out) {
+        let w = self.window_limits();
+        if w.pipe.is_some() {
+            self.transmit_window_pipe(now, w, out);
+            return;
+        }
+        loop {
+            let s = self.skip_sacked();
+            let Some(len) = self.window_next(s, &w) else {
+                break;
+            };
+            // Pacing (BBR): not faster than the controller's rate; it wakes the sender.
+            if !self.cc.pacing_allows(now, self.mss) {
+                break;
+            }
+            self.send_segment(now, s, len, out);
+            self.snd_nxt = s + len;
+        }
+    }
+
+    /// [`Self::transmit_window`] when cwnd limits the bytes in flight (`w.pipe`: the loss
+    /// phase with the scoreboard kept), with `cfg.lost_retransmit = rack`'s resends first.
+    /// Out of line: the default window path never has a pipe.
+    #[inline(never)]
+    fn transmit_window_pipe(&mut self, now: Time, mut w: WindowLimits, out: &mut Outbox) {
+        if self.lost_rtx.is_some() && self.rack_resend(now, &mut w, out) {
             return;
         }
         loop {
@@ -1192,7 +1224,26 @@ impl TcpSender {
         self.transmit(now, out);
     }
 
+    #[inline]
     fn on_ack(&mut self, now: Time, h: &TcpHeader, out: &mut Outbox) {
+        if self.ack_opts {
+            self.on_ack_opts(now, h, out);
+        } else {
+            self.on_ack_with::<false>(now, h, out);
+        }
+    }
+
+    /// [`Self::on_ack`] with BBR's sampling, RACK or PRR on: out of line, so that the
+    /// default ACK path (`OPTS` false: none of their checks) stays small.
+    #[inline(never)]
+    fn on_ack_opts(&mut self, now: Time, h: &TcpHeader, out: &mut Outbox) {
+        self.on_ack_with::<true>(now, h, out);
+    }
+
+    /// An ACK in ESTABLISHED. `OPTS` is `self.ack_opts`: when false, `samples`,
+    /// `lost_rtx` and PRR are known off and their checks are compiled out.
+    #[inline(always)]
+    fn on_ack_with<const OPTS: bool>(&mut self, now: Time, h: &TcpHeader, out: &mut Outbox) {
         let ack = h.ack;
         // RFC 5681 / RFC 793: ignore ACKs of unsent data and old ACKs.
         if ack > self.snd_max || ack < self.snd_una {
@@ -1208,7 +1259,7 @@ impl TcpSender {
         let wnd_changed = h.wnd != self.peer_wnd;
         self.peer_wnd = h.wnd;
         let was_recovery = matches!(self.st.phase, Phase::Recovery { .. });
-        if self.samples {
+        if OPTS && self.samples {
             self.cc.begin_ack();
         }
         // ns-2 Sack1 (`cfg.sack1_clear_scoreboard`): an ACK that clears the scoreboard, or a
@@ -1223,7 +1274,7 @@ impl TcpSender {
             if self.ns3.is_some() {
                 self.ns3_note_sacked_rexmits(h.sack.as_slice());
             }
-            if self.samples || self.lost_rtx.is_some() {
+            if OPTS && (self.samples || self.lost_rtx.is_some()) {
                 // BBR counts bytes as delivered when they are SACKed (Linux `tcp_sacktag`
                 // → `tcp_rate_skb_delivered`); RACK (`lost_retransmit`) sees what each ACK
                 // newly SACKs in the loss phase.
@@ -1249,7 +1300,7 @@ impl TcpSender {
         } else {
             0
         };
-        if let AnyRecovery::Prr(_) = self.rec {
+        if OPTS && matches!(self.rec, AnyRecovery::Prr(_)) {
             self.prr_note_delivered(ack, sacked_new);
         }
         let ecn_on = matches!(self.ecn, SenderEcn::On { .. });
@@ -1268,7 +1319,7 @@ impl TcpSender {
             self.on_ece(ack);
         }
         let mut send = true;
-        if self.samples && ack == self.snd_una && sacked_new > 0 {
+        if OPTS && self.samples && ack == self.snd_una && sacked_new > 0 {
             // A SACK-only ACK delivered data: BBR samples it (Linux `bbr_main` runs on
             // every ACK that delivers, SACKed bytes included).
             self.st.bytes_in_flight = self.snd_max - self.snd_una;
@@ -1283,7 +1334,7 @@ impl TcpSender {
             }
         }
         if ack > self.snd_una {
-            self.on_new_ack(now, h, ece, out);
+            self.on_new_ack::<OPTS>(now, h, ece, out);
             if sack1_clears {
                 // `Sack1TcpAgent::recv`: `scb_->ClearScoreBoard()` after `newack`.
                 self.sb.clear(self.snd_una);
@@ -1296,10 +1347,11 @@ impl TcpSender {
             // `cfg.dupack_same_window` is off).
             send = self.on_dupack(now, sacked_new, out);
         }
-        if self.samples && was_recovery && matches!(self.st.phase, Phase::Recovery { .. }) {
+        if OPTS && self.samples && was_recovery && matches!(self.st.phase, Phase::Recovery { .. }) {
             self.model_sack_recovery_ack();
         }
-        if was_recovery
+        if OPTS
+            && was_recovery
             && matches!(self.st.phase, Phase::Recovery { .. })
             && matches!(self.rec, AnyRecovery::Prr(_))
         {
@@ -1357,7 +1409,14 @@ impl TcpSender {
         }
     }
 
-    fn on_new_ack(&mut self, now: Time, h: &TcpHeader, ece: bool, out: &mut Outbox) {
+    /// An ACK of new data; `OPTS` as in [`Self::on_ack_with`].
+    fn on_new_ack<const OPTS: bool>(
+        &mut self,
+        now: Time,
+        h: &TcpHeader,
+        ece: bool,
+        out: &mut Outbox,
+    ) {
         let ack = h.ack;
         let acked = ack - self.snd_una;
         // RTT sample: RFC 7323 §4.1 from the echoed timestamp of an ACK advancing snd_una,
@@ -1365,14 +1424,18 @@ impl TcpSender {
         if self.ts_ok {
             if let Some(ts) = h.ts {
                 self.rtt.on_sample_between(ts.ecr, now);
-                self.rack_rtt(now - ts.ecr);
+                if OPTS {
+                    self.rack_rtt(now - ts.ecr);
+                }
             }
         } else if self.rtt_hist_on() {
             self.rtt_hist_sample(ack, now);
         } else if let Some((s, t)) = self.timed() {
             if ack > s {
                 self.rtt.on_sample_between(t, now);
-                self.rack_rtt(now - t);
+                if OPTS {
+                    self.rack_rtt(now - t);
+                }
                 self.timed_at = None;
             }
         }
@@ -1382,7 +1445,7 @@ impl TcpSender {
             self.snd_nxt = ack;
         }
         self.stats.bytes_acked += acked as u64;
-        if self.samples {
+        if OPTS && self.samples {
             // The bytes this ACK delivers are those below it not SACKed before.
             let (taken, max) = (self.app.taken(), self.snd_max);
             let cc = &mut self.cc;
@@ -1391,15 +1454,17 @@ impl TcpSender {
             });
         }
         self.sb.advance(ack);
-        if let Some(lr) = &mut self.lost_rtx {
-            lr.advance(ack);
+        if OPTS {
+            if let Some(lr) = &mut self.lost_rtx {
+                lr.advance(ack);
+            }
         }
         self.dupacks = 0;
         self.lt_bytes = 0;
         self.consecutive_timeouts = 0;
         self.st.bytes_in_flight = self.snd_max - self.snd_una;
         // A model-based controller (BBR) samples every ACK of new data, in every phase.
-        if self.samples {
+        if OPTS && self.samples {
             let sample = self.ack_info(now, acked);
             let cum = self.app.taken() - (self.snd_max - ack) as u64;
             let view = self.model_view();
