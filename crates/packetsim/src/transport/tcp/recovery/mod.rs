@@ -28,6 +28,19 @@ pub use sack::SackRecovery;
 pub use sack1::Sack1Recovery;
 
 use super::cc::CcState;
+use super::config::PartialAckTimer;
+
+/// Whether a partial ACK restarts the retransmission timer (RFC 6582 §4): every one
+/// ("slow-but-steady") or only the first of a recovery ("impatient"). `seen` records that
+/// this recovery has had a partial ACK; the recovery clears it on entry.
+fn partial_ack_restarts(timer: PartialAckTimer, seen: &mut bool) -> bool {
+    let restart = match timer {
+        PartialAckTimer::SlowButSteady => true,
+        PartialAckTimer::Impatient => !*seen,
+    };
+    *seen = true;
+    restart
+}
 
 /// How the sender proceeds after a fast retransmit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -132,7 +145,7 @@ impl LossRecovery for AnyRecovery {
 #[cfg(test)]
 mod tests {
     use super::super::cc::Phase;
-    use super::super::config::{FullAckCwnd, PartialAckTimer};
+    use super::super::config::FullAckCwnd;
     use super::*;
 
     fn st() -> CcState {

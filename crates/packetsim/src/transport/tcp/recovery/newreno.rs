@@ -6,7 +6,7 @@
 //! with cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS) (step 3, option 1).
 
 use super::super::config::{FullAckCwnd, PartialAckTimer};
-use super::{CcState, Entry, LossRecovery, PartialAck};
+use super::{partial_ack_restarts, CcState, Entry, LossRecovery, PartialAck};
 
 /// RFC 6582 fast recovery.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -43,11 +43,7 @@ impl LossRecovery for NewReno {
         // RFC 6582 §3.2 step 5: deflate by the amount acked, add back SMSS if >= SMSS.
         let back = if acked >= st.mss { st.mss } else { 0 };
         st.cwnd = (st.cwnd.saturating_sub(acked) + back).max(st.mss);
-        let reset_timer = match self.timer {
-            PartialAckTimer::SlowButSteady => true,
-            PartialAckTimer::Impatient => !self.partial_seen,
-        };
-        self.partial_seen = true;
+        let reset_timer = partial_ack_restarts(self.timer, &mut self.partial_seen);
         PartialAck::RetransmitNext { reset_timer }
     }
     fn exit(&mut self, st: &mut CcState) {

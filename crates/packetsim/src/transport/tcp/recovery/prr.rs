@@ -21,7 +21,7 @@
 //!   6675 step 4.3) and counts in prr_out.
 
 use super::super::config::PartialAckTimer;
-use super::{CcState, Entry, LossRecovery, PartialAck};
+use super::{partial_ack_restarts, CcState, Entry, LossRecovery, PartialAck};
 
 /// RFC 6937 PRR state (meaningful during one recovery episode).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -96,11 +96,7 @@ impl LossRecovery for PrrRecovery {
         Entry::FastRecovery
     }
     fn on_partial_ack(&mut self, _st: &mut CcState, _acked: u32) -> PartialAck {
-        let reset_timer = match self.timer {
-            PartialAckTimer::SlowButSteady => true,
-            PartialAckTimer::Impatient => !self.partial_seen,
-        };
-        self.partial_seen = true;
+        let reset_timer = partial_ack_restarts(self.timer, &mut self.partial_seen);
         PartialAck::Stay { reset_timer }
     }
     fn exit(&mut self, st: &mut CcState) {

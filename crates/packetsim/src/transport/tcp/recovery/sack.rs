@@ -7,7 +7,7 @@
 //! episode (ns-3.37 `TcpSocketBase::ProcessAck`, per [`PartialAckTimer`]).
 
 use super::super::config::PartialAckTimer;
-use super::{CcState, Entry, LossRecovery, PartialAck};
+use super::{partial_ack_restarts, CcState, Entry, LossRecovery, PartialAck};
 
 /// RFC 6675 recovery.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -42,11 +42,7 @@ impl LossRecovery for SackRecovery {
         Entry::FastRecovery
     }
     fn on_partial_ack(&mut self, _st: &mut CcState, _acked: u32) -> PartialAck {
-        let reset_timer = match self.timer {
-            PartialAckTimer::SlowButSteady => true,
-            PartialAckTimer::Impatient => !self.partial_seen,
-        };
-        self.partial_seen = true;
+        let reset_timer = partial_ack_restarts(self.timer, &mut self.partial_seen);
         PartialAck::Stay { reset_timer }
     }
     fn exit(&mut self, _st: &mut CcState) {}
