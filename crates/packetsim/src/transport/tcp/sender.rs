@@ -930,23 +930,12 @@ impl TcpSender {
 
     /// Window-based sending: while the segment at snd_nxt fits in snd_una + min(cwnd, rwnd).
     fn transmit_window(&mut self, now: Time, out: &mut Outbox) {
-        let w = self.window_limits();
+        let mut w = self.window_limits();
         if w.pipe.is_some() {
             self.transmit_window_pipe(now, w, out);
             return;
         }
-        loop {
-            let s = self.skip_sacked();
-            let Some(len) = self.window_next(s, &w) else {
-                break;
-            };
-            // Pacing (BBR): not faster than the controller's rate; it wakes the sender.
-            if !self.cc.pacing_allows(now, self.mss) {
-                break;
-            }
-            self.send_segment(now, s, len, out);
-            self.snd_nxt = s + len;
-        }
+        self.window_loop::<false>(now, &mut w, out);
     }
 
     /// [`Self::transmit_window`] when cwnd limits the bytes in flight (`w.pipe`: the loss
@@ -957,9 +946,16 @@ impl TcpSender {
         if self.lost_rtx.is_some() && self.rack_resend(now, &mut w, out) {
             return;
         }
+        self.window_loop::<true>(now, &mut w, out);
+    }
+
+    /// The send loop of both: `PIPE` (a compile-time copy, so that the default loop has no
+    /// pipe or RACK test) counts what it sends into `w.pipe` and RACK's record of resends.
+    #[inline(always)]
+    fn window_loop<const PIPE: bool>(&mut self, now: Time, w: &mut WindowLimits, out: &mut Outbox) {
         loop {
             let s = self.skip_sacked();
-            let Some(len) = self.window_next(s, &w) else {
+            let Some(len) = self.window_next(s, w) else {
                 break;
             };
             // Pacing (BBR): not faster than the controller's rate; it wakes the sender.
@@ -968,10 +964,12 @@ impl TcpSender {
             }
             self.send_segment(now, s, len, out);
             self.snd_nxt = s + len;
-            if let Some(p) = &mut w.pipe {
-                *p += len;
-                if let Some(lr) = &mut self.lost_rtx {
-                    lr.sent(s, s + len, now);
+            if PIPE {
+                if let Some(p) = &mut w.pipe {
+                    *p += len;
+                    if let Some(lr) = &mut self.lost_rtx {
+                        lr.sent(s, s + len, now);
+                    }
                 }
             }
         }
