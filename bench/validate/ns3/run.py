@@ -233,13 +233,15 @@ def scenario(name, c, partial_ack_timer):
     return "\n".join(lines) + "\n"
 
 
-def build_ns3(work):
-    exe = os.path.join(work, "tcp-dumbbell")
-    if os.path.exists(exe) and os.path.getmtime(exe) > os.path.getmtime(SRC):
+def build_ns3(work, src=SRC, name="tcp-dumbbell"):
+    """The ns-3 program `src` compiled as WORK/`name` (again only when the source is newer);
+    workload.py builds tcp_workload.cc with it."""
+    exe = os.path.join(work, name)
+    if os.path.exists(exe) and os.path.getmtime(exe) > os.path.getmtime(src):
         return exe
     flags = subprocess.run(["pkg-config", "--cflags", "--libs"] + NS3_LIBS, check=True,
                            capture_output=True, text=True).stdout.split()
-    subprocess.run(["g++", "-O2", "-std=c++17", SRC, "-o", exe] + flags, check=True)
+    subprocess.run(["g++", "-O2", "-std=c++17", src, "-o", exe] + flags, check=True)
     return exe
 
 

@@ -33,12 +33,13 @@ import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import run  # noqa: E402  (the sibling harness: ns-3 build, packetsim binary)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 SRC = os.path.join(HERE, "tcp_workload.cc")
 CDF = os.path.join(ROOT, "scenarios", "workloads", "websearch.cdf")
-NS3_LIBS = ["ns3-core", "ns3-network", "ns3-internet", "ns3-point-to-point",
-            "ns3-applications", "ns3-traffic-control"]
 
 RATE_MBPS, DELAY_MS = 100, 1        # the bottleneck (access links 1 Gb/s, 10 us)
 ARRIVAL_RATE = 3.6                  # flows/s: 3.6 x 1.71 MB x 8 = 49 Mb/s, ~50% load
@@ -150,24 +151,7 @@ def scenario(name, c, seed, onoff=None):
 
 
 def build_ns3(work):
-    exe = os.path.join(work, "tcp-workload")
-    if os.path.exists(exe) and os.path.getmtime(exe) > os.path.getmtime(SRC):
-        return exe
-    flags = subprocess.run(["pkg-config", "--cflags", "--libs"] + NS3_LIBS, check=True,
-                           capture_output=True, text=True).stdout.split()
-    subprocess.run(["g++", "-O2", "-std=c++17", SRC, "-o", exe] + flags, check=True)
-    return exe
-
-
-def packetsim_bin():
-    b = os.environ.get("PACKETSIM")
-    if b:
-        return b
-    b = os.path.join(ROOT, "target", "release", "packetsim")
-    if not os.path.exists(b):
-        subprocess.run(["cargo", "build", "--release", "-q", "-p", "packetsim-cli"],
-                       cwd=ROOT, check=True)
-    return b
+    return run.build_ns3(work, SRC, "tcp-workload")
 
 
 def ns3_common(ns3, c, seed):
@@ -186,7 +170,7 @@ def run_poisson(name, c, seed, work, ns3):
     toml = os.path.join(d, "scenario.toml")
     with open(toml, "w") as f:
         f.write(scenario(name, c, seed))
-    subprocess.run([packetsim_bin(), "run", toml, "--quiet", "--out", os.path.join(d, "ps")],
+    subprocess.run([run.packetsim_bin(), "run", toml, "--quiet", "--out", os.path.join(d, "ps")],
                    check=True)
     sched = os.path.join(d, "ps_schedule.txt")
     with open(os.path.join(d, "ps", "fct.csv")) as f, open(sched, "w") as out:
@@ -366,7 +350,7 @@ def onoff_runs(work, ns3, seeds, table_only):
                     toml = os.path.join(d, "scenario.toml")
                     with open(toml, "w") as f:
                         f.write(scenario("onoff", c, s, onoff=spec))
-                    subprocess.run([packetsim_bin(), "run", toml, "--quiet", "--out",
+                    subprocess.run([run.packetsim_bin(), "run", toml, "--quiet", "--out",
                                     os.path.join(d, "ps")], check=True)
                 pts = []
                 with open(path) as f:
