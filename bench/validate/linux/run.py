@@ -1,0 +1,295 @@
+#!/usr/bin/env python3
+"""Issue 33 item 5: Linux TCP (real stack, testbed.sh) against packetsim on matched scenarios.
+
+    run.py scenarios            # (re)write scenarios/*.toml from the grid below
+    run.py linux  [POINT ...]   # run the testbed (root; about 40 s a run)
+    run.py packetsim [POINT ...]
+    run.py table                # the comparison table (markdown) from both sides' outputs
+
+Raw outputs go to $LINUX_VALIDATE_RAW (default /work/scratch/linuxbed33/raw), outside the
+repository. POINT is a grid point's name (e.g. cubic-1x10M-20ms-0); none = all. The packetsim
+binary is $PACKETSIM, else target/release/packetsim of this checkout (built if missing).
+"""
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
+RAW = os.environ.get("LINUX_VALIDATE_RAW", "/work/scratch/linuxbed33/raw")
+SECS = int(os.environ.get("LINUX_VALIDATE_SECS", "30"))
+PS_SEEDS = [1, 2, 3]
+MSS = 1448          # Linux's payload with timestamps on a 1500-byte MTU (1460 - 12)
+PKT = 1500          # IP bytes of a full segment
+
+# (flows, Mb/s, base RTT ms, random loss on the data direction); the queue is one BDP of
+# 1500-byte packets (at least 10).
+GRID = [
+    (1, 10, 20, 0.0),
+    (1, 50, 50, 0.0),
+    (2, 20, 40, 0.0),
+    (4, 100, 100, 0.0),
+    (1, 20, 40, 0.01),
+    (2, 50, 20, 0.001),
+    (1, 100, 100, 0.01),
+    (1, 100, 100, 0.05),
+]
+CCS = ["reno", "cubic", "bbr"]
+
+
+def bdp_pkts(mbit, rtt_ms):
+    return max(10, round(mbit * 1e6 * rtt_ms / 1e3 / 8 / PKT))
+
+
+def points():
+    for cc in CCS:
+        for flows, mbit, rtt, loss in GRID:
+            name = f"{cc}-{flows}x{mbit}M-{rtt}ms-{loss:g}"
+            yield name, dict(cc=cc, flows=flows, mbit=mbit, rtt=rtt, loss=loss,
+                             limit=bdp_pkts(mbit, rtt))
+
+
+# packetsim's keys for each Linux congestion control. The loss recovery is the same for all:
+# Linux always runs SACK with RACK-TLP and PRR (tcp_sack=1, tcp_recovery=1).
+VARIANT = {"reno": "reno", "cubic": "cubic", "bbr": "bbr"}
+
+TEMPLATE = """\
+# Issue 33 item 5: matched to bench/validate/linux/testbed.sh run as
+#   testbed.sh --cc {cc} --flows {flows} --rate-mbit {mbit} --rtt-ms {rtt} --loss {loss:g} --limit {limit} --duration {secs}
+# Written by run.py (`run.py scenarios`); every TCP key is stated, with the Linux setting it
+# stands for. Linux: kernel 6.18, iperf3 3.12, sysctls at their defaults.
+profile = "standard"
+
+[simulation]
+duration = "{secs}s"
+seed = 1
+sample_interval = "1s"        # iperf3 -i 1 reads tcpi_rtt once a second: srtt sampled the same way
+
+[tcp]
+variant = "{variant}"
+loss_recovery = "sack"        # net.ipv4.tcp_sack = 1
+sack_recovery = "prr"         # tcp_cwnd_reduction (RFC 6937), Linux >= 3.2
+lost_retransmit = "rack"      # net.ipv4.tcp_recovery = 1 (RACK); packetsim: only after a timeout
+keep_sack_on_timeout = true   # tcp_enter_loss keeps SACKed marks unless the receiver reneged
+limited_transmit = true       # Linux sends new data on dupACKs by its pipe (tcp_packets_in_flight)
+mss = {mss}                    # 1500 MTU - 40 (IP+TCP) - 12 (timestamp option)
+initial_cwnd = 10             # TCP_INIT_CWND
+rcv_window = "3MiB"           # tcp_rmem max 6 MiB, about half of it advertised; fixed here, autotuned in Linux
+rto_initial = "1s"            # TCP_TIMEOUT_INIT
+rto_min = "200ms"             # TCP_RTO_MIN
+rto_max = "120s"              # TCP_RTO_MAX
+granularity = "1ms"           # RTT in microseconds, RTO in jiffies
+timestamps = true             # net.ipv4.tcp_timestamps = 1
+rtt_sampling = "every_segment" # tcp_ack_update_rtt: a sample from every ACK (timestamps or rate samples)
+delayed_ack = "40ms"          # TCP_DELACK_MIN; an ACK at least every second full segment (__tcp_ack_snd_check)
+dupack_threshold = 3          # net.ipv4.tcp_reordering = 3
+sack_blocks = 3               # with timestamps 3 SACK blocks fit the 40 option bytes
+ecn = false                   # net.ipv4.tcp_ecn = 2: ECN only when the peer asks; iperf3 does not
+rto_ssthresh = "flight_size"  # tcp_enter_loss: ssthresh from the congestion control's ssthresh()
+rtt_estimator = "rfc6298"     # tcp_rtt_estimator (Jacobson/Karels with mdev)
+
+[nodes.snd]
+[nodes.rtr]
+[nodes.rcv]
+
+# The sender's veth: no rate limit and no delay worth modelling in the testbed.
+[links.access]
+a = "snd"
+b = "rtr"
+rate = "10Gbps"
+delay = "0ms"
+queue = {{ kind = "droptail", limit = 10000 }}
+
+# The router's egress towards the receiver: tbf at {mbit} Mb/s (IP bytes) with pfifo limit {limit};
+# the relay's one-way delay ({half} ms each way) and its loss (before the queue).
+[links.bottleneck]
+a = "rtr"
+b = "rcv"
+rate = "{mbit}Mbps"
+delay = "{half}ms"
+queue = {{ kind = "droptail", limit = {limit} }}
+queue_ba = {{ kind = "droptail", limit = 10000 }}
+loss = {loss}
+errors = "a_to_b"
+loss_position = "before_queue"
+
+[flows.f]
+from = "snd"
+to = "rcv"
+app = "bulk"
+start = "0s"
+count = {flows}
+"""
+
+
+def scenario_path(name):
+    return os.path.join(HERE, "scenarios", name + ".toml")
+
+
+def write_scenarios():
+    os.makedirs(os.path.join(HERE, "scenarios"), exist_ok=True)
+    for name, p in points():
+        with open(scenario_path(name), "w") as f:
+            f.write(TEMPLATE.format(secs=SECS, variant=VARIANT[p["cc"]], mss=MSS,
+                                    half=f"{p['rtt'] / 2:g}", **p).replace("count = 1\n", ""))
+    print(f"wrote {len(list(points()))} scenarios to {os.path.join(HERE, 'scenarios')}")
+
+
+def packetsim_bin():
+    b = os.environ.get("PACKETSIM")
+    if b:
+        return b
+    tgt = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
+    b = os.path.join(tgt, "release", "packetsim")
+    if not os.path.exists(b):
+        subprocess.run(["cargo", "build", "--release", "-q", "-p", "packetsim-cli"], cwd=ROOT,
+                       check=True)
+    return b
+
+
+def selected(args):
+    pts = list(points())
+    if not args:
+        return pts
+    names = {n for n, _ in pts}
+    bad = [a for a in args if a not in names]
+    if bad:
+        sys.exit(f"run.py: unknown point(s) {bad}; known: {sorted(names)}")
+    return [(n, p) for n, p in pts if n in args]
+
+
+def run_linux(args):
+    for name, p in selected(args):
+        out = os.path.join(RAW, "linux", name)
+        cmd = [os.path.join(HERE, "testbed.sh"), "--cc", p["cc"], "--flows", str(p["flows"]),
+               "--rate-mbit", str(p["mbit"]), "--rtt-ms", str(p["rtt"]), "--loss", f"{p['loss']:g}",
+               "--limit", str(p["limit"]), "--duration", str(SECS), "--seed", "1", "--out", out]
+        print("+", " ".join(cmd), flush=True)
+        r = subprocess.run(cmd)
+        if r.returncode != 0:
+            print(f"run.py: testbed failed for {name} (rc {r.returncode})", file=sys.stderr)
+
+
+def run_packetsim(args):
+    exe = packetsim_bin()
+    for name, p in selected(args):
+        seeds = PS_SEEDS if p["loss"] > 0 else PS_SEEDS[:1]  # no loss: nothing is drawn
+        for seed in seeds:
+            out = os.path.join(RAW, "packetsim", name, f"seed{seed}")
+            cmd = [exe, "run", scenario_path(name), "--quiet", "--seed", str(seed), "--out", out]
+            subprocess.run(cmd, check=True)
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def linux_metrics(name, p):
+    d = os.path.join(RAW, "linux", name)
+    try:
+        with open(os.path.join(d, "client.json")) as f:
+            cl = json.load(f)
+        with open(os.path.join(d, "server.json")) as f:
+            sv = json.load(f)
+    except (OSError, ValueError):
+        return None
+    end = cl["end"]
+    goodput = [s["receiver"]["bits_per_second"] for s in sv["end"]["streams"]]
+    retrans = sum(s["sender"]["retransmits"] for s in end["streams"])
+    seg_sent = None
+    rtts = [iv_s["rtt"] / 1e3 for iv in cl["intervals"] for iv_s in iv["streams"] if iv_s.get("rtt")]
+    q = []
+    with open(os.path.join(d, "qdisc_samples.tsv")) as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) == 3 and parts[2] != "NA":
+                q.append(int(parts[2]))
+    # Trim the samples taken before the first byte and after the end: keep the middle part where
+    # the transfer ran (from the first non-empty sample to the last non-empty one).
+    nz = [i for i, v in enumerate(q) if v > 0]
+    qrun = q[nz[0]:nz[-1] + 1] if nz else q
+    final = open(os.path.join(d, "qdisc_final.txt")).read()
+    m = re.search(r"qdisc pfifo 10:.*?Sent (\d+) bytes (\d+) pkt \(dropped (\d+)", final, re.S)
+    sent_bytes, sent_pkts, drops = (int(m.group(1)), int(m.group(2)), int(m.group(3))) if m else (0, 0, 0)
+    with open(os.path.join(d, "relay.json")) as f:
+        relay = json.load(f)
+    return dict(goodput=goodput, retrans=retrans, rtt=statistics.mean(rtts) if rtts else float("nan"),
+                queue=statistics.mean(qrun) if qrun else 0.0, drops=drops, relay=relay,
+                sent_pkts=sent_pkts, sent_bytes=sent_bytes,
+                dur=end["sum_received"]["seconds"], seg_sent=seg_sent)
+
+
+def packetsim_metrics(name, p):
+    base = os.path.join(RAW, "packetsim", name)
+    if not os.path.isdir(base):
+        return None
+    runs = []
+    for seed_dir in sorted(os.listdir(base)):
+        d = os.path.join(base, seed_dir)
+        try:
+            with open(os.path.join(d, "summary.json")) as f:
+                s = json.load(f)
+        except (OSError, ValueError):
+            continue
+        flows = [s["flows"][k] for k in sorted(s["flows"])]
+        q = s["queues"]["bottleneck:rtr->rcv"]
+        srtt = []
+        with open(os.path.join(d, "timeseries_flows.csv")) as f:
+            hdr = f.readline().strip().split(",")
+            i = hdr.index("srtt_s")
+            for line in f:
+                v = line.strip().split(",")[i]
+                if v:
+                    srtt.append(float(v) * 1e3)
+        runs.append(dict(goodput=[fl["goodput_bps"] for fl in flows],
+                         retrans=sum(fl["retransmits"] for fl in flows),
+                         timeouts=sum(fl["timeouts"] for fl in flows),
+                         rtt=statistics.mean(srtt) if srtt else float("nan"),
+                         queue=q["mean_len_pkts"], drops=q["drops"]))
+    if not runs:
+        return None
+    agg = lambda k: statistics.mean(r[k] for r in runs)
+    return dict(goodput_sum=statistics.mean(sum(r["goodput"]) for r in runs),
+                goodput_min=statistics.mean(min(r["goodput"]) for r in runs),
+                goodput_max=statistics.mean(max(r["goodput"]) for r in runs),
+                retrans=agg("retrans"), timeouts=agg("timeouts"), rtt=agg("rtt"),
+                queue=agg("queue"), drops=agg("drops"), n=len(runs))
+
+
+def table():
+    rows = ["| point (cc-flows x rate-RTT-loss) | buf pkts | goodput Mb/s Linux / ps | "
+            "flow min/max Mb/s Linux / ps | retrans Linux / ps | ps RTOs | mean RTT ms Linux / ps | "
+            "mean queue pkts Linux / ps | queue drops Linux / ps | relay late p50/p99/max us |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
+    for name, p in points():
+        lx = linux_metrics(name, p)
+        ps = packetsim_metrics(name, p)
+        if lx is None and ps is None:
+            continue
+        f = lambda v, k=1: "n/a" if v is None else f"{v:.{k}f}"
+        lg = lx and sum(lx["goodput"]) / 1e6
+        rows.append(
+            f"| {name} | {p['limit']} | {f(lg)} / {f(ps and ps['goodput_sum'] / 1e6)} | "
+            f"{f(lx and min(lx['goodput']) / 1e6)}-{f(lx and max(lx['goodput']) / 1e6)} / "
+            f"{f(ps and ps['goodput_min'] / 1e6)}-{f(ps and ps['goodput_max'] / 1e6)} | "
+            f"{f(lx and lx['retrans'], 0)} / {f(ps and ps['retrans'], 0)} | {f(ps and ps['timeouts'], 1)} | "
+            f"{f(lx and lx['rtt'])} / {f(ps and ps['rtt'])} | "
+            f"{f(lx and lx['queue'])} / {f(ps and ps['queue'])} | "
+            f"{f(lx and lx['drops'], 0)} / {f(ps and ps['drops'], 0)} | "
+            + (f"{lx['relay']['late_p50_us']}/{lx['relay']['late_p99_us']}/{lx['relay']['late_max_us']:.0f} |"
+               if lx else "n/a |"))
+    print("\n".join(rows))
+
+
+def main():
+    if len(sys.argv) < 2 or sys.argv[1] not in ("scenarios", "linux", "packetsim", "table"):
+        sys.exit(__doc__)
+    cmd, args = sys.argv[1], sys.argv[2:]
+    {"scenarios": lambda: write_scenarios(), "linux": lambda: run_linux(args),
+     "packetsim": lambda: run_packetsim(args), "table": lambda: table()}[cmd]()
+
+
+if __name__ == "__main__":
+    main()
