@@ -36,6 +36,10 @@ GRID = [
     (2, 50, 20, 0.001),
     (1, 100, 100, 0.01),
     (1, 100, 100, 0.05),
+    # with the two above, the loss curve of Cardwell et al. 2016 (100 Mb/s, 100 ms, 1 BDP)
+    (1, 100, 100, 0.001),
+    (1, 100, 100, 0.02),
+    (1, 100, 100, 0.15),
 ]
 CCS = ["reno", "cubic", "bbr"]
 
@@ -71,8 +75,7 @@ sample_interval = "1s"        # iperf3 -i 1 reads tcpi_rtt once a second: srtt s
 [tcp]
 variant = "{variant}"
 loss_recovery = "sack"        # net.ipv4.tcp_sack = 1
-sack_recovery = "prr"         # tcp_cwnd_reduction (RFC 6937), Linux >= 3.2
-lost_retransmit = "rack"      # net.ipv4.tcp_recovery = 1 (RACK); packetsim: only after a timeout
+{sack_recovery}lost_retransmit = "rack"      # net.ipv4.tcp_recovery = 1 (RACK); packetsim: only after a timeout
 keep_sack_on_timeout = true   # tcp_enter_loss keeps SACKed marks unless the receiver reneged
 limited_transmit = true       # Linux sends new data on dupACKs by its pipe (tcp_packets_in_flight)
 mss = {mss}                    # 1500 MTU - 40 (IP+TCP) - 12 (timestamp option)
@@ -133,7 +136,11 @@ def write_scenarios():
     os.makedirs(os.path.join(HERE, "scenarios"), exist_ok=True)
     for name, p in points():
         with open(scenario_path(name), "w") as f:
-            f.write(TEMPLATE.format(secs=SECS, variant=VARIANT[p["cc"]], mss=MSS,
+            prr = ('sack_recovery = "prr"         # tcp_cwnd_reduction (RFC 6937), Linux >= 3.2\n'
+                   if p["cc"] != "bbr" else
+                   '# sack_recovery: not set; BBR sets its own recovery window (bbr_set_cwnd_to_recover_or_restore),\n'
+                   '# Linux skips PRR for a congestion control with cong_control (tcp_cong_control)\n')
+            f.write(TEMPLATE.format(secs=SECS, variant=VARIANT[p["cc"]], mss=MSS, sack_recovery=prr,
                                     half=f"{p['rtt'] / 2:g}", **p).replace("count = 1\n", ""))
     print(f"wrote {len(list(points()))} scenarios to {os.path.join(HERE, 'scenarios')}")
 
@@ -200,25 +207,40 @@ def linux_metrics(name, p):
     retrans = sum(s["sender"]["retransmits"] for s in end["streams"])
     seg_sent = None
     rtts = [iv_s["rtt"] / 1e3 for iv in cl["intervals"] for iv_s in iv["streams"] if iv_s.get("rtt")]
-    q = []
+    samples = []  # (t, sent bytes, sent packets, backlog bytes, backlog packets)
     with open(os.path.join(d, "qdisc_samples.tsv")) as f:
         for line in f:
             parts = line.split()
-            if len(parts) == 3 and parts[2] != "NA":
-                q.append(int(parts[2]))
-    # Trim the samples taken before the first byte and after the end: keep the middle part where
-    # the transfer ran (from the first non-empty sample to the last non-empty one).
-    nz = [i for i, v in enumerate(q) if v > 0]
-    qrun = q[nz[0]:nz[-1] + 1] if nz else q
+            if len(parts) == 5 and "NA" not in parts:
+                samples.append((float(parts[0]),) + tuple(int(x) for x in parts[1:]))
+    # The queue while the transfer ran: from the first sample with bytes sent after the
+    # handshake to the last one at which the count still grew.
+    moving = [i for i in range(1, len(samples)) if samples[i][2] - samples[i - 1][2] > 10]
+    run = samples[moving[0]:moving[-1] + 1] if moving else samples
+    q = [s[4] for s in run]
+    # The tbf's achieved rate while it was busy (backlog at both ends of a sample interval),
+    # in IP bits per second (frames less their 14-byte Ethernet header).
+    busy = [(b[1] - a[1] - 14 * (b[2] - a[2])) * 8 / (b[0] - a[0])
+            for a, b in zip(samples, samples[1:]) if a[4] > 0 and b[4] > 0 and b[0] > a[0]]
     final = open(os.path.join(d, "qdisc_final.txt")).read()
     m = re.search(r"qdisc pfifo 10:.*?Sent (\d+) bytes (\d+) pkt \(dropped (\d+)", final, re.S)
     sent_bytes, sent_pkts, drops = (int(m.group(1)), int(m.group(2)), int(m.group(3))) if m else (0, 0, 0)
     with open(os.path.join(d, "relay.json")) as f:
         relay = json.load(f)
     return dict(goodput=goodput, retrans=retrans, rtt=statistics.mean(rtts) if rtts else float("nan"),
-                queue=statistics.mean(qrun) if qrun else 0.0, drops=drops, relay=relay,
+                queue=statistics.mean(q) if q else 0.0,
+                busy_rate=statistics.mean(busy) if len(busy) >= 5 else None,
+                ping=ping_rtt(d), drops=drops, relay=relay,
                 sent_pkts=sent_pkts, sent_bytes=sent_bytes,
                 dur=end["sum_received"]["seconds"], seg_sent=seg_sent)
+
+
+def ping_rtt(d):
+    try:
+        m = re.search(r"rtt min/avg/max/mdev = ([\d.]+)/([\d.]+)/", open(os.path.join(d, "ping.txt")).read())
+    except OSError:
+        return None
+    return float(m.group(1)) if m else None
 
 
 def packetsim_metrics(name, p):
@@ -261,8 +283,10 @@ def packetsim_metrics(name, p):
 def table():
     rows = ["| point (cc-flows x rate-RTT-loss) | buf pkts | goodput Mb/s Linux / ps | "
             "flow min/max Mb/s Linux / ps | retrans Linux / ps | ps RTOs | mean RTT ms Linux / ps | "
-            "mean queue pkts Linux / ps | queue drops Linux / ps | relay late p50/p99/max us |",
-            "|---|---|---|---|---|---|---|---|---|---|"]
+            "mean queue pkts Linux / ps | queue drops Linux / ps |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    acc = ["| point | ping min RTT ms (set) | tbf busy rate Mb/s (set) | relay late p50 / p99 / p99.9 / max us | relay pkts |",
+           "|---|---|---|---|---|"]
     for name, p in points():
         lx = linux_metrics(name, p)
         ps = packetsim_metrics(name, p)
@@ -277,10 +301,16 @@ def table():
             f"{f(lx and lx['retrans'], 0)} / {f(ps and ps['retrans'], 0)} | {f(ps and ps['timeouts'], 1)} | "
             f"{f(lx and lx['rtt'])} / {f(ps and ps['rtt'])} | "
             f"{f(lx and lx['queue'])} / {f(ps and ps['queue'])} | "
-            f"{f(lx and lx['drops'], 0)} / {f(ps and ps['drops'], 0)} | "
-            + (f"{lx['relay']['late_p50_us']}/{lx['relay']['late_p99_us']}/{lx['relay']['late_max_us']:.0f} |"
-               if lx else "n/a |"))
+            f"{f(lx and lx['drops'], 0)} / {f(ps and ps['drops'], 0)} |")
+        if lx:
+            r = lx["relay"]
+            acc.append(f"| {name} | {f(lx['ping'], 2)} ({p['rtt']}) | "
+                       f"{f(lx['busy_rate'] and lx['busy_rate'] / 1e6, 2)} ({p['mbit']}) | "
+                       f"{r['late_p50_us']} / {r['late_p99_us']} / {r['late_p999_us']} / {r['late_max_us']:.0f} | "
+                       f"{r['forwarded']} |")
     print("\n".join(rows))
+    print()
+    print("\n".join(acc))
 
 
 def main():

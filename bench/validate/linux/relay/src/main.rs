@@ -384,3 +384,63 @@ fn main() {
     }
     std::process::exit(0);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ipv4_to(dst: [u8; 4]) -> Vec<u8> {
+        let mut p = vec![0u8; 40];
+        p[0] = 0x45;
+        p[16..20].copy_from_slice(&dst);
+        p
+    }
+
+    #[test]
+    fn prefix_match_uses_the_destination_address_only() {
+        let pre = parse_prefix("10.201.2.0/24");
+        assert_eq!(pre, (0x0ac9_0200, 0xffff_ff00));
+        assert!(dst_in(&ipv4_to([10, 201, 2, 2]), pre));
+        assert!(!dst_in(&ipv4_to([10, 201, 1, 1]), pre));
+        // IPv6 and runts are never candidates for loss.
+        let mut v6 = ipv4_to([10, 201, 2, 2]);
+        v6[0] = 0x60;
+        assert!(!dst_in(&v6, pre));
+        assert!(!dst_in(&[0x45, 0, 0], pre));
+        assert_eq!(parse_prefix("0.0.0.0/0"), (0, 0));
+    }
+
+    #[test]
+    fn times_take_an_explicit_unit() {
+        assert_eq!(parse_time("--delay", "25ms"), Duration::from_millis(25));
+        assert_eq!(parse_time("--delay", "50000us"), Duration::from_millis(50));
+        assert_eq!(parse_time("--delay", "3s"), Duration::from_secs(3));
+    }
+
+    #[test]
+    fn loss_draws_are_seeded_and_near_their_probability() {
+        // The same seed gives the same sequence of decisions (reproducible loss patterns).
+        let draw = |seed| {
+            let mut r = XorShiftRng::seed_from_u64(seed);
+            (0..100_000).map(|_| ((r.next_u64() >> 11) as f64 / (1u64 << 53) as f64) < 0.01).collect::<Vec<_>>()
+        };
+        let a = draw(7);
+        assert_eq!(a, draw(7));
+        assert_ne!(a, draw(8));
+        let n = a.iter().filter(|&&x| x).count();
+        // Binomial(100000, 0.01): mean 1000, sd about 31.5; 5 sd either side.
+        assert!((843..=1157).contains(&n), "{n} losses in 100000 draws at p = 0.01");
+    }
+
+    #[test]
+    fn lateness_quantiles_come_from_the_histogram() {
+        let mut l = Lateness { hist: vec![0; HIST_US + 1], sum_ns: 0, max_ns: 0, n: 0 };
+        for us in 0..100u64 {
+            l.record(us * 1000 + 500);
+        }
+        assert_eq!(l.quantile_us(0.5), 50.0);
+        assert_eq!(l.quantile_us(0.99), 99.0);
+        l.record(80_000_000); // 80 ms: past the histogram, reported as the maximum
+        assert_eq!(l.quantile_us(1.0), 80_000.0);
+    }
+}
