@@ -5,6 +5,8 @@
     run.py linux  [POINT ...]   # run the testbed (root; about 40 s a run)
     run.py packetsim [POINT ...]
     run.py table                # the comparison table (markdown) from both sides' outputs
+    run.py published            # the 100 Mb/s, 100 ms loss curve against the published ones
+    run.py slowstart            # the first ssthresh (slow-start exit) of single loss-free flows
 
 Raw outputs go to $LINUX_VALIDATE_RAW (default /work/scratch/linuxbed33/raw), outside the
 repository. POINT is a grid point's name (e.g. cubic-1x10M-20ms-0); none = all. The packetsim
@@ -22,6 +24,14 @@ ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 RAW = os.environ.get("LINUX_VALIDATE_RAW", "/work/scratch/linuxbed33/raw")
 SECS = int(os.environ.get("LINUX_VALIDATE_SECS", "30"))
 PS_SEEDS = [1, 2, 3]
+# LINUX_VALIDATE_REP=N (default 1): which repetition of the Linux runs to make; repetition N
+# uses relay seed N and writes to raw/linux (N = 1) or raw/linux-repN. The table shows
+# repetition 1 and, where it exists, the spread over all repetitions.
+REP = int(os.environ.get("LINUX_VALIDATE_REP", "1"))
+
+
+def linux_dir(rep):
+    return os.path.join(RAW, "linux" if rep == 1 else f"linux-rep{rep}")
 MSS = 1448          # Linux's payload with timestamps on a 1500-byte MTU (1460 - 12)
 PKT = 1500          # IP bytes of a full segment
 
@@ -80,7 +90,7 @@ keep_sack_on_timeout = true   # tcp_enter_loss keeps SACKed marks unless the rec
 limited_transmit = true       # Linux sends new data on dupACKs by its pipe (tcp_packets_in_flight)
 mss = {mss}                    # 1500 MTU - 40 (IP+TCP) - 12 (timestamp option)
 initial_cwnd = 10             # TCP_INIT_CWND
-rcv_window = "3MiB"           # tcp_rmem max 6 MiB, about half of it advertised; fixed here, autotuned in Linux
+rcv_window = "3MiB"           # Linux autotunes it (tcp_rmem max 32 MiB here); 3 MiB > BDP + queue at every point
 rto_initial = "1s"            # TCP_TIMEOUT_INIT
 rto_min = "200ms"             # TCP_RTO_MIN
 rto_max = "120s"              # TCP_RTO_MAX
@@ -91,7 +101,7 @@ delayed_ack = "40ms"          # TCP_DELACK_MIN; an ACK at least every second ful
 dupack_threshold = 3          # net.ipv4.tcp_reordering = 3
 sack_blocks = 3               # with timestamps 3 SACK blocks fit the 40 option bytes
 ecn = false                   # net.ipv4.tcp_ecn = 2: ECN only when the peer asks; iperf3 does not
-rto_ssthresh = "flight_size"  # tcp_enter_loss: ssthresh from the congestion control's ssthresh()
+rto_ssthresh = "recovery"     # tcp_enter_loss: a timeout in recovery keeps recovery's ssthresh
 rtt_estimator = "rfc6298"     # tcp_rtt_estimator (Jacobson/Karels with mdev)
 
 [nodes.snd]
@@ -170,10 +180,10 @@ def selected(args):
 
 def run_linux(args):
     for name, p in selected(args):
-        out = os.path.join(RAW, "linux", name)
+        out = os.path.join(linux_dir(REP), name)
         cmd = [os.path.join(HERE, "testbed.sh"), "--cc", p["cc"], "--flows", str(p["flows"]),
                "--rate-mbit", str(p["mbit"]), "--rtt-ms", str(p["rtt"]), "--loss", f"{p['loss']:g}",
-               "--limit", str(p["limit"]), "--duration", str(SECS), "--seed", "1", "--out", out]
+               "--limit", str(p["limit"]), "--duration", str(SECS), "--seed", str(REP), "--out", out]
         print("+", " ".join(cmd), flush=True)
         r = subprocess.run(cmd)
         if r.returncode != 0:
@@ -193,8 +203,8 @@ def run_packetsim(args):
 # ---------------------------------------------------------------------------------------------
 
 
-def linux_metrics(name, p):
-    d = os.path.join(RAW, "linux", name)
+def linux_metrics(name, p, rep=1):
+    d = os.path.join(linux_dir(rep), name)
     try:
         with open(os.path.join(d, "client.json")) as f:
             cl = json.load(f)
@@ -283,8 +293,8 @@ def packetsim_metrics(name, p):
 def table():
     rows = ["| point (cc-flows x rate-RTT-loss) | buf pkts | goodput Mb/s Linux / ps | "
             "flow min/max Mb/s Linux / ps | retrans Linux / ps | ps RTOs | mean RTT ms Linux / ps | "
-            "mean queue pkts Linux / ps | queue drops Linux / ps |",
-            "|---|---|---|---|---|---|---|---|---|"]
+            "mean queue pkts Linux / ps | queue drops Linux / ps | Linux rep 2: goodput, retrans |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
     acc = ["| point | ping min RTT ms (set) | tbf busy rate Mb/s (set) | relay late p50 / p99 / p99.9 / max us | relay pkts |",
            "|---|---|---|---|---|"]
     for name, p in points():
@@ -301,7 +311,8 @@ def table():
             f"{f(lx and lx['retrans'], 0)} / {f(ps and ps['retrans'], 0)} | {f(ps and ps['timeouts'], 1)} | "
             f"{f(lx and lx['rtt'])} / {f(ps and ps['rtt'])} | "
             f"{f(lx and lx['queue'])} / {f(ps and ps['queue'])} | "
-            f"{f(lx and lx['drops'], 0)} / {f(ps and ps['drops'], 0)} |")
+            f"{f(lx and lx['drops'], 0)} / {f(ps and ps['drops'], 0)} | "
+            + (f"{sum(l2['goodput']) / 1e6:.1f}, {l2['retrans']} |" if (l2 := linux_metrics(name, p, 2)) else "n/a |"))
         if lx:
             r = lx["relay"]
             acc.append(f"| {name} | {f(lx['ping'], 2)} ({p['rtt']}) | "
@@ -313,12 +324,98 @@ def table():
     print("\n".join(acc))
 
 
+def rfc9438_rate(p, rtt_s, mss=MSS):
+    """RFC 9438 section 5: CUBIC's average window (segments) against random loss p, the larger
+    of the cubic region, (C (3 + beta) / (4 (1 - beta)))^(1/4) RTT^(3/4) / p^(3/4), and the
+    Reno-friendly region, sqrt(3 / (2 p)) (AIMD with alpha = 3 (1 - beta) / (1 + beta)), with
+    C = 0.4, beta = 0.7; as a rate, window x MSS / RTT (base RTT: no queue at these losses)."""
+    c, beta = 0.4, 0.7
+    w_cubic = (c * (3 + beta) / (4 * (1 - beta))) ** 0.25 * rtt_s ** 0.75 / p ** 0.75
+    w_reno = (3 / (2 * p)) ** 0.5
+    return max(w_cubic, w_reno) * mss * 8 / rtt_s
+
+
+def published():
+    """The 1 flow, 100 Mb/s, 100 ms, 1 BDP points against the published curves."""
+    limit = 100e6 * MSS / PKT  # goodput of a saturated link, payload bits/s
+    rows = ["| loss p | (1-p) x limit Mb/s | BBR Linux | BBR packetsim | CUBIC RFC 9438 model | "
+            "CUBIC Linux | CUBIC packetsim | Reno Linux | Reno packetsim |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    losses = sorted({loss for fl, mb, rtt, loss in GRID if (fl, mb, rtt) == (1, 100, 100)})
+    for loss in losses:
+        def cell(cc):
+            name = f"{cc}-1x100M-100ms-{loss:g}"
+            pt = dict(points())[name]
+            lx, ps = linux_metrics(name, pt), packetsim_metrics(name, pt)
+            ref = (1 - loss) * limit
+            fmt = lambda g: "n/a" if g is None else f"{g / 1e6:.2f} ({g / ref:.2f})"
+            return (fmt(lx and sum(lx["goodput"])), fmt(ps and ps["goodput_sum"]))
+        b, c, r = cell("bbr"), cell("cubic"), cell("reno")
+        model = min(rfc9438_rate(loss, 0.1), limit) if loss > 0 else limit
+        rows.append(f"| {loss:g} | {(1 - loss) * limit / 1e6:.2f} | {b[0]} | {b[1]} | "
+                    f"{model / 1e6:.2f} | {c[0]} | {c[1]} | {r[0]} | {r[1]} |")
+    print("\n".join(rows))
+
+
+def linux_first_ssthresh(d):
+    """(seconds after the first sample, segments) of the first ssthresh `ss -tin` shows for a
+    data connection (the control connection carries a few hundred bytes and is skipped)."""
+    t0, t, cur = None, None, None
+    try:
+        lines = open(os.path.join(d, "ss_samples.txt")).read().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        if line.startswith("# "):
+            t = float(line[2:])
+            t0 = t if t0 is None else t0
+            continue
+        m = re.search(r"bytes_acked:(\d+)", line)
+        if m and int(m.group(1)) > 100000:
+            th = re.search(r" ssthresh:(\d+)", line)
+            if th:
+                return (t - t0, int(th.group(1)))
+    return None
+
+
+def ps_first_ssthresh(name):
+    d = os.path.join(RAW, "packetsim", name, "seed1")
+    try:
+        f = open(os.path.join(d, "timeseries_flows.csv"))
+    except OSError:
+        return None
+    hdr = f.readline().strip().split(",")
+    it, iss = hdr.index("time_s"), hdr.index("ssthresh_bytes")
+    first = None
+    for line in f:
+        v = line.strip().split(",")
+        if v[iss] and float(v[iss]) < 3 * 1024 * 1024:
+            first = (float(v[it]), float(v[iss]) / MSS)
+            break
+    return first
+
+
+def slow_start():
+    """First ssthresh (the slow-start exit) of the single-flow loss-free points."""
+    rows = ["| point | BDP + queue (pkts) | Linux: first ssthresh seen (segments, at s) | "
+            "packetsim: first ssthresh (segments, at s) |", "|---|---|---|---|"]
+    for name, p in points():
+        if p["flows"] != 1 or p["loss"] > 0 or p["cc"] == "bbr":  # BBR v1 ignores ssthresh
+            continue
+        lx = [linux_first_ssthresh(os.path.join(linux_dir(r), name)) for r in (1, 2)]
+        ps = ps_first_ssthresh(name)
+        fmt = lambda x: "none" if x is None else f"{x[1]:.0f} ({x[0]:.0f} s)"
+        rows.append(f"| {name} | {2 * p['limit']} | {fmt(lx[0])}; rep 2: {fmt(lx[1])} | {fmt(ps)} |")
+    print("\n".join(rows))
+
+
 def main():
-    if len(sys.argv) < 2 or sys.argv[1] not in ("scenarios", "linux", "packetsim", "table"):
+    if len(sys.argv) < 2 or sys.argv[1] not in ("scenarios", "linux", "packetsim", "table", "published", "slowstart"):
         sys.exit(__doc__)
     cmd, args = sys.argv[1], sys.argv[2:]
     {"scenarios": lambda: write_scenarios(), "linux": lambda: run_linux(args),
-     "packetsim": lambda: run_packetsim(args), "table": lambda: table()}[cmd]()
+     "packetsim": lambda: run_packetsim(args), "table": lambda: table(),
+     "published": lambda: published(), "slowstart": lambda: slow_start()}[cmd]()
 
 
 if __name__ == "__main__":

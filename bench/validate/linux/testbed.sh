@@ -157,6 +157,7 @@ tbf_burst=$burst
 relay_one_way_us=$half_us
 kernel=$(uname -r)
 iperf3=$(iperf3 --version | head -1)
+loadavg_start="$(cat /proc/loadavg)"
 EOF
 
 ip netns exec "$R" "$relay_bin" --dev dly --delay "${half_us}us" --loss "$loss" --loss-dst 10.201.2.0/24 \
@@ -197,6 +198,7 @@ rc=0
 xS timeout $(( duration + 15 )) iperf3 -c 10.201.2.2 -t "$duration" -P "$flows" -C "$cc" -J -i 1 \
    > "$out/client.json" 2>"$out/client.err" || rc=$?
 xR tc -s qdisc show dev r1 > "$out/qdisc_final.txt"
+echo "loadavg_end=\"$(cat /proc/loadavg)\"" >> "$out/meta.env"
 wait "$srv_pid" 2>/dev/null || true
 # Let the relay write its statistics now rather than at its deadline.
 kill -TERM "$relay_pid" 2>/dev/null || true
