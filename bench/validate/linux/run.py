@@ -240,9 +240,24 @@ def linux_metrics(name, p, rep=1):
     return dict(goodput=goodput, retrans=retrans, rtt=statistics.mean(rtts) if rtts else float("nan"),
                 queue=statistics.mean(q) if q else 0.0,
                 busy_rate=statistics.mean(busy) if len(busy) >= 5 else None,
-                ping=ping_rtt(d), drops=drops, relay=relay,
+                ping=ping_rtt(d), netstat=netstat(d), drops=drops, relay=relay,
                 sent_pkts=sent_pkts, sent_bytes=sent_bytes,
                 dur=end["sum_received"]["seconds"], seg_sent=seg_sent)
+
+
+def netstat(d):
+    """The sender namespace's counters: {"TcpExt.TCPTimeouts": n, "Tcp.RetransSegs": n, ...}."""
+    try:
+        lines = open(os.path.join(d, "sender_netstat.txt")).read().splitlines()
+    except OSError:
+        return None
+    out = {}
+    # Each group is a line of names and a line of values under the same "Prefix:".
+    for names, values in zip(lines, lines[1:]):
+        n, v = names.split(), values.split()
+        if len(n) > 1 and n[0] == v[0] and not n[1].isdigit() and v[1].lstrip("-").isdigit():
+            out.update({f"{n[0][:-1]}.{k}": int(x) for k, x in zip(n[1:], v[1:])})
+    return out
 
 
 def ping_rtt(d):
@@ -290,9 +305,16 @@ def packetsim_metrics(name, p):
                 queue=agg("queue"), drops=agg("drops"), n=len(runs))
 
 
+def rto_cell(lx):
+    ns = lx and lx["netstat"]
+    if not ns:
+        return "n/a"
+    return f"{ns.get('TcpExt.TCPTimeouts', 0)} ({ns.get('TcpExt.TCPLossProbes', 0)})"
+
+
 def table():
     rows = ["| point (cc-flows x rate-RTT-loss) | buf pkts | goodput Mb/s Linux / ps | "
-            "flow min/max Mb/s Linux / ps | retrans Linux / ps | ps RTOs | mean RTT ms Linux / ps | "
+            "flow min/max Mb/s Linux / ps | retrans Linux / ps | RTOs Linux (TLPs) / ps | mean RTT ms Linux / ps | "
             "mean queue pkts Linux / ps | queue drops Linux / ps | Linux rep 2: goodput, retrans |",
             "|---|---|---|---|---|---|---|---|---|---|"]
     acc = ["| point | ping min RTT ms (set) | tbf busy rate Mb/s (set) | relay late p50 / p99 / p99.9 / max us | relay pkts |",
@@ -308,7 +330,8 @@ def table():
             f"| {name} | {p['limit']} | {f(lg)} / {f(ps and ps['goodput_sum'] / 1e6)} | "
             f"{f(lx and min(lx['goodput']) / 1e6)}-{f(lx and max(lx['goodput']) / 1e6)} / "
             f"{f(ps and ps['goodput_min'] / 1e6)}-{f(ps and ps['goodput_max'] / 1e6)} | "
-            f"{f(lx and lx['retrans'], 0)} / {f(ps and ps['retrans'], 0)} | {f(ps and ps['timeouts'], 1)} | "
+            f"{f(lx and lx['retrans'], 0)} / {f(ps and ps['retrans'], 0)} | "
+            f"{rto_cell(lx)} / {f(ps and ps['timeouts'], 1)} | "
             f"{f(lx and lx['rtt'])} / {f(ps and ps['rtt'])} | "
             f"{f(lx and lx['queue'])} / {f(ps and ps['queue'])} | "
             f"{f(lx and lx['drops'], 0)} / {f(ps and ps['drops'], 0)} | "

@@ -19,7 +19,8 @@
 # Writes to --out: client.json (iperf3 -J of the sender), server.json, qdisc_samples.tsv
 # (t, sent bytes, sent packets, backlog bytes, backlog packets every 100 ms), qdisc_final.txt (tc -s), ss_samples.txt
 # (ss -tin every second), relay.json (the relay's counts and delay error), ping.txt (base RTT
-# before the run), offloads.txt, meta.env (the parameters).
+# before the run), offloads.txt, meta.env (the parameters), sender_netstat.txt (the sender
+# namespace's /proc/net/netstat and snmp after the run: TCPTimeouts, TCPLossProbes, ...).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -198,6 +199,8 @@ rc=0
 xS timeout $(( duration + 15 )) iperf3 -c 10.201.2.2 -t "$duration" -P "$flows" -C "$cc" -J -i 1 \
    > "$out/client.json" 2>"$out/client.err" || rc=$?
 xR tc -s qdisc show dev r1 > "$out/qdisc_final.txt"
+# The sender namespace's own TCP counters (timeouts, loss probes, recoveries, undos).
+xS cat /proc/net/netstat /proc/net/snmp > "$out/sender_netstat.txt"
 echo "loadavg_end=\"$(cat /proc/loadavg)\"" >> "$out/meta.env"
 wait "$srv_pid" 2>/dev/null || true
 # Let the relay write its statistics now rather than at its deadline.
