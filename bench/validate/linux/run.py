@@ -240,7 +240,7 @@ def linux_metrics(name, p, rep=1):
     return dict(goodput=goodput, retrans=retrans, rtt=statistics.mean(rtts) if rtts else float("nan"),
                 queue=statistics.mean(q) if q else 0.0,
                 busy_rate=statistics.mean(busy) if len(busy) >= 5 else None,
-                ping=ping_rtt(d), netstat=netstat(d), drops=drops, relay=relay,
+                ping=ping_rtt(d), netstat=netstat(d), load=load(d), drops=drops, relay=relay,
                 sent_pkts=sent_pkts, sent_bytes=sent_bytes,
                 dur=end["sum_received"]["seconds"], seg_sent=seg_sent)
 
@@ -305,6 +305,22 @@ def packetsim_metrics(name, p):
                 queue=agg("queue"), drops=agg("drops"), n=len(runs))
 
 
+def cpu(relay):
+    if "cpu_user_s" not in relay:
+        return "n/a"
+    return f"{100 * (relay['cpu_user_s'] + relay['cpu_sys_s']) / relay['elapsed_s']:.1f}"
+
+
+def load(d):
+    """1-minute load average at the start and end of a run (meta.env)."""
+    try:
+        meta = open(os.path.join(d, "meta.env")).read()
+    except OSError:
+        return "n/a"
+    vals = re.findall(r'loadavg_(?:start|end)="?([\d.]+)', meta)
+    return ", ".join(vals) if vals else "n/a"
+
+
 def rto_cell(lx):
     ns = lx and lx["netstat"]
     if not ns:
@@ -317,8 +333,9 @@ def table():
             "flow min/max Mb/s Linux / ps | retrans Linux / ps | RTOs Linux (TLPs) / ps | mean RTT ms Linux / ps | "
             "mean queue pkts Linux / ps | queue drops Linux / ps | Linux rep 2: goodput, retrans |",
             "|---|---|---|---|---|---|---|---|---|---|"]
-    acc = ["| point | ping min RTT ms (set) | tbf busy rate Mb/s (set) | relay late p50 / p99 / p99.9 / max us | relay pkts |",
-           "|---|---|---|---|---|"]
+    acc = ["| point | ping min RTT ms (set) | tbf busy rate Mb/s (set) | relay late p50 / p99 / p99.9 / max us | "
+           "relay pkts | relay CPU % | load avg start, end |",
+           "|---|---|---|---|---|---|---|"]
     for name, p in points():
         lx = linux_metrics(name, p)
         ps = packetsim_metrics(name, p)
@@ -341,7 +358,7 @@ def table():
             acc.append(f"| {name} | {f(lx['ping'], 2)} ({p['rtt']}) | "
                        f"{f(lx['busy_rate'] and lx['busy_rate'] / 1e6, 2)} ({p['mbit']}) | "
                        f"{r['late_p50_us']} / {r['late_p99_us']} / {r['late_p999_us']} / {r['late_max_us']:.0f} | "
-                       f"{r['forwarded']} |")
+                       f"{r['forwarded']} | {cpu(r)} | {lx['load']} |")
     print("\n".join(rows))
     print()
     print("\n".join(acc))

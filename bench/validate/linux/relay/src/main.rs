@@ -351,12 +351,20 @@ fn main() {
         }
     }
     let elapsed = (now_ns() - start) as f64 / 1e9;
+    // CPU the relay used (both threads), to judge its share of the shared machine.
+    // SAFETY: ru is a valid, writable rusage.
+    let (cpu_user, cpu_sys) = unsafe {
+        let mut ru: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut ru);
+        let t = |tv: libc::timeval| tv.tv_sec as f64 + tv.tv_usec as f64 / 1e6;
+        (t(ru.ru_utime), t(ru.ru_stime))
+    };
     let l = lateness.lock().unwrap();
     let c = &counters;
     let json = format!(
         "{{\"dev\":\"{}\",\"delay_us\":{},\"loss\":{},\"seed\":{},\"elapsed_s\":{:.3},\
          \"pkts_in\":{},\"bytes_in\":{},\"dropped\":{},\"forwarded\":{},\"bytes_out\":{},\"write_errors\":{},\
-         \"late_mean_us\":{:.2},\"late_p50_us\":{},\"late_p90_us\":{},\"late_p99_us\":{},\"late_p999_us\":{},\"late_max_us\":{:.1}}}\n",
+         \"cpu_user_s\":{:.3},\"cpu_sys_s\":{:.3},\"late_mean_us\":{:.2},\"late_p50_us\":{},\"late_p90_us\":{},\"late_p99_us\":{},\"late_p999_us\":{},\"late_max_us\":{:.1}}}\n",
         args.dev,
         delay_ns / 1000,
         args.loss,
@@ -368,6 +376,8 @@ fn main() {
         c.forwarded.load(Ordering::Relaxed),
         c.bytes_out.load(Ordering::Relaxed),
         c.write_errors.load(Ordering::Relaxed),
+        cpu_user,
+        cpu_sys,
         if l.n > 0 { l.sum_ns as f64 / l.n as f64 / 1000.0 } else { 0.0 },
         l.quantile_us(0.5),
         l.quantile_us(0.9),
