@@ -205,12 +205,15 @@ fn add(net: &mut Net, b: &LinkBuild) -> LinkId {
 /// `slots` slots under `seed`.
 ///
 /// Filled as the driver fills them: `slots`, `slot`, `switch` (the a→b port's counters), and
-/// per connection `delivered`, `delivered_after_warmup` (= `delivered`: only a zero warm-up is
-/// accepted), `bytes_sent`, `retransmits`, `timeouts`, `spurious` (the receiver's duplicate
-/// segments), `source_pauses`, `aborted` and `data_frames` (data packets the receiver got);
-/// `reassembly.frames_corrupted` is the a→b direction's `cell_loss` drops (all connections).
-/// Not filled (empty or zero): `trace`, `idle_gaps`, per-connection `corrupted_frames` and the
-/// rest of `reassembly`: the world samples queues on a time grid, not per slot, and counts
+/// per connection `delivered`, `delivered_after_warmup` (the world is stopped at the end of
+/// slot `warmup_slots - 1` and the receivers read), `bytes_sent`, `retransmits`, `timeouts`,
+/// `spurious` (the receiver's duplicate segments), `source_pauses`, `aborted` and
+/// `data_frames` (data packets the receiver got); `reassembly.frames_corrupted` is the a→b
+/// direction's `cell_loss` drops (all connections); `trace` (the world stopped at each bin's
+/// end) with `q_mean` (the port's per-slot queue sum over the bin, after each slot's
+/// arrivals, as the driver) and sender 1's `sent1` and `sent1_bin`. Not filled (zero or
+/// empty): each trace point's `q_max`, `idle_gaps`, per-connection `corrupted_frames` and the
+/// rest of `reassembly`: the port keeps no per-bin maximum nor idle intervals, and counts
 /// frame losses per direction, not per VC.
 ///
 /// Not the driver's numbers seed for seed: the world draws processing times and the arrival
@@ -222,14 +225,14 @@ fn add(net: &mut Net, b: &LinkBuild) -> LinkId {
 pub fn run_on_world(
     cfg: &crate::atm::sim::AtmNetConfig,
 ) -> Result<crate::atm::sim::AtmRunResult, String> {
-    use crate::atm::sim::{AtmRunResult, ConnResult};
+    use crate::atm::sim::{AtmRunResult, ConnResult, TracePoint};
     use crate::queue::DropReason;
     use crate::scenario::{App, FlowKind, LinkKind};
     use crate::world::Agent;
-    use packetsim_kernel::{Dur, Rate};
+    use packetsim_kernel::{Dur, Rate, Time};
     const BASE: &str = include_str!("../../../../../scenarios/atm-two-senders.toml");
-    if cfg.warmup_slots != 0 {
-        return Err("run_on_world: a warm-up is not supported (warmup_slots must be 0)".into());
+    if cfg.warmup_slots >= cfg.slots {
+        return Err("run_on_world: the warm-up must end before the run (warmup_slots < slots)".into());
     }
     if cfg.recv_proc.1 > cfg.recv_proc.0 {
         return Err("run_on_world: the receiver's processing time has no jitter on the world \
@@ -286,8 +289,63 @@ pub fn run_on_world(
             t
         })
         .collect();
-    let out = crate::scenario::run(&sc, cfg.seed).map_err(|e| format!("run_on_world: {e}"))?;
-    let w = &out.world;
+    let mut world =
+        crate::scenario::build(&sc, cfg.seed).map_err(|e| format!("run_on_world: {e}"))?;
+    world.stop_when_done(true);
+    let ab_id = world.net.links[0].ab;
+    let at_slot = |s: u64| Time::from_nanos(s * cfg.slot.0);
+    // The senders' bytes sent and the receivers' bytes delivered, each in agent order.
+    let counts = |w: &crate::world::World| -> (Vec<u64>, Vec<u64>) {
+        let (mut sent, mut delivered) = (Vec::new(), Vec::new());
+        for a in &w.agents {
+            match &a.agent {
+                Agent::TcpSender(s) => sent.push(s.stats().bytes_sent),
+                Agent::TcpReceiver(r) => delivered.push(r.stats().bytes_delivered),
+                _ => {}
+            }
+        }
+        (sent, delivered)
+    };
+    // The instants to stop at: each trace bin's end and the end of the warm-up.
+    let bin = cfg.trace_bin;
+    let mut stops: Vec<u64> = if bin > 0 {
+        (1..=cfg.trace_slots.min(cfg.slots) / bin).map(|k| k * bin).collect()
+    } else {
+        Vec::new()
+    };
+    if cfg.warmup_slots > 0 {
+        stops.push(cfg.warmup_slots);
+    }
+    stops.sort_unstable();
+    stops.dedup();
+    let mut at_warmup = vec![0u64; cfg.connections as usize];
+    let mut trace = Vec::new();
+    let (mut last_qsum, mut last_sent1) = (0u64, 0u64);
+    for s in stops {
+        world.run_until(at_slot(s));
+        let (sent, delivered) = counts(&world);
+        if s == cfg.warmup_slots && s > 0 {
+            at_warmup = delivered;
+        }
+        if bin > 0 && s > 0 && s % bin == 0 && s <= cfg.trace_slots {
+            let port = world.net.egresses[ab_id.idx()]
+                .cells()
+                .ok_or("run_on_world: the link is not a cell link")?;
+            let qsum = port.queue_sum();
+            let sent1 = sent.first().copied().unwrap_or(0);
+            trace.push(TracePoint {
+                slot: s - bin,
+                q_max: 0,
+                q_mean: (qsum - last_qsum) as f64 / bin as f64,
+                sent1,
+                sent1_bin: sent1 - last_sent1,
+            });
+            (last_qsum, last_sent1) = (qsum, sent1);
+        }
+    }
+    let info = world.run();
+    let summary = crate::report::Summary::new(&world, &info, &sc.origin, cfg.seed);
+    let w = &world;
     let ab = &w.net.egresses[w.net.links[0].ab.idx()];
     let port = ab.cells().ok_or("run_on_world: the link is not a cell link")?;
     let mut conns: Vec<ConnResult> = Vec::new();
@@ -318,18 +376,19 @@ pub fn run_on_world(
     if conns.len() != rcvs.len() {
         return Err("run_on_world: a sender without its receiver".into());
     }
-    for (c, r) in conns.iter_mut().zip(&rcvs) {
+    for ((c, r), w0) in conns.iter_mut().zip(&rcvs).zip(&at_warmup) {
         (c.delivered, c.spurious) = *r;
-        c.delivered_after_warmup = c.delivered;
+        c.delivered_after_warmup = c.delivered - w0;
     }
     for (c, name) in conns.iter_mut().zip(sc.flow_tables.iter().map(|t| &t.table)) {
-        c.data_frames = out.summary.flows[name].data_packets_delivered;
+        c.data_frames = summary.flows[name].data_packets_delivered;
     }
     let mut result = AtmRunResult {
         slots: cfg.slots,
         slot: cfg.slot,
         switch: *port.switch_stats(),
         conns,
+        trace,
         ..AtmRunResult::default()
     };
     result.reassembly.frames_corrupted = ab.queue.drops_for(DropReason::CellLoss);
@@ -444,7 +503,48 @@ mod tests {
         }
         let again = run_on_world(&c).unwrap();
         assert_eq!((again.switch, again.conns), (r.switch, r.conns));
-        c.warmup_slots = 10;
+        c.warmup_slots = c.slots;
         assert!(run_on_world(&c).unwrap_err().contains("warm-up"));
+    }
+
+    /// The warm-up and the trace read the world part-way: a run is the same whatever its
+    /// length up to any instant (nothing in it depends on the end time), so bytes delivered
+    /// by the end of the warm-up are those of a run that ends there, and sender 1's bytes
+    /// sent by the end of the last trace bin are those of a run as long as the trace. The
+    /// trace's bins add up (`sent1_bin`), start on the bin grid, and the per-slot queue
+    /// mean never exceeds the largest queue of the run.
+    #[test]
+    fn run_on_world_warmup_and_trace_read_the_world_part_way() {
+        let mut c = AtmNetConfig::paper(Dur::from_millis(100));
+        c.slots = 100_000;
+        c.trace_bin = 500;
+        c.trace_slots = 60_000;
+        c.warmup_slots = 40_000;
+        let r = run_on_world(&c).unwrap();
+        let mut head = c.clone();
+        head.warmup_slots = 0;
+        head.trace_bin = 0;
+        head.slots = 40_000;
+        let h = run_on_world(&head).unwrap();
+        head.slots = 60_000;
+        let h60 = run_on_world(&head).unwrap();
+        for (k, (full, part)) in r.conns.iter().zip(&h.conns).enumerate() {
+            assert!(part.delivered > 0, "conn {k}: {part:?}");
+            assert_eq!(
+                full.delivered_after_warmup,
+                full.delivered - part.delivered,
+                "conn {k}"
+            );
+        }
+        assert_eq!(r.trace.len(), 120);
+        assert!(r.trace.iter().enumerate().all(|(k, p)| p.slot == 500 * k as u64));
+        let last = r.trace.last().unwrap();
+        assert_eq!(last.sent1, h60.conns[0].bytes_sent);
+        assert_eq!(r.trace.iter().map(|p| p.sent1_bin).sum::<u64>(), last.sent1);
+        assert!(r.trace.iter().any(|p| p.q_mean > 0.0));
+        assert!(r
+            .trace
+            .iter()
+            .all(|p| p.q_mean <= r.switch.max_queue as f64 && p.q_max == 0));
     }
 }
