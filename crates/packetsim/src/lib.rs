@@ -7,15 +7,20 @@
 //! ```text
 //! packetsim-kernel   time, event queue, timers, arenas, RNG streams, statistics (own crate)
 //! ids, units         typed ids; quantities with units as scenarios write them
-//! packet             Packet and typed headers (TCP, UDP), wire lengths, sequence numbers
-//! app                applications (bulk, file, CBR) behind one interface the transports use
-//! transport          sans-IO endpoints: TCP (sender, receiver, cc, recovery), UDP
-//! queue              queue disciplines: DropTail; drop reasons; queue statistics
-//! net                transmitters (rate changes, outage policies, hooks), forwarding (static
-//!                    table, run-time host routes), node elements, routing
+//! packet             Packet and typed headers (TCP, SCTP, UDP, control), wire lengths,
+//!                    sequence numbers
+//! app                applications (bulk, file, CBR, frame sources, on-off) behind one
+//!                    interface the transports use
+//! transport          sans-IO endpoints: TCP (sender, receiver, cc, recovery), SCTP, UDP
+//! queue              queue disciplines (DropTail, RED, RIO, CoDel, FQ-CoDel, PIE, class queues
+//!                    under WRR or priority), meters and markers; drop reasons; queue statistics
+//! net                transmitters (lazy FIFO, pull and slotted cell modes; rate changes,
+//!                    outage policies, hooks), forwarding (static table, run-time host
+//!                    routes), node elements, routing, per-packet host processing
 //! wireless           radio links: rate cycles, a two-state rate process (node element)
-//! atm                ATM cells, AAL5, the cell switch and the slotted cell network (study 1;
-//!                    drives transport endpoints directly)
+//! atm                ATM cells, AAL5, the cell switch (plain, PPD, EPD), the cell port that is
+//!                    a slotted link direction; and study 1's own cell-level driver (`atm::sim`,
+//!                    which drives transport endpoints without a world)
 //! trace              packet captures (pcap, bytes synthesised from typed headers), event trace
 //! world              the assembled simulation: dispatch, agent and element adapters, flows,
 //!                    sampling
@@ -23,12 +28,18 @@
 //!                    elements, and the access-domain tree built as a world
 //! scenario           TOML schema, validation with file/line/key errors, builder
 //! experiment         sweeps, replications, seeds, confidence intervals, results store
-//! report             summaries, CSV/JSON writers
+//! report             summaries, CSV/JSON writers, SVG figures, HTML pages
+//! studies            reproductions of the five published studies: grids, measurements,
+//!                    claims as data, figures, reports
 //! ```
 //!
-//! `app` comes before `transport`, not after it as DESIGN.md lists it: a transport holds its
-//! application and asks it what to send, so the interface must be usable from transport
-//! (see `app`'s module doc).
+//! `app` comes before `transport`: a transport holds its application and asks it what to
+//! send, so the interface must be usable from transport (see `app`'s module doc).
+//!
+//! `docs/architecture.md` in the repository describes the layers, the seams where new
+//! behaviour plugs in (endpoints, transmitters, queue disciplines, forwarding, node
+//! elements, applications), a packet's path through a run, a study's path from its grid to
+//! its report, and where a new kind goes; `docs/extending.md` walks through adding one.
 
 pub use packetsim_kernel as kernel;
 

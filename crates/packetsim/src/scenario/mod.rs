@@ -52,6 +52,7 @@ pub use build::{
     build, check, check_budget, check_flows, memory_estimate, run, run_traced, series_samples,
     trace_config, BuildError, Outcome, FLOW_BYTES, SERIES_SAMPLE_BYTES,
 };
+pub use link::run_on_world;
 pub use error::{KeyLines, Location, ScenarioError};
 pub use load::{
     load_file, load_str, DEFAULT_CBR_PACKET_SIZE, DEFAULT_QUEUE_PACKETS, MAX_FLOW_COUNT,

@@ -23,6 +23,8 @@ mod atm;
 mod point_to_point;
 mod radio;
 
+pub use atm::run_on_world;
+
 use super::error::ScenarioError;
 use super::kinds::KindRow;
 use super::load::Ctx;
