@@ -558,8 +558,10 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
             Err(e) => Err(e.to_string().into()),
         },
         Cmd::Report { dir } => {
-            let p = html::run_report(&dir)?;
-            say!("wrote {}", p.display());
+            let written = derived(&dir, || Ok(vec![html::run_report(&dir)?]))?;
+            for p in written {
+                say!("wrote {}", p.display());
+            }
             Ok(())
         }
         Cmd::Plot {
@@ -579,11 +581,13 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
                 )
                 .into());
             }
-            let written = if sweep {
-                sweep_plot::plot_sweep(&dir, &out, format, &metric, x.as_deref())?
-            } else {
-                plot::plot(&dir, &out, format)?
-            };
+            let written = derived(&dir, || {
+                Ok(if sweep {
+                    sweep_plot::plot_sweep(&dir, &out, format, &metric, x.as_deref())?
+                } else {
+                    plot::plot(&dir, &out, format)?
+                })
+            })?;
             for p in written {
                 say!("wrote {}", p.display());
             }
@@ -825,6 +829,35 @@ fn sweep_cmd(args: SweepArgs) -> Result<(), Failure> {
 /// Starts the set of files a command writes into `dir` (see `experiment::manifest`).
 fn begin_set(dir: &Path) -> Result<experiment::OutputSet, String> {
     experiment::OutputSet::begin(dir).map_err(|e| e.to_string())
+}
+
+/// Writes files derived from the results in `dir` (figures, the report page) with `write`.
+/// When `dir` holds a complete output set, the new files inside `dir` join it: the manifest
+/// is rewritten over the set's files and them, so `verify` checks them too, and the next
+/// `run`/`sweep` into `dir` removes them with the rest of the old set (a fresh folder, never
+/// figures of an earlier run beside new results). If `write` fails, the set is committed as
+/// it was. A folder without a complete set (written by hand, or interrupted) gets the files
+/// and no manifest.
+fn derived(
+    dir: &Path,
+    write: impl FnOnce() -> Result<Vec<PathBuf>, Failure>,
+) -> Result<Vec<PathBuf>, Failure> {
+    let _lock = experiment::lock_dir(dir).map_err(|e| e.to_string())?;
+    let Ok(entries) = experiment::verify(dir) else {
+        return write();
+    };
+    let set = begin_set(dir)?;
+    for e in &entries {
+        set.add(&dir.join(&e.path));
+    }
+    let written = write();
+    if let Ok(files) = &written {
+        for f in files {
+            set.add(f);
+        }
+    }
+    commit_set(set)?;
+    written
 }
 
 /// Writes the set's manifest, last.

@@ -173,7 +173,7 @@ fn flow_columns(s: &Summary) -> Columns {
     let floats = |g: &dyn Fn(&packetsim::report::FlowSummary) -> f64| {
         Col::Float(f.iter().map(|(_, x)| g(x)).collect())
     };
-    vec![
+    let mut cols: Columns = vec![
         (
             "flow".into(),
             Col::Str(f.iter().map(|(n, _)| n.to_string()).collect()),
@@ -208,7 +208,76 @@ fn flow_columns(s: &Summary) -> Columns {
         ),
         ("ecn_reductions".into(), ints(&|x| x.ecn_reductions)),
         ("ce_received".into(), ints(&|x| x.ce_received)),
-    ]
+    ];
+    // With `simulation.flow_monitor`: flows.csv's appended columns, same names.
+    if f.iter().any(|(_, x)| x.flow_monitor.is_some()) {
+        type M = packetsim::trace::monitor::FlowMonitorSummary;
+        let m_int = |g: fn(&M) -> u64| {
+            Col::Float(
+                f.iter()
+                    .map(|(_, x)| x.flow_monitor.as_ref().map_or(f64::NAN, |m| g(m) as f64))
+                    .collect(),
+            )
+        };
+        let m_f = |g: fn(&M) -> Option<f64>| {
+            Col::Float(
+                f.iter()
+                    .map(|(_, x)| nan_if_none(x.flow_monitor.as_ref().and_then(g)))
+                    .collect(),
+            )
+        };
+        let ints: [(&str, fn(&M) -> u64); 6] = [
+            ("tx_packets", |m| m.tx_packets),
+            ("tx_bytes", |m| m.tx_bytes),
+            ("rx_packets", |m| m.rx_packets),
+            ("rx_bytes", |m| m.rx_bytes),
+            ("lost_packets", |m| m.lost_packets),
+            ("rtt_samples", |m| m.rtt_samples),
+        ];
+        let floats: [(&str, fn(&M) -> Option<f64>); 14] = [
+            ("loss_ratio", |m| m.loss_ratio),
+            ("delay_sum_s", |m| Some(m.delay_sum_s)),
+            ("delay_mean_s", |m| m.delay_mean_s),
+            ("delay_min_s", |m| m.delay_min_s),
+            ("delay_p50_s", |m| m.delay_p50_s),
+            ("delay_p99_s", |m| m.delay_p99_s),
+            ("delay_max_s", |m| m.delay_max_s),
+            ("jitter_sum_s", |m| Some(m.jitter_sum_s)),
+            ("jitter_mean_s", |m| m.jitter_mean_s),
+            ("rtt_min_s", |m| m.rtt_min_s),
+            ("rtt_mean_s", |m| m.rtt_mean_s),
+            ("rtt_p50_s", |m| m.rtt_p50_s),
+            ("rtt_p99_s", |m| m.rtt_p99_s),
+            ("rtt_max_s", |m| m.rtt_max_s),
+        ];
+        for (name, g) in ints {
+            cols.push((name.into(), m_int(g)));
+        }
+        for (name, g) in floats {
+            cols.push((name.into(), m_f(g)));
+        }
+    }
+    cols
+}
+
+/// With `simulation.flow_monitor`: every RTT sample (rtt.csv's columns).
+fn rtt_columns(s: &Summary) -> Option<Columns> {
+    s.flows.values().any(|f| f.flow_monitor.is_some()).then(|| {
+        vec![
+            (
+                "flow".into(),
+                Col::Str(s.rtt_rows.iter().map(|r| r.0.clone()).collect()),
+            ),
+            (
+                "time_s".into(),
+                Col::Float(s.rtt_rows.iter().map(|r| r.1).collect()),
+            ),
+            (
+                "rtt_s".into(),
+                Col::Float(s.rtt_rows.iter().map(|r| r.2).collect()),
+            ),
+        ]
+    })
 }
 
 /// One row per queue (link direction), the columns of queues.csv.
@@ -230,7 +299,7 @@ fn queue_columns(s: &Summary) -> Columns {
                 .collect(),
         )
     };
-    vec![
+    let mut cols: Columns = vec![
         (
             "queue".into(),
             Col::Str(q.iter().map(|(n, _)| n.to_string()).collect()),
@@ -250,7 +319,29 @@ fn queue_columns(s: &Summary) -> Columns {
         ("utilisation".into(), floats(&|x| x.utilisation)),
         ("lost_error".into(), ints(&|x| x.lost_error)),
         ("lost_link_down".into(), ints(&|x| x.lost_link_down)),
-    ]
+    ];
+    // With `simulation.flow_monitor`: queues.csv's appended sojourn columns.
+    if q.iter().any(|(_, x)| x.sojourn.is_some()) {
+        type J = packetsim::trace::monitor::SojournSummary;
+        let col = |g: fn(&J) -> Option<f64>| {
+            Col::Float(
+                q.iter()
+                    .map(|(_, x)| nan_if_none(x.sojourn.as_ref().and_then(g)))
+                    .collect(),
+            )
+        };
+        let list: [(&str, fn(&J) -> Option<f64>); 5] = [
+            ("sojourn_samples", |j| Some(j.samples as f64)),
+            ("sojourn_mean_s", |j| j.sojourn_mean_s),
+            ("sojourn_p50_s", |j| j.sojourn_p50_s),
+            ("sojourn_p99_s", |j| j.sojourn_p99_s),
+            ("sojourn_max_s", |j| j.sojourn_max_s),
+        ];
+        for (name, g) in list {
+            cols.push((name.into(), col(g)));
+        }
+    }
+    cols
 }
 
 /// The sampled time series (when `simulation.sample_interval` is set): (flows, queues,
@@ -375,7 +466,8 @@ fn check<'py>(
 
 /// Runs a scenario with `seed` (default: its simulation.seed). Returns a dict:
 /// `summary_json`, `flows`, `queues` (columns), `flow_series`, `queue_series`,
-/// `delivery_series` (columns or None when the scenario does not sample).
+/// `delivery_series` (columns or None when the scenario does not sample), `rtt_series`
+/// (columns or None without `simulation.flow_monitor`).
 #[pyfunction]
 #[pyo3(signature = (source, is_text, origin, overrides, seed=None))]
 fn run<'py>(
@@ -393,8 +485,9 @@ fn run<'py>(
         Columns,
         Columns,
         Option<(Columns, Columns, Columns)>,
+        Option<Columns>,
     );
-    let (json, flows, queues, series) = py
+    let (json, flows, queues, series, rtt) = py
         .detach(|| -> Result<Ran, Failure> {
             let sc = src.load(&ovs)?;
             let seed = seed.unwrap_or(sc.simulation.seed);
@@ -404,10 +497,15 @@ fn run<'py>(
                 flow_columns(&o.summary),
                 queue_columns(&o.summary),
                 series_columns(&o.world),
+                rtt_columns(&o.summary),
             ))
         })
         .map_err(|f| f.into_py(py))?;
     let d = PyDict::new(py);
+    match rtt {
+        Some(r) => d.set_item("rtt_series", columns_to_py(py, r)?)?,
+        None => d.set_item("rtt_series", py.None())?,
+    }
     d.set_item("summary_json", json)?;
     d.set_item("flows", columns_to_py(py, flows)?)?;
     d.set_item("queues", columns_to_py(py, queues)?)?;

@@ -293,3 +293,34 @@ def test_docs_example_runs_and_prints_what_the_doc_shows():
         [sys.executable, script], cwd=REPO, check=True, capture_output=True, text=True
     ).stdout
     assert got == shown
+
+
+def test_flow_monitor_columns_and_rtt_series():
+    """`simulation.flow_monitor`: delay, jitter, loss and RTT columns appended to the flows
+    frame (same values as summary.json), sojourn columns to the queues frame, the RTT samples
+    as a frame; without it the frames are as before and `rtt_series` is None."""
+    plain = packetsim.run(DUMBBELL, seed=3, overrides={"simulation.duration": "5s"})
+    assert "delay_mean_s" not in plain.flows.columns
+    assert "sojourn_mean_s" not in plain.queues.columns
+    assert plain.rtt_series is None
+    r = packetsim.run(
+        DUMBBELL,
+        seed=3,
+        overrides={"simulation.duration": "5s", "simulation.flow_monitor": True},
+    )
+    # The usual columns keep their values: the monitor only watches.
+    pd.testing.assert_frame_equal(r.flows[plain.flows.columns], plain.flows)
+    f = r.flows.set_index("flow")
+    for name, m in r.summary["flows"].items():
+        fm = m["flow_monitor"]
+        assert f.loc[name, "delay_mean_s"] == fm["delay_mean_s"]
+        assert f.loc[name, "rtt_p99_s"] == fm["rtt_p99_s"]
+        assert f.loc[name, "rx_packets"] == fm["rx_packets"]
+        assert fm["delay_min_s"] <= fm["delay_p50_s"] <= fm["delay_p99_s"] <= fm["delay_max_s"] * 1.001
+    assert list(r.rtt_series.columns) == ["flow", "time_s", "rtt_s"]
+    counts = r.rtt_series.groupby("flow").size()
+    for name, n in counts.items():
+        assert n == r.summary["flows"][name]["flow_monitor"]["rtt_samples"]
+    assert r.rtt_series.time_s.is_monotonic_increasing
+    q = r.queues.set_index("queue")
+    assert q.loc["bottleneck:r1->r2", "sojourn_p99_s"] > 0

@@ -155,6 +155,10 @@ class RunResult:
       (per TCP flow cwnd, ssthresh, srtt (NaN before the first RTT sample), RTO; queue
       length; per flow bytes delivered and delivery rate), each flow only within its life,
       or ``None`` unless the scenario sets ``simulation.sample_interval``.
+    - ``rtt_series``: every RTT sample of the TCP flows (flow, time_s, rtt_s), or ``None``
+      unless the scenario sets ``simulation.flow_monitor`` (which also adds one-way delay,
+      jitter, loss and RTT columns to ``flows`` and sojourn columns to ``queues``; see
+      docs/outputs.md, "Flow monitor").
 
     Times are seconds, rates bit/s, sizes bytes (the column names say so).
     """
@@ -165,6 +169,7 @@ class RunResult:
     flow_series: Any = None
     queue_series: Any = None
     delivery_series: Any = None
+    rtt_series: Any = None
 
     @property
     def seed(self) -> int:
@@ -192,6 +197,7 @@ def run(
         flow_series=_frame(out["flow_series"]),
         queue_series=_frame(out["queue_series"]),
         delivery_series=_frame(out["delivery_series"]),
+        rtt_series=_frame(out["rtt_series"]),
     )
 
 

@@ -11,6 +11,7 @@ pub mod fct;
 pub mod svg;
 
 use crate::queue::{DropReason, PrecedenceStats, QueueStats};
+use crate::trace::monitor::{FlowMonitorSummary, SojournSummary};
 use crate::world::{FlowKind, RunInfo, World};
 use packetsim_kernel::Dur;
 use serde::Serialize;
@@ -89,6 +90,10 @@ pub struct FlowSummary {
     /// SCTP associations: the sender's per-destination diagnostics (spec 3 §4).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sctp: Option<SctpSummary>,
+    /// With `simulation.flow_monitor = true`: one-way delay, jitter, loss and RTT
+    /// ([`crate::trace::monitor`]); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flow_monitor: Option<FlowMonitorSummary>,
 }
 
 /// The sending end of an SCTP association, as spec 3 §4 asks to log it.
@@ -192,6 +197,10 @@ pub struct QueueSummary {
     /// A FIFO RED direction: its average queue (F&J's `avg`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub red_avg: Option<RedAvgSummary>,
+    /// With `simulation.flow_monitor = true`, link directions only: time from admission to
+    /// the start of transmission ([`crate::trace::monitor`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sojourn: Option<SojournSummary>,
 }
 
 /// RED's average queue over a run, in packets (typical packets in byte mode). The average
@@ -278,6 +287,10 @@ pub struct Summary {
     /// A scenario with `[mobility]`: the mobility metrics (spec 5 §2.7); absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mobility: Option<MobilitySummary>,
+    /// With `simulation.flow_monitor = true`: every RTT sample of the TCP flows as (flow,
+    /// time s, RTT s), in time order (rtt.csv).
+    #[serde(skip)]
+    pub rtt_rows: Vec<(String, f64, f64)>,
 }
 
 /// The mobility metrics of a run (`[mobility]`, spec 5 §2.7), over all mobiles.
@@ -383,6 +396,9 @@ impl Summary {
                 marked_in: 0,
                 marked_out: 0,
                 sctp: None,
+                flow_monitor: world
+                    .flow_monitor()
+                    .and_then(|m| m.flow(crate::ids::FlowId(fi as u32))),
             };
             if let Some(c) = classifier {
                 let [g, y, r] = c.counts(crate::ids::FlowId(fi as u32));
@@ -448,7 +464,8 @@ impl Summary {
         // One entry per link direction, plus one per class of a classful direction
         // (`<egress>/<class>`, with no wire losses of its own).
         let mut queues = BTreeMap::new();
-        for e in &world.net.egresses {
+        let monitor = world.flow_monitor();
+        for (ei, e) in world.net.egresses.iter().enumerate() {
             let mut entry = |name: String, q: &QueueStats, wire: bool| {
                 let drops_by_reason = DropReason::ALL
                     .iter()
@@ -485,6 +502,9 @@ impl Summary {
                     } else {
                         None
                     },
+                    sojourn: monitor
+                        .filter(|_| wire)
+                        .and_then(|m| m.sojourn(crate::ids::EgressId(ei as u32))),
                 };
                 queues.insert(name, summary);
             };
@@ -515,6 +535,11 @@ impl Summary {
             queues,
             drops,
             mobility: MobilitySummary::of_world(world),
+            rtt_rows: monitor.map_or_else(Vec::new, |m| {
+                m.rtt_series()
+                    .map(|(f, t, r)| (world.flows[f.idx()].name.clone(), t.as_secs_f64(), r))
+                    .collect()
+            }),
         }
     }
 
@@ -601,7 +626,12 @@ impl Summary {
 
     /// flows.csv: one row per flow.
     pub fn flows_csv(&self) -> String {
-        let mut s = String::from("flow,kind,variant,from,to,start_s,bytes_sent,bytes_delivered,goodput_bps,completion_time_s,segments_sent,retransmits,timeouts,fast_retransmits,duplicate_segments,data_packets_delivered\n");
+        let mut s = String::from("flow,kind,variant,from,to,start_s,bytes_sent,bytes_delivered,goodput_bps,completion_time_s,segments_sent,retransmits,timeouts,fast_retransmits,duplicate_segments,data_packets_delivered");
+        let monitored = self.flows.values().any(|f| f.flow_monitor.is_some());
+        if monitored {
+            s.push_str(FLOW_MONITOR_COLUMNS);
+        }
+        s.push('\n');
         for (n, f) in &self.flows {
             let _ = writeln!(
                 s,
@@ -623,8 +653,55 @@ impl Summary {
                 f.duplicate_segments,
                 f.data_packets_delivered
             );
+            if monitored {
+                s.pop();
+                let o = |v: Option<f64>| v.map_or(String::new(), |x| x.to_string());
+                match &f.flow_monitor {
+                    Some(m) => {
+                        let _ = writeln!(
+                            s,
+                            ",{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                            m.tx_packets,
+                            m.tx_bytes,
+                            m.rx_packets,
+                            m.rx_bytes,
+                            m.lost_packets,
+                            o(m.loss_ratio),
+                            m.delay_sum_s,
+                            o(m.delay_mean_s),
+                            o(m.delay_min_s),
+                            o(m.delay_p50_s),
+                            o(m.delay_p99_s),
+                            o(m.delay_max_s),
+                            m.jitter_sum_s,
+                            o(m.jitter_mean_s),
+                            m.rtt_samples,
+                            o(m.rtt_min_s),
+                            o(m.rtt_mean_s),
+                            o(m.rtt_p50_s),
+                            o(m.rtt_p99_s),
+                            o(m.rtt_max_s)
+                        );
+                    }
+                    None => s.push_str(&format!("{}\n", ",".repeat(20))),
+                }
+            }
         }
         s
+    }
+
+    /// rtt.csv (with `simulation.flow_monitor`): one row per RTT sample of a TCP flow.
+    pub fn rtt_csv(&self) -> Option<String> {
+        let monitored = self.flows.values().any(|f| f.flow_monitor.is_some());
+        if !monitored {
+            return None;
+        }
+        let mut s = String::from(RTT_COLUMNS);
+        s.push('\n');
+        for (flow, t, r) in &self.rtt_rows {
+            let _ = writeln!(s, "{flow},{t},{r}");
+        }
+        Some(s)
     }
 
     /// queues.csv: one row per queue (link direction).
@@ -633,6 +710,10 @@ impl Summary {
         let cells = self.queues.values().any(|q| q.cells.is_some());
         if cells {
             s.push_str(CELL_COLUMNS);
+        }
+        let monitored = self.queues.values().any(|q| q.sojourn.is_some());
+        if monitored {
+            s.push_str(SOJOURN_COLUMNS);
         }
         s.push('\n');
         for (n, q) in &self.queues {
@@ -679,6 +760,24 @@ impl Summary {
                     None => s.push_str(",,,,,,,,,,\n"),
                 }
             }
+            if monitored {
+                s.pop();
+                let o = |v: Option<f64>| v.map_or(String::new(), |x| x.to_string());
+                match &q.sojourn {
+                    Some(j) => {
+                        let _ = writeln!(
+                            s,
+                            ",{},{},{},{},{}",
+                            j.samples,
+                            o(j.sojourn_mean_s),
+                            o(j.sojourn_p50_s),
+                            o(j.sojourn_p99_s),
+                            o(j.sojourn_max_s)
+                        );
+                    }
+                    None => s.push_str(",,,,,\n"),
+                }
+            }
         }
         s
     }
@@ -702,6 +801,17 @@ fn cell_summary(c: &crate::atm::port::CellPort, end: packetsim_kernel::Time) -> 
         max_len_cells: st.max_queue,
     }
 }
+
+/// Extra flows.csv columns with `simulation.flow_monitor = true` (names as ns-3 FlowMonitor's
+/// counters, units in the name; [`crate::trace::monitor`]).
+pub const FLOW_MONITOR_COLUMNS: &str = ",tx_packets,tx_bytes,rx_packets,rx_bytes,lost_packets,loss_ratio,delay_sum_s,delay_mean_s,delay_min_s,delay_p50_s,delay_p99_s,delay_max_s,jitter_sum_s,jitter_mean_s,rtt_samples,rtt_min_s,rtt_mean_s,rtt_p50_s,rtt_p99_s,rtt_max_s";
+
+/// Extra queues.csv columns with `simulation.flow_monitor = true` (link directions only).
+pub const SOJOURN_COLUMNS: &str =
+    ",sojourn_samples,sojourn_mean_s,sojourn_p50_s,sojourn_p99_s,sojourn_max_s";
+
+/// The columns of rtt.csv.
+pub const RTT_COLUMNS: &str = "flow,time_s,rtt_s";
 
 /// Extra queues.csv columns of cell link directions (written only when the run has one).
 const CELL_COLUMNS: &str = ",cells_arrived,cells_sent,cells_dropped,cells_dropped_overflow,cells_dropped_ppd_tail,cells_dropped_epd_refusal,cells_useless,frames_damaged,mean_len_cells,max_len_cells";
@@ -879,6 +989,10 @@ pub fn write_run(dir: &Path, summary: &Summary, world: &World) -> io::Result<()>
         Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
         _ => Ok(()),
     };
+    match summary.rtt_csv() {
+        Some(rtt) => write_atomic(&dir.join("rtt.csv"), &rtt)?,
+        None => stale("rtt.csv")?,
+    }
     if summary.fct.is_some() {
         write_atomic(&dir.join("fct.csv"), &fct::csv(&summary.fct_rows))?;
     } else {

@@ -599,6 +599,9 @@ pub struct Outcome {
 /// every flow has finished ([`World::stop_when_done`]).
 pub fn run(sc: &Scenario, seed: u64) -> Result<Outcome, BuildError> {
     let mut world = build(sc, seed)?;
+    if sc.simulation.flow_monitor {
+        world.set_tracer(silent_tracer(&world));
+    }
     world.stop_when_done(true);
     let info = world.run();
     let summary = Summary::new(&world, &info, &sc.origin, seed);
@@ -607,6 +610,19 @@ pub fn run(sc: &Scenario, seed: u64) -> Result<Outcome, BuildError> {
         info,
         summary,
     })
+}
+
+/// A tracer that writes nothing and carries a flow monitor of `world`
+/// (`simulation.flow_monitor`).
+fn silent_tracer(world: &World) -> crate::trace::Tracer {
+    let cfg = crate::trace::TraceConfig::default();
+    let names: Vec<String> = world.net.egresses.iter().map(|e| e.name.clone()).collect();
+    let flows: Vec<String> = world.flows.iter().map(|f| f.name.clone()).collect();
+    // Without folders a tracer touches no file, so it cannot fail.
+    let mut t = crate::trace::Tracer::new(&cfg, &names, &flows)
+        .expect("a tracer without files cannot fail");
+    t.set_monitor(world.new_flow_monitor());
+    t
 }
 
 /// What `sc`'s `[trace]` table covers in `world` (built from `sc`), writing pcap files into
@@ -671,16 +687,23 @@ pub fn run_traced(
         let cfg = trace_config(sc, &world, pcap_dir, events_dir);
         let names: Vec<String> = world.net.egresses.iter().map(|e| e.name.clone()).collect();
         let flows: Vec<String> = world.flows.iter().map(|f| f.name.clone()).collect();
-        let tracer = crate::trace::Tracer::new(&cfg, &names, &flows).map_err(|e| e.to_string())?;
+        let mut tracer =
+            crate::trace::Tracer::new(&cfg, &names, &flows).map_err(|e| e.to_string())?;
+        if sc.simulation.flow_monitor {
+            tracer.set_monitor(world.new_flow_monitor());
+        }
         world.set_tracer(tracer);
+    } else if sc.simulation.flow_monitor {
+        world.set_tracer(silent_tracer(&world));
     }
     world.stop_when_done(true);
     let info = world.run();
+    // Before the tracer is detached: the summary reads its flow monitor.
+    let summary = Summary::new(&world, &info, &sc.origin, seed);
     let written = match world.take_tracer() {
         Some(t) => t.finish().map_err(|e| e.to_string())?,
         None => crate::trace::TraceSummary::default(),
     };
-    let summary = Summary::new(&world, &info, &sc.origin, seed);
     Ok((
         Outcome {
             world,

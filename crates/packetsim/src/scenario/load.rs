@@ -335,6 +335,7 @@ impl Ctx<'_> {
             seed: sim.seed.unwrap_or(1),
             sample_interval: sim.sample_interval,
             tie_order: sim.tie_order,
+            flow_monitor: sim.flow_monitor,
         };
 
         // A profile's options sit under the file's `[tcp]` / `[sctp]` (profile.rs).

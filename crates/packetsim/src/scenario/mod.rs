@@ -147,6 +147,9 @@ pub struct SimulationSpec {
     pub sample_interval: Option<Dur>,
     /// The order of events due at the same instant (`tie_order`).
     pub tie_order: TieOrder,
+    /// Per-flow delay, jitter, loss and RTT and per-queue sojourn statistics
+    /// (`flow_monitor`, default off: [`crate::trace::monitor`]).
+    pub flow_monitor: bool,
 }
 
 /// The order in which events due at the same nanosecond run: `[simulation] tie_order`.

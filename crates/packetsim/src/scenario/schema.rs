@@ -72,6 +72,8 @@ pub(crate) struct RawSimulation {
     pub sample_interval: Option<Dur>,
     #[serde(default)]
     pub tie_order: super::TieOrder,
+    #[serde(default)]
+    pub flow_monitor: bool,
 }
 
 /// `[nodes.NAME]`.

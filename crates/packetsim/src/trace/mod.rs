@@ -27,8 +27,16 @@
 //!
 //! A filter ([`TraceFilter`]) chooses link directions, flows and a time window `[from, to)`;
 //! it applies to both outputs.
+//!
+//! # Flow monitor
+//!
+//! [`monitor::FlowMonitor`] (`simulation.flow_monitor = true`) rides on the same calls: a
+//! tracer with neither output but a monitor attached sees every event, unfiltered.
 
+pub mod monitor;
 pub mod wire;
+
+pub use monitor::FlowMonitor;
 
 use crate::ids::{EgressId, FlowId};
 use crate::packet::{Body, Chunk, Ecn, Packet, Precedence};
@@ -177,6 +185,8 @@ pub struct Tracer {
     rows: Vec<Row>,
     names: Vec<String>,
     flow_names: Vec<String>,
+    /// The flow monitor (`simulation.flow_monitor`), when on.
+    monitor: Option<Box<FlowMonitor>>,
 }
 
 /// The file name of a direction: its name with characters unsafe in file names replaced.
@@ -238,6 +248,7 @@ impl Tracer {
             rows: Vec::new(),
             names: names.to_vec(),
             flow_names: flow_names.to_vec(),
+            monitor: None,
         })
     }
 
@@ -246,8 +257,28 @@ impl Tracer {
         self.events_dir.is_some()
     }
 
+    /// Attaches the flow monitor: it sees every event, whatever the filter.
+    pub fn set_monitor(&mut self, m: FlowMonitor) {
+        self.monitor = Some(Box::new(m));
+    }
+
+    /// The flow monitor, when one is attached.
+    pub fn monitor(&self) -> Option<&FlowMonitor> {
+        self.monitor.as_deref()
+    }
+
+    /// Packet `p` is handed to its endpoint at `t` (for the flow monitor).
+    pub fn deliver(&mut self, t: Time, p: &Packet) {
+        if let Some(m) = self.monitor.as_deref_mut() {
+            m.deliver(t, p);
+        }
+    }
+
     /// Records `kind` happening to `p` on direction `e` at `t`, if the filter covers it.
     pub fn event(&mut self, t: Time, kind: EventKind, e: EgressId, p: &Packet) {
+        if let Some(m) = self.monitor.as_deref_mut() {
+            m.event(t, kind, e, p);
+        }
         if self.events_dir.is_none() || !self.filter.covers_egress(e) || !self.filter.covers(t, p) {
             return;
         }

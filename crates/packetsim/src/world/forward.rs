@@ -46,6 +46,7 @@ impl World {
         }
         let dst = self.packets.get(pkt).dst;
         match self.net.next_hop(now, node, dst) {
+            Next::Deliver if TRACED => self.deliver_traced(now, pkt),
             Next::Deliver => self.deliver(now, pkt),
             Next::Egress(e) if TRACED => self.enqueue_traced(now, e, pkt),
             Next::Egress(e) => self.enqueue(now, e, pkt),
@@ -71,6 +72,7 @@ impl World {
     #[inline(never)]
     pub(super) fn forward(&mut self, now: Time, node: NodeId, pkt: u32, next: Next) {
         match next {
+            Next::Deliver if self.tracer.is_some() => self.deliver_traced(now, pkt),
             Next::Deliver => self.deliver(now, pkt),
             Next::Egress(e) => self.enqueue_any(now, e, pkt),
             Next::Many(hops) => {
@@ -103,6 +105,19 @@ impl World {
             },
             Next::Drop(r) => self.drop_held(pkt, r),
         }
+    }
+
+    /// [`World::deliver`] with a tracer attached: its flow monitor sees the delivery.
+    #[cold]
+    #[inline(never)]
+    fn deliver_traced(&mut self, now: Time, pkt: u32) {
+        let p = self.packets.get(pkt);
+        if let Some(t) = self.tracer.as_deref_mut() {
+            if !matches!(p.body, Body::Control(_)) {
+                t.deliver(now, p);
+            }
+        }
+        self.deliver(now, pkt);
     }
 
     /// Hands packet `pkt` to the endpoint it is addressed to.

@@ -205,6 +205,24 @@ impl World {
         self.tracer = Some(Box::new(t));
     }
 
+    /// The flow monitor (`simulation.flow_monitor`), when one is attached.
+    pub fn flow_monitor(&self) -> Option<&crate::trace::FlowMonitor> {
+        self.tracer.as_deref().and_then(|t| t.monitor())
+    }
+
+    /// A flow monitor for this world's flows and link directions, in a tracer that writes
+    /// nothing (attach it with [`World::set_tracer`], or give its monitor to another tracer).
+    pub fn new_flow_monitor(&self) -> crate::trace::FlowMonitor {
+        crate::trace::FlowMonitor::new(
+            self.flows.iter().map(|f| f.receiver).collect(),
+            self.flows
+                .iter()
+                .map(|f| self.agents[f.sender.idx()].node)
+                .collect(),
+            self.net.egresses.iter().map(|e| e.from).collect(),
+        )
+    }
+
     /// Detaches the tracer (to finish its files).
     pub fn take_tracer(&mut self) -> Option<crate::trace::Tracer> {
         self.tracer.take().map(|b| *b)

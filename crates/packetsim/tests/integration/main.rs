@@ -8,6 +8,7 @@ mod datacentre;
 mod determinism;
 mod diffserv;
 mod fuzz;
+mod monitor;
 mod routing;
 mod scenarios;
 mod sctp;
