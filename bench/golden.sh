@@ -14,7 +14,7 @@
 # What is stored, per output file (report prose is not compared):
 # - every CSV and JSON as written, except:
 # - summary.json without its wall-clock line;
-# - checks.csv: only the data columns (id, verdict, measured, and ns2_verdict, ns2_measured
+# - checks.csv: only the data columns (id, kind, verdict, measured, and ns2_verdict, ns2_measured
 #   when present); the claim, tolerance, statistic and note columns are prose;
 # - a sweep's results.csv (columns ...,metric,n,missing,mean,std_dev,...): the key columns
 #   and n, missing, mean, min, max, for the study's own metrics (names without a dot) and
@@ -77,7 +77,7 @@ import csv, sys
 with open(sys.argv[1], newline="") as f:
     rows = list(csv.reader(f))
 keep = [i for i, h in enumerate(rows[0])
-        if h in ("id", "verdict", "measured", "ns2_verdict", "ns2_measured")]
+        if h in ("id", "kind", "verdict", "measured", "ns2_verdict", "ns2_measured")]
 with open(sys.argv[2], "w", newline="") as f:
     w = csv.writer(f, lineterminator="\n")
     for r in rows:

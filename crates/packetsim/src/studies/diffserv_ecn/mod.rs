@@ -267,21 +267,29 @@ impl Results<'_> {
     }
     /// The per-run values of `metric` (replication order; missing values left out).
     fn vals(&self, sim: u32, ecn: &str, metric: &str) -> Vec<f64> {
+        self.seeded(sim, ecn, metric)
+            .into_iter()
+            .map(|(_, x)| x)
+            .collect()
+    }
+    /// The per-run `(seed, value)` of `metric` (replication order; missing values left out).
+    fn seeded(&self, sim: u32, ecn: &str, metric: &str) -> Vec<(u64, f64)> {
         let runs = self
             .index(sim, ecn)
             .and_then(|i| self.runs.get(i))
             .map_or(&[][..], |r| &r[..]);
         runs.iter()
-            .filter_map(|r| r.metrics.iter().find(|m| m.0 == metric)?.1)
+            .filter_map(|r| Some((r.seed, r.metrics.iter().find(|m| m.0 == metric)?.1?)))
             .collect()
     }
     /// The mean of `metric` with its CI.
     fn est(&self, sim: u32, ecn: &str, metric: &str) -> Estimate {
         Estimate::mean(&self.vals(sim, ecn, metric))
     }
-    /// `metric` of scenario `a` minus scenario `b` (Welch: the scenarios do not share seeds).
+    /// `metric` of scenario `a` minus scenario `b`, paired run by run over the seeds the
+    /// scenarios share (Welch only if the seeds do not match, as in a store from before).
     fn diff(&self, sim: u32, a: &str, b: &str, metric: &str) -> Estimate {
-        Estimate::welch(&self.vals(sim, a, metric), &self.vals(sim, b, metric))
+        Estimate::difference(&self.seeded(sim, a, metric), &self.seeded(sim, b, metric))
     }
     /// The AF class queue's time-average length (packets) per run, from the runs' summaries.
     fn af_queue_len(&self, sim: u32, ecn: &str) -> Estimate {
@@ -300,8 +308,8 @@ impl Results<'_> {
     }
 }
 
-const WELCH: &str = "difference of scenario means over seeds (Welch t, 95% CI; the scenarios \
-                     do not share seeds)";
+const WELCH: &str = "paired difference between scenarios over their shared seeds (common \
+                     random numbers; 95% t CI)";
 /// "Higher / raises / improves" goodput: at least 0.5% (3.4 kb/s at 680 kb/s), the smallest
 /// change the paper's kb/s bar charts and its one-decimal numbers would show as a gain.
 const GAIN: f64 = 0.005;
@@ -454,12 +462,12 @@ fn shape_checks(r: &Results) -> Vec<Check> {
         Verdict::NotDecidable
     };
     let mark_over_early = d(1, "af", "none", "out_ce_pct").mean;
-    let half_early: Vec<f64> = r
-        .vals(1, "none", "out_early_pct")
+    let half_early: Vec<(u64, f64)> = r
+        .seeded(1, "none", "out_early_pct")
         .iter()
-        .map(|x| x / 2.0)
+        .map(|&(s, x)| (s, x / 2.0))
         .collect();
-    let much_lower = Estimate::welch(&half_early, &r.vals(1, "af", "out_forced_pct"));
+    let much_lower = Estimate::difference(&half_early, &r.seeded(1, "af", "out_forced_pct"));
     v.push(Check::new(
         "S6",
         "Sim 1 (Table 3): no IN packet is ever dropped or marked; 'no ecn' has early drops but \
@@ -637,10 +645,11 @@ fn shape_checks(r: &Results) -> Vec<Check> {
 /// them: per (sim, scenario, depth) the means over seeds of the table's statistics.
 mod ns2 {
     /// The grid's runs (compare.py).
-    pub const RUNS: &str = include_str!("../../../../bench/validate/diffserv/data/ns2_runs.jsonl");
+    pub const RUNS: &str =
+        include_str!("../../../../../bench/validate/diffserv/data/ns2_runs.jsonl");
     /// The no-ECN Sim 1 bucket-depth sweep (compare.py --depth-sweep).
     pub const DEPTH_SWEEP: &str =
-        include_str!("../../../../bench/validate/diffserv/data/ns2_depth_sweep.jsonl");
+        include_str!("../../../../../bench/validate/diffserv/data/ns2_depth_sweep.jsonl");
     /// The statistics compare.py prints, in its column order.
     pub const STATS: [&str; 14] = [
         "af_mean",
@@ -927,9 +936,8 @@ fn explain(checks: &mut [Check], r: &Results, sens: &Results, ns2c: &Results) {
             }
             _ if c.verdict == Verdict::NotDecidable => format!(
                 "Not decidable with {} runs per scenario: at least one interval in the measured \
-                 column straddles the claim's bound. The scenarios do not share seeds, so the \
-                 comparison is unpaired (Welch); pairing them (common random numbers) would \
-                 narrow it but changes the recorded runs, so it is left for later.",
+                 column straddles the claim's bound (the scenarios share their seeds, so the \
+                 comparison is already paired).",
                 r.vals(1, "none", "af_mean_kbps").len()
             ),
             _ => "No measured explanation in this run.".into(),
@@ -990,7 +998,10 @@ fn sweep_points(
         jobs,
         out_dir,
         progress,
-        shared_seed_params: Vec::new(),
+        // Common random numbers (issue 35): the three ECN scenarios of a (sim, depth, count)
+        // share their seeds, so their flows start at the same times and are compared run by
+        // run (paired differences).
+        shared_seed_params: vec!["ecn".into()],
     };
     let report = experiment::sweep(&spec, |point, seed| {
         let get = |k: &str| point.value(k).unwrap_or_default().to_string();
@@ -1172,15 +1183,45 @@ pub fn run(opts: &ReproduceOptions) -> Result<StudyOutcome, String> {
     // Issue 14: the same checks as ns-2.35 would run the study (dsRED's count and
     // profile = "ns2"), numbers in ns2/checks.csv.
     let as_ns2_checks = shape_checks(&as_ns2);
-    std::fs::create_dir_all(root.join("ns2")).map_err(|e| e.to_string())?;
-    write_atomic(
-        &root.join("ns2").join("checks.csv"),
-        &checks::csv(&as_ns2_checks),
-    )
-    .map_err(|e| e.to_string())?;
-    checks::attach_ns2(&mut checks, &as_ns2_checks);
-    let (passed, failed, undecided) = checks::counts(&checks);
-    write_atomic(&root.join("checks.csv"), &checks::csv(&checks)).map_err(|e| e.to_string())?;
+    super::finish(NAME, &root, checks, Some(&as_ns2_checks), |checks| {
+        Ok(report(
+            checks,
+            &as_ns2_checks,
+            Tables {
+                r: &r,
+                sens: &sens,
+                ns2c: &ns2c,
+                md_tables: &md_tables,
+                runs,
+                duration_s,
+                quick: opts.quick,
+            },
+        ))
+    })
+}
+
+/// What the report of [`run`] needs beside its checks.
+struct Tables<'a, 'b> {
+    r: &'a Results<'b>,
+    sens: &'a Results<'b>,
+    ns2c: &'a Results<'b>,
+    md_tables: &'a str,
+    runs: u32,
+    duration_s: f64,
+    quick: bool,
+}
+
+/// The study's report.md.
+fn report(checks: &[Check], as_ns2_checks: &[Check], t: Tables) -> String {
+    let Tables {
+        r,
+        sens,
+        ns2c,
+        md_tables,
+        runs,
+        duration_s,
+        quick,
+    } = t;
     let mut md = String::new();
     let _ = writeln!(md, "# Study 4: TCP ECN in a DiffServ Assured Service\n");
     let _ = writeln!(
@@ -1188,14 +1229,15 @@ pub fn run(opts: &ReproduceOptions) -> Result<StudyOutcome, String> {
         "Source: spec/4-diffserv-ecn.md. {runs} seeds per point{}, {duration_s} s simulated; means with 95% Student-t \
          confidence intervals over seeds. Goodput is reported at wire level (payload x 1040/1000, spec 4 Q4). \
          ECN action: mark CE and lower to IN, deterministic (spec 4 Q2). Per-run results: runs/runs.csv.\n",
-        if opts.quick { " (quick mode: 40 s runs)" } else { "" }
+        if quick { " (quick mode: 40 s runs)" } else { "" }
     );
     let _ = writeln!(
         md,
         "## Shape checks (token-bucket depth {BUCKET_DEPTH} B, the spec's default)\n\n{}. Each check names \
          the whole claim, its tolerance and why, and the statistic (crates/packetsim/src/studies/checks.rs \
-         says how each verdict is reached). The scenarios do not share seeds, so differences between them \
-         are Welch differences of independent means. Also in checks.csv. N1 and N2 are spec 4 §5.2's \
+         says how each verdict is reached). The three scenarios share their seeds (common random numbers: \
+         the same flow start times run by run), so differences between them are paired over the seeds \
+         (since issue 35; before, they were Welch differences of independent runs). Also in checks.csv. N1 and N2 are spec 4 §5.2's \
          numeric tolerances.\n\n\
          Since issue 18 a comparison holds only when its CI clears the claim's minimum effect. Against \
          the earlier rules (point means, no effect size), the full reproduction's S8 and S9 moved from \
@@ -1273,142 +1315,8 @@ pub fn run(opts: &ReproduceOptions) -> Result<StudyOutcome, String> {
             );
         }
     }
-    let report_path = root.join("report.md");
-    write_atomic(&report_path, &md).map_err(|e| e.to_string())?;
-    Ok(StudyOutcome {
-        name: NAME,
-        report: report_path,
-        passed,
-        failed,
-        undecided,
-    })
+    md
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The shape checks on a reduced run (5 seeds x 100 s, the spec's default depth, F&J's
-    /// `count`), on two disjoint seed sets (issue 18): a verdict may be "not decidable" in
-    /// one set, never "holds" in one and "does not hold" in the other. About 1.5 s per set in
-    /// release on 2 cores. Also pins what both sets must find: S5 and S6 hold (OUT/IN highest
-    /// without ECN; no IN drops, marks above early drops); S1 does not hold (AF's mean moves by
-    /// less than 0.5%, CI included); S8 does not hold (its std half is contradicted: ECN evens
-    /// AF out in Sim 2 too). With 5 seeds S2's std and min/max moves are not yet decidable.
-    #[test]
-    fn shape_check_verdicts_agree_on_disjoint_seed_sets() {
-        let run_set = |base_seed: u64| -> Vec<Check> {
-            let dir = std::env::temp_dir().join(format!(
-                "packetsim-diffserv-ecn-shape-{}-{base_seed}",
-                std::process::id()
-            ));
-            let grid = Grid {
-                runs: 5,
-                duration_s: 100.0,
-                depths: &[BUCKET_DEPTH],
-                counts: &["fj"],
-                base_seed,
-            };
-            let swept = sweep_points(&grid, 2, dir.clone(), false);
-            let _ = std::fs::remove_dir_all(&dir);
-            let (points, runs) = swept.expect("sweep");
-            let r = Results {
-                points: &points,
-                runs: &runs,
-                depth: BUCKET_DEPTH,
-                count: "fj",
-            };
-            let mut checks = shape_checks(&r);
-            explain(&mut checks, &r, &r, &r);
-            checks
-        };
-        let (a, b) = (run_set(BASE_SEED), run_set(BASE_SEED + 1000));
-        super::checks::assert_verdicts_agree(&a, &b);
-        let verdict = |set: &[Check], id: &str| set.iter().find(|c| c.id == id).unwrap().verdict;
-        for set in [&a, &b] {
-            for id in ["S5", "S6"] {
-                assert_eq!(verdict(set, id), Verdict::Holds, "{id}");
-            }
-            for id in ["S1", "S8"] {
-                assert_eq!(verdict(set, id), Verdict::DoesNotHold, "{id}");
-            }
-        }
-    }
-
-    /// Quick mode (3 runs) is too few for any statistical verdict: every comparative check
-    /// is "not decidable" rather than a verdict drawn from noise.
-    #[test]
-    fn three_runs_are_not_decidable() {
-        let dir = std::env::temp_dir().join(format!(
-            "packetsim-diffserv-ecn-quick-{}",
-            std::process::id()
-        ));
-        let grid = Grid {
-            runs: 3,
-            duration_s: 20.0,
-            depths: &[BUCKET_DEPTH],
-            counts: &["fj"],
-            base_seed: BASE_SEED,
-        };
-        let swept = sweep_points(&grid, 2, dir.clone(), false);
-        let _ = std::fs::remove_dir_all(&dir);
-        let (points, runs) = swept.expect("sweep");
-        let r = Results {
-            points: &points,
-            runs: &runs,
-            depth: BUCKET_DEPTH,
-            count: "fj",
-        };
-        for c in shape_checks(&r) {
-            assert_eq!(c.verdict, Verdict::NotDecidable, "{}: {}", c.id, c.measured);
-        }
-    }
-
-    /// bench/validate/diffserv/results.md's tables and depth-sweep line are what the data
-    /// files give (issue 18: every number in a results.md comes from a file in the repo).
-    #[test]
-    fn ns2_results_md_regenerates_from_its_data() {
-        let md = include_str!("../../../../bench/validate/diffserv/results.md");
-        let label = |e: &str| SCENARIOS.iter().find(|s| s.0 == e).unwrap().1;
-        let means = ns2::means(ns2::RUNS);
-        for (sim, ecn, depth) in means.iter().map(|(k, _, _)| k.clone()) {
-            let g = |k: &str| ns2::get(sim, &ecn, depth, k);
-            let row = format!(
-                "| {sim} | {} | {:.1} | {:.1} | {:.1} | {:.1} | {:.2} | {:.1} | {:.1} | {:.1} | {:.2} | {:.3} | {:.3} | {:.2} | {:.0} |",
-                label(&ecn), g("af_mean"), g("af_std"), g("af_min"), g("af_max"), g("af_below"),
-                g("be_mean"), g("be_std"), g("out_in"), g("out_early"), g("out_drops"),
-                g("in_drops"), g("ce_af"), g("af_rexmit")
-            );
-            let section = format!("## ns-2.35, bucket depth {depth} B (10 seeds)");
-            let body = md.split(&section).nth(1).expect(&section);
-            let body = body.split("\n## ").next().unwrap();
-            assert!(body.contains(&row), "{section}: missing row\n{row}");
-        }
-        assert_eq!(means.len(), 12);
-        let sweep = ns2::means(ns2::DEPTH_SWEEP);
-        let mut by_depth: Vec<_> = sweep.iter().map(|(k, _, m)| (k.2, m[7], m[8])).collect();
-        by_depth.sort_by_key(|x| x.0);
-        let fmt_depth = |d: u64| {
-            if d >= 1000 {
-                format!("{},{:03}", d / 1000, d % 1000)
-            } else {
-                d.to_string()
-            }
-        };
-        let line1 = by_depth
-            .iter()
-            .map(|(d, oi, _)| format!("{} B {oi:.1}%", fmt_depth(*d)))
-            .collect::<Vec<_>>()
-            .join("; ");
-        let line2 = by_depth
-            .iter()
-            .map(|(_, _, e)| format!("{e:.2}"))
-            .collect::<Vec<_>>()
-            .join(", ");
-        assert!(md.contains(&format!("{line1} (paper 31.93%).")), "{line1}");
-        assert!(
-            md.contains(&format!("at those depths: {line2}% (paper 2.92%).")),
-            "{line2}"
-        );
-    }
-}
+mod tests;

@@ -32,9 +32,9 @@ use std::path::Path;
 pub const NAME: &str = "sctp-multihoming";
 
 /// The SCTP scenario (multihomed; single-homed by overrides), shipped in scenarios/.
-pub const SCTP_SCENARIO: &str = include_str!("../../../../scenarios/sctp-multihoming.toml");
+pub const SCTP_SCENARIO: &str = include_str!("../../../../../scenarios/sctp-multihoming.toml");
 /// The TCP scenario (path0 only), shipped in scenarios/.
-pub const TCP_SCENARIO: &str = include_str!("../../../../scenarios/sctp-tcp-path.toml");
+pub const TCP_SCENARIO: &str = include_str!("../../../../../scenarios/sctp-tcp-path.toml");
 
 const METRIC: &str = "flows.file.transfer_time_s";
 
@@ -1489,20 +1489,8 @@ pub fn run(opts: &ReproduceOptions) -> Result<StudyOutcome, String> {
     }
     let mut ns2_checks = shape_checks(&ns2_results);
     ns2_checks.extend(extension_checks(&ns2_results));
-    write_atomic(&ns2_root.join("checks.csv"), &checks::csv(&ns2_checks))
-        .map_err(|e| e.to_string())?;
-    checks::attach_ns2(&mut checks, &ns2_checks);
-    let (passed, failed, undecided) = checks::counts(&checks);
-    let md = report(&results, &checks, runs, opts.quick);
-    write_atomic(&root.join("checks.csv"), &checks::csv(&checks)).map_err(|e| e.to_string())?;
-    let report = root.join("report.md");
-    write_atomic(&report, &md).map_err(|e| e.to_string())?;
-    Ok(StudyOutcome {
-        name: NAME,
-        report,
-        passed,
-        failed,
-        undecided,
+    super::finish(NAME, &root, checks, Some(&ns2_checks), |checks| {
+        Ok(report(&results, checks, runs, opts.quick))
     })
 }
 
@@ -1601,82 +1589,4 @@ fn report(results: &[Results], checks: &[Check], runs: u32, quick: bool) -> Stri
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Spec 3 §5.1 on a reduced sweep (the quick figures, 4 points per curve), run on two
-    /// disjoint seed sets of 10 paired runs each (issue 18): a verdict may be "not decidable"
-    /// in one set, but never "holds" in one and "does not hold" in the other. The checks that
-    /// rest on large effects must hold in both, and S2 (single-homed SCTP slower than SACK)
-    /// must fail in both: single-homed SCTP is significantly faster here.
-    #[test]
-    fn shape_check_verdicts_agree_on_disjoint_seed_sets() {
-        let run_set = |base_seed: u64| -> Vec<Check> {
-            let dir = std::env::temp_dir().join(format!(
-                "packetsim-sctp-shape-{}-{base_seed}",
-                std::process::id()
-            ));
-            let opts = ReproduceOptions {
-                out: dir.clone(),
-                runs: Some(10),
-                quick: true,
-                jobs: 2,
-                progress: false,
-            };
-            let results: Vec<Results> = figures(true)
-                .iter()
-                .map(|f| run_figure(&dir, f, &opts, 10, base_seed).expect("figure"))
-                .collect();
-            let _ = std::fs::remove_dir_all(&dir);
-            let mut checks = shape_checks(&results);
-            explain(&results, &mut checks);
-            checks
-        };
-        let (a, b) = (run_set(BASE_SEED), run_set(BASE_SEED + 1000));
-        assert_eq!(a.len(), 16);
-        super::checks::assert_verdicts_agree(&a, &b);
-        let verdict = |set: &[Check], id: &str| set.iter().find(|c| c.id == id).unwrap().verdict;
-        for set in [&a, &b] {
-            for id in ["baseline", "S5", "S6", "S9", "S11"] {
-                assert_eq!(verdict(set, id), Verdict::Holds, "{id}");
-            }
-            assert_eq!(verdict(set, "S2"), Verdict::DoesNotHold);
-        }
-    }
-
-    #[test]
-    fn csv_labels_with_commas_are_quoted() {
-        assert_eq!(csv_field("RTX_SAME"), "RTX_SAME");
-        assert_eq!(
-            csv_field("RTX_TO_ALT, primary 4%"),
-            "\"RTX_TO_ALT, primary 4%\""
-        );
-        assert_eq!(csv_field("a \"b\", c"), "\"a \"\"b\"\", c\"");
-    }
-
-    #[test]
-    fn axes_write_the_overrides_the_scenarios_understand() {
-        assert_eq!(
-            Axis::BandwidthRatio.overrides(0.25),
-            vec![(
-                "links.path1_core.rate".to_string(),
-                "\"500000bps\"".to_string()
-            )]
-        );
-        let d = Axis::DelayRatio.overrides(2.0);
-        assert_eq!(
-            d[1],
-            ("links.path1_core.delay".into(), "\"30000us\"".into())
-        );
-        // Every override of every figure loads.
-        for fig in figures(false) {
-            for c in &fig.curves {
-                for &x in &fig.xs {
-                    if let Err(e) = point_scenario(&fig, c, x) {
-                        panic!("{} {} x={x}: {e}", fig.dir, c.id);
-                    }
-                }
-            }
-        }
-    }
-}
+mod tests;

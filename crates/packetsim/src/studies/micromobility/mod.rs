@@ -1476,14 +1476,32 @@ pub fn run(opts: &ReproduceOptions) -> Result<StudyOutcome, String> {
     };
     let r_ns2 = sweep(opts, &ns2_axes, runs, T, BASE_SEED, true)?;
     let ns2_checks = shape_checks(&r_ns2, &ns2_axes);
-    write_atomic(
-        &root.join("ns2").join("checks.csv"),
-        &checks::csv(&ns2_checks),
-    )
-    .map_err(|e| e.to_string())?;
-    checks::attach_ns2(&mut checks, &ns2_checks);
-    let (passed, failed, undecided) = checks::counts(&checks);
-    write_atomic(&root.join("checks.csv"), &checks::csv(&checks)).map_err(|e| e.to_string())?;
+    super::finish(NAME, &root, checks, Some(&ns2_checks), |checks| {
+        report(
+            &root,
+            checks,
+            &ns2_checks,
+            &r,
+            &axes,
+            runs,
+            opts.quick,
+            &map,
+        )
+    })
+}
+
+/// The study's report.md (and, with the extensions, extensions.csv).
+#[allow(clippy::too_many_arguments)]
+fn report(
+    root: &Path,
+    checks: &[Check],
+    ns2_checks: &[Check],
+    r: &Results,
+    axes: &Axes,
+    runs: u32,
+    quick: bool,
+    map: &str,
+) -> Result<String, String> {
     let mut md = String::new();
     let _ = writeln!(
         md,
@@ -1496,7 +1514,7 @@ pub fn run(opts: &ReproduceOptions) -> Result<StudyOutcome, String> {
          (S = 100 ms, ideal delay device) and HAWAII MSF, holding old base station (1 s), TCP of spec 5 §2.6 (IW 1, \
          window 20, 100 ms tick, RTO min 0.2 s). Radio loss on TCP packets in both directions. Per-run results: \
          runs/runs.csv.\n",
-        if opts.quick { " (quick mode: fewer points)" } else { "" }
+        if quick { " (quick mode: fewer points)" } else { "" }
     );
     let _ = writeln!(
         md,
@@ -1545,85 +1563,8 @@ pub fn run(opts: &ReproduceOptions) -> Result<StudyOutcome, String> {
              is a registration with the home agent, the macro-mobility baseline. Also in extensions.csv.\n\n{ext}"
         );
     }
-    write_atomic(&root.join("report.md"), &md).map_err(|e| e.to_string())?;
-    Ok(StudyOutcome {
-        name: NAME,
-        report: root.join("report.md"),
-        passed,
-        failed,
-        undecided,
-    })
+    Ok(md)
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::transport::tcp::{RttEstimatorKind, SackRecoveryKind, SsthreshRule};
-
-    /// A point's id parses back to the point.
-    #[test]
-    fn point_ids_round_trip() {
-        for p in Axes::new(false).points() {
-            assert_eq!(Point::parse(&p.id()), Some(p));
-        }
-    }
-
-    /// The "as ns-2.35 would" runs (issue 14): a point with `ns2` keeps its id's suffix
-    /// through parsing, and its TCP is the ns2 profile under the study's own keys: ns-2.35's
-    /// limited transmit (`singledup_`), tick estimator counting in the spec's 100 ms tick
-    /// (spec 5 Q9), ssthresh rule and Sack1, with the spec's RTO max 64 s and `bugFix_` kept.
-    #[test]
-    fn ns2_points_run_the_profile_under_the_studys_tcp() {
-        let p = Point {
-            ns2: true,
-            ..Point::base(CIP, Variant::Sack)
-        };
-        assert!(p.id().ends_with("|ns2"), "{}", p.id());
-        assert_eq!(Point::parse(&p.id()), Some(p.clone()));
-        let std = tcp_config(Variant::Sack, 1000);
-        let ns2 = tcp_config_ns2(Variant::Sack, 1000);
-        assert!(ns2.limited_transmit && !std.limited_transmit);
-        assert_eq!(ns2.rtt_estimator, RttEstimatorKind::Ns2);
-        assert_eq!(ns2.tick, Dur::from_millis(100));
-        assert_eq!(ns2.ssthresh_rule, SsthreshRule::Ns2);
-        assert_eq!(ns2.sack_recovery, SackRecoveryKind::Sack1);
-        assert!(!ns2.dupack_same_window);
-        assert_eq!(
-            (ns2.rto_min, ns2.rto_initial, ns2.rto_max),
-            (std.rto_min, std.rto_initial, Dur::from_secs(64))
-        );
-        assert_eq!(ns2.recover_guard, RecoverGuard::AfterLoss);
-        assert_eq!(
-            (ns2.mss, ns2.initial_cwnd, ns2.rcv_window, ns2.granularity),
-            (1000, 1, 20_000, Dur::from_millis(100))
-        );
-    }
-
-    /// The reduced run: the quick axes with 6 seeds on two disjoint seed sets; the checks that
-    /// hold with both are asserted, and no check flips.
-    #[test]
-    fn reduced_run_checks() {
-        let axes = Axes::new(true);
-        let mut verdicts = Vec::new();
-        for base in [BASE_SEED, 1000] {
-            let dir =
-                std::env::temp_dir().join(format!("packetsim-mm-{}-{base}", std::process::id()));
-            let _ = std::fs::remove_dir_all(&dir);
-            let opts = ReproduceOptions {
-                out: dir.clone(),
-                runs: Some(6),
-                quick: true,
-                jobs: 1,
-                progress: false,
-            };
-            let r = sweep(&opts, &axes, 6, T, base, false).expect("sweep");
-            let mut c = shape_checks(&r, &axes);
-            explain(&mut c, &r, &axes);
-            verdicts.push(c);
-            let _ = std::fs::remove_dir_all(&dir);
-        }
-        checks::assert_verdicts_agree(&verdicts[0], &verdicts[1]);
-        let v = |id: &str| verdicts[0].iter().find(|c| c.id == id).unwrap().verdict;
-        assert_eq!(v("S6"), Verdict::Holds);
-    }
-}
+mod tests;

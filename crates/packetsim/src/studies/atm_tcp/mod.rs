@@ -760,18 +760,12 @@ pub fn run(opts: &ReproduceOptions) -> Result<StudyOutcome, String> {
         plan: &plan,
     };
     let checks = checks_all(&cx);
-    write_outputs(&root, &cx, &checks)?;
-    let (passed, failed, undecided) = checks::counts(&checks);
-    Ok(StudyOutcome {
-        name: NAME,
-        report: root.join("report.md"),
-        passed,
-        failed,
-        undecided,
-    })
+    write_outputs(&root, &cx)?;
+    super::finish(NAME, &root, checks, None, |checks| Ok(report(&cx, checks)))
 }
 
-fn write_outputs(root: &std::path::Path, cx: &Ctx, checks: &[Check]) -> Result<(), String> {
+/// The study's CSVs and figures (checks.csv and report.md are [`super::finish`]'s).
+fn write_outputs(root: &std::path::Path, cx: &Ctx) -> Result<(), String> {
     let (done, plan) = (cx.done, cx.plan);
     // Every run.
     let mut csv = String::from(RUN_HEADER);
@@ -906,8 +900,6 @@ fn write_outputs(root: &std::path::Path, cx: &Ctx, checks: &[Check]) -> Result<(
             write(root, &format!("{x}_{name}.svg"), &chart.to_svg())?;
         }
     }
-    write(root, "checks.csv", &checks::csv(checks))?;
-    write(root, "report.md", &report(cx, checks))?;
     Ok(())
 }
 
@@ -1226,81 +1218,4 @@ fn why(cx: &Ctx, checks: &[Check]) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    // The reduced run (checks module rule 5): the quick plan's grid without the sensitivities
-    // and extensions, on two disjoint seed sets of 5 seeds (so the checks are decidable), must
-    // not give opposite verdicts; S3 (PPD gain grows with packet size) and S5 (idle gap about
-    // RTOmin = 450 ms) hold in both.
-    #[test]
-    fn verdicts_agree_on_disjoint_seed_sets() {
-        let run_set = |base| {
-            let mut p = Plan::new(true, Some(5), base);
-            p.extras = false;
-            let done = execute(jobs(&p), 2).expect("runs");
-            checks_all(&Ctx {
-                done: &done,
-                plan: &p,
-            })
-        };
-        let (a, b) = (run_set(11), run_set(12));
-        checks::assert_verdicts_agree(&a, &b);
-        // The checks that hold on this grid (see report.md for the others and why).
-        for c in a.iter().chain(&b) {
-            if ["S3", "S5"].contains(&c.id.as_str()) {
-                assert!(c.holds(), "{} {}: {}", c.id, c.verdict, c.measured);
-            }
-        }
-    }
-
-    // The quick plan runs and writes every file; with 2 seeds nothing is decidable.
-    #[test]
-    fn quick_plan_writes_outputs() {
-        let mut p = Plan::new(true, Some(1), BASE_SEED);
-        p.bg_buffers = vec![500, 2000];
-        p.main_slots = 200_000;
-        p.x_rto_ms = vec![100];
-        let done = execute(jobs(&p), 2).expect("runs");
-        let cx = Ctx {
-            done: &done,
-            plan: &p,
-        };
-        let checks = checks_all(&cx);
-        assert_eq!(checks.len(), 7);
-        assert!(checks.iter().all(|c| c.verdict == Verdict::NotDecidable));
-        let dir = std::env::temp_dir().join(format!("packetsim-atm-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        write_outputs(&dir, &cx, &checks).unwrap();
-        for f in [
-            "report.md",
-            "runs.csv",
-            "efficiency.csv",
-            "fig7.csv",
-            "fig1.svg",
-            "checks.csv",
-        ] {
-            assert!(dir.join(f).exists(), "{f}");
-        }
-        // Every record of runs.csv has the header's 16 fields: a group with a comma
-        // (`sens/B=2000,T=1200/100`) is quoted (RFC 4180).
-        let runs = std::fs::read_to_string(dir.join("runs.csv")).unwrap();
-        let fields = |line: &str| {
-            let mut quoted = false;
-            1 + line
-                .chars()
-                .filter(|&c| {
-                    if c == '"' {
-                        quoted = !quoted;
-                    }
-                    c == ',' && !quoted
-                })
-                .count()
-        };
-        assert!(runs.contains("\n\"sens/B=2000,T=1200/100\",100,"));
-        for line in runs.lines() {
-            assert_eq!(fields(line), 16, "{line}");
-        }
-        std::fs::remove_dir_all(&dir).ok();
-    }
-}
+mod tests;
