@@ -538,7 +538,8 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
                     String::new()
                 };
                 say!(
-                    "{}: the paper's claims: {} hold, {} do not, {} not decidable{beyond}{}; \
+                    "{}: shape checks of the paper's claims: {} hold, {} do not, {} not decidable\
+                     {beyond}{}; \
                      report: {}",
                     o.name,
                     o.paper.holds,
