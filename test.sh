@@ -42,6 +42,10 @@ optional_tools() {
 
 cargo test --workspace --release
 
+# Fixed-seed outputs of every scenario and `reproduce all --quick` against the stored data
+# (bench/golden/data/, report prose excluded; about 30 s on 2 cores; bench/golden.sh says how).
+bench/golden.sh
+
 py=${PYTHON:-python3}
 venv=target/py-venv
 req=crates/packetsim-py/requirements-test.txt

@@ -529,12 +529,22 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
                 let o = packetsim::studies::reproduce(s, &opts)?;
                 study_html::study_page(&opts.out.join(s.name), s, all)?;
                 commit_set(set)?;
+                let beyond = if o.beyond.total() > 0 {
+                    format!(
+                        "; extensions and sensitivities: {} hold, {} do not, {} not decidable",
+                        o.beyond.holds, o.beyond.fails, o.beyond.undecided
+                    )
+                } else {
+                    String::new()
+                };
                 say!(
-                    "{}: {} shape checks hold, {} do not, {} not decidable{}; report: {}",
+                    "{}: shape checks of the paper's claims: {} hold, {} do not, {} not decidable\
+                     {beyond}{}; \
+                     report: {}",
                     o.name,
-                    o.passed,
-                    o.failed,
-                    o.undecided,
+                    o.paper.holds,
+                    o.paper.fails,
+                    o.paper.undecided,
                     if quick {
                         " (quick mode: indicative only)"
                     } else {

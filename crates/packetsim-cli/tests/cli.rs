@@ -302,7 +302,14 @@ fn reproduce_quick_writes_figures_and_a_report_and_resumes() {
     assert_eq!(lines.len(), packetsim::studies::STUDIES.len(), "{stdout}");
     for l in &lines {
         assert!(l.contains("(quick mode: indicative only)"), "{l}");
+        // Issue 35: the paper's claims are counted apart from extensions and sensitivities.
+        assert!(l.contains("shape checks of the paper's claims: "), "{l}");
     }
+    assert!(
+        lines.iter().any(|l| l.starts_with("sctp-multihoming:")
+            && l.contains("; extensions and sensitivities: ")),
+        "{stdout}"
+    );
     for s in packetsim::studies::STUDIES {
         let md = std::fs::read_to_string(out.join(s.name).join("report.md")).unwrap();
         assert!(
@@ -321,7 +328,7 @@ fn reproduce_quick_writes_figures_and_a_report_and_resumes() {
         assert!(md.contains("## As ns-2.35 would"), "{s}");
         let csv = std::fs::read_to_string(study.join("checks.csv")).unwrap();
         assert!(
-            csv.starts_with("id,verdict,claim,tolerance,statistic,measured,note,ns2_verdict,"),
+            csv.starts_with("id,kind,verdict,claim,tolerance,statistic,measured,note,ns2_verdict,"),
             "{s}"
         );
         let own = std::fs::read_to_string(study.join("ns2").join("checks.csv")).unwrap();
@@ -371,6 +378,11 @@ fn reproduce_quick_writes_figures_and_a_report_and_resumes() {
     let sctp_page = std::fs::read_to_string(out.join("sctp-multihoming/index.html")).unwrap();
     assert!(sctp_page.contains("<dt>T3</dt>") && !sctp_page.contains("<dt>EPD</dt>"));
     let index = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(
+        index.contains("<th colspan=\"3\">the paper's claims</th>")
+            && index.contains("<th colspan=\"3\">extensions and sensitivities</th>"),
+        "{index}"
+    );
     for s in packetsim::studies::STUDIES {
         assert!(
             index.contains(&format!("href=\"{}/index.html\"", s.name)),

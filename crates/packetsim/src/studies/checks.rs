@@ -390,11 +390,56 @@ pub fn all(parts: &[Verdict]) -> Verdict {
     }
 }
 
+/// What a check judges: one of the paper's own claims, or something the study adds to them.
+/// Headline counts are split by it (issue 35: a reader must see the paper's claims apart from
+/// the study's extensions and sensitivities).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A claim the paper makes: a spec §5.1 shape claim ("S7") or a number the paper prints,
+    /// judged with the spec's tolerance ("N1").
+    Paper,
+    /// A check beyond the paper: a baseline of the model, an extension experiment
+    /// ("baseline", "ext. ...", "S1-S3, equal windows").
+    Extension,
+    /// One of the paper's claims judged again under a changed assumption or operating point:
+    /// the spec's open questions ("Q4") and claims at another point ("S12 at crossover").
+    Sensitivity,
+}
+
+impl Kind {
+    /// The kind an id names: `S<n>` and `N<n>` are the paper's claims; `Q<n>` and "... at
+    /// crossover" sensitivities; anything else an extension. A study whose ids do not follow
+    /// this sets [`Check::kind`] itself.
+    pub fn of_id(id: &str) -> Kind {
+        let numbered = |p: char| {
+            id.len() > 1 && id.starts_with(p) && id[1..].bytes().all(|b| b.is_ascii_digit())
+        };
+        if numbered('S') || numbered('N') {
+            Kind::Paper
+        } else if numbered('Q') || id.ends_with(" at crossover") {
+            Kind::Sensitivity
+        } else {
+            Kind::Extension
+        }
+    }
+
+    /// The kind as a word for `checks.csv`.
+    pub fn word(self) -> &'static str {
+        match self {
+            Kind::Paper => "paper",
+            Kind::Extension => "extension",
+            Kind::Sensitivity => "sensitivity",
+        }
+    }
+}
+
 /// One shape check, as the report and `checks.csv` print it (see the module doc).
 #[derive(Clone, Debug)]
 pub struct Check {
     /// The spec's id ("S7"), or a name for a check beyond the spec ("Q4", "ext. ...").
     pub id: String,
+    /// Whether it is one of the paper's claims ([`Kind::of_id`] unless the study says).
+    pub kind: Kind,
     /// The claim as the spec words it, every part.
     pub claim: String,
     /// The tolerance or minimum effect of each part, and the reason for it.
@@ -497,6 +542,7 @@ impl Check {
     ) -> Check {
         Check {
             id: id.into(),
+            kind: Kind::of_id(id),
             claim: claim.into(),
             tolerance: tolerance.into(),
             statistic: statistic.into(),
@@ -540,6 +586,37 @@ pub(crate) fn assert_verdicts_agree(a: &[Check], b: &[Check]) {
     }
 }
 
+/// A study's two-seed-set test (issue 18), one copy for every study: judges the study's
+/// checks on `run_set(bases[0])` and `run_set(bases[1])` (disjoint seed sets), asserts with
+/// [`assert_verdicts_agree`] that no verdict is "holds" in one and "does not hold" in the
+/// other, and that in both sets every id of `hold` holds and every id of `fail` does not
+/// hold. Returns both sets for further assertions.
+#[cfg(test)]
+pub(crate) fn assert_seed_sets_agree(
+    bases: [u64; 2],
+    run_set: impl Fn(u64) -> Vec<Check>,
+    hold: &[&str],
+    fail: &[&str],
+) -> (Vec<Check>, Vec<Check>) {
+    let (a, b) = (run_set(bases[0]), run_set(bases[1]));
+    assert_verdicts_agree(&a, &b);
+    for set in [&a, &b] {
+        let verdict = |id: &str| {
+            set.iter()
+                .find(|c| c.id == id)
+                .unwrap_or_else(|| panic!("no check {id}"))
+                .verdict
+        };
+        for id in hold {
+            assert_eq!(verdict(id), Verdict::Holds, "{id}");
+        }
+        for id in fail {
+            assert_eq!(verdict(id), Verdict::DoesNotHold, "{id}");
+        }
+    }
+    (a, b)
+}
+
 /// How many checks hold, do not hold, and are not decidable.
 pub fn counts(checks: &[Check]) -> (usize, usize, usize) {
     let n = |v| checks.iter().filter(|c| c.verdict == v).count();
@@ -550,13 +627,65 @@ pub fn counts(checks: &[Check]) -> (usize, usize, usize) {
     )
 }
 
-/// "a hold, b do not hold, c not decidable (of n)".
+/// Verdict counts of a set of checks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Checks that hold.
+    pub holds: usize,
+    /// Checks that do not hold.
+    pub fails: usize,
+    /// Checks the runs could not decide.
+    pub undecided: usize,
+}
+
+impl Counts {
+    /// The counts of the checks of `checks` that `keep` selects.
+    pub fn of(checks: &[Check], keep: impl Fn(&Check) -> bool) -> Counts {
+        let kept: Vec<&Check> = checks.iter().filter(|c| keep(c)).collect();
+        let n = |v| kept.iter().filter(|c| c.verdict == v).count();
+        Counts {
+            holds: n(Verdict::Holds),
+            fails: n(Verdict::DoesNotHold),
+            undecided: n(Verdict::NotDecidable),
+        }
+    }
+    /// The counts of the paper's own claims ([`Kind::Paper`]).
+    pub fn paper(checks: &[Check]) -> Counts {
+        Counts::of(checks, |c| c.kind == Kind::Paper)
+    }
+    /// The counts of the extensions and sensitivities (every other kind).
+    pub fn beyond(checks: &[Check]) -> Counts {
+        Counts::of(checks, |c| c.kind != Kind::Paper)
+    }
+    /// How many checks.
+    pub fn total(&self) -> usize {
+        self.holds + self.fails + self.undecided
+    }
+    /// "a hold, b do not hold, c not decidable (of n)".
+    pub fn line(&self) -> String {
+        format!(
+            "{} hold, {} do not hold, {} not decidable (of {})",
+            self.holds,
+            self.fails,
+            self.undecided,
+            self.total()
+        )
+    }
+}
+
+/// The headline counts, the paper's own claims apart from the study's extensions and
+/// sensitivities: "The paper's claims: a hold, b do not hold, c not decidable (of n);
+/// extensions and sensitivities: ..." (the second part left out when there are none).
 pub fn counts_line(checks: &[Check]) -> String {
-    let (h, d, u) = counts(checks);
-    format!(
-        "{h} hold, {d} do not hold, {u} not decidable (of {})",
-        checks.len()
-    )
+    let (paper, beyond) = (Counts::paper(checks), Counts::beyond(checks));
+    let mut s = format!("The paper's claims: {}", paper.line());
+    if beyond.total() > 0 {
+        s.push_str(&format!(
+            "; extensions and sensitivities: {}",
+            beyond.line()
+        ));
+    }
+    s
 }
 
 /// Longest note written inside a verdict table; a longer one is written once below the table
@@ -611,12 +740,13 @@ pub fn table(checks: &[Check]) -> String {
     s
 }
 
-/// The checks as CSV (`id,verdict,claim,tolerance,statistic,measured,note`; with verdicts
+/// The checks as CSV (`id,kind,verdict,claim,tolerance,statistic,measured,note`, kind as
+/// [`Kind::word`]; with verdicts
 /// under `profile = "ns2"`, two more columns: `ns2_verdict` and `ns2_measured`, empty for a
 /// check that has none).
 pub fn csv(checks: &[Check]) -> String {
     let ns2 = has_ns2(checks);
-    let mut s = String::from("id,verdict,claim,tolerance,statistic,measured,note");
+    let mut s = String::from("id,kind,verdict,claim,tolerance,statistic,measured,note");
     s.push_str(if ns2 {
         ",ns2_verdict,ns2_measured\n"
     } else {
@@ -631,8 +761,9 @@ pub fn csv(checks: &[Check]) -> String {
             }
         };
         s.push_str(&format!(
-            "{},{},{},{},{},{},{}\n",
+            "{},{},{},{},{},{},{},{}\n",
             f(&c.id),
+            c.kind.word(),
             c.verdict.word(),
             f(&c.claim),
             f(&c.tolerance),
@@ -705,9 +836,8 @@ mod tests {
         ];
         // Without the profile's checks the table and CSV are exactly as before.
         assert!(!table(&std_checks).contains("ns-2.35"));
-        assert!(
-            csv(&std_checks).starts_with("id,verdict,claim,tolerance,statistic,measured,note\n")
-        );
+        assert!(csv(&std_checks)
+            .starts_with("id,kind,verdict,claim,tolerance,statistic,measured,note\n"));
         let ns2 = vec![
             c("S1", Verdict::Holds, "1.1"),
             c("S2", Verdict::NotDecidable, "2.5 [1.0, 4.0]"),
@@ -723,15 +853,61 @@ mod tests {
         );
         assert_eq!(
             csv(&std_checks),
-            "id,verdict,claim,tolerance,statistic,measured,note,ns2_verdict,ns2_measured\n\
-             S1,holds,claim,tol,stat,\"1.0 [0.9, 1.1]\",,holds,1.1\n\
-             S2,holds,claim,tol,stat,2.0,,not decidable,\"2.5 [1.0, 4.0]\"\n\
-             S3,does not hold,claim,tol,stat,3.0,,,\n"
+            "id,kind,verdict,claim,tolerance,statistic,measured,note,ns2_verdict,ns2_measured\n\
+             S1,paper,holds,claim,tol,stat,\"1.0 [0.9, 1.1]\",,holds,1.1\n\
+             S2,paper,holds,claim,tol,stat,2.0,,not decidable,\"2.5 [1.0, 4.0]\"\n\
+             S3,paper,does not hold,claim,tol,stat,3.0,,,\n"
         );
         assert_eq!(
             ns2_changes(&std_checks),
             "- **S2**: holds (standard: 2.0) → not decidable (ns-2.35's mechanisms: 2.5 [1.0, \
              4.0])\n"
+        );
+    }
+
+    #[test]
+    fn headline_counts_keep_the_papers_claims_apart() {
+        // Issue 35: SCTP's "14 hold of 25" mixed the paper's S1-S15 with extensions.
+        for (id, kind) in [
+            ("S7", Kind::Paper),
+            ("S15", Kind::Paper),
+            ("N2", Kind::Paper),
+            ("Q4", Kind::Sensitivity),
+            ("S12 at crossover", Kind::Sensitivity),
+            ("baseline", Kind::Extension),
+            ("ext. probe after RTO", Kind::Extension),
+            ("S1-S3, equal windows", Kind::Extension),
+            ("S", Kind::Extension),
+            ("Sx", Kind::Extension),
+        ] {
+            assert_eq!(Kind::of_id(id), kind, "{id}");
+        }
+        let c = |id: &str, v: Verdict| Check::new(id, "claim", "tol", "stat", String::new(), v);
+        let set = [
+            c("S1", Verdict::Holds),
+            c("S2", Verdict::DoesNotHold),
+            c("S3", Verdict::NotDecidable),
+            c("S4", Verdict::Holds),
+            c("Q2", Verdict::Holds),
+            c("baseline", Verdict::DoesNotHold),
+        ];
+        assert_eq!(
+            Counts::paper(&set),
+            Counts {
+                holds: 2,
+                fails: 1,
+                undecided: 1
+            }
+        );
+        assert_eq!(Counts::beyond(&set).total(), 2);
+        assert_eq!(
+            counts_line(&set),
+            "The paper's claims: 2 hold, 1 do not hold, 1 not decidable (of 4); extensions \
+             and sensitivities: 1 hold, 1 do not hold, 0 not decidable (of 2)"
+        );
+        assert_eq!(
+            counts_line(&set[..2]),
+            "The paper's claims: 1 hold, 1 do not hold, 0 not decidable (of 2)"
         );
     }
 

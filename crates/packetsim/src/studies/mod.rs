@@ -27,7 +27,7 @@ pub mod sctp_multihoming;
 mod validation_tables;
 pub mod wireless_bs_buffer;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Options shared by every study's reproduction.
 #[derive(Clone, Debug)]
@@ -51,22 +51,74 @@ pub struct StudyOutcome {
     pub name: &'static str,
     /// Where its report is.
     pub report: PathBuf,
-    /// Shape checks that held.
+    /// Shape checks that held (all kinds).
     pub passed: usize,
-    /// Shape checks that did not.
+    /// Shape checks that did not (all kinds).
     pub failed: usize,
-    /// Shape checks the runs could not decide.
+    /// Shape checks the runs could not decide (all kinds).
     pub undecided: usize,
+    /// The verdicts on the paper's own claims ([`checks::Kind::Paper`]).
+    pub paper: checks::Counts,
+    /// The verdicts on the study's extensions and sensitivities.
+    pub beyond: checks::Counts,
 }
 
-/// A reproducible study.
+/// A reproducible study: the shape every study follows.
+///
+/// A study is a folder `studies/<name>/` whose `mod.rs` holds its grid, its runs and its
+/// figures, and whose `run` ends in [`finish`], the one tail shared by every study: it writes
+/// `checks.csv` (and `ns2/checks.csv` for a study also run as ns-2.35 would) and `report.md`,
+/// and counts the paper's claims apart from the rest. Its claims are judged through
+/// [`checks`], and its reduced-run test through `checks::assert_seed_sets_agree`. The engine
+/// a study runs on is chosen in its `run` alone, so moving a study to another engine changes
+/// that one function.
 pub struct Study {
     /// Its name on the command line.
     pub name: &'static str,
     /// One line about it.
     pub title: &'static str,
-    /// Runs it.
+    /// The paper it reproduces, as its spec names it.
+    pub paper: Paper,
+    /// Runs it: its sweeps, its figures and CSVs, then [`finish`].
     pub run: fn(&ReproduceOptions) -> Result<StudyOutcome, String>,
+}
+
+/// The one outcome-writing tail of every study. `checks` are the study's judged checks; `ns2`
+/// the same checks judged on its runs with `profile = "ns2"` when it ran them (written to
+/// `root/ns2/checks.csv` and attached as the "as ns-2.35 would" column). Then writes
+/// `root/checks.csv`, and `root/report.md` from `report`, which is given the checks with that
+/// column attached; returns the outcome with its counts split by [`checks::Kind`].
+pub fn finish(
+    name: &'static str,
+    root: &Path,
+    mut checks: Vec<checks::Check>,
+    ns2: Option<&[checks::Check]>,
+    report: impl FnOnce(&[checks::Check]) -> Result<String, String>,
+) -> Result<StudyOutcome, String> {
+    let write = |path: PathBuf, text: &str| {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        }
+        crate::report::write_atomic(&path, text).map_err(|e| format!("{}: {e}", path.display()))
+    };
+    if let Some(ns2) = ns2 {
+        write(root.join("ns2").join("checks.csv"), &checks::csv(ns2))?;
+        checks::attach_ns2(&mut checks, ns2);
+    }
+    write(root.join("checks.csv"), &checks::csv(&checks))?;
+    let md = report(&checks)?;
+    let path = root.join("report.md");
+    write(path.clone(), &md)?;
+    let (passed, failed, undecided) = checks::counts(&checks);
+    Ok(StudyOutcome {
+        name,
+        report: path,
+        passed,
+        failed,
+        undecided,
+        paper: checks::Counts::paper(&checks),
+        beyond: checks::Counts::beyond(&checks),
+    })
 }
 
 /// Every study implemented so far, in the order `reproduce all` runs them.
@@ -75,26 +127,64 @@ pub const STUDIES: &[Study] = &[
         name: sctp_multihoming::NAME,
         title:
             "SCTP multihoming vs TCP Reno/SACK, retransmission-path policies (study 3, Figs 2-6)",
+        paper: Paper {
+            title: "Performance Evaluation on SCTP multi-homing Feature",
+            authors: "Jeonghwa Song, Meejeong Lee (Ewha Womans University) and Seokjoo Koh (ETRI)",
+            venue: "A journal paper, received 26 Aug 2003 and accepted 23 Feb 2004 (the spec does \
+                not name the journal)",
+            tool: "ns-2 with its TCP Reno and SACK agents and the University of Delaware SCTP \
+               module",
+            spec: "spec/3-sctp-multihoming.md",
+        },
         run: sctp_multihoming::run,
     },
     Study {
         name: diffserv_ecn::NAME,
         title: "TCP ECN in a DiffServ Assured Service: token bucket, RIO, RED, WRR (study 4)",
+        paper: Paper {
+            title: "Study on TCP ECN's Capability of Improving the Performance of \
+                Differentiated Services Architecture",
+            authors: "Jong Chae Oh and Jae-il Jung (Hanyang University)",
+            venue: "A Korean paper (the spec does not name the venue)",
+            tool: "ns-2 with Sean Murphy's DiffServ patch, extended by the authors with ECN",
+            spec: "spec/4-diffserv-ecn.md",
+        },
         run: diffserv_ecn::run,
     },
     Study {
         name: wireless_bs_buffer::NAME,
         title: "Wireless TCP with the receive window driven by the BS buffer (study 2, Figs 5-8)",
+        paper: Paper {
+            title: "Improving Wireless TCP Performance Using BS Buffer State",
+            authors: "Namgi Kim, Dongwook Kim and Hyunsoo Yoon (KAIST)",
+            venue: "A Korean paper (the spec does not name the venue)",
+            tool: "the ns network simulator (ns-2 assumed)",
+            spec: "spec/2-wireless-bs-buffer.md",
+        },
         run: wireless_bs_buffer::run,
     },
     Study {
         name: atm_tcp::NAME,
         title: "TCP over ATM: AAL5, slotted cell switch, PPD/EPD, minimum RTO (study 1)",
+        paper: Paper {
+            title: "Efficient TCP Traffic Control Over ATM Networks",
+            authors: "Jae-Won Lee and Hyunsoo Yoon (KAIST)",
+            venue: "A Korean paper (the spec does not name the venue)",
+            tool: "YATS 0.1, a slotted cell-level ATM simulator from TU Dresden",
+            spec: "spec/1-atm.md",
+        },
         run: atm_tcp::run,
     },
     Study {
         name: micromobility::NAME,
         title: "TCP Tahoe/Reno/NewReno/SACK over Cellular IP and HAWAII micro-mobility (study 5)",
+        paper: Paper {
+            title: "Evaluating the performance of Variant TCP over Micro-mobility protocols",
+            authors: "Wondong Yun, Dongkyun Kim and Yanghee Choi (Seoul National University)",
+            venue: "A Korean paper (the spec does not name the venue)",
+            tool: "ns-2 with the Columbia IP Micro-mobility Suite (CIMS)",
+            spec: "spec/5-micromobility.md",
+        },
         run: micromobility::run,
     },
 ];
@@ -114,67 +204,9 @@ pub struct Paper {
     pub spec: &'static str,
 }
 
-/// The papers of the studies, by study name (kept apart from [`STUDIES`] so that adding a
-/// study does not need one).
-pub const PAPERS: &[(&str, Paper)] = &[
-    (
-        sctp_multihoming::NAME,
-        Paper {
-            title: "Performance Evaluation on SCTP multi-homing Feature",
-            authors: "Jeonghwa Song, Meejeong Lee (Ewha Womans University) and Seokjoo Koh (ETRI)",
-            venue: "A journal paper, received 26 Aug 2003 and accepted 23 Feb 2004 (the spec does \
-                    not name the journal)",
-            tool: "ns-2 with its TCP Reno and SACK agents and the University of Delaware SCTP \
-                   module",
-            spec: "spec/3-sctp-multihoming.md",
-        },
-    ),
-    (
-        diffserv_ecn::NAME,
-        Paper {
-            title: "Study on TCP ECN's Capability of Improving the Performance of \
-                    Differentiated Services Architecture",
-            authors: "Jong Chae Oh and Jae-il Jung (Hanyang University)",
-            venue: "A Korean paper (the spec does not name the venue)",
-            tool: "ns-2 with Sean Murphy's DiffServ patch, extended by the authors with ECN",
-            spec: "spec/4-diffserv-ecn.md",
-        },
-    ),
-    (
-        wireless_bs_buffer::NAME,
-        Paper {
-            title: "Improving Wireless TCP Performance Using BS Buffer State",
-            authors: "Namgi Kim, Dongwook Kim and Hyunsoo Yoon (KAIST)",
-            venue: "A Korean paper (the spec does not name the venue)",
-            tool: "the ns network simulator (ns-2 assumed)",
-            spec: "spec/2-wireless-bs-buffer.md",
-        },
-    ),
-    (
-        atm_tcp::NAME,
-        Paper {
-            title: "Efficient TCP Traffic Control Over ATM Networks",
-            authors: "Jae-Won Lee and Hyunsoo Yoon (KAIST)",
-            venue: "A Korean paper (the spec does not name the venue)",
-            tool: "YATS 0.1, a slotted cell-level ATM simulator from TU Dresden",
-            spec: "spec/1-atm.md",
-        },
-    ),
-    (
-        micromobility::NAME,
-        Paper {
-            title: "Evaluating the performance of Variant TCP over Micro-mobility protocols",
-            authors: "Wondong Yun, Dongkyun Kim and Yanghee Choi (Seoul National University)",
-            venue: "A Korean paper (the spec does not name the venue)",
-            tool: "ns-2 with the Columbia IP Micro-mobility Suite (CIMS)",
-            spec: "spec/5-micromobility.md",
-        },
-    ),
-];
-
-/// The paper the study named `study` reproduces, if [`PAPERS`] lists it.
+/// The paper the study named `study` reproduces, if [`STUDIES`] has it.
 pub fn paper(study: &str) -> Option<&'static Paper> {
-    PAPERS.iter().find(|(n, _)| *n == study).map(|(_, p)| p)
+    STUDIES.iter().find(|s| s.name == study).map(|s| &s.paper)
 }
 
 /// The first lines of a report written in quick mode (issue 12: quick verdicts are indicative).
@@ -218,7 +250,7 @@ mod quick_tests {
     #[test]
     fn every_study_names_its_paper() {
         for s in STUDIES {
-            let p = paper(s.name).unwrap_or_else(|| panic!("{} has no entry in PAPERS", s.name));
+            let p = paper(s.name).unwrap_or_else(|| panic!("{} has no paper", s.name));
             assert!(!p.title.is_empty() && !p.authors.is_empty(), "{}", s.name);
             assert!(
                 p.spec.starts_with("spec/") && p.spec.ends_with(".md"),
