@@ -47,6 +47,8 @@ mod tests;
 mod tests_mobility;
 #[cfg(test)]
 mod tests_workload;
+#[cfg(test)]
+mod tests_topology;
 
 pub use crate::queue::QueueLimit;
 pub use build::{
