@@ -107,7 +107,11 @@ impl Ecmp {
 
     /// Memory the tables hold, in bytes.
     pub fn heap_bytes(&self) -> usize {
-        self.tables.iter().flatten().map(|t| t.len() * 4).sum::<usize>()
+        self.tables
+            .iter()
+            .flatten()
+            .map(|t| t.len() * 4)
+            .sum::<usize>()
             + self.groups.iter().map(|g| g.len() * 4).sum::<usize>()
     }
 }
@@ -223,14 +227,16 @@ pub fn groups(
             toward[dest] = Some(gids.clone());
         }
     }
-    for d in 0..n_nodes {
+    for (d, addrs) in addrs_of.iter().enumerate() {
         let Some(r) = stub(d) else { continue };
-        let g = toward[r].as_ref().expect("the stub's neighbour was searched");
+        let g = toward[r]
+            .as_ref()
+            .expect("the stub's neighbour was searched");
         for u in 0..n_nodes {
             // At r itself the only least-cost hop is the link to d.
             if g[u] != 0 && u != r && u != d {
                 let t = tables[u].get_or_insert_with(|| vec![0; n_addrs].into_boxed_slice());
-                for a in &addrs_of[d] {
+                for a in addrs {
                     t[a.idx()] = g[u];
                 }
             }

@@ -373,7 +373,10 @@ fn build_unlocated(sc: &Scenario, seed: u64, copies: u32) -> Result<World, Build
     }
     // Generated workloads ([workloads.NAME]): their flows, for completion times.
     for w in &sc.workloads {
-        if let (Some(a), Some(b)) = (table_flows.get(w.tables.start), table_flows.get(w.tables.end - 1)) {
+        if let (Some(a), Some(b)) = (
+            table_flows.get(w.tables.start),
+            table_flows.get(w.tables.end - 1),
+        ) {
             world.add_workload(&w.name, a.start..b.end, w.mss);
         }
     }

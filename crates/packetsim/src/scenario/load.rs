@@ -408,7 +408,10 @@ impl Ctx<'_> {
             if let Some(l) = made.iter().find(|l| own.contains(l.name.as_str())) {
                 return Err(self.err(
                     &KeyPath::keys(&["links", &l.name]),
-                    format!("link `{}` is also made by [topology]; rename this link", l.name),
+                    format!(
+                        "link `{}` is also made by [topology]; rename this link",
+                        l.name
+                    ),
                 ));
             }
             links.extend(made);

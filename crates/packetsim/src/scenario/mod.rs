@@ -40,15 +40,15 @@ mod mobility;
 mod overrides;
 mod profile;
 mod schema;
-pub(crate) mod topology;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod tests_mobility;
 #[cfg(test)]
-mod tests_workload;
-#[cfg(test)]
 mod tests_topology;
+#[cfg(test)]
+mod tests_workload;
+pub(crate) mod topology;
 
 pub use crate::queue::QueueLimit;
 pub use build::{

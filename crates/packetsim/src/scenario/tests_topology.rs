@@ -125,20 +125,31 @@ fn fat_tree_counts_for_every_even_k_and_leaf_spine() {
     }
     let f = leaf_spine(3, 2, 4);
     assert_eq!((f.nodes.len(), f.hosts, f.links.len()), (17, 12, 18));
-    assert_eq!(neighbours(&f, "leaf1"), set(&["h1_0", "h1_1", "h1_2", "h1_3", "spine0", "spine1"]));
+    assert_eq!(
+        neighbours(&f, "leaf1"),
+        set(&["h1_0", "h1_1", "h1_2", "h1_3", "spine0", "spine1"])
+    );
 }
 
 #[test]
 fn the_loader_generates_nodes_and_links_from_the_templates() {
     let s = load(&fat(4, ""));
     assert_eq!((s.nodes.len(), s.links.len()), (36, 48));
-    assert_eq!(s.ecmp, EcmpMode::Flow, "a [topology] defaults to per-flow ECMP");
+    assert_eq!(
+        s.ecmp,
+        EcmpMode::Flow,
+        "a [topology] defaults to per-flow ECMP"
+    );
     let host = s.links.iter().find(|l| l.name == "h0_0_0-e0_0").unwrap();
     let fabric = s.links.iter().find(|l| l.name == "e0_0-a0_0").unwrap();
     assert_eq!((host.a.as_str(), host.b.as_str()), ("h0_0_0", "e0_0"));
     assert_eq!(host.delay, packetsim_kernel::Dur::from_micros(1));
     assert_eq!(fabric.delay, packetsim_kernel::Dur::from_micros(2));
-    assert!(matches!(host.queue, QueueSpec::Red { .. }), "{:?}", host.queue);
+    assert!(
+        matches!(host.queue, QueueSpec::Red { .. }),
+        "{:?}",
+        host.queue
+    );
     // Without [topology], nothing changes: ECMP off.
     let plain = load("[simulation]\nduration = \"1s\"\n[nodes.a]\n[nodes.b]\n[links.l]\na = \"a\"\nb = \"b\"\nrate = \"1Mbps\"\ndelay = \"1ms\"\n");
     assert_eq!(plain.ecmp, EcmpMode::Off);
@@ -149,7 +160,10 @@ fn the_loader_generates_nodes_and_links_from_the_templates() {
 fn the_workloads_pair_hosts_as_their_kind_says() {
     let s = load(&fat(4, ""));
     let w = &s.workloads[0];
-    assert_eq!((w.name.as_str(), w.tables.clone(), w.mss), ("perm", 0..16, 1460));
+    assert_eq!(
+        (w.name.as_str(), w.tables.clone(), w.mss),
+        ("perm", 0..16, 1460)
+    );
     let pairs: Vec<(&str, &str)> = s.flow_tables[w.tables.clone()]
         .iter()
         .map(|t| (t.first.from.as_str(), t.first.to.as_str()))
@@ -169,13 +183,20 @@ fn the_workloads_pair_hosts_as_their_kind_says() {
     let s = load(&fat(4, "[workloads.in]\nkind = \"incast\"\nsize = \"20KB\"\nreceiver = \"h3_1_1\"\nsenders = 5\nstart = \"1ms\"\n[workloads.all]\nkind = \"all_to_all\"\nsize = \"10KB\"\nhosts = [\"h0_0_0\", \"h1_0_0\", \"h2_0_0\"]\n"));
     let inc = &s.flow_tables[s.workloads[1].tables.clone()];
     assert_eq!(inc.len(), 5);
-    assert!(inc.iter().all(|t| t.first.to == "h3_1_1" && t.first.from != "h3_1_1"));
-    assert!(inc.iter().all(|t| t.first.start == packetsim_kernel::Time::from_millis(1)));
+    assert!(inc
+        .iter()
+        .all(|t| t.first.to == "h3_1_1" && t.first.from != "h3_1_1"));
+    assert!(inc
+        .iter()
+        .all(|t| t.first.start == packetsim_kernel::Time::from_millis(1)));
     let senders: HashSet<&str> = inc.iter().map(|t| t.first.from.as_str()).collect();
     assert_eq!(senders.len(), 5, "distinct senders");
     let all = &s.flow_tables[s.workloads[2].tables.clone()];
     assert_eq!(all.len(), 6, "n(n-1) flows");
-    assert_eq!((all[0].first.from.as_str(), all[0].first.to.as_str()), ("h0_0_0", "h1_0_0"));
+    assert_eq!(
+        (all[0].first.from.as_str(), all[0].first.to.as_str()),
+        ("h0_0_0", "h1_0_0")
+    );
 
     let mut rng = Rng::from_seed(9);
     for n in 2..40 {
@@ -195,14 +216,23 @@ fn bad_topologies_and_workloads_name_the_key() {
     assert_eq!(e.line(), Some(13), "{e}");
     let e = bad(&fat(4, "").replace("k = 4", "leaves = 4"));
     assert_eq!(e.key(), Some("topology.leaves"), "{e}");
-    let e = bad(&fat(4, "").replace("kind = \"fat_tree\"", "kind = \"leaf_spine\"\nleaves = 2\nspines = 2"));
+    let e = bad(&fat(4, "").replace(
+        "kind = \"fat_tree\"",
+        "kind = \"leaf_spine\"\nleaves = 2\nspines = 2",
+    ));
     assert_eq!(e.key(), Some("topology.k"), "{e}");
     let e = bad(&fat(4, "receiver = \"h0_0_0\"\n"));
     assert_eq!(e.key(), Some("workloads.perm.receiver"), "{e}");
-    let e = bad(&fat(4, "[workloads.x]\nkind = \"incast\"\nsize = \"1KB\"\nsenders = 16\n"));
+    let e = bad(&fat(
+        4,
+        "[workloads.x]\nkind = \"incast\"\nsize = \"1KB\"\nsenders = 16\n",
+    ));
     assert_eq!(e.key(), Some("workloads.x.senders"), "{e}");
     assert!(e.to_string().contains("1 to 15"), "{e}");
-    let e = bad(&fat(4, "[workloads.x]\nkind = \"incast\"\nsize = \"1KB\"\nhosts = [\"h0_0_0\", \"nope\"]\n"));
+    let e = bad(&fat(
+        4,
+        "[workloads.x]\nkind = \"incast\"\nsize = \"1KB\"\nhosts = [\"h0_0_0\", \"nope\"]\n",
+    ));
     assert_eq!(e.key(), Some("workloads.x.hosts[1]"), "{e}");
     let e = bad(&fat(4, "[nodes.e0_0]\n"));
     assert_eq!(e.key(), Some("nodes.e0_0"), "{e}");
@@ -210,15 +240,28 @@ fn bad_topologies_and_workloads_name_the_key() {
     let e = bad(&fat(4, "[nodes.x]\nroutes = [{ to = \"h0_0_0\", via = \"x-e0_0\" }]\n[links.x-e0_0]\na = \"x\"\nb = \"e0_0\"\nrate = \"1Gbps\"\ndelay = \"1us\"\n"));
     assert_eq!(e.key(), Some("routing"), "{e}");
     assert!(e.to_string().contains("static routes"), "{e}");
-    let e = bad(&fat(4, "").replace("[workloads.perm]", "[routing]\necmp = \"sometimes\"\n[workloads.perm]"));
+    let e = bad(&fat(4, "").replace(
+        "[workloads.perm]",
+        "[routing]\necmp = \"sometimes\"\n[workloads.perm]",
+    ));
     assert_eq!(e.key(), Some("routing.ecmp"), "{e}");
-    let e = bad(&fat(4, "").replace("rate = \"10Gbps\", delay = \"1us\"", "rate = \"0bps\", delay = \"1us\""));
+    let e = bad(&fat(4, "").replace(
+        "rate = \"10Gbps\", delay = \"1us\"",
+        "rate = \"0bps\", delay = \"1us\"",
+    ));
     assert_eq!(e.key(), Some("topology.host_link.rate"), "{e}");
 }
 
 /// A data packet of `flow` from `src` to `dst`.
 fn pkt(src: Addr, dst: Addr, flow: u32) -> Packet {
-    let mut p = Packet::new(src, dst, Body::Udp { seq: 0, payload: 100 });
+    let mut p = Packet::new(
+        src,
+        dst,
+        Body::Udp {
+            seq: 0,
+            payload: 100,
+        },
+    );
     p.flow = FlowId(flow);
     p
 }
@@ -273,7 +316,12 @@ fn ecmp_groups_hold_every_least_cost_next_hop() {
     // Within the pod, to another edge switch: both aggregation switches.
     assert_eq!(names(ecmp.group(node(&w, "e0_0"), addr("h0_1_0"))).len(), 2);
     // Down: one path only, no group (the single route is used).
-    for (at, to) in [("c0_0", "h3_1_1"), ("a3_1", "h3_1_1"), ("e3_1", "h3_1_1"), ("e0_0", "h0_0_1")] {
+    for (at, to) in [
+        ("c0_0", "h3_1_1"),
+        ("a3_1", "h3_1_1"),
+        ("e3_1", "h3_1_1"),
+        ("e0_0", "h0_0_1"),
+    ] {
         assert_eq!(ecmp.group(node(&w, at), addr(to)), None, "{at} -> {to}");
     }
     // Hosts have one link: no table, still on the fast path.
@@ -283,7 +331,11 @@ fn ecmp_groups_hold_every_least_cost_next_hop() {
     // Toward a switch there are groups too: from a0_0 to a1_1 (another pod, the other row)
     // the paths down through e0_x, a0_1, c1_x and up through c0_x, a1_0, e1_x both take
     // four hops, so all four of a0_0's ports are equal.
-    assert_eq!(ecmp.group(node(&w, "a0_0"), addr("a1_1")).map(|g| ecmp.egresses(g).len()), Some(4));
+    assert_eq!(
+        ecmp.group(node(&w, "a0_0"), addr("a1_1"))
+            .map(|g| ecmp.egresses(g).len()),
+        Some(4)
+    );
     // Distinct groups: each edge switch's pair of up-links (8), each aggregation switch's
     // pair of core links (8), pair of down-links (toward the other aggregation switch of its
     // pod, 8) and all four ports (above, 8), each core switch's four down-links (toward
@@ -307,10 +359,17 @@ fn per_flow_hashing_spreads_flows_and_keeps_each_on_one_path() {
         }
         cores.insert(path[3].clone());
     }
-    assert_eq!(cores, set(&["c0_0", "c0_1", "c1_0", "c1_1"]), "all (k/2)² paths used");
+    assert_eq!(
+        cores,
+        set(&["c0_0", "c0_1", "c1_0", "c1_1"]),
+        "all (k/2)² paths used"
+    );
 
     // Packet spraying: one flow's packets take every path, reproducibly from the seed.
-    let spray = fat(4, "").replace("[workloads.perm]", "[routing]\necmp = \"packet\"\n[workloads.perm]");
+    let spray = fat(4, "").replace(
+        "[workloads.perm]",
+        "[routing]\necmp = \"packet\"\n[workloads.perm]",
+    );
     let mut w = world(&spray);
     let p = pkt(sa, da, 0);
     let paths: Vec<Vec<String>> = (0..64).map(|_| walk(&mut w, s, &p)).collect();
@@ -327,7 +386,9 @@ fn the_hash_depends_on_the_seed() {
         let mut w = world(&fat(4, "").replace("seed = 3", &format!("seed = {seed}")));
         let (s, d) = (node(&w, "h0_0_0"), node(&w, "h3_1_1"));
         let (sa, da) = (w.net.addr_of(s), w.net.addr_of(d));
-        (0..32).map(|f| walk(&mut w, s, &pkt(sa, da, f))[3].clone()).collect::<Vec<_>>()
+        (0..32)
+            .map(|f| walk(&mut w, s, &pkt(sa, da, f))[3].clone())
+            .collect::<Vec<_>>()
     };
     assert_eq!(paths(5), paths(5));
     assert_ne!(paths(5), paths(6));
@@ -353,14 +414,24 @@ fn a_hashed_flow_is_never_reordered_and_runs_repeat() {
         w
     };
     let w = run(&fat(4, ""));
-    assert_eq!(w.books.dropped.iter().sum::<u64>(), 0, "no loss in this setting");
-    assert!(w.flows.iter().all(|f| f.completed_at.is_some()), "all 16 flows complete");
+    assert_eq!(
+        w.books.dropped.iter().sum::<u64>(),
+        0,
+        "no loss in this setting"
+    );
+    assert!(
+        w.flows.iter().all(|f| f.completed_at.is_some()),
+        "all 16 flows complete"
+    );
     assert_eq!(out_of_order(&w), 0);
     let fct = |w: &World| w.flows.iter().map(|f| f.completed_at).collect::<Vec<_>>();
     assert_eq!(fct(&run(&fat(4, ""))), fct(&w), "same seed, same run");
     assert_eq!(w.workloads.len(), 1);
     assert_eq!(w.workloads[0].flows, 0..16);
 
-    let sprayed = run(&fat(4, "").replace("[workloads.perm]", "[routing]\necmp = \"packet\"\n[workloads.perm]"));
+    let sprayed = run(&fat(4, "").replace(
+        "[workloads.perm]",
+        "[routing]\necmp = \"packet\"\n[workloads.perm]",
+    ));
     assert!(out_of_order(&sprayed) > 0, "spraying reorders");
 }

@@ -282,7 +282,11 @@ impl Ctx<'_> {
                     ],
                     "fat_tree",
                 )?;
-                let k = need("k", t.k, "the switches' port count, an even number from 2 to 64")?;
+                let k = need(
+                    "k",
+                    t.k,
+                    "the switches' port count, an even number from 2 to 64",
+                )?;
                 if k % 2 != 0 || k > 64 {
                     return Err(self.err(
                         &path.key("k"),
@@ -362,8 +366,12 @@ impl Ctx<'_> {
         };
         let mut out = Vec::with_capacity(f.links.len());
         for (name, a, b, is_host) in &f.links {
-            let mut l = if *is_host { host.clone() } else { fabric.clone() }
-                .expect("a template for every kind of link present");
+            let mut l = if *is_host {
+                host.clone()
+            } else {
+                fabric.clone()
+            }
+            .expect("a template for every kind of link present");
             l.name.clone_from(name);
             l.a.clone_from(&f.nodes[*a]);
             l.b.clone_from(&f.nodes[*b]);
