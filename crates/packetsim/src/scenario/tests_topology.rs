@@ -435,3 +435,50 @@ fn a_hashed_flow_is_never_reordered_and_runs_repeat() {
     ));
     assert!(out_of_order(&sprayed) > 0, "spraying reorders");
 }
+
+#[test]
+fn a_leaf_spine_spreads_over_every_spine_and_runs_an_incast() {
+    let text = r#"[simulation]
+duration = "20ms"
+seed = 2
+
+[topology]
+kind = "leaf_spine"
+leaves = 2
+spines = 3
+hosts_per_leaf = 3
+host_link = { rate = "1Gbps", delay = "5us", queue = { kind = "droptail", limit = 1000 } }
+fabric_link = { rate = "4Gbps", delay = "5us" }
+
+[workloads.inc]
+kind = "incast"
+size = "30KB"
+receiver = "h1_2"
+"#;
+    let s = load(text);
+    assert_eq!((s.nodes.len(), s.links.len()), (11, 12));
+    assert_eq!(s.flow_tables.len(), 5, "every other host sends");
+    assert!(s.flow_tables.iter().all(|t| t.first.to == "h1_2"));
+    let mut w = world(text);
+    let ecmp = w.net.ecmp.as_deref().unwrap();
+    let (leaf, h) = (node(&w, "leaf0"), node(&w, "h1_2"));
+    let g = ecmp
+        .group(leaf, w.net.addr_of(h))
+        .expect("three equal paths");
+    assert_eq!(ecmp.egresses(g).len(), 3);
+    let (s0, sa, da) = (
+        node(&w, "h0_0"),
+        w.net.addr_of(node(&w, "h0_0")),
+        w.net.addr_of(h),
+    );
+    let spines: BTreeSet<String> = (0..48)
+        .map(|f| walk(&mut w, s0, &pkt(sa, da, f))[2].clone())
+        .collect();
+    assert_eq!(spines, set(&["spine0", "spine1", "spine2"]));
+    w.run();
+    assert!(
+        w.flows.iter().all(|f| f.completed_at.is_some()),
+        "the incast completes"
+    );
+    assert_eq!(w.workloads[0].flows, 0..5);
+}
