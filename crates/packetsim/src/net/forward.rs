@@ -86,6 +86,9 @@ pub enum Next {
     Deliver,
     /// To an element at this node.
     Element(ElementId),
+    /// Down one egress of equal-cost group `.0` ([`super::Ecmp`]), picked by the packet's
+    /// flow hash or at random ([`Net::spread`]).
+    Spread(u32),
     /// Nowhere: dropped and counted for this reason.
     Drop(DropReason),
 }
@@ -132,10 +135,23 @@ impl Net {
                 return Next::Many(r.via);
             }
         }
+        if n.multipath {
+            if let Some(g) = self.ecmp.as_deref().and_then(|e| e.group(node, dst)) {
+                return Next::Spread(g);
+            }
+        }
         match n.routes.get(dst) {
             Some(e) => Next::Egress(e),
             None => Next::Drop(DropReason::NoRoute),
         }
+    }
+
+    /// The egress packet `p` at `node` takes from equal-cost group `g` ([`Next::Spread`]).
+    pub fn spread(&mut self, node: NodeId, g: u32, p: &crate::packet::Packet) -> EgressId {
+        self.ecmp
+            .as_deref_mut()
+            .expect("a group comes from the ECMP tables")
+            .pick(node, g, p)
     }
 
     /// Installs (or replaces) a host route at `node`. Every next hop must leave `node`.

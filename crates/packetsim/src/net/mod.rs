@@ -19,12 +19,14 @@
 //!
 //! Layering: uses the kernel, ids, packet and queue; knows nothing of transport protocols.
 
+pub mod ecmp;
 mod element;
 mod forward;
 pub mod processing;
 pub mod routing;
 mod transmitter;
 
+pub use ecmp::{Ecmp, EcmpMode};
 pub use element::{Disposition, Element, ElementCtx, Request, Via};
 pub use forward::{HostRoute, Next, NextHops};
 pub use routing::{RouteLoop, RouteTable, StaticRoute, DEFAULT_COST};
@@ -57,6 +59,8 @@ pub struct Node {
     elements: Vec<ElementId>,
     /// No host route, interception or watching element: forwarding's fast path (one load).
     plain: bool,
+    /// Equal-cost groups at this node ([`Net::enable_ecmp`]): off the fast path.
+    multipath: bool,
 }
 
 impl Node {
@@ -72,8 +76,10 @@ impl Node {
     }
 
     fn refresh(&mut self) {
-        self.plain =
-            self.host_routes.is_empty() && self.intercepts.is_empty() && self.elements.is_empty();
+        self.plain = self.host_routes.is_empty()
+            && self.intercepts.is_empty()
+            && self.elements.is_empty()
+            && !self.multipath;
     }
 }
 
@@ -124,6 +130,8 @@ pub struct Net {
     pub addr_link: Vec<Option<LinkId>>,
     /// Routes fixed by the scenario, applied over the computed ones in this order.
     pub static_routes: Vec<StaticRoute>,
+    /// Equal-cost multipath groups, when enabled ([`Net::enable_ecmp`]).
+    pub ecmp: Option<Box<Ecmp>>,
 }
 
 impl Net {
@@ -142,6 +150,7 @@ impl Net {
             intercepts: Vec::new(),
             elements: Vec::new(),
             plain: true,
+            multipath: false,
         });
         id
     }
@@ -250,6 +259,32 @@ impl Net {
         for (node, table) in self.nodes.iter_mut().zip(routes) {
             node.routes = table;
         }
+    }
+
+    /// Enables equal-cost multipath forwarding (`ecmp`): computes every node's groups of
+    /// equal-cost next hops, with `seed` the run seed (the hash salt and the spraying stream).
+    /// Call after [`Net::compute_routes`]; static routes keep their single next hop. With
+    /// [`EcmpMode::Off`] nothing changes.
+    pub fn enable_ecmp(&mut self, mode: EcmpMode, seed: u64) {
+        if mode == EcmpMode::Off {
+            return;
+        }
+        let mut e = ecmp::groups(
+            self.nodes.len(),
+            &self.links,
+            &self.addr_owner,
+            &self.addr_link,
+            mode,
+            seed,
+        );
+        for r in &self.static_routes {
+            e.clear(r.node, r.addr);
+        }
+        for (i, n) in self.nodes.iter_mut().enumerate() {
+            n.multipath = e.has_groups(NodeId(i as u32));
+            n.refresh();
+        }
+        self.ecmp = Some(Box::new(e));
     }
 
     /// A forwarding loop created by the static routes, if any (after

@@ -309,6 +309,7 @@ fn build_unlocated(sc: &Scenario, seed: u64, copies: u32) -> Result<World, Build
             ),
         ));
     }
+    net.enable_ecmp(sc.ecmp, seed);
     let parts = match (&sc.mobility, mobility) {
         (Some(m), Some(layout)) => Some(
             crate::mobility::install(
@@ -369,6 +370,15 @@ fn build_unlocated(sc: &Scenario, seed: u64, copies: u32) -> Result<World, Build
             add_flow(&mut world, sc, seed, &f, &node, &addrs, &err)?;
         }
         table_flows.push(first..world.flows.len() as u32);
+    }
+    // Generated workloads ([workloads.NAME]): their flows, for completion times.
+    for w in &sc.workloads {
+        if let (Some(a), Some(b)) = (
+            table_flows.get(w.tables.start),
+            table_flows.get(w.tables.end - 1),
+        ) {
+            world.add_workload(&w.name, a.start..b.end, w.mss);
+        }
     }
     // DiffServ edges: each marked direction gets its own classifier (and token buckets).
     for (li, l) in sc.links.iter().enumerate() {

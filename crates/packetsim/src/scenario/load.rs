@@ -372,6 +372,26 @@ impl Ctx<'_> {
             raw_routes.push((name.clone(), n.routes));
             nodes.push(name);
         }
+        let file_nodes = nodes.len();
+        // A generated fabric's nodes come after the file's own.
+        let fabric = match &raw.topology {
+            None => None,
+            Some(t) => {
+                let f = self.fabric(t)?;
+                let own: HashSet<&str> = nodes.iter().map(String::as_str).collect();
+                if let Some(n) = f.nodes.iter().find(|n| own.contains(n.as_str())) {
+                    return Err(self.err(
+                        &KeyPath::keys(&["nodes", n]),
+                        format!(
+                            "node `{n}` is also made by [topology] (its generated names are \
+                             listed in docs/datacentre.md); rename this node"
+                        ),
+                    ));
+                }
+                nodes.extend(f.nodes.iter().cloned());
+                Some(f)
+            }
+        };
         let node_set: HashSet<&str> = nodes.iter().map(String::as_str).collect();
 
         let mut links = Vec::with_capacity(raw.links.0.len());
@@ -382,8 +402,47 @@ impl Ctx<'_> {
             let item = doc.get("links").and_then(|t| t.get(&name));
             links.push(self.link(name, l, item, &nodes, &node_set, simulation.duration)?);
         }
+        let file_links = links.len();
+        if let (Some(t), Some(f)) = (raw.topology, &fabric) {
+            let made = self.fabric_links(t, f, &nodes, &node_set, simulation.duration)?;
+            let own: HashSet<&str> = links.iter().map(|l| l.name.as_str()).collect();
+            if let Some(l) = made.iter().find(|l| own.contains(l.name.as_str())) {
+                return Err(self.err(
+                    &KeyPath::keys(&["links", &l.name]),
+                    format!(
+                        "link `{}` is also made by [topology]; rename this link",
+                        l.name
+                    ),
+                ));
+            }
+            links.extend(made);
+        }
         let addresses = self.addresses(raw_addresses, &node_set, &links)?;
         let routes = self.routes(raw_routes, &node_set, &addresses, &links)?;
+        let ecmp_given = raw.routing.as_ref().and_then(|r| r.ecmp);
+        let ecmp = ecmp_given.unwrap_or(if fabric.is_some() {
+            crate::net::EcmpMode::Flow
+        } else {
+            crate::net::EcmpMode::Off
+        });
+        if ecmp != crate::net::EcmpMode::Off {
+            if let Some(r) = routes.first() {
+                let path = if ecmp_given.is_some() {
+                    KeyPath::keys(&["routing", "ecmp"])
+                } else {
+                    KeyPath::keys(&["routing"])
+                };
+                return Err(self.err(
+                    &path,
+                    format!(
+                        "ECMP (routing.ecmp, \"flow\" by default with a [topology]) cannot be \
+                         combined with static routes (nodes.{}.routes): set ecmp = \"off\" or \
+                         remove the routes",
+                        r.node
+                    ),
+                ));
+            }
+        }
 
         let defaults = Defaults {
             tcp: &tcp_defaults,
@@ -419,12 +478,66 @@ impl Ctx<'_> {
             flows.push(t);
             flow_names.add(&flows, flows.len() - 1);
         }
+        let file_flows = flows.len();
+        let fabric_hosts: &[String] = match &fabric {
+            Some(f) => &f.nodes[..f.hosts],
+            None => &[],
+        };
+        let mut workloads = Vec::with_capacity(raw.workloads.0.len());
+        for (name, w) in raw.workloads.0 {
+            let made = self.workload(
+                &name,
+                w,
+                fabric_hosts,
+                &node_set,
+                &nodes,
+                &defaults,
+                simulation.seed,
+            )?;
+            let first = flows.len();
+            for t in made {
+                if let Some((copy, i)) = flow_names.clash(&flows, &t) {
+                    let other = &flows[i].table;
+                    return Err(self.err(
+                        &KeyPath::keys(&["workloads", &name]),
+                        format!(
+                            "flow name `{copy}` is used twice: by flows.{other} and by \
+                             workloads.{name} (whose flows are NAME_0, NAME_1, ..)"
+                        ),
+                    ));
+                }
+                flows.push(t);
+                flow_names.add(&flows, flows.len() - 1);
+            }
+            workloads.push(super::GeneratedWorkload {
+                name,
+                tables: first..flows.len(),
+                mss: tcp_defaults.mss,
+            });
+        }
 
         let mobility = match raw.mobility {
             Some(m) => Some(self.mobility(m, &nodes, &node_set, &links, simulation.duration)?),
             None => None,
         };
-        let mut lines = self.key_lines(&nodes, &links, &routes, flows.iter().map(|t| &t.table));
+        let mut lines = self.key_lines(
+            &nodes[..file_nodes],
+            &links[..file_links],
+            &routes,
+            flows[..file_flows].iter().map(|t| &t.table),
+        );
+        for k in ["topology", "routing"] {
+            let p = KeyPath::keys(&[k]);
+            if self.orig.contains(&p) {
+                lines.0.insert(k.to_owned(), self.locate(&p));
+            }
+        }
+        for w in &workloads {
+            let p = KeyPath::keys(&["workloads", &w.name]);
+            lines
+                .0
+                .insert(format!("workloads.{}", w.name), self.locate(&p));
+        }
         if mobility.is_some() {
             for k in ["base_stations", "home_agent", "gateway"] {
                 let p = KeyPath::keys(&["mobility", k]);
@@ -450,6 +563,8 @@ impl Ctx<'_> {
             lines,
             trace,
             mobility,
+            ecmp,
+            workloads,
         })
     }
 
@@ -717,7 +832,7 @@ impl Ctx<'_> {
         Ok(out)
     }
 
-    fn check_name(&self, path: &KeyPath, name: &str, what: &str) -> Result<()> {
+    pub(super) fn check_name(&self, path: &KeyPath, name: &str, what: &str) -> Result<()> {
         if is_bare(name) {
             Ok(())
         } else {
@@ -989,6 +1104,21 @@ impl Ctx<'_> {
         duration: Dur,
     ) -> Result<LinkSpec> {
         let path = KeyPath::keys(&["links", &name]);
+        self.link_at(path, name, l, item, nodes, node_set, duration)
+    }
+
+    /// [`Ctx::link`] with errors at `path` (a generated link's template: `topology.host_link`).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn link_at(
+        &self,
+        path: KeyPath,
+        name: String,
+        l: RawLink,
+        item: Option<&toml_edit::Item>,
+        nodes: &[String],
+        node_set: &HashSet<&str>,
+        duration: Dur,
+    ) -> Result<LinkSpec> {
         self.check_name(&path, &name, "link")?;
         let (row, own) = self.pick_kind(&path, "link", item, fields_of::<RawLink>(), LINK_KINDS)?;
         let kind = (row.load)(&LinkInput {

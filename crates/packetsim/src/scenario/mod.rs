@@ -45,7 +45,10 @@ mod tests;
 #[cfg(test)]
 mod tests_mobility;
 #[cfg(test)]
+mod tests_topology;
+#[cfg(test)]
 mod tests_workload;
+pub(crate) mod topology;
 
 pub use crate::queue::QueueLimit;
 pub use build::{
@@ -97,6 +100,23 @@ pub struct Scenario {
     pub trace: TraceSpec,
     /// `[mobility]`: mobiles, base stations, protocol and handoffs, when present.
     pub mobility: Option<MobilitySpec>,
+    /// `[routing] ecmp`: how nodes pick among equal-cost next hops (`Off` unless asked for,
+    /// or `Flow` with a `[topology]`).
+    pub ecmp: crate::net::EcmpMode,
+    /// `[workloads.NAME]`: each generated workload's flow tables (a range of `flow_tables`),
+    /// recorded as a workload for flow completion times.
+    pub workloads: Vec<GeneratedWorkload>,
+}
+
+/// The flow tables a `[workloads.NAME]` table made.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GeneratedWorkload {
+    /// The workload's name.
+    pub name: String,
+    /// Its tables: indices into [`Scenario::flow_tables`].
+    pub tables: std::ops::Range<usize>,
+    /// The flows' TCP MSS, bytes (for the ideal completion time).
+    pub mss: u32,
 }
 
 /// `[trace]`: which link directions, flows and time window a run's pcap files and event

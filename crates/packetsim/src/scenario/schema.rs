@@ -38,6 +38,15 @@ pub(crate) struct RawScenario {
     /// `[mobility]` (spec 5; `mobility.rs`).
     #[serde(default)]
     pub mobility: Option<super::mobility::RawMobility>,
+    /// `[routing]` (ECMP; `topology.rs`).
+    #[serde(default)]
+    pub routing: Option<super::topology::RawRouting>,
+    /// `[topology]`: a generated fat-tree or leaf-spine (`topology.rs`).
+    #[serde(default)]
+    pub topology: Option<super::topology::RawTopology>,
+    /// `[workloads.NAME]`: generated permutation, incast, all-to-all flows (`topology.rs`).
+    #[serde(default)]
+    pub workloads: Named<super::topology::RawWorkload>,
 }
 
 /// `[trace]`: what `packetsim run` records of the run (pcap files).

@@ -75,6 +75,10 @@ impl World {
             Next::Deliver if self.tracer.is_some() => self.deliver_traced(now, pkt),
             Next::Deliver => self.deliver(now, pkt),
             Next::Egress(e) => self.enqueue_any(now, e, pkt),
+            Next::Spread(g) => {
+                let e = self.net.spread(node, g, self.packets.get(pkt));
+                self.enqueue_any(now, e, pkt);
+            }
             Next::Many(hops) => {
                 let hops = hops.as_slice();
                 for (i, &e) in hops.iter().enumerate() {
