@@ -14,6 +14,8 @@
 //! net                transmitters (rate changes, outage policies, hooks), forwarding (static
 //!                    table, run-time host routes), node elements, routing
 //! wireless           radio links: rate cycles, a two-state rate process (node element)
+//! wifi               an 802.11 channel: the DCF MAC (sans-IO), the DSSS PHY's timing, the shared
+//!                    medium with collisions, propagation (issue 34)
 //! atm                ATM cells, AAL5, the cell switch and the slotted cell network (study 1;
 //!                    drives transport endpoints directly)
 //! trace              packet captures (pcap, bytes synthesised from typed headers), event trace
@@ -48,4 +50,5 @@ pub mod trace;
 pub mod transport;
 pub mod units;
 pub mod wireless;
+pub mod wifi;
 pub mod world;
