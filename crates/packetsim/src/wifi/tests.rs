@@ -149,6 +149,27 @@ fn contending_medium_busy_freezes_backoff_then_resumes_after_difs() {
     );
 }
 
+// ns-2.35 `Mac802_11::send`: a frame handed to an idle MAC with no backoff pending waits
+// DIFS + a fresh backoff from the moment it arrives, even after a long idle medium (the
+// standard, §9.2.5.1, would send it at once; the module doc records the choice).
+#[test]
+fn idle_long_then_frame_waits_difs_and_backoff_from_arrival() {
+    let (seed, k) = seed_with_first_backoff(0);
+    let mut d = Dcf::new(
+        Sta(0),
+        DcfConfig::default(),
+        Rng::for_component(seed, "wifi.backoff.0"),
+    );
+    let mut out = Vec::new();
+    d.medium_busy(us(100), &mut out);
+    d.medium_idle(us(200), &mut out);
+    d.enqueue(us(5000), msdu(1, 1, 100), &mut out);
+    assert_eq!(d.backoff_slots(), Some(k));
+    assert_eq!(d.next_timeout(), Some(us(5000 + 50 + 20 * k as u64)));
+    d.on_timer(us(5000 + 50 + 20 * k as u64), &mut out);
+    assert!(matches!(out.as_slice(), [MacOut::Transmit(f)] if f.kind == FrameKind::Data));
+}
+
 // ns-2.35 `check_pktTx` (ACK timeout = data + SIFS + ACK + 2 x 2 us from the data frame's
 // start), `RetransmitDATA` (short retry counter, drop when it reaches ShortRetryLimit = 7,
 // CW = 2 CW + 1 up to CWmax, backoff counted from the timeout), §9.2.5.3.
