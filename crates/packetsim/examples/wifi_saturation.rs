@@ -26,8 +26,7 @@ fn main() {
     let n = arg(&args, 1, 20);
     let secs = arg(&args, 2, 60);
     let rate = arg(&args, 3, 11);
-    if n == 0 || n >= u16::MAX as u64 || secs == 0 || !PhyConfig::is_dsss_rate(Rate::mbps(rate))
-    {
+    if n == 0 || n >= u16::MAX as u64 || secs == 0 || !PhyConfig::is_dsss_rate(Rate::mbps(rate)) {
         eprintln!("wifi_saturation: expected 1 <= N < 65535, SECONDS > 0, RATE_MBPS 1, 2 or 11");
         std::process::exit(2)
     }

@@ -49,6 +49,6 @@ pub mod studies;
 pub mod trace;
 pub mod transport;
 pub mod units;
-pub mod wireless;
 pub mod wifi;
+pub mod wireless;
 pub mod world;

@@ -410,7 +410,9 @@ impl Dcf {
                         src: self.me,
                         dst: f.src,
                         nav: Dur::from_nanos(
-                            f.nav.as_nanos().saturating_sub((phy.sifs + phy.cts_airtime()).as_nanos()),
+                            f.nav
+                                .as_nanos()
+                                .saturating_sub((phy.sifs + phy.cts_airtime()).as_nanos()),
                         ),
                         airtime: phy.cts_airtime(),
                         msdu: None,
@@ -423,9 +425,7 @@ impl Dcf {
                 if let Exchange::WaitCts { .. } = self.exchange {
                     if f.src == self.head_dst() {
                         self.head_mut().src = 0;
-                        self.exchange = Exchange::SifsData {
-                            at: now + phy.sifs,
-                        };
+                        self.exchange = Exchange::SifsData { at: now + phy.sifs };
                     }
                 }
             }
@@ -449,10 +449,7 @@ impl Dcf {
                 }
                 if fresh {
                     self.stats.delivered += 1;
-                    out.push(MacOut::Deliver {
-                        msdu,
-                        from: f.src,
-                    });
+                    out.push(MacOut::Deliver { msdu, from: f.src });
                 } else {
                     self.stats.duplicates += 1;
                 }
@@ -505,7 +502,10 @@ impl Dcf {
         } else {
             self.cfg.phy.difs()
         };
-        let idle_from = self.phys_idle_since.max(self.own_tx_end).max(self.nav_until);
+        let idle_from = self
+            .phys_idle_since
+            .max(self.own_tx_end)
+            .max(self.nav_until);
         Some((idle_from + ifs).max(self.backoff_armed))
     }
 
@@ -740,7 +740,9 @@ impl Dcf {
     }
 
     fn head_mut(&mut self) -> &mut Head {
-        self.head.as_mut().expect("an exchange without a head frame")
+        self.head
+            .as_mut()
+            .expect("an exchange without a head frame")
     }
 
     fn head_dst(&self) -> Sta {

@@ -66,11 +66,17 @@ impl ChannelElement {
         cfg: ChannelConfig,
         seed: u64,
     ) -> ChannelElement {
-        assert!(gateway < ports.len(), "the gateway must be one of the stations");
+        assert!(
+            gateway < ports.len(),
+            "the gateway must be one of the stations"
+        );
         assert!(ports.len() < u16::MAX as usize, "too many stations");
         let mut station_of_addr = vec![None; net.addr_owner.len()];
         for (a, owner) in net.addr_owner.iter().enumerate() {
-            station_of_addr[a] = ports.iter().position(|p| p.node == *owner).map(|i| i as u16);
+            station_of_addr[a] = ports
+                .iter()
+                .position(|p| p.node == *owner)
+                .map(|i| i as u16);
         }
         let mut ch = Channel::new(ports.len() as u16, cfg, seed);
         ch.keep_log(true);

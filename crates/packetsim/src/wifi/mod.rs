@@ -39,5 +39,7 @@ mod tests;
 mod tests_world;
 
 pub use channel::{Channel, ChannelConfig, ChannelStats, Logged};
-pub use dcf::{BackoffDraw, Dcf, DcfConfig, Frame, FrameKind, MacDrop, MacOut, MacStats, Msdu, Sta};
+pub use dcf::{
+    BackoffDraw, Dcf, DcfConfig, Frame, FrameKind, MacDrop, MacOut, MacStats, Msdu, Sta,
+};
 pub use phy::PhyConfig;

@@ -185,7 +185,10 @@ impl HandoffMonitor {
         if now < due {
             return None;
         }
-        let from = self.current.take().expect("a deadline without a base station");
+        let from = self
+            .current
+            .take()
+            .expect("a deadline without a base station");
         self.last = None;
         Some(Decision::Lost { from })
     }
@@ -330,7 +333,11 @@ mod tests {
                 if pr < prop.rx_threshold {
                     continue;
                 }
-                if let Some(Decision::Handoff { from: Some(0), to: 1 }) = m.on_beacon(at, i, pr) {
+                if let Some(Decision::Handoff {
+                    from: Some(0),
+                    to: 1,
+                }) = m.on_beacon(at, i, pr)
+                {
                     handoff = Some(at);
                     break 'outer;
                 }

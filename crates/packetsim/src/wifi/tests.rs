@@ -193,7 +193,11 @@ fn unacked_data_retries_to_short_limit_then_drops() {
         .filter(|s| matches!(s.1.as_slice(), [MacOut::Transmit(f)] if f.kind == FrameKind::Data))
         .map(|s| s.0)
         .collect();
-    assert_eq!(sends.len(), 7, "ShortRetryLimit 7: seven transmissions in all");
+    assert_eq!(
+        sends.len(),
+        7,
+        "ShortRetryLimit 7: seven transmissions in all"
+    );
     // Every data frame's ACK timeout: data 8416 + SIFS 10 + ACK 304 + 2 x 2 us after its start.
     let timeouts: Vec<(Time, u32, Option<u32>, bool)> = steps
         .iter()
@@ -218,7 +222,10 @@ fn unacked_data_retries_to_short_limit_then_drops() {
         }]
     );
     let st = d.stats();
-    assert_eq!((st.data_tx, st.retries, st.timeouts, st.retry_drops), (7, 6, 7, 1));
+    assert_eq!(
+        (st.data_tx, st.retries, st.timeouts, st.retry_drops),
+        (7, 6, 7, 1)
+    );
 }
 
 // §9.2.5.4 and ns-2.35 `sendRTS`/`recvRTS`/`recvCTS`: RTS, SIFS, CTS, SIFS, DATA, SIFS, ACK,
@@ -278,7 +285,10 @@ fn rts_cts_exchange_timeline_and_hidden_station_defers_to_cts_nav() {
     // Station 2's RTS comes no earlier than the end of the NAV (= the ACK's end) + DIFS.
     let (t2, _, kind) = tx.iter().find(|t| t.1 == Sta(2)).copied().unwrap();
     assert_eq!(kind, FrameKind::Rts);
-    assert!(t2 >= us(done + 50), "station 2 sent at {t2}, NAV ends at {done} us");
+    assert!(
+        t2 >= us(done + 50),
+        "station 2 sent at {t2}, NAV ends at {done} us"
+    );
     assert!(log.iter().any(|l| matches!(
         l.out,
         MacOut::Sent { msdu: m, attempts: 1 } if m.id == 1
@@ -315,14 +325,22 @@ fn same_slot_backoffs_collide_then_both_retry_with_doubled_cw() {
             (us(50), Sta(1), FrameKind::Data)
         ]
     );
-    assert_eq!(ch.stats().collided, 1, "station 2 lost the first frame to the second");
+    assert_eq!(
+        ch.stats().collided,
+        1,
+        "station 2 lost the first frame to the second"
+    );
     assert_eq!(ch.mac(Sta(0)).stats().timeouts, 1);
     assert_eq!(ch.mac(Sta(1)).stats().timeouts, 1);
     assert_eq!(ch.mac(Sta(0)).cw(), 3);
     assert_eq!(ch.mac(Sta(1)).cw(), 3);
     assert_eq!(ch.mac(Sta(2)).stats().delivered, 0);
     ch.run_until(Time::from_secs_f64(1.0));
-    assert_eq!(ch.mac(Sta(2)).stats().delivered, 2, "both get through in the end");
+    assert_eq!(
+        ch.mac(Sta(2)).stats().delivered,
+        2,
+        "both get through in the end"
+    );
 }
 
 // §9.2.9 / ns-2.35 `recvDATA` (DROP_MAC_DUPLICATE): when the ACKs are lost the sender
@@ -406,7 +424,10 @@ fn data_loss_seeded_reproducible_and_retried() {
     assert_eq!(a, b);
     assert_ne!(a, c);
     assert!(sa.errored > 0);
-    assert_eq!(ma.retries, sa.errored, "every lost frame was sent again or dropped");
+    assert_eq!(
+        ma.retries, sa.errored,
+        "every lost frame was sent again or dropped"
+    );
     assert_eq!(ma.sent + ma.retry_drops, 40);
 }
 

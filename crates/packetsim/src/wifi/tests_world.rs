@@ -125,10 +125,8 @@ fn world_packet_crosses_channel_after_difs_backoff_and_data_airtime() {
     w.run();
     let slots = Rng::for_component(seed, "wifi.backoff.0").below(31);
     let link = Dur::from_nanos(8); // 1000 bytes at 1 Tb/s
-    let at = Time::from_millis(10)
-        + link
-        + Dur::from_micros(50 + 20 * slots + 192 + 8 * 1028)
-        + link;
+    let at =
+        Time::from_millis(10) + link + Dur::from_micros(50 + 20 * slots + 192 + 8 * 1028) + link;
     let sink = w.elements[k.idx()]
         .element
         .as_any()
