@@ -18,6 +18,8 @@
 //!                    outage policies, hooks), forwarding (static table, run-time host
 //!                    routes), node elements, routing, per-packet host processing
 //! wireless           radio links: rate cycles, a two-state rate process (node element)
+//! wifi               an 802.11 channel: the DCF MAC (sans-IO), the DSSS PHY's timing, the shared
+//!                    medium with collisions, propagation (issue 34)
 //! atm                ATM cells, AAL5, the cell switch (plain, PPD, EPD), the cell port that is
 //!                    a slotted link direction; and study 1's own cell-level driver (`atm::sim`,
 //!                    which drives transport endpoints without a world)
@@ -58,5 +60,6 @@ pub mod studies;
 pub mod trace;
 pub mod transport;
 pub mod units;
+pub mod wifi;
 pub mod wireless;
 pub mod world;
