@@ -27,7 +27,16 @@ set seed   [lindex $argv 1]
 set tracef [lindex $argv 2]
 set legs   [expr {$argc > 3 ? [lindex $argv 3] : 4}]
 set rp     [expr {$argc > 4 ? [lindex $argv 4] : "DSDV"}]
-if {$speed <= 0} { puts stderr "handoff.tcl: speed must be > 0, got $speed"; exit 2 }
+proc need {cond what got} {
+    if {!$cond} {
+        puts stderr "handoff.tcl: $what, got \"$got\""
+        exit 2
+    }
+}
+need [expr {[string is double -strict $speed] && $speed > 0}] "speed_m_s must be a number > 0" $speed
+need [expr {[string is integer -strict $seed] && $seed >= 0}] "seed must be a whole number >= 0" $seed
+need [expr {[string is integer -strict $legs] && $legs >= 1}] "legs must be a whole number >= 1" $legs
+need [expr {$rp in {DSDV AODV DSR TORA}}] "adhoc_routing must be DSDV (ns-2's example), AODV, DSR or TORA" $rp
 
 # --- 802.11b DSSS, stated explicitly (same as saturation.tcl) ---
 Mac/802_11 set SlotTime_          0.000020

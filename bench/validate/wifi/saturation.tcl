@@ -19,6 +19,16 @@ set payload [expr {$argc > 2 ? [lindex $argv 2] : 1000}]
 set measure [expr {$argc > 3 ? [lindex $argv 3] : 20.0}]
 set tracef  [expr {$argc > 4 ? [lindex $argv 4] : ""}]
 set warmup  5.0
+proc need {cond what got} {
+    if {!$cond} {
+        puts stderr "saturation.tcl: $what, got \"$got\""
+        exit 2
+    }
+}
+need [expr {[string is integer -strict $n] && $n >= 1}] "n_stations must be a whole number >= 1" $n
+need [expr {[string is integer -strict $seed] && $seed >= 0}] "seed must be a whole number >= 0" $seed
+need [expr {[string is integer -strict $payload] && $payload >= 1}] "payload_bytes must be a whole number >= 1" $payload
+need [expr {[string is double -strict $measure] && $measure > 0}] "measure_s must be a number > 0" $measure
 
 # --- 802.11b DSSS, stated explicitly (ns-2.35 Mac/802_11 and its PHY MIB) ---
 Mac/802_11 set SlotTime_          0.000020 ;# 20 us
