@@ -195,7 +195,9 @@ impl Rack {
                 break;
             }
             if !rec.sacked && covered_end(rec.start).is_some_and(|ce| ce >= rec.end) {
+                // Delivered: no longer lost (`delivered` takes it out of `lost_bytes`).
                 self.segs[i].sacked = true;
+                self.segs[i].lost = false;
                 self.sacked_count += 1;
                 self.delivered(rec, now);
                 self.fack = self.fack.max(rec.end);
@@ -325,7 +327,7 @@ impl Rack {
         }
         self.segs
             .range(self.idx_after(self.lost_hint)..)
-            .find(|r| r.lost)
+            .find(|r| r.lost && !r.sacked)
             .map(|r| (r.start, r.end - r.start))
     }
 

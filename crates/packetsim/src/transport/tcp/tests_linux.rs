@@ -229,3 +229,22 @@ fn hystart_pp_leaves_slow_start_without_loss_as_rtt_grows() {
     let (ss, losses, css) = cubic_slow_start(SlowStart::Standard);
     assert_eq!((ss, losses, css), (1_000_000, 0, false));
 }
+
+// Regression (found by scenarios/linux/mixed-fq-codel.toml, where CUBIC flows stalled): a
+// segment RACK marked lost and not yet resent that the receiver then SACKs (the original was
+// only late) is delivered: it leaves the lost set (RFC 8985 §6.2 step 1 and Linux
+// `tcp_sacktag_one` clearing TCPCB_LOST's count), is never resent, and the pipe no longer
+// subtracts it. Segments 0 and 1 are missing; SACKs of 2, 2-3 and 2-4 at 200 ms mark both
+// lost (reo_wnd 0 at DupThresh SACKed segments) and resend 0 (cwnd 5 segments, pipe 6);
+// at 201 ms segment 1 and 5-9 are SACKed: pipe is segment 0's resend only, so four new
+// segments go, not segment 1 again.
+#[test]
+fn rack_lost_mark_cleared_when_segment_is_sacked() {
+    let mut s = rack_sender(LossDetection::Rack, 10, AppData::Unlimited);
+    s.inject(ms(200), sack_ack(seg(0), &[(seg(2), seg(3))]));
+    s.inject(ms(200), sack_ack(seg(0), &[(seg(2), seg(4))]));
+    let out = s.inject(ms(200), sack_ack(seg(0), &[(seg(2), seg(5))]));
+    assert_eq!(data_seqs(&out), vec![seg(0)]);
+    let out = s.inject(ms(201), sack_ack(seg(0), &[(seg(1), seg(10))]));
+    assert_eq!(data_seqs(&out), vec![seg(10), seg(11), seg(12), seg(13)]);
+}
