@@ -502,12 +502,18 @@ mod tests {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/scenario-format.md");
         let md = std::fs::read_to_string(path).unwrap();
         for o in NS2_OPTIONS.iter().chain(LINUX_OPTIONS) {
-            let row = md
-                .lines()
-                .find(|l| l.starts_with('|') && l.contains(&format!("`{} = {}`", o.key, o.value)))
-                .unwrap_or_else(|| panic!("no docs row for {} = {}", o.key, o.value));
+            // The same key = value may be in both tables (`rto_min = "200ms"`): the row is the
+            // one citing this option's source file.
             let file = o.source.split(' ').next().unwrap();
             let var = o.ns2.split([' ', ',', '(']).next().unwrap();
+            let row = md
+                .lines()
+                .find(|l| {
+                    l.starts_with('|')
+                        && l.contains(&format!("`{} = {}`", o.key, o.value))
+                        && l.contains(file)
+                })
+                .unwrap_or_else(|| panic!("no docs row for {} = {} citing {file}", o.key, o.value));
             assert!(row.contains(file), "{row} lacks {file}");
             assert!(row.contains(var), "{row} lacks {var}");
         }
