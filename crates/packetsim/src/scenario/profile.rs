@@ -8,6 +8,14 @@
 //! `sctp` tables override them key by key, and a link's own `loss_position` overrides the
 //! profile's. Sizes that every ns-2 script chooses for itself (`mss` / `packetSize_`,
 //! `rcv_window` / `window_`, `initial_cwnd` / `windowInit_`) are not set by the profile.
+//!
+//! `"linux"` (issue 33) gives the `[tcp]` options whose Linux setting is the same whatever the
+//! congestion control ([`LINUX_OPTIONS`], each with the sysctl default or kernel constant and
+//! the function that implements it): timestamps, IW 10, Linux's RTO bounds, SACK with RACK-TLP,
+//! the backoff cleared by each ACK of new data, the ssthresh kept by a timeout in recovery.
+//! What Linux ties to one congestion control is left to the scenario: PRR
+//! (`sack_recovery = "prr"`, every controller but BBR), HyStart++ (`slow_start = "hystart_pp"`;
+//! Linux's CUBIC runs HyStart), ECN with the per-segment echo for DCTCP.
 
 use crate::transport::tcp::TcpConfig;
 use serde::Deserialize;
@@ -21,6 +29,8 @@ pub enum Profile {
     Standard,
     /// ns-2.35's stock mechanisms (see [`NS2_OPTIONS`]).
     Ns2,
+    /// Linux's TCP settings common to every congestion control (see [`LINUX_OPTIONS`]).
+    Linux,
 }
 
 /// Which table an option of a profile belongs to.
@@ -43,9 +53,9 @@ pub struct ProfileOption {
     pub key: &'static str,
     /// Its value, as TOML.
     pub value: &'static str,
-    /// The ns-2.35 variable or rule.
+    /// The reference stack's variable or rule (ns-2.35's, or Linux's sysctl or constant).
     pub ns2: &'static str,
-    /// The ns-2.35 source file (and function) that implements it.
+    /// The reference source file (and function) that implements it.
     pub source: &'static str,
 }
 
@@ -278,12 +288,82 @@ pub const NS2_OPTIONS: &[ProfileOption] = &[
     },
 ];
 
+/// Every option `profile = "linux"` sets (also the table in docs/scenario-format.md); Linux
+/// 6.x defaults.
+pub const LINUX_OPTIONS: &[ProfileOption] = &[
+    ProfileOption {
+        table: Table::Tcp,
+        key: "timestamps",
+        value: "true",
+        ns2: "net.ipv4.tcp_timestamps = 1",
+        source: "net/ipv4/tcp_output.c tcp_syn_options; tcp_input.c tcp_ack_update_rtt",
+    },
+    ProfileOption {
+        table: Table::Tcp,
+        key: "initial_cwnd",
+        value: "10",
+        ns2: "TCP_INIT_CWND 10",
+        source: "include/net/tcp.h TCP_INIT_CWND; net/ipv4/tcp_input.c tcp_init_cwnd",
+    },
+    ProfileOption {
+        table: Table::Tcp,
+        key: "rto_min",
+        value: "\"200ms\"",
+        ns2: "TCP_RTO_MIN (HZ / 5)",
+        source: "include/net/tcp.h TCP_RTO_MIN; net/ipv4/tcp_input.c tcp_set_rto",
+    },
+    ProfileOption {
+        table: Table::Tcp,
+        key: "rto_max",
+        value: "\"120s\"",
+        ns2: "TCP_RTO_MAX (120 * HZ)",
+        source: "include/net/tcp.h TCP_RTO_MAX; net/ipv4/tcp_timer.c tcp_retransmit_timer",
+    },
+    ProfileOption {
+        table: Table::Tcp,
+        key: "loss_recovery",
+        value: "\"sack\"",
+        ns2: "net.ipv4.tcp_sack = 1",
+        source: "net/ipv4/tcp_input.c tcp_sacktag_write_queue",
+    },
+    ProfileOption {
+        table: Table::Tcp,
+        key: "loss_detection",
+        value: "\"rack_tlp\"",
+        ns2: "net.ipv4.tcp_recovery = 1 (RACK), tcp_early_retrans = 3 (TLP)",
+        source: "net/ipv4/tcp_recovery.c tcp_rack_mark_lost; tcp_output.c tcp_schedule_loss_probe",
+    },
+    ProfileOption {
+        table: Table::Tcp,
+        key: "rto_backoff_reset",
+        value: "\"new_ack\"",
+        ns2: "icsk_backoff = 0 on the RTT sample of an ACK of new data",
+        source: "net/ipv4/tcp_input.c tcp_ack_update_rtt",
+    },
+    ProfileOption {
+        table: Table::Tcp,
+        key: "rto_ssthresh",
+        value: "\"recovery\"",
+        ns2: "ssthresh not recomputed by a timeout in CA_Recovery",
+        source: "net/ipv4/tcp_input.c tcp_enter_loss",
+    },
+];
+
 impl Profile {
+    /// The options of this profile (empty for `standard`).
+    pub fn options(self) -> &'static [ProfileOption] {
+        match self {
+            Profile::Standard => &[],
+            Profile::Ns2 => NS2_OPTIONS,
+            Profile::Linux => LINUX_OPTIONS,
+        }
+    }
+
     /// The profile's options for `table`, as a TOML table (empty for `standard`).
     pub fn table(self, table: Table) -> toml::Table {
         let mut t = toml::Table::new();
-        if self == Profile::Ns2 {
-            for o in NS2_OPTIONS.iter().filter(|o| o.table == table) {
+        {
+            for o in self.options().iter().filter(|o| o.table == table) {
                 let v: toml::Table = toml::from_str(&format!("v = {}", o.value))
                     .expect("profile values are valid TOML");
                 t.insert(o.key.to_owned(), v["v"].clone());
@@ -316,6 +396,7 @@ impl Profile {
         match self {
             Profile::Standard => "standard",
             Profile::Ns2 => "ns2",
+            Profile::Linux => "linux",
         }
     }
 }
@@ -385,19 +466,54 @@ mod tests {
         }
     }
 
+    // The linux profile's values parse, differ from the defaults (rto_initial aside, not
+    // listed) and validate with every modern variant, so `variant` alone completes it.
+    #[test]
+    fn linux_values_parse_and_validate_with_cubic_bbr_dctcp() {
+        use crate::transport::tcp::{LossDetection, RtoBackoffReset, RtoSsthresh};
+        let t = Profile::Linux.table(Table::Tcp);
+        let tcp: TcpConfig = toml::Value::Table(t.clone()).try_into().unwrap();
+        let d = TcpConfig::default();
+        assert!(tcp.timestamps && !d.timestamps);
+        assert_eq!((tcp.initial_cwnd, d.initial_cwnd), (10, 2));
+        assert_eq!(tcp.rto_min, Dur::from_millis(200));
+        assert_eq!(tcp.rto_max, Dur::from_secs(120));
+        assert!(tcp.offers_sack() && !d.offers_sack());
+        assert_eq!(tcp.loss_detection, LossDetection::RackTlp);
+        assert_eq!(tcp.rto_backoff_reset, RtoBackoffReset::NewAck);
+        assert_eq!(tcp.rto_ssthresh, RtoSsthresh::Recovery);
+        for v in ["cubic", "bbr", "newreno", "reno", "sack"] {
+            let c: TcpConfig = toml::from_str(&format!("variant = \"{v}\"\n{t}")).unwrap();
+            assert_eq!(c.validate(), Ok(()), "{v}");
+        }
+        let c: TcpConfig = toml::from_str(&format!(
+            "variant = \"dctcp\"\necn = true\necn_echo = \"per_segment\"\n{t}"
+        ))
+        .unwrap();
+        assert_eq!(c.validate(), Ok(()));
+        assert!(Profile::Linux.table(Table::Sctp).is_empty());
+        assert!(Profile::Linux.table(Table::Link).is_empty());
+    }
+
     // docs/scenario-format.md's "Profiles" table lists every option with its value, its
     // ns-2.35 setting's variable and its source file, so the two cannot drift apart.
     #[test]
     fn the_docs_table_lists_every_option() {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/scenario-format.md");
         let md = std::fs::read_to_string(path).unwrap();
-        for o in NS2_OPTIONS {
-            let row = md
-                .lines()
-                .find(|l| l.starts_with('|') && l.contains(&format!("`{} = {}`", o.key, o.value)))
-                .unwrap_or_else(|| panic!("no docs row for {} = {}", o.key, o.value));
+        for o in NS2_OPTIONS.iter().chain(LINUX_OPTIONS) {
+            // The same key = value may be in both tables (`rto_min = "200ms"`): the row is the
+            // one citing this option's source file.
             let file = o.source.split(' ').next().unwrap();
             let var = o.ns2.split([' ', ',', '(']).next().unwrap();
+            let row = md
+                .lines()
+                .find(|l| {
+                    l.starts_with('|')
+                        && l.contains(&format!("`{} = {}`", o.key, o.value))
+                        && l.contains(file)
+                })
+                .unwrap_or_else(|| panic!("no docs row for {} = {} citing {file}", o.key, o.value));
             assert!(row.contains(file), "{row} lacks {file}");
             assert!(row.contains(var), "{row} lacks {var}");
         }

@@ -19,7 +19,7 @@ use std::marker::PhantomData;
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawScenario {
-    /// `profile = "standard" | "ns2"` (issue 14 item 8; `profile.rs`).
+    /// `profile = "standard" | "ns2" | "linux"` (issue 14 item 8, issue 33; `profile.rs`).
     #[serde(default)]
     pub profile: Option<super::profile::Profile>,
     pub simulation: RawSimulation,

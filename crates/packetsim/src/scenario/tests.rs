@@ -2555,7 +2555,7 @@ fn profile_errors_are_located() {
         &e,
         1,
         "profile",
-        "unknown value `ns3`; expected `standard` or `ns2`",
+        "unknown value `ns3`; expected one of `standard`, `ns2`, `linux`",
     );
     let text = format!(
         "profile = \"ns2\"\n{}",

@@ -288,6 +288,82 @@ pub struct TcpConfig {
     /// growth on the ACK that ends fast recovery).
     #[serde(skip_serializing_if = "CubicModel::is_default")]
     pub cubic_model: CubicModel,
+    /// What clears the RTO backoff: `sample` (default; a valid RTT sample, RFC 6298 §5.5 with
+    /// Karn's rule, so a flow whose every acknowledged segment was retransmitted keeps
+    /// backing off) or `new_ack` (every ACK of new data, as Linux in effect does: its
+    /// `tcp_ack_update_rtt` clears `icsk_backoff` on the RTT sample that nearly every such
+    /// ACK gives from a never-retransmitted segment's send time or the timestamp echo).
+    #[serde(skip_serializing_if = "RtoBackoffReset::is_default")]
+    pub rto_backoff_reset: RtoBackoffReset,
+    /// How losses are detected outside the timer: `dupthresh` (default; RFC 5681 duplicate
+    /// ACKs and RFC 6675 IsLost), `rack` (RFC 8985 RACK in every state: time-based marking
+    /// with a reordering window, lost retransmissions found without the timer) or `rack_tlp`
+    /// (RACK and the Tail Loss Probe, RFC 8985 §7). RACK needs a SACK loss recovery.
+    #[serde(skip_serializing_if = "LossDetection::is_default")]
+    pub loss_detection: LossDetection,
+    /// How the initial slow start ends: `standard` (default; at ssthresh or the first loss)
+    /// or `hystart_pp` (RFC 9406 HyStart++: Conservative Slow Start once the RTT grows,
+    /// `cc/hystart.rs`). Any variant but `bbr`; RTT samples on every ACK need `timestamps`.
+    #[serde(skip_serializing_if = "SlowStart::is_default")]
+    pub slow_start: SlowStart,
+}
+
+/// How the initial slow start ends (the `[tcp]` key `slow_start`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SlowStart {
+    /// RFC 5681 §3.1 (the behaviour before this key existed).
+    #[default]
+    Standard,
+    /// RFC 9406 HyStart++.
+    HystartPp,
+}
+
+impl SlowStart {
+    fn is_default(&self) -> bool {
+        *self == SlowStart::default()
+    }
+}
+
+/// What clears the RTO backoff (the `[tcp]` key `rto_backoff_reset`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RtoBackoffReset {
+    /// A valid RTT sample (the behaviour before this key existed).
+    #[default]
+    Sample,
+    /// Every ACK of new data (Linux).
+    NewAck,
+}
+
+impl RtoBackoffReset {
+    fn is_default(&self) -> bool {
+        *self == RtoBackoffReset::default()
+    }
+}
+
+/// Loss detection outside the timer (the `[tcp]` key `loss_detection`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LossDetection {
+    /// Duplicate ACKs (RFC 5681) and RFC 6675 IsLost (the behaviour before this key existed).
+    #[default]
+    Dupthresh,
+    /// RFC 8985 RACK (`rack.rs`).
+    Rack,
+    /// RFC 8985 RACK and the Tail Loss Probe.
+    RackTlp,
+}
+
+impl LossDetection {
+    fn is_default(&self) -> bool {
+        *self == LossDetection::default()
+    }
+
+    /// Whether RACK marks losses.
+    pub fn rack(&self) -> bool {
+        *self != LossDetection::Dupthresh
+    }
 }
 
 /// Whose CUBIC `variant = "cubic"` runs (the `[tcp]` key `cubic_model`).
@@ -657,6 +733,9 @@ impl Default for TcpConfig {
             ns2_header_sizes: false,
             send_overhead: Dur::ZERO,
             cubic_model: CubicModel::Rfc9438,
+            rto_backoff_reset: RtoBackoffReset::Sample,
+            loss_detection: LossDetection::Dupthresh,
+            slow_start: SlowStart::Standard,
         }
     }
 }
@@ -827,6 +906,33 @@ impl TcpConfig {
                 "lost_retransmit",
                 "expected a SACK loss recovery (variant = \"sack\" or loss_recovery = \"sack\"): \
                  lost retransmissions are found from SACK blocks"
+                    .into(),
+            ));
+        }
+        if self.loss_detection.rack() && !self.offers_sack() {
+            return Err((
+                "loss_detection",
+                "expected a SACK loss recovery (variant = \"sack\" or loss_recovery = \"sack\"): \
+                 RACK (RFC 8985 §2) needs SACK"
+                    .into(),
+            ));
+        }
+        if self.loss_detection.rack() && self.sack_recovery == SackRecoveryKind::Sack1 {
+            return Err((
+                "loss_detection",
+                "\"rack\" does not apply to sack_recovery = \"sack1\" (ns-2's pipe counter)".into(),
+            ));
+        }
+        if self.loss_detection.rack() && self.lost_retransmit != LostRetransmit::Off {
+            return Err((
+                "lost_retransmit",
+                "not with loss_detection = \"rack\" (RACK finds lost retransmissions itself)".into(),
+            ));
+        }
+        if self.slow_start == SlowStart::HystartPp && self.variant == Variant::Bbr {
+            return Err((
+                "slow_start",
+                "\"hystart_pp\" does not apply to variant = \"bbr\" (BBR's Startup ends itself)"
                     .into(),
             ));
         }

@@ -50,6 +50,7 @@ mod ranges;
 mod receiver;
 pub mod recovery;
 pub mod rtt;
+mod rack;
 mod scoreboard;
 mod sender;
 mod variant;
@@ -66,6 +67,8 @@ mod tests_bbr;
 #[cfg(test)]
 mod tests_dctcp;
 #[cfg(test)]
+mod tests_linux;
+#[cfg(test)]
 mod tests_loss_recovery;
 #[cfg(test)]
 mod tests_ns2;
@@ -74,7 +77,8 @@ mod tests_wireless;
 
 pub use crate::app::AppData;
 pub use config::{
-    BbrSendQuantum, BsBufferConfig, BsBufferMode, CubicModel, EcnEcho, FullAckCwnd,
+    BbrSendQuantum, BsBufferConfig, BsBufferMode, CubicModel, EcnEcho, FullAckCwnd, LossDetection,
+    RtoBackoffReset, SlowStart,
     LossRecoveryKind, LostRetransmit, PartialAckTimer, RecoverGuard, RtoSsthresh, RttSampling,
     SackPipe, SackRecoveryKind, SsthreshRule, TcpConfig,
 };

@@ -110,14 +110,16 @@
 //! - A loss after an ECE reduction in the same window is still handled as Reno (spec 4
 //!   §2.6); ns-2 would retransmit without a second reduction.
 
+use super::cc::hystart::{HyStartPp, SsStep, CSS_GROWTH_DIVISOR};
 use super::cc::{AckInfo, AnyCc, CcState, Congestion, CongestionControl, EcnAck, Phase};
+use super::rack::Rack;
 use super::ranges::RangeSet;
 use super::recovery::{AnyRecovery, Entry, LossRecovery, NewReno, PartialAck, Sack1Recovery};
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::{
-    FullAckCwnd, LostRetransmit, PartialAckTimer, RecoverGuard, RtoSsthresh, RttSampling, SackPipe,
-    SsthreshRule, TcpConfig, Variant,
+    FullAckCwnd, LossDetection, LostRetransmit, PartialAckTimer, RecoverGuard, RtoBackoffReset, RtoSsthresh,
+    RttSampling, SackPipe, SlowStart, SsthreshRule, TcpConfig, Variant,
 };
 use crate::app::{AppData, AppSource};
 use crate::ids::Addr;
@@ -443,6 +445,13 @@ pub struct TcpSender {
     overhead: Option<Box<SendOverhead>>,
     /// `cfg.lost_retransmit = rack`; None when off.
     lost_rtx: Option<Box<LostRtx>>,
+    /// `cfg.rto_backoff_reset = new_ack`: every ACK of new data clears the RTO backoff.
+    backoff_reset_on_ack: bool,
+    /// `cfg.loss_detection = rack | rack_tlp` (RFC 8985, `rack.rs`); None when off, or once
+    /// the peer did not permit SACK.
+    rack: Option<Box<Rack>>,
+    /// `cfg.slow_start = hystart_pp` (RFC 9406, `cc/hystart.rs`); None when off.
+    hystart: Option<Box<HyStartPp>>,
     stats: SenderStats,
 }
 
@@ -462,9 +471,13 @@ impl TcpSender {
         );
         let (cc, rec) = cfg.variant.build(cfg);
         let samples = cc.samples_deliveries();
+        let backoff_reset_on_ack = cfg.rto_backoff_reset == RtoBackoffReset::NewAck;
         let ack_opts = samples
             || cfg.lost_retransmit == LostRetransmit::Rack
-            || matches!(rec, AnyRecovery::Prr(_));
+            || matches!(rec, AnyRecovery::Prr(_))
+            || backoff_reset_on_ack
+            || cfg.loss_detection.rack()
+            || cfg.slow_start == SlowStart::HystartPp;
         let mss = cfg.mss;
         let rwnd = cfg.rcv_window.min(u32::MAX as u64 / 2) as u32;
         let ssthresh = cfg
@@ -547,6 +560,14 @@ impl TcpSender {
                 })
             }),
             lost_rtx: (cfg.lost_retransmit == LostRetransmit::Rack).then(Default::default),
+            backoff_reset_on_ack,
+            rack: cfg.loss_detection.rack().then(|| {
+                Box::new(Rack::new(
+                    iss + 1,
+                    cfg.loss_detection == LossDetection::RackTlp,
+                ))
+            }),
+            hystart: (cfg.slow_start == SlowStart::HystartPp).then(Default::default),
             stats: SenderStats::default(),
         }
     }
@@ -785,6 +806,9 @@ impl TcpSender {
         pkt.ecn = ecn;
         out.send(pkt);
         let end = seq + len;
+        if let Some(r) = &mut self.rack {
+            r.on_send(seq, end, now);
+        }
         if end > self.snd_max {
             self.app.take((end - self.snd_max) as u64);
             self.snd_max = end;
@@ -857,7 +881,15 @@ impl TcpSender {
     /// the window.
     #[inline]
     fn send_rule(&self) -> SendRule {
-        if self.sack_ok && matches!(self.st.phase, Phase::Recovery { .. }) {
+        if self.sack_ok
+            && match self.st.phase {
+                Phase::Recovery { .. } => true,
+                // RACK after a timeout: the records marked lost first (Linux
+                // `tcp_xmit_retransmit_queue` in CA_Loss), within cwnd − pipe.
+                Phase::Loss { .. } => self.rack.is_some(),
+                Phase::Open | Phase::Disorder => false,
+            }
+        {
             if matches!(self.rec, AnyRecovery::Sack1(_)) {
                 SendRule::Sack1
             } else {
@@ -1027,6 +1059,13 @@ impl TcpSender {
     /// The scoreboard's IsLost boundary (RFC 6675 §4: DupThresh segments SACKed above) and
     /// the pipe it gives (§4 SetPipe), at the current snd_una and snd_max.
     fn lost_and_pipe(&self) -> ((Seq, u32), u32) {
+        if let Some(r) = &self.rack {
+            // RACK (Linux `tcp_packets_in_flight`): outstanding − SACKed − lost and unsent.
+            let pipe = (self.snd_max - self.snd_una)
+                .saturating_sub(self.sb.sacked.total())
+                .saturating_sub(r.lost_bytes());
+            return ((self.snd_una, 0), pipe);
+        }
         let lost = self
             .sb
             .lost_boundary(self.snd_una, self.dupthresh, self.mss);
@@ -1077,6 +1116,9 @@ impl TcpSender {
     /// RFC 6675 §4 NextSeg with the IsLost boundary `lost`: (start, length, whether it is a
     /// retransmission), if any rule gives one.
     fn sack_next(&self, lost: Seq) -> Option<(Seq, u32, bool)> {
+        if let Some(r) = &self.rack {
+            return self.rack_next(r);
+        }
         // Rule 1: the first unSACKed byte above HighRxt that IsLost.
         if let Some((s, len)) = self.sb.next_hole(lost, self.snd_max, self.mss) {
             return Some((s, len, true));
@@ -1092,6 +1134,20 @@ impl TcpSender {
         self.sb
             .next_hole(high_sacked, self.snd_max, self.mss)
             .map(|(s, len)| (s, len, true))
+    }
+
+    /// With RACK: the lowest record marked lost, else new data within the peer's window (Linux
+    /// `tcp_xmit_retransmit_queue` resends only what is marked lost, then `tcp_write_xmit`).
+    #[cold]
+    #[inline(never)]
+    fn rack_next(&self, r: &Rack) -> Option<(Seq, u32, bool)> {
+        if let Some((s, len)) = r.first_lost() {
+            return Some((s, len.min(self.mss), true));
+        }
+        let s = self.snd_max;
+        let len = self.avail_from(s).min(self.mss as u64) as u32;
+        (len > 0 && (s + len) - self.snd_una <= self.peer_wnd.min(self.send_buffer))
+            .then_some((s, len, false))
     }
 
     /// RFC 6675 §5 step (C): while cwnd - pipe >= SMSS, send NextSeg (§4).
@@ -1166,6 +1222,15 @@ impl TcpSender {
 
     /// Retransmits the segment at snd_una (fast retransmit, NewReno partial ACK).
     fn retransmit_una(&mut self, now: Time, out: &mut Outbox) {
+        if let Some((s, len)) = self.rack.as_deref().and_then(Rack::first_lost) {
+            // RACK: the fast retransmit is the lowest record marked lost, sent whatever cwnd
+            // − pipe is (RFC 6675 step 4.3; Linux forces one segment on entering recovery,
+            // `tcp_cwnd_reduction`).
+            let len = len.min(self.mss);
+            self.send_segment(now, s, len, out);
+            self.sb.high_rxt = self.sb.high_rxt.max(s + len);
+            return;
+        }
         let s = self.snd_una;
         let mut len = (self.snd_max - s).min(self.mss);
         if let Some((l, _)) = self.sb.sacked.next_after(s) {
@@ -1196,6 +1261,10 @@ impl TcpSender {
             },
             _ => SenderEcn::Off,
         };
+        if !self.sack_ok {
+            // RACK needs SACK (RFC 8985 §2).
+            self.rack = None;
+        }
         if self.rec.uses_sack() && !self.sack_ok {
             self.rec =
                 AnyRecovery::NewReno(NewReno::new(self.newreno_timer, self.newreno_full_ack));
@@ -1220,6 +1289,9 @@ impl TcpSender {
         self.snd_max = self.snd_una;
         self.rto_at = None;
         self.transmit(now, out);
+        if self.rack.is_some() {
+            self.tlp_arm(now);
+        }
     }
 
     #[inline]
@@ -1272,7 +1344,7 @@ impl TcpSender {
             if self.ns3.is_some() {
                 self.ns3_note_sacked_rexmits(h.sack.as_slice());
             }
-            if OPTS && (self.samples || self.lost_rtx.is_some()) {
+            if OPTS && (self.samples || self.lost_rtx.is_some() || self.rack.is_some()) {
                 // BBR counts bytes as delivered when they are SACKed (Linux `tcp_sacktag`
                 // → `tcp_rate_skb_delivered`); RACK (`lost_retransmit`) sees what each ACK
                 // newly SACKs in the loss phase.
@@ -1281,7 +1353,9 @@ impl TcpSender {
                 let cc = &mut self.cc;
                 let in_loss = matches!(self.st.phase, Phase::Loss { .. });
                 let mut rack = self.lost_rtx.as_deref_mut().filter(|_| in_loss);
-                self.sb
+                let mut newly = self.rack.as_mut().map(|r| std::mem::take(&mut r.scratch));
+                let n = self
+                    .sb
                     .update_each(h.sack.as_slice(), self.snd_una, self.snd_max, |l, r| {
                         if samples {
                             let (l64, r64) = (taken - (max - l) as u64, taken - (max - r) as u64);
@@ -1290,7 +1364,20 @@ impl TcpSender {
                         if let Some(lr) = rack.as_mut() {
                             lr.on_sacked(l, r, now);
                         }
-                    })
+                        if let Some(v) = newly.as_mut() {
+                            v.push((l, r));
+                        }
+                    });
+                if let (Some(mut v), Some(r)) = (newly, self.rack.as_deref_mut()) {
+                    // RFC 8985 §6.2 steps 1-3 for the segments this ACK newly SACKs.
+                    let sacked = &self.sb.sacked;
+                    for &(l, h) in &v {
+                        r.on_sacked(l, h, now, |s| sacked.containing(s).map(|c| c.1));
+                    }
+                    v.clear();
+                    r.scratch = v;
+                }
+                n
             } else {
                 self.sb
                     .update(h.sack.as_slice(), self.snd_una, self.snd_max)
@@ -1331,6 +1418,7 @@ impl TcpSender {
                 self.cc.on_ack(&mut self.st, &info);
             }
         }
+        let advanced = ack > self.snd_una;
         if ack > self.snd_una {
             self.on_new_ack::<OPTS>(now, h, ece, out);
             if sack1_clears {
@@ -1344,6 +1432,9 @@ impl TcpSender {
             // RFC 5681 §2: a duplicate ACK (condition (e), the same window, unless
             // `cfg.dupack_same_window` is off).
             send = self.on_dupack(now, sacked_new, out);
+        }
+        if OPTS && self.rack.is_some() {
+            self.rack_on_ack(now, advanced, sacked_new, out);
         }
         if OPTS && self.samples && was_recovery && matches!(self.st.phase, Phase::Recovery { .. }) {
             self.model_sack_recovery_ack();
@@ -1359,6 +1450,9 @@ impl TcpSender {
         self.app.advance(now, self.stats.bytes_acked);
         if send {
             self.transmit(now, out);
+        }
+        if OPTS && self.rack.is_some() {
+            self.tlp_arm(now);
         }
     }
 
@@ -1392,6 +1486,9 @@ impl TcpSender {
             self.st.cwnd = self.ns2_half_cwnd(cwnd_before);
         }
         self.stats.ecn_reductions += 1;
+        if let Some(h) = &mut self.hystart {
+            h.finish();
+        }
         self.window_reduced();
     }
 
@@ -1417,6 +1514,8 @@ impl TcpSender {
     ) {
         let ack = h.ack;
         let acked = ack - self.snd_una;
+        // This ACK's RTT sample, for HyStart++.
+        let mut rtt_sample = None;
         // RTT sample: RFC 7323 §4.1 from the echoed timestamp of an ACK advancing snd_una,
         // else the timed segment if it is covered (RFC 6298 §3; Karn cleared it on rtx).
         if self.ts_ok {
@@ -1424,6 +1523,7 @@ impl TcpSender {
                 self.rtt.on_sample_between(ts.ecr, now);
                 if OPTS {
                     self.rack_rtt(now - ts.ecr);
+                    rtt_sample = Some(now - ts.ecr);
                 }
             }
         } else if self.rtt_hist_on() {
@@ -1433,9 +1533,15 @@ impl TcpSender {
                 self.rtt.on_sample_between(t, now);
                 if OPTS {
                     self.rack_rtt(now - t);
+                    rtt_sample = Some(now - t);
                 }
                 self.timed_at = None;
             }
+        }
+        if OPTS && self.backoff_reset_on_ack {
+            // `rto_backoff_reset = new_ack` (Linux): an ACK of new data clears the backoff,
+            // whether or not it gave an RTT sample.
+            self.rtt.clear_backoff();
         }
         let old_una = self.snd_una;
         self.snd_una = ack;
@@ -1456,6 +1562,10 @@ impl TcpSender {
             if let Some(lr) = &mut self.lost_rtx {
                 lr.advance(ack);
             }
+            if let Some(r) = &mut self.rack {
+                // RFC 8985 §6.2 steps 1-3 for the segments this ACK newly acknowledges.
+                r.on_cum_ack(ack, now);
+            }
         }
         self.dupacks = 0;
         self.lt_bytes = 0;
@@ -1474,7 +1584,10 @@ impl TcpSender {
                 self.st.phase = Phase::Open;
                 // RFC 3168 §6.1.2: an ECE ACK does not increase cwnd.
                 if !ece {
-                    let info = self.ack_info(now, acked);
+                    let mut info = self.ack_info(now, acked);
+                    if OPTS && self.hystart.is_some() && self.st.in_slow_start() {
+                        self.hystart_step(&mut info, ack, rtt_sample);
+                    }
                     self.cc.on_ack(&mut self.st, &info);
                 }
             }
@@ -1666,6 +1779,11 @@ impl TcpSender {
     /// when IsLost(HighACK + 1).
     /// ns-2 Sack1 (`Sack1TcpAgent::recv`): the DupThresh-th duplicate ACK only.
     fn maybe_fast_retransmit(&mut self, now: Time, out: &mut Outbox) {
+        if self.rack.is_some() {
+            // RACK: recovery starts when RACK marks a loss (Linux `tcp_time_to_recover`
+            // skips the DupThresh heuristic with RACK), see `rack_on_ack`.
+            return;
+        }
         let sack_lost = || {
             self.sack_ok
                 && !matches!(self.rec, AnyRecovery::Sack1(_))
@@ -1681,6 +1799,10 @@ impl TcpSender {
     }
 
     fn enter_recovery(&mut self, now: Time, out: &mut Outbox) {
+        if let Some(h) = &mut self.hystart {
+            // RFC 9406 §4.2: a loss ends slow start (and CSS) as usual.
+            h.finish();
+        }
         // RFC 5681 §3.2 step 2: FlightSize without the limited-transmit segments (RFC 3042).
         self.st.bytes_in_flight = (self.snd_max - self.snd_una).saturating_sub(self.lt_bytes);
         let cwnd_before = self.st.cwnd;
@@ -1814,6 +1936,7 @@ impl TcpSender {
             return v;
         }
         v.bytes_in_flight = match self.st.phase {
+            _ if self.rack.is_some() => self.lost_and_pipe().1,
             Phase::Loss { .. } => {
                 let sacked = self.sb.sacked.covered_below(self.snd_nxt);
                 (self.snd_nxt - self.snd_una)
@@ -1834,7 +1957,10 @@ impl TcpSender {
             return;
         }
         let (lost, pipe) = self.lost_and_pipe();
-        let newly = self.sb.newly_lost(self.snd_una, lost.0);
+        let newly = match &mut self.rack {
+            Some(r) => r.take_newly_lost(),
+            None => self.sb.newly_lost(self.snd_una, lost.0),
+        };
         self.cc.sack_recovery_ack(&mut self.st, pipe, newly);
     }
 
@@ -1882,6 +2008,9 @@ impl TcpSender {
                 }
                 self.loss_recover = Some(self.snd_max);
                 self.lt_bytes = 0;
+                if let Some(h) = &mut self.hystart {
+                    h.finish();
+                }
                 if keep {
                     debug_assert_eq!(self.st.ssthresh, old_ssthresh);
                 } else if self.ssthresh_rule == SsthreshRule::Ns2 {
@@ -1895,7 +2024,7 @@ impl TcpSender {
                 self.window_reduced();
                 // RFC 6298 §5.5: back off the timer.
                 self.rtt.on_timeout();
-                if (self.samples || self.keep_sack) && self.sack_ok {
+                if (self.samples || self.keep_sack || self.rack.is_some()) && self.sack_ok {
                     // BBR (and `cfg.keep_sack_on_timeout`) keeps the SACKed ranges across a
                     // timeout (Linux `tcp_enter_loss`
                     // keeps SACKed marks; ns-3 `TcpTxBuffer::SetSentListLost` keeps SACKed
@@ -1905,6 +2034,10 @@ impl TcpSender {
                     self.sb.high_rxt = self.snd_una;
                     if let Some(lr) = &mut self.lost_rtx {
                         lr.restart(self.snd_una);
+                    }
+                    if let Some(r) = &mut self.rack {
+                        // RFC 8985 §6.3, Linux `tcp_timeout_mark_lost`.
+                        r.mark_all_lost();
                     }
                 } else {
                     // spec 3 §2.3: the scoreboard is cleared on timeout.
@@ -1963,6 +2096,9 @@ impl Endpoint for TcpSender {
     }
 
     fn on_timer(&mut self, now: Time, out: &mut Outbox) {
+        if self.rack.is_some() {
+            self.rack_timers(now, out);
+        }
         if let Some(t) = self.rto_at {
             if t <= now {
                 self.rto_at = None;
@@ -1988,6 +2124,9 @@ impl Endpoint for TcpSender {
             self.cc.pacing_unblock();
             self.transmit(now, out);
         }
+        if self.rack.is_some() {
+            self.tlp_arm(now);
+        }
     }
 
     fn next_timeout(&self) -> Option<Time> {
@@ -1999,7 +2138,11 @@ impl Endpoint for TcpSender {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
-        match (t, self.cc.pacing_wakeup()) {
+        let t = match (t, self.cc.pacing_wakeup()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        match (t, self.rack.as_deref().and_then(Rack::next_timer)) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
@@ -2028,5 +2171,185 @@ impl TcpSender {
     #[cfg(test)]
     pub(super) fn model_flight(&self) -> u32 {
         self.model_view().bytes_in_flight
+    }
+}
+
+/// RACK-TLP (RFC 8985; `cfg.loss_detection`), out of line: none of it runs by default.
+impl TcpSender {
+    /// After an ACK's SACK blocks, cumulative ACK and phase changes (RACK took their
+    /// deliveries, §6.2 steps 1-3, on the way): the TLP episode (§7.4), loss detection (§6.2 step 5) and, on a loss outside
+    /// recovery and the loss phase, fast recovery (Linux `tcp_time_to_recover`: "the loss is
+    /// proven").
+    #[cold]
+    #[inline(never)]
+    fn rack_on_ack(&mut self, now: Time, advanced: bool, sacked_new: u32, out: &mut Outbox) {
+        let una = self.snd_una;
+        let open = matches!(self.st.phase, Phase::Open | Phase::Disorder);
+        let srtt = self.rtt.srtt().unwrap_or(Dur::from_secs(1));
+        let dupthresh = self.dupthresh;
+        let Some(r) = self.rack.as_deref_mut() else {
+            return;
+        };
+        // §7.4 (Linux `tcp_process_tlp_ack`): an ACK at or beyond TLP.end_seq ends the
+        // episode; one beyond it after a retransmitted probe means the probe repaired a loss.
+        let mut tlp_loss = false;
+        if let Some((end, retrans)) = r.tlp {
+            if una >= end {
+                if !retrans {
+                    r.tlp = None;
+                } else if una > end {
+                    r.tlp = None;
+                    tlp_loss = true;
+                } else if !advanced && sacked_new == 0 {
+                    // A pure duplicate ACK: the original and the probe both arrived.
+                    r.tlp = None;
+                }
+            }
+        }
+        let reo = r.reo_wnd(!open, r.sacked_segs(), dupthresh, srtt);
+        let lost = r.detect_loss(now, reo);
+        if tlp_loss && open {
+            r.tlp_recoveries += 1;
+            self.tlp_response();
+        }
+        if lost > 0 && matches!(self.st.phase, Phase::Open | Phase::Disorder) {
+            self.enter_recovery(now, out);
+        }
+    }
+
+    /// §7.4.2 (Linux `tcp_process_tlp_ack`: `tcp_init_cwnd_reduction`, CWR,
+    /// `tcp_end_cwnd_reduction`): the probe repaired a loss, so the window is reduced once,
+    /// as for an ECN echo (ssthresh by the controller's rule, cwnd = ssthresh). A controller
+    /// that sets its own window from its model (BBR) is left alone, as Linux's
+    /// `cong_control` BBR is.
+    fn tlp_response(&mut self) {
+        if self.samples {
+            return;
+        }
+        self.st.bytes_in_flight = self.snd_max - self.snd_una;
+        self.cc.on_congestion(&mut self.st, Congestion::Ecn);
+        self.window_reduced();
+    }
+
+    /// §7.2 (Linux `tcp_schedule_loss_probe`): with data outstanding, outside recovery and
+    /// the loss phase and with no probe outstanding, the PTO is 2·SRTT (1 s before any
+    /// sample), plus the worst-case delayed ACK (200 ms) when one segment is in flight, and
+    /// never later than the RTO.
+    #[cold]
+    #[inline(never)]
+    fn tlp_arm(&mut self, now: Time) {
+        let flight = self.snd_max - self.snd_una;
+        let open = matches!(self.st.phase, Phase::Open | Phase::Disorder);
+        let srtt = self.rtt.srtt();
+        let (mss, rto_at) = (self.mss, self.rto_at);
+        let Some(r) = self.rack.as_deref_mut() else {
+            return;
+        };
+        r.tlp_at = None;
+        if !r.tlp_on || r.tlp.is_some() || !open || flight == 0 {
+            return;
+        }
+        let pto = match srtt {
+            Some(s) if flight <= mss => s.double() + Dur::from_millis(200),
+            Some(s) => s.double(),
+            None => Dur::from_secs(1),
+        };
+        let at = now + pto;
+        r.tlp_at = Some(rto_at.map_or(at, |t| t.min(at)));
+    }
+
+    /// The reordering timer (§6.3, Linux `tcp_rack_reo_timeout`) and the PTO (§7.3, Linux
+    /// `tcp_send_loss_probe`), whichever is due.
+    #[cold]
+    #[inline(never)]
+    fn rack_timers(&mut self, now: Time, out: &mut Outbox) {
+        let open = matches!(self.st.phase, Phase::Open | Phase::Disorder);
+        let srtt = self.rtt.srtt().unwrap_or(Dur::from_secs(1));
+        let dupthresh = self.dupthresh;
+        let Some(r) = self.rack.as_deref_mut() else {
+            return;
+        };
+        if r.reo_at.is_some_and(|t| t <= now) {
+            let reo = r.reo_wnd(!open, r.sacked_segs(), dupthresh, srtt);
+            if r.detect_loss(now, reo) > 0 {
+                if open {
+                    self.enter_recovery(now, out);
+                }
+                self.transmit(now, out);
+            }
+        }
+        let Some(r) = self.rack.as_deref_mut() else {
+            return;
+        };
+        if r.tlp_at.is_some_and(|t| t <= now) {
+            r.tlp_at = None;
+            self.tlp_send(now, out);
+        }
+    }
+
+    /// §7.3: the probe is a new segment if there is one and the peer's window allows it, else
+    /// the highest unSACKed segment again; TLP.end_seq = snd_max after it; the RTO restarts.
+    fn tlp_send(&mut self, now: Time, out: &mut Outbox) {
+        if !matches!(self.st.phase, Phase::Open | Phase::Disorder)
+            || self.snd_una == self.snd_max
+            || !self.may_transmit()
+        {
+            return;
+        }
+        let s = self.snd_max;
+        let len = self.avail_from(s).min(self.mss as u64) as u32;
+        let retrans = if len > 0 && (s + len) - self.snd_una <= self.peer_wnd.min(self.send_buffer)
+        {
+            let at_max = self.snd_nxt == s;
+            self.send_segment(now, s, len, out);
+            if at_max {
+                self.snd_nxt = self.snd_max;
+            }
+            false
+        } else if let Some((s, len)) = self.rack.as_deref().and_then(Rack::last_unsacked) {
+            self.send_segment(now, s, len.min(self.mss), out);
+            true
+        } else {
+            return;
+        };
+        if let Some(r) = self.rack.as_deref_mut() {
+            r.tlp = Some((self.snd_max, retrans));
+            r.probes += 1;
+        }
+        self.rto_at = Some(now + self.rtt.rto());
+    }
+
+    /// RACK-TLP counters (tail loss probes sent, TLP episodes that reduced the window), for
+    /// tests.
+    #[cfg(test)]
+    pub(super) fn tlp_counts(&self) -> (u64, u64) {
+        self.rack
+            .as_deref()
+            .map_or((0, 0), |r| (r.probes, r.tlp_recoveries))
+    }
+}
+
+/// HyStart++ (RFC 9406; `cfg.slow_start`), out of line.
+impl TcpSender {
+    /// An ACK of new data in the initial slow start: HyStart++ decides its growth (§4.2):
+    /// slow start's, a quarter of it in CSS, or none but the move to congestion avoidance
+    /// (ssthresh = cwnd; the controller then grows the window as in avoidance).
+    #[cold]
+    #[inline(never)]
+    fn hystart_step(&mut self, info: &mut AckInfo, ack: Seq, rtt: Option<Dur>) {
+        let Some(h) = self.hystart.as_deref_mut() else {
+            return;
+        };
+        match h.on_ack(ack, self.snd_max, rtt) {
+            SsStep::SlowStart => {}
+            SsStep::Css => info.acked = info.acked.min(self.mss) / CSS_GROWTH_DIVISOR,
+            SsStep::Exit => self.st.ssthresh = self.st.cwnd,
+        }
+    }
+
+    /// Whether HyStart++ is in Conservative Slow Start, for tests.
+    #[cfg(test)]
+    pub(super) fn in_css(&self) -> bool {
+        self.hystart.as_deref().is_some_and(HyStartPp::in_css)
     }
 }

@@ -1195,13 +1195,15 @@ mod ecn {
 // counters inline would cost more), and a pointer makes the enum 16 B where its largest row
 // (Sack1's u32 pipe) kept it at 8 (472 -> 480 B). ns-3.37's `sack_pipe` keeps its set of
 // SACKed retransmissions in the same box as the `rtt_sampling` history (`Ns3State`, `None`
-// when both options are off): no growth.
+// when both options are off): no growth. Issue 33's RACK-TLP (`loss_detection`) and HyStart++
+// (`slow_start`) each add a boxed state, `None` by default (480 -> 496 B); the
+// `rto_backoff_reset` flag fits in padding.
 #[test]
 fn endpoint_state_sizes_are_compact() {
     let snd = std::mem::size_of::<super::TcpSender>();
     let rcv = std::mem::size_of::<TcpReceiver>();
     eprintln!("TcpSender {snd} B, TcpReceiver {rcv} B");
-    assert!(snd <= 480 && rcv <= 248, "sender {snd} B, receiver {rcv} B");
+    assert!(snd <= 496 && rcv <= 248, "sender {snd} B, receiver {rcv} B");
 }
 
 mod cubic {

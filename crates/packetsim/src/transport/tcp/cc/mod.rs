@@ -13,6 +13,7 @@ pub mod bbr;
 mod cubic;
 mod cubic_ns3;
 pub mod dctcp;
+pub mod hystart;
 mod reno;
 pub mod vegas;
 

@@ -1,0 +1,250 @@
+//! Linux's loss detection and RTO rules as options (issue 33): `rto_backoff_reset`,
+//! `loss_detection = "rack" | "rack_tlp"` (RFC 8985). Scripted segment sequences on
+//! `testkit` (MSS 1000, segment i starts at `seg(i)`), each checking the exact outcome and
+//! citing the RFC section or Linux function it follows.
+
+use super::testkit::*;
+use super::*;
+use crate::transport::Endpoint;
+use packetsim_kernel::Dur;
+
+/// A NewReno sender without timestamps (Karn's rule decides the samples), established at
+/// 100 ms (SRTT 100 ms, RTO 300 ms), its first ten segments out, then two timeouts (RTO 400
+/// ms and 1000 ms, the second with the RTO backed off to 1.2 s); then an ACK of the
+/// retransmitted segment 0 at 1050 ms. Returns the timer that ACK sets.
+fn timer_after_two_timeouts_and_an_ack(reset: RtoBackoffReset) -> Option<packetsim_kernel::Time> {
+    let mut c = cfg(Variant::NewReno);
+    c.rto_backoff_reset = reset;
+    let (mut s, sent) = Script::established(&c, AppData::Unlimited);
+    assert_eq!(data_seqs(&sent).len(), 10);
+    assert_eq!(data_seqs(&s.fire(ms(400))), vec![seg(0)]);
+    assert_eq!(data_seqs(&s.fire(ms(1000))), vec![seg(0)]);
+    assert_eq!(s.ep.cc_metrics().rto, Dur::from_millis(1200));
+    s.inject(ms(1050), ack(seg(1)));
+    s.ep.next_timeout()
+}
+
+// RFC 6298 §5.5 and Karn: the ACK of a retransmitted segment gives no sample, so the backoff
+// stays (timer at 1050 + 1200 ms). Linux (`rto_backoff_reset = "new_ack"`): the ACK of new
+// data clears it (`tcp_ack_update_rtt` sets `icsk_backoff = 0`): 1050 + 300 ms.
+#[test]
+fn rto_backoff_cleared_by_ack_of_new_data_only_with_new_ack() {
+    assert_eq!(
+        timer_after_two_timeouts_and_an_ack(RtoBackoffReset::Sample),
+        Some(ms(2250))
+    );
+    assert_eq!(
+        timer_after_two_timeouts_and_an_ack(RtoBackoffReset::NewAck),
+        Some(ms(1350))
+    );
+}
+
+#[test]
+fn linux_keys_parse_and_validate() {
+    let c: TcpConfig = toml::from_str(
+        "variant = \"sack\"\nrto_backoff_reset = \"new_ack\"\nloss_detection = \"rack_tlp\"",
+    )
+    .unwrap();
+    assert_eq!(c.rto_backoff_reset, RtoBackoffReset::NewAck);
+    assert_eq!(c.loss_detection, LossDetection::RackTlp);
+    assert_eq!(c.validate(), Ok(()));
+    let d = TcpConfig::default();
+    assert!(!toml::to_string(&d).unwrap().contains("loss_detection"));
+    let bad = TcpConfig {
+        loss_detection: LossDetection::Rack,
+        ..cfg(Variant::NewReno)
+    };
+    assert_eq!(bad.validate().unwrap_err().0, "loss_detection");
+    assert!(toml::from_str::<TcpConfig>("loss_detection = \"fack\"").is_err());
+}
+
+/// A SACK sender with `loss_detection = ld`, IW `iw`, established at 100 ms (SRTT 100 ms,
+/// RTO 300 ms), its first window sent at 100 ms.
+fn rack_sender(ld: LossDetection, iw: u32, app: AppData) -> Script<TcpSender> {
+    let mut c = cfg(Variant::Sack);
+    c.loss_detection = ld;
+    c.initial_cwnd = iw;
+    let (s, sent) = Script::established(&c, app);
+    assert_eq!(data_seqs(&sent), (0..iw).map(seg).collect::<Vec<_>>());
+    s
+}
+
+// RFC 8985 §6.2 steps 4-5 and §6.3: segment 1 is SACKed at 200 ms (RACK.rtt 100 ms, min_RTT
+// 100 ms); segment 0, sent at the same time below it, is lost only once RACK.rtt + reo_wnd
+// has passed since its send time. With one segment SACKed and no reordering seen, reo_wnd is
+// min_RTT/4 = 25 ms (Linux `tcp_rack_reo_wnd`), so the reordering timer fires at 100 + 100 +
+// 25 = 225 ms, marks it lost and enters recovery with its retransmission.
+#[test]
+fn rack_reordering_timer_marks_loss_after_rtt_plus_quarter_min_rtt() {
+    let mut s = rack_sender(LossDetection::Rack, 10, AppData::Unlimited);
+    assert!(s
+        .inject(ms(200), sack_ack(seg(0), &[(seg(1), seg(2))]))
+        .is_empty());
+    assert_eq!(s.ep.next_timeout(), Some(ms(225)));
+    assert_eq!(data_seqs(&s.fire(ms(225))), vec![seg(0)]);
+    assert_eq!(s.ep.stats().fast_retransmits, 1);
+    assert_eq!(s.ep.stats().timeouts, 0);
+}
+
+// Linux `tcp_rack_reo_wnd`: with no reordering seen, reo_wnd is 0 once DupThresh (3) segments
+// are SACKed, so the third SACK marks segment 0 lost at once (100 + 100 + 0 <= 200 ms), as
+// RFC 6675's DupThresh rule would; the first two only arm the 225 ms timer.
+#[test]
+fn rack_reo_wnd_zero_at_dupthresh_sacked_segments() {
+    let mut s = rack_sender(LossDetection::Rack, 10, AppData::Unlimited);
+    assert!(s
+        .inject(ms(200), sack_ack(seg(0), &[(seg(1), seg(2))]))
+        .is_empty());
+    assert!(s
+        .inject(ms(200), sack_ack(seg(0), &[(seg(1), seg(3))]))
+        .is_empty());
+    assert_eq!(s.ep.next_timeout(), Some(ms(225)));
+    let out = s.inject(ms(200), sack_ack(seg(0), &[(seg(1), seg(4))]));
+    assert_eq!(data_seqs(&out)[0], seg(0));
+    assert_eq!(s.ep.stats().fast_retransmits, 1);
+}
+
+/// IW 4, segment 0 lost: three SACKs at 200 ms enter recovery (ssthresh = cwnd = 2 segments),
+/// retransmitting segment 0 and sending segment 4 (pipe 1 segment). Then the retransmission is
+/// lost too and segment 4's SACK arrives at 300 ms. Returns what that ACK sent.
+fn lost_retransmission(ld: LossDetection) -> (Script<TcpSender>, Vec<u32>) {
+    let mut s = rack_sender(ld, 4, AppData::Unlimited);
+    s.inject(ms(200), sack_ack(seg(0), &[(seg(1), seg(2))]));
+    s.inject(ms(200), sack_ack(seg(0), &[(seg(1), seg(3))]));
+    let out = s.inject(ms(200), sack_ack(seg(0), &[(seg(1), seg(4))]));
+    assert_eq!(data_seqs(&out), vec![seg(0), seg(4)]);
+    let out = s.inject(ms(300), sack_ack(seg(0), &[(seg(1), seg(5))]));
+    (s, data_seqs(&out))
+}
+
+// RFC 8985 §6.2 (and §2's motivation): segment 4, sent with the retransmission of segment 0
+// at 200 ms but after it, is SACKed at 300 ms; in recovery reo_wnd is 0, so the
+// retransmission (200 + 100 + 0 <= 300 ms) is lost and is sent again at once, ahead of new
+// data (Linux `tcp_rack_detect_loss` on a TCPCB_SACKED_RETRANS segment). RFC 6675 alone
+// (`dupthresh`) never resends below HighRxt: only the timer would.
+#[test]
+fn rack_detects_lost_retransmission_without_timer() {
+    let (s, out) = lost_retransmission(LossDetection::Rack);
+    assert_eq!(out[0], seg(0));
+    assert_eq!(s.ep.stats().timeouts, 0);
+    let (_, out) = lost_retransmission(LossDetection::Dupthresh);
+    assert!(!out.contains(&seg(0)), "RFC 6675 resent below HighRxt: {out:?}");
+}
+
+// RFC 8985 §7.2-7.3 and §7.4: a 4-segment file whose last two segments are lost. The ACK of
+// segment 1 at 200 ms arms the PTO at 200 + 2·SRTT = 400 ms (two segments in flight, no
+// delayed-ACK allowance; before the RTO at 450 ms). With no new data, the probe is the last
+// segment again. Its SACK at 500 ms makes RACK mark segment 2 lost (sent at 100 ms, RACK.rtt
+// 100 ms + reo_wnd 25 ms long past), so the hole is repaired by fast recovery, not the RTO.
+// Without TLP (`rack`) the RTO at 450 ms resends segment 2.
+#[test]
+fn tlp_probes_last_segment_and_rack_repairs_tail_without_timeout() {
+    let mut s = rack_sender(LossDetection::RackTlp, 4, AppData::Bytes(4000));
+    s.inject(ms(200), ack(seg(1)));
+    s.inject(ms(200), ack(seg(2)));
+    assert_eq!(s.ep.next_timeout(), Some(ms(400)));
+    assert_eq!(data_seqs(&s.fire(ms(400))), vec![seg(3)]);
+    assert_eq!(s.ep.tlp_counts(), (1, 0));
+    let out = s.inject(ms(500), sack_ack(seg(2), &[(seg(3), seg(4))]));
+    assert_eq!(data_seqs(&out), vec![seg(2)]);
+    assert!(s.inject(ms(600), ack(seg(4))).is_empty());
+    assert!(s.ep.is_done());
+    assert_eq!(s.ep.stats().timeouts, 0);
+    assert_eq!(s.ep.stats().fast_retransmits, 1);
+
+    let mut s = rack_sender(LossDetection::Rack, 4, AppData::Bytes(4000));
+    s.inject(ms(200), ack(seg(1)));
+    s.inject(ms(200), ack(seg(2)));
+    assert_eq!(s.ep.next_timeout(), Some(ms(450)));
+    assert_eq!(data_seqs(&s.fire(ms(450))), vec![seg(2)]);
+    assert_eq!(s.ep.stats().timeouts, 1);
+}
+
+// RFC 8985 §7.3: with unsent data and the peer's window open, the probe is a new segment,
+// sent beyond cwnd; its ACK ends the episode without a window reduction (§7.4, Linux
+// `tcp_process_tlp_ack`: `!tp->tlp_retrans`).
+#[test]
+fn tlp_sends_new_data_when_available() {
+    let mut s = rack_sender(LossDetection::RackTlp, 4, AppData::Unlimited);
+    s.inject(ms(200), ack(seg(1)));
+    s.inject(ms(200), ack(seg(2)));
+    // Slow start: cwnd 6 segments, segments 2-7 in flight.
+    assert_eq!(s.ep.cc_metrics().cwnd, 6000);
+    assert_eq!(s.ep.next_timeout(), Some(ms(400)));
+    assert_eq!(data_seqs(&s.fire(ms(400))), vec![seg(8)]);
+    s.inject(ms(500), ack(seg(9)));
+    assert_eq!(s.ep.tlp_counts(), (1, 0));
+    assert!(s.ep.cc_metrics().cwnd > 6000, "no reduction");
+}
+
+// Random loss both ways, seeded: RACK-TLP delivers the file and keeps its invariants
+// (debug-asserted in the sender); fewer timeouts than RFC 6675 alone on the same losses.
+#[test]
+fn rack_tlp_delivers_under_random_loss_with_fewer_timeouts() {
+    let run = |ld: LossDetection| {
+        let mut c = cfg(Variant::Sack);
+        c.loss_detection = ld;
+        let mut p = Pair::new(&c, AppData::Bytes(2_000_000));
+        p.seed(7);
+        p.loss = 0.03;
+        assert_file_delivered(&mut p, 2_000_000);
+        p.snd.stats().timeouts
+    };
+    let (rack, plain) = (run(LossDetection::RackTlp), run(LossDetection::Dupthresh));
+    assert!(rack < plain, "timeouts: rack-tlp {rack}, dupthresh {plain}");
+}
+
+/// CUBIC with timestamps (an RTT sample on every ACK) over the pair harness (10 Mb/s, 10 ms
+/// each way, an unbounded queue, no loss), a 3 MB file and a 1 MB receive window: returns
+/// (ssthresh at the end, fast retransmits + timeouts, whether CSS was seen).
+fn cubic_slow_start(ss: SlowStart) -> (u64, u64, bool) {
+    let mut c = cfg(Variant::Cubic);
+    c.timestamps = true;
+    c.slow_start = ss;
+    c.rcv_window = 1_000_000;
+    let mut p = Pair::new(&c, AppData::Bytes(3_000_000));
+    p.open();
+    let mut css = false;
+    let mut t = ms(0);
+    while !p.snd.is_done() && t < ms(20_000) {
+        t += Dur::from_millis(1);
+        p.run_until(t);
+        css |= p.snd.in_css();
+    }
+    assert!(p.snd.is_done());
+    let st = p.snd.stats();
+    (p.snd.cc_metrics().ssthresh, st.fast_retransmits + st.timeouts, css)
+}
+
+// RFC 9406 §4.2: as the queue builds, a round's minimum RTT exceeds the last round's by the
+// threshold (4 ms here), CSS begins, and after CSS_ROUNDS rounds slow start ends with
+// ssthresh = cwnd, without a loss. Standard slow start never leaves it here (ssthresh stays
+// at the receive window: the queue is unbounded).
+#[test]
+fn hystart_pp_leaves_slow_start_without_loss_as_rtt_grows() {
+    let (ss, losses, css) = cubic_slow_start(SlowStart::HystartPp);
+    assert_eq!(losses, 0);
+    assert!(css, "CSS never entered");
+    assert!(ss < 1_000_000, "ssthresh {ss}");
+    let (ss, losses, css) = cubic_slow_start(SlowStart::Standard);
+    assert_eq!((ss, losses, css), (1_000_000, 0, false));
+}
+
+// Regression (found by scenarios/linux/mixed-fq-codel.toml, where CUBIC flows stalled): a
+// segment RACK marked lost and not yet resent that the receiver then SACKs (the original was
+// only late) is delivered: it leaves the lost set (RFC 8985 §6.2 step 1 and Linux
+// `tcp_sacktag_one` clearing TCPCB_LOST's count), is never resent, and the pipe no longer
+// subtracts it. Segments 0 and 1 are missing; SACKs of 2, 2-3 and 2-4 at 200 ms mark both
+// lost (reo_wnd 0 at DupThresh SACKed segments) and resend 0 (cwnd 5 segments, pipe 6);
+// at 201 ms segment 1 and 5-9 are SACKed: pipe is segment 0's resend only, so four new
+// segments go, not segment 1 again.
+#[test]
+fn rack_lost_mark_cleared_when_segment_is_sacked() {
+    let mut s = rack_sender(LossDetection::Rack, 10, AppData::Unlimited);
+    s.inject(ms(200), sack_ack(seg(0), &[(seg(2), seg(3))]));
+    s.inject(ms(200), sack_ack(seg(0), &[(seg(2), seg(4))]));
+    let out = s.inject(ms(200), sack_ack(seg(0), &[(seg(2), seg(5))]));
+    assert_eq!(data_seqs(&out), vec![seg(0)]);
+    let out = s.inject(ms(201), sack_ack(seg(0), &[(seg(1), seg(10))]));
+    assert_eq!(data_seqs(&out), vec![seg(10), seg(11), seg(12), seg(13)]);
+}
