@@ -341,6 +341,8 @@ fn parse_bench_duration(s: &str) -> Result<f64, String> {
             "expected at least 1 ns (1e-9 simulated seconds); got {s}"
         ));
     }
+    // The generated scenario writes the duration as `{v}s`: it must be whole nanoseconds.
+    packetsim::units::parse_dur(&format!("{v}s"))?;
     Ok(v)
 }
 

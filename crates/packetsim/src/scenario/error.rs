@@ -42,7 +42,7 @@ pub enum ScenarioError {
         source: std::io::Error,
     },
     /// The file is not one a scenario may be read from (not a regular file, too large).
-    #[error("cannot read the scenario file {0}")]
+    #[error("{}", cap_echo(.0))]
     File(String),
     /// The text is not valid TOML (or not UTF-8 text at all).
     #[error("{}:{line}:{column}: {}: invalid TOML: {}", cap_echo(.origin), cap_echo(.key), cap_echo(.message))]

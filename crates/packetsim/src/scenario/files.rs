@@ -73,6 +73,26 @@ pub enum FileError {
     },
 }
 
+impl FileError {
+    /// What is wrong, without the path (for messages that name the path themselves).
+    pub fn reason(&self) -> String {
+        match self {
+            FileError::Io { source, .. } => source.to_string(),
+            FileError::NotRegular { kind, .. } => {
+                format!("expected a regular file; this is {kind}")
+            }
+            FileError::TooLarge {
+                size, cap, what, ..
+            } => format!("the file has {size} bytes, more than the {cap} bytes a {what} may have"),
+            FileError::Outside { .. } => {
+                let full = self.to_string();
+                let cut = full.find(": resolves").map_or(0, |i| i + 2);
+                full[cut..].to_owned()
+            }
+        }
+    }
+}
+
 /// What a file is, for messages.
 fn kind_of(t: std::fs::FileType) -> &'static str {
     use std::os::unix::fs::FileTypeExt as _;
@@ -205,6 +225,16 @@ pub fn read_named(origin: &str, rel: &str, allow_dirs: &[PathBuf]) -> Result<Str
 /// `"root:*:2022…" (40 of 1234 characters)`.
 pub fn excerpt(s: &str) -> String {
     excerpt_n(s, EXCERPT_CHARS)
+}
+
+/// A path as written in a scenario, for messages: as it is when short and printable, else
+/// its [`excerpt`].
+pub fn shown_path(s: &str) -> String {
+    if s.chars().count() <= EXCERPT_CHARS && !s.chars().any(char::is_control) {
+        s.to_owned()
+    } else {
+        excerpt(s)
+    }
 }
 
 /// Characters of a data file's token an error shows at most ([`excerpt_n`]).

@@ -54,6 +54,12 @@ pub fn load_file_with(path: &Path, overrides: &[Override], limits: &Limits) -> R
     let text_budget = limits.max_memory / super::cost::TEXT_BYTE_BYTES;
     let cap = super::files::MAX_SCENARIO_BYTES.min(text_budget);
     let bytes = super::files::read_regular(path, cap, "scenario file").map_err(|e| {
+        if let super::files::FileError::Io { source, .. } = e {
+            return ScenarioError::Read {
+                path: path.to_owned(),
+                source,
+            };
+        }
         let hint = match e {
             super::files::FileError::TooLarge { .. } if cap < super::files::MAX_SCENARIO_BYTES => {
                 format!(
@@ -64,7 +70,11 @@ pub fn load_file_with(path: &Path, overrides: &[Override], limits: &Limits) -> R
             }
             _ => String::new(),
         };
-        ScenarioError::File(format!("{e}{hint}"))
+        ScenarioError::File(format!(
+            "{}: cannot read the scenario file: {}{hint}",
+            super::files::shown_path(&path.to_string_lossy()),
+            e.reason()
+        ))
     })?;
     let origin = path.display().to_string();
     let text = match String::from_utf8(bytes) {

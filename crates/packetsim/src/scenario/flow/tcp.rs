@@ -391,7 +391,7 @@ fn load_workload(
             let cdf = Cdf::parse(&text).map_err(|e| {
                 f.err(
                     "size_cdf",
-                    format!("{}: {e}", super::super::files::excerpt(&rel)),
+                    format!("{}: {e}", super::super::files::shown_path(&rel)),
                 )
             })?;
             SizeDist::Empirical(cdf)
