@@ -18,13 +18,13 @@ use super::{BuildError, FlowKind, LinkKind, Scenario};
 pub const DEFAULT_MAX_MEMORY: u64 = 2 << 30;
 
 /// Bytes of peak memory per byte of scenario text while it is parsed and indexed (the TOML
-/// document, its span index and the effective text after `--set`). Measured: 46 bytes of peak
-/// RSS per byte (a 19 MB file of 300,000 `[links.*]` tables, `packetsim check`, before this
-/// costing: 0.87 GB of its 4.2 GB).
+/// document, its span index and the effective text after `--set`). An allowance, not yet
+/// measured (issue 38 measured about 14 KB per link table of a 19 MB file, parsing included).
 pub const TEXT_BYTE_BYTES: u64 = 64;
 
 /// Bytes of peak memory budgeted per node of a run (its interfaces, address and routing
-/// entries; routes grow with the nodes a flow uses, and flows are costed on their own).
+/// entries; routes grow with the nodes a flow uses, and flows are costed on their own). An
+/// allowance, not yet measured; route tables are not costed by the number of addresses.
 pub const NODE_BYTES: u64 = 2048;
 
 /// Bytes of peak memory budgeted per link of a run: two transmitters with their queues,
