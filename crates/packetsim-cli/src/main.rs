@@ -37,6 +37,10 @@ enum Cmd {
         /// more is refused before it starts).
         #[arg(long, default_value = "2GiB", value_parser = parse_max_memory)]
         max_memory: u64,
+        /// A folder, besides the scenario's own, that files the scenario names (size_cdf)
+        /// may be read from (repeatable).
+        #[arg(long = "allow-dir", value_name = "DIR")]
+        allow_dir: Vec<PathBuf>,
     },
     /// Run one scenario, print a summary table and write the results.
     Run {
@@ -66,6 +70,10 @@ enum Cmd {
         /// more is refused before it starts).
         #[arg(long, default_value = "2GiB", value_parser = parse_max_memory)]
         max_memory: u64,
+        /// A folder, besides the scenario's own, that files the scenario names (size_cdf)
+        /// may be read from (repeatable).
+        #[arg(long = "allow-dir", value_name = "DIR")]
+        allow_dir: Vec<PathBuf>,
     },
     /// Run a grid of parameter values times N replications, resumably, in parallel (or one
     /// shard of it; `sweep merge` joins shards).
@@ -78,13 +86,13 @@ enum Cmd {
         #[arg(long, default_value = "out/reproduce")]
         out: PathBuf,
         /// Replications per point (default: the study's, e.g. the paper's 100; at least 1).
-        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+        #[arg(long, allow_negative_numbers = true, value_parser = parse_runs)]
         runs: Option<u32>,
         /// A fast smoke version: few runs, few points.
         #[arg(long)]
         quick: bool,
         /// Parallel jobs (default: all cores; at most 4 per core).
-        #[arg(long, default_value_t = 0, value_parser = parse_jobs)]
+        #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_parser = parse_jobs)]
         jobs: usize,
     },
     /// Tell whether an output folder holds a complete set of results: its manifest.txt
@@ -175,10 +183,10 @@ struct SweepArgs {
     #[arg(long = "set", value_name = "PATH=VALUE")]
     set: Vec<Override>,
     /// Replications per grid point (at least 1).
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = 10, allow_negative_numbers = true, value_parser = parse_runs)]
     runs: u32,
     /// Parallel jobs (default: all cores; at most 4 per core).
-    #[arg(long, default_value_t = 0, value_parser = parse_jobs)]
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_parser = parse_jobs)]
     jobs: usize,
     /// Base seed, 0 to 2^64-1 (default: the scenario's simulation.seed).
     #[arg(long, allow_negative_numbers = true, value_parser = parse_seed)]
@@ -190,8 +198,12 @@ struct SweepArgs {
     /// more is refused before it starts; parallel runs share it).
     #[arg(long, default_value = "2GiB", value_parser = parse_max_memory)]
     max_memory: u64,
+    /// A folder, besides the scenario's own, that files the scenario names (size_cdf) may be
+    /// read from (repeatable).
+    #[arg(long = "allow-dir", value_name = "DIR")]
+    allow_dir: Vec<PathBuf>,
     /// Most runs (grid points x --runs) a sweep may ask for.
-    #[arg(long, default_value_t = 1_000_000)]
+    #[arg(long, default_value_t = experiment::limits::MAX_RUNS)]
     max_runs: u64,
     /// Compute only shard I of N (0 ≤ I < N): the runs whose number (point × runs +
     /// replication) is I mod N, with the whole sweep's seeds. Writes the store and sweep.json
@@ -270,19 +282,28 @@ impl From<String> for Failure {
     }
 }
 
-/// `--jobs`: 0 (all cores) up to 4 per core; more would only add threads that wait.
-fn parse_jobs(s: &str) -> Result<usize, String> {
-    let n: usize = s
+/// A whole number as typed on the command line (wide and signed, so that `-1` or 2^64 is
+/// named as out of range by [`experiment::limits`]).
+fn whole_number(s: &str, what: &str) -> Result<i128, String> {
+    s.trim()
         .parse()
-        .map_err(|_| format!("expected a whole number of jobs (0 = all cores); got {s:?}"))?;
-    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
-    let max = 4 * cores;
-    if n > max {
-        return Err(format!(
-            "at most {max} jobs on this machine (4 per core, {cores} cores); got {n}"
-        ));
-    }
-    Ok(n)
+        .map_err(|_| format!("expected a whole number of {what}; got {:?}", cap(s)))
+}
+
+/// A command-line value shown in a message: at most 40 characters of it.
+fn cap(s: &str) -> String {
+    scenario::files::excerpt(s).trim_matches('"').to_owned()
+}
+
+/// `--jobs`: 0 (all cores) up to 4 per core; more would only add threads that wait. The same
+/// limit as the Python API's `jobs=` ([`experiment::limits::jobs`]).
+fn parse_jobs(s: &str) -> Result<usize, String> {
+    experiment::limits::jobs(whole_number(s, "jobs (0 = all cores)")?)
+}
+
+/// `--runs`: 1 to 2^32 - 1 replications ([`experiment::limits::runs`], as the Python API's).
+fn parse_runs(s: &str) -> Result<u32, String> {
+    experiment::limits::runs(whole_number(s, "runs")?)
 }
 
 /// `--seed`: a whole number from 0 to 2^64-1 (a negative one gets its own message rather
@@ -320,6 +341,8 @@ fn parse_bench_duration(s: &str) -> Result<f64, String> {
             "expected at least 1 ns (1e-9 simulated seconds); got {s}"
         ));
     }
+    // The generated scenario writes the duration as `{v}s`: it must be whole nanoseconds.
+    packetsim::units::parse_dur(&format!("{v}s"))?;
     Ok(v)
 }
 
@@ -367,14 +390,15 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
         Err(Failure::Msg(msg)) => {
-            warn(format_args!("error: {msg}"));
+            // No value is echoed whole, however long (issue 38).
+            warn(format_args!("error: {}", scenario::files::cap_echo(&msg)));
             ExitCode::FAILURE
         }
     }
 }
 
-fn load(file: &Path, set: &[Override]) -> Result<Scenario, String> {
-    scenario::load_file(file, set).map_err(|e| e.to_string())
+fn load(file: &Path, set: &[Override], limits: &scenario::Limits) -> Result<Scenario, String> {
+    scenario::load_file_with(file, set, limits).map_err(|e| e.to_string())
 }
 
 fn dispatch(cmd: Cmd) -> Result<(), Failure> {
@@ -383,8 +407,13 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
             file,
             set,
             max_memory,
+            allow_dir,
         } => {
-            let sc = load(&file, &set)?;
+            let limits = scenario::Limits {
+                max_memory,
+                allow_dirs: allow_dir,
+            };
+            let sc = load(&file, &set, &limits)?;
             budget(&sc, max_memory)?;
             scenario::check(&sc).map_err(|e| e.to_string())?;
             say!(
@@ -405,8 +434,13 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
             pcap,
             trace,
             max_memory,
+            allow_dir,
         } => {
-            let sc = load(&file, &set)?;
+            let limits = scenario::Limits {
+                max_memory,
+                allow_dirs: allow_dir,
+            };
+            let sc = load(&file, &set, &limits)?;
             budget(&sc, max_memory)?;
             let _lock = experiment::lock_dir(&out).map_err(|e| e.to_string())?;
             let seed = seed.unwrap_or(sc.simulation.seed);
@@ -560,6 +594,16 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
             }
             Ok(())
         }
+        Cmd::Verify { dir } if !dir.is_dir() => Err(format!(
+            "{}: {}",
+            dir.display(),
+            if dir.exists() {
+                "not a folder: verify reads an output folder of run, sweep or reproduce"
+            } else {
+                "no such folder"
+            }
+        )
+        .into()),
         Cmd::Verify { dir } => match experiment::verify(&dir) {
             Ok(entries) => {
                 say!("{}: complete ({} files)", dir.display(), entries.len());
@@ -674,6 +718,7 @@ fn sweep_cmd(args: SweepArgs) -> Result<(), Failure> {
         seed,
         out,
         max_memory,
+        allow_dir,
         max_runs,
         shard,
         emit,
@@ -691,18 +736,7 @@ fn sweep_cmd(args: SweepArgs) -> Result<(), Failure> {
             .into());
     };
     // The grid's size is counted, not built: 10^12 points must not be materialised.
-    params
-        .iter()
-        .try_fold(u64::from(runs), |n, p| n.checked_mul(p.values.len() as u64))
-        .filter(|&n| n <= max_runs)
-        .ok_or_else(|| {
-            let sizes: Vec<String> = params.iter().map(|p| p.values.len().to_string()).collect();
-            format!(
-                "--param: the grid ({} values) times --runs {runs} asks for more than \
-                 --max-runs {max_runs} runs; sweep fewer values or raise --max-runs",
-                sizes.join(" x ")
-            )
-        })?;
+    experiment::limits::grid_runs(&params, runs, max_runs).map_err(|e| format!("--param: {e}"))?;
     // Runs in parallel share the budget.
     let parallel = match jobs {
         0 => std::thread::available_parallelism().map_or(1, |c| c.get()),
@@ -715,7 +749,11 @@ fn sweep_cmd(args: SweepArgs) -> Result<(), Failure> {
             format!("{e} (--max-memory is shared by {parallel} parallel runs, --jobs)")
         })
     };
-    let sc = load(&file, &set)?;
+    let limits = scenario::Limits {
+        max_memory: per_run,
+        allow_dirs: allow_dir,
+    };
+    let sc = load(&file, &set, &limits)?;
     budget(&sc)?;
     for p in &params {
         for v in &p.values {
@@ -725,7 +763,7 @@ fn sweep_cmd(args: SweepArgs) -> Result<(), Failure> {
                 value: v.clone(),
             });
             let e = |e: String| format!("--param {}={v}: {e}", p.path);
-            let sc = load(&file, &all).map_err(e)?;
+            let sc = load(&file, &all, &limits).map_err(e)?;
             budget(&sc).map_err(e)?;
         }
     }
@@ -739,6 +777,9 @@ fn sweep_cmd(args: SweepArgs) -> Result<(), Failure> {
         }
         for o in &set {
             sweep_args.extend(["--set".to_string(), o.to_string()]);
+        }
+        for d in &limits.allow_dirs {
+            sweep_args.extend(["--allow-dir".to_string(), abs(d)?.display().to_string()]);
         }
         sweep_args.extend(["--runs".to_string(), runs.to_string()]);
         let base = seed.unwrap_or(sc.simulation.seed);
@@ -795,7 +836,7 @@ fn sweep_cmd(args: SweepArgs) -> Result<(), Failure> {
             path: k.clone(),
             value: v.clone(),
         }));
-        let sc = load(&file, &all)?;
+        let sc = load(&file, &all, &limits)?;
         let o = scenario::run(&sc, seed).map_err(|e| e.to_string())?;
         Ok(RunOutput {
             summary_json: o.summary.to_json(),

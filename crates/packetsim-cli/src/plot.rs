@@ -34,6 +34,29 @@ pub enum Format {
     Both,
 }
 
+/// Largest magnitude a figure draws: far above any quantity a run writes (rates up to 10^13
+/// bit/s, byte counts up to 2^50, times up to 10^7 s), far below where axis arithmetic
+/// overflows (issue 38: a series of 1e308 hung `plot` and `report`).
+pub const MAX_PLOT_MAGNITUDE: f64 = 1e15;
+
+/// A CSV field as a number a figure can draw: finite and at most [`MAX_PLOT_MAGNITUDE`] in
+/// magnitude (issue 38: `inf` in results.csv made `plot` spin). The error says what was
+/// expected and shows at most a short excerpt of the field.
+pub fn plot_number(v: &str) -> Result<f64, String> {
+    let shown = if v.chars().count() <= packetsim::scenario::files::EXCERPT_CHARS {
+        format!("`{}`", v.escape_debug())
+    } else {
+        packetsim::scenario::files::excerpt(v)
+    };
+    match v.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() && x.abs() <= MAX_PLOT_MAGNITUDE => Ok(x),
+        Ok(_) => Err(format!(
+            "expected a finite number of magnitude at most {MAX_PLOT_MAGNITUDE:e}, found {shown}"
+        )),
+        Err(_) => Err(format!("expected a number, found {shown}")),
+    }
+}
+
 /// A CSV file read as text rows, with the located errors of its values.
 struct Table {
     path: PathBuf,
@@ -101,15 +124,14 @@ impl Table {
         if v.is_empty() && optional {
             return Ok(None);
         }
-        match v.parse::<f64>() {
-            Ok(x) if x.is_finite() => Ok(Some(x)),
-            _ => Err(format!(
-                "{}:{}: column `{}`: expected a number, found `{v}`",
+        plot_number(v).map(Some).map_err(|e| {
+            format!(
+                "{}:{}: column `{}`: {e}",
                 self.path.display(),
                 r.0,
                 self.header[c]
-            )),
-        }
+            )
+        })
     }
 
     /// Lines of `y` (scaled by `scale`) over `time_s`, one per distinct `key` column value

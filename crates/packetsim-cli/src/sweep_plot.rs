@@ -111,7 +111,15 @@ pub fn sweep_figures(
             v
         })
         .collect();
-    let numeric = |p: usize| values[p].iter().all(|v| si_value(v).is_some());
+    // A parameter is a numeric axis only if every value is drawable (a non-finite or absurd
+    // value makes it categories: issue 38).
+    let numeric = |p: usize| {
+        values[p].iter().all(|v| {
+            si_value(v).is_some_and(|(x, _)| {
+                x.is_finite() && x.abs() <= crate::plot::MAX_PLOT_MAGNITUDE
+            })
+        })
+    };
     let xi = match x {
         Some(name) => params.iter().position(|p| p == name).ok_or_else(|| {
             format!(
@@ -168,12 +176,11 @@ pub fn sweep_figures(
         if r[c].is_empty() {
             return Ok(None);
         }
-        r[c].parse::<f64>().map(Some).map_err(|_| {
+        crate::plot::plot_number(&r[c]).map(Some).map_err(|e| {
             format!(
-                "{}: record {line}: column `{}`: expected a number, found `{}`",
+                "{}: record {line}: column `{}`: {e}",
                 path.display(),
-                header[c],
-                r[c]
+                header[c]
             )
         })
     };

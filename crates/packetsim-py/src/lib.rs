@@ -631,9 +631,9 @@ impl NativeSweep {
         origin: Option<String>,
         overrides: Vec<(String, String)>,
         params: Vec<(String, Vec<String>)>,
-        runs: u32,
-        seed: Option<u64>,
-        jobs: usize,
+        runs: i128,
+        seed: Option<i128>,
+        jobs: i128,
         out: PathBuf,
         shard: Option<(u32, u32)>,
         code_file: String,
@@ -652,9 +652,16 @@ impl NativeSweep {
                 ))
             })?,
         };
-        if runs == 0 {
-            return Err(PyValueError::new_err("runs must be at least 1"));
-        }
+        // Exactly the CLI's limits, through the same code (issue 38: jobs=100000 started
+        // hundreds of threads, runs=10**7 ten million runs).
+        use packetsim::experiment::limits;
+        let runs = limits::runs(runs).map_err(PyValueError::new_err)?;
+        let jobs = limits::jobs(jobs).map_err(PyValueError::new_err)?;
+        let seed = seed
+            .map(limits::seed)
+            .transpose()
+            .map_err(PyValueError::new_err)?;
+        limits::grid_runs(&params, runs, limits::MAX_RUNS).map_err(PyValueError::new_err)?;
         let built = py.detach(|| -> Result<SweepSpec, Failure> {
             experiment::validate_params(&params).map_err(|e| Failure::Value(e.to_string()))?;
             let sc = src.load(&base)?;
@@ -866,9 +873,9 @@ fn reproduce<'py>(
     py: Python<'py>,
     study: String,
     out: PathBuf,
-    runs: Option<u32>,
+    runs: Option<i128>,
     quick: bool,
-    jobs: usize,
+    jobs: i128,
 ) -> PyResult<Bound<'py, PyList>> {
     use packetsim::studies::{ReproduceOptions, STUDIES};
     let chosen: Vec<_> = STUDIES
@@ -882,9 +889,13 @@ fn reproduce<'py>(
             names.join(", ")
         )));
     }
-    if runs == Some(0) {
-        return Err(PyValueError::new_err("runs must be at least 1"));
-    }
+    // The CLI's limits, through the same code (`reproduce --runs`, `--jobs`).
+    use packetsim::experiment::limits;
+    let runs = runs
+        .map(limits::runs)
+        .transpose()
+        .map_err(PyValueError::new_err)?;
+    let jobs = limits::jobs(jobs).map_err(PyValueError::new_err)?;
     let opts = ReproduceOptions {
         out,
         runs,

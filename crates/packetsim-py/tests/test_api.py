@@ -324,3 +324,24 @@ def test_flow_monitor_columns_and_rtt_series():
     assert r.rtt_series.time_s.is_monotonic_increasing
     q = r.queues.set_index("queue")
     assert q.loc["bottleneck:r1->r2", "sojourn_p99_s"] > 0
+
+
+def test_sweep_and_reproduce_have_exactly_the_clis_limits(tmp_path):
+    # Issue 38: jobs=100000 started hundreds of threads and runs=10**7 ten million runs; the
+    # CLI refuses both. The same Rust code (experiment::limits) checks both front ends.
+    sc = packetsim.loads(SMALL)
+    for kw, msg in [
+        (dict(jobs=100000), "jobs must be from 0 \\(all cores\\) to"),
+        (dict(jobs=-1), "jobs must be from 0"),
+        (dict(runs=10**7), "more than 1000000 runs"),
+        (dict(runs=-1), "runs must be from 1 to 4294967295; got -1"),
+        (dict(seed=-1), "seed must be from 0 to"),
+        (dict(seed=2**64), "seed must be from 0 to"),
+    ]:
+        with pytest.raises(ValueError, match=msg):
+            packetsim.sweep(sc, GRID, out=tmp_path / "s", **kw)
+    assert not (tmp_path / "s" / "results.csv").exists()
+    with pytest.raises(ValueError, match="jobs must be from 0"):
+        packetsim.reproduce("diffserv-ecn", out=tmp_path / "r", jobs=100000)
+    with pytest.raises(ValueError, match="runs must be from 1"):
+        packetsim.reproduce("diffserv-ecn", out=tmp_path / "r", runs=-1)

@@ -16,6 +16,13 @@ pub const MAX_RATE_BPS: f64 = 1e13;
 /// Largest byte count a scenario may write (2^50 bytes, 1 PiB).
 pub const MAX_BYTES: f64 = (1u64 << 50) as f64;
 
+/// Whether `x` (a count of the smallest unit: nanoseconds, bits per second) is a whole
+/// number, allowing for the decimal-to-binary error of the number as written ("0.1s" is
+/// 100000000.00000001 ns in binary): at most 10^-6 of a unit, or a few ulps of a large value.
+fn whole(x: f64) -> bool {
+    (x - x.round()).abs() <= 1e-6f64.max(x.abs() * 1e-15)
+}
+
 fn split_number(s: &str) -> Option<(f64, &str)> {
     let s = s.trim();
     let end = s
@@ -59,6 +66,14 @@ pub fn parse_dur(s: &str) -> Result<Dur, String> {
             "expected 0 or at least 1 ns (the clock's resolution); got {s:?}"
         ));
     }
+    // Issue 38: "1.5ns" was rounded to 2 ns without a word. The clock counts whole
+    // nanoseconds, so a value between two of them is refused, not rounded.
+    if !whole(secs * 1e9) {
+        return Err(format!(
+            "expected a whole number of nanoseconds (the clock's resolution), 0 or 1 ns to \
+             {MAX_DURATION_S:e} s; got {s:?}"
+        ));
+    }
     Ok(d)
 }
 
@@ -78,7 +93,8 @@ pub fn parse_rate(s: &str) -> Result<Rate, String> {
         "Gbps" => 1e9,
         _ => return Err(expected()),
     };
-    let bps = (v * scale).round();
+    let exact = v * scale;
+    let bps = exact.round();
     if bps > MAX_RATE_BPS {
         return Err(format!(
             "expected a rate of at most 10Tbps ({MAX_RATE_BPS:e} bit/s); got {s:?}"
@@ -87,6 +103,13 @@ pub fn parse_rate(s: &str) -> Result<Rate, String> {
     if bps == 0.0 && v > 0.0 {
         return Err(format!(
             "expected 0 or at least 1bps (rates are whole bits per second); got {s:?}"
+        ));
+    }
+    // Issue 38: "0.5bps" was taken as 1 bps. Rates are whole bits per second: a value
+    // between two of them is refused, not rounded.
+    if !whole(exact) {
+        return Err(format!(
+            "expected a whole number of bits per second, 0 or 1bps to 10Tbps; got {s:?}"
         ));
     }
     Ok(Rate(bps as u64))
@@ -353,7 +376,23 @@ mod tests {
         }
         assert_eq!(parse_dur("1e7s"), Ok(Dur::from_secs(10_000_000)));
         assert!(parse_dur("0.4ns").unwrap_err().contains("at least 1 ns"));
-        assert_eq!(parse_dur("0.6ns"), Ok(Dur::from_nanos(1)));
+        // Issue 38: between two nanoseconds or two bits per second is refused, not rounded.
+        for bad in ["0.6ns", "1.5ns", "2.0000001us"] {
+            let e = parse_dur(bad).unwrap_err();
+            assert!(e.contains("whole number of nanoseconds"), "{bad}: {e}");
+        }
+        for bad in ["0.5bps", "1.5bps", "1.0000001kbps"] {
+            let e = parse_rate(bad).unwrap_err();
+            assert!(e.contains("whole number of bits per second") && e.contains("1bps to 10Tbps"), "{bad}: {e}");
+        }
+        // Decimal fractions that are whole in the smallest unit stay exact.
+        assert_eq!(parse_dur("0.1s"), Ok(Dur::from_millis(100)));
+        assert_eq!(parse_dur("1.5ms"), Ok(Dur::from_micros(1500)));
+        assert_eq!(parse_dur("2.5us"), Ok(Dur::from_nanos(2500)));
+        assert_eq!(parse_dur("1e7s"), Ok(Dur::from_secs(10_000_000)));
+        assert_eq!(parse_rate("0.1Mbps"), Ok(Rate(100_000)));
+        assert_eq!(parse_rate("1.5Mbps"), Ok(Rate(1_500_000)));
+        assert_eq!(parse_rate("0.001kbps"), Ok(Rate(1)));
         assert_eq!(parse_dur("0s"), Ok(Dur::ZERO));
         for bad in ["1e99Gbps", "10001Gbps", "1e999bps"] {
             let e = parse_rate(bad).unwrap_err();

@@ -98,6 +98,11 @@ impl fmt::Display for CdfError {
     }
 }
 
+/// A short escaped excerpt of a CDF file's token, for errors.
+fn short(s: &str) -> String {
+    crate::scenario::files::excerpt_n(s, crate::scenario::files::FILE_EXCERPT_CHARS)
+}
+
 impl Cdf {
     /// Parses a CDF file: one point `bytes probability` per line (whitespace or a comma
     /// between), `#` starts a comment, blank lines are skipped. Sizes and probabilities must
@@ -116,15 +121,20 @@ impl Cdf {
                 .filter(|s| !s.is_empty())
                 .collect();
             let &[size, p] = fields.as_slice() else {
+                // Only a short excerpt of the line: never a file's contents (issue 38).
                 return Err(err(format!(
-                    "expected two numbers, `bytes probability`; got {body:?}"
+                    "expected two numbers, `bytes probability`; got {} field(s), starting {}",
+                    fields.len(),
+                    short(body)
                 )));
             };
             let num = |s: &str, what: &str| -> Result<f64, CdfError> {
                 s.parse::<f64>()
                     .ok()
                     .filter(|v| v.is_finite())
-                    .ok_or_else(|| err(format!("expected a number for the {what}; got {s:?}")))
+                    .ok_or_else(|| {
+                        err(format!("expected a number for the {what}; got {}", short(s)))
+                    })
             };
             let (size, p) = (num(size, "size in bytes")?, num(p, "probability")?);
             if size < 0.0 {

@@ -339,11 +339,15 @@ pub fn write_atomic(path: &Path, contents: &str) -> Result<(), ExperimentError> 
         let p = p.to_path_buf();
         move |source| ExperimentError::Io { path: p, source }
     };
-    let mut f = std::fs::File::create(&tmp).map_err(io(&tmp))?;
-    f.write_all(contents.as_bytes()).map_err(io(&tmp))?;
-    f.sync_all().map_err(io(&tmp))?;
-    drop(f);
-    std::fs::rename(&tmp, path).map_err(io(path))
+    let written = (|| {
+        let mut f = std::fs::File::create(&tmp).map_err(io(&tmp))?;
+        f.write_all(contents.as_bytes()).map_err(io(&tmp))?;
+        f.sync_all().map_err(io(&tmp))?;
+        drop(f);
+        std::fs::rename(&tmp, path).map_err(io(path))
+    })();
+    // A failed write (a full disk) leaves no temporary behind (issue 38).
+    super::manifest::remove_tmp_on_error(&tmp, written)
 }
 
 #[cfg(test)]

@@ -287,6 +287,15 @@ fn sync_dir(dir: &Path) -> std::io::Result<()> {
         .map_err(io_at(dir))
 }
 
+/// `result` of writing through the temporary `tmp`; on an error the temporary is removed
+/// (issue 38: a write failed on a full disk left its 2 MB temporary).
+pub(crate) fn remove_tmp_on_error<T, E>(tmp: &Path, result: Result<T, E>) -> Result<T, E> {
+    if result.is_err() {
+        let _ = std::fs::remove_file(tmp);
+    }
+    result
+}
+
 impl OutputSet {
     /// Starts a new set in `dir` (created if needed). The caller holds the directory's lock.
     /// From here until [`commit`](OutputSet::commit) the directory reads as incomplete.
@@ -300,12 +309,15 @@ impl OutputSet {
             text.push_str(p);
             text.push('\n');
         }
-        let mut f = std::fs::File::create(&tmp).map_err(io_at(&tmp))?;
-        f.write_all(text.as_bytes())
-            .and_then(|()| f.sync_all())
-            .map_err(io_at(&tmp))?;
-        drop(f);
-        std::fs::rename(&tmp, &pending_path).map_err(io_at(&pending_path))?;
+        let written = (|| {
+            let mut f = std::fs::File::create(&tmp).map_err(io_at(&tmp))?;
+            f.write_all(text.as_bytes())
+                .and_then(|()| f.sync_all())
+                .map_err(io_at(&tmp))?;
+            drop(f);
+            std::fs::rename(&tmp, &pending_path).map_err(io_at(&pending_path))
+        })();
+        remove_tmp_on_error(&tmp, written)?;
         match std::fs::remove_file(dir.join(OUTPUT_MANIFEST)) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
                 return Err(io_at(&dir.join(OUTPUT_MANIFEST))(e))
@@ -393,12 +405,15 @@ impl OutputSet {
         }
         let manifest = dir.join(OUTPUT_MANIFEST);
         let tmp = dir.join(format!(".{OUTPUT_MANIFEST}.tmp-{}", std::process::id()));
-        let mut f = std::fs::File::create(&tmp).map_err(io_at(&tmp))?;
-        f.write_all(text.as_bytes())
-            .and_then(|()| f.sync_all())
-            .map_err(io_at(&tmp))?;
-        drop(f);
-        std::fs::rename(&tmp, &manifest).map_err(io_at(&manifest))?;
+        let written = (|| {
+            let mut f = std::fs::File::create(&tmp).map_err(io_at(&tmp))?;
+            f.write_all(text.as_bytes())
+                .and_then(|()| f.sync_all())
+                .map_err(io_at(&tmp))?;
+            drop(f);
+            std::fs::rename(&tmp, &manifest).map_err(io_at(&manifest))
+        })();
+        remove_tmp_on_error(&tmp, written)?;
         sync_dir(dir)?;
         let pending = dir.join(PENDING_FILE);
         std::fs::remove_file(&pending).map_err(io_at(&pending))?;

@@ -29,6 +29,7 @@
 
 pub mod aggregate;
 pub mod grid;
+pub mod limits;
 pub mod lock;
 pub mod manifest;
 pub mod shard;

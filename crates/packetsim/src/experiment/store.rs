@@ -100,6 +100,66 @@ const INSERT_RUN: &str = "INSERT OR IGNORE INTO runs (experiment_key, point_key,
      seed, params_json, summary_json, metrics_json, code_version, created_unix_s) \
      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
 
+/// The columns of each table, in order, as [`SCHEMA`] creates them.
+const TABLES: [(&str, &[&str]); 2] = [
+    (
+        "runs",
+        &[
+            "experiment_key",
+            "point_key",
+            "replication",
+            "seed",
+            "params_json",
+            "summary_json",
+            "metrics_json",
+            "code_version",
+            "created_unix_s",
+        ],
+    ),
+    (
+        "run_metrics",
+        &[
+            "experiment_key",
+            "point_key",
+            "replication",
+            "ordinal",
+            "name",
+            "value",
+        ],
+    ),
+];
+
+/// Checks that an existing store has every table of [`SCHEMA`] with its columns.
+fn check_schema(conn: &Connection, path: &Path) -> Result<(), ExperimentError> {
+    let corrupt = |detail: String| ExperimentError::StoreCorrupt {
+        path: path.to_path_buf(),
+        detail: format!(
+            "{detail}: the store is damaged and its runs cannot be trusted; move it away to \
+             recompute them"
+        ),
+    };
+    for (table, want) in TABLES {
+        let cols: Result<Vec<String>, rusqlite::Error> = conn
+            .prepare(&format!("PRAGMA table_info({table})"))
+            .and_then(|mut st| {
+                st.query_map([], |r| r.get::<_, String>(1))?
+                    .collect::<Result<Vec<String>, _>>()
+            });
+        let cols = cols.map_err(|e| corrupt(format!("reading table {table}: {e}")))?;
+        if cols.is_empty() {
+            return Err(corrupt(format!("table {table} is missing")));
+        }
+        if cols != want {
+            return Err(corrupt(format!(
+                "table {table} has columns ({}), expected ({})",
+                cols.join(", "),
+                want.join(", ")
+            )));
+        }
+    }
+    Ok(())
+}
+
 impl ResultsStore {
     /// Opens (creating if needed) `dir/results.sqlite`, creating `dir` too.
     pub fn open(dir: &Path) -> Result<Self, ExperimentError> {
@@ -133,6 +193,20 @@ impl ResultsStore {
                      ({SCHEMA_VERSION})"
                 ),
             });
+        }
+        // Issue 38: a store that had lost its run_metrics table was silently given an empty
+        // one, and a resumed sweep wrote a header-only results.csv. A store with any of the
+        // tables must have all of them, with their columns.
+        let present: i64 = conn
+            .query_row(
+                "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' \
+                 AND name IN ('runs', 'run_metrics')",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(open_err)?;
+        if present > 0 || version == SCHEMA_VERSION {
+            check_schema(&conn, &path)?;
         }
         conn.execute_batch(SCHEMA).map_err(open_err)?;
         conn.execute_batch(&format!("PRAGMA user_version = {SCHEMA_VERSION};"))
@@ -439,6 +513,55 @@ mod tests {
         let runs = store.load_runs("k").unwrap();
         assert_eq!(runs.len(), 1);
         assert_eq!(runs[0].metrics, m(1.0));
+    }
+
+    /// Issue 38: after losing its run_metrics table a store was reopened with an empty one
+    /// and a resumed sweep wrote a header-only results.csv. Now the open is refused.
+    #[test]
+    fn a_store_missing_a_table_or_a_column_is_refused_when_opened() {
+        let dir = TempDir::new("store-schema");
+        let pts = grid(&["b=2,3".parse::<Param>().unwrap()]);
+        let mut s = ResultsStore::open(dir.path()).unwrap();
+        s.insert_run("k", &pts[0], 0, 1, "{}", &[("x".to_string(), Some(1.0))])
+            .unwrap();
+        drop(s);
+        let path = dir.path().join(STORE_FILE);
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch("DROP TABLE run_metrics;").unwrap();
+        drop(conn);
+        let e = ResultsStore::open(dir.path()).unwrap_err().to_string();
+        assert!(e.contains("table run_metrics is missing"), "{e}");
+        assert!(e.contains(STORE_FILE), "{e}");
+        // Refused again: the open did not recreate the table.
+        assert!(ResultsStore::open(dir.path()).is_err());
+
+        let dir = TempDir::new("store-columns");
+        drop(ResultsStore::open(dir.path()).unwrap());
+        let conn = Connection::open(dir.path().join(STORE_FILE)).unwrap();
+        conn.execute_batch("ALTER TABLE runs DROP COLUMN code_version;")
+            .unwrap();
+        drop(conn);
+        let e = ResultsStore::open(dir.path()).unwrap_err().to_string();
+        assert!(e.contains("table runs has columns"), "{e}");
+        // A fresh store opens and reopens.
+        let dir = TempDir::new("store-fresh");
+        drop(ResultsStore::open(dir.path()).unwrap());
+        drop(ResultsStore::open(dir.path()).unwrap());
+    }
+
+    /// Issue 38: a write that failed (a full disk) left its temporary. A rename onto a
+    /// non-empty folder fails after the temporary is written: it must be removed.
+    #[test]
+    fn a_failed_atomic_write_leaves_no_temporary() {
+        let dir = TempDir::new("tmp-cleanup");
+        std::fs::create_dir_all(dir.path().join("x/sub")).unwrap();
+        let e = crate::experiment::aggregate::write_atomic(&dir.path().join("x"), "data");
+        assert!(e.is_err());
+        let left: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(left, vec!["x".to_string()]);
     }
 
     #[test]

@@ -24,7 +24,7 @@ use std::collections::HashMap;
 /// Like a [`super::ScenarioError`], it names the file, the line (or the `--set`) of the
 /// offending item, its key and what is wrong.
 #[derive(Debug, thiserror::Error)]
-#[error("{origin}{}: {key}: {msg}", at.as_ref().map_or(String::new(), |l| format!(":{l}")))]
+#[error("{}{}: {}: {}", super::files::cap_echo(.origin), super::files::cap_echo(&at.as_ref().map_or(String::new(), |l| format!(":{l}"))), super::files::cap_echo(.key), super::files::cap_echo(.msg))]
 pub struct BuildError {
     /// The scenario file.
     pub origin: String,
@@ -510,63 +510,7 @@ pub fn series_samples(sc: &Scenario) -> u128 {
     instants * (per_instant + 2 * sc.links.len() as u128)
 }
 
-/// The peak memory, in bytes, budgeted for a run of `sc`: its flows and its time series.
-pub fn memory_estimate(sc: &Scenario) -> u128 {
-    sc.flow_count() as u128 * FLOW_BYTES as u128
-        + series_samples(sc).saturating_mul(SERIES_SAMPLE_BYTES as u128)
-}
-
-/// Refuses, before any work, a run whose estimated peak memory ([`memory_estimate`]) is above
-/// `max_bytes` (issue 16: `sample_interval = "1ns"` took 2.5 GB and aborted; a million flows
-/// aborted in the JSON writer). The error names the key to change and its line:
-/// `simulation.sample_interval` when the time series is the larger part, else the `count` of
-/// the largest flow table.
-pub fn check_budget(sc: &Scenario, max_bytes: u64) -> Result<(), BuildError> {
-    let samples = series_samples(sc);
-    let series = samples.saturating_mul(SERIES_SAMPLE_BYTES as u128);
-    let flows = sc.flow_count() as u128 * FLOW_BYTES as u128;
-    let bytes = series.saturating_add(flows);
-    if bytes <= max_bytes as u128 {
-        return Ok(());
-    }
-    let mib = |b: u128| b as f64 / 1048576.0;
-    let (key, at, msg) = if series >= flows {
-        let key = "simulation.sample_interval".to_owned();
-        let msg = format!(
-            "sampling every {} for {} records {samples} time-series samples, about {:.1} MiB \
-             in memory, more than the budget of {:.1} MiB: raise sample_interval, or the budget \
-             with --max-memory",
-            sc.simulation.sample_interval.unwrap_or_default(),
-            sc.simulation.duration,
-            mib(bytes),
-            mib(max_bytes as u128)
-        );
-        (key.clone(), sc.lines.locate(&key), msg)
-    } else {
-        // The largest table is the one to lower (the last of equals).
-        let (table, n) = sc
-            .flow_tables
-            .iter()
-            .max_by_key(|t| t.count)
-            .map(|t| (t.table.clone(), t.count))
-            .unwrap_or_default();
-        let msg = format!(
-            "{} flows in all ({n} from this table) need about {:.1} MiB in memory, more than \
-             the budget of {:.1} MiB: lower count, or raise the budget with --max-memory",
-            sc.flow_count(),
-            mib(bytes),
-            mib(max_bytes as u128)
-        );
-        let at = sc.lines.locate(&format!("flows.{table}"));
-        (format!("flows.{table}.count"), at, msg)
-    };
-    Err(BuildError {
-        origin: sc.origin.clone(),
-        at,
-        msg,
-        key,
-    })
-}
+pub use super::cost::{check_budget, memory_estimate};
 
 /// Refuses a scenario that makes no flow before it is run: it would send nothing, and is most
 /// often a file cut short (issue 16: a truncated file was accepted as "0 nodes, 0 links, 0

@@ -9,6 +9,8 @@
 use std::fmt;
 use std::path::PathBuf;
 
+use super::files::cap_echo;
+
 /// Where in the user's input a problem is: a line of the file, or a command-line override.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Location {
@@ -39,8 +41,11 @@ pub enum ScenarioError {
         #[source]
         source: std::io::Error,
     },
+    /// The file is not one a scenario may be read from (not a regular file, too large).
+    #[error("{}", cap_echo(.0))]
+    File(String),
     /// The text is not valid TOML (or not UTF-8 text at all).
-    #[error("{origin}:{line}:{column}: {key}: invalid TOML: {message}")]
+    #[error("{}:{line}:{column}: {}: invalid TOML: {}", cap_echo(.origin), cap_echo(.key), cap_echo(.message))]
     Syntax {
         /// File name used in messages.
         origin: String,
@@ -55,7 +60,7 @@ pub enum ScenarioError {
         message: String,
     },
     /// A `--set` override could not be applied to the document.
-    #[error("{origin}: --set {set}: {message}")]
+    #[error("{}: --set {}: {}", cap_echo(.origin), cap_echo(.set), cap_echo(.message))]
     Override {
         /// File name used in messages.
         origin: String,
@@ -66,7 +71,7 @@ pub enum ScenarioError {
     },
     /// A key is unknown, missing, of the wrong type or has a value out of range, or the
     /// scenario is inconsistent (unknown node, duplicate name, ...).
-    #[error("{origin}:{at}: {key}: {message}")]
+    #[error("{}:{}: {}: {}", cap_echo(.origin), cap_echo(&.at.to_string()), cap_echo(.key), cap_echo(.message))]
     Invalid {
         /// File name used in messages.
         origin: String,

@@ -2,6 +2,7 @@
 //! turned into a [`ScenarioError`] naming the file, the line (or the `--set`), the key path
 //! and what was expected. Nothing here panics on any input.
 
+use super::cost::Limits;
 use super::error::{KeyLines, Location, ScenarioError};
 use super::flow::{FlowInput, FLOW_KINDS};
 use super::kinds::fields_of;
@@ -41,10 +42,39 @@ pub const DEFAULT_CBR_PACKET_SIZE: u32 = 1000;
 type Result<T> = std::result::Result<T, ScenarioError>;
 
 /// Reads and loads a scenario file; `overrides` are applied in order (a later one wins).
+/// With the default [`Limits`] (see [`load_file_with`]).
 pub fn load_file(path: &Path, overrides: &[Override]) -> Result<Scenario> {
-    let bytes = std::fs::read(path).map_err(|source| ScenarioError::Read {
-        path: path.to_owned(),
-        source,
+    load_file_with(path, overrides, &Limits::default())
+}
+
+/// Reads and loads a scenario file within `limits`: the file is read only if it is a regular
+/// file ([`super::files::read_regular`], never blocking on a FIFO) whose parsing fits the
+/// memory budget, and every file it names is read through [`super::files::read_named`].
+pub fn load_file_with(path: &Path, overrides: &[Override], limits: &Limits) -> Result<Scenario> {
+    let text_budget = limits.max_memory / super::cost::TEXT_BYTE_BYTES;
+    let cap = super::files::MAX_SCENARIO_BYTES.min(text_budget);
+    let bytes = super::files::read_regular(path, cap, "scenario file").map_err(|e| {
+        if let super::files::FileError::Io { source, .. } = e {
+            return ScenarioError::Read {
+                path: path.to_owned(),
+                source,
+            };
+        }
+        let hint = match e {
+            super::files::FileError::TooLarge { .. } if cap < super::files::MAX_SCENARIO_BYTES => {
+                format!(
+                    " (parsing costs about {} bytes of memory per byte of text: raise the \
+                     budget with --max-memory)",
+                    super::cost::TEXT_BYTE_BYTES
+                )
+            }
+            _ => String::new(),
+        };
+        ScenarioError::File(format!(
+            "{}: cannot read the scenario file: {}{hint}",
+            super::files::shown_path(&path.to_string_lossy()),
+            e.reason()
+        ))
     })?;
     let origin = path.display().to_string();
     let text = match String::from_utf8(bytes) {
@@ -66,7 +96,7 @@ pub fn load_file(path: &Path, overrides: &[Override]) -> Result<Scenario> {
             ));
         }
     };
-    load_str(&text, &origin, overrides)
+    load_str_with(&text, &origin, overrides, limits)
 }
 
 /// A syntax error at byte `offset` of `text`, with its line, column, the key being written
@@ -141,8 +171,21 @@ fn key_near(text: &str, line_start: usize) -> String {
     }
 }
 
-/// Loads a scenario from its text; `origin` is the file name used in messages.
+/// Loads a scenario from its text; `origin` is the file name used in messages (and files the
+/// scenario names are relative to its folder). With the default [`Limits`].
 pub fn load_str(text: &str, origin: &str, overrides: &[Override]) -> Result<Scenario> {
+    load_str_with(text, origin, overrides, &Limits::default())
+}
+
+/// [`load_str`] within `limits`: sizes the loader allocates are costed against the budget
+/// first ([`super::cost`]), and files the scenario names are read only from the scenario's
+/// folder or `limits.allow_dirs`.
+pub fn load_str_with(
+    text: &str,
+    origin: &str,
+    overrides: &[Override],
+    limits: &Limits,
+) -> Result<Scenario> {
     let original = ImDocument::parse(text)
         .map_err(|e| syntax_error(origin, text, e.span().map_or(0, |s| s.start), e.message()))?;
     let orig = SpanIndex::new(&original, text);
@@ -192,6 +235,7 @@ pub fn load_str(text: &str, origin: &str, overrides: &[Override]) -> Result<Scen
             .iter()
             .filter_map(|o| o.keys().ok().map(|k| (KeyPath::keys(&k), o)))
             .collect(),
+        limits,
     };
     let raw: RawScenario = toml::from_str(eff_text).map_err(|e| ctx.serde_err(&e))?;
     let table: toml::Table = toml::from_str(eff_text).map_err(|e| ctx.serde_err(&e))?;
@@ -218,12 +262,19 @@ pub(super) struct Ctx<'a> {
     /// error spans refer to it.
     eff: Option<SpanIndex>,
     overrides: Vec<(KeyPath, &'a Override)>,
+    /// The memory budget and the folders files may be read from.
+    limits: &'a Limits,
 }
 
 impl Ctx<'_> {
     /// The scenario file's name as given (files a scenario names are relative to it).
     pub(super) fn origin(&self) -> &str {
         self.origin
+    }
+
+    /// The limits the scenario is loaded within.
+    pub(super) fn limits(&self) -> &Limits {
+        self.limits
     }
 
     /// Where the value at `path` came from: an override, else its line in the file.

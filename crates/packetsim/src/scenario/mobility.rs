@@ -341,6 +341,24 @@ impl Ctx<'_> {
                         "handoffs need at least two base stations",
                     ));
                 }
+                // Costed before the schedules are made (issue 38: 2^32 - 1 handoffs asked
+                // for 103 GB): one schedule per mobile and the one checked here.
+                let schedules = m.mobiles.len() as u64 + 1;
+                let bytes = super::cost::handoffs(u64::from(h), schedules);
+                let budget = self.limits().max_memory;
+                if bytes > u128::from(budget) {
+                    return Err(self.err(
+                        &path.key("handoffs"),
+                        format!(
+                            "{h} handoffs for each of {} mobiles need about {:.1} MiB in \
+                             memory, more than the budget of {:.1} MiB: lower handoffs, or \
+                             raise the budget with --max-memory",
+                            m.mobiles.len(),
+                            bytes as f64 / 1048576.0,
+                            budget as f64 / 1048576.0
+                        ),
+                    ));
+                }
                 positive("period", m.period, duration)?;
                 HandoffSchedule::ping_pong(h, Dur::ZERO, 0, 0.0)
             }

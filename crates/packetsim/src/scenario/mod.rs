@@ -30,7 +30,9 @@
 //! is the builder's job.
 
 mod build;
+pub mod cost;
 mod error;
+pub mod files;
 mod flow;
 mod kinds;
 mod link;
@@ -57,8 +59,9 @@ pub use build::{
 };
 pub use link::run_on_world;
 pub use error::{KeyLines, Location, ScenarioError};
+pub use cost::Limits;
 pub use load::{
-    load_file, load_str, DEFAULT_CBR_PACKET_SIZE, DEFAULT_QUEUE_PACKETS, MAX_FLOW_COUNT,
+    load_file, load_file_with, load_str, load_str_with, DEFAULT_CBR_PACKET_SIZE, DEFAULT_QUEUE_PACKETS, MAX_FLOW_COUNT,
     MAX_QUEUE_REPORT_BYTES, MAX_UDP_PAYLOAD,
 };
 pub use mobility::MobilitySpec;

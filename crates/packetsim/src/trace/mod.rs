@@ -393,9 +393,10 @@ impl Tracer {
             let path = dir.join("events.csv");
             let text = self.events_csv();
             let tmp = path.with_extension("csv.tmp");
-            std::fs::write(&tmp, text)
+            let written = std::fs::write(&tmp, text)
                 .and_then(|()| std::fs::rename(&tmp, &path))
-                .map_err(|e| io::Error::other(format!("{}: {e}", path.display())))?;
+                .map_err(|e| io::Error::other(format!("{}: {e}", path.display())));
+            crate::experiment::manifest::remove_tmp_on_error(&tmp, written)?;
             out.events_file = Some((path, self.rows.len() as u64));
         }
         for sink in self.pcap.into_iter().flatten() {

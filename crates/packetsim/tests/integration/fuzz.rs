@@ -150,11 +150,89 @@ fn out_of_range(sc: &scenario::Scenario) -> Option<String> {
     (!bad.is_empty()).then(|| bad.join(", "))
 }
 
+/// Values of the same type as `value` (as written in a scenario) at the edges of its range
+/// and beyond it (issue 38's type-aware mutator): a duration gets durations, a rate rates, a
+/// byte count byte counts, a whole number counts up to 2^64, a number floats from 1e-300 to
+/// 1e308, a string special files and paths out of the folder.
+fn typed_values(value: &str) -> &'static [&'static str] {
+    let v = value.trim();
+    let unit = |u: &[&str]| {
+        v.starts_with('"')
+            && u.iter()
+                .any(|u| v.trim_end_matches('"').ends_with(u) && v.len() > u.len() + 2)
+            && v[1..2].bytes().all(|b| b.is_ascii_digit())
+    };
+    if unit(&["bps"]) {
+        &[
+            "\"0bps\"", "\"1bps\"", "\"0.5bps\"", "\"1.5bps\"", "\"10000Gbps\"",
+            "\"10001Gbps\"", "\"1e-9Mbps\"", "\"18446744073709551615bps\"",
+        ]
+    } else if unit(&["ns", "us", "ms", "s", "min"]) {
+        &[
+            "\"0s\"", "\"1ns\"", "\"0.5ns\"", "\"1.5ns\"", "\"1e7s\"", "\"10000001s\"",
+            "\"166667min\"", "\"18446744073709551615ns\"", "\"1e-10s\"",
+        ]
+    } else if unit(&["B", "KB", "MB", "GB", "KiB", "MiB", "GiB"]) {
+        &[
+            "\"0B\"", "\"1B\"", "\"1048576GiB\"", "\"1048577GiB\"", "\"1.5B\"", "\"4GiB\"",
+            "\"18446744073709551615B\"",
+        ]
+    } else if v.starts_with('"') {
+        &[
+            "\"fifo.cdf\"", "\"dir.cdf\"", "\"/dev/zero\"", "\"/dev/urandom\"",
+            "\"/etc/passwd\"", "\"../../../../etc/passwd\"", "\"missing.cdf\"",
+            "\"websearch.cdf\"", "\"\"",
+        ]
+    } else if v.bytes().all(|b| b.is_ascii_digit()) && !v.is_empty() {
+        &[
+            "0", "1", "255", "65535", "1000000", "1000001", "4294967295", "4294967296",
+            "9007199254740993", "18446744073709551615", "18446744073709551616", "-1",
+        ]
+    } else if v.parse::<f64>().is_ok() {
+        &[
+            "0.0", "-0.0", "1e-300", "1.0", "1.0000001", "33000.0", "1e9", "1e308", "-1e308",
+            "4294967295.0",
+        ]
+    } else {
+        &["[]", "{}", "true", "\"x\""]
+    }
+}
+
+/// Huge counts of the keys that size allocations (issue 38), set on their own table.
+const HUGE: &[&str] = &[
+    "count = 1000000",
+    "handoffs = 4294967295",
+    "switch_buffer = 4294967295",
+    "arrival_rate = 1e9",
+    "size_cdf = \"fifo.cdf\"",
+    "limit = 4294967295",
+    "sample_interval = \"1ns\"",
+];
+
 /// One mutant of `text` (bytes: it may not be UTF-8).
 fn mutate(text: &str, rng: &mut Mix) -> Vec<u8> {
     let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
     let n = lines.len();
-    match rng.below(8) {
+    match rng.below(11) {
+        8 | 9 => {
+            // Type-aware: a value of the line's own type at or beyond its range's edges.
+            let kv: Vec<usize> = (0..n).filter(|&i| lines[i].contains(" = ")).collect();
+            if !kv.is_empty() {
+                let i = kv[rng.below(kv.len())];
+                let (key, value) = lines[i].split_once(" = ").unwrap_or_default();
+                let value = value.split(" #").next().unwrap_or("");
+                let vals = typed_values(value);
+                lines[i] = format!("{key} = {}", vals[rng.below(vals.len())]);
+            }
+        }
+        10 => {
+            // A huge count or a special file under a table header.
+            let tables: Vec<usize> = (0..n).filter(|&i| lines[i].starts_with('[')).collect();
+            if !tables.is_empty() {
+                let i = tables[rng.below(tables.len())];
+                lines.insert(i + 1, HUGE[rng.below(HUGE.len())].to_owned());
+            }
+        }
         0 => {
             lines.remove(rng.below(n));
         }
@@ -214,8 +292,10 @@ fn mutated_scenarios_are_refused_with_a_location_never_a_panic() {
     let cases = env("PACKETSIM_FUZZ_CASES", 3000);
     let max_runs = env("PACKETSIM_FUZZ_RUNS", 10);
     let mut rng = Mix(env("PACKETSIM_FUZZ_SEED", 1));
-    let mut seeds: Vec<(String, String)> = std::fs::read_dir(super::scenarios_dir())
+    let dir = super::scenarios_dir();
+    let mut seeds: Vec<(String, String)> = std::fs::read_dir(&dir)
         .unwrap()
+        .chain(std::fs::read_dir(dir.join("workloads")).unwrap())
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|x| x == "toml"))
         .map(|p| {
@@ -224,6 +304,19 @@ fn mutated_scenarios_are_refused_with_a_location_never_a_panic() {
         })
         .collect();
     seeds.sort();
+    // Mutants are written into one folder holding the files they may name: a FIFO, a
+    // folder, the workloads' CDFs (issue 38: special files never block or get read).
+    let home = std::env::temp_dir().join(format!("packetsim-fuzz-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&home);
+    std::fs::create_dir_all(home.join("dir.cdf")).unwrap();
+    assert!(std::process::Command::new("mkfifo")
+        .arg(home.join("fifo.cdf"))
+        .status()
+        .unwrap()
+        .success());
+    for cdf in ["websearch.cdf", "datamining.cdf"] {
+        std::fs::copy(dir.join("workloads").join(cdf), home.join(cdf)).unwrap();
+    }
     let (mut accepted, mut refused, mut runs) = (0u64, 0u64, 0u64);
     let mut unlocated = Vec::new();
     for case in 0..cases {
@@ -232,8 +325,7 @@ fn mutated_scenarios_are_refused_with_a_location_never_a_panic() {
         let origin = format!("mutant-{case}-{name}");
         let outcome = catch_unwind(AssertUnwindSafe(|| -> Result<bool, String> {
             // The CLI's reading: bytes as load_file sees them.
-            let path = std::env::temp_dir()
-                .join(format!("packetsim-fuzz-{}-{origin}", std::process::id()));
+            let path = home.join(&origin);
             std::fs::write(&path, &bytes).unwrap();
             let loaded = scenario::load_file(&path, &[]);
             let _ = std::fs::remove_file(&path);
@@ -276,6 +368,7 @@ fn mutated_scenarios_are_refused_with_a_location_never_a_panic() {
             ),
         }
     }
+    let _ = std::fs::remove_dir_all(&home);
     println!(
         "fuzz: {cases} mutants, {accepted} accepted ({runs} run), {refused} refused with a \
          line and key, {} without",

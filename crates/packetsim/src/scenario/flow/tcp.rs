@@ -375,21 +375,25 @@ fn load_workload(
         }
         RawSizeDist::Empirical => {
             let rel = size_cdf.unwrap_or_default();
-            let dir = std::path::Path::new(f.cx.origin())
-                .parent()
-                .unwrap_or(std::path::Path::new(""));
-            let path = dir.join(&rel);
-            let text = std::fs::read_to_string(&path).map_err(|e| {
+            // One resolver for every file a scenario names (issue 38): a regular file of
+            // bounded size inside the scenario's folder or an --allow-dir folder.
+            let text = super::super::files::read_named(
+                f.cx.origin(),
+                &rel,
+                &f.cx.limits().allow_dirs,
+            )
+            .map_err(|e| {
                 f.err(
                     "size_cdf",
-                    format!(
-                        "cannot read the CDF file {} (relative to the scenario file): {e}",
-                        path.display()
-                    ),
+                    format!("cannot read the CDF file (relative to the scenario file): {e}"),
                 )
             })?;
-            let cdf = Cdf::parse(&text)
-                .map_err(|e| f.err("size_cdf", format!("{}: {e}", path.display())))?;
+            let cdf = Cdf::parse(&text).map_err(|e| {
+                f.err(
+                    "size_cdf",
+                    format!("{}: {e}", super::super::files::shown_path(&rel)),
+                )
+            })?;
             SizeDist::Empirical(cdf)
         }
     };
