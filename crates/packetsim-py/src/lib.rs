@@ -96,6 +96,8 @@ impl Failure {
             Failure::Scenario(e) => {
                 let file = match &e {
                     ScenarioError::Read { path, .. } => path.display().to_string(),
+                    // "PATH: cannot read the scenario file: REASON" (scenario::files)
+                    ScenarioError::File(m) => m.split(": ").next().unwrap_or(m).to_string(),
                     ScenarioError::Syntax { origin, .. }
                     | ScenarioError::Override { origin, .. }
                     | ScenarioError::Invalid { origin, .. } => origin.clone(),
