@@ -85,8 +85,9 @@ sample_interval = "1s"        # iperf3 -i 1 reads tcpi_rtt once a second: srtt s
 [tcp]
 variant = "{variant}"
 loss_recovery = "sack"        # net.ipv4.tcp_sack = 1
-{sack_recovery}lost_retransmit = "rack"      # net.ipv4.tcp_recovery = 1 (RACK); packetsim: only after a timeout
-keep_sack_on_timeout = true   # tcp_enter_loss keeps SACKed marks unless the receiver reneged
+{sack_recovery}loss_detection = "rack_tlp"   # net.ipv4.tcp_recovery = 1 (RACK) with tail loss probes (tcp_early_retrans = 3)
+rto_backoff_reset = "new_ack" # tcp_ack: an ACK of new data clears icsk_backoff
+{slow_start}keep_sack_on_timeout = true   # tcp_enter_loss keeps SACKed marks unless the receiver reneged
 limited_transmit = true       # Linux sends new data on dupACKs by its pipe (tcp_packets_in_flight)
 mss = {mss}                    # 1500 MTU - 40 (IP+TCP) - 12 (timestamp option)
 initial_cwnd = 10             # TCP_INIT_CWND
@@ -150,7 +151,10 @@ def write_scenarios():
                    if p["cc"] != "bbr" else
                    '# sack_recovery: not set; BBR sets its own recovery window (bbr_set_cwnd_to_recover_or_restore),\n'
                    '# Linux skips PRR for a congestion control with cong_control (tcp_cong_control)\n')
+            ss = ('slow_start = "hystart_pp"     # tcp_cubic.c runs HyStart (delay + ACK train); '
+                  'packetsim has RFC 9406 HyStart++ only\n' if p["cc"] == "cubic" else "")
             f.write(TEMPLATE.format(secs=SECS, variant=VARIANT[p["cc"]], mss=MSS, sack_recovery=prr,
+                                    slow_start=ss,
                                     half=f"{p['rtt'] / 2:g}", **p).replace("count = 1\n", ""))
     print(f"wrote {len(list(points()))} scenarios to {os.path.join(HERE, 'scenarios')}")
 
