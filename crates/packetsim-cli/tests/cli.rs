@@ -3,6 +3,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod common;
+use common::GOOD;
+
 fn packetsim(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_packetsim"))
         .args(args)
@@ -11,30 +14,8 @@ fn packetsim(args: &[&str]) -> Output {
 }
 
 fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("packetsim-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::scratch("cli", name)
 }
-
-const GOOD: &str = r#"[simulation]
-duration = "2s"
-
-[nodes.a]
-[nodes.b]
-
-[links.ab]
-a = "a"
-b = "b"
-rate = "10Mbps"
-delay = "5ms"
-
-[flows.f]
-from = "a"
-to = "b"
-app = "file"
-size = "100KB"
-"#;
 
 /// Writes GOOD with line `line` (1-based) replaced, runs `check`, and returns (exit ok, stderr).
 fn check_with(dir: &Path, line: usize, replacement: &str) -> (bool, String) {

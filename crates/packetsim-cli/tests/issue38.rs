@@ -5,6 +5,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod common;
+use common::GOOD;
+
 const BIN: &str = env!("CARGO_BIN_EXE_packetsim");
 
 /// Runs `packetsim ARGS` under `ulimit -v 4 GiB` and `timeout 60`: exit status 124 is a hang,
@@ -36,34 +39,12 @@ fn refused(args: &[&str]) -> String {
 }
 
 fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("packetsim-i38-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::scratch("i38", name)
 }
 
 fn repo(p: &str) -> String {
     format!("{}/../../{p}", env!("CARGO_MANIFEST_DIR"))
 }
-
-const GOOD: &str = r#"[simulation]
-duration = "2s"
-
-[nodes.a]
-[nodes.b]
-
-[links.ab]
-a = "a"
-b = "b"
-rate = "10Mbps"
-delay = "5ms"
-
-[flows.f]
-from = "a"
-to = "b"
-app = "file"
-size = "100KB"
-"#;
 
 fn mkfifo(p: &Path) {
     assert!(Command::new("mkfifo").arg(p).status().unwrap().success());
