@@ -66,3 +66,6 @@ wheels=(target/wheels/packetsim-*.whl)
 # Run from the tests' folder so that `import packetsim` is the installed wheel.
 cd crates/packetsim-py/tests
 "../../../$venv/bin/python" -m pytest -q -p no:cacheprovider
+# Type check (issue 37): the installed package's hints and stubs, and the docs' example as a
+# user would write it, with mypy --strict (pinned in requirements-test.txt).
+"../../../$venv/bin/python" -m mypy --strict --no-incremental -p packetsim ../../../docs/python_example.py
