@@ -66,3 +66,8 @@ wheels=(target/wheels/packetsim-*.whl)
 # Run from the tests' folder so that `import packetsim` is the installed wheel.
 cd crates/packetsim-py/tests
 "../../../$venv/bin/python" -m pytest -q -p no:cacheprovider
+# Type check (issue 37): the installed package's hints and stubs, and the docs' example as a
+# user would write it, with mypy --strict (pinned in requirements-test.txt).
+# (Two calls: mypy takes either a package or files.)
+"../../../$venv/bin/python" -m mypy --strict --cache-dir=/dev/null -p packetsim
+"../../../$venv/bin/python" -m mypy --strict --cache-dir=/dev/null ../../../docs/python_example.py

@@ -90,6 +90,88 @@ fn located_line(at: &Option<Location>) -> Option<usize> {
     }
 }
 
+/// An integer argument checked by one of the CLI's limits (`experiment::limits`), whose
+/// messages name the argument and its range and end `got N`. A Python int too wide even for
+/// i128 (e.g. `2**200`) is refused by the same message with its own digits, as a
+/// `ValueError`, never pyo3's `OverflowError`.
+fn limited<T>(v: &Bound<'_, PyAny>, check: fn(i128) -> Result<T, String>) -> PyResult<T> {
+    match v.extract::<i128>() {
+        Ok(n) => check(n).map_err(PyValueError::new_err),
+        Err(e) if e.is_instance_of::<pyo3::exceptions::PyOverflowError>(v.py()) => {
+            let edge = if v.lt(0)? { i128::MIN } else { i128::MAX };
+            let msg = match check(edge) {
+                Ok(_) => return Err(e),
+                Err(m) => m,
+            };
+            let head = msg.strip_suffix(&format!("got {edge}")).unwrap_or(&msg);
+            Err(PyValueError::new_err(format!("{head}got {}", v.str()?)))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// An override as a Python caller wrote it: `overrides={"path": value}` (the value as Python
+/// would print what `packetsim._value` turned into this text), instead of the CLI's
+/// `--set path=value`.
+fn py_override(set: &str) -> String {
+    let (path, value) = set.split_once('=').unwrap_or((set, ""));
+    let shown = match value {
+        "true" => "True".to_string(),
+        "false" => "False".to_string(),
+        v if v.parse::<i64>().is_ok() || v.parse::<f64>().is_ok_and(f64::is_finite) => {
+            v.to_string()
+        }
+        v => format!("{v:?}"),
+    };
+    format!("overrides={{{path:?}: {shown}}}")
+}
+
+/// A scenario error's message in Python syntax: an override is named as the `overrides=`
+/// entry it came from; every other message is the CLI's, unchanged.
+fn python_message(e: &ScenarioError) -> String {
+    use packetsim::scenario::files::cap_echo;
+    match e {
+        ScenarioError::Override {
+            origin,
+            set,
+            message,
+        } => format!(
+            "{}: {}: {}",
+            cap_echo(origin),
+            cap_echo(&py_override(set)),
+            cap_echo(message)
+        ),
+        ScenarioError::Invalid {
+            origin,
+            at: Location::Override(o),
+            key,
+            message,
+        } => format!(
+            "{}: {}: {}: {}",
+            cap_echo(origin),
+            cap_echo(&py_override(o)),
+            cap_echo(key),
+            cap_echo(message)
+        ),
+        e => e.to_string(),
+    }
+}
+
+/// A build error's message in Python syntax (see [`python_message`]).
+fn python_build_message(e: &scenario::BuildError) -> String {
+    use packetsim::scenario::files::cap_echo;
+    match &e.at {
+        Some(Location::Override(o)) => format!(
+            "{}: {}: {}: {}",
+            cap_echo(&e.origin),
+            cap_echo(&py_override(o)),
+            cap_echo(&e.key),
+            cap_echo(&e.msg)
+        ),
+        _ => e.to_string(),
+    }
+}
+
 impl Failure {
     fn into_py(self, py: Python<'_>) -> PyErr {
         match self {
@@ -110,11 +192,12 @@ impl Failure {
                     ),
                     _ => e.key().map(str::to_string),
                 };
-                scenario_exception(py, e.to_string(), file, e.line(), key)
+                scenario_exception(py, python_message(&e), file, e.line(), key)
             }
             Failure::Build(e) => {
                 let line = located_line(&e.at);
-                scenario_exception(py, e.to_string(), e.origin, line, Some(e.key))
+                let message = python_build_message(&e);
+                scenario_exception(py, message, e.origin, line, Some(e.key))
             }
             Failure::Experiment(e) => PyRuntimeError::new_err(e.to_string()),
             Failure::Value(m) => PyValueError::new_err(m),
@@ -478,8 +561,12 @@ fn run<'py>(
     is_text: bool,
     origin: Option<String>,
     overrides: Vec<(String, String)>,
-    seed: Option<u64>,
+    seed: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    // The CLI's seed range, through the same code as sweep's (`experiment::limits`).
+    let seed = seed
+        .map(|s| limited(&s, packetsim::experiment::limits::seed))
+        .transpose()?;
     let src = Source::new(source, is_text, origin);
     let ovs = self::overrides(overrides);
     type Ran = (
@@ -556,8 +643,8 @@ fn run_output(src: &Source, ovs: &[Override], seed: u64) -> Result<RunOutput, Fa
 
 fn failure_message(f: Failure) -> String {
     match f {
-        Failure::Scenario(e) => e.to_string(),
-        Failure::Build(e) => e.to_string(),
+        Failure::Scenario(e) => python_message(&e),
+        Failure::Build(e) => python_build_message(&e),
         Failure::Experiment(e) => e.to_string(),
         Failure::Value(m) | Failure::Runtime(m) => m,
     }
@@ -633,9 +720,9 @@ impl NativeSweep {
         origin: Option<String>,
         overrides: Vec<(String, String)>,
         params: Vec<(String, Vec<String>)>,
-        runs: i128,
-        seed: Option<i128>,
-        jobs: i128,
+        runs: Bound<'_, PyAny>,
+        seed: Option<Bound<'_, PyAny>>,
+        jobs: Bound<'_, PyAny>,
         out: PathBuf,
         shard: Option<(u32, u32)>,
         code_file: String,
@@ -657,12 +744,9 @@ impl NativeSweep {
         // Exactly the CLI's limits, through the same code (issue 38: jobs=100000 started
         // hundreds of threads, runs=10**7 ten million runs).
         use packetsim::experiment::limits;
-        let runs = limits::runs(runs).map_err(PyValueError::new_err)?;
-        let jobs = limits::jobs(jobs).map_err(PyValueError::new_err)?;
-        let seed = seed
-            .map(limits::seed)
-            .transpose()
-            .map_err(PyValueError::new_err)?;
+        let runs = limited(&runs, limits::runs)?;
+        let jobs = limited(&jobs, limits::jobs)?;
+        let seed = seed.map(|s| limited(&s, limits::seed)).transpose()?;
         limits::grid_runs(&params, runs, limits::MAX_RUNS).map_err(PyValueError::new_err)?;
         let built = py.detach(|| -> Result<SweepSpec, Failure> {
             experiment::validate_params(&params).map_err(|e| Failure::Value(e.to_string()))?;
@@ -870,14 +954,14 @@ fn merge(py: Python<'_>, out: PathBuf, dirs: Vec<PathBuf>) -> PyResult<(usize, u
 /// Reproduces a study (or `all`) like `packetsim reproduce`. Returns one dict per study:
 /// `name`, `report` (path of report.md), `passed`, `failed`, `undecided`.
 #[pyfunction]
-#[pyo3(signature = (study, out, runs=None, quick=false, jobs=0))]
+#[pyo3(signature = (study, out, runs=None, quick=false, jobs=None))]
 fn reproduce<'py>(
     py: Python<'py>,
     study: String,
     out: PathBuf,
-    runs: Option<i128>,
+    runs: Option<Bound<'py, PyAny>>,
     quick: bool,
-    jobs: i128,
+    jobs: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyList>> {
     use packetsim::studies::{ReproduceOptions, STUDIES};
     let chosen: Vec<_> = STUDIES
@@ -893,11 +977,11 @@ fn reproduce<'py>(
     }
     // The CLI's limits, through the same code (`reproduce --runs`, `--jobs`).
     use packetsim::experiment::limits;
-    let runs = runs
-        .map(limits::runs)
-        .transpose()
-        .map_err(PyValueError::new_err)?;
-    let jobs = limits::jobs(jobs).map_err(PyValueError::new_err)?;
+    let runs = runs.map(|r| limited(&r, limits::runs)).transpose()?;
+    let jobs = match jobs {
+        Some(j) => limited(&j, limits::jobs)?,
+        None => 0,
+    };
     let opts = ReproduceOptions {
         out,
         runs,

@@ -345,3 +345,68 @@ def test_sweep_and_reproduce_have_exactly_the_clis_limits(tmp_path):
         packetsim.reproduce("diffserv-ecn", out=tmp_path / "r", jobs=100000)
     with pytest.raises(ValueError, match="runs must be from 1"):
         packetsim.reproduce("diffserv-ecn", out=tmp_path / "r", runs=-1)
+
+
+def test_bad_arguments_are_value_errors_naming_the_argument_and_its_range(tmp_path):
+    # Issue 37: run(sc, seed=-1) raised OverflowError. Every integer argument goes through the
+    # CLI's limits (experiment::limits), however wide the Python int.
+    sc = packetsim.loads(SMALL)
+    top = "18446744073709551615"
+    for seed in (-1, 2**64, 2**200, -(2**200)):
+        with pytest.raises(ValueError) as e:
+            packetsim.run(sc, seed=seed)
+        assert str(e.value) == f"seed must be from 0 to {top}; got {seed}"
+        assert not isinstance(e.value, OverflowError)
+    assert packetsim.run(sc, seed=2**64 - 1).seed == 2**64 - 1
+    for kw, want in [
+        (dict(seed=2**200), f"seed must be from 0 to {top}; got {2**200}"),
+        (dict(runs=2**200), f"runs must be from 1 to 4294967295; got {2**200}"),
+        (dict(runs=-(2**70)), f"runs must be from 1 to 4294967295; got {-(2**70)}"),
+        (dict(shard=(-1, 2)), "shard must be (I, N) with 0 <= I < N <= 4294967295; got (-1, 2)"),
+        (dict(shard="3/2"), "shard must be (I, N) with 0 <= I < N <= 4294967295; got (3, 2)"),
+        (dict(shard=(0, 2**40)), f"shard must be (I, N) with 0 <= I < N <= 4294967295; got (0, {2**40})"),
+        (dict(shard="a/b"), "shard: expected 'I/N' or (I, N); got 'a/b'"),
+    ]:
+        with pytest.raises(ValueError) as e:
+            packetsim.sweep(sc, GRID, out=tmp_path / "s", **kw)
+        assert str(e.value) == want and not isinstance(e.value, OverflowError)
+    with pytest.raises(ValueError) as e:
+        packetsim.sweep(sc, GRID, out=tmp_path / "s", jobs=2**200)
+    assert str(e.value).startswith("jobs must be from 0 (all cores) to ")
+    assert str(e.value).endswith(f"; got {2**200}")
+    with pytest.raises(ValueError) as e:
+        packetsim.reproduce("diffserv-ecn", out=tmp_path / "r", runs=2**64)
+    assert str(e.value) == f"runs must be from 1 to 4294967295; got {2**64}"
+    with pytest.raises(ValueError) as e:
+        packetsim.reproduce("diffserv-ecn", out=tmp_path / "r", jobs=-(2**200))
+    assert str(e.value).endswith(f"; got {-(2**200)}")
+    assert not (tmp_path / "s" / "results.csv").exists()
+
+
+def test_errors_quote_python_overrides_not_the_command_line():
+    # Issue 37: from Python an override error said `--set links.ab.loss=2`; it names the
+    # overrides= entry instead (the CLI's message is unchanged: scenario/tests.rs).
+    with pytest.raises(packetsim.ScenarioError) as e:
+        packetsim.loads(SMALL, {"links.ab.loss": 2})
+    assert str(e.value) == (
+        '<string>: overrides={"links.ab.loss": 2}: links.ab.loss: expected a probability in '
+        "[0, 1]; got 2"
+    )
+    assert (e.value.file, e.value.line, e.value.key) == ("<string>", None, "links.ab.loss")
+    # A value that cannot be applied to the document at all (rate is a string, not a table).
+    with pytest.raises(packetsim.ScenarioError) as e:
+        packetsim.loads(SMALL, {"links.ab.rate.x": 3})
+    assert str(e.value).startswith('<string>: overrides={"links.ab.rate.x": 3}: links.ab.rate is a string')
+    assert e.value.key == "links.ab.rate.x"
+    # Strings are quoted, booleans and floats written as Python writes them.
+    with pytest.raises(packetsim.ScenarioError) as e:
+        packetsim.loads(SMALL, {"links.ab.rate": "10 Mbs"}, name="x.toml")
+    assert str(e.value).startswith('x.toml: overrides={"links.ab.rate": "10 Mbs"}: links.ab.rate: expected a rate')
+    with pytest.raises(packetsim.ScenarioError) as e:
+        packetsim.loads(SMALL, {"links.ab.loss": 1.5})
+    assert str(e.value).startswith('<string>: overrides={"links.ab.loss": 1.5}: links.ab.loss:')
+    with pytest.raises(packetsim.ScenarioError) as e:
+        packetsim.loads(SMALL, {"links.ab.colour": True})
+    assert str(e.value).startswith('<string>: overrides={"links.ab.colour": True}: links.ab.colour: unknown key')
+    for err in (str(e.value),):
+        assert "--set" not in err

@@ -17,10 +17,24 @@ import os
 import shutil
 import tempfile
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Dict,
+    Iterable,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    Tuple,
+    Union,
+)
 
 from . import _native
 from ._errors import ScenarioError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __version__: str = _native.__version__
 
@@ -59,6 +73,7 @@ def _value(path: str, v: Any) -> str:
 
 
 def _overrides(overrides: Optional[Mapping[str, Any]]) -> Tuple[Tuple[str, str], ...]:
+    """The overrides as (dotted key path, value text) pairs, in the mapping's order."""
     if overrides is None:
         return ()
     if not isinstance(overrides, Mapping):
@@ -89,12 +104,14 @@ class Scenario:
         return _check(self.source, self.is_text, self.origin, self.overrides + _overrides(overrides))
 
     def _args(self) -> Tuple[str, bool, Optional[str]]:
+        """(source, is_text, origin) as the extension takes them."""
         return (self.source, self.is_text, self.origin)
 
 
 def _check(
     source: str, is_text: bool, origin: Optional[str], ovs: Tuple[Tuple[str, str], ...]
 ) -> Scenario:
+    """Checks a scenario in the extension and records what it found."""
     info = _native.check(source, is_text, origin, list(ovs))
     return Scenario(
         source=source,
@@ -128,12 +145,13 @@ def loads(
 
 
 def _scenario(scenario: Union[Scenario, PathLike], overrides: Optional[Mapping[str, Any]]) -> Scenario:
+    """A :class:`Scenario` as given, or the file loaded, with ``overrides`` applied."""
     if isinstance(scenario, Scenario):
         return scenario.with_overrides(overrides) if overrides else scenario
     return load(scenario, overrides)
 
 
-def _frame(columns: Optional[Sequence[Tuple[str, str, List[Any]]]]):
+def _frame(columns: Optional[Sequence[Tuple[str, str, List[Any]]]]) -> Optional[pd.DataFrame]:
     """A DataFrame from the extension's typed columns [(name, dtype, values)]."""
     import pandas as pd
 
@@ -164,12 +182,12 @@ class RunResult:
     """
 
     summary: Dict[str, Any]
-    flows: Any
-    queues: Any
-    flow_series: Any = None
-    queue_series: Any = None
-    delivery_series: Any = None
-    rtt_series: Any = None
+    flows: pd.DataFrame
+    queues: pd.DataFrame
+    flow_series: Optional[pd.DataFrame] = None
+    queue_series: Optional[pd.DataFrame] = None
+    delivery_series: Optional[pd.DataFrame] = None
+    rtt_series: Optional[pd.DataFrame] = None
 
     @property
     def seed(self) -> int:
@@ -187,13 +205,18 @@ def run(
 
     ``seed`` defaults to the scenario's ``simulation.seed``; the same seed gives the same
     results, bit for bit. The simulation runs with the GIL released.
+
+    Raises :class:`ScenarioError` for a bad scenario or override (naming the
+    ``overrides={...}`` entry) and ``ValueError`` for a seed outside 0 to 2**64 - 1.
     """
     sc = _scenario(scenario, overrides)
     out = _native.run(*sc._args(), list(sc.overrides), seed)
+    flows, queues = _frame(out["flows"]), _frame(out["queues"])
+    assert flows is not None and queues is not None
     return RunResult(
         summary=json.loads(out["summary_json"]),
-        flows=_frame(out["flows"]),
-        queues=_frame(out["queues"]),
+        flows=flows,
+        queues=queues,
         flow_series=_frame(out["flow_series"]),
         queue_series=_frame(out["queue_series"]),
         delivery_series=_frame(out["delivery_series"]),
@@ -201,31 +224,43 @@ def run(
     )
 
 
-def _run_task(task: Tuple[str, bool, Optional[str], List[Tuple[str, str]], int]):
+def _run_task(
+    task: Tuple[str, bool, Optional[str], List[Tuple[str, str]], int],
+) -> Tuple[str, List[Tuple[str, Optional[float]]]]:
     """One sweep run in an executor's worker (module-level, so it pickles)."""
     source, is_text, origin, ovs, seed = task
     return _native.run_metrics(source, is_text, origin, ovs, seed)
 
 
 def _shard(shard: Union[None, str, Tuple[int, int]]) -> Optional[Tuple[int, int]]:
+    """``"I/N"`` or ``(I, N)`` as (I, N), refused with ``ValueError`` unless 0 <= I < N < 2**32."""
     if shard is None:
         return None
     if isinstance(shard, str):
-        i, sep, n = shard.partition("/")
+        a, sep, b = shard.partition("/")
+        try:
+            i, n = int(a), int(b)
+        except ValueError:
+            sep = ""
         if not sep:
             raise ValueError(f"shard: expected 'I/N' or (I, N); got {shard!r}")
-        return (int(i), int(n))
-    i, n = shard
-    return (int(i), int(n))
+    else:
+        i, n = (int(x) for x in shard)
+    if not 0 <= i < n <= 2**32 - 1:
+        raise ValueError(f"shard must be (I, N) with 0 <= I < N <= 4294967295; got ({i}, {n})")
+    return (i, n)
 
 
 def _executor(executor: Any) -> concurrent.futures.Executor:
+    """A ``concurrent.futures.Executor`` from ``executor`` (or a Dask Client's)."""
     # A Dask distributed Client is not itself a concurrent.futures.Executor, but gives one.
     if not isinstance(executor, concurrent.futures.Executor) and hasattr(executor, "get_executor"):
-        return executor.get_executor()
+        ex: concurrent.futures.Executor = executor.get_executor()
+        return ex
     if not hasattr(executor, "submit"):
         raise TypeError("executor must be a concurrent.futures.Executor (or a Dask Client)")
-    return executor
+    ok: concurrent.futures.Executor = executor
+    return ok
 
 
 def sweep(
@@ -239,7 +274,7 @@ def sweep(
     shard: Union[None, str, Tuple[int, int]] = None,
     executor: Any = None,
     overrides: Optional[Mapping[str, Any]] = None,
-):
+) -> pd.DataFrame:
     """Runs a grid of parameter values x ``runs`` replications; returns one tidy DataFrame.
 
     ``params`` maps dotted key paths to their values, e.g. ``{"links.bottleneck.loss":
@@ -264,6 +299,10 @@ def sweep(
 
     ``df.attrs`` holds ``computed`` and ``reused`` (runs computed by this call and found
     stored) and the ``experiment_key``.
+
+    Raises ``ValueError`` naming the argument and its range for ``runs`` (1 to 2**32 - 1,
+    and at most 1000000 runs in all), ``jobs`` (0 to 4 per core), ``seed`` (0 to 2**64 - 1)
+    and ``shard``, and :class:`ScenarioError` for a bad scenario, override or parameter value.
     """
     sc = _scenario(scenario, overrides)
     plist: List[Tuple[str, List[str]]] = []
@@ -288,13 +327,14 @@ def sweep(
             int(jobs),
             os.fspath(out),
             sh,
-            _native.__file__,
+            str(_native.__file__),
         )
         if executor is None:
             computed, reused = native.run_local()
         else:
             computed, reused = _run_on(native, sc, _executor(executor))
         df = _frame(native.finish())
+        assert df is not None
         df.attrs.update(computed=computed, reused=reused, experiment_key=native.experiment_key)
         return df
     finally:
@@ -302,7 +342,10 @@ def sweep(
             shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _run_on(native: Any, sc: Scenario, ex: concurrent.futures.Executor) -> Tuple[int, int]:
+def _run_on(
+    native: _native.NativeSweep, sc: Scenario, ex: concurrent.futures.Executor
+) -> Tuple[int, int]:
+    """Runs the sweep's pending runs on ``ex``, recording each as it completes."""
     pending = native.pending()
     reused = native.owned() - len(pending)
     futures = {
@@ -321,7 +364,7 @@ def _run_on(native: Any, sc: Scenario, ex: concurrent.futures.Executor) -> Tuple
     return len(pending), reused
 
 
-def merge(out: PathLike, dirs: Sequence[PathLike]):
+def merge(out: PathLike, dirs: Sequence[PathLike]) -> pd.DataFrame:
     """Merges sweep directories (shards) into ``out``, each run exactly once.
 
     A run found in two directories is kept once after checking that its results agree; a
@@ -341,12 +384,15 @@ def reproduce(
     runs: Optional[int] = None,
     quick: bool = False,
     jobs: int = 0,
-):
+) -> pd.DataFrame:
     """Reproduces a study (or ``"all"``) like ``packetsim reproduce``.
 
     Writes figures, tables and ``report.md`` under ``out`` and returns a DataFrame with one
     row per study: ``name``, ``passed``, ``failed``, ``undecided`` (shape-check verdicts) and
     ``report`` (path of report.md).
+
+    Raises ``ValueError`` for an unknown study, ``runs`` outside 1 to 2**32 - 1 or ``jobs``
+    outside 0 to 4 per core.
     """
     import pandas as pd
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Tuple, Type
 
 
 class ScenarioError(ValueError):
@@ -29,5 +29,8 @@ class ScenarioError(ValueError):
     def __str__(self) -> str:
         return self.message
 
-    def __reduce__(self):  # picklable across process pools
+    def __reduce__(
+        self,
+    ) -> Tuple[Type["ScenarioError"], Tuple[str, str, Optional[int], Optional[str]]]:
+        """Picklable across process pools (the four fields, not ``args``)."""
         return (ScenarioError, (self.message, self.file, self.line, self.key))
