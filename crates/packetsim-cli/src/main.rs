@@ -1,6 +1,6 @@
 //! The `packetsim` command: parses arguments and calls the library. No simulation logic here.
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use packetsim::experiment::{self, Param, RunOutput, SweepSpec};
 use packetsim::report;
 use packetsim::scenario::{self, Override, Scenario};
@@ -145,6 +145,20 @@ enum Cmd {
         /// Print one JSON line per workload instead of a table.
         #[arg(long)]
         json: bool,
+    },
+    /// Print a shell completion script, e.g. `packetsim completions bash > packetsim.bash`
+    /// (bash: source it; zsh: save it as _packetsim on $fpath; fish: save it under
+    /// ~/.config/fish/completions/).
+    Completions {
+        /// bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) to standard output, e.g. `packetsim man | man -l -`, or
+    /// write one page per command (packetsim.1, packetsim-run.1, ...) into --out.
+    Man {
+        /// Write the pages into this folder (created if needed) instead of printing one.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
     },
 }
 
@@ -645,6 +659,28 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
             for p in written {
                 say!("wrote {}", p.display());
             }
+            Ok(())
+        }
+        Cmd::Completions { shell } => {
+            let mut buf = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "packetsim", &mut buf);
+            say_raw!("{}", String::from_utf8_lossy(&buf));
+            Ok(())
+        }
+        Cmd::Man { out: None } => {
+            let mut buf = Vec::new();
+            clap_mangen::Man::new(Cli::command())
+                .render(&mut buf)
+                .map_err(|e| format!("rendering the man page: {e}"))?;
+            say_raw!("{}", String::from_utf8_lossy(&buf));
+            Ok(())
+        }
+        Cmd::Man { out: Some(dir) } => {
+            std::fs::create_dir_all(&dir)
+                .map_err(|e| format!("creating {}: {e}", dir.display()))?;
+            clap_mangen::generate_to(Cli::command(), &dir)
+                .map_err(|e| format!("writing man pages into {}: {e}", dir.display()))?;
+            say!("wrote man pages into {}", dir.display());
             Ok(())
         }
         Cmd::Bench {

@@ -315,7 +315,7 @@ impl Ctx<'_> {
             origin: self.origin.to_owned(),
             at: self.locate(path),
             key: path.to_string(),
-            message: message.into(),
+            message: super::suggest::with_suggestion(message.into()),
         }
     }
 

@@ -42,6 +42,7 @@ mod mobility;
 mod overrides;
 mod profile;
 mod schema;
+mod suggest;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

@@ -3050,3 +3050,53 @@ fn flow_name_index_matches_the_scan() {
         }
     });
 }
+
+// ---- "did you mean" (issue 37) --------------------------------------------------------
+
+#[test]
+fn a_misspelt_key_or_value_gets_a_suggestion() {
+    let e = bad(&BASE.replace("delay = \"5ms\"", "dealy = \"5ms\""), &[]);
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{ORIGIN}:12: links.l1.dealy: unknown key `dealy`; expected one of `a`, `b`, \
+             `rate`, `delay`, `queue`, `queue_ba`, `loss`, `ber`, `errors`, `loss_position`, \
+             `loss_packets`, `outages`, `outage_policy`, `rate_steps`, `diffserv_edge`, `cost`, \
+             `cost_ba`, `queue_report`, `rate_process`, `kind`, `downlink`, `report`, \
+             `report_bytes`, `rate_cycle`, `radio_loss`, `shared_channel`, `switch_buffer`, \
+             `discard`, `epd_threshold`, `keep_eof`, `arrival_order`, `reverse_path`; \
+             did you mean `delay`?"
+        )
+    );
+    assert_eq!(e.line(), Some(12));
+    assert_eq!(e.key(), Some("links.l1.dealy"));
+    // A kind (kinds.rs) and a serde enum value (load.rs) take the same path.
+    let e = bad(&BASE.replace("to = \"c\"", "to = \"c\"\nkind = \"tpc\""), &[]);
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{ORIGIN}:23: flows.f.kind: unknown value `tpc`; expected one of `tcp`, `sctp`, \
+             `cbr`; did you mean `tcp`?"
+        )
+    );
+    let e = bad(
+        &BASE.replace("to = \"c\"", "to = \"c\"\ntcp = { variant = \"cubik\" }"),
+        &[],
+    );
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{ORIGIN}:23: flows.f.tcp.variant: unknown value `cubik`; expected one of `tahoe`, \
+             `reno`, `newreno`, `sack`, `cubic`, `dctcp`, `bbr`, `vegas`; did you mean `cubic`?"
+        )
+    );
+    // Nothing close: the message is as before, with no guess.
+    let e = bad(&BASE.replace("delay = \"5ms\"", "delay = \"5ms\"\njitter = 3"), &[]);
+    assert!(!e.to_string().contains("did you mean"), "{e}");
+    let e = bad(&BASE.replace("to = \"c\"", "to = \"c\"\nkind = \"quic\""), &[]);
+    assert!(
+        e.to_string()
+            .ends_with("unknown value `quic`; expected one of `tcp`, `sctp`, `cbr`"),
+        "{e}"
+    );
+}
