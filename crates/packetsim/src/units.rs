@@ -86,13 +86,7 @@ pub fn parse_rate(s: &str) -> Result<Rate, String> {
     if v < 0.0 {
         return Err(format!("a rate cannot be negative; got {s:?}"));
     }
-    let scale = match unit {
-        "bps" => 1.0,
-        "kbps" | "Kbps" => 1e3,
-        "Mbps" => 1e6,
-        "Gbps" => 1e9,
-        _ => return Err(expected()),
-    };
+    let scale = rate_unit_scale(unit).ok_or_else(expected)?;
     let exact = v * scale;
     let bps = exact.round();
     if bps > MAX_RATE_BPS {
@@ -113,6 +107,20 @@ pub fn parse_rate(s: &str) -> Result<Rate, String> {
         ));
     }
     Ok(Rate(bps as u64))
+}
+
+/// The scale of a rate unit: a decimal prefix (none, k/K, M/m, G/g) and one of the usual ways
+/// to write bits per second (`bps`, `bit`, `bit/s`, `bits/s`, `b/s`), as `"50Mbps"`, `"50Mbit"`,
+/// `"50Mbit/s"`, `"50mbps"` or `"50Mb/s"` (issue 37). A lower-case `m` can only mean mega here
+/// (no one writes millibits per second). A capital `B` means bytes and is refused, not guessed.
+fn rate_unit_scale(unit: &str) -> Option<f64> {
+    let (scale, rest) = match unit.as_bytes().first()? {
+        b'k' | b'K' => (1e3, &unit[1..]),
+        b'M' | b'm' => (1e6, &unit[1..]),
+        b'G' | b'g' => (1e9, &unit[1..]),
+        _ => (1.0, unit),
+    };
+    matches!(rest, "bps" | "bit" | "bit/s" | "bits/s" | "b/s").then_some(scale)
 }
 
 /// Parses a byte count: a bare integer, or a number with B, KB/MB/GB (decimal) or
@@ -350,6 +358,15 @@ mod tests {
     #[test]
     fn rates_use_decimal_prefixes() {
         assert_eq!(parse_rate("2Mbps"), Ok(Rate::mbps(2)));
+        // Issue 37: the usual spellings of the same rates; bytes (capital B) are refused.
+        for same in ["50Mbps", "50Mbit", "50Mbit/s", "50mbps", "50Mb/s", "50Mbits/s", "0.05Gbit/s"] {
+            assert_eq!(parse_rate(same), Ok(Rate::mbps(50)), "{same}");
+        }
+        assert_eq!(parse_rate("64kbit/s"), Ok(Rate(64_000)));
+        assert_eq!(parse_rate("9600bit"), Ok(Rate(9600)));
+        for bad in ["50MBps", "50MB/s", "50Mbyte", "50M", "50mbit/h", "50Tbps"] {
+            assert!(parse_rate(bad).is_err(), "{bad}");
+        }
         assert_eq!(parse_rate("1Gbps"), Ok(Rate(1_000_000_000)));
         assert_eq!(parse_rate("1.5Mbps"), Ok(Rate(1_500_000)));
         assert!(parse_rate("10 Mbs").is_err());
