@@ -115,9 +115,8 @@ pub fn sweep_figures(
     // value makes it categories: issue 38).
     let numeric = |p: usize| {
         values[p].iter().all(|v| {
-            si_value(v).is_some_and(|(x, _)| {
-                x.is_finite() && x.abs() <= crate::plot::MAX_PLOT_MAGNITUDE
-            })
+            si_value(v)
+                .is_some_and(|(x, _)| x.is_finite() && x.abs() <= crate::plot::MAX_PLOT_MAGNITUDE)
         })
     };
     let xi = match x {

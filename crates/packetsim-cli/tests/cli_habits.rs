@@ -53,8 +53,19 @@ fn man_page_is_roff_with_every_subcommand() {
     let s = stdout_of(&["man"]);
     assert!(s.contains(".TH packetsim 1"), "{s}");
     assert!(s.contains(".SH NAME"), "{s}");
-    for sub in ["check", "run", "sweep", "reproduce", "verify", "report", "completions"] {
-        assert!(s.contains(&format!("packetsim\\-{sub}(1)")), "{sub} missing in:\n{s}");
+    for sub in [
+        "check",
+        "run",
+        "sweep",
+        "reproduce",
+        "verify",
+        "report",
+        "completions",
+    ] {
+        assert!(
+            s.contains(&format!("packetsim\\-{sub}(1)")),
+            "{sub} missing in:\n{s}"
+        );
     }
 }
 
@@ -87,8 +98,15 @@ fn a_misspelt_key_names_file_line_key_and_a_suggestion() {
     let out = packetsim(&["check", f.to_str().unwrap()]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    let want = format!("error: {}:11: links.ab.dealy: unknown key `dealy`; ", f.display());
+    let want = format!(
+        "error: {}:11: links.ab.dealy: unknown key `dealy`; ",
+        f.display()
+    );
     assert!(err.starts_with(&want), "{err}");
-    assert!(err.trim_end().ends_with("`reverse_path`; did you mean `delay`?"), "{err}");
+    assert!(
+        err.trim_end()
+            .ends_with("`reverse_path`; did you mean `delay`?"),
+        "{err}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -76,7 +76,11 @@ fn scenario_format_error_examples_are_what_check_prints() {
         .args(["check", "ok.toml"])
         .output()
         .unwrap();
-    assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
 
     let with = |edit: &dyn Fn(&mut Vec<String>)| -> Vec<u8> {
         let mut l = lines.clone();
@@ -96,14 +100,22 @@ fn scenario_format_error_examples_are_what_check_prints() {
     let first_link = line_of(&lines, 1, "[links.");
 
     let mut first = Vec::new();
-    first.push(check(&dir, &with(&|l| l[rate - 1] = "rate = \"10 Mbs\"".into()), None));
+    first.push(check(
+        &dir,
+        &with(&|l| l[rate - 1] = "rate = \"10 Mbs\"".into()),
+        None,
+    ));
     first.push(check(
         &dir,
         &with(&|l| l.insert(delay, "jitter = \"5ms\"".into())),
         None,
     ));
     first.push(check(&dir, &with(&|l| l[delay - 1] = String::new()), None));
-    first.push(check(&dir, &with(&|l| l[ftp_to - 1] = "to = \"d9\"".into()), None));
+    first.push(check(
+        &dir,
+        &with(&|l| l[ftp_to - 1] = "to = \"d9\"".into()),
+        None,
+    ));
     first.push(check(
         &dir,
         &with(&|l| l.insert(video_to, "tcp = { variant = \"reno\" }".into())),
@@ -129,15 +141,17 @@ fn scenario_format_error_examples_are_what_check_prints() {
         + "rate = \"".len();
     bad_byte[offset] = 0xFF;
     second.push(check(&dir, &bad_byte, None));
-    second.push(check(
-        &dir,
-        &with(&|l| {
-            l[ftp_to - 1] = "to = \"d9\"".into();
-            l.insert(first_link - 1, "[nodes.d9]".into());
-        }),
-        None,
-    )
-    .to_string());
+    second.push(
+        check(
+            &dir,
+            &with(&|l| {
+                l[ftp_to - 1] = "to = \"d9\"".into();
+                l.insert(first_link - 1, "[nodes.d9]".into());
+            }),
+            None,
+        )
+        .to_string(),
+    );
 
     let quoted = blocks(&text, "## Errors", "text");
     let want = |v: &[String]| v.iter().map(|l| format!("{l}\n")).collect::<String>();

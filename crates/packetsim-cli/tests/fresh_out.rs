@@ -33,7 +33,15 @@ fn figures_and_report_join_the_run_and_leave_with_it() {
     let o = out.to_str().unwrap();
     let sc = scenario();
     let sc = sc.to_str().unwrap();
-    ok(packetsim(&["run", sc, "--quiet", "--out", o, "--set", "simulation.duration=\"3s\""]));
+    ok(packetsim(&[
+        "run",
+        sc,
+        "--quiet",
+        "--out",
+        o,
+        "--set",
+        "simulation.duration=\"3s\"",
+    ]));
     let plotted = packetsim(&["plot", o, "--format", "svg"]);
     if !plotted.status.success() {
         // No TrueType font on this machine: plotting is not possible here.
@@ -52,7 +60,15 @@ fn figures_and_report_join_the_run_and_leave_with_it() {
     assert_eq!(v.status.code(), Some(1), "verify missed an edited figure");
     assert!(String::from_utf8_lossy(&v.stderr).contains("cwnd.svg"));
     // A new run into the folder: none of the old figures or page is left.
-    ok(packetsim(&["run", sc, "--quiet", "--out", o, "--set", "simulation.duration=\"2s\""]));
+    ok(packetsim(&[
+        "run",
+        sc,
+        "--quiet",
+        "--out",
+        o,
+        "--set",
+        "simulation.duration=\"2s\"",
+    ]));
     assert!(!out.join("index.html").exists(), "a stale report page");
     assert!(!out.join("figures/cwnd.svg").exists(), "a stale figure");
     let m = manifest(&out);

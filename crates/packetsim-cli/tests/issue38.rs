@@ -94,7 +94,10 @@ fn poisson_arrivals_and_links_count_against_the_budget() {
     let f = dir.join("chain.toml");
     std::fs::write(&f, t).unwrap();
     let e = refused(&["check", f.to_str().unwrap(), "--max-memory", "128MiB"]);
-    assert!(e.contains(": links.l20000: 20000 links need about 312.5 MiB"), "{e}");
+    assert!(
+        e.contains(": links.l20000: 20000 links need about 312.5 MiB"),
+        "{e}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -123,11 +126,17 @@ fn special_files_and_files_outside_the_folder_are_refused() {
     for (cdf, want) in [
         ("pipe.cdf", "this is a FIFO"),
         ("/etc/passwd", "outside the scenario's folder"),
-        ("../../../../../../etc/passwd", "outside the scenario's folder"),
+        (
+            "../../../../../../etc/passwd",
+            "outside the scenario's folder",
+        ),
     ] {
         std::fs::write(&f, poisson(cdf)).unwrap();
         let e = refused(&["check", f.to_str().unwrap()]);
-        assert!(e.contains(": flows.f.size_cdf: ") && e.contains(want), "{cdf}: {e}");
+        assert!(
+            e.contains(": flows.f.size_cdf: ") && e.contains(want),
+            "{cdf}: {e}"
+        );
         assert!(!e.contains("root:"), "{e}");
     }
     // A folder named on the command line is allowed; a bad line shows a short excerpt only.
@@ -138,12 +147,19 @@ fn special_files_and_files_outside_the_folder_are_refused() {
     assert!(e.contains("outside the scenario's folder"), "{e}");
     let allow = data.to_str().unwrap();
     let e = refused(&["check", f.to_str().unwrap(), "--allow-dir", allow]);
-    assert!(e.contains("expected two numbers") && e.contains("(16 of 700 characters)"), "{e}");
+    assert!(
+        e.contains("expected two numbers") && e.contains("(16 of 700 characters)"),
+        "{e}"
+    );
     assert!(e.matches("s3cr3t").count() <= 3, "{e}");
     std::fs::write(data.join("ok.cdf"), "1000 0.5\n2000 1\n").unwrap();
     std::fs::write(&f, poisson(data.join("ok.cdf").to_str().unwrap())).unwrap();
     let ok = packetsim(&["check", f.to_str().unwrap(), "--allow-dir", allow]);
-    assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&data);
 }
@@ -169,7 +185,10 @@ fn plot_and_report_refuse_infinite_and_absurd_values() {
     let f = dir.join("s.toml");
     std::fs::write(
         &f,
-        GOOD.replace("duration = \"2s\"", "duration = \"2s\"\nsample_interval = \"100ms\""),
+        GOOD.replace(
+            "duration = \"2s\"",
+            "duration = \"2s\"\nsample_interval = \"100ms\"",
+        ),
     )
     .unwrap();
     let out = dir.join("run");
@@ -186,8 +205,10 @@ fn plot_and_report_refuse_infinite_and_absurd_values() {
     for cmd in ["plot", "report"] {
         let e = refused(&[cmd, o]);
         assert!(
-            e.contains("timeseries_flows.csv:3: column `cwnd_bytes`: expected a finite number \
-                        of magnitude at most 1e15, found `1e308`"),
+            e.contains(
+                "timeseries_flows.csv:3: column `cwnd_bytes`: expected a finite number \
+                        of magnitude at most 1e15, found `1e308`"
+            ),
             "{cmd}: {e}"
         );
     }
@@ -203,16 +224,24 @@ fn rounding_ranges_missing_folders_and_long_values_are_named() {
     let g = f.to_str().unwrap();
     let e = refused(&["check", g, "--set", "links.ab.rate=\"0.5bps\""]);
     assert!(
-        e.contains("links.ab.rate: expected a whole number of bits per second, 0 or 1bps to \
-                    10Tbps; got \"0.5bps\""),
+        e.contains(
+            "links.ab.rate: expected a whole number of bits per second, 0 or 1bps to \
+                    10Tbps; got \"0.5bps\""
+        ),
         "{e}"
     );
     let e = refused(&["check", g, "--set", "links.ab.delay=\"1.5ns\""]);
-    assert!(e.contains("links.ab.delay: expected a whole number of nanoseconds"), "{e}");
+    assert!(
+        e.contains("links.ab.delay: expected a whole number of nanoseconds"),
+        "{e}"
+    );
     let o = dir.join("out");
     let o = o.to_str().unwrap();
     let e = refused(&["sweep", g, "--runs", "-1", "--out", o]);
-    assert!(e.contains("runs must be from 1 to 4294967295; got -1"), "{e}");
+    assert!(
+        e.contains("runs must be from 1 to 4294967295; got -1"),
+        "{e}"
+    );
     assert!(!e.contains("unexpected argument"), "{e}");
     let e = refused(&["reproduce", "all", "--runs", "-1", "--out", o]);
     assert!(e.contains("runs must be from 1"), "{e}");
@@ -242,7 +271,16 @@ fn a_resumed_sweep_on_a_damaged_store_is_refused() {
     let g = f.to_str().unwrap();
     let out = dir.join("out");
     let o = out.to_str().unwrap();
-    let args = ["sweep", g, "--param", "links.ab.loss=0,0.01", "--runs", "1", "--out", o];
+    let args = [
+        "sweep",
+        g,
+        "--param",
+        "links.ab.loss=0,0.01",
+        "--runs",
+        "1",
+        "--out",
+        o,
+    ];
     let r = packetsim(&args);
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     let conn = rusqlite::Connection::open(out.join("results.sqlite")).unwrap();

@@ -55,8 +55,11 @@ fn run_as_pasted(name: &str, script: &str) -> (bool, String) {
     let dir = std::env::temp_dir().join(format!("packetsim-readme-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    std::os::unix::fs::symlink(repo().join("scenarios").canonicalize().unwrap(), dir.join("scenarios"))
-        .unwrap();
+    std::os::unix::fs::symlink(
+        repo().join("scenarios").canonicalize().unwrap(),
+        dir.join("scenarios"),
+    )
+    .unwrap();
     let body: String = script
         .lines()
         .filter(|l| !l.trim_start().starts_with("cargo "))
@@ -138,11 +141,20 @@ fn readme_layout_names_every_folder_and_docs_page_and_only_those_that_exist() {
     let root = repo();
     let paths = layout_paths(&readme());
     for p in &paths {
-        assert!(root.join(p).exists(), "the layout lists {p}, which does not exist");
+        assert!(
+            root.join(p).exists(),
+            "the layout lists {p}, which does not exist"
+        );
     }
     let listed = |p: &str| paths.iter().any(|q| q.trim_end_matches('/') == p);
     let mut want = Vec::new();
-    for top in ["crates", "bench", "scenarios", "docs", "crates/packetsim/src"] {
+    for top in [
+        "crates",
+        "bench",
+        "scenarios",
+        "docs",
+        "crates/packetsim/src",
+    ] {
         for e in std::fs::read_dir(root.join(top)).unwrap() {
             let e = e.unwrap();
             let name = format!("{top}/{}", e.file_name().to_string_lossy());
@@ -158,7 +170,12 @@ fn readme_layout_names_every_folder_and_docs_page_and_only_those_that_exist() {
             }
         }
     }
-    for top in ["scenarios", "bench", "bench/validate", "crates/packetsim/tests"] {
+    for top in [
+        "scenarios",
+        "bench",
+        "bench/validate",
+        "crates/packetsim/tests",
+    ] {
         want.push(top.to_string());
     }
     for w in want {
@@ -217,9 +234,12 @@ fn every_study_has_its_page_and_docs_results_links_it() {
         "micromobility",
     ] {
         let page = root.join(format!("docs/studies/{study}.md"));
-        let text = std::fs::read_to_string(&page)
-            .unwrap_or_else(|e| panic!("{}: {e}", page.display()));
-        assert!(text.contains(&format!("packetsim reproduce {study}")), "{study}");
+        let text =
+            std::fs::read_to_string(&page).unwrap_or_else(|e| panic!("{}: {e}", page.display()));
+        assert!(
+            text.contains(&format!("packetsim reproduce {study}")),
+            "{study}"
+        );
         let results = std::fs::read_to_string(root.join("docs/results.md")).unwrap();
         assert!(
             results.contains(&format!("studies/{study}.md")),

@@ -359,7 +359,15 @@ mod tests {
     fn rates_use_decimal_prefixes() {
         assert_eq!(parse_rate("2Mbps"), Ok(Rate::mbps(2)));
         // Issue 37: the usual spellings of the same rates; bytes (capital B) are refused.
-        for same in ["50Mbps", "50Mbit", "50Mbit/s", "50mbps", "50Mb/s", "50Mbits/s", "0.05Gbit/s"] {
+        for same in [
+            "50Mbps",
+            "50Mbit",
+            "50Mbit/s",
+            "50mbps",
+            "50Mb/s",
+            "50Mbits/s",
+            "0.05Gbit/s",
+        ] {
             assert_eq!(parse_rate(same), Ok(Rate::mbps(50)), "{same}");
         }
         assert_eq!(parse_rate("64kbit/s"), Ok(Rate(64_000)));
@@ -400,7 +408,10 @@ mod tests {
         }
         for bad in ["0.5bps", "1.5bps", "1.0000001kbps"] {
             let e = parse_rate(bad).unwrap_err();
-            assert!(e.contains("whole number of bits per second") && e.contains("1bps to 10Tbps"), "{bad}: {e}");
+            assert!(
+                e.contains("whole number of bits per second") && e.contains("1bps to 10Tbps"),
+                "{bad}: {e}"
+            );
         }
         // Decimal fractions that are whole in the smallest unit stay exact.
         assert_eq!(parse_dur("0.1s"), Ok(Dur::from_millis(100)));

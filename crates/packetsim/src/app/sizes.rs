@@ -133,7 +133,10 @@ impl Cdf {
                     .ok()
                     .filter(|v| v.is_finite())
                     .ok_or_else(|| {
-                        err(format!("expected a number for the {what}; got {}", short(s)))
+                        err(format!(
+                            "expected a number for the {what}; got {}",
+                            short(s)
+                        ))
                     })
             };
             let (size, p) = (num(size, "size in bytes")?, num(p, "probability")?);

@@ -80,7 +80,10 @@ mod tests {
         assert_eq!(jobs(max as i128), Ok(max));
         for bad in [-1, max as i128 + 1, 100_000] {
             let e = jobs(bad).unwrap_err();
-            assert!(e.starts_with(&format!("jobs must be from 0 (all cores) to {max}")), "{e}");
+            assert!(
+                e.starts_with(&format!("jobs must be from 0 (all cores) to {max}")),
+                "{e}"
+            );
             assert!(e.ends_with(&format!("got {bad}")), "{e}");
         }
         assert_eq!(runs(1), Ok(1));

@@ -221,7 +221,9 @@ fn parts(sc: &Scenario) -> Vec<Part> {
 
 /// The peak memory, in bytes, budgeted for a run of `sc`: the sum of its parts.
 pub fn memory_estimate(sc: &Scenario) -> u128 {
-    parts(sc).iter().fold(0u128, |s, p| s.saturating_add(p.bytes))
+    parts(sc)
+        .iter()
+        .fold(0u128, |s, p| s.saturating_add(p.bytes))
 }
 
 /// Refuses, before any work, a run whose estimated peak memory ([`memory_estimate`]) is above
@@ -249,7 +251,11 @@ pub fn check_budget(sc: &Scenario, max_bytes: u64) -> Result<(), BuildError> {
     let need = if series_part {
         format!("{}, about {:.1} MiB in memory", big.what, mib(big.bytes))
     } else {
-        format!("{} need about {:.1} MiB in memory", big.what, mib(big.bytes))
+        format!(
+            "{} need about {:.1} MiB in memory",
+            big.what,
+            mib(big.bytes)
+        )
     };
     // The part alone may fit while the whole run does not.
     let whole = if big.bytes > max_bytes as u128 {
@@ -330,7 +336,10 @@ mod tests {
         ("atm-two-senders.toml", "links.cells.switch_buffer"),
         ("dumbbell.toml", "flows.bulk.count"),
         ("dumbbell.toml", "links.bottleneck.queue.limit"),
-        ("workloads/websearch-dumbbell.toml", "flows.web.arrival_rate"),
+        (
+            "workloads/websearch-dumbbell.toml",
+            "flows.web.arrival_rate",
+        ),
         ("workloads/websearch-dumbbell.toml", "flows.web.count"),
     ];
 
@@ -398,12 +407,21 @@ mod tests {
             let set: Vec<Override> = set.iter().map(|s| s.parse().unwrap()).collect();
             let e = match load_str_with(&text, &origin, &set, &Limits::default()) {
                 Err(e) => e.to_string(),
-                Ok(sc) => check_budget(&sc, DEFAULT_MAX_MEMORY).unwrap_err().to_string(),
+                Ok(sc) => check_budget(&sc, DEFAULT_MAX_MEMORY)
+                    .unwrap_err()
+                    .to_string(),
             };
             assert!(e.contains(&format!(": {key}: ")), "{key}: {e}");
-            assert!(e.contains("more than the budget of 2048.0 MiB"), "{key}: {e}");
+            assert!(
+                e.contains("more than the budget of 2048.0 MiB"),
+                "{key}: {e}"
+            );
         };
-        refused("micromobility.toml", &["mobility.handoffs=4294967295"], "mobility.handoffs");
+        refused(
+            "micromobility.toml",
+            &["mobility.handoffs=4294967295"],
+            "mobility.handoffs",
+        );
         refused(
             "atm-two-senders.toml",
             &["links.cells.switch_buffer=4294967295"],

@@ -186,7 +186,11 @@ pub fn resolve(origin: &str, rel: &str, allow_dirs: &[PathBuf]) -> Result<PathBu
     let resolved = std::fs::canonicalize(&path).map_err(io)?;
     let root = std::fs::canonicalize(dir).map_err(io)?;
     let inside = std::iter::once(root.clone())
-        .chain(allow_dirs.iter().filter_map(|d| std::fs::canonicalize(d).ok()))
+        .chain(
+            allow_dirs
+                .iter()
+                .filter_map(|d| std::fs::canonicalize(d).ok()),
+        )
         .any(|r| resolved.starts_with(r));
     if !inside {
         let more = if allow_dirs.is_empty() {
@@ -209,8 +213,7 @@ pub fn resolve(origin: &str, rel: &str, allow_dirs: &[PathBuf]) -> Result<PathBu
 /// [`MAX_DATA_FILE_BYTES`]), as UTF-8 text.
 pub fn read_named(origin: &str, rel: &str, allow_dirs: &[PathBuf]) -> Result<String, String> {
     let path = resolve(origin, rel, allow_dirs).map_err(|e| e.to_string())?;
-    let bytes =
-        read_regular(&path, MAX_DATA_FILE_BYTES, "data file").map_err(|e| e.to_string())?;
+    let bytes = read_regular(&path, MAX_DATA_FILE_BYTES, "data file").map_err(|e| e.to_string())?;
     String::from_utf8(bytes).map_err(|e| {
         format!(
             "{}: the file is not UTF-8 text (byte offset {})",
@@ -308,9 +311,14 @@ mod tests {
     fn fifos_devices_and_folders_are_refused_without_blocking() {
         let d = tmp("fifo");
         let fifo = d.join("p");
-        let ok = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+        let ok = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
         assert!(ok.success());
-        let e = read_regular(&fifo, 100, "scenario file").unwrap_err().to_string();
+        let e = read_regular(&fifo, 100, "scenario file")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("expected a regular file; this is a FIFO"), "{e}");
         let e = read_regular(Path::new("/dev/zero"), 100, "scenario file").unwrap_err();
         assert!(e.to_string().contains("this is a device"), "{e}");
@@ -345,14 +353,20 @@ mod tests {
         std::os::unix::fs::symlink(d.join("data/b.cdf"), d.join("s/link.cdf")).unwrap();
         let origin = d.join("s/x.toml").display().to_string();
         assert_eq!(read_named(&origin, "sub/a.cdf", &[]).unwrap(), "1 1\n");
-        assert_eq!(read_named(&origin, "./sub/../sub/a.cdf", &[]).unwrap(), "1 1\n");
+        assert_eq!(
+            read_named(&origin, "./sub/../sub/a.cdf", &[]).unwrap(),
+            "1 1\n"
+        );
         for bad in ["../data/b.cdf", "link.cdf", "/etc/passwd"] {
             let e = read_named(&origin, bad, &[]).unwrap_err();
             assert!(e.contains("outside the scenario's folder"), "{bad}: {e}");
             assert!(!e.contains("root:"), "{e}");
         }
         let allow = [d.join("data")];
-        assert_eq!(read_named(&origin, "../data/b.cdf", &allow).unwrap(), "2 1\n");
+        assert_eq!(
+            read_named(&origin, "../data/b.cdf", &allow).unwrap(),
+            "2 1\n"
+        );
         assert_eq!(read_named(&origin, "link.cdf", &allow).unwrap(), "2 1\n");
         let e = read_named(&origin, "/etc/passwd", &allow).unwrap_err();
         assert!(e.contains("and --allow-dir"), "{e}");
@@ -368,7 +382,10 @@ mod tests {
         assert!(e.chars().count() < 80);
         let msg = format!("f.toml:3: links.l.rate: expected a rate; got {long:?}");
         let c = cap_echo(&msg);
-        assert!(c.starts_with("f.toml:3: links.l.rate: expected a rate; got \"xxx"), "{c}");
+        assert!(
+            c.starts_with("f.toml:3: links.l.rate: expected a rate; got \"xxx"),
+            "{c}"
+        );
         assert!(c.ends_with("…(100002 characters)"), "{c}");
         assert!(c.len() < 200);
         let short = "f.toml:3: k: expected a rate; got \"10 Mbs\"";

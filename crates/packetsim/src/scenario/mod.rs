@@ -58,12 +58,12 @@ pub use build::{
     build, check, check_budget, check_flows, memory_estimate, run, run_traced, series_samples,
     trace_config, BuildError, Outcome, FLOW_BYTES, SERIES_SAMPLE_BYTES,
 };
-pub use link::run_on_world;
-pub use error::{KeyLines, Location, ScenarioError};
 pub use cost::Limits;
+pub use error::{KeyLines, Location, ScenarioError};
+pub use link::run_on_world;
 pub use load::{
-    load_file, load_file_with, load_str, load_str_with, DEFAULT_CBR_PACKET_SIZE, DEFAULT_QUEUE_PACKETS, MAX_FLOW_COUNT,
-    MAX_QUEUE_REPORT_BYTES, MAX_UDP_PAYLOAD,
+    load_file, load_file_with, load_str, load_str_with, DEFAULT_CBR_PACKET_SIZE,
+    DEFAULT_QUEUE_PACKETS, MAX_FLOW_COUNT, MAX_QUEUE_REPORT_BYTES, MAX_UDP_PAYLOAD,
 };
 pub use mobility::MobilitySpec;
 pub use overrides::{Override, OverrideParseError};

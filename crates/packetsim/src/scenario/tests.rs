@@ -3071,7 +3071,10 @@ fn a_misspelt_key_or_value_gets_a_suggestion() {
     assert_eq!(e.line(), Some(12));
     assert_eq!(e.key(), Some("links.l1.dealy"));
     // A kind (kinds.rs) and a serde enum value (load.rs) take the same path.
-    let e = bad(&BASE.replace("to = \"c\"", "to = \"c\"\nkind = \"tpc\""), &[]);
+    let e = bad(
+        &BASE.replace("to = \"c\"", "to = \"c\"\nkind = \"tpc\""),
+        &[],
+    );
     assert_eq!(
         e.to_string(),
         format!(
@@ -3091,9 +3094,15 @@ fn a_misspelt_key_or_value_gets_a_suggestion() {
         )
     );
     // Nothing close: the message is as before, with no guess.
-    let e = bad(&BASE.replace("delay = \"5ms\"", "delay = \"5ms\"\njitter = 3"), &[]);
+    let e = bad(
+        &BASE.replace("delay = \"5ms\"", "delay = \"5ms\"\njitter = 3"),
+        &[],
+    );
     assert!(!e.to_string().contains("did you mean"), "{e}");
-    let e = bad(&BASE.replace("to = \"c\"", "to = \"c\"\nkind = \"quic\""), &[]);
+    let e = bad(
+        &BASE.replace("to = \"c\"", "to = \"c\"\nkind = \"quic\""),
+        &[],
+    );
     assert!(
         e.to_string()
             .ends_with("unknown value `quic`; expected one of `tcp`, `sctp`, `cbr`"),

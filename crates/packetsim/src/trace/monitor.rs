@@ -79,7 +79,12 @@ impl Samples {
         (self.n > 0).then(|| self.sum_ns as f64 / self.n as f64 / 1e9)
     }
     fn quantile_s(&self, q: f64) -> Option<f64> {
-        (self.n > 0).then(|| self.hist.value_at_quantile(q).clamp(self.min_ns, self.max_ns) as f64 / 1e9)
+        (self.n > 0).then(|| {
+            self.hist
+                .value_at_quantile(q)
+                .clamp(self.min_ns, self.max_ns) as f64
+                / 1e9
+        })
     }
     fn min_s(&self) -> Option<f64> {
         (self.n > 0).then(|| self.min_ns as f64 / 1e9)
@@ -136,7 +141,11 @@ pub struct FlowMonitor {
 impl FlowMonitor {
     /// A monitor for flows with these receiving endpoints and sending nodes, over link
     /// directions leaving these nodes (indexed by flow and egress id).
-    pub fn new(receiver: Vec<AgentId>, sender_node: Vec<NodeId>, egress_from: Vec<NodeId>) -> FlowMonitor {
+    pub fn new(
+        receiver: Vec<AgentId>,
+        sender_node: Vec<NodeId>,
+        egress_from: Vec<NodeId>,
+    ) -> FlowMonitor {
         FlowMonitor {
             flows: vec![FlowState::default(); receiver.len()],
             sojourn: vec![Samples::default(); egress_from.len()],
@@ -408,11 +417,22 @@ mod tests {
     /// One flow (id 0) from node 0 to node 1, receiver agent 1; egress 0 leaves node 0 (the
     /// sender's), egress 1 leaves node 1.
     fn monitor() -> FlowMonitor {
-        FlowMonitor::new(vec![AgentId(1)], vec![NodeId(0)], vec![NodeId(0), NodeId(1)])
+        FlowMonitor::new(
+            vec![AgentId(1)],
+            vec![NodeId(0)],
+            vec![NodeId(0), NodeId(1)],
+        )
     }
 
     fn datagram(uid: u64, to: u32) -> Packet {
-        let mut p = Packet::new(Addr(0), Addr(1), Body::Udp { seq: uid, payload: 960 });
+        let mut p = Packet::new(
+            Addr(0),
+            Addr(1),
+            Body::Udp {
+                seq: uid,
+                payload: 960,
+            },
+        );
         p.uid = uid;
         p.to = AgentId(to);
         p
@@ -463,7 +483,10 @@ mod tests {
         assert_eq!(s.delay_min_s, Some(0.008));
         assert_eq!(s.delay_max_s, Some(0.013));
         // The median of {8, 10, 13} ms, to the histogram's 3 significant digits.
-        assert!((s.delay_p50_s.unwrap() - 0.010).abs() <= 0.010 * 1e-3, "{s:?}");
+        assert!(
+            (s.delay_p50_s.unwrap() - 0.010).abs() <= 0.010 * 1e-3,
+            "{s:?}"
+        );
         // Jitter in order of reception: |8 - 10| + |13 - 8| = 7 ms over 2 pairs.
         assert!((s.jitter_sum_s - 0.007).abs() < 1e-12, "{s:?}");
         assert!((s.jitter_mean_s.unwrap() - 0.0035).abs() < 1e-12);
@@ -502,7 +525,12 @@ mod tests {
         let mut m = monitor();
         let e0 = EgressId(0);
         let send = |m: &mut FlowMonitor, uid, seq, t| {
-            m.event(at(t), EventKind::Enqueue, e0, &segment(uid, seq, 0, 1000, 1));
+            m.event(
+                at(t),
+                EventKind::Enqueue,
+                e0,
+                &segment(uid, seq, 0, 1000, 1),
+            );
         };
         send(&mut m, 1, 0, 0);
         send(&mut m, 2, 1000, 1);

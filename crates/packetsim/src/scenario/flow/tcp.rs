@@ -377,17 +377,16 @@ fn load_workload(
             let rel = size_cdf.unwrap_or_default();
             // One resolver for every file a scenario names (issue 38): a regular file of
             // bounded size inside the scenario's folder or an --allow-dir folder.
-            let text = super::super::files::read_named(
-                f.cx.origin(),
-                &rel,
-                &f.cx.limits().allow_dirs,
-            )
-            .map_err(|e| {
-                f.err(
-                    "size_cdf",
-                    format!("cannot read the CDF file (relative to the scenario file): {e}"),
-                )
-            })?;
+            let text =
+                super::super::files::read_named(f.cx.origin(), &rel, &f.cx.limits().allow_dirs)
+                    .map_err(|e| {
+                        f.err(
+                            "size_cdf",
+                            format!(
+                                "cannot read the CDF file (relative to the scenario file): {e}"
+                            ),
+                        )
+                    })?;
             let cdf = Cdf::parse(&text).map_err(|e| {
                 f.err(
                     "size_cdf",

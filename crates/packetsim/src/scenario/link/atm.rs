@@ -232,12 +232,16 @@ pub fn run_on_world(
     use packetsim_kernel::{Dur, Rate, Time};
     const BASE: &str = include_str!("../../../../../scenarios/atm-two-senders.toml");
     if cfg.warmup_slots >= cfg.slots {
-        return Err("run_on_world: the warm-up must end before the run (warmup_slots < slots)".into());
+        return Err(
+            "run_on_world: the warm-up must end before the run (warmup_slots < slots)".into(),
+        );
     }
     if cfg.recv_proc.1 > cfg.recv_proc.0 {
-        return Err("run_on_world: the receiver's processing time has no jitter on the world \
+        return Err(
+            "run_on_world: the receiver's processing time has no jitter on the world \
                     (recv_proc must be one value)"
-            .into());
+                .into(),
+        );
     }
     if cfg.connections == 0 {
         return Err("run_on_world: at least one connection".into());
@@ -309,7 +313,9 @@ pub fn run_on_world(
     // The instants to stop at: each trace bin's end and the end of the warm-up.
     let bin = cfg.trace_bin;
     let mut stops: Vec<u64> = if bin > 0 {
-        (1..=cfg.trace_slots.min(cfg.slots) / bin).map(|k| k * bin).collect()
+        (1..=cfg.trace_slots.min(cfg.slots) / bin)
+            .map(|k| k * bin)
+            .collect()
     } else {
         Vec::new()
     };
@@ -347,7 +353,9 @@ pub fn run_on_world(
     let summary = crate::report::Summary::new(&world, &info, &sc.origin, cfg.seed);
     let w = &world;
     let ab = &w.net.egresses[w.net.links[0].ab.idx()];
-    let port = ab.cells().ok_or("run_on_world: the link is not a cell link")?;
+    let port = ab
+        .cells()
+        .ok_or("run_on_world: the link is not a cell link")?;
     let mut conns: Vec<ConnResult> = Vec::new();
     let mut rcvs = Vec::new();
     for slot in &w.agents {
@@ -380,7 +388,10 @@ pub fn run_on_world(
         (c.delivered, c.spurious) = *r;
         c.delivered_after_warmup = c.delivered - w0;
     }
-    for (c, name) in conns.iter_mut().zip(sc.flow_tables.iter().map(|t| &t.table)) {
+    for (c, name) in conns
+        .iter_mut()
+        .zip(sc.flow_tables.iter().map(|t| &t.table))
+    {
         c.data_frames = summary.flows[name].data_packets_delivered;
     }
     let mut result = AtmRunResult {
@@ -537,7 +548,11 @@ mod tests {
             );
         }
         assert_eq!(r.trace.len(), 120);
-        assert!(r.trace.iter().enumerate().all(|(k, p)| p.slot == 500 * k as u64));
+        assert!(r
+            .trace
+            .iter()
+            .enumerate()
+            .all(|(k, p)| p.slot == 500 * k as u64));
         let last = r.trace.last().unwrap();
         assert_eq!(last.sent1, h60.conns[0].bytes_sent);
         assert_eq!(r.trace.iter().map(|p| p.sent1_bin).sum::<u64>(), last.sent1);

@@ -926,7 +926,8 @@ impl TcpConfig {
         if self.loss_detection.rack() && self.lost_retransmit != LostRetransmit::Off {
             return Err((
                 "lost_retransmit",
-                "not with loss_detection = \"rack\" (RACK finds lost retransmissions itself)".into(),
+                "not with loss_detection = \"rack\" (RACK finds lost retransmissions itself)"
+                    .into(),
             ));
         }
         if self.slow_start == SlowStart::HystartPp && self.variant == Variant::Bbr {

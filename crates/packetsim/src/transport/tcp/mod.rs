@@ -46,11 +46,11 @@
 
 pub mod cc;
 mod config;
+mod rack;
 mod ranges;
 mod receiver;
 pub mod recovery;
 pub mod rtt;
-mod rack;
 mod scoreboard;
 mod sender;
 mod variant;
@@ -78,9 +78,8 @@ mod tests_wireless;
 pub use crate::app::AppData;
 pub use config::{
     BbrSendQuantum, BsBufferConfig, BsBufferMode, CubicModel, EcnEcho, FullAckCwnd, LossDetection,
-    RtoBackoffReset, SlowStart,
-    LossRecoveryKind, LostRetransmit, PartialAckTimer, RecoverGuard, RtoSsthresh, RttSampling,
-    SackPipe, SackRecoveryKind, SsthreshRule, TcpConfig,
+    LossRecoveryKind, LostRetransmit, PartialAckTimer, RecoverGuard, RtoBackoffReset, RtoSsthresh,
+    RttSampling, SackPipe, SackRecoveryKind, SlowStart, SsthreshRule, TcpConfig,
 };
 pub use receiver::{ReceiverStats, TcpReceiver};
 pub use rtt::RttEstimatorKind;

@@ -118,8 +118,8 @@ use super::recovery::{AnyRecovery, Entry, LossRecovery, NewReno, PartialAck, Sac
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::{
-    FullAckCwnd, LossDetection, LostRetransmit, PartialAckTimer, RecoverGuard, RtoBackoffReset, RtoSsthresh,
-    RttSampling, SackPipe, SlowStart, SsthreshRule, TcpConfig, Variant,
+    FullAckCwnd, LossDetection, LostRetransmit, PartialAckTimer, RecoverGuard, RtoBackoffReset,
+    RtoSsthresh, RttSampling, SackPipe, SlowStart, SsthreshRule, TcpConfig, Variant,
 };
 use crate::app::{AppData, AppSource};
 use crate::ids::Addr;
@@ -1354,20 +1354,21 @@ impl TcpSender {
                 let in_loss = matches!(self.st.phase, Phase::Loss { .. });
                 let mut rack = self.lost_rtx.as_deref_mut().filter(|_| in_loss);
                 let mut newly = self.rack.as_mut().map(|r| std::mem::take(&mut r.scratch));
-                let n = self
-                    .sb
-                    .update_each(h.sack.as_slice(), self.snd_una, self.snd_max, |l, r| {
-                        if samples {
-                            let (l64, r64) = (taken - (max - l) as u64, taken - (max - r) as u64);
-                            cc.on_delivered(now, l64, r64);
-                        }
-                        if let Some(lr) = rack.as_mut() {
-                            lr.on_sacked(l, r, now);
-                        }
-                        if let Some(v) = newly.as_mut() {
-                            v.push((l, r));
-                        }
-                    });
+                let n =
+                    self.sb
+                        .update_each(h.sack.as_slice(), self.snd_una, self.snd_max, |l, r| {
+                            if samples {
+                                let (l64, r64) =
+                                    (taken - (max - l) as u64, taken - (max - r) as u64);
+                                cc.on_delivered(now, l64, r64);
+                            }
+                            if let Some(lr) = rack.as_mut() {
+                                lr.on_sacked(l, r, now);
+                            }
+                            if let Some(v) = newly.as_mut() {
+                                v.push((l, r));
+                            }
+                        });
                 if let (Some(mut v), Some(r)) = (newly, self.rack.as_deref_mut()) {
                     // RFC 8985 §6.2 steps 1-3 for the segments this ACK newly SACKs.
                     let sacked = &self.sb.sacked;

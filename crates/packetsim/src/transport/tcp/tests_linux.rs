@@ -128,7 +128,10 @@ fn rack_detects_lost_retransmission_without_timer() {
     assert_eq!(out[0], seg(0));
     assert_eq!(s.ep.stats().timeouts, 0);
     let (_, out) = lost_retransmission(LossDetection::Dupthresh);
-    assert!(!out.contains(&seg(0)), "RFC 6675 resent below HighRxt: {out:?}");
+    assert!(
+        !out.contains(&seg(0)),
+        "RFC 6675 resent below HighRxt: {out:?}"
+    );
 }
 
 // RFC 8985 §7.2-7.3 and §7.4: a 4-segment file whose last two segments are lost. The ACK of
@@ -213,7 +216,11 @@ fn cubic_slow_start(ss: SlowStart) -> (u64, u64, bool) {
     }
     assert!(p.snd.is_done());
     let st = p.snd.stats();
-    (p.snd.cc_metrics().ssthresh, st.fast_retransmits + st.timeouts, css)
+    (
+        p.snd.cc_metrics().ssthresh,
+        st.fast_retransmits + st.timeouts,
+        css,
+    )
 }
 
 // RFC 9406 §4.2: as the queue builds, a round's minimum RTT exceeds the last round's by the

@@ -182,7 +182,10 @@ mod tests {
         assert_eq!(round(&mut h, 200, 300, 8, ms(120)), SsStep::Css);
         // Baseline 120 ms; a round at 110 ms goes back to slow start at its 8th sample.
         assert_eq!(round(&mut h, 300, 400, 7, ms(110)), SsStep::Css);
-        assert_eq!(h.on_ack(Seq(307), Seq(400), Some(ms(110))), SsStep::SlowStart);
+        assert_eq!(
+            h.on_ack(Seq(307), Seq(400), Some(ms(110))),
+            SsStep::SlowStart
+        );
 
         let mut h = HyStartPp::default();
         round(&mut h, 100, 200, 8, ms(100));
@@ -190,10 +193,17 @@ mod tests {
         // CSS rounds 1..4 (the round it was entered in is round 0).
         for k in 0..4 {
             let s = 300 + 100 * k;
-            assert_eq!(round(&mut h, s, s + 100, 8, ms(125)), SsStep::Css, "round {k}");
+            assert_eq!(
+                round(&mut h, s, s + 100, 8, ms(125)),
+                SsStep::Css,
+                "round {k}"
+            );
         }
         assert_eq!(h.on_ack(Seq(700), Seq(800), Some(ms(125))), SsStep::Exit);
         assert!(!h.active());
-        assert_eq!(h.on_ack(Seq(800), Seq(900), Some(ms(125))), SsStep::SlowStart);
+        assert_eq!(
+            h.on_ack(Seq(800), Seq(900), Some(ms(125))),
+            SsStep::SlowStart
+        );
     }
 }
