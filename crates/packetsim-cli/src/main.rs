@@ -205,8 +205,9 @@ struct SweepArgs {
     /// Base seed, 0 to 2^64-1 (default: the scenario's simulation.seed).
     #[arg(long, allow_negative_numbers = true, value_parser = parse_seed)]
     seed: Option<u64>,
-    /// Output folder: results.sqlite (the resumable store), sweep.json, results.csv, runs.csv.
-    #[arg(long, required = true)]
+    /// Output folder: results.sqlite (the resumable store), sweep.json, results.csv, runs.csv
+    /// (like `run`'s out/run and `reproduce`'s out/reproduce, a default under out/).
+    #[arg(long, default_value = "out/sweep")]
     out: Option<PathBuf>,
     /// Memory budget for a run's flows and time series, e.g. 2GiB (a run estimated to need
     /// more is refused before it starts; parallel runs share it).
@@ -767,9 +768,7 @@ fn sweep_cmd(args: SweepArgs) -> Result<(), Failure> {
         slurm_job_name,
     } = args;
     let (Some(file), Some(out)) = (file, out) else {
-        return Err("sweep: a scenario file and --out are required"
-            .to_string()
-            .into());
+        return Err("sweep: a scenario file is required".to_string().into());
     };
     // The grid's size is counted, not built: 10^12 points must not be materialised.
     experiment::limits::grid_runs(&params, runs, max_runs).map_err(|e| format!("--param: {e}"))?;

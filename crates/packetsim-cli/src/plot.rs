@@ -65,35 +65,49 @@ struct Table {
 }
 
 impl Table {
+    /// Reads `path` with the `csv` crate (quoted fields may hold commas); a row whose field
+    /// count differs from the header's is an error naming its line.
     fn read(path: &Path) -> Result<Table, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let mut lines = text.lines().enumerate();
-        let header: Vec<String> = match lines.next() {
-            Some((_, h)) => h.split(',').map(str::to_owned).collect(),
-            None => {
-                return Err(format!(
-                    "{}:1: empty file, expected a CSV header",
-                    path.display()
-                ))
-            }
+        let at = |e: csv::Error| {
+            let line = e
+                .position()
+                .map_or(String::new(), |p| format!(":{}", p.line()));
+            format!("{}{line}: {e}", path.display())
         };
+        let mut reader = csv::ReaderBuilder::new()
+            .flexible(true)
+            .from_path(path)
+            .map_err(|e| match e.kind() {
+                csv::ErrorKind::Io(io) => format!("{}: {io}", path.display()),
+                _ => at(e),
+            })?;
+        let header: Vec<String> = reader
+            .headers()
+            .map_err(at)?
+            .iter()
+            .map(str::to_owned)
+            .collect();
+        if header.is_empty() {
+            return Err(format!(
+                "{}:1: empty file, expected a CSV header",
+                path.display()
+            ));
+        }
         let mut rows = Vec::new();
-        for (i, l) in lines {
-            if l.is_empty() {
-                continue;
-            }
-            let f: Vec<String> = l.split(',').map(str::to_owned).collect();
+        for record in reader.records() {
+            let record = record.map_err(at)?;
+            let line = record.position().map_or(0, |p| p.line() as usize);
+            let f: Vec<String> = record.iter().map(str::to_owned).collect();
             if f.len() != header.len() {
                 return Err(format!(
-                    "{}:{}: expected {} fields ({}), found {}",
+                    "{}:{line}: expected {} fields ({}), found {}",
                     path.display(),
-                    i + 1,
                     header.len(),
                     header.join(","),
                     f.len()
                 ));
             }
-            rows.push((i + 1, f));
+            rows.push((line, f));
         }
         Ok(Table {
             path: path.to_owned(),

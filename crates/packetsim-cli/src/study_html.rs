@@ -120,37 +120,18 @@ fn verdict_class(s: &str) -> Option<&'static str> {
     }
 }
 
-/// The records of a CSV text (RFC 4180: quoted fields with doubled quotes, as
-/// `studies::csv_field` writes them).
+/// The records of a CSV text, header included (RFC 4180 quoting, as `studies::csv_field`
+/// writes it), read with the `csv` crate; rows may differ in length (callers check). A record
+/// the reader cannot parse (invalid UTF-8) ends the list there.
 pub(crate) fn csv_records(text: &str) -> Vec<Vec<String>> {
-    let mut rows = Vec::new();
-    let mut row = Vec::new();
-    let mut field = String::new();
-    let mut quoted = false;
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (quoted, c) {
-            (true, '"') if chars.peek() == Some(&'"') => {
-                chars.next();
-                field.push('"');
-            }
-            (true, '"') => quoted = false,
-            (true, c) => field.push(c),
-            (false, '"') => quoted = true,
-            (false, ',') => row.push(std::mem::take(&mut field)),
-            (false, '\n') => {
-                row.push(std::mem::take(&mut field));
-                rows.push(std::mem::take(&mut row));
-            }
-            (false, '\r') => {}
-            (false, c) => field.push(c),
-        }
-    }
-    if !field.is_empty() || !row.is_empty() {
-        row.push(field);
-        rows.push(row);
-    }
-    rows
+    csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(text.as_bytes())
+        .records()
+        .map_while(Result::ok)
+        .map(|r| r.iter().map(str::to_owned).collect())
+        .collect()
 }
 
 /// A study's checks.csv as a table of id, verdict (coloured) and claim.

@@ -1968,3 +1968,64 @@ fn a_file_cut_short_is_refused_not_run_as_an_empty_scenario() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 37 item 7: `run`, `sweep` and `reproduce` all default their output folder under
+/// out/ (out/run, out/sweep, out/reproduce), so a sweep needs no `--out`; a second, different
+/// sweep into the same default folder writes its own results only.
+#[test]
+fn sweep_defaults_its_output_folder_like_run() {
+    let dir = tmp("default-out");
+    std::fs::write(dir.join("x.toml"), GOOD).unwrap();
+    std::fs::write(
+        dir.join("y.toml"),
+        GOOD.replace("size = \"100KB\"", "size = \"200KB\""),
+    )
+    .unwrap();
+    let in_dir = |args: &[&str]| {
+        let r = Command::new(env!("CARGO_BIN_EXE_packetsim"))
+            .current_dir(&dir)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            r.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&r.stderr)
+        );
+    };
+    in_dir(&["run", "x.toml", "--quiet"]);
+    assert!(dir.join("out/run/summary.json").is_file());
+    let sweep = [
+        "sweep",
+        "x.toml",
+        "--param",
+        "simulation.seed=1,2",
+        "--runs",
+        "1",
+    ];
+    in_dir(&sweep);
+    // runs.csv is long: one row per run and metric. Each sweep's rows: two runs, each with the
+    // bytes its scenario delivers.
+    let delivered = || {
+        let text = std::fs::read_to_string(dir.join("out/sweep/runs.csv")).unwrap();
+        let mut rows: Vec<String> = text
+            .lines()
+            .filter(|l| l.contains(",flows.f.bytes_delivered,"))
+            .map(|l| l.split(',').next_back().unwrap().to_owned())
+            .collect();
+        rows.sort();
+        rows
+    };
+    assert_eq!(delivered(), ["100000.0", "100000.0"]);
+    // Another scenario into the same default folder: its own two runs, none of the first's.
+    in_dir(&[
+        "sweep",
+        "y.toml",
+        "--param",
+        "simulation.seed=1,2",
+        "--runs",
+        "1",
+    ]);
+    assert_eq!(delivered(), ["200000.0", "200000.0"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}

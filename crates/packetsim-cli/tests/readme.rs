@@ -99,10 +99,27 @@ fn readme_opens_with_what_packetsim_is_and_the_two_commands() {
         head.iter().any(|l| l.contains("network simulator")),
         "the first lines do not say what packetsim is: {head:#?}"
     );
-    let first_block = text.split("```sh\n").nth(1).unwrap();
-    let first_block = first_block.split("```").next().unwrap();
-    assert!(first_block.contains("cargo run --release -p packetsim-cli -- reproduce all"));
-    assert!(first_block.contains("./test.sh"));
+    // The first two code blocks, each one command alone: the main job, then the tests
+    // (the same command `.ci/run` runs).
+    let blocks: Vec<&str> = text
+        .split("```sh\n")
+        .skip(1)
+        .take(2)
+        .map(|b| b.split("```").next().unwrap().trim())
+        .collect();
+    assert_eq!(
+        blocks,
+        [
+            "cargo run --release -p packetsim-cli -- reproduce all",
+            "./test.sh"
+        ]
+    );
+    let ci = std::fs::read_to_string(repo().join(".ci/run")).expect(".ci/run");
+    assert_eq!(
+        ci.lines().last(),
+        Some("./test.sh"),
+        "the CI runs the README's test command"
+    );
 }
 
 #[test]

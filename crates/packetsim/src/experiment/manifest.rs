@@ -296,6 +296,20 @@ pub(crate) fn remove_tmp_on_error<T, E>(tmp: &Path, result: Result<T, E>) -> Res
     result
 }
 
+/// Writes `text` to `tmp`, syncs it and renames it to `path`; on any failure the temporary file
+/// is removed and the error names the file it concerns.
+fn write_synced(tmp: &Path, path: &Path, text: &str) -> std::io::Result<()> {
+    let written = (|| {
+        let mut f = std::fs::File::create(tmp).map_err(io_at(tmp))?;
+        f.write_all(text.as_bytes())
+            .and_then(|()| f.sync_all())
+            .map_err(io_at(tmp))?;
+        drop(f);
+        std::fs::rename(tmp, path).map_err(io_at(path))
+    })();
+    remove_tmp_on_error(tmp, written)
+}
+
 impl OutputSet {
     /// Starts a new set in `dir` (created if needed). The caller holds the directory's lock.
     /// From here until [`commit`](OutputSet::commit) the directory reads as incomplete.
@@ -309,15 +323,7 @@ impl OutputSet {
             text.push_str(p);
             text.push('\n');
         }
-        let written = (|| {
-            let mut f = std::fs::File::create(&tmp).map_err(io_at(&tmp))?;
-            f.write_all(text.as_bytes())
-                .and_then(|()| f.sync_all())
-                .map_err(io_at(&tmp))?;
-            drop(f);
-            std::fs::rename(&tmp, &pending_path).map_err(io_at(&pending_path))
-        })();
-        remove_tmp_on_error(&tmp, written)?;
+        write_synced(&tmp, &pending_path, &text)?;
         match std::fs::remove_file(dir.join(OUTPUT_MANIFEST)) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
                 return Err(io_at(&dir.join(OUTPUT_MANIFEST))(e))
@@ -405,15 +411,7 @@ impl OutputSet {
         }
         let manifest = dir.join(OUTPUT_MANIFEST);
         let tmp = dir.join(format!(".{OUTPUT_MANIFEST}.tmp-{}", std::process::id()));
-        let written = (|| {
-            let mut f = std::fs::File::create(&tmp).map_err(io_at(&tmp))?;
-            f.write_all(text.as_bytes())
-                .and_then(|()| f.sync_all())
-                .map_err(io_at(&tmp))?;
-            drop(f);
-            std::fs::rename(&tmp, &manifest).map_err(io_at(&manifest))
-        })();
-        remove_tmp_on_error(&tmp, written)?;
+        write_synced(&tmp, &manifest, &text)?;
         sync_dir(dir)?;
         let pending = dir.join(PENDING_FILE);
         std::fs::remove_file(&pending).map_err(io_at(&pending))?;
