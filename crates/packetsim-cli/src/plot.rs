@@ -306,7 +306,59 @@ pub fn ensure_font() -> Result<(), String> {
     .clone()
 }
 
-const SIZE: (u32, u32) = (900, 520);
+const SIZE: (u32, u32) = (1000, 520);
+/// Width of the legend column right of the plot (the legend never covers data).
+const LEGEND_W: u32 = 190;
+/// Most points drawn per series: about two per pixel column of the plot. Longer series are
+/// thinned by [`decimate`], which keeps each column's extremes, so a peak is never lost and
+/// 100 s of per-packet samples do not overplot into a solid block.
+const MAX_POINTS: usize = 2 * (SIZE.0 - LEGEND_W) as usize;
+
+/// The dash pattern of series `i` (dash length, gap; `None` = solid), so that series are told
+/// apart by line style as well as colour (colour alone fails in greyscale and for colour-blind
+/// readers, and the palette repeats).
+fn dash(i: usize) -> Option<(u32, u32)> {
+    [None, Some((10, 5)), Some((3, 4)), Some((18, 6))][i % 4]
+}
+
+/// At most `max` points of `p` (x in order): split x into `max / 2` equal bins and keep, per
+/// bin, its lowest and highest point in x order. Series with at most `max` points are kept as
+/// they are.
+fn decimate(p: &[(f64, f64)], max: usize) -> Vec<(f64, f64)> {
+    if p.len() <= max || max < 2 {
+        return p.to_vec();
+    }
+    let bins = max / 2;
+    let (x0, x1) = (p[0].0, p[p.len() - 1].0);
+    let width = (x1 - x0) / bins as f64;
+    let mut out = Vec::with_capacity(max);
+    let mut i = 0;
+    for b in 0..bins {
+        let end = if b + 1 == bins {
+            p.len()
+        } else {
+            let edge = x0 + width * (b + 1) as f64;
+            i + p[i..].partition_point(|q| q.0 < edge)
+        };
+        let bin = &p[i..end];
+        if let (Some(lo), Some(hi)) = (
+            bin.iter()
+                .enumerate()
+                .min_by(|a, b| a.1 .1.total_cmp(&b.1 .1)),
+            bin.iter()
+                .enumerate()
+                .max_by(|a, b| a.1 .1.total_cmp(&b.1 .1)),
+        ) {
+            let (first, second) = if lo.0 <= hi.0 { (lo, hi) } else { (hi, lo) };
+            out.push(*first.1);
+            if first.0 != second.0 {
+                out.push(*second.1);
+            }
+        }
+        i = end;
+    }
+    out
+}
 
 fn draw<DB: DrawingBackend>(
     fig: &Figure,
@@ -317,6 +369,7 @@ where
 {
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| format!("drawing {}: {e}", fig.stem);
     root.fill(&WHITE).map_err(err)?;
+    let (root, legend) = root.split_horizontally(SIZE.0 - LEGEND_W);
     let pts = fig.series.iter().flat_map(|(_, p)| p.iter());
     let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
     for &(x, y) in pts {
@@ -332,12 +385,18 @@ where
         x1 = x0 + 1.0;
     }
     // The y axis spans the data (from 0 when the data come near it), with a margin, so that
-    // differences are not flattened against an axis at 0.
+    // differences are not flattened against an axis at 0; an axis that does not start at 0
+    // says so in its label.
     if y0 >= 0.0 && y0 < 0.25 * y1 {
         y0 = 0.0;
     }
     let pad = ((y1 - y0) * 0.05).max(1e-9);
     let (y0, y1) = (if y0 == 0.0 { 0.0 } else { y0 - pad }, y1 + pad);
+    let y_desc = if y0 > 0.0 {
+        format!("{} (axis does not start at 0)", fig.y_label)
+    } else {
+        fig.y_label.to_owned()
+    };
     let mut chart = ChartBuilder::on(&root)
         .caption(fig.title, ("sans-serif", 22))
         .margin(12)
@@ -348,27 +407,57 @@ where
     chart
         .configure_mesh()
         .x_desc(fig.x_label)
-        .y_desc(fig.y_label)
+        .y_desc(y_desc)
         .label_style(("sans-serif", 13))
         .draw()
         .map_err(err)?;
     for (i, (name, p)) in fig.series.iter().enumerate() {
         let c = Palette99::pick(i).to_rgba();
-        chart
-            .draw_series(LineSeries::new(p.iter().copied(), c.stroke_width(2)))
-            .map_err(err)?
-            .label(name.as_str())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(2)));
+        let p = decimate(p, MAX_POINTS);
+        match dash(i) {
+            None => {
+                chart
+                    .draw_series(LineSeries::new(p.iter().copied(), c.stroke_width(2)))
+                    .map_err(err)?;
+            }
+            Some((len, gap)) => {
+                chart
+                    .draw_series(DashedLineSeries::new(
+                        p.iter().copied(),
+                        len,
+                        gap,
+                        c.stroke_width(2),
+                    ))
+                    .map_err(err)?;
+            }
+        }
+        let y = 40 + 22 * i as i32;
+        let sample = match dash(i) {
+            None => vec![(4, y), (30, y)],
+            Some((len, gap)) => {
+                let (len, gap) = (len.min(12) as i32, gap as i32);
+                vec![
+                    (4, y),
+                    (4 + len, y),
+                    (4 + len + gap, y),
+                    (4 + 2 * len + gap, y),
+                ]
+            }
+        };
+        for seg in sample.chunks(2) {
+            legend
+                .draw(&PathElement::new(seg.to_vec(), c.stroke_width(2)))
+                .map_err(err)?;
+        }
+        legend
+            .draw(&Text::new(name.as_str(), (36, y - 7), ("sans-serif", 13)))
+            .map_err(err)?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK.mix(0.4))
-        .label_font(("sans-serif", 13))
-        .draw()
+    legend
+        .draw(&Text::new("series:", (4, 14), ("sans-serif", 13)))
         .map_err(err)?;
     root.present().map_err(err)?;
+    legend.present().map_err(err)?;
     Ok(())
 }
 
@@ -402,4 +491,65 @@ pub fn plot(dir: &Path, out: &Path, format: Format) -> Result<Vec<PathBuf>, Stri
         }
     }
     Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 37 item 6: a long series is thinned to each bin's extremes, in x order, so the
+    /// figure keeps every peak and trough without overplotting.
+    #[test]
+    fn decimate_keeps_each_bins_extremes_in_order() {
+        let p: Vec<(f64, f64)> = (0..8)
+            .map(|i| (i as f64, [1.0, 5.0, 2.0, 0.0, 3.0, 3.0, 9.0, 4.0][i]))
+            .collect();
+        // 4 points allowed: 2 bins over x in [0, 7): [0, 3.5) and [3.5, 7].
+        assert_eq!(
+            decimate(&p, 4),
+            vec![(1.0, 5.0), (3.0, 0.0), (4.0, 3.0), (6.0, 9.0)]
+        );
+        // Short series are untouched.
+        assert_eq!(decimate(&p, 8), p);
+    }
+
+    /// Series are told apart by dash pattern as well as colour, and the legend sits in its own
+    /// column right of the plot area.
+    #[test]
+    fn series_differ_in_line_style_and_the_legend_is_beside_the_plot() {
+        assert_eq!(dash(0), None);
+        assert!((1..4).all(|i| dash(i).is_some() && dash(i) != dash(i - 1)));
+        if ensure_font().is_err() {
+            eprintln!("SKIPPED the drawing half: no TrueType font");
+            return;
+        }
+        let fig = Figure {
+            stem: "t",
+            title: "t",
+            x_label: "time (s)",
+            y_label: "cwnd",
+            series: vec![
+                ("flow-a".into(), vec![(0.0, 1.0), (1.0, 2.0)]),
+                ("flow-b".into(), vec![(0.0, 2.0), (1.0, 1.0)]),
+            ],
+        };
+        let svg = svg_string(&fig).unwrap();
+        for name in ["flow-a", "flow-b"] {
+            let at = svg.find(&format!(">\n{name}\n<")).expect(name);
+            let tag = &svg[svg[..at].rfind("<text").unwrap()..at];
+            let x: f64 = tag
+                .split("x=\"")
+                .nth(1)
+                .unwrap()
+                .split('"')
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap();
+            assert!(
+                x >= f64::from(SIZE.0 - LEGEND_W),
+                "{name} at x = {x}: over the plot"
+            );
+        }
+    }
 }
