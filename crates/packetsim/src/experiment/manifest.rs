@@ -26,7 +26,7 @@
 //! each run in its own transaction and are trusted run by run.
 
 use std::collections::BTreeSet;
-use std::io::{BufRead, Read, Write};
+use std::io::{BufRead, Write};
 use std::path::{Component, Path, PathBuf};
 use std::sync::Mutex;
 
@@ -37,16 +37,39 @@ pub const OUTPUT_MANIFEST: &str = "manifest.txt";
 pub const PENDING_FILE: &str = ".manifest.pending";
 
 /// The manifest's first line.
-const HEADER: &str = "# packetsim output manifest 1: fnv1a-64 hash, bytes, path. A folder \
+const HEADER: &str = "# packetsim output manifest 2: sha256 hash, bytes, path. A folder \
                       without this file, or whose files differ from it, is incomplete.";
+
+/// The first line of the manifests packetsim wrote before 2026-12-07 (64-bit FNV-1a hashes):
+/// recognised so that `verify` can say what to do with such a folder.
+const HEADER_1: &str = "# packetsim output manifest 1: fnv1a-64 hash, bytes, path. A folder \
+                        without this file, or whose files differ from it, is incomplete.";
+
+/// A file's SHA-256, as the manifest writes it (64 lowercase hex digits).
+pub type Digest = [u8; 32];
+
+fn hex(d: &Digest) -> String {
+    d.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn from_hex(s: &str) -> Option<Digest> {
+    if s.len() != 64 || !s.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    let mut d = [0u8; 32];
+    for (i, b) in d.iter_mut().enumerate() {
+        *b = u8::from_str_radix(&s[2 * i..2 * i + 2], 16).ok()?;
+    }
+    Some(d)
+}
 
 /// One file of a set.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Entry {
     /// Path relative to the set's directory, `/`-separated.
     pub path: String,
-    /// 64-bit FNV-1a of the contents.
-    pub hash: u64,
+    /// SHA-256 of the contents.
+    pub hash: Digest,
     /// Size in bytes.
     pub size: u64,
 }
@@ -108,8 +131,10 @@ pub fn verify(dir: &Path) -> Result<Vec<Entry>, Incomplete> {
                 return Err(Incomplete::Differs {
                     path: file,
                     what: format!(
-                        "{size} bytes, hash {hash:016x}; the manifest says {} bytes, hash {:016x}",
-                        e.size, e.hash
+                        "{size} bytes, hash {}; the manifest says {} bytes, hash {}",
+                        hex(&hash),
+                        e.size,
+                        hex(&e.hash)
                     ),
                 })
             }
@@ -136,6 +161,13 @@ fn parse(path: &Path, text: &str) -> Result<Vec<Entry>, Incomplete> {
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         if i == 0 {
+            if line == HEADER_1 {
+                return Err(bad(
+                    1,
+                    "written by an older packetsim (64-bit FNV hashes); run the command again \
+                     to rewrite the folder",
+                ));
+            }
             if line != HEADER {
                 return Err(bad(1, "not a packetsim output manifest"));
             }
@@ -145,7 +177,7 @@ fn parse(path: &Path, text: &str) -> Result<Vec<Entry>, Incomplete> {
         let (Some(h), Some(s), Some(p)) = (it.next(), it.next(), it.next()) else {
             return Err(bad(i + 1, "expected HASH SIZE PATH"));
         };
-        let hash = u64::from_str_radix(h, 16).map_err(|_| bad(i + 1, "bad hash"))?;
+        let hash = from_hex(h).ok_or_else(|| bad(i + 1, "bad hash (expected 64 hex digits)"))?;
         let size = s.parse().map_err(|_| bad(i + 1, "bad size"))?;
         if !safe_relative(p) {
             return Err(bad(i + 1, "path must be relative, inside the folder"));
@@ -167,24 +199,13 @@ fn safe_relative(p: &str) -> bool {
             .all(|c| matches!(c, Component::Normal(_)))
 }
 
-/// FNV-1a of a file's contents, streamed, and its size.
-fn hash_file(path: &Path) -> std::io::Result<(u64, u64)> {
+/// SHA-256 of a file's contents (the `sha2` crate), streamed, and its size.
+fn hash_file(path: &Path) -> std::io::Result<(Digest, u64)> {
+    use sha2::Digest as _;
     let mut f = std::fs::File::open(path)?;
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut size = 0u64;
-    let mut buf = vec![0u8; 1 << 16];
-    loop {
-        let n = f.read(&mut buf)?;
-        if n == 0 {
-            break;
-        }
-        size += n as u64;
-        for &b in &buf[..n] {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
-    Ok((h, size))
+    let mut h = sha2::Sha256::new();
+    let size = std::io::copy(&mut f, &mut h)?;
+    Ok((h.finalize().into(), size))
 }
 
 /// Sets being written by this process: (id, directory, files written, pending record).
@@ -399,7 +420,7 @@ impl OutputSet {
             if let Some(parent) = path.parent() {
                 dirs.insert(parent.to_path_buf());
             }
-            text.push_str(&format!("{hash:016x} {size} {rel}\n"));
+            text.push_str(&format!("{} {size} {rel}\n", hex(&hash)));
             entries.push(Entry {
                 path: rel.clone(),
                 hash,
@@ -449,13 +470,31 @@ mod tests {
         assert_eq!(names, ["b.csv", "sub/a.csv"]);
         assert_eq!(verify(&dir).unwrap(), entries);
         assert!(!dir.join(PENDING_FILE).exists());
-        // "b\n": FNV-1a 64 computed by hand from the offset basis and prime.
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        for b in *b"b\n" {
-            h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
-        }
-        assert_eq!(entries[0].hash, h);
+        // "b\n": its SHA-256 (as `printf 'b\n' | sha256sum` prints it).
+        assert_eq!(
+            hex(&entries[0].hash),
+            "0263829989b6fd954f72baaf2fc64bc2e2f01d692d4de72986ea808f6e99813f"
+        );
         assert_eq!(entries[0].size, 2);
+    }
+
+    /// A folder written before the manifest used SHA-256 is not taken for complete, and the
+    /// error says why and what to do.
+    #[test]
+    fn a_manifest_of_the_fnv_format_asks_for_a_rerun() {
+        let t = TempDir::new("set-v1");
+        let dir = t.path();
+        std::fs::write(dir.join("a.csv"), "one\n").unwrap();
+        std::fs::write(
+            dir.join(OUTPUT_MANIFEST),
+            format!("{HEADER_1}\n0123456789abcdef 4 a.csv\n"),
+        )
+        .unwrap();
+        let e = verify(dir).unwrap_err().to_string();
+        assert!(
+            e.contains(":1: unreadable manifest: written by an older packetsim"),
+            "{e}"
+        );
     }
 
     /// A changed, truncated or missing file, or a truncated manifest, makes the directory
