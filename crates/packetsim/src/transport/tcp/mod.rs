@@ -61,6 +61,8 @@ mod testkit;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_ack;
+#[cfg(test)]
 mod tests_atm;
 #[cfg(test)]
 mod tests_bbr;
@@ -81,6 +83,7 @@ pub use config::{
     LossRecoveryKind, LostRetransmit, PartialAckTimer, RecoverGuard, RtoBackoffReset, RtoSsthresh,
     RttSampling, SackPipe, SackRecoveryKind, SlowStart, SsthreshRule, TcpConfig,
 };
+pub use config::AckPolicy;
 pub use receiver::{ReceiverStats, TcpReceiver};
 pub use rtt::RttEstimatorKind;
 pub use sender::{CcMetrics, SenderState, SenderStats, TcpSender};
