@@ -398,8 +398,13 @@ impl Ctx<'_> {
             .cloned()
             .unwrap_or_default();
         let tcp_profile = TcpProfile::resolve(raw.profile, &tcp_file);
-        let (tcp_defaults, _) =
-            self.with_profile(tcp_profile.table(), ProfileTable::Tcp, "tcp", table, raw.tcp)?;
+        let (tcp_defaults, _) = self.with_profile(
+            tcp_profile.table(),
+            ProfileTable::Tcp,
+            "tcp",
+            table,
+            raw.tcp,
+        )?;
         tcp_profile
             .check(&tcp_defaults, &tcp_file)
             .map_err(|(key, msg)| self.err(&KeyPath::keys(&["tcp"]).dotted(key), msg))?;

@@ -362,7 +362,8 @@ pub const LINUX_OPTIONS: &[ProfileOption] = &[
         key: "ack_policy",
         value: "\"linux\"",
         ns2: "TCP_ATO_MIN 40 ms, TCP_DELACK_MAX 200 ms, TCP_MAX_QUICKACKS 16",
-        source: "net/ipv4/tcp_input.c tcp_event_data_recv, __tcp_ack_snd_check, tcp_send_delayed_ack",
+        source:
+            "net/ipv4/tcp_input.c tcp_event_data_recv, __tcp_ack_snd_check, tcp_send_delayed_ack",
     },
     ProfileOption {
         table: Table::Tcp,
@@ -497,8 +498,8 @@ impl TcpProfile {
     pub fn table(&self) -> toml::Table {
         let mut t = toml::Table::new();
         for o in self.options() {
-            let v: toml::Table = toml::from_str(&format!("v = {}", o.value))
-                .expect("profile values are valid TOML");
+            let v: toml::Table =
+                toml::from_str(&format!("v = {}", o.value)).expect("profile values are valid TOML");
             t.insert(o.key.to_owned(), v["v"].clone());
         }
         t
@@ -520,7 +521,12 @@ impl TcpProfile {
         if written.contains_key(top) {
             return Err((key, msg));
         }
-        let Some(value) = self.options().filter(|o| o.key == top).last().map(|o| o.value) else {
+        let Some(value) = self
+            .options()
+            .filter(|o| o.key == top)
+            .last()
+            .map(|o| o.value)
+        else {
             return Err((key, msg));
         };
         if self.implied {
@@ -536,7 +542,10 @@ impl TcpProfile {
         } else {
             Err((
                 key,
-                format!("{msg} (`{top}` set by profile = \"{}\")", self.profile.name()),
+                format!(
+                    "{msg} (`{top}` set by profile = \"{}\")",
+                    self.profile.name()
+                ),
             ))
         }
     }

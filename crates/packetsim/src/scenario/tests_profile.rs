@@ -133,7 +133,10 @@ fn a_modern_variant_alone_gives_linux_and_what_linux_ties_to_it() {
     }
     // The values differ from the defaults where the test says so (a test that cannot fail
     // otherwise): BBR's PRR and HyStart stay off, CUBIC's are on.
-    assert_eq!(linux_for(Variant::Bbr).sack_recovery, SackRecoveryKind::Rfc6675);
+    assert_eq!(
+        linux_for(Variant::Bbr).sack_recovery,
+        SackRecoveryKind::Rfc6675
+    );
     assert_eq!(linux_for(Variant::Bbr).slow_start, SlowStart::Standard);
     assert_ne!(linux_for(Variant::Cubic), linux_for(Variant::Bbr));
 }
@@ -297,7 +300,10 @@ fn explicit_profiles_with_a_variant() {
             ..TcpConfig::default()
         })
     );
-    let s = ok(&text("profile = \"ns2\"\n[tcp]\nvariant = \"bbr\"", ""), &[]);
+    let s = ok(
+        &text("profile = \"ns2\"\n[tcp]\nvariant = \"bbr\"", ""),
+        &[],
+    );
     let c = tcp(&s, 0);
     let ns2 = Profile::Ns2.apply_tcp(
         &TcpConfig {
@@ -334,7 +340,10 @@ fn contradictions_are_located_errors() {
         &["\"prr\" does not apply to variant = \"bbr\""],
     );
     // loss_recovery = "newreno" leaves the implied RACK-TLP without SACK.
-    let t = text("[tcp]\nvariant = \"cubic\"\nloss_recovery = \"newreno\"", "");
+    let t = text(
+        "[tcp]\nvariant = \"cubic\"\nloss_recovery = \"newreno\"",
+        "",
+    );
     assert_at(
         &bad(&t),
         &t,
@@ -365,7 +374,10 @@ fn contradictions_are_located_errors() {
         &t,
         "variant = \"cubic\"",
         "tcp.variant",
-        &["`ack_policy = \"linux\"` comes from the Linux defaults", "delayed_ack"],
+        &[
+            "`ack_policy = \"linux\"` comes from the Linux defaults",
+            "delayed_ack",
+        ],
     );
     // profile = "ns2" with BBR and a key that cannot hold for BBR.
     let t = text(
@@ -386,6 +398,9 @@ fn contradictions_are_located_errors() {
         &t,
         "[tcp]",
         "tcp.rto_min",
-        &["expected rto_min <= rto_max", "(`rto_min` set by profile = \"linux\")"],
+        &[
+            "expected rto_min <= rto_max",
+            "(`rto_min` set by profile = \"linux\")",
+        ],
     );
 }

@@ -78,12 +78,12 @@ mod tests_ns2;
 mod tests_wireless;
 
 pub use crate::app::AppData;
+pub use config::AckPolicy;
 pub use config::{
     BbrSendQuantum, BsBufferConfig, BsBufferMode, CubicModel, EcnEcho, FullAckCwnd, LossDetection,
     LossRecoveryKind, LostRetransmit, PartialAckTimer, RecoverGuard, RtoBackoffReset, RtoSsthresh,
     RttSampling, SackPipe, SackRecoveryKind, SlowStart, SsthreshRule, TcpConfig,
 };
-pub use config::AckPolicy;
 pub use receiver::{ReceiverStats, TcpReceiver};
 pub use rtt::RttEstimatorKind;
 pub use sender::{CcMetrics, SenderState, SenderStats, TcpSender};

@@ -41,8 +41,8 @@
 //!
 //! `ack_policy = "linux"` follows Linux 6.x (`net/ipv4/tcp_input.c`, `tcp_timer.c`, constants
 //! from `include/net/tcp.h`), read for behaviour, not copied:
-//! - the receiver's RTT estimate is the handshake's, from the SYN-ACK to the first segment
-//!   after it (`tcp_synack_rtt_meas`); its RTO is then RTT + max(2 RTT, 200 ms)
+//! - the receiver's RTT estimate is the handshake's, from the SYN-ACK to the first in-order
+//!   segment after it (`tcp_synack_rtt_meas`, which samples the handshake's ACK); its RTO is then RTT + max(2 RTT, 200 ms)
 //!   (`tcp_rtt_estimator`'s first sample, `__tcp_set_rto`), 1 s before (`TCP_TIMEOUT_INIT`);
 //! - rcv_mss starts at 536 bytes (`tcp_initialize_rcv_mss`) and becomes the largest segment
 //!   seen, at most `mss` (`tcp_measure_rcv_mss`); a shorter segment marks the ACK as pushed;
@@ -213,6 +213,17 @@ impl LinuxAck {
     }
 }
 
+/// The receiver's optional ACK state (boxed: most runs use neither).
+#[derive(Clone, Copy, Debug)]
+struct AckExt {
+    /// Linux's ACK state (read with `AckMode::Linux` only).
+    lx: LinuxAck,
+    /// D-SACK configured (`cfg.dsack`).
+    dsack_on: bool,
+    /// The D-SACK block of the next ACK (RFC 2883).
+    dsack: Option<(Seq, Seq)>,
+}
+
 /// A TCP receiver whose advertised window comes from `W`.
 pub struct TcpReceiver<W: WindowPolicy = AnyWindow> {
     local: Addr,
@@ -239,12 +250,8 @@ pub struct TcpReceiver<W: WindowPolicy = AnyWindow> {
     sack_hist_len: u8,
     window: W,
     ack_mode: AckMode,
-    /// Linux's ACK state (used with `AckMode::Linux` only).
-    lx: LinuxAck,
-    /// D-SACK configured (`cfg.dsack`).
-    dsack_on: bool,
-    /// The D-SACK block of the next ACK (RFC 2883).
-    dsack: Option<(Seq, Seq)>,
+    /// Linux's ACK state and D-SACK; boxed, `None` unless `ack_policy = linux` or `dsack`.
+    ext: Option<Box<AckExt>>,
     /// With delayed ACK, ACK at once when delivery reopens the window by this many bytes
     /// (`cfg.ack_window_update`: min(MSS, rcv_window/2); u32::MAX: off).
     window_update: u32,
@@ -294,21 +301,25 @@ impl<W: WindowPolicy> TcpReceiver<W> {
                 (AckPolicy::Standard, Some(d)) => AckMode::Delayed(d),
                 (AckPolicy::Standard, None) => AckMode::Every,
             },
-            lx: LinuxAck {
-                quick: 0,
-                ato: Dur::ZERO,
-                lrcvtime: Time::ZERO,
-                rcv_mss: LX_MSS_DEFAULT.min(cfg.mss).max(LX_MIN_MSS.min(cfg.mss)),
-                last_seg_size: 0,
-                pushed: false,
-                rcv_wup: Seq(0),
-                rcv_wnd: 0,
-                advmss: cfg.mss,
-                synack_at: Time::ZERO,
-                srtt: None,
-            },
-            dsack_on: cfg.dsack,
-            dsack: None,
+            ext: (cfg.ack_policy == AckPolicy::Linux || cfg.dsack).then(|| {
+                Box::new(AckExt {
+                    lx: LinuxAck {
+                        quick: 0,
+                        ato: Dur::ZERO,
+                        lrcvtime: Time::ZERO,
+                        rcv_mss: LX_MSS_DEFAULT.min(cfg.mss).max(LX_MIN_MSS.min(cfg.mss)),
+                        last_seg_size: 0,
+                        pushed: false,
+                        rcv_wup: Seq(0),
+                        rcv_wnd: 0,
+                        advmss: cfg.mss,
+                        synack_at: Time::ZERO,
+                        srtt: None,
+                    },
+                    dsack_on: cfg.dsack,
+                    dsack: None,
+                })
+            }),
             window_update: if cfg.ack_window_update {
                 (cfg.mss as u64).min(cfg.rcv_window / 2) as u32
             } else {
@@ -386,19 +397,17 @@ impl<W: WindowPolicy> TcpReceiver<W> {
             ns2_len: self.ns2_len,
         };
         self.last_ack_sent = self.rcv_nxt;
-        self.lx.synack_at = now;
-        self.lx.rcv_wnd = wnd;
-        self.lx.rcv_wup = self.rcv_nxt;
+        if let Some(x) = &mut self.ext {
+            x.lx.synack_at = now;
+            x.lx.rcv_wnd = wnd;
+            x.lx.rcv_wup = self.rcv_nxt;
+        }
         self.stats.acks_sent += 1;
         out.send(Packet::new(self.local, self.remote, Body::Tcp(hdr)));
     }
 
     fn on_data(&mut self, now: Time, h: &TcpHeader, ecn: Ecn, out: &mut Outbox) {
         self.stats.segments_received += 1;
-        if self.ack_mode == AckMode::Linux && self.lx.srtt.is_none() {
-            // `tcp_synack_rtt_meas`: the first segment after the SYN-ACK acknowledges it.
-            self.lx.srtt = Some(now - self.lx.synack_at);
-        }
         let ce = ecn == Ecn::Ce;
         if ce {
             self.stats.ce_received += 1;
@@ -417,7 +426,7 @@ impl<W: WindowPolicy> TcpReceiver<W> {
                 // RFC 8257 §3.2: the CE state changes; segments received before this one and
                 // not yet acknowledged are acknowledged at once, with the old ECE.
                 if self.unacked_segments > 0 {
-                    self.send_ack(now, None, out);
+                    self.ack_lx(now, None, out);
                 }
                 self.ecn = ReceiverEcn::PerSegment { ce };
             }
@@ -439,10 +448,11 @@ impl<W: WindowPolicy> TcpReceiver<W> {
             self.set_dsack(l, r);
             if self.ack_mode == AckMode::Linux {
                 // `tcp_data_queue`: old data enters quick-ACK mode (`tcp_enter_quickack_mode`).
-                self.lx.incr_quickack(LX_MAX_QUICKACKS);
-                self.lx.ato = LX_ATO_MIN;
+                let lx = self.lx();
+                lx.incr_quickack(LX_MAX_QUICKACKS);
+                lx.ato = LX_ATO_MIN;
             }
-            self.send_ack(now, None, out);
+            self.ack_lx(now, None, out);
         } else if l <= self.rcv_nxt {
             // In order (possibly overlapping what was delivered).
             let had_hole = !self.ooo.is_empty();
@@ -477,7 +487,9 @@ impl<W: WindowPolicy> TcpReceiver<W> {
                         self.ack_at = Some(now + d);
                     }
                 }
-                _ => self.send_ack(now, None, out),
+                _ => {
+                    self.send_ack(now, None, out);
+                }
             }
         } else {
             // Above a hole: buffer and send an immediate duplicate ACK (RFC 5681 §4.2).
@@ -486,22 +498,42 @@ impl<W: WindowPolicy> TcpReceiver<W> {
                 self.stats.duplicate_segments += 1;
                 self.set_dsack(l, r);
             }
-            self.send_ack(now, Some(l), out);
+            self.ack_lx(now, Some(l), out);
         }
     }
 
     /// Records `[l, r)` as the next ACK's D-SACK block, when D-SACK is on and negotiated.
     fn set_dsack(&mut self, l: Seq, r: Seq) {
-        if self.dsack_on && self.sack_ok {
-            self.dsack = Some((l, r));
+        if let (true, Some(x)) = (self.sack_ok, &mut self.ext) {
+            if x.dsack_on {
+                x.dsack = Some((l, r));
+            }
         }
+    }
+
+    /// Linux's ACK state (`ack_policy = linux` only).
+    fn lx(&mut self) -> &mut LinuxAck {
+        &mut self
+            .ext
+            .as_mut()
+            .expect("ack_policy = linux has its state")
+            .lx
     }
 
     /// Linux's decision for an in-order segment of `len` bytes (`tcp_event_data_recv`, then
     /// `__tcp_ack_snd_check`); `now_anyway`: the segment filled (part of) a hole or asks for
     /// an immediate ACK (CE).
     fn linux_in_order(&mut self, now: Time, len: u32, now_anyway: bool, out: &mut Outbox) {
-        let lx = &mut self.lx;
+        let lx = &mut self
+            .ext
+            .as_mut()
+            .expect("ack_policy = linux has its state")
+            .lx;
+        if lx.srtt.is_none() {
+            // `tcp_synack_rtt_meas`: the first segment after the SYN-ACK acknowledges it (here
+            // the first in-order one).
+            lx.srtt = Some(now - lx.synack_at);
+        }
         lx.measure_rcv_mss(len);
         if lx.ato == Dur::ZERO {
             lx.incr_quickack(LX_MAX_QUICKACKS);
@@ -521,7 +553,8 @@ impl<W: WindowPolicy> TcpReceiver<W> {
         // `__tcp_ack_snd_check`: more than one full segment unacknowledged (the application
         // reads at once, so the window test holds), quick-ACK mode, or out-of-order data.
         if now_anyway || (self.rcv_nxt - lx.rcv_wup) > lx.rcv_mss || lx.quick > 0 {
-            self.send_ack(now, None, out);
+            let wnd = self.send_ack(now, None, out);
+            self.linux_acked(wnd);
             return;
         }
         // `tcp_send_delayed_ack`.
@@ -537,7 +570,8 @@ impl<W: WindowPolicy> TcpReceiver<W> {
         if let Some(t) = self.ack_at {
             // A timer about to expire: ACK now; else the earlier deadline stands.
             if t <= now + half(half(ato)) {
-                self.send_ack(now, None, out);
+                let wnd = self.send_ack(now, None, out);
+                self.linux_acked(wnd);
                 return;
             }
             timeout = timeout.min(t);
@@ -556,7 +590,7 @@ impl<W: WindowPolicy> TcpReceiver<W> {
         let mut n = 0usize;
         let mut max = self.max_sack_blocks as usize;
         // RFC 2883 §4: the D-SACK block first; it takes one of the blocks.
-        let first = if let Some(d) = self.dsack.take() {
+        let first = if let Some(d) = self.ext.as_mut().and_then(|x| x.dsack.take()) {
             blocks.push(d);
             max -= 1;
             1
@@ -590,10 +624,40 @@ impl<W: WindowPolicy> TcpReceiver<W> {
         blocks
     }
 
-    fn send_ack(&mut self, now: Time, trigger: Option<Seq>, out: &mut Outbox) {
+    /// `send_ack`, then Linux's bookkeeping of an ACK sent (`ack_policy = linux`). The
+    /// standard policy's in-order path calls `send_ack` itself, so it pays no test.
+    fn ack_lx(&mut self, now: Time, trigger: Option<Seq>, out: &mut Outbox) {
+        let wnd = self.send_ack(now, trigger, out);
+        if self.ack_mode == AckMode::Linux {
+            self.linux_acked(wnd);
+        }
+    }
+
+    /// `tcp_event_ack_sent` after an ACK advertising `wnd`: `tcp_dec_quickack_mode`
+    /// (leaving quick-ACK mode resets ato to 40 ms), ICSK_ACK_PUSHED cleared;
+    /// `tcp_select_window`: rcv_wup = rcv_nxt, rcv_wnd = the window sent.
+    fn linux_acked(&mut self, wnd: u32) {
+        let rcv_nxt = self.rcv_nxt;
+        let lx = self.lx();
+        if lx.quick > 0 {
+            lx.quick -= 1;
+            if lx.quick == 0 {
+                lx.ato = LX_ATO_MIN;
+            }
+        }
+        lx.pushed = false;
+        lx.rcv_wup = rcv_nxt;
+        lx.rcv_wnd = wnd;
+    }
+
+    /// Sends an ACK of rcv_nxt (SACK blocks for `trigger` first); returns the window it
+    /// advertises.
+    fn send_ack(&mut self, now: Time, trigger: Option<Seq>, out: &mut Outbox) -> u32 {
         self.unacked_segments = 0;
         self.ack_at = None;
-        let sack = if self.sack_ok && (!self.ooo.is_empty() || self.dsack.is_some()) {
+        let sack = if self.sack_ok
+            && (!self.ooo.is_empty() || self.ext.as_ref().is_some_and(|x| x.dsack.is_some()))
+        {
             self.sack_blocks(trigger)
         } else {
             self.sack_hist_len = 0;
@@ -620,22 +684,10 @@ impl<W: WindowPolicy> TcpReceiver<W> {
             ns2_len: self.ns2_len,
         };
         self.last_ack_sent = self.rcv_nxt;
-        if self.ack_mode == AckMode::Linux {
-            // `tcp_event_ack_sent`: `tcp_dec_quickack_mode`, the timer and ICSK_ACK_PUSHED
-            // cleared; `tcp_select_window`: rcv_wup = rcv_nxt.
-            let lx = &mut self.lx;
-            if lx.quick > 0 {
-                lx.quick -= 1;
-                if lx.quick == 0 {
-                    lx.ato = LX_ATO_MIN;
-                }
-            }
-            lx.pushed = false;
-            lx.rcv_wup = self.rcv_nxt;
-            lx.rcv_wnd = hdr.wnd;
-        }
+        let wnd = hdr.wnd;
         self.stats.acks_sent += 1;
         out.send(Packet::new(self.local, self.remote, Body::Tcp(hdr)));
+        wnd
     }
 }
 
@@ -659,9 +711,10 @@ impl<W: WindowPolicy> Endpoint for TcpReceiver<W> {
             if t <= now {
                 if self.ack_mode == AckMode::Linux {
                     // `tcp_delack_timer_handler`: a missed delayed ACK inflates ato.
-                    self.lx.ato = (self.lx.ato + self.lx.ato).min(self.lx.rto());
+                    let lx = self.lx();
+                    lx.ato = (lx.ato + lx.ato).min(lx.rto());
                 }
-                self.send_ack(now, None, out);
+                self.ack_lx(now, None, out);
             }
         }
     }
@@ -674,7 +727,7 @@ impl<W: WindowPolicy> Endpoint for TcpReceiver<W> {
         // spec 2 §2.4: Triplicate Reconnection ACKs the moment the link comes back up.
         if let (Notice::LinkUp { .. }, true) = (notice, self.established) {
             for _ in 0..self.reconnection_acks {
-                self.send_ack(now, None, out);
+                self.ack_lx(now, None, out);
             }
         }
     }

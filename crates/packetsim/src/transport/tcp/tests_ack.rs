@@ -37,7 +37,11 @@ fn acks(o: &[TcpHeader]) -> Vec<u32> {
 /// The SACK blocks of the only ACK in `o`.
 fn blocks(o: &[TcpHeader]) -> Vec<(u32, u32)> {
     assert_eq!(o.len(), 1, "one ACK");
-    o[0].sack.as_slice().iter().map(|&(l, r)| (l.0, r.0)).collect()
+    o[0].sack
+        .as_slice()
+        .iter()
+        .map(|&(l, r)| (l.0, r.0))
+        .collect()
 }
 
 fn at_us(us: u64) -> Time {
@@ -130,10 +134,7 @@ fn pending_delayed_ack_kept_or_sent_when_about_to_expire() {
     // capped at RTT 100 ms; 380 <= 365 + 25: ACK at once.
     assert!(r.inject(ms(300), data(s + 500, 300)).is_empty());
     assert_eq!(r.ep.next_timeout(), Some(ms(380)));
-    assert_eq!(
-        acks(&r.inject(ms(365), data(s + 800, 200))),
-        vec![s + 1000]
-    );
+    assert_eq!(acks(&r.inject(ms(365), data(s + 800, 200))), vec![s + 1000]);
     assert_eq!(r.ep.next_timeout(), None);
 }
 
@@ -159,7 +160,10 @@ fn out_of_order_hole_fill_and_duplicate_acked_at_once_with_dsack() {
     let o = r.inject(ms(15), data(seg(4), MSS));
     assert_eq!(acks(&o), vec![seg(6)], "hole filled: at once");
     assert!(blocks(&o).is_empty());
-    assert!(r.inject(ms(16), data(seg(6), MSS)).is_empty(), "delayed again");
+    assert!(
+        r.inject(ms(16), data(seg(6), MSS)).is_empty(),
+        "delayed again"
+    );
     // Segment 2 again: its range as the D-SACK block, the ACK at once.
     let o = r.inject(ms(20), data(seg(2), MSS));
     assert_eq!(acks(&o), vec![seg(7)]);
@@ -219,7 +223,11 @@ fn dsack_with_the_standard_policy_and_off_by_default() {
         r.inject(ms(1), data(seg(0), MSS));
         let o = r.inject(ms(2), data(seg(0), MSS));
         assert_eq!(acks(&o), vec![seg(1)]);
-        let want: Vec<(u32, u32)> = if dsack { vec![(seg(0), seg(1))] } else { vec![] };
+        let want: Vec<(u32, u32)> = if dsack {
+            vec![(seg(0), seg(1))]
+        } else {
+            vec![]
+        };
         assert_eq!(blocks(&o), want);
     }
     let c = TcpConfig {
@@ -244,7 +252,9 @@ fn standard_delayed_ack_unchanged() {
     let mut r = Script::new(TcpReceiver::new(&c, RCV, SND));
     r.inject(ms(0), syn());
     for i in 0..3 {
-        assert!(r.inject(at_us(1000 + 2 * i as u64), data(seg(2 * i), MSS)).is_empty());
+        assert!(r
+            .inject(at_us(1000 + 2 * i as u64), data(seg(2 * i), MSS))
+            .is_empty());
         assert_eq!(
             acks(&r.inject(at_us(1001 + 2 * i as u64), data(seg(2 * i + 1), MSS))),
             vec![seg(2 * i + 2)]
