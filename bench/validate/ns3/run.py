@@ -201,7 +201,8 @@ def scenario(name, c, partial_ack_timer):
     variant, n = c["variant"], c["flows"]
     lines = [
         f"# bench/validate/ns3 case {name}: written by run.py, matched to tcp_dumbbell.cc",
-        "[simulation]", f'duration = "{c["secs"]}s"', "seed = 1", 'sample_interval = "100ms"',
+        "# ns-3's TCP, not Linux's: the documented defaults whatever the variant (issue 33)",
+        'profile = "standard"', "[simulation]", f'duration = "{c["secs"]}s"', "seed = 1", 'sample_interval = "100ms"',
         "", "[tcp]", f'variant = "{variant}"', "mss = 1460", "initial_cwnd = 2",
         'rcv_window = "16MiB"', 'rto_initial = "1s"', 'rto_min = "200ms"', 'granularity = "1ms"',
         f'newreno_partial_ack_timer = "{partial_ack_timer}"',

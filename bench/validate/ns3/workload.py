@@ -120,7 +120,8 @@ def scenario(name, c, seed, onoff=None):
     """packetsim's side, matched to tcp_workload.cc."""
     variant = "sack" if c["variant"] == "newreno" else c["variant"]
     lines = [f"# bench/validate/ns3 workload {name}: written by workload.py",
-             "[simulation]", f'duration = "{onoff["secs"] if onoff else DURATION}s"',
+             "# ns-3's TCP, not Linux's: the documented defaults whatever the variant (issue 33)",
+             'profile = "standard"', "[simulation]", f'duration = "{onoff["secs"] if onoff else DURATION}s"',
              f"seed = {seed}"]
     if onoff:
         lines.append(f'sample_interval = "{onoff["sample_ms"]}ms"')

@@ -9,7 +9,7 @@ use super::kinds::fields_of;
 use super::link::{LinkInput, LINK_KINDS};
 use super::locate::{is_bare, KeyPath, SpanIndex};
 use super::overrides::Override;
-use super::profile::{Profile, Table as ProfileTable};
+use super::profile::{Profile, Table as ProfileTable, TcpProfile};
 use super::schema::{
     RawAddress, RawFlow, RawLink, RawQueue, RawQueueKind, RawRoute, RawScenario, RawTrace,
 };
@@ -390,17 +390,31 @@ impl Ctx<'_> {
         };
 
         // A profile's options sit under the file's `[tcp]` / `[sctp]` (profile.rs).
+        // Without `profile`, [tcp]'s variant implies one (issue 33; profile.rs).
         let profile = raw.profile.unwrap_or_default();
-        let (tcp_defaults, tcp_defaults_raw) =
-            self.with_profile(profile, ProfileTable::Tcp, "tcp", table, raw.tcp)?;
-        tcp_defaults.validate().map_err(|(key, msg)| {
-            self.err(
-                &KeyPath::keys(&["tcp"]).dotted(key),
-                profile_note(profile, ProfileTable::Tcp, table, "tcp", key, msg),
-            )
-        })?;
-        let (sctp_defaults, sctp_defaults_raw) =
-            self.with_profile(profile, ProfileTable::Sctp, "sctp", table, raw.sctp)?;
+        let tcp_file = table
+            .get("tcp")
+            .and_then(|t| t.as_table())
+            .cloned()
+            .unwrap_or_default();
+        let tcp_profile = TcpProfile::resolve(raw.profile, &tcp_file);
+        let (tcp_defaults, _) = self.with_profile(
+            tcp_profile.table(),
+            ProfileTable::Tcp,
+            "tcp",
+            table,
+            raw.tcp,
+        )?;
+        tcp_profile
+            .check(&tcp_defaults, &tcp_file)
+            .map_err(|(key, msg)| self.err(&KeyPath::keys(&["tcp"]).dotted(key), msg))?;
+        let (sctp_defaults, sctp_defaults_raw) = self.with_profile(
+            profile.table(ProfileTable::Sctp),
+            ProfileTable::Sctp,
+            "sctp",
+            table,
+            raw.sctp,
+        )?;
         sctp_defaults.validate().map_err(|(key, msg)| {
             self.err(
                 &KeyPath::keys(&["sctp", key]),
@@ -497,7 +511,8 @@ impl Ctx<'_> {
 
         let defaults = Defaults {
             tcp: &tcp_defaults,
-            tcp_raw: &tcp_defaults_raw,
+            tcp_file: &tcp_file,
+            profile: raw.profile,
             sctp: &sctp_defaults,
             sctp_raw: &sctp_defaults_raw,
             addresses: &addresses,
@@ -1627,12 +1642,13 @@ impl Ctx<'_> {
 }
 
 impl Ctx<'_> {
-    /// The `[tcp]` or `[sctp]` defaults under `profile`: the profile's options for `which`,
-    /// overridden key by key by the file's table `name`; also the merged raw table (what a
-    /// flow's own table is merged over). Without a profile, the file's table as parsed.
+    /// The `[tcp]` or `[sctp]` defaults under a profile: the profile's options for `which`
+    /// (`base`), overridden key by key by the file's table `name`; also the merged raw table
+    /// (what a flow's own table is merged over). Without profile options, the file's table as
+    /// parsed.
     fn with_profile<T: serde::de::DeserializeOwned + Default>(
         &self,
-        profile: Profile,
+        base: toml::Table,
         which: ProfileTable,
         name: &str,
         table: &toml::Table,
@@ -1648,10 +1664,10 @@ impl Ctx<'_> {
             SctpConfig::expand_rfc(&mut own)
                 .map_err(|m| self.err(&KeyPath::keys(&[name, "rfc"]), m))?;
         }
-        if profile == Profile::Standard && !own.contains_key("rfc") {
+        if base.is_empty() && !own.contains_key("rfc") {
             return Ok((parsed.unwrap_or_default(), own));
         }
-        let mut merged = profile.table(which);
+        let mut merged = base;
         for (k, v) in own {
             merged.insert(k.clone(), v.clone());
         }
@@ -1691,8 +1707,11 @@ fn profile_note(
 pub(super) struct Defaults<'a> {
     /// `[tcp]`, validated.
     pub tcp: &'a TcpConfig,
-    /// `[tcp]` as written.
-    pub tcp_raw: &'a toml::Table,
+    /// `[tcp]` as the file writes it (no profile options).
+    pub tcp_file: &'a toml::Table,
+    /// The file's `profile`, if it sets one (a flow's table resolves under it or under the
+    /// one its variant implies: `TcpProfile::resolve`).
+    pub profile: Option<Profile>,
     /// `[sctp]`, validated.
     pub sctp: &'a SctpConfig,
     /// `[sctp]` as written.

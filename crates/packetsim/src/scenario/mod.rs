@@ -48,6 +48,8 @@ mod tests;
 #[cfg(test)]
 mod tests_mobility;
 #[cfg(test)]
+mod tests_profile;
+#[cfg(test)]
 mod tests_topology;
 #[cfg(test)]
 mod tests_workload;

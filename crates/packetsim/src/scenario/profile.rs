@@ -12,12 +12,22 @@
 //! `"linux"` (issue 33) gives the `[tcp]` options whose Linux setting is the same whatever the
 //! congestion control ([`LINUX_OPTIONS`], each with the sysctl default or kernel constant and
 //! the function that implements it): timestamps, IW 10, Linux's RTO bounds, SACK with RACK-TLP,
-//! the backoff cleared by each ACK of new data, the ssthresh kept by a timeout in recovery.
-//! What Linux ties to one congestion control is left to the scenario: PRR
-//! (`sack_recovery = "prr"`, every controller but BBR), HyStart++ (`slow_start = "hystart_pp"`;
-//! Linux's CUBIC runs HyStart), ECN with the per-segment echo for DCTCP.
+//! the backoff cleared by each ACK of new data, the ssthresh kept by a timeout in recovery,
+//! Linux's ACK policy (quick-ACK mode and delayed-ACK timer) and D-SACK; and, for the variant
+//! the TCP table names, what Linux ties to that congestion control
+//! ([`linux_variant_options`]): CUBIC HyStart++ and PRR, DCTCP ECN with the per-segment echo
+//! and PRR; BBR nothing more (it paces itself and skips PRR).
+//!
+//! When the file sets no `profile`, a TCP table resolves under the profile its variant implies
+//! ([`TcpProfile::resolve`], issue 33 item 3): `cubic`, `bbr` and `dctcp` are what a user
+//! means by Linux, so they get `linux`; the classic variants get `standard`. Each flow's table
+//! ([tcp] merged with the flow's `tcp`) is resolved on its own, so a BBR flow in a file whose
+//! `[tcp]` is CUBIC gets BBR's Linux defaults, not CUBIC's. `profile = "standard"` asks for
+//! the documented defaults whatever the variant (the behaviour before issue 33). A key the
+//! file writes always wins; a contradiction between a written key and an implied one is an
+//! error at the variant that implied it ([`TcpProfile::check`]).
 
-use crate::transport::tcp::TcpConfig;
+use crate::transport::tcp::{TcpConfig, Variant};
 use serde::Deserialize;
 
 /// The top-level key `profile`.
@@ -347,7 +357,199 @@ pub const LINUX_OPTIONS: &[ProfileOption] = &[
         ns2: "ssthresh not recomputed by a timeout in CA_Recovery",
         source: "net/ipv4/tcp_input.c tcp_enter_loss",
     },
+    ProfileOption {
+        table: Table::Tcp,
+        key: "ack_policy",
+        value: "\"linux\"",
+        ns2: "TCP_ATO_MIN 40 ms, TCP_DELACK_MAX 200 ms, TCP_MAX_QUICKACKS 16",
+        source:
+            "net/ipv4/tcp_input.c tcp_event_data_recv, __tcp_ack_snd_check, tcp_send_delayed_ack",
+    },
+    ProfileOption {
+        table: Table::Tcp,
+        key: "dsack",
+        value: "true",
+        ns2: "net.ipv4.tcp_dsack = 1",
+        source: "net/ipv4/tcp_input.c tcp_dsack_set; tcp_output.c tcp_options_write",
+    },
 ];
+
+/// What `profile = "linux"` adds for `variant = "cubic"`: what Linux ties to CUBIC.
+pub const LINUX_CUBIC_OPTIONS: &[ProfileOption] = &[
+    ProfileOption {
+        table: Table::Tcp,
+        key: "slow_start",
+        value: "\"hystart_pp\"",
+        ns2: "hystart = 1 (tcp_cubic module parameter; Linux runs HyStart, RFC 9406 is its successor)",
+        source: "net/ipv4/tcp_cubic.c hystart_update, bictcp_acked",
+    },
+    ProfileOption {
+        table: Table::Tcp,
+        key: "sack_recovery",
+        value: "\"prr\"",
+        ns2: "PRR for every controller without cong_control (RFC 6937)",
+        source: "net/ipv4/tcp_input.c tcp_cwnd_reduction, tcp_init_cwnd_reduction",
+    },
+];
+
+/// What `profile = "linux"` adds for `variant = "dctcp"`: what Linux ties to DCTCP.
+pub const LINUX_DCTCP_OPTIONS: &[ProfileOption] = &[
+    ProfileOption {
+        table: Table::Tcp,
+        key: "ecn",
+        value: "true",
+        ns2: "TCP_CONG_NEEDS_ECN (ECN whatever net.ipv4.tcp_ecn says)",
+        source: "net/ipv4/tcp_dctcp.c dctcp_init; include/net/tcp.h tcp_ca_needs_ecn",
+    },
+    ProfileOption {
+        table: Table::Tcp,
+        key: "ecn_echo",
+        value: "\"per_segment\"",
+        ns2: "DCTCP.CE state machine (RFC 8257 §3.2)",
+        source: "net/ipv4/tcp_dctcp.h dctcp_ece_ack_update",
+    },
+    ProfileOption {
+        table: Table::Tcp,
+        key: "sack_recovery",
+        value: "\"prr\"",
+        ns2: "PRR for every controller without cong_control (RFC 6937)",
+        source: "net/ipv4/tcp_input.c tcp_cwnd_reduction, tcp_init_cwnd_reduction",
+    },
+];
+
+/// What `profile = "linux"` adds for `variant`: [`LINUX_CUBIC_OPTIONS`],
+/// [`LINUX_DCTCP_OPTIONS`], nothing for BBR (its pacing is its own, `tcp_bbr.c` `bbr_init`
+/// asks for it; it sets cwnd itself in `bbr_main`, the `cong_control` hook, so
+/// `tcp_cong_control` skips PRR; SACK is in [`LINUX_OPTIONS`]) and nothing for the classic
+/// variants.
+pub fn linux_variant_options(variant: Variant) -> &'static [ProfileOption] {
+    match variant {
+        Variant::Cubic => LINUX_CUBIC_OPTIONS,
+        Variant::Dctcp => LINUX_DCTCP_OPTIONS,
+        Variant::Bbr
+        | Variant::Tahoe
+        | Variant::Reno
+        | Variant::NewReno
+        | Variant::Sack
+        | Variant::Vegas => &[],
+    }
+}
+
+/// Whether a file without `profile` gets `profile = "linux"` for this variant: the modern
+/// congestion controls, which users run on Linux.
+pub fn implies_linux(variant: Variant) -> bool {
+    matches!(variant, Variant::Cubic | Variant::Bbr | Variant::Dctcp)
+}
+
+/// The profile one TCP table resolves under (the file's `[tcp]`, or `[tcp]` merged with a
+/// flow's `tcp`): the file's `profile`, or the one its variant implies (module doc).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TcpProfile {
+    /// The profile whose options sit under the table.
+    pub profile: Profile,
+    /// The variant the table names (or the default).
+    pub variant: Variant,
+    /// Whether the profile comes from the variant (the file sets no `profile`).
+    pub implied: bool,
+}
+
+impl TcpProfile {
+    /// Resolves a TCP table as written (`written`: [tcp] with the flow's own keys over it)
+    /// under the file's `profile` key, if any.
+    pub fn resolve(file: Option<Profile>, written: &toml::Table) -> TcpProfile {
+        let variant = written
+            .get("variant")
+            .and_then(|v| v.clone().try_into::<Variant>().ok())
+            .unwrap_or(TcpConfig::default().variant);
+        match file {
+            Some(profile) => TcpProfile {
+                profile,
+                variant,
+                implied: false,
+            },
+            None if implies_linux(variant) => TcpProfile {
+                profile: Profile::Linux,
+                variant,
+                implied: true,
+            },
+            None => TcpProfile {
+                profile: Profile::Standard,
+                variant,
+                implied: false,
+            },
+        }
+    }
+
+    /// The options under the table: the profile's `[tcp]` options, then (linux) the variant's.
+    pub fn options(&self) -> impl Iterator<Item = &'static ProfileOption> {
+        let extra = if self.profile == Profile::Linux {
+            linux_variant_options(self.variant)
+        } else {
+            &[]
+        };
+        self.profile
+            .options()
+            .iter()
+            .filter(|o| o.table == Table::Tcp)
+            .chain(extra)
+    }
+
+    /// [`TcpProfile::options`] as a TOML table (a later option replaces an earlier one).
+    pub fn table(&self) -> toml::Table {
+        let mut t = toml::Table::new();
+        for o in self.options() {
+            let v: toml::Table =
+                toml::from_str(&format!("v = {}", o.value)).expect("profile values are valid TOML");
+            t.insert(o.key.to_owned(), v["v"].clone());
+        }
+        t
+    }
+
+    /// `cfg.validate()`, with the origin of a refused value the file did not write
+    /// (`written`): a key set by an explicit profile keeps its name and gains the note
+    /// "(`KEY` set by profile = "P")"; a key the variant implied is reported at `variant`,
+    /// naming the key, its value and the ways out.
+    pub fn check(
+        &self,
+        cfg: &TcpConfig,
+        written: &toml::Table,
+    ) -> Result<(), (&'static str, String)> {
+        let Err((key, msg)) = cfg.validate() else {
+            return Ok(());
+        };
+        let top = key.split('.').next().unwrap_or(key);
+        if written.contains_key(top) {
+            return Err((key, msg));
+        }
+        let Some(value) = self
+            .options()
+            .filter(|o| o.key == top)
+            .last()
+            .map(|o| o.value)
+        else {
+            return Err((key, msg));
+        };
+        if self.implied {
+            Err((
+                "variant",
+                format!(
+                    "`{top} = {value}` comes from the Linux defaults that variant = \"{}\" \
+                     implies, and was refused: {msg}; set `{top}` yourself, or profile = \
+                     \"standard\" for the classic defaults (docs/scenario-format.md, Profiles)",
+                    self.variant
+                ),
+            ))
+        } else {
+            Err((
+                key,
+                format!(
+                    "{msg} (`{top}` set by profile = \"{}\")",
+                    self.profile.name()
+                ),
+            ))
+        }
+    }
+}
 
 impl Profile {
     /// The options of this profile (empty for `standard`).
@@ -482,6 +684,11 @@ mod tests {
         assert_eq!(tcp.loss_detection, LossDetection::RackTlp);
         assert_eq!(tcp.rto_backoff_reset, RtoBackoffReset::NewAck);
         assert_eq!(tcp.rto_ssthresh, RtoSsthresh::Recovery);
+        assert_eq!(
+            (tcp.ack_policy, d.ack_policy),
+            (crate::transport::tcp::AckPolicy::Linux, Default::default())
+        );
+        assert!(tcp.dsack && !d.dsack);
         for v in ["cubic", "bbr", "newreno", "reno", "sack"] {
             let c: TcpConfig = toml::from_str(&format!("variant = \"{v}\"\n{t}")).unwrap();
             assert_eq!(c.validate(), Ok(()), "{v}");
@@ -501,7 +708,12 @@ mod tests {
     fn the_docs_table_lists_every_option() {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/scenario-format.md");
         let md = std::fs::read_to_string(path).unwrap();
-        for o in NS2_OPTIONS.iter().chain(LINUX_OPTIONS) {
+        for o in NS2_OPTIONS
+            .iter()
+            .chain(LINUX_OPTIONS)
+            .chain(LINUX_CUBIC_OPTIONS)
+            .chain(LINUX_DCTCP_OPTIONS)
+        {
             // The same key = value may be in both tables (`rto_min = "200ms"`): the row is the
             // one citing this option's source file.
             let file = o.source.split(' ').next().unwrap();

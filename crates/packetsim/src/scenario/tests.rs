@@ -301,15 +301,18 @@ fn tcp_variant_dctcp_is_selectable_by_name_and_needs_ecn() {
         }
         k => panic!("{k:?}"),
     }
-    let e = bad(&format!("{BASE}tcp = {{ variant = \"dctcp\" }}\n"), &[]);
-    assert_at(&e, 23, "flows.f.tcp.ecn", "expected ecn = true");
+    // Without `profile`, dctcp implies ECN and the per-segment echo (issue 33, profile.rs);
+    // under profile = "standard" they must be written.
+    let std = format!("profile = \"standard\"\n{BASE}");
+    let e = bad(&format!("{std}tcp = {{ variant = \"dctcp\" }}\n"), &[]);
+    assert_at(&e, 24, "flows.f.tcp.ecn", "expected ecn = true");
     let e = bad(
-        &format!("{BASE}tcp = {{ variant = \"dctcp\", ecn = true }}\n"),
+        &format!("{std}tcp = {{ variant = \"dctcp\", ecn = true }}\n"),
         &[],
     );
     assert_at(
         &e,
-        23,
+        24,
         "flows.f.tcp.ecn_echo",
         "expected ecn_echo = \"per_segment\"",
     );

@@ -7,8 +7,11 @@ use packetsim::scenario;
 /// `n` senders s1..sn into r1 (100 Mb/s), a 10 Mb/s, 5 ms bottleneck r1 -> r2 with `queue`,
 /// one receiver d; `[tcp]` from `tcp`, one flow per sender (`extra` appended to each).
 fn aqm_net(n: usize, queue: &str, tcp: &str, extra: &str) -> String {
-    let mut s =
-        String::from("[simulation]\nduration = \"10s\"\n\n[nodes.r1]\n[nodes.r2]\n[nodes.d]\n");
+    // profile = "standard": the TCP keys are the ones written (DCTCP alone would imply
+    // Linux's, issue 33), as when these tests were written.
+    let mut s = String::from(
+        "profile = \"standard\"\n[simulation]\nduration = \"10s\"\n\n[nodes.r1]\n[nodes.r2]\n[nodes.d]\n",
+    );
     for i in 1..=n {
         s += &format!("[nodes.s{i}]\n");
     }

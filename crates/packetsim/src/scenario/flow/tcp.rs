@@ -18,6 +18,7 @@ use super::{app_data, FlowBuild, FlowInput, FlowKindRow, RawApp};
 use crate::app::{AppSource, Cdf, OnOff, PeriodDist, SizeDist};
 use crate::ids::FlowId;
 use crate::scenario::kinds::fields_of;
+use crate::scenario::profile::TcpProfile;
 use crate::scenario::{App, BuildError, FlowKind, ScenarioError, Workload, MAX_FLOW_COUNT};
 use crate::transport::tcp::{AppData, TcpConfig};
 use crate::units;
@@ -169,8 +170,19 @@ fn load(f: &FlowInput) -> Result<FlowKind, ScenarioError> {
     let tcp = match f.raw_table("tcp") {
         None => d.tcp.clone(),
         Some(own) => {
-            f.cx.merge_config(f.name, f.path, "tcp", d.tcp_raw, own, |c: &TcpConfig| {
-                c.validate()
+            // The flow's table resolves on its own (issue 33, profile.rs): without `profile`,
+            // its variant (the flow's or [tcp]'s) implies the profile under both tables.
+            let mut written = d.tcp_file.clone();
+            for (k, v) in own {
+                written.insert(k.clone(), v.clone());
+            }
+            let tp = TcpProfile::resolve(d.profile, &written);
+            let mut base = tp.table();
+            for (k, v) in d.tcp_file {
+                base.insert(k.clone(), v.clone());
+            }
+            f.cx.merge_config(f.name, f.path, "tcp", &base, own, |c: &TcpConfig| {
+                tp.check(c, &written)
             })?
         }
     };

@@ -46,6 +46,22 @@ pub struct TcpConfig {
     /// (RFC 5681 §4.2; 200 ms is customary). Absent (default): ACK every segment.
     #[serde(with = "units::dur::opt", skip_serializing_if = "Option::is_none")]
     pub delayed_ack: Option<Dur>,
+    /// When the receiver acknowledges in-order data: `standard` (default; every segment, or
+    /// with `delayed_ack` every second segment or after that delay) or `linux` (Linux's
+    /// quick-ACK mode and delayed-ACK timer, `net/ipv4/tcp_input.c` `tcp_event_data_recv`,
+    /// `__tcp_ack_snd_check`, `tcp_send_delayed_ack`: an ACK per segment for the first
+    /// min(16, window / 2 MSS) segments and after a duplicate segment, then an ACK once more
+    /// than one full segment is unacknowledged or when the timer fires, the timer from the
+    /// segment inter-arrival time bounded by 40 ms and the handshake RTT; see `receiver.rs`).
+    /// `linux` replaces `delayed_ack`, which must then be absent. Out-of-order segments and a
+    /// segment that fills a hole are acknowledged at once under both (RFC 5681 §4.2).
+    #[serde(skip_serializing_if = "AckPolicy::is_default")]
+    pub ack_policy: AckPolicy,
+    /// D-SACK (RFC 2883; Linux `net.ipv4.tcp_dsack = 1`, `tcp_dsack_set`): the ACK of a
+    /// duplicate segment reports the duplicate's range as its first SACK block, so a sender
+    /// can tell a spurious retransmission. Needs a SACK loss recovery. Default false.
+    #[serde(skip_serializing_if = "is_false")]
+    pub dsack: bool,
     /// Duplicate ACKs that trigger fast retransmit (RFC 5681 §3.2: 3).
     pub dupack_threshold: u32,
     /// SACK blocks the receiver puts in each ACK (1 to 4; default 3).
@@ -306,6 +322,23 @@ pub struct TcpConfig {
     /// `cc/hystart.rs`). Any variant but `bbr`; RTT samples on every ACK need `timestamps`.
     #[serde(skip_serializing_if = "SlowStart::is_default")]
     pub slow_start: SlowStart,
+}
+
+/// When the receiver acknowledges (the `[tcp]` key `ack_policy`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AckPolicy {
+    /// Every segment, or `delayed_ack`'s rule (the behaviour before this key existed).
+    #[default]
+    Standard,
+    /// Linux's quick-ACK mode and delayed-ACK timer (`receiver.rs`).
+    Linux,
+}
+
+impl AckPolicy {
+    fn is_default(&self) -> bool {
+        *self == AckPolicy::default()
+    }
 }
 
 /// How the initial slow start ends (the `[tcp]` key `slow_start`).
@@ -692,6 +725,8 @@ impl Default for TcpConfig {
             granularity: Dur::from_millis(1),
             timestamps: false,
             delayed_ack: None,
+            ack_policy: AckPolicy::Standard,
+            dsack: false,
             dupack_threshold: 3,
             sack_blocks: 3,
             ecn: false,
@@ -934,6 +969,23 @@ impl TcpConfig {
             return Err((
                 "slow_start",
                 "\"hystart_pp\" does not apply to variant = \"bbr\" (BBR's Startup ends itself)"
+                    .into(),
+            ));
+        }
+        if self.ack_policy == AckPolicy::Linux && self.delayed_ack.is_some() {
+            return Err((
+                "ack_policy",
+                "\"linux\" sets its own delayed-ACK timer (Linux's tcp_send_delayed_ack), so \
+                 delayed_ack must be absent; remove delayed_ack, or set ack_policy = \
+                 \"standard\" for a fixed delay"
+                    .into(),
+            ));
+        }
+        if self.dsack && !self.offers_sack() {
+            return Err((
+                "dsack",
+                "expected a SACK loss recovery (variant = \"sack\" or loss_recovery = \"sack\"): \
+                 D-SACK (RFC 2883) reports duplicates in SACK blocks"
                     .into(),
             ));
         }

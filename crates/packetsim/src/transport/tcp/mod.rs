@@ -61,6 +61,8 @@ mod testkit;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_ack;
+#[cfg(test)]
 mod tests_atm;
 #[cfg(test)]
 mod tests_bbr;
@@ -76,6 +78,7 @@ mod tests_ns2;
 mod tests_wireless;
 
 pub use crate::app::AppData;
+pub use config::AckPolicy;
 pub use config::{
     BbrSendQuantum, BsBufferConfig, BsBufferMode, CubicModel, EcnEcho, FullAckCwnd, LossDetection,
     LossRecoveryKind, LostRetransmit, PartialAckTimer, RecoverGuard, RtoBackoffReset, RtoSsthresh,

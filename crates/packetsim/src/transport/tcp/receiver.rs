@@ -6,10 +6,17 @@
 //! - with `cfg.ack_window_update` and delayed ACK, also at once when the in-order bytes just
 //!   delivered (the application reads at once, so the window reopens by as much) reach
 //!   min(MSS, rcv_window/2) (RFC 1122 §4.2.3.3 window update; spec 1 §2.6);
+//! - with `cfg.ack_policy = linux`, as Linux does (`net/ipv4/tcp_input.c`), instead of
+//!   `cfg.delayed_ack`: see [Linux's ACK policy](#linuxs-ack-policy) below;
 //! - at once for an out-of-order or duplicate segment, and for one that fills a hole
 //!   (RFC 5681 §4.2);
 //! - with SACK blocks when negotiated (RFC 2018 §4: the first block holds the segment that
 //!   triggered the ACK, then the most recently reported other blocks);
+//! - with `cfg.dsack` and SACK negotiated, a D-SACK block first (RFC 2883 §4; Linux
+//!   `tcp_dsack_set`): the range of a segment that carried only bytes already received (below
+//!   rcv_nxt, or all inside one out-of-order block), or the part below rcv_nxt of a segment
+//!   that straddles it; reported once, on the ACK that the segment triggers. A partial overlap
+//!   with out-of-order data is not reported (Linux's `tcp_dsack_extend` is not modelled).
 //! - echoing TS.Recent, updated per RFC 7323 §4.3 (TSval of a segment that covers
 //!   Last.ACK.sent).
 //!
@@ -30,13 +37,42 @@
 //!   (spec 2 §2.4, Freeze-TCP) of `rcv_nxt` with the current window; SACK blocks, ECE and
 //!   timestamps as on any ACK. A pending delayed ACK is subsumed. Off (0) by default.
 //!
+//! # Linux's ACK policy
+//!
+//! `ack_policy = "linux"` follows Linux 6.x (`net/ipv4/tcp_input.c`, `tcp_timer.c`, constants
+//! from `include/net/tcp.h`), read for behaviour, not copied:
+//! - the receiver's RTT estimate is the handshake's, from the SYN-ACK to the first in-order
+//!   segment after it (`tcp_synack_rtt_meas`, which samples the handshake's ACK); its RTO is then RTT + max(2 RTT, 200 ms)
+//!   (`tcp_rtt_estimator`'s first sample, `__tcp_set_rto`), 1 s before (`TCP_TIMEOUT_INIT`);
+//! - rcv_mss starts at 536 bytes (`tcp_initialize_rcv_mss`) and becomes the largest segment
+//!   seen, at most `mss` (`tcp_measure_rcv_mss`); a shorter segment marks the ACK as pushed;
+//! - each in-order segment (`tcp_event_data_recv`): the first one starts quick-ACK mode
+//!   (`tcp_incr_quickack` with `TCP_MAX_QUICKACKS` 16: min(16, window / (2 rcv_mss)) ACKs,
+//!   at least 2) and sets ato = 40 ms (`TCP_ATO_MIN`); later ones adapt ato to the
+//!   inter-arrival time m: m <= 20 ms gives ato/2 + 20 ms, m < ato gives min(ato/2 + m, RTO),
+//!   and m > RTO (a restart after idle) quick-ACK mode again;
+//! - a duplicate segment enters quick-ACK mode (`tcp_data_queue` → `tcp_enter_quickack_mode`,
+//!   ato = 40 ms) and is acknowledged at once;
+//! - then (`__tcp_ack_snd_check`) an ACK at once when more than rcv_mss bytes arrived since
+//!   the last ACK (every second full segment), in quick-ACK mode, or while or just after data
+//!   was out of order; otherwise the delayed-ACK timer (`tcp_send_delayed_ack`): ato, capped
+//!   (when above 40 ms, `TCP_DELACK_MIN`) at 500 ms, 200 ms (`TCP_DELACK_MAX`) for a pushed
+//!   ACK, and at max(RTT, 40 ms); a timer already set keeps its earlier deadline, and if that
+//!   deadline is within a quarter of the new ato the ACK goes at once;
+//! - each ACK sent counts down quick-ACK mode (`tcp_dec_quickack_mode`, leaving it with ato =
+//!   40 ms); a timer that fires doubles ato, at most the RTO (`tcp_delack_timer_handler`).
+//!
+//! Not modelled: SACK compression (`net.ipv4.tcp_comp_sack_*`, Linux 4.18+: after three
+//! immediate duplicate ACKs for the same rcv_nxt, further SACKs wait up to 5% of the RTT or
+//! 1 ms), interactive (ping-pong) mode (the receiver sends no data), receive-buffer autotuning.
+//!
 //! The advertised window comes from a `WindowPolicy` (`window.rs`), told of every arriving
 //! segment (`on_segment`) before the receiver handles it. The receiver is generic over its
 //! policy, `AnyWindow` by default (the built-ins, enum dispatch); tests plug in their own.
 
 use super::ranges::RangeSet;
 use super::window::{AnyWindow, WindowPolicy};
-use super::{EcnEcho, TcpConfig};
+use super::{AckPolicy, EcnEcho, TcpConfig};
 use crate::ids::Addr;
 use crate::packet::{Body, Ecn, Packet, SackBlocks, Seq, TcpFlags, TcpHeader, Timestamps};
 use crate::transport::{Endpoint, Notice, Outbox};
@@ -82,6 +118,112 @@ enum ReceiverEcn {
     },
 }
 
+/// How in-order data is acknowledged (`cfg.delayed_ack`, `cfg.ack_policy`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum AckMode {
+    /// Every segment.
+    Every,
+    /// Every second segment or after this delay (RFC 5681 §4.2).
+    Delayed(Dur),
+    /// Linux's quick-ACK mode and delayed-ACK timer (module doc).
+    Linux,
+}
+
+/// `TCP_ATO_MIN` and `TCP_DELACK_MIN` (HZ / 25).
+const LX_ATO_MIN: Dur = Dur::from_millis(40);
+/// `TCP_DELACK_MAX` (HZ / 5).
+const LX_DELACK_MAX: Dur = Dur::from_millis(200);
+/// `tcp_send_delayed_ack`'s cap on ato when the ACK is not pushed (HZ / 2).
+const LX_ATO_MAX: Dur = Dur::from_millis(500);
+/// `TCP_MAX_QUICKACKS`.
+const LX_MAX_QUICKACKS: u32 = 16;
+/// `TCP_MSS_DEFAULT`: rcv_mss before a segment is seen.
+const LX_MSS_DEFAULT: u32 = 536;
+/// `TCP_MIN_MSS`.
+const LX_MIN_MSS: u32 = 88;
+
+/// `d / 2` (Linux's `>> 1`).
+fn half(d: Dur) -> Dur {
+    Dur(d.0 / 2)
+}
+
+/// Linux's delayed-ACK state (`struct inet_connection_sock`'s `icsk_ack`).
+#[derive(Clone, Copy, Debug)]
+struct LinuxAck {
+    /// `icsk_ack.quick`: ACKs still to send at once.
+    quick: u32,
+    /// `icsk_ack.ato`: the delayed-ACK timeout; zero before the first in-order segment.
+    ato: Dur,
+    /// `icsk_ack.lrcvtime`: arrival of the last in-order segment.
+    lrcvtime: Time,
+    /// `icsk_ack.rcv_mss`.
+    rcv_mss: u32,
+    /// `icsk_ack.last_seg_size`.
+    last_seg_size: u32,
+    /// `ICSK_ACK_PUSHED`: a segment shorter than rcv_mss since the last ACK.
+    pushed: bool,
+    /// `tp->rcv_wup`: rcv_nxt when the last ACK was sent.
+    rcv_wup: Seq,
+    /// `tp->rcv_wnd`: the window last advertised.
+    rcv_wnd: u32,
+    /// The largest segment the sender sends (`tp->advmss`).
+    advmss: u32,
+    /// When the last SYN-ACK was sent.
+    synack_at: Time,
+    /// The handshake RTT (`tp->srtt_us`), once sampled.
+    srtt: Option<Dur>,
+}
+
+impl LinuxAck {
+    /// `icsk_rto` after the handshake's one sample (`tcp_rtt_estimator`: mdev = 2 RTT,
+    /// rttvar = max(mdev, `TCP_RTO_MIN`); `__tcp_set_rto`: srtt + rttvar), else
+    /// `TCP_TIMEOUT_INIT`.
+    fn rto(&self) -> Dur {
+        match self.srtt {
+            None => Dur::from_secs(1),
+            Some(r) => r + (r + r).max(Dur::from_millis(200)),
+        }
+    }
+
+    /// `tcp_incr_quickack`.
+    fn incr_quickack(&mut self, max: u32) {
+        let mut q = self.rcv_wnd / (2 * self.rcv_mss);
+        if q == 0 {
+            q = 2;
+        }
+        self.quick = self.quick.max(q.min(max));
+    }
+
+    /// `tcp_measure_rcv_mss` for a segment of `len` payload bytes.
+    fn measure_rcv_mss(&mut self, len: u32) {
+        let lss = self.last_seg_size;
+        self.last_seg_size = 0;
+        if len >= self.rcv_mss {
+            self.rcv_mss = len.min(self.advmss);
+        } else {
+            if len >= LX_MIN_MSS {
+                self.last_seg_size = len;
+                if len == lss {
+                    self.rcv_mss = len;
+                    return;
+                }
+            }
+            self.pushed = true;
+        }
+    }
+}
+
+/// The receiver's optional ACK state (boxed: most runs use neither).
+#[derive(Clone, Copy, Debug)]
+struct AckExt {
+    /// Linux's ACK state (read with `AckMode::Linux` only).
+    lx: LinuxAck,
+    /// D-SACK configured (`cfg.dsack`).
+    dsack_on: bool,
+    /// The D-SACK block of the next ACK (RFC 2883).
+    dsack: Option<(Seq, Seq)>,
+}
+
 /// A TCP receiver whose advertised window comes from `W`.
 pub struct TcpReceiver<W: WindowPolicy = AnyWindow> {
     local: Addr,
@@ -107,7 +249,9 @@ pub struct TcpReceiver<W: WindowPolicy = AnyWindow> {
     sack_hist: [Seq; SackBlocks::MAX],
     sack_hist_len: u8,
     window: W,
-    delayed_ack: Option<Dur>,
+    ack_mode: AckMode,
+    /// Linux's ACK state and D-SACK; boxed, `None` unless `ack_policy = linux` or `dsack`.
+    ext: Option<Box<AckExt>>,
     /// With delayed ACK, ACK at once when delivery reopens the window by this many bytes
     /// (`cfg.ack_window_update`: min(MSS, rcv_window/2); u32::MAX: off).
     window_update: u32,
@@ -152,7 +296,30 @@ impl<W: WindowPolicy> TcpReceiver<W> {
             sack_hist: [Seq(0); SackBlocks::MAX],
             sack_hist_len: 0,
             window,
-            delayed_ack: cfg.delayed_ack,
+            ack_mode: match (cfg.ack_policy, cfg.delayed_ack) {
+                (AckPolicy::Linux, _) => AckMode::Linux,
+                (AckPolicy::Standard, Some(d)) => AckMode::Delayed(d),
+                (AckPolicy::Standard, None) => AckMode::Every,
+            },
+            ext: (cfg.ack_policy == AckPolicy::Linux || cfg.dsack).then(|| {
+                Box::new(AckExt {
+                    lx: LinuxAck {
+                        quick: 0,
+                        ato: Dur::ZERO,
+                        lrcvtime: Time::ZERO,
+                        rcv_mss: LX_MSS_DEFAULT.min(cfg.mss).max(LX_MIN_MSS.min(cfg.mss)),
+                        last_seg_size: 0,
+                        pushed: false,
+                        rcv_wup: Seq(0),
+                        rcv_wnd: 0,
+                        advmss: cfg.mss,
+                        synack_at: Time::ZERO,
+                        srtt: None,
+                    },
+                    dsack_on: cfg.dsack,
+                    dsack: None,
+                })
+            }),
             window_update: if cfg.ack_window_update {
                 (cfg.mss as u64).min(cfg.rcv_window / 2) as u32
             } else {
@@ -230,6 +397,11 @@ impl<W: WindowPolicy> TcpReceiver<W> {
             ns2_len: self.ns2_len,
         };
         self.last_ack_sent = self.rcv_nxt;
+        if let Some(x) = &mut self.ext {
+            x.lx.synack_at = now;
+            x.lx.rcv_wnd = wnd;
+            x.lx.rcv_wup = self.rcv_nxt;
+        }
         self.stats.acks_sent += 1;
         out.send(Packet::new(self.local, self.remote, Body::Tcp(hdr)));
     }
@@ -254,7 +426,7 @@ impl<W: WindowPolicy> TcpReceiver<W> {
                 // RFC 8257 §3.2: the CE state changes; segments received before this one and
                 // not yet acknowledged are acknowledged at once, with the old ECE.
                 if self.unacked_segments > 0 {
-                    self.send_ack(now, None, out);
+                    self.ack_lx(now, None, out);
                 }
                 self.ecn = ReceiverEcn::PerSegment { ce };
             }
@@ -273,11 +445,22 @@ impl<W: WindowPolicy> TcpReceiver<W> {
         if r <= self.rcv_nxt {
             // Every byte already delivered: a duplicate; ACK at once (RFC 5681 §4.2).
             self.stats.duplicate_segments += 1;
-            self.send_ack(now, None, out);
+            self.set_dsack(l, r);
+            if self.ack_mode == AckMode::Linux {
+                // `tcp_data_queue`: old data enters quick-ACK mode (`tcp_enter_quickack_mode`).
+                let lx = self.lx();
+                lx.incr_quickack(LX_MAX_QUICKACKS);
+                lx.ato = LX_ATO_MIN;
+            }
+            self.ack_lx(now, None, out);
         } else if l <= self.rcv_nxt {
             // In order (possibly overlapping what was delivered).
             let had_hole = !self.ooo.is_empty();
             let before = self.rcv_nxt;
+            if l < before {
+                // RFC 2883 §4 (Linux `tcp_data_queue`: `tcp_dsack_set(seq, rcv_nxt)`).
+                self.set_dsack(l, before);
+            }
             self.rcv_nxt = r;
             while let Some((ol, or)) = self.ooo.first() {
                 if ol > self.rcv_nxt {
@@ -290,10 +473,11 @@ impl<W: WindowPolicy> TcpReceiver<W> {
             self.stats.in_order_segments += 1;
             out.delivered_bytes += n;
             self.stats.bytes_delivered += n;
-            match self.delayed_ack {
+            match self.ack_mode {
+                AckMode::Linux => self.linux_in_order(now, h.payload, had_hole || ce_at_once, out),
                 // RFC 5681 §4.2: ACK at once when the segment fills (part of) a hole;
                 // RFC 3168 §6.1.3: and when it was marked CE.
-                Some(d) if !had_hole && !ce_at_once => {
+                AckMode::Delayed(d) if !had_hole && !ce_at_once => {
                     self.unacked_segments += 1;
                     // RFC 1122 §4.2.3.3 (spec 1 §2.6): the application reads at once, so the
                     // window reopens by `n`; a large enough update is sent at once.
@@ -303,16 +487,96 @@ impl<W: WindowPolicy> TcpReceiver<W> {
                         self.ack_at = Some(now + d);
                     }
                 }
-                _ => self.send_ack(now, None, out),
+                _ => {
+                    self.send_ack(now, None, out);
+                }
             }
         } else {
             // Above a hole: buffer and send an immediate duplicate ACK (RFC 5681 §4.2).
             self.stats.out_of_order_segments += 1;
             if self.ooo.insert(l, r) == 0 {
                 self.stats.duplicate_segments += 1;
+                self.set_dsack(l, r);
             }
-            self.send_ack(now, Some(l), out);
+            self.ack_lx(now, Some(l), out);
         }
+    }
+
+    /// Records `[l, r)` as the next ACK's D-SACK block, when D-SACK is on and negotiated.
+    fn set_dsack(&mut self, l: Seq, r: Seq) {
+        if let (true, Some(x)) = (self.sack_ok, &mut self.ext) {
+            if x.dsack_on {
+                x.dsack = Some((l, r));
+            }
+        }
+    }
+
+    /// Linux's ACK state (`ack_policy = linux` only).
+    fn lx(&mut self) -> &mut LinuxAck {
+        &mut self
+            .ext
+            .as_mut()
+            .expect("ack_policy = linux has its state")
+            .lx
+    }
+
+    /// Linux's decision for an in-order segment of `len` bytes (`tcp_event_data_recv`, then
+    /// `__tcp_ack_snd_check`); `now_anyway`: the segment filled (part of) a hole or asks for
+    /// an immediate ACK (CE).
+    fn linux_in_order(&mut self, now: Time, len: u32, now_anyway: bool, out: &mut Outbox) {
+        let lx = &mut self
+            .ext
+            .as_mut()
+            .expect("ack_policy = linux has its state")
+            .lx;
+        if lx.srtt.is_none() {
+            // `tcp_synack_rtt_meas`: the first segment after the SYN-ACK acknowledges it (here
+            // the first in-order one).
+            lx.srtt = Some(now - lx.synack_at);
+        }
+        lx.measure_rcv_mss(len);
+        if lx.ato == Dur::ZERO {
+            lx.incr_quickack(LX_MAX_QUICKACKS);
+            lx.ato = LX_ATO_MIN;
+        } else {
+            let m = now - lx.lrcvtime;
+            let rto = lx.rto();
+            if m <= half(LX_ATO_MIN) {
+                lx.ato = half(lx.ato) + half(LX_ATO_MIN);
+            } else if m < lx.ato {
+                lx.ato = (half(lx.ato) + m).min(rto);
+            } else if m > rto {
+                lx.incr_quickack(LX_MAX_QUICKACKS);
+            }
+        }
+        lx.lrcvtime = now;
+        // `__tcp_ack_snd_check`: more than one full segment unacknowledged (the application
+        // reads at once, so the window test holds), quick-ACK mode, or out-of-order data.
+        if now_anyway || (self.rcv_nxt - lx.rcv_wup) > lx.rcv_mss || lx.quick > 0 {
+            let wnd = self.send_ack(now, None, out);
+            self.linux_acked(wnd);
+            return;
+        }
+        // `tcp_send_delayed_ack`.
+        let mut ato = lx.ato;
+        if ato > LX_ATO_MIN {
+            let mut max_ato = if lx.pushed { LX_DELACK_MAX } else { LX_ATO_MAX };
+            if let Some(rtt) = lx.srtt {
+                max_ato = max_ato.min(rtt.max(LX_ATO_MIN));
+            }
+            ato = ato.min(max_ato);
+        }
+        let mut timeout = now + ato;
+        if let Some(t) = self.ack_at {
+            // A timer about to expire: ACK now; else the earlier deadline stands.
+            if t <= now + half(half(ato)) {
+                let wnd = self.send_ack(now, None, out);
+                self.linux_acked(wnd);
+                return;
+            }
+            timeout = timeout.min(t);
+        }
+        self.ack_at = Some(timeout);
     }
 
     /// Builds the SACK blocks (RFC 2018 §4): the block holding `trigger` first, then the most
@@ -324,7 +588,15 @@ impl<W: WindowPolicy> TcpReceiver<W> {
         let mut blocks = SackBlocks::default();
         let mut hist = [Seq(0); SackBlocks::MAX];
         let mut n = 0usize;
-        let max = self.max_sack_blocks as usize;
+        let mut max = self.max_sack_blocks as usize;
+        // RFC 2883 §4: the D-SACK block first; it takes one of the blocks.
+        let first = if let Some(d) = self.ext.as_mut().and_then(|x| x.dsack.take()) {
+            blocks.push(d);
+            max -= 1;
+            1
+        } else {
+            0
+        };
         let candidates = trigger.into_iter().chain(
             self.sack_hist[..self.sack_hist_len as usize]
                 .iter()
@@ -340,7 +612,7 @@ impl<W: WindowPolicy> TcpReceiver<W> {
             let Some(b) = self.ooo.containing(x) else {
                 continue;
             };
-            if blocks.as_slice().iter().any(|&(bl, _)| bl == b.0) {
+            if blocks.as_slice()[first..].iter().any(|&(bl, _)| bl == b.0) {
                 continue;
             }
             blocks.push(b);
@@ -352,10 +624,40 @@ impl<W: WindowPolicy> TcpReceiver<W> {
         blocks
     }
 
-    fn send_ack(&mut self, now: Time, trigger: Option<Seq>, out: &mut Outbox) {
+    /// `send_ack`, then Linux's bookkeeping of an ACK sent (`ack_policy = linux`). The
+    /// standard policy's in-order path calls `send_ack` itself, so it pays no test.
+    fn ack_lx(&mut self, now: Time, trigger: Option<Seq>, out: &mut Outbox) {
+        let wnd = self.send_ack(now, trigger, out);
+        if self.ack_mode == AckMode::Linux {
+            self.linux_acked(wnd);
+        }
+    }
+
+    /// `tcp_event_ack_sent` after an ACK advertising `wnd`: `tcp_dec_quickack_mode`
+    /// (leaving quick-ACK mode resets ato to 40 ms), ICSK_ACK_PUSHED cleared;
+    /// `tcp_select_window`: rcv_wup = rcv_nxt, rcv_wnd = the window sent.
+    fn linux_acked(&mut self, wnd: u32) {
+        let rcv_nxt = self.rcv_nxt;
+        let lx = self.lx();
+        if lx.quick > 0 {
+            lx.quick -= 1;
+            if lx.quick == 0 {
+                lx.ato = LX_ATO_MIN;
+            }
+        }
+        lx.pushed = false;
+        lx.rcv_wup = rcv_nxt;
+        lx.rcv_wnd = wnd;
+    }
+
+    /// Sends an ACK of rcv_nxt (SACK blocks for `trigger` first); returns the window it
+    /// advertises.
+    fn send_ack(&mut self, now: Time, trigger: Option<Seq>, out: &mut Outbox) -> u32 {
         self.unacked_segments = 0;
         self.ack_at = None;
-        let sack = if self.sack_ok && !self.ooo.is_empty() {
+        let sack = if self.sack_ok
+            && (!self.ooo.is_empty() || self.ext.as_ref().is_some_and(|x| x.dsack.is_some()))
+        {
             self.sack_blocks(trigger)
         } else {
             self.sack_hist_len = 0;
@@ -382,8 +684,10 @@ impl<W: WindowPolicy> TcpReceiver<W> {
             ns2_len: self.ns2_len,
         };
         self.last_ack_sent = self.rcv_nxt;
+        let wnd = hdr.wnd;
         self.stats.acks_sent += 1;
         out.send(Packet::new(self.local, self.remote, Body::Tcp(hdr)));
+        wnd
     }
 }
 
@@ -405,7 +709,12 @@ impl<W: WindowPolicy> Endpoint for TcpReceiver<W> {
     fn on_timer(&mut self, now: Time, out: &mut Outbox) {
         if let Some(t) = self.ack_at {
             if t <= now {
-                self.send_ack(now, None, out);
+                if self.ack_mode == AckMode::Linux {
+                    // `tcp_delack_timer_handler`: a missed delayed ACK inflates ato.
+                    let lx = self.lx();
+                    lx.ato = (lx.ato + lx.ato).min(lx.rto());
+                }
+                self.ack_lx(now, None, out);
             }
         }
     }
@@ -418,7 +727,7 @@ impl<W: WindowPolicy> Endpoint for TcpReceiver<W> {
         // spec 2 §2.4: Triplicate Reconnection ACKs the moment the link comes back up.
         if let (Notice::LinkUp { .. }, true) = (notice, self.established) {
             for _ in 0..self.reconnection_acks {
-                self.send_ack(now, None, out);
+                self.ack_lx(now, None, out);
             }
         }
     }

@@ -125,6 +125,7 @@ impl RttEstimator {
     }
 
     /// Smoothed RTT, if a sample has been taken.
+    #[inline]
     pub fn srtt(&self) -> Option<Dur> {
         match &self.inner {
             AnyEstimator::Rfc6298(e) => e.srtt(),

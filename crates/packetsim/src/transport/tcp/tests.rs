@@ -1197,13 +1197,15 @@ mod ecn {
 // SACKed retransmissions in the same box as the `rtt_sampling` history (`Ns3State`, `None`
 // when both options are off): no growth. Issue 33's RACK-TLP (`loss_detection`) and HyStart++
 // (`slow_start`) each add a boxed state, `None` by default (480 -> 496 B); the
-// `rto_backoff_reset` flag fits in padding.
+// `rto_backoff_reset` flag fits in padding. Issue 33's Linux ACK policy and D-SACK keep their
+// receiver state in one box, `None` unless `ack_policy = "linux"` or `dsack` (inline it cost
+// 80 B): the receiver grows by its pointer (248 -> 256 B at most).
 #[test]
 fn endpoint_state_sizes_are_compact() {
     let snd = std::mem::size_of::<super::TcpSender>();
     let rcv = std::mem::size_of::<TcpReceiver>();
     eprintln!("TcpSender {snd} B, TcpReceiver {rcv} B");
-    assert!(snd <= 496 && rcv <= 248, "sender {snd} B, receiver {rcv} B");
+    assert!(snd <= 496 && rcv <= 256, "sender {snd} B, receiver {rcv} B");
 }
 
 mod cubic {
