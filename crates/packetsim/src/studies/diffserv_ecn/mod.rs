@@ -362,7 +362,36 @@ fn rel(x: f64, of: f64) -> f64 {
     x * of.abs()
 }
 
+/// The range [lo, hi] as a tolerance.
+fn range(lo: f64, hi: f64, reason: &str) -> Tolerance {
+    Tolerance {
+        lo,
+        hi,
+        reason: reason.into(),
+    }
+}
+
+/// Spec 4 §5.1's claims S1-S10 and §5.2's numbers N1-N2, judged on `r`.
 fn shape_checks(r: &Results) -> Vec<Check> {
+    let mut v = sim1_checks(r);
+    v.extend(queue_checks(r));
+    v.extend(sim2_checks(r));
+    v
+}
+
+/// ECN to BE against ECN to AF in simulation `sim`: BE's std dev drop, BE's mean gain, AF's
+/// std dev rise (paired).
+fn ecn_be(r: &Results, sim: u32) -> (Estimate, Estimate, Estimate) {
+    let d = |s, a, b, k| r.diff(s, a, b, k);
+    (
+        d(sim, "af", "afbe", "be_std_kbps"),
+        d(sim, "afbe", "af", "be_mean_kbps"),
+        d(sim, "afbe", "af", "af_std_kbps"),
+    )
+}
+
+/// S1-S4: Sim 1's goodput claims (Figs 2-4).
+fn sim1_checks(r: &Results) -> Vec<Check> {
     let m = |s, e, k| r.m(s, e, k);
     let est = |s, e, k| r.est(s, e, k);
     let d = |s, a, b, k| r.diff(s, a, b, k);
@@ -425,13 +454,7 @@ fn shape_checks(r: &Results) -> Vec<Check> {
             above(&est(1, "af", "af_min_kbps"), share1),
         ]),
     ));
-    let ecn_be = |sim: u32| {
-        (
-            d(sim, "af", "afbe", "be_std_kbps"),
-            d(sim, "afbe", "af", "be_mean_kbps"),
-            d(sim, "afbe", "af", "af_std_kbps"),
-        )
-    };
+    let ecn_be = |sim: u32| ecn_be(r, sim);
     let (be_fair1, be_gain1, af_harm1) = ecn_be(1);
     v.push(Check::new(
         "S4",
@@ -471,6 +494,14 @@ fn shape_checks(r: &Results) -> Vec<Check> {
             exceeds(&d(1, "none", "afbe", "out_in_pct"), 0.0),
         ]),
     ));
+    v
+}
+
+/// S5-S7: the AF queue's OUT/IN, drops and marks, and Sim 2's flows below their share.
+fn queue_checks(r: &Results) -> Vec<Check> {
+    let est = |s, e, k| r.est(s, e, k);
+    let d = |s, a, b, k| r.diff(s, a, b, k);
+    let mut v = Vec::new();
     let in_runs: Vec<f64> = SCENARIOS
         .iter()
         .flat_map(|(k, _)| {
@@ -523,11 +554,6 @@ fn shape_checks(r: &Results) -> Vec<Check> {
             exceeds(&much_lower, 0.0),
         ]),
     ));
-    let range = |lo: f64, hi: f64, reason: &str| Tolerance {
-        lo,
-        hi,
-        reason: reason.into(),
-    };
     v.push(Check::new(
         "S7",
         "Sim 2 (Fig 5): in 'no ecn' four of the six AF flows get less than 333.3 kb/s; in 'ecn \
@@ -545,6 +571,17 @@ fn shape_checks(r: &Results) -> Vec<Check> {
             checks::within(&est(2, "af", "af_below_share"), &range(0.0, 1.0, "")),
         ]),
     ));
+    v
+}
+
+/// S8-S10, N1 and N2: Sim 2's goodput claims and spec 4 §5.2's numbers.
+fn sim2_checks(r: &Results) -> Vec<Check> {
+    let m = |s, e, k| r.m(s, e, k);
+    let est = |s, e, k| r.est(s, e, k);
+    let d = |s, a, b, k| r.diff(s, a, b, k);
+    let mut v = Vec::new();
+    let (_, _, af_harm1) = ecn_be(r, 1);
+    let ecn_be = |sim: u32| ecn_be(r, sim);
     let g2 = d(2, "af", "none", "af_mean_kbps");
     let std2 = d(2, "none", "af", "af_std_kbps");
     let rg = |sim: u32| m(sim, "af", "af_mean_kbps") / m(sim, "none", "af_mean_kbps") - 1.0;
@@ -1325,12 +1362,7 @@ fn printed_values(r: &Results, metric: &str, digits: usize) -> (Vec<Verdict>, Ve
         for ((k, _), p) in SCENARIOS.iter().zip(vals) {
             let Ok(p) = p.parse::<f64>() else { continue };
             let e = r.est(sim, k, metric);
-            let tol = Tolerance {
-                lo: 0.75 * p,
-                hi: 1.25 * p,
-                reason: String::new(),
-            };
-            verdicts.push(checks::within(&e, &tol));
+            verdicts.push(checks::within(&e, &range(0.75 * p, 1.25 * p, "")));
             shown.push(format!("Sim {sim} {k}: {} (paper {p})", e.show(digits)));
         }
     }

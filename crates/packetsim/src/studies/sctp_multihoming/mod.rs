@@ -570,81 +570,88 @@ fn figures(quick: bool) -> Vec<FigureSpec> {
         shared: fixed_losses,
     });
     if !quick {
-        // Figures 5 and 6 again at packetsim's own crossover of the primary-4% pair (about
-        // 1% alternate loss, see S7), so that the policies are about equal at ratio 1 by
-        // construction, as the paper's 4%/2% point was for ns-2.
-        let at_crossover = vec![
-            ("links.path0_core.loss".to_string(), "0.04".to_string()),
-            ("links.path1_core.loss".to_string(), "0.01".to_string()),
-        ];
-        for (dir, axis, what) in [
-            ("ext-fig5", Axis::BandwidthRatio, "bandwidth"),
-            ("ext-fig6", Axis::DelayRatio, "one-way delay"),
-        ] {
-            figs.push(FigureSpec {
-                dir,
-                title: format!(
-                    "Beyond the paper: alternate {what} ratio at packetsim's crossover \
-                     (primary 4%, alternate 1% loss)"
-                ),
-                axis,
-                xs: RATIOS.to_vec(),
-                curves: vec![
-                    sctp_multi("alternate", "alt", "RTX_TO_ALT", &[]),
-                    sctp_multi("same", "same", "RTX_SAME", &[]),
-                ],
-                shared: at_crossover.clone(),
-            });
-        }
+        figs.extend(extension_figures());
+    }
+    figs
+}
+
+/// The figures beyond the paper (full runs only).
+fn extension_figures() -> Vec<FigureSpec> {
+    let mut figs = Vec::new();
+    // Figures 5 and 6 again at packetsim's own crossover of the primary-4% pair (about
+    // 1% alternate loss, see S7), so that the policies are about equal at ratio 1 by
+    // construction, as the paper's 4%/2% point was for ns-2.
+    let at_crossover = vec![
+        ("links.path0_core.loss".to_string(), "0.04".to_string()),
+        ("links.path1_core.loss".to_string(), "0.01".to_string()),
+    ];
+    for (dir, axis, what) in [
+        ("ext-fig5", Axis::BandwidthRatio, "bandwidth"),
+        ("ext-fig6", Axis::DelayRatio, "one-way delay"),
+    ] {
         figs.push(FigureSpec {
-            dir: "ext-fig4",
-            title: "Beyond the paper: primary 4%, alternate loss 0-5%, policy and probing variants"
-                .into(),
-            axis: Axis::AlternateLoss,
-            xs: vec![0.0, 1.0, 2.0, 3.0, 5.0],
+            dir,
+            title: format!(
+                "Beyond the paper: alternate {what} ratio at packetsim's crossover \
+                 (primary 4%, alternate 1% loss)"
+            ),
+            axis,
+            xs: RATIOS.to_vec(),
             curves: vec![
                 sctp_multi("alternate", "alt", "RTX_TO_ALT", &[]),
                 sctp_multi("same", "same", "RTX_SAME", &[]),
-                sctp_multi(
-                    "alternate_timeouts_only",
-                    "alt_to_only",
-                    "RTX_ALT_TIMEOUTS_ONLY",
-                    &[],
-                ),
-                sctp_multi(
-                    "alternate",
-                    "alt_hb_after_rto",
-                    "RTX_TO_ALT + heartbeat after RTO",
-                    &[("flows.file.sctp.hb_after_rto", "true")],
-                ),
-                sctp_multi(
-                    "alternate",
-                    "alt_paper_jitter",
-                    "RTX_TO_ALT, paper's heartbeat jitter (Q2)",
-                    &[("flows.file.sctp.hb_jitter", "\"paper\"")],
-                ),
-                sctp_multi(
-                    "alternate",
-                    "alt_both_dirs",
-                    "RTX_TO_ALT, loss both directions (Q3)",
-                    &[
-                        ("links.path0_core.errors", "\"both\""),
-                        ("links.path1_core.errors", "\"both\""),
-                    ],
-                ),
-                sctp_multi(
-                    "same",
-                    "same_both_dirs",
-                    "RTX_SAME, loss both directions (Q3)",
-                    &[
-                        ("links.path0_core.errors", "\"both\""),
-                        ("links.path1_core.errors", "\"both\""),
-                    ],
-                ),
             ],
-            shared: vec![("links.path0_core.loss".into(), "0.04".into())],
+            shared: at_crossover.clone(),
         });
     }
+    figs.push(FigureSpec {
+        dir: "ext-fig4",
+        title: "Beyond the paper: primary 4%, alternate loss 0-5%, policy and probing variants"
+            .into(),
+        axis: Axis::AlternateLoss,
+        xs: vec![0.0, 1.0, 2.0, 3.0, 5.0],
+        curves: vec![
+            sctp_multi("alternate", "alt", "RTX_TO_ALT", &[]),
+            sctp_multi("same", "same", "RTX_SAME", &[]),
+            sctp_multi(
+                "alternate_timeouts_only",
+                "alt_to_only",
+                "RTX_ALT_TIMEOUTS_ONLY",
+                &[],
+            ),
+            sctp_multi(
+                "alternate",
+                "alt_hb_after_rto",
+                "RTX_TO_ALT + heartbeat after RTO",
+                &[("flows.file.sctp.hb_after_rto", "true")],
+            ),
+            sctp_multi(
+                "alternate",
+                "alt_paper_jitter",
+                "RTX_TO_ALT, paper's heartbeat jitter (Q2)",
+                &[("flows.file.sctp.hb_jitter", "\"paper\"")],
+            ),
+            sctp_multi(
+                "alternate",
+                "alt_both_dirs",
+                "RTX_TO_ALT, loss both directions (Q3)",
+                &[
+                    ("links.path0_core.errors", "\"both\""),
+                    ("links.path1_core.errors", "\"both\""),
+                ],
+            ),
+            sctp_multi(
+                "same",
+                "same_both_dirs",
+                "RTX_SAME, loss both directions (Q3)",
+                &[
+                    ("links.path0_core.errors", "\"both\""),
+                    ("links.path1_core.errors", "\"both\""),
+                ],
+            ),
+        ],
+        shared: vec![("links.path0_core.loss".into(), "0.04".into())],
+    });
     figs
 }
 
@@ -853,12 +860,21 @@ fn ratio_verdict(r: &Results, above_one: bool) -> (Verdict, String) {
 /// Evaluates the shape checks of spec 3 §5.1 on the figures' results.
 fn shape_checks(figs: &[Results]) -> Vec<Check> {
     let f = |dir: &str| figs.iter().find(|r| r.spec.dir == dir);
-    let mut out = Vec::new();
     let (Some(f2), Some(f3), Some(f4), Some(f5), Some(f6)) =
         (f("fig2"), f("fig3"), f("fig4"), f("fig5"), f("fig6"))
     else {
-        return out;
+        return Vec::new();
     };
+    let mut out = fig23_checks(f2, f3);
+    let (fig4, s10) = fig4_checks(f4);
+    out.extend(fig4);
+    out.extend(fig56_checks(f5, f6, s10));
+    out
+}
+
+/// The zero-loss baseline and S1-S6 (Figures 2 and 3).
+fn fig23_checks(f2: &Results, f3: &Results) -> Vec<Check> {
+    let mut out = Vec::new();
     // Zero-loss sanity check (spec 3 §5.2).
     let (r0, s0) = (f2.est("tcp_reno", 0.0), f2.est("sctp_single", 0.0));
     let tol_tcp = Tolerance {
@@ -970,6 +986,12 @@ fn shape_checks(figs: &[Results]) -> Vec<Check> {
         format!("single − multi (s): {}", show_diffs(&d6, 1)),
         all(&p6),
     ));
+    out
+}
+
+/// S7-S11 (Figure 4), and S10's verdict for S15.
+fn fig4_checks(f4: &Results) -> (Vec<Check>, Verdict) {
+    let mut out = Vec::new();
     // S7-S9: Figure 4.
     let xs4 = f4.spec.xs.clone();
     let last4 = *xs4.last().unwrap_or(&5.0);
@@ -1103,6 +1125,12 @@ fn shape_checks(figs: &[Results]) -> Vec<Check> {
             exceeds(&rto_gap, 0.0),
         ]),
     ));
+    (out, s10)
+}
+
+/// S12-S15 (Figures 5 and 6); `s10` is S10's verdict.
+fn fig56_checks(f5: &Results, f6: &Results, s10: Verdict) -> Vec<Check> {
+    let mut out = Vec::new();
     let (v12, m12) = ratio_verdict(f5, true);
     out.push(Check::new(
         "S12",
@@ -1270,9 +1298,15 @@ fn extension_checks(figs: &[Results]) -> Vec<Check> {
             ));
         }
     }
-    let Some(ext) = f("ext-fig4") else {
-        return out;
-    };
+    if let Some(ext) = f("ext-fig4") {
+        out.extend(ext_fig4_checks(ext));
+    }
+    out
+}
+
+/// Spec 3 Q2, Q3 and the §4 extensions on the extension curves of Figure 4 (`ext-fig4`).
+fn ext_fig4_checks(ext: &Results) -> Vec<Check> {
+    let mut out = Vec::new();
     let xs = ext.spec.xs.clone();
     let (first, last) = (xs[0], *xs.last().unwrap_or(&5.0));
     let dq2 = policy_diffs(ext, "alt_paper_jitter", "same");
