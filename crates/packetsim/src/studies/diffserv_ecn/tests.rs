@@ -134,8 +134,9 @@ fn probabilistic_marking_marks_fewer_out_packets_than_deterministic() {
     assert!(ce_prob < ce_det, "probabilistic {ce_prob}% vs deterministic {ce_det}%");
 }
 
-/// The sensitivity checks are labelled as sensitivities (not the paper's claims), one N1
-/// and one CE per marking x depth, the spec's default setting first.
+/// The sensitivity checks are labelled as sensitivities (not the paper's claims), an N1 and
+/// a CE check per simulation and marking x depth, the spec's default setting first, each
+/// with the paper's numbers beside packetsim's.
 #[test]
 fn sensitivity_settings_and_kinds() {
     let s: Vec<_> = settings().collect();
@@ -149,8 +150,10 @@ fn sensitivity_settings_and_kinds() {
         runs: Vec::new(),
     };
     let c = sensitivity_checks(&empty);
-    assert_eq!(c.len(), 16);
+    assert_eq!(c.len(), 32);
     assert!(c.iter().all(|c| c.kind == checks::Kind::Sensitivity));
     assert!(c.iter().all(|c| c.verdict == Verdict::NotDecidable));
-    assert_eq!(c[1].id, "CE at deterministic marking, 2080 B");
+    assert_eq!(c[1].id, "N1 Sim 2 at deterministic marking, 2080 B");
+    assert_eq!(c[2].id, "CE Sim 1 at deterministic marking, 2080 B");
+    assert!(c[2].measured.contains("(paper 4.38)") && c[2].measured.contains("(paper 4.92)"));
 }
