@@ -1527,8 +1527,8 @@ fn report(checks: &[Check], as_ns2_checks: &[Check], t: Tables) -> String {
          below 0.5% with its CI), S2 and S3 from \"holds\" to \"not decidable\" and S7 from \"does not \
          hold\" to \"not decidable\" (intervals across the claim's bound with 10 unpaired runs). \
          README.md lists the counts.\n\n{}\n",
-        checks::counts_line(&checks),
-        checks::table(&checks)
+        checks::counts_line(checks),
+        checks::table(checks)
     );
     let _ = writeln!(
         md,
@@ -1541,12 +1541,12 @@ fn report(checks: &[Check], as_ns2_checks: &[Check], t: Tables) -> String {
                  ssthresh rule; docs/scenario-format.md \"Profiles\") and dsRED's unclamped \
                  RED `count` (section below), same seeds, judged by the same checks: numbers in \
                  ns2/checks.csv. With it: {}.",
-                checks::counts_line(&as_ns2_checks)
+                checks::counts_line(as_ns2_checks)
             ),
-            &checks
+            checks
         )
     );
-    let sens_checks = shape_checks(&sens);
+    let sens_checks = shape_checks(sens);
     let _ = writeln!(
         md,
         "## Sensitivity: token-bucket depth {SENSITIVITY_DEPTH} B (spec 4 §3)\n\nAt this depth: {} (same rules; notes only in the canonical table above). Average OUT/IN (Sim 1): {:.1}% / {:.1}% / {:.1}% (paper 31.93 / 27.88 / 27.75).\n\n{}\n",
@@ -1556,7 +1556,7 @@ fn report(checks: &[Check], as_ns2_checks: &[Check], t: Tables) -> String {
         sens.m(1, "afbe", "out_in_pct"),
         checks::table(&sens_checks)
     );
-    let ns2_checks = shape_checks(&ns2c);
+    let ns2_checks = shape_checks(ns2c);
     let _ = writeln!(
         md,
         "## Sensitivity: ns-2.35 dsRED's RED `count` (depth {BUCKET_DEPTH} B)\n\n\
@@ -1570,7 +1570,7 @@ fn report(checks: &[Check], as_ns2_checks: &[Check], t: Tables) -> String {
         ns2::get(1, "none", BUCKET_DEPTH, "out_drops"),
         checks::table(&ns2_checks)
     );
-    let _ = writeln!(md, "{}", ns2_comparison(&r, &sens));
+    let _ = writeln!(md, "{}", ns2_comparison(r, sens));
     let _ = writeln!(md, "## Figures\n");
     for (f, t) in [
         ("fig2", "Fig 2"),
