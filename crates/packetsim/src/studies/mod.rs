@@ -23,6 +23,7 @@ pub mod checks;
 pub mod diffserv_ecn;
 pub mod micromobility;
 pub mod sctp_multihoming;
+pub mod shape;
 #[cfg(test)]
 mod validation_tables;
 pub mod wireless_bs_buffer;
@@ -66,7 +67,10 @@ pub struct StudyOutcome {
 /// A reproducible study: the shape every study follows.
 ///
 /// A study is a folder `studies/<name>/` whose `mod.rs` holds its grid, its runs and its
-/// figures, and whose `run` ends in [`finish`], the one tail shared by every study: it writes
+/// figures. On the one driver ([`shape::drive`]) a study states them through
+/// [`shape::Shape`] and its `run` is that call (sctp-multihoming, diffserv-ecn); the others'
+/// `run` still sweeps by itself. Every `run` ends in [`finish`], the one tail shared by every
+/// study: it writes
 /// `checks.csv` (and `ns2/checks.csv` for a study also run as ns-2.35 would) and `report.md`,
 /// and counts the paper's claims apart from the rest. Its claims are judged through
 /// [`checks`], and its reduced-run test through `checks::assert_seed_sets_agree`. The engine

@@ -1,6 +1,15 @@
 //! Tests of the diffserv-ecn study.
 
 use super::*;
+use crate::studies::shape::seed_set;
+
+/// The study reduced to the spec's default setting (depth 2,080 B, F&J's `count`), no
+/// sensitivities.
+const DEFAULT_ONLY: DiffServ<'static> = DiffServ {
+    depths: &[BUCKET_DEPTH],
+    counts: &["fj"],
+    sensitivities: false,
+};
 
 /// The shape checks on a reduced run (5 seeds x 100 s, the spec's default depth, F&J's
 /// `count`), on two disjoint seed sets (issue 18): a verdict may be "not decidable" in
@@ -13,31 +22,7 @@ use super::*;
 /// S2 holds with base seed 1 (paired std, min and max moves all significant).
 #[test]
 fn shape_check_verdicts_agree_on_disjoint_seed_sets() {
-    let run_set = |base_seed: u64| -> Vec<Check> {
-        let dir = std::env::temp_dir().join(format!(
-            "packetsim-diffserv-ecn-shape-{}-{base_seed}",
-            std::process::id()
-        ));
-        let grid = Grid {
-            runs: 5,
-            duration_s: 100.0,
-            depths: &[BUCKET_DEPTH],
-            counts: &["fj"],
-            base_seed,
-        };
-        let swept = sweep_points(&grid, 2, dir.clone(), false);
-        let _ = std::fs::remove_dir_all(&dir);
-        let (points, runs) = swept.expect("sweep");
-        let r = Results {
-            points: &points,
-            runs: &runs,
-            depth: BUCKET_DEPTH,
-            count: "fj",
-        };
-        let mut checks = shape_checks(&r);
-        explain(&mut checks, &r, &r, &r);
-        checks
-    };
+    let run_set = |base_seed: u64| seed_set(&DEFAULT_ONLY, 5, false, base_seed);
     let (a, b) = super::checks::assert_seed_sets_agree(
         [BASE_SEED, BASE_SEED + 1000],
         run_set,
@@ -50,31 +35,11 @@ fn shape_check_verdicts_agree_on_disjoint_seed_sets() {
     }
 }
 
-/// Quick mode (3 runs) is too few for any statistical verdict: every comparative check
-/// is "not decidable" rather than a verdict drawn from noise.
+/// Quick mode (3 runs of 40 s) is too few for any statistical verdict: every comparative
+/// check is "not decidable" rather than a verdict drawn from noise.
 #[test]
 fn three_runs_are_not_decidable() {
-    let dir = std::env::temp_dir().join(format!(
-        "packetsim-diffserv-ecn-quick-{}",
-        std::process::id()
-    ));
-    let grid = Grid {
-        runs: 3,
-        duration_s: 20.0,
-        depths: &[BUCKET_DEPTH],
-        counts: &["fj"],
-        base_seed: BASE_SEED,
-    };
-    let swept = sweep_points(&grid, 2, dir.clone(), false);
-    let _ = std::fs::remove_dir_all(&dir);
-    let (points, runs) = swept.expect("sweep");
-    let r = Results {
-        points: &points,
-        runs: &runs,
-        depth: BUCKET_DEPTH,
-        count: "fj",
-    };
-    for c in shape_checks(&r) {
+    for c in seed_set(&DEFAULT_ONLY, 3, true, BASE_SEED) {
         assert_eq!(c.verdict, Verdict::NotDecidable, "{}: {}", c.id, c.measured);
     }
 }
@@ -125,4 +90,70 @@ fn ns2_results_md_regenerates_from_its_data() {
         md.contains(&format!("at those depths: {line2}% (paper 2.92%).")),
         "{line2}"
     );
+}
+
+/// Spec 4 Q2: the probabilistic reading marks only the ECT arrivals RED would have dropped
+/// early (red.rs `EcnMode::Probabilistic`), the deterministic one every ECT arrival while the
+/// average is between the thresholds. At the same seed and setting the sensitivity's
+/// probabilistic point must therefore mark a smaller share of OUT packets, and its scenario
+/// must differ from the default's only in the two queues' marking mode.
+#[test]
+fn probabilistic_marking_marks_fewer_out_packets_than_deterministic() {
+    let def = Def { duration_s: 40.0 };
+    let at = |marking: &'static str| Point {
+        sim: 1,
+        ecn: "af",
+        depth: 10_000,
+        count: "fj",
+        marking,
+    };
+    let (det, prob) = (at("deterministic"), at("probabilistic"));
+    let (td, tp) = (scenario_toml(&det, 7, 40.0), scenario_toml(&prob, 7, 40.0));
+    assert_eq!(
+        tp.matches("mode = \"probabilistic\"").count(),
+        2,
+        "RIO (AF) and RED (BE)"
+    );
+    assert_eq!(td.replace("deterministic", "probabilistic"), tp);
+    let ce = |p: &Point| {
+        let point = GridPoint {
+            index: 0,
+            assignments: vec![
+                ("sim".into(), p.sim.to_string()),
+                ("ecn".into(), p.ecn.into()),
+                ("marking".into(), p.marking.into()),
+                ("depth".into(), p.depth.to_string()),
+            ],
+        };
+        let out = crate::studies::shape::run_point(&STUDY, &def, &point, 7).expect("run");
+        let get = |k: &str| out.metrics.iter().find(|m| m.0 == k).unwrap().1.unwrap();
+        get("out_ce_pct")
+    };
+    let (ce_det, ce_prob) = (ce(&det), ce(&prob));
+    assert!(ce_det > 0.0 && ce_prob > 0.0, "{ce_det} {ce_prob}");
+    assert!(ce_prob < ce_det, "probabilistic {ce_prob}% vs deterministic {ce_det}%");
+}
+
+/// The sensitivity checks are labelled as sensitivities (not the paper's claims), an N1 and
+/// a CE check per simulation and marking x depth, the spec's default setting first, each
+/// with the paper's numbers beside packetsim's.
+#[test]
+fn sensitivity_settings_and_kinds() {
+    let s: Vec<_> = settings().collect();
+    assert_eq!(s.len(), 8);
+    assert_eq!(s[0], ("deterministic", BUCKET_DEPTH));
+    assert!(s.contains(&("probabilistic", 10_000)) && s.contains(&("probabilistic", 50_000)));
+    let empty = Swept {
+        def: Def { duration_s: 40.0 },
+        dir: std::path::PathBuf::new(),
+        points: Vec::new(),
+        runs: Vec::new(),
+    };
+    let c = sensitivity_checks(&empty);
+    assert_eq!(c.len(), 32);
+    assert!(c.iter().all(|c| c.kind == checks::Kind::Sensitivity));
+    assert!(c.iter().all(|c| c.verdict == Verdict::NotDecidable));
+    assert_eq!(c[1].id, "N1 Sim 2 at deterministic marking, 2080 B");
+    assert_eq!(c[2].id, "CE Sim 1 at deterministic marking, 2080 B");
+    assert!(c[2].measured.contains("(paper 4.38)") && c[2].measured.contains("(paper 4.92)"));
 }

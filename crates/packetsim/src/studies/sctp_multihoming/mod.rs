@@ -21,7 +21,8 @@ use super::checks::{
     Tolerance, Verdict,
 };
 use super::{csv_field, ReproduceOptions, StudyOutcome};
-use crate::experiment::{self, Param, PointSummary, RunOutput, StoredRun, SweepSpec};
+use super::shape::{param, Pass, Setting, Shape, Sweep, Swept};
+use crate::experiment::{self, GridPoint, PointSummary, StoredRun};
 use crate::report::svg::{Curve, LineChart};
 use crate::report::write_atomic;
 use crate::scenario::{self, Override};
@@ -212,8 +213,7 @@ const DIAGNOSTICS: [&str; 8] = [
     "flows.file.sctp.alt_t3_wait_s",
 ];
 
-/// Where the runs with `profile = "ns2"` go, under the study's folder.
-const NS2_DIR: &str = "ns2";
+use super::shape::NS2_DIR;
 
 /// `fig` with ns-2.35's mechanisms: `profile = "ns2"` among its shared overrides (the
 /// experiment key includes it, so these runs are stored apart from the standard ones).
@@ -226,24 +226,74 @@ fn with_ns2_profile(mut fig: FigureSpec) -> FigureSpec {
 /// The base seed of the study's sweeps (the reduced test also runs a disjoint seed set).
 const BASE_SEED: u64 = 3;
 
-fn run_figure(
-    root: &Path,
-    fig: &FigureSpec,
-    opts: &ReproduceOptions,
-    runs: u32,
-    base_seed: u64,
-) -> Result<Results, String> {
-    let params = vec![
-        Param {
-            path: "curve".into(),
-            values: fig.curves.iter().map(|c| c.id.clone()).collect(),
-        },
-        Param {
-            path: "x".into(),
-            values: fig.xs.iter().map(|x| format!("{x}")).collect(),
-        },
-    ];
-    let label = format!("{NAME}/{}", fig.dir);
+/// The study on the one driver ([`super::shape::drive`]): each figure one sweep whose grid is
+/// (curve, x), curves sharing their seeds; the same figures again with `profile = "ns2"`.
+struct Sctp;
+
+impl Shape for Sctp {
+    type Def = FigureSpec;
+    type Results = Vec<Results>;
+
+    const NAME: &'static str = NAME;
+    const BASE_SEED: u64 = BASE_SEED;
+    const RUNS: [u32; 2] = [10, 100];
+
+    fn passes(&self) -> &'static [Pass] {
+        &[Pass::Own, Pass::AsNs2]
+    }
+    fn grid(&self, quick: bool, pass: Pass) -> Vec<Sweep<FigureSpec>> {
+        figures(quick)
+            .into_iter()
+            .map(|fig| match pass {
+                Pass::Own => fig,
+                // Issue 14: ns-2.35's mechanisms (limited transmit, Sack1, the recover guard,
+                // ns-2's timers, RFC 4960 SCTP), same seeds.
+                Pass::AsNs2 => with_ns2_profile(fig),
+            })
+            .map(figure_sweep)
+            .collect()
+    }
+    fn scenario(
+        &self,
+        fig: &FigureSpec,
+        point: &GridPoint,
+        _seed: u64,
+    ) -> Result<scenario::Scenario, String> {
+        let get = |k: &str| point.value(k).unwrap_or_default().to_string();
+        let curve = fig
+            .curves
+            .iter()
+            .find(|c| c.id == get("curve"))
+            .ok_or("unknown curve")?;
+        let x: f64 = get("x").parse().map_err(|_| "bad x")?;
+        point_scenario(fig, curve, x).map_err(|e| e.to_string())
+    }
+    fn collect(&self, swept: Vec<Swept<FigureSpec>>) -> Vec<Results> {
+        swept
+            .iter()
+            .map(|s| collect(&s.def, &s.points, &s.runs))
+            .collect()
+    }
+    fn claims(&self, figs: &Vec<Results>) -> Vec<Check> {
+        let mut checks = shape_checks(figs);
+        checks.extend(extension_checks(figs));
+        checks
+    }
+    fn explain(&self, figs: &Vec<Results>, checks: &mut [Check]) {
+        explain(figs, checks)
+    }
+    fn figures(&self, root: &Path, figs: &Vec<Results>) -> Result<(), String> {
+        figs.iter()
+            .try_for_each(|r| write_figure(&root.join(r.spec.dir), r))
+    }
+    fn report(&self, figs: &Vec<Results>, checks: &[Check], set: &Setting) -> String {
+        report(figs, checks, set.runs, set.quick)
+    }
+}
+
+/// Figure `fig` as a sweep over (curve, x); its key folds in the scenarios and every fixed
+/// override, so changing a curve reruns it.
+fn figure_sweep(fig: FigureSpec) -> Sweep<FigureSpec> {
     let mut keyed = String::from(SCTP_SCENARIO);
     keyed.push_str(TCP_SCENARIO);
     for (k, v) in &fig.shared {
@@ -252,36 +302,14 @@ fn run_figure(
     for c in &fig.curves {
         let _ = writeln!(keyed, "{}:{:?}", c.id, c.fixed);
     }
-    let dir = root.join(fig.dir);
-    let spec = SweepSpec {
-        experiment_key: experiment::experiment_key(&label, &keyed),
-        params,
-        runs,
-        base_seed,
-        jobs: opts.jobs,
-        out_dir: dir.clone(),
-        progress: opts.progress,
+    let ids: Vec<&str> = fig.curves.iter().map(|c| c.id.as_str()).collect();
+    Sweep {
+        dir: fig.dir.into(),
+        key: experiment::experiment_key(&format!("{NAME}/{}", fig.dir), &keyed),
+        params: vec![param("curve", &ids), param("x", &fig.xs)],
         shared_seed_params: vec!["curve".into()],
-    };
-    let report = experiment::sweep(&spec, |point, seed| {
-        let get = |k: &str| point.value(k).unwrap_or_default().to_string();
-        let curve = fig
-            .curves
-            .iter()
-            .find(|c| c.id == get("curve"))
-            .ok_or("unknown curve")?;
-        let x: f64 = get("x").parse().map_err(|_| "bad x")?;
-        let sc = point_scenario(fig, curve, x).map_err(|e| e.to_string())?;
-        let out = scenario::run(&sc, seed).map_err(|e| e.to_string())?;
-        Ok(RunOutput {
-            summary_json: out.summary.to_json(),
-            metrics: out.summary.metrics(),
-        })
-    })
-    .map_err(|e| e.to_string())?;
-    let res = collect(fig, &report.points, &report.runs);
-    write_figure(&dir, &res)?;
-    Ok(res)
+        def: fig,
+    }
 }
 
 /// The scenario of `curve` at `x`: the figure's shared overrides, the curve's, then the
@@ -542,81 +570,88 @@ fn figures(quick: bool) -> Vec<FigureSpec> {
         shared: fixed_losses,
     });
     if !quick {
-        // Figures 5 and 6 again at packetsim's own crossover of the primary-4% pair (about
-        // 1% alternate loss, see S7), so that the policies are about equal at ratio 1 by
-        // construction, as the paper's 4%/2% point was for ns-2.
-        let at_crossover = vec![
-            ("links.path0_core.loss".to_string(), "0.04".to_string()),
-            ("links.path1_core.loss".to_string(), "0.01".to_string()),
-        ];
-        for (dir, axis, what) in [
-            ("ext-fig5", Axis::BandwidthRatio, "bandwidth"),
-            ("ext-fig6", Axis::DelayRatio, "one-way delay"),
-        ] {
-            figs.push(FigureSpec {
-                dir,
-                title: format!(
-                    "Beyond the paper: alternate {what} ratio at packetsim's crossover \
-                     (primary 4%, alternate 1% loss)"
-                ),
-                axis,
-                xs: RATIOS.to_vec(),
-                curves: vec![
-                    sctp_multi("alternate", "alt", "RTX_TO_ALT", &[]),
-                    sctp_multi("same", "same", "RTX_SAME", &[]),
-                ],
-                shared: at_crossover.clone(),
-            });
-        }
+        figs.extend(extension_figures());
+    }
+    figs
+}
+
+/// The figures beyond the paper (full runs only).
+fn extension_figures() -> Vec<FigureSpec> {
+    let mut figs = Vec::new();
+    // Figures 5 and 6 again at packetsim's own crossover of the primary-4% pair (about
+    // 1% alternate loss, see S7), so that the policies are about equal at ratio 1 by
+    // construction, as the paper's 4%/2% point was for ns-2.
+    let at_crossover = vec![
+        ("links.path0_core.loss".to_string(), "0.04".to_string()),
+        ("links.path1_core.loss".to_string(), "0.01".to_string()),
+    ];
+    for (dir, axis, what) in [
+        ("ext-fig5", Axis::BandwidthRatio, "bandwidth"),
+        ("ext-fig6", Axis::DelayRatio, "one-way delay"),
+    ] {
         figs.push(FigureSpec {
-            dir: "ext-fig4",
-            title: "Beyond the paper: primary 4%, alternate loss 0-5%, policy and probing variants"
-                .into(),
-            axis: Axis::AlternateLoss,
-            xs: vec![0.0, 1.0, 2.0, 3.0, 5.0],
+            dir,
+            title: format!(
+                "Beyond the paper: alternate {what} ratio at packetsim's crossover \
+                 (primary 4%, alternate 1% loss)"
+            ),
+            axis,
+            xs: RATIOS.to_vec(),
             curves: vec![
                 sctp_multi("alternate", "alt", "RTX_TO_ALT", &[]),
                 sctp_multi("same", "same", "RTX_SAME", &[]),
-                sctp_multi(
-                    "alternate_timeouts_only",
-                    "alt_to_only",
-                    "RTX_ALT_TIMEOUTS_ONLY",
-                    &[],
-                ),
-                sctp_multi(
-                    "alternate",
-                    "alt_hb_after_rto",
-                    "RTX_TO_ALT + heartbeat after RTO",
-                    &[("flows.file.sctp.hb_after_rto", "true")],
-                ),
-                sctp_multi(
-                    "alternate",
-                    "alt_paper_jitter",
-                    "RTX_TO_ALT, paper's heartbeat jitter (Q2)",
-                    &[("flows.file.sctp.hb_jitter", "\"paper\"")],
-                ),
-                sctp_multi(
-                    "alternate",
-                    "alt_both_dirs",
-                    "RTX_TO_ALT, loss both directions (Q3)",
-                    &[
-                        ("links.path0_core.errors", "\"both\""),
-                        ("links.path1_core.errors", "\"both\""),
-                    ],
-                ),
-                sctp_multi(
-                    "same",
-                    "same_both_dirs",
-                    "RTX_SAME, loss both directions (Q3)",
-                    &[
-                        ("links.path0_core.errors", "\"both\""),
-                        ("links.path1_core.errors", "\"both\""),
-                    ],
-                ),
             ],
-            shared: vec![("links.path0_core.loss".into(), "0.04".into())],
+            shared: at_crossover.clone(),
         });
     }
+    figs.push(FigureSpec {
+        dir: "ext-fig4",
+        title: "Beyond the paper: primary 4%, alternate loss 0-5%, policy and probing variants"
+            .into(),
+        axis: Axis::AlternateLoss,
+        xs: vec![0.0, 1.0, 2.0, 3.0, 5.0],
+        curves: vec![
+            sctp_multi("alternate", "alt", "RTX_TO_ALT", &[]),
+            sctp_multi("same", "same", "RTX_SAME", &[]),
+            sctp_multi(
+                "alternate_timeouts_only",
+                "alt_to_only",
+                "RTX_ALT_TIMEOUTS_ONLY",
+                &[],
+            ),
+            sctp_multi(
+                "alternate",
+                "alt_hb_after_rto",
+                "RTX_TO_ALT + heartbeat after RTO",
+                &[("flows.file.sctp.hb_after_rto", "true")],
+            ),
+            sctp_multi(
+                "alternate",
+                "alt_paper_jitter",
+                "RTX_TO_ALT, paper's heartbeat jitter (Q2)",
+                &[("flows.file.sctp.hb_jitter", "\"paper\"")],
+            ),
+            sctp_multi(
+                "alternate",
+                "alt_both_dirs",
+                "RTX_TO_ALT, loss both directions (Q3)",
+                &[
+                    ("links.path0_core.errors", "\"both\""),
+                    ("links.path1_core.errors", "\"both\""),
+                ],
+            ),
+            sctp_multi(
+                "same",
+                "same_both_dirs",
+                "RTX_SAME, loss both directions (Q3)",
+                &[
+                    ("links.path0_core.errors", "\"both\""),
+                    ("links.path1_core.errors", "\"both\""),
+                ],
+            ),
+        ],
+        shared: vec![("links.path0_core.loss".into(), "0.04".into())],
+    });
     figs
 }
 
@@ -825,12 +860,21 @@ fn ratio_verdict(r: &Results, above_one: bool) -> (Verdict, String) {
 /// Evaluates the shape checks of spec 3 §5.1 on the figures' results.
 fn shape_checks(figs: &[Results]) -> Vec<Check> {
     let f = |dir: &str| figs.iter().find(|r| r.spec.dir == dir);
-    let mut out = Vec::new();
     let (Some(f2), Some(f3), Some(f4), Some(f5), Some(f6)) =
         (f("fig2"), f("fig3"), f("fig4"), f("fig5"), f("fig6"))
     else {
-        return out;
+        return Vec::new();
     };
+    let mut out = fig23_checks(f2, f3);
+    let (fig4, s10) = fig4_checks(f4);
+    out.extend(fig4);
+    out.extend(fig56_checks(f5, f6, s10));
+    out
+}
+
+/// The zero-loss baseline and S1-S6 (Figures 2 and 3).
+fn fig23_checks(f2: &Results, f3: &Results) -> Vec<Check> {
+    let mut out = Vec::new();
     // Zero-loss sanity check (spec 3 §5.2).
     let (r0, s0) = (f2.est("tcp_reno", 0.0), f2.est("sctp_single", 0.0));
     let tol_tcp = Tolerance {
@@ -942,6 +986,12 @@ fn shape_checks(figs: &[Results]) -> Vec<Check> {
         format!("single − multi (s): {}", show_diffs(&d6, 1)),
         all(&p6),
     ));
+    out
+}
+
+/// S7-S11 (Figure 4), and S10's verdict for S15.
+fn fig4_checks(f4: &Results) -> (Vec<Check>, Verdict) {
+    let mut out = Vec::new();
     // S7-S9: Figure 4.
     let xs4 = f4.spec.xs.clone();
     let last4 = *xs4.last().unwrap_or(&5.0);
@@ -1075,6 +1125,12 @@ fn shape_checks(figs: &[Results]) -> Vec<Check> {
             exceeds(&rto_gap, 0.0),
         ]),
     ));
+    (out, s10)
+}
+
+/// S12-S15 (Figures 5 and 6); `s10` is S10's verdict.
+fn fig56_checks(f5: &Results, f6: &Results, s10: Verdict) -> Vec<Check> {
+    let mut out = Vec::new();
     let (v12, m12) = ratio_verdict(f5, true);
     out.push(Check::new(
         "S12",
@@ -1242,9 +1298,15 @@ fn extension_checks(figs: &[Results]) -> Vec<Check> {
             ));
         }
     }
-    let Some(ext) = f("ext-fig4") else {
-        return out;
-    };
+    if let Some(ext) = f("ext-fig4") {
+        out.extend(ext_fig4_checks(ext));
+    }
+    out
+}
+
+/// Spec 3 Q2, Q3 and the §4 extensions on the extension curves of Figure 4 (`ext-fig4`).
+fn ext_fig4_checks(ext: &Results) -> Vec<Check> {
+    let mut out = Vec::new();
     let xs = ext.spec.xs.clone();
     let (first, last) = (xs[0], *xs.last().unwrap_or(&5.0));
     let dq2 = policy_diffs(ext, "alt_paper_jitter", "same");
@@ -1462,36 +1524,10 @@ fn table(r: &Results) -> String {
     md
 }
 
-/// Runs the study and writes `<out>/sctp-multihoming/{fig2..fig6,ext-fig4}/` and report.md.
+/// Runs the study and writes `<out>/sctp-multihoming/{fig2..fig6,ext-fig4}/`, `ns2/` and
+/// report.md.
 pub fn run(opts: &ReproduceOptions) -> Result<StudyOutcome, String> {
-    let root = opts.out.join(NAME);
-    let runs = opts.runs.unwrap_or(if opts.quick { 10 } else { 100 });
-    let mut results = Vec::new();
-    for fig in figures(opts.quick) {
-        results.push(run_figure(&root, &fig, opts, runs, BASE_SEED)?);
-    }
-    let mut checks = shape_checks(&results);
-    checks.extend(extension_checks(&results));
-    explain(&results, &mut checks);
-    // Issue 14: the same figures with ns-2.35's mechanisms (`profile = "ns2"`: limited
-    // transmit, Sack1, the recover guard, ns-2's timers, RFC 4960 SCTP), judged by the same
-    // checks, in ns2/ beside the standard runs (same seeds).
-    let ns2_root = root.join(NS2_DIR);
-    let mut ns2_results = Vec::new();
-    for fig in figures(opts.quick) {
-        ns2_results.push(run_figure(
-            &ns2_root,
-            &with_ns2_profile(fig),
-            opts,
-            runs,
-            BASE_SEED,
-        )?);
-    }
-    let mut ns2_checks = shape_checks(&ns2_results);
-    ns2_checks.extend(extension_checks(&ns2_results));
-    super::finish(NAME, &root, checks, Some(&ns2_checks), |checks| {
-        Ok(report(&results, checks, runs, opts.quick))
-    })
+    super::shape::drive(&Sctp, opts)
 }
 
 fn report(results: &[Results], checks: &[Check], runs: u32, quick: bool) -> String {

@@ -1,0 +1,236 @@
+//! The shape every study follows ([`Shape`]) and the one driver that runs it ([`drive`]).
+//!
+//! A study states five things and nothing else:
+//! - its **grid** ([`Shape::grid`]): one or more resumable sweeps, each a cartesian product of
+//!   named parameters stored in its own folder, for each [`Pass`] it runs;
+//! - the **scenario** of a grid point ([`Shape::scenario`]): a typed
+//!   [`Scenario`](crate::scenario::Scenario) built through `scenario/`;
+//! - what to **measure** from the finished run ([`Shape::measure`]), by default the summary's
+//!   flattened metrics;
+//! - its **claims** as data ([`Shape::claims`], judged through [`super::checks`]);
+//! - its **figures** and tables ([`Shape::figures`]) and its report prose
+//!   ([`Shape::report`]).
+//!
+//! [`drive`] runs the sweeps through the resumable results store (the experiment layer), collects
+//! each pass, writes its figures, judges the claims (again on the runs "as ns-2.35 would" when
+//! the study has that pass) and ends in [`super::finish`], which writes `checks.csv` and
+//! `report.md`. [`seed_set`] runs the same grid from another base seed for the two-seed-set
+//! test (`checks::assert_seed_sets_agree`). The command line writes each study's index.html
+//! from what the driver wrote.
+
+use super::checks::Check;
+use super::{ReproduceOptions, StudyOutcome};
+use crate::experiment::{self, GridPoint, Param, PointSummary, RunOutput, StoredRun, SweepSpec};
+use crate::scenario::{self, Outcome, Scenario};
+use std::path::{Path, PathBuf};
+
+/// Which set of runs a sweep belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pass {
+    /// The study as its spec asks for it (written in the study's folder).
+    Own,
+    /// The same grid as ns-2.35 would run it (`profile = "ns2"`, issue 14), written under
+    /// `ns2/` and judged by the same claims for the report's "as ns-2.35 would" column.
+    AsNs2,
+}
+
+/// One resumable sweep of a study: a grid over named parameters, stored in its own folder.
+pub struct Sweep<D> {
+    /// What the study needs to turn one of its points into a scenario (a figure's curves, ...).
+    pub def: D,
+    /// Its folder under the pass's folder ("" for the pass's folder itself).
+    pub dir: String,
+    /// The experiment key ([`experiment::experiment_key`]): it must change whenever what the
+    /// points run changes, or stored runs would be reused.
+    pub key: String,
+    /// The swept parameters (first slowest).
+    pub params: Vec<Param>,
+    /// Parameters whose points share their run seeds (common random numbers).
+    pub shared_seed_params: Vec<String>,
+}
+
+/// The stored runs of one sweep, as the study's `collect` receives them.
+pub struct Swept<D> {
+    /// The sweep's definition.
+    pub def: D,
+    /// Where its runs are stored.
+    pub dir: PathBuf,
+    /// Per-point statistics, grid order.
+    pub points: Vec<PointSummary>,
+    /// Per point, its runs in replication order.
+    pub runs: Vec<Vec<StoredRun>>,
+}
+
+/// How a run of the driver is set: shared by every sweep of a pass.
+#[derive(Clone, Copy, Debug)]
+pub struct Setting {
+    /// Replications per point.
+    pub runs: u32,
+    /// Reduced grid and run lengths (`--quick`).
+    pub quick: bool,
+    /// The base seed of every sweep.
+    pub base_seed: u64,
+    /// Parallel jobs (0 = all cores).
+    pub jobs: usize,
+    /// Progress bars.
+    pub progress: bool,
+}
+
+/// A reproducible study (see the module doc).
+pub trait Shape: Sync {
+    /// What one sweep's points need beyond their parameter values.
+    type Def: Sync;
+    /// The measured results of one pass, as the claims, figures and report read them.
+    type Results;
+
+    /// The study's name on the command line (and its output folder).
+    const NAME: &'static str;
+    /// The base seed of its sweeps (the seed-set test also runs a disjoint one).
+    const BASE_SEED: u64;
+    /// Replications per point when the command line does not say: `[quick, full]`.
+    const RUNS: [u32; 2];
+    /// The passes it runs; [`Pass::Own`] first.
+    fn passes(&self) -> &'static [Pass] {
+        &[Pass::Own]
+    }
+    /// Its grid: the sweeps of `pass`.
+    fn grid(&self, quick: bool, pass: Pass) -> Vec<Sweep<Self::Def>>;
+    /// The scenario of `point` of the sweep `def` for the run with `seed` (a study whose
+    /// scenario draws from the seed, e.g. flow start times, does so here).
+    fn scenario(&self, def: &Self::Def, point: &GridPoint, seed: u64)
+        -> Result<Scenario, String>;
+    /// The metrics of a finished run (default: the summary's flattened metrics).
+    fn measure(&self, _def: &Self::Def, _point: &GridPoint, out: &Outcome) -> Metrics {
+        out.summary.metrics()
+    }
+    /// One pass's results from its sweeps' stored runs.
+    fn collect(&self, swept: Vec<Swept<Self::Def>>) -> Self::Results;
+    /// Its claims judged on `r` (every kind: the paper's, extensions, sensitivities).
+    fn claims(&self, r: &Self::Results) -> Vec<Check>;
+    /// Notes computed from the study's own runs, added to the claims of [`Pass::Own`].
+    fn explain(&self, _r: &Self::Results, _checks: &mut [Check]) {}
+    /// The claims as ns-2.35 would judge them, for a study that runs those points inside its
+    /// own grid rather than as a [`Pass::AsNs2`] (default: none).
+    fn ns2_claims(&self, _r: &Self::Results) -> Option<Vec<Check>> {
+        None
+    }
+    /// Writes one pass's figures and tables under `root` (the pass's folder).
+    fn figures(&self, root: &Path, r: &Self::Results) -> Result<(), String>;
+    /// The report of the study's own pass, given its claims (with the ns-2.35 column attached).
+    fn report(&self, r: &Self::Results, checks: &[Check], set: &Setting) -> String;
+}
+
+/// A run's metrics: names and values (`None` when not defined for the run).
+pub type Metrics = Vec<(String, Option<f64>)>;
+
+/// Runs `study` with `opts` and writes its folder: per-sweep results, figures, `checks.csv`,
+/// `ns2/` when it has [`Pass::AsNs2`], and `report.md`.
+pub fn drive<S: Shape>(study: &S, opts: &ReproduceOptions) -> Result<StudyOutcome, String> {
+    let root = opts.out.join(S::NAME);
+    let set = Setting {
+        runs: opts.runs.unwrap_or(S::RUNS[usize::from(!opts.quick)]),
+        quick: opts.quick,
+        base_seed: S::BASE_SEED,
+        jobs: opts.jobs,
+        progress: opts.progress,
+    };
+    let own = run_pass(study, &root, Pass::Own, &set)?;
+    let mut checks = study.claims(&own);
+    study.explain(&own, &mut checks);
+    let ns2 = if study.passes().contains(&Pass::AsNs2) {
+        let r = run_pass(study, &root.join(NS2_DIR), Pass::AsNs2, &set)?;
+        Some(study.claims(&r))
+    } else {
+        study.ns2_claims(&own)
+    };
+    super::finish(S::NAME, &root, checks, ns2.as_deref(), |checks| {
+        Ok(study.report(&own, checks, &set))
+    })
+}
+
+/// Where [`Pass::AsNs2`] is written, under the study's folder.
+pub const NS2_DIR: &str = "ns2";
+
+/// The claims of the study's own pass run with `runs` replications from `base_seed` in a
+/// scratch folder (removed after), with notes: one seed set of the two-seed-set test.
+pub fn seed_set<S: Shape>(study: &S, runs: u32, quick: bool, base_seed: u64) -> Vec<Check> {
+    // One folder per call: tests of one study run in parallel threads of one process.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!(
+        "packetsim-{}-seeds-{}-{call}-{base_seed}",
+        S::NAME,
+        std::process::id()
+    ));
+    let set = Setting {
+        runs,
+        quick,
+        base_seed,
+        jobs: 2,
+        progress: false,
+    };
+    let r = run_pass(study, &dir, Pass::Own, &set);
+    let _ = std::fs::remove_dir_all(&dir);
+    let r = r.expect("the seed set's sweeps");
+    let mut checks = study.claims(&r);
+    study.explain(&r, &mut checks);
+    checks
+}
+
+/// Runs every sweep of `pass` into `root`, collects them and writes the pass's figures.
+fn run_pass<S: Shape>(
+    study: &S,
+    root: &Path,
+    pass: Pass,
+    set: &Setting,
+) -> Result<S::Results, String> {
+    let mut swept = Vec::new();
+    for sw in study.grid(set.quick, pass) {
+        let dir = root.join(&sw.dir);
+        let spec = SweepSpec {
+            experiment_key: sw.key,
+            params: sw.params,
+            runs: set.runs,
+            base_seed: set.base_seed,
+            jobs: set.jobs,
+            out_dir: dir.clone(),
+            progress: set.progress,
+            shared_seed_params: sw.shared_seed_params,
+        };
+        let def = sw.def;
+        let report = experiment::sweep(&spec, |point, seed| run_point(study, &def, point, seed))
+            .map_err(|e| e.to_string())?;
+        swept.push(Swept {
+            def,
+            dir,
+            points: report.points,
+            runs: report.runs,
+        });
+    }
+    let r = study.collect(swept);
+    study.figures(root, &r)?;
+    Ok(r)
+}
+
+/// One run: the point's scenario, built and run with `seed`, then measured.
+pub fn run_point<S: Shape>(
+    study: &S,
+    def: &S::Def,
+    point: &GridPoint,
+    seed: u64,
+) -> Result<RunOutput, String> {
+    let sc = study.scenario(def, point, seed)?;
+    let out = scenario::run(&sc, seed).map_err(|e| e.to_string())?;
+    Ok(RunOutput {
+        summary_json: out.summary.to_json(),
+        metrics: study.measure(def, point, &out),
+    })
+}
+
+/// A swept parameter `path` over `values`.
+pub fn param<T: ToString>(path: &str, values: &[T]) -> Param {
+    Param {
+        path: path.into(),
+        values: values.iter().map(T::to_string).collect(),
+    }
+}
