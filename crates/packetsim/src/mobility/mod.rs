@@ -180,6 +180,16 @@ pub struct MobilityConfig {
     /// Cellular IP: the new base station holds bicast copies until the mobile attaches (the
     /// ideal delay device, true); false transmits them at once.
     pub delay_device: bool,
+    /// Cellular IP semisoft: the delay device as the Cellular IP papers place it (Campbell et
+    /// al., "Design, implementation, and evaluation of Cellular IP", IEEE Personal
+    /// Communications 2000; CIMS): at the crossover node, while it bicasts, the copies sent
+    /// on the new path (the mapping a semisoft packet made, not yet confirmed by the
+    /// route-update or uplink data through it) wait this fixed delay before they leave, so
+    /// that they reach the new base station about when the mobile tunes in. `None` (the
+    /// default): no delay at the crossover. Set it with `delay_device = false` for the papers'
+    /// device alone (the new base station then transmits at once); with `delay_device` the
+    /// new base station also holds what arrives before the mobile attaches.
+    pub crossover_delay: Option<Dur>,
     /// HAWAII: refresh period `T_ref` (1 s); entries time out after `3·T_ref`.
     pub refresh: Dur,
     /// HAWAII UNF: the mobile still hears the old base station this long after switching
@@ -229,6 +239,7 @@ impl MobilityConfig {
             route_timeout: Dur::from_secs(3),
             semisoft_delay: Dur::from_millis(100),
             delay_device: true,
+            crossover_delay: None,
             refresh: Dur::from_secs(1),
             unf_linger: Dur::from_millis(100),
             gap: Dur::ZERO,
