@@ -545,7 +545,12 @@ impl DomainNode {
         };
         if transmit && r.busy_until <= now {
             let p = r.queue.pop_front().expect("not empty");
-            r.busy_until = now + r.rate.tx_time(p.size);
+            // On the 802.11 air the MAC's notice frees the transmitter (`on_packet`).
+            r.busy_until = if cfg.radio_mac {
+                Time::MAX
+            } else {
+                now + r.rate.tx_time(p.size)
+            };
             ctx.resend(p, Via::Egress(r.down));
         }
     }
@@ -563,7 +568,7 @@ impl DomainNode {
                 if r.queue.is_empty() {
                     continue;
                 }
-                if r.busy_until > now {
+                if r.busy_until > now && r.busy_until != Time::MAX {
                     at(r.busy_until);
                 }
                 if let Some(t) = m.schedule.next_change(now) {
@@ -777,6 +782,17 @@ impl Element for DomainNode {
             .iter()
             .position(|m| m.radio.as_ref().is_some_and(|r| r.up == via))
         {
+            if let Body::Control(c) = &pkt.body {
+                if c.family == super::FAMILY_AIR {
+                    // The MAC is done with the packet it had: the next may go.
+                    if let Some(r) = self.mobiles[j].radio.as_mut() {
+                        r.busy_until = now;
+                    }
+                    self.pump(now, j, ctx);
+                    self.plan(now);
+                    return Disposition::Consume;
+                }
+            }
             if !matches!(pkt.body, Body::Control(_)) {
                 let bs = self.bs.expect("a radio at a base station");
                 if !self.mobiles[j].schedule.hears(now, bs) {
