@@ -286,7 +286,7 @@ impl AirElement {
             self.ch.run_until(self.next_move);
             self.flush(ctx);
             self.move_to(self.next_move);
-            self.next_move = self.next_move + self.step;
+            self.next_move += self.step;
         }
         self.ch.run_until(now);
         self.flush(ctx);
