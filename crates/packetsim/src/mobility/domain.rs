@@ -138,6 +138,9 @@ pub struct MobilityReport {
     /// Cellular IP paging: downlink packets flooded for want of a paging-cache mapping, at
     /// every node.
     pub flooded: u64,
+    /// Per handoff made (all mobiles, mobile by mobile), the data outage the mobile saw
+    /// ([`MobileHost::outages`]).
+    pub outages: Vec<Dur>,
 }
 
 impl MobilityReport {
@@ -172,12 +175,52 @@ pub fn build_tree(
     seed: u64,
 ) -> (World, Domain) {
     let mut net = Net::default();
+    let Wired {
+        cn,
+        ha,
+        gw,
+        bss,
+        mhs,
+    } = add_wired(&mut net, p, schedules.len(), seed);
+    let radio = RadioParams {
+        rate: p.radio_rate,
+        delay: p.radio_delay,
+    };
+    let radios = add_radios(&mut net, &bss, &mhs, radio, cfg, seed);
+    net.compute_routes();
+    let layout = Layout {
+        gw,
+        bss,
+        mhs,
+        ha,
+        radios,
+    };
+    let parts = install(&mut net, layout, cfg, schedules, radio.rate, seed)
+        .expect("the canonical tree is a valid domain");
+    let mut world = World::new(net, Time::ZERO + p.duration);
+    let mut domain = parts.place(&mut world);
+    domain.cn = cn;
+    (world, domain)
+}
+
+/// The wired part of the tree, as [`add_wired`] made it.
+pub(super) struct Wired {
+    pub cn: NodeId,
+    pub ha: Option<NodeId>,
+    pub gw: NodeId,
+    pub bss: Vec<NodeId>,
+    pub mhs: Vec<NodeId>,
+}
+
+/// The tree's nodes (CN, HA if any, GW, R1, R2, BS1..BS4, then `mobiles` mobiles, in that
+/// order) and its wired links.
+pub(super) fn add_wired(net: &mut Net, p: &TreeParams, mobiles: usize, seed: u64) -> Wired {
     let cn = net.add_node("CN");
     let ha = p.home_agent_delay.map(|_| net.add_node("HA"));
     let gw = net.add_node("GW");
     let routers = [net.add_node("R1"), net.add_node("R2")];
     let bss: Vec<NodeId> = (1..=4).map(|i| net.add_node(&format!("BS{i}"))).collect();
-    let mhs: Vec<NodeId> = (1..=schedules.len())
+    let mhs: Vec<NodeId> = (1..=mobiles)
         .map(|j| net.add_node(&format!("MH{j}")))
         .collect();
     let wired = |delay| direction(p.wired_rate, delay, p.wired_queue);
@@ -206,25 +249,13 @@ pub fn build_tree(
             seed,
         );
     }
-    let radio = RadioParams {
-        rate: p.radio_rate,
-        delay: p.radio_delay,
-    };
-    let radios = add_radios(&mut net, &bss, &mhs, radio, cfg, seed);
-    net.compute_routes();
-    let layout = Layout {
+    Wired {
+        cn,
+        ha,
         gw,
         bss,
         mhs,
-        ha,
-        radios,
-    };
-    let parts = install(&mut net, layout, cfg, schedules, radio.rate, seed)
-        .expect("the canonical tree is a valid domain");
-    let mut world = World::new(net, Time::ZERO + p.duration);
-    let mut domain = parts.place(&mut world);
-    domain.cn = cn;
-    (world, domain)
+    }
 }
 
 /// The radio links' rate and delay.
@@ -307,6 +338,21 @@ pub struct Parts {
 pub fn install(
     net: &mut Net,
     layout: Layout,
+    cfg: &MobilityConfig,
+    schedules: &[HandoffSchedule],
+    radio_rate: Rate,
+    seed: u64,
+) -> Result<Parts, String> {
+    install_with(net, layout, None, cfg, schedules, radio_rate, seed)
+}
+
+/// [`install`], with the mobiles' own ends of the radios when they are not the base stations'
+/// links' other ends (`mh_radios`: per mobile, per base station, (arrives at the mobile,
+/// leaves the mobile); the 802.11 air of `radio`, where both cross a hub).
+pub(super) fn install_with(
+    net: &mut Net,
+    layout: Layout,
+    mh_radios: Option<Vec<Vec<(EgressId, EgressId)>>>,
     cfg: &MobilityConfig,
     schedules: &[HandoffSchedule],
     radio_rate: Rate,
@@ -517,7 +563,10 @@ pub fn install(
                 s.clone(),
                 gw_addr,
                 bs_addrs.clone(),
-                radios[j].iter().map(|&(down, up)| (up, down)).collect(),
+                match &mh_radios {
+                    Some(m) => m[j].iter().map(|&(down, up)| (up, down)).collect(),
+                    None => radios[j].iter().map(|&(down, up)| (up, down)).collect(),
+                },
                 peers.clone(),
                 rng,
             )
@@ -674,6 +723,7 @@ impl MobilityReport {
         for h in hosts {
             r.family = h.protocol().family();
             r.handoffs += h.handoffs_done() as u64;
+            r.outages.extend(h.outages());
             let s = &h.stats;
             discards.extend_from_slice(&s.discards);
             r.duplicates += s.duplicates;

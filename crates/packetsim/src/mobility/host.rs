@@ -16,7 +16,7 @@ use super::{kind, CipHandoff, Discard, DiscardReason, MobilityConfig, Protocol};
 use crate::ids::{Addr, EgressId, NodeId};
 use crate::net::{Disposition, Element, ElementCtx, HostRoute, NextHops, Via};
 use crate::packet::{Body, ControlHeader, Packet};
-use packetsim_kernel::{Rng, Time};
+use packetsim_kernel::{Dur, Rng, Time};
 use std::any::Any;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
@@ -52,6 +52,8 @@ pub struct HostStats {
     pub received: HashSet<u64>,
     /// Uids of the data packets lost on its radio (to radio error, not to the handoff).
     pub radio_lost_uids: HashSet<u64>,
+    /// When each data packet that was not a duplicate arrived, in order.
+    pub arrivals: Vec<Time>,
 }
 
 /// The element at a mobile host (see the module doc).
@@ -102,13 +104,13 @@ impl MobileHost {
         rng: Rng,
     ) -> MobileHost {
         let mut actions = VecDeque::new();
-        for h in &schedule.handoffs {
+        for (k, h) in schedule.handoffs.iter().enumerate() {
             if cfg.protocol == Protocol::Cip(CipHandoff::Semisoft) {
                 let at = Time(h.at.0.saturating_sub(cfg.semisoft_delay.0));
                 actions.push_back((at, Action::Semisoft { to: h.to }));
             }
             actions.push_back((
-                h.at + cfg.gap,
+                h.at + schedule.gap_of(k),
                 Action::Attach {
                     from: h.from,
                     to: h.to,
@@ -166,6 +168,22 @@ impl MobileHost {
         self.cfg.paging && matches!(self.cfg.protocol, Protocol::Cip(_))
     }
 
+    /// Per handoff made, its outage as the mobile saw it: from the last new data packet that
+    /// arrived before the switch (`t_k`) to the first one after it (a handoff with no data
+    /// after it yet is left out).
+    pub fn outages(&self) -> Vec<Dur> {
+        let a = &self.stats.arrivals;
+        self.schedule.handoffs[..self.handoffs_done()]
+            .iter()
+            .filter_map(|h| {
+                let i = a.partition_point(|&t| t < h.at);
+                let after = a.get(i)?;
+                let before = if i == 0 { Time::ZERO } else { a[i - 1] };
+                Some(*after - before)
+            })
+            .collect()
+    }
+
     /// Handoffs it has made (switches to another base station begun).
     pub fn handoffs_done(&self) -> usize {
         self.schedule.handoffs.len() - self.pending_attachments()
@@ -198,7 +216,7 @@ impl MobileHost {
         ctx.send(p, Via::Egress(self.radios[bs].0));
     }
 
-    fn record(&mut self, p: &Packet) {
+    fn record(&mut self, now: Time, p: &Packet) {
         let (flow, seq) = match &p.body {
             Body::Tcp(h) if h.payload > 0 => (p.flow.0, h.seq.0 as u64),
             Body::Udp { seq, payload } if *payload > 0 => (p.flow.0, *seq),
@@ -209,8 +227,11 @@ impl MobileHost {
         let (set, max) = self.seen.entry(flow).or_default();
         if !set.insert(seq) {
             self.stats.duplicates += 1;
-        } else if seq < *max {
-            self.stats.out_of_order += 1;
+        } else {
+            self.stats.arrivals.push(now);
+            if seq < *max {
+                self.stats.out_of_order += 1;
+            }
         }
         *max = (*max).max(seq);
     }
@@ -252,7 +273,7 @@ impl Element for MobileHost {
             }
             return Disposition::Consume;
         }
-        self.record(pkt);
+        self.record(now, pkt);
         if pkt.tcp().is_some() {
             // The receiver acknowledges it now: uplink data (see the module doc).
             self.last_uplink = now;

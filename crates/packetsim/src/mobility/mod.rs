@@ -35,11 +35,14 @@
 mod domain;
 mod host;
 mod node;
+pub mod radio;
 mod schedule;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod tests_paging;
+#[cfg(test)]
+mod tests_radio;
 #[cfg(test)]
 mod tests_tcp;
 
@@ -58,6 +61,9 @@ pub const FAMILY_CIP: u16 = 0x5c1;
 pub const FAMILY_HAWAII: u16 = 0x5a1;
 /// The control-message family of Mobile IP.
 pub const FAMILY_MIP: u16 = 0x5e1;
+/// The air's notices to a base station ([`radio`]): the MAC is done with the packet it was
+/// handed for a mobile (sent or dropped). Never leaves the instantaneous air link.
+pub const FAMILY_AIR: u16 = 0x5a2;
 
 /// Control message kinds (within their family); `args[0]` is always the mobile's address.
 pub mod kind {
@@ -180,6 +186,21 @@ pub struct MobilityConfig {
     /// Cellular IP: the new base station holds bicast copies until the mobile attaches (the
     /// ideal delay device, true); false transmits them at once.
     pub delay_device: bool,
+    /// Cellular IP semisoft: the delay device as the Cellular IP papers place it (Campbell et
+    /// al., "Design, implementation, and evaluation of Cellular IP", IEEE Personal
+    /// Communications 2000; CIMS): at the crossover node, while it bicasts, the copies sent
+    /// on the new path (the mapping a semisoft packet made, not yet confirmed by the
+    /// route-update or uplink data through it) wait this fixed delay before they leave, so
+    /// that they reach the new base station about when the mobile tunes in. `None` (the
+    /// default): no delay at the crossover. Set it with `delay_device = false` for the papers'
+    /// device alone (the new base station then transmits at once); with `delay_device` the
+    /// new base station also holds what arrives before the mobile attaches.
+    pub crossover_delay: Option<Dur>,
+    /// The radio is a shared 802.11 channel ([`radio`]'s air element): a base station hands
+    /// the MAC one packet of a mobile's queue at a time and sends the next when the MAC's
+    /// notice (a [`FAMILY_AIR`] message from the air) says it was sent or dropped, instead of
+    /// pacing the queue at the radio rate (false).
+    pub radio_mac: bool,
     /// HAWAII: refresh period `T_ref` (1 s); entries time out after `3·T_ref`.
     pub refresh: Dur,
     /// HAWAII UNF: the mobile still hears the old base station this long after switching
@@ -229,6 +250,8 @@ impl MobilityConfig {
             route_timeout: Dur::from_secs(3),
             semisoft_delay: Dur::from_millis(100),
             delay_device: true,
+            crossover_delay: None,
+            radio_mac: false,
             refresh: Dur::from_secs(1),
             unf_linger: Dur::from_millis(100),
             gap: Dur::ZERO,

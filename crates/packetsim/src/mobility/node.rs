@@ -77,6 +77,9 @@ struct Mobile {
     binding: Option<(usize, Time)>,
     /// Cellular IP paging cache: live-until downlink egresses.
     paging: Vec<(EgressId, Time)>,
+    /// Cellular IP semisoft: the routing-cache egresses a semisoft packet refreshed last (the
+    /// new path, until a route-update or uplink data confirms it).
+    semisoft: Vec<EgressId>,
 }
 
 /// What a node counted.
@@ -130,6 +133,10 @@ pub struct DomainNode {
     /// Its downlink interfaces (toward the base stations below it; at a base station, none:
     /// its radios), where Cellular IP paging floods.
     children: Vec<EgressId>,
+    /// Cellular IP semisoft's fixed delay device at the crossover
+    /// ([`MobilityConfig::crossover_delay`]): (release time, mobile, packet, egress), in
+    /// release order (one delay for every copy).
+    delayed: VecDeque<(Time, usize, Packet, EgressId)>,
     /// What it counted.
     pub stats: NodeStats,
 }
@@ -180,6 +187,7 @@ impl DomainNode {
             wake: next_refresh,
             mip: None,
             children: Vec::new(),
+            delayed: VecDeque::new(),
             stats: NodeStats::default(),
         }
     }
@@ -194,6 +202,7 @@ impl DomainNode {
             radio,
             binding: None,
             paging: Vec::new(),
+            semisoft: Vec::new(),
         });
     }
 
@@ -248,6 +257,12 @@ impl DomainNode {
             .collect()
     }
 
+    /// Copies waiting in this node's semisoft delay line
+    /// ([`MobilityConfig::crossover_delay`]).
+    pub fn delayed_len(&self) -> usize {
+        self.delayed.len()
+    }
+
     /// Mobile `j`'s downlink state here: (egress, expiry), live or not.
     pub fn entries(&self, j: usize) -> &[(EgressId, Time)] {
         &self.mobiles[j].routes
@@ -265,6 +280,7 @@ impl DomainNode {
             .iter()
             .flat_map(|m| m.radio.iter())
             .flat_map(|r| r.queue.iter().map(|p| p.uid))
+            .chain(self.delayed.iter().map(|d| d.2.uid))
     }
 
     fn mobile_by_addr(&self, a: Addr) -> Option<usize> {
@@ -301,6 +317,9 @@ impl DomainNode {
     /// paging, its paging-cache mapping `paging_timeout`: every uplink packet refreshes both,
     /// spec 5 §2.3).
     fn cip_refresh(&mut self, now: Time, j: usize, via: EgressId) {
+        // Any uplink packet but a semisoft one confirms the path it came up (see
+        // `semisoft_refresh`).
+        self.mobiles[j].semisoft.retain(|&e| e != via);
         refresh(
             &mut self.mobiles[j].routes,
             now,
@@ -310,6 +329,13 @@ impl DomainNode {
         if self.cfg.paging {
             self.pc_refresh(now, j, via);
         }
+    }
+
+    /// Cellular IP: a semisoft packet came up from `via`: its mapping is refreshed and marked as
+    /// the new path (spec 5 §2.3), whose copies the crossover's fixed delay device holds back.
+    fn semisoft_refresh(&mut self, now: Time, j: usize, via: EgressId) {
+        self.cip_refresh(now, j, via);
+        self.mobiles[j].semisoft.push(via);
     }
 
     /// Cellular IP paging: mobile `j`'s paging-cache mapping on `via` lives `paging_timeout`
@@ -353,7 +379,28 @@ impl DomainNode {
         let mut hops = [EgressId(0); NextHops::CAPACITY];
         let mut n = 0;
         let mut to_radio = false;
+        // Cellular IP semisoft's fixed delay device (`crossover_delay`): at the crossover
+        // (bicasting: a new-path mapping beside a confirmed one) the new path's copy waits.
+        let crossover = self.cfg.crossover_delay.filter(|_| {
+            m.semisoft
+                .iter()
+                .any(|e| m.routes.iter().any(|r| r.0 == *e))
+                && m.routes.iter().any(|r| !m.semisoft.contains(&r.0))
+        });
+        let mut held = false;
         for &(e, _) in &m.routes {
+            if let Some(d) = crossover.filter(|_| m.semisoft.contains(&e)) {
+                self.delayed.push_back((now + d, j, pkt.clone(), e));
+                held = true;
+                continue;
+            }
+            if self.delayed.iter().any(|x| x.1 == j && x.3 == e) {
+                // The path is confirmed but copies still wait in the delay line: this one
+                // leaves behind them (the line is FIFO), not ahead.
+                self.delayed.push_back((now, j, pkt.clone(), e));
+                held = true;
+                continue;
+            }
             if Some(e) == radio_down {
                 to_radio = true;
             } else if n < hops.len() {
@@ -368,6 +415,7 @@ impl DomainNode {
             }
         }
         match n {
+            0 if held => Disposition::Consume,
             0 => {
                 self.stats.no_state += is_data(pkt) as u64;
                 self.discard(now, j, pkt, DiscardReason::NoState);
@@ -377,6 +425,18 @@ impl DomainNode {
             _ => Disposition::Redirect(Next::Many(
                 NextHops::many(&hops[..n]).expect("at most CAPACITY hops"),
             )),
+        }
+    }
+
+    /// Releases the copies the crossover's delay device held whose time has come.
+    fn release_delayed(&mut self, now: Time, ctx: &mut ElementCtx) {
+        while self.delayed.front().is_some_and(|d| d.0 <= now) {
+            let (_, j, p, e) = self.delayed.pop_front().expect("due");
+            if self.mobiles[j].radio.as_ref().map(|r| r.down) == Some(e) {
+                self.radio_enqueue(now, j, p, ctx);
+            } else {
+                ctx.resend(p, Via::Egress(e));
+            }
         }
     }
 
@@ -485,7 +545,12 @@ impl DomainNode {
         };
         if transmit && r.busy_until <= now {
             let p = r.queue.pop_front().expect("not empty");
-            r.busy_until = now + r.rate.tx_time(p.size);
+            // On the 802.11 air the MAC's notice frees the transmitter (`on_packet`).
+            r.busy_until = if cfg.radio_mac {
+                Time::MAX
+            } else {
+                now + r.rate.tx_time(p.size)
+            };
             ctx.resend(p, Via::Egress(r.down));
         }
     }
@@ -494,13 +559,16 @@ impl DomainNode {
     fn plan(&mut self, now: Time) {
         let mut wake = self.next_refresh;
         let mut at = |t: Time| wake = Some(wake.map_or(t, |w| w.min(t)));
+        if let Some(d) = self.delayed.front() {
+            at(d.0);
+        }
         if let Some(bs) = self.bs {
             for m in &self.mobiles {
                 let Some(r) = &m.radio else { continue };
                 if r.queue.is_empty() {
                     continue;
                 }
-                if r.busy_until > now {
+                if r.busy_until > now && r.busy_until != Time::MAX {
                     at(r.busy_until);
                 }
                 if let Some(t) = m.schedule.next_change(now) {
@@ -532,8 +600,11 @@ impl DomainNode {
         };
         let back = self.back[via.idx()];
         match (self.cfg.protocol, c.kind) {
-            (Protocol::Cip(_), kind::ROUTE_UPDATE | kind::SEMISOFT) => {
+            (Protocol::Cip(_), kind::ROUTE_UPDATE) => {
                 self.cip_refresh(now, j, back);
+            }
+            (Protocol::Cip(_), kind::SEMISOFT) => {
+                self.semisoft_refresh(now, j, back);
             }
             (Protocol::Cip(_), kind::PAGING_UPDATE) if self.cfg.paging => {
                 self.pc_refresh(now, j, back);
@@ -711,6 +782,17 @@ impl Element for DomainNode {
             .iter()
             .position(|m| m.radio.as_ref().is_some_and(|r| r.up == via))
         {
+            if let Body::Control(c) = &pkt.body {
+                if c.family == super::FAMILY_AIR {
+                    // The MAC is done with the packet it had: the next may go.
+                    if let Some(r) = self.mobiles[j].radio.as_mut() {
+                        r.busy_until = now;
+                    }
+                    self.pump(now, j, ctx);
+                    self.plan(now);
+                    return Disposition::Consume;
+                }
+            }
             if !matches!(pkt.body, Body::Control(_)) {
                 let bs = self.bs.expect("a radio at a base station");
                 if !self.mobiles[j].schedule.hears(now, bs) {
@@ -781,6 +863,7 @@ impl Element for DomainNode {
             }
             self.next_refresh = Some(now + self.cfg.refresh);
         }
+        self.release_delayed(now, ctx);
         for j in 0..self.mobiles.len() {
             self.pump(now, j, ctx);
         }

@@ -48,6 +48,10 @@ pub struct HandoffSchedule {
     /// its bicast copies start to arrive; 0 for every other protocol). Before that a base
     /// station the mobile left is still departed, even if it is the next one (ping-pong).
     pub lead: Dur,
+    /// Per handoff, detached time beyond `gap` (empty: none): a mobile that lost its base
+    /// station before it heard another (the beacon rule's loss, `mobility::radio`) is
+    /// attached to nobody from `at` to `at + gap + extra_gap[k]`.
+    pub extra_gap: Vec<Dur>,
 }
 
 /// The `k`-th position (k = 0, 1, ...) of a ping-pong walk over `n` base stations:
@@ -85,6 +89,7 @@ impl HandoffSchedule {
             gap: Dur::ZERO,
             linger: Dur::ZERO,
             lead: Dur::ZERO,
+            extra_gap: Vec::new(),
         }
     }
 
@@ -109,7 +114,13 @@ impl HandoffSchedule {
             gap: Dur::ZERO,
             linger: Dur::ZERO,
             lead: Dur::ZERO,
+            extra_gap: Vec::new(),
         }
+    }
+
+    /// The detached time of handoff `k`: `gap` plus its own extra gap.
+    pub fn gap_of(&self, k: usize) -> Dur {
+        self.gap + self.extra_gap.get(k).copied().unwrap_or(Dur::ZERO)
     }
 
     /// The number of handoffs that have happened by `now` (`t_k <= now`).
@@ -123,7 +134,7 @@ impl HandoffSchedule {
             0 => Some(self.first),
             k => {
                 let h = &self.handoffs[k - 1];
-                (now >= h.at + self.gap).then_some(h.to)
+                (now >= h.at + self.gap_of(k - 1)).then_some(h.to)
             }
         }
     }
@@ -147,7 +158,8 @@ impl HandoffSchedule {
         if self.hears(now, bs) {
             return Listen::Hears;
         }
-        if let Some(h) = self.handoffs.iter().find(|h| h.at + self.gap > now) {
+        let next = (0..self.handoffs.len()).find(|&k| self.handoffs[k].at + self.gap_of(k) > now);
+        if let Some(h) = next.map(|k| &self.handoffs[k]) {
             if h.to == bs && now + self.lead >= h.at {
                 return Listen::PreAttach;
             }
@@ -166,9 +178,10 @@ impl HandoffSchedule {
     pub fn next_change(&self, now: Time) -> Option<Time> {
         self.handoffs
             .iter()
-            .flat_map(|h| {
+            .enumerate()
+            .flat_map(|(k, h)| {
                 let pre = Time(h.at.0.saturating_sub(self.lead.0));
-                [pre, h.at, h.at + self.gap, h.at + self.linger]
+                [pre, h.at, h.at + self.gap_of(k), h.at + self.linger]
             })
             .filter(|&t| t > now)
             .min()

@@ -452,3 +452,44 @@ fn mobile_ip_reregisters_before_the_lifetime_ends() {
     assert_eq!(d.report(&w).handoff_losses(), 0);
     assert_eq!(d.host(&w, 0).stats.data_received, 3472 / 8);
 }
+
+/// Cellular IP semisoft with the delay device where the Cellular IP papers put it (Campbell et
+/// al. 2000; `crossover_delay`): the same handoff as
+/// `cip_semisoft_loses_nothing_and_duplicates_the_bicast` (BS1 → BS2 at 1 s, 10 ms links,
+/// semisoft packet at 900 ms reaching R1 at 911.192 ms), no holding at BS2, 100 ms fixed
+/// delay at R1. The new-path copies of t = 904.. wait at R1 100 ms and reach BS2 at
+/// t + 124.4 ms >= 1028.4 ms, after the mobile tuned in: BS2 sends them at once and none is
+/// lost. The route-update (1 s) confirms the new path at R1 at 1011.192 ms; the packets after
+/// it (t >= 1000) queue behind the delayed ones, so nothing is reordered. The copies of
+/// t = 904..968 also came through BS1 before the switch: 9 duplicates, as with the ideal device.
+#[test]
+fn cip_semisoft_fixed_delay_at_the_crossover_loses_nothing_and_keeps_order() {
+    let mut cfg = MobilityConfig::new(Protocol::Cip(CipHandoff::Semisoft));
+    cfg.delay_device = false;
+    cfg.crossover_delay = Some(Dur::from_millis(100));
+    let (mut w, d) = tree(&cfg, 10, one_handoff_at(ms(1000.0)), 3.5);
+    downlink(&mut w, &d);
+    w.run_until(ms(950.0));
+    assert_eq!(
+        d.node(&w, 1).delayed_len(),
+        5,
+        "t = 904..936 wait at the crossover R1"
+    );
+    assert_eq!(d.node(&w, 0).delayed_len(), 0, "GW is not the crossover");
+    assert_eq!(d.node(&w, 4).radio_queue_len(0), 0, "BS2 holds nothing");
+    w.run_until(ms(1028.0));
+    assert_eq!(
+        d.node(&w, 4).radio_queue_len(0) + d.host(&w, 0).stats.duplicates as usize,
+        0,
+        "no new-path copy reached BS2 before 1028.4 ms"
+    );
+    w.run();
+    let r = d.report(&w);
+    let h = &d.host(&w, 0).stats;
+    assert_eq!(r.handoff_losses(), 0);
+    assert_eq!(h.unheard, 0, "no copy sent before the mobile tuned in");
+    assert_eq!(h.duplicates, 9);
+    assert_eq!(h.out_of_order, 0);
+    assert_eq!(d.node(&w, 1).delayed_len(), 0);
+    assert_eq!(h.data_received - h.duplicates, 3472 / 8);
+}

@@ -1,0 +1,539 @@
+//! The access domain on a real radio (issue 34, spec 5 Q2 revised): the base stations and
+//! the mobiles on one shared 802.11 DCF channel (`wifi`), the mobiles moving along the line of
+//! base stations, and the handoffs produced by the base stations' beacons and the mobile's
+//! beacon rule (`wifi::motion`) instead of a schedule.
+//!
+//! - **One shared channel.** ns-2's wireless model, on which CIMS ran, puts every node on one
+//!   `Channel/WirelessChannel`; who hears whom follows from positions and the propagation
+//!   model only (ns-2.35's 802.11 has no channel assignment). So here too: one [`Channel`], the
+//!   base stations at `spacing` metres on a line, and neighbouring base stations that are in
+//!   range of each other share the medium (carrier sense, collisions, hidden stations).
+//! - **Motion.** A mobile moves along the base stations at a constant speed, BS1 → BS4 → BS1 …
+//!   ([`ping_pong_path`]). Its handoffs are where the beacon rule switches, near the midpoints
+//!   between neighbours: one every `spacing / speed`; [`speed_for`] gives the speed that makes
+//!   `h` of them in the run.
+//! - **Beacons and handoff.** Every base station beacons every `interval`, staggered
+//!   (`Beacons::at`); the mobile decodes a beacon when its received power (TwoRayGround at the
+//!   positions of that instant) is above the receive threshold, and feeds it to the
+//!   [`HandoffMonitor`]: a stronger beacon of another base station hands off at once, and the
+//!   current base station unheard for `lost_after` intervals is lost (the mobile attaches to
+//!   the next base station it hears; detached until then). Detection delay: up to one beacon
+//!   interval after the midpoint. Beacons are computed from the motion and not sent on the
+//!   channel (a simplification: 50-byte beacons at 1 Mb/s, about 0.6 ms per 100 ms per base
+//!   station, neither take airtime nor collide), so the handoff times are known before the
+//!   run: [`beacon_schedule`] turns them into a [`HandoffSchedule`] that the protocol elements
+//!   follow as they follow a scheduled one. Under Cellular IP semisoft the decision sends the
+//!   semisoft packet and the switch follows `semisoft_delay` later (the schedule's lead).
+//! - **The radio.** Each (base station, mobile) pair is joined through an `AIR` hub node by two
+//!   instantaneous links, and the [`AirElement`] at the hub puts every packet crossing it on
+//!   the channel, from the sender's station to the receiver's, and sends it on when the
+//!   receiving MAC delivers it. The base station's radio queue (`B_bs`) stays in its
+//!   [`super::DomainNode`] (so that it can hold, discard or forward it as before): it hands
+//!   the MAC one packet at a time ([`super::MobilityConfig::radio_mac`]) and the air tells it
+//!   when the MAC is done ([`super::FAMILY_AIR`]). A frame to a mobile out of range is retried
+//!   up to the retry limit and dropped: those MAC drops are the radio's handoff losses,
+//!   counted in [`AirStats`].
+//!
+//! What the schedule's "hears" means here: the base station the mobile is associated with (it
+//! takes packets from that base station only); whether a frame gets through is the channel's.
+
+use super::domain::{add_wired, install_with, Domain, Layout, TreeParams};
+use super::schedule::{Handoff, HandoffSchedule};
+use super::{MobilityConfig, FAMILY_AIR};
+use crate::ids::{Addr, EgressId, ElementId, NodeId};
+use crate::net::{DirectionParams, Disposition, Element, ElementCtx, ErrorModel, Net, Via};
+use crate::packet::{Body, ControlHeader, Packet};
+use crate::queue::{AnyAdmission, DropTail, QueueDisc, QueueLimit};
+use crate::wifi::motion::{Beacons, Decision, HandoffConfig, HandoffMonitor, Path, Traversal};
+use crate::wifi::propagation::{Pos, Propagation};
+use crate::wifi::{Channel, ChannelConfig, MacOut, Msdu, Sta};
+use crate::world::World;
+use packetsim_kernel::{Dur, Rate, Time};
+use std::any::Any;
+use std::collections::HashMap;
+
+/// The cells: where the base stations are, the radio, the beacons and the handoff rule.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Cells {
+    /// Distance between neighbouring base stations on the line, metres (200).
+    pub spacing: f64,
+    /// Propagation and receive threshold (ns-2's TwoRayGround defaults: 250 m range).
+    pub propagation: Propagation,
+    /// Beacon interval (100 ms) and size.
+    pub beacons: Beacons,
+    /// The beacon rule (any stronger beacon; lost after 3 silent intervals).
+    pub handoff: HandoffConfig,
+    /// The channel: DCF settings (802.11b DSSS timing, data at 2 Mb/s, basic rate 1 Mb/s,
+    /// ns-2.35's retry limits and 50-packet interface queue).
+    pub channel: ChannelConfig,
+    /// How often the air re-reads the mobiles' positions (10 ms).
+    pub motion_step: Dur,
+}
+
+impl Default for Cells {
+    fn default() -> Cells {
+        let mut channel = ChannelConfig::default();
+        channel.dcf.phy.data_rate = Rate::mbps(2);
+        Cells {
+            spacing: 200.0,
+            propagation: Propagation::default(),
+            beacons: Beacons::default(),
+            handoff: HandoffConfig::default(),
+            channel,
+            motion_step: Dur::from_millis(10),
+        }
+    }
+}
+
+/// The positions of `n` base stations `spacing` apart on the x axis from the origin.
+pub fn bs_positions(n: usize, spacing: f64) -> Vec<Pos> {
+    (0..n)
+        .map(|i| Pos {
+            x: i as f64 * spacing,
+            y: 0.0,
+        })
+        .collect()
+}
+
+/// A mobile moving back and forth over the base stations' line at `speed` from `start`.
+pub fn ping_pong_path(n_bs: usize, spacing: f64, speed: f64, start: Time) -> Path {
+    Path {
+        waypoints: bs_positions(n_bs, spacing),
+        speed,
+        start,
+        traversal: Traversal::PingPong,
+    }
+}
+
+/// The speed (m/s) at which a mobile starting at the first base station crosses `h` cell
+/// borders in `period`: one every `period / h`, the k-th at `(k - 1/2) period / h` (plus the
+/// detection delay), so exactly `h` handoffs happen in `period` when the detection delay is
+/// under half a spacing's travel time.
+pub fn speed_for(h: u32, period: Dur, spacing: f64) -> f64 {
+    h as f64 * spacing / period.as_secs_f64()
+}
+
+/// The handoffs of a mobile moving along `path`, from the beacons of base stations at `bss`
+/// and the beacon rule, up to `until` (see the module doc). A handoff decided at `t` switches
+/// at `t + lead` (Cellular IP semisoft: the semisoft packet leaves at the decision). A loss
+/// of the current base station at `t` followed by an attachment at `t'` is a handoff at `t`
+/// with `t' - t` of extra gap.
+pub fn beacon_schedule(
+    path: &Path,
+    bss: &[Pos],
+    cells: &Cells,
+    until: Time,
+    lead: Dur,
+) -> HandoffSchedule {
+    let n = bss.len();
+    let prop = &cells.propagation;
+    let mut m = HandoffMonitor::new(HandoffConfig {
+        interval: cells.beacons.interval,
+        ..cells.handoff
+    });
+    let mut first = None;
+    let mut lost: Option<(Time, usize)> = None;
+    let mut s = HandoffSchedule::explicit(0, &[]);
+    'beacons: for k in 0.. {
+        for (i, bs) in bss.iter().enumerate() {
+            let at = cells.beacons.at(i, n, k);
+            if at > until {
+                break 'beacons;
+            }
+            if let Some(due) = m.next_timeout().filter(|&t| t <= at) {
+                if let Some(Decision::Lost { from }) = m.on_timer(due) {
+                    lost = Some((due, from));
+                }
+            }
+            let pr = prop.received_power(path.position(at).dist(*bs));
+            if pr < prop.rx_threshold {
+                continue;
+            }
+            match m.on_beacon(at, i, pr) {
+                Some(Decision::Handoff { from: None, to }) => match (first, lost.take()) {
+                    (None, _) => first = Some(to),
+                    (Some(_), Some((t, from))) => {
+                        s.handoffs.push(Handoff { at: t, from, to });
+                        s.extra_gap.push(at - t);
+                    }
+                    (Some(_), None) => {}
+                },
+                Some(Decision::Handoff {
+                    from: Some(from),
+                    to,
+                }) => {
+                    s.handoffs.push(Handoff {
+                        at: at + lead,
+                        from,
+                        to,
+                    });
+                    s.extra_gap.push(Dur::ZERO);
+                }
+                _ => {}
+            }
+        }
+    }
+    s.first = first.unwrap_or(0);
+    s
+}
+
+/// What the air counted.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AirStats {
+    /// Packets the MACs dropped (retry limit, full interface queue), data packets only, per
+    /// mobile (downlink and uplink).
+    pub mac_drops: Vec<u64>,
+    /// Of those, the downlink ones (base station → mobile).
+    pub mac_drops_down: Vec<u64>,
+    /// Retransmissions (MAC `retries`), all stations.
+    pub retries: u64,
+    /// Frames lost to collisions at a receiver, all stations.
+    pub collided: u64,
+}
+
+/// One direction of one (base station, mobile) pair through the air.
+#[derive(Clone, Copy, Debug)]
+struct Port {
+    /// Arrives at the hub over this egress.
+    inbound: EgressId,
+    from: Sta,
+    to: Sta,
+    /// Leaves the hub toward the receiver.
+    out: EgressId,
+    /// Base station senders: the notice egress (hub → base station) and its address.
+    notice: Option<(EgressId, Addr)>,
+    /// Which mobile.
+    mh: usize,
+}
+
+/// The shared 802.11 channel of a radio domain as a node element at its `AIR` hub.
+pub struct AirElement {
+    ch: Channel,
+    ports: Vec<Port>,
+    /// Station positions: base stations fixed, mobiles moving.
+    fixed: Vec<Pos>,
+    paths: Vec<Path>,
+    prop: Propagation,
+    step: Dur,
+    next_move: Time,
+    /// MSDU id → (the packet until delivered, its port).
+    held: HashMap<u64, (Option<Packet>, usize)>,
+    next_id: u64,
+    stats: AirStats,
+}
+
+impl std::fmt::Debug for AirElement {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AirElement")
+            .field("ports", &self.ports.len())
+            .field("held", &self.held.len())
+            .finish()
+    }
+}
+
+impl AirElement {
+    fn new(cells: &Cells, fixed: Vec<Pos>, paths: Vec<Path>, ports: Vec<Port>, seed: u64) -> Self {
+        let n = fixed.len() + paths.len();
+        let mut ch = Channel::new(n as u16, cells.channel, seed);
+        ch.keep_log(true);
+        let mut el = AirElement {
+            ch,
+            ports,
+            stats: AirStats {
+                mac_drops: vec![0; paths.len()],
+                mac_drops_down: vec![0; paths.len()],
+                ..AirStats::default()
+            },
+            fixed,
+            paths,
+            prop: cells.propagation,
+            step: cells.motion_step,
+            next_move: Time::ZERO,
+            held: HashMap::new(),
+            next_id: 0,
+        };
+        el.move_to(Time::ZERO);
+        el
+    }
+
+    /// The channel (MAC counters).
+    pub fn channel(&self) -> &Channel {
+        &self.ch
+    }
+
+    fn position(&self, s: usize, t: Time) -> Pos {
+        match self.fixed.get(s) {
+            Some(p) => *p,
+            None => self.paths[s - self.fixed.len()].position(t),
+        }
+    }
+
+    /// Who hears whom at `t` (every pair, from the positions then).
+    fn move_to(&mut self, t: Time) {
+        let n = self.fixed.len() + self.paths.len();
+        let pos: Vec<Pos> = (0..n).map(|s| self.position(s, t)).collect();
+        for r in 0..n {
+            for s in 0..n {
+                let on = self.prop.received_power(pos[r].dist(pos[s])) >= self.prop.rx_threshold;
+                self.ch.set_hears(Sta(r as u16), Sta(s as u16), on);
+            }
+        }
+    }
+
+    /// Runs the channel and the motion up to `now`.
+    fn advance(&mut self, now: Time, ctx: &mut ElementCtx) {
+        while self.next_move <= now {
+            self.ch.run_until(self.next_move);
+            self.flush(ctx);
+            self.move_to(self.next_move);
+            self.next_move += self.step;
+        }
+        self.ch.run_until(now);
+        self.flush(ctx);
+    }
+
+    fn notice(&self, port: &Port, ctx: &mut ElementCtx) {
+        if let Some((e, addr)) = port.notice {
+            let p = Packet::new(
+                addr,
+                addr,
+                Body::Control(ControlHeader {
+                    family: FAMILY_AIR,
+                    kind: 1,
+                    bytes: 0,
+                    args: [0; 4],
+                }),
+            );
+            ctx.send(p, Via::Egress(e));
+        }
+    }
+
+    fn flush(&mut self, ctx: &mut ElementCtx) {
+        for l in self.ch.take_log() {
+            match l.out {
+                MacOut::Deliver { msdu, .. } => {
+                    if let Some((pkt, port)) = self.held.get_mut(&msdu.id) {
+                        if let Some(p) = pkt.take() {
+                            ctx.resend(p, Via::Egress(self.ports[*port].out));
+                        }
+                    }
+                }
+                MacOut::Sent { msdu, .. } => {
+                    if let Some((_, port)) = self.held.remove(&msdu.id) {
+                        let port = self.ports[port];
+                        self.notice(&port, ctx);
+                    }
+                }
+                MacOut::Dropped { msdu, .. } => {
+                    if let Some((pkt, port)) = self.held.remove(&msdu.id) {
+                        let port = self.ports[port];
+                        if pkt.is_some_and(|p| p.payload() > 0) {
+                            self.stats.mac_drops[port.mh] += 1;
+                            if port.notice.is_some() {
+                                self.stats.mac_drops_down[port.mh] += 1;
+                            }
+                        }
+                        self.notice(&port, ctx);
+                    }
+                }
+                MacOut::Transmit(_) => {}
+            }
+        }
+    }
+
+    /// What it counted, with the channel's counters.
+    pub fn stats(&self) -> AirStats {
+        let n = (self.fixed.len() + self.paths.len()) as u16;
+        AirStats {
+            retries: (0..n).map(|s| self.ch.mac(Sta(s)).stats().retries).sum(),
+            collided: self.ch.stats().collided,
+            ..self.stats.clone()
+        }
+    }
+}
+
+impl Element for AirElement {
+    fn on_packet(
+        &mut self,
+        now: Time,
+        via: Option<EgressId>,
+        pkt: &mut Packet,
+        ctx: &mut ElementCtx,
+    ) -> Disposition {
+        let Some(k) = via.and_then(|v| self.ports.iter().position(|p| p.inbound == v)) else {
+            return Disposition::Pass;
+        };
+        self.advance(now, ctx);
+        let port = self.ports[k];
+        let id = self.next_id;
+        self.next_id += 1;
+        self.held.insert(id, (Some(pkt.clone()), k));
+        self.ch.enqueue(
+            port.from,
+            Msdu {
+                id,
+                dst: port.to,
+                bytes: pkt.size,
+            },
+        );
+        self.flush(ctx);
+        Disposition::Consume
+    }
+
+    fn on_timer(&mut self, now: Time, ctx: &mut ElementCtx) {
+        self.advance(now, ctx);
+    }
+
+    fn next_timeout(&self) -> Option<Time> {
+        Some(match self.ch.next_event() {
+            Some(t) => t.min(self.next_move),
+            None => self.next_move,
+        })
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+fn instant() -> DirectionParams {
+    DirectionParams {
+        rate: Rate::bps(1_000_000_000_000),
+        delay: Dur::ZERO,
+        queue: QueueDisc::Fifo(AnyAdmission::DropTail(DropTail::new(QueueLimit::Packets(
+            10_000,
+        )))),
+        errors: ErrorModel::default(),
+    }
+}
+
+/// A radio domain as built: the domain, the air's element and the mobiles' schedules.
+#[derive(Clone, Debug)]
+pub struct RadioDomain {
+    /// The domain (its `radios` are the base stations' ends of the air links).
+    pub domain: Domain,
+    /// The `AIR` hub node.
+    pub air_node: NodeId,
+    /// The air's element.
+    pub air: ElementId,
+    /// Each mobile's handoffs, from its motion and the beacons.
+    pub schedules: Vec<HandoffSchedule>,
+}
+
+impl RadioDomain {
+    /// The air's element.
+    pub fn air<'w>(&self, world: &'w World) -> &'w AirElement {
+        world.elements[self.air.idx()]
+            .element
+            .as_any()
+            .downcast_ref()
+            .expect("the air element")
+    }
+}
+
+/// The tree of [`super::build_tree`] (same nodes, wired links and protocol elements) on the
+/// radio of the module doc: one mobile per path, handoffs from the beacons. `cfg.radio_mac`
+/// is set here.
+pub fn build_radio_tree(
+    p: &TreeParams,
+    cfg: &MobilityConfig,
+    cells: &Cells,
+    paths: &[Path],
+    seed: u64,
+) -> (World, RadioDomain) {
+    let mut cfg = *cfg;
+    cfg.radio_mac = true;
+    let mut net = Net::default();
+    let w = add_wired(&mut net, p, paths.len(), seed);
+    let air_node = net.add_node("AIR");
+    let fixed = bs_positions(w.bss.len(), cells.spacing);
+    let mut bs_side = Vec::new();
+    let mut mh_side = Vec::new();
+    let mut ports = Vec::new();
+    for (j, &m) in w.mhs.iter().enumerate() {
+        let (mut bs_per, mut mh_per) = (Vec::new(), Vec::new());
+        for (i, &b) in w.bss.iter().enumerate() {
+            let a = net.add_link(
+                &format!("air_bs{}_mh{}", i + 1, j + 1),
+                b,
+                air_node,
+                instant(),
+                instant(),
+                seed,
+            );
+            let c = net.add_link(
+                &format!("air_mh{}_bs{}", j + 1, i + 1),
+                air_node,
+                m,
+                instant(),
+                instant(),
+                seed,
+            );
+            net.set_cost(a, 1000);
+            net.set_cost(c, 1000);
+            let (a_ab, a_ba) = (net.links[a.idx()].ab, net.links[a.idx()].ba);
+            let (c_ab, c_ba) = (net.links[c.idx()].ab, net.links[c.idx()].ba);
+            // The base station's radio: sends on bs → air, hears the mobile on air → bs.
+            bs_per.push((a_ab, a_ba));
+            // The mobile's: hears the base station on air → mh, sends on mh → air.
+            mh_per.push((c_ab, c_ba));
+            let bs_sta = Sta(i as u16);
+            let mh_sta = Sta((w.bss.len() + j) as u16);
+            ports.push(Port {
+                inbound: a_ab,
+                from: bs_sta,
+                to: mh_sta,
+                out: c_ab,
+                notice: Some((a_ba, net.addr_of(b))),
+                mh: j,
+            });
+            ports.push(Port {
+                inbound: c_ba,
+                from: mh_sta,
+                to: bs_sta,
+                out: a_ba,
+                notice: None,
+                mh: j,
+            });
+        }
+        bs_side.push(bs_per);
+        mh_side.push(mh_per);
+    }
+    net.compute_routes();
+    let until = Time::ZERO + p.duration;
+    let schedules: Vec<HandoffSchedule> = paths
+        .iter()
+        .map(|path| beacon_schedule(path, &fixed, cells, until, cfg.lead()))
+        .collect();
+    let layout = Layout {
+        gw: w.gw,
+        bss: w.bss.clone(),
+        mhs: w.mhs.clone(),
+        ha: w.ha,
+        radios: bs_side,
+    };
+    let parts = install_with(
+        &mut net,
+        layout,
+        Some(mh_side),
+        &cfg,
+        &schedules,
+        Rate::mbps(2),
+        seed,
+    )
+    .expect("the canonical tree is a valid domain");
+    let mut world = World::new(net, until);
+    let air = AirElement::new(cells, fixed, paths.to_vec(), ports, seed);
+    let air = world.add_element(air_node, Box::new(air), true);
+    let mut domain = parts.place(&mut world);
+    domain.cn = w.cn;
+    (
+        world,
+        RadioDomain {
+            domain,
+            air_node,
+            air,
+            schedules,
+        },
+    )
+}

@@ -1,0 +1,173 @@
+//! The domain on the 802.11 air (`radio`): handoff times from a path and the beacons, and the
+//! frames lost while the mobile is out of range.
+
+use super::radio::{
+    beacon_schedule, bs_positions, build_radio_tree, ping_pong_path, speed_for, Cells,
+};
+use super::*;
+use crate::wifi::motion::{Path, Traversal};
+use crate::wifi::propagation::Pos;
+use crate::world::FlowPlacement;
+use packetsim_kernel::{Dur, Rate, Time};
+
+fn ms(x: u64) -> Time {
+    Time::from_millis(x)
+}
+
+/// Base stations 200 m apart (x = 0, 200, 400, 600), beacons every 100 ms staggered by 25 ms
+/// (BS i at i·25 ms), a mobile at 20 m/s from BS1. TwoRayGround power falls with distance,
+/// so the rule of `wifi::motion` hands off at the first beacon of the next base station that
+/// is nearer than the current one was at its last beacon: past the midpoint x = 100 m
+/// (t = 5 s) BS2's beacon at 5.025 s (99.5 m against BS1's 100 m at 5.000 s); past x = 300 m
+/// BS3's at 15.050 s (99 m against 100.5 m at 15.025 s; at 14.950 s it is 101 m against
+/// 98.5 m); past x = 500 m BS4's at 25.075 s (98.5 m against 101 m). Back over x = 500 m at
+/// 35 s: BS3's at 35.050 s. Under Cellular IP semisoft the switch is `S` = 100 ms after each.
+#[test]
+fn beacon_handoffs_follow_the_midpoints_within_one_interval() {
+    let cells = Cells::default();
+    let bss = bs_positions(4, 200.0);
+    let path = ping_pong_path(4, 200.0, 20.0, Time::ZERO);
+    let s = beacon_schedule(&path, &bss, &cells, ms(40_000), Dur::ZERO);
+    let got: Vec<(Time, usize, usize)> = s.handoffs.iter().map(|h| (h.at, h.from, h.to)).collect();
+    assert_eq!(s.first, 0);
+    assert_eq!(
+        got,
+        vec![
+            (ms(5_025), 0, 1),
+            (ms(15_050), 1, 2),
+            (ms(25_075), 2, 3),
+            (ms(35_050), 3, 2)
+        ]
+    );
+    assert!(s.extra_gap.iter().all(|g| *g == Dur::ZERO));
+    let semi = beacon_schedule(&path, &bss, &cells, ms(30_000), Dur::from_millis(100));
+    let at: Vec<Time> = semi.handoffs.iter().map(|h| h.at).collect();
+    assert_eq!(at, vec![ms(5_125), ms(15_150), ms(25_175)]);
+}
+
+/// The handoff count in 30 s follows from speed and spacing: `speed_for(h)` gives exactly h
+/// for every handoff count of spec 5's Table 1, with and without the semisoft lead.
+#[test]
+fn speed_for_gives_the_handoff_count() {
+    let cells = Cells::default();
+    let bss = bs_positions(4, cells.spacing);
+    let t = Dur::from_secs(30);
+    for h in [2, 3, 4, 7, 10, 18] {
+        let path = ping_pong_path(4, cells.spacing, speed_for(h, t, cells.spacing), Time::ZERO);
+        for lead in [Dur::ZERO, Dur::from_millis(100)] {
+            let s = beacon_schedule(&path, &bss, &cells, Time::ZERO + t, lead);
+            let done = s.handoffs.iter().filter(|x| x.at <= Time::ZERO + t).count();
+            assert_eq!(done, h as usize, "h = {h}, lead = {lead}");
+        }
+    }
+}
+
+/// Cells that do not touch: BS1 at 0, BS2 at 600 m, 250 m range, a mobile at 21 m/s. It
+/// leaves BS1's range at x = 250 m (11.905 s); BS1's last beacon it hears is at 11.9 s, so it
+/// loses BS1 three intervals later, at 12.2 s (rule 2), detached until BS2's first beacon in
+/// range (x >= 350 m: 16.667 s; BS2 beacons at 50 ms past each 100 ms): 16.75 s.
+#[test]
+fn lost_base_station_is_a_handoff_with_the_gap_until_the_next_beacon() {
+    let cells = Cells::default();
+    let bss = vec![Pos { x: 0.0, y: 0.0 }, Pos { x: 600.0, y: 0.0 }];
+    let path = Path {
+        waypoints: bss.clone(),
+        speed: 21.0,
+        start: Time::ZERO,
+        traversal: Traversal::Once,
+    };
+    let s = beacon_schedule(&path, &bss, &cells, ms(30_000), Dur::ZERO);
+    assert_eq!(
+        s.handoffs,
+        vec![Handoff {
+            at: ms(12_200),
+            from: 0,
+            to: 1
+        }]
+    );
+    assert_eq!(s.extra_gap, vec![Dur::from_millis(4_550)]);
+    assert_eq!(s.serving(ms(12_199)), Some(0));
+    assert_eq!(s.serving(ms(12_200)), None);
+    assert_eq!(s.serving(ms(16_749)), None);
+    assert_eq!(s.serving(ms(16_750)), Some(1));
+}
+
+/// The tree on the air with cells 600 m apart (no overlap) and a mobile at 21 m/s from BS1
+/// toward BS2, Cellular IP hard handoff, 1 Mb/s of 1000-byte UDP packets from CN (one every
+/// 8 ms). Handoff as in the test above, with four base stations' beacons staggered by 25 ms:
+/// BS1 lost at 12.2 s, BS2 (beacons at 25 ms past each 100 ms) attached at 16.725 s. While in
+/// range every packet arrives (the channel carries it after contention, with MAC retries).
+/// From x = 250 m (11.905 s; the air re-reads positions every 10 ms, so from 11.91 s, and a
+/// frame started before then ends by 11.915 s) BS1's frames reach nobody: each is retried to
+/// the retry limit and dropped by the MAC (counted in the air's stats); after the attachment
+/// to BS2 and its route-update, packets flow again. So nothing arrives between 11.915 s and
+/// 16.725 s.
+#[test]
+fn frames_to_a_mobile_out_of_range_are_dropped_by_the_mac_until_the_next_cell() {
+    let cfg = MobilityConfig::new(Protocol::Cip(CipHandoff::Hard));
+    let cells = Cells {
+        spacing: 600.0,
+        ..Cells::default()
+    };
+    let p = TreeParams {
+        duration: Dur::from_secs(20),
+        ..TreeParams::default()
+    };
+    let path = Path {
+        waypoints: bs_positions(2, 600.0),
+        speed: 21.0,
+        start: Time::ZERO,
+        traversal: Traversal::Once,
+    };
+    let (mut w, rd) = build_radio_tree(&p, &cfg, &cells, &[path], 5);
+    assert_eq!(
+        rd.schedules[0].handoffs,
+        vec![Handoff {
+            at: ms(12_200),
+            from: 0,
+            to: 1
+        }]
+    );
+    assert_eq!(rd.schedules[0].extra_gap, vec![Dur::from_millis(4_525)]);
+    let d = rd.domain.clone();
+    let at = FlowPlacement {
+        from: d.cn,
+        to: d.mhs[0],
+        start: Time::ZERO,
+        stop: None,
+        dscp: 0,
+    };
+    w.add_cbr_flow("cbr", at, Rate::mbps(1), 972);
+    w.run_until(ms(11_900));
+    let h = &d.host(&w, 0).stats;
+    // Sent at 0, 8, .., 11_888 ms; the last few may still be on their way.
+    let sent = 11_888 / 8 + 1;
+    assert!(
+        h.data_received <= sent && h.data_received + 3 >= sent,
+        "{}",
+        h.data_received
+    );
+    assert_eq!(rd.air(&w).stats().mac_drops[0], 0, "no loss in range");
+    w.run();
+    let h = &d.host(&w, 0).stats;
+    let air = rd.air(&w).stats();
+    assert!(
+        air.mac_drops_down[0] >= 1,
+        "BS1's frames after 11.905 s are dropped"
+    );
+    assert!(
+        air.retries >= 6 * air.mac_drops_down[0],
+        "each drop took 7 transmissions"
+    );
+    let (before, after): (Vec<Time>, Vec<Time>) = h.arrivals.iter().partition(|&&t| t < ms(11_915));
+    assert!(after.iter().all(|&t| t > ms(16_725)), "{:?}", after.first());
+    assert!(
+        after.len() > 300,
+        "data flows again after the attachment: {}",
+        after.len()
+    );
+    let outage = d.host(&w, 0).outages();
+    assert_eq!(outage.len(), 1);
+    assert!(outage[0] > Dur::from_millis(4_810), "{:?}", outage[0]);
+    assert_eq!(outage[0], after[0] - *before.last().unwrap());
+}
