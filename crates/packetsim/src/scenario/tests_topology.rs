@@ -611,6 +611,9 @@ fn a_pairs_workload_is_one_table_of_staggered_flows() {
 fn bad_dumbbells_and_pairs_name_the_key() {
     let e = bad(&bell(0, "kind = \"pairs\"\napp = \"bulk\""));
     assert_eq!(e.key(), Some("topology.pairs"), "{e}");
+    let e = bad(&bell(1_000_001, "kind = \"pairs\"\napp = \"bulk\""));
+    assert_eq!(e.key(), Some("topology.pairs"), "{e}");
+    assert!(e.to_string().contains("at most 1000000 pairs"), "{e}");
     let e = bad(&bell(2, "kind = \"pairs\"\napp = \"bulk\"").replace("pairs = 2", "k = 4"));
     assert_eq!(e.key(), Some("topology.k"), "{e}");
     let e = bad(&bell(2, "kind = \"pairs\"\napp = \"bulk\"\nsize = \"1MB\""));

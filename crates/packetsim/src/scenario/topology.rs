@@ -45,7 +45,8 @@ use std::collections::HashSet;
 
 type Result<T> = std::result::Result<T, ScenarioError>;
 
-/// Most hosts a generated fabric may have.
+/// Most hosts a generated fat-tree or leaf-spine may have (a dumbbell: two per flow, up to
+/// `MAX_FLOW_COUNT` pairs).
 pub const MAX_HOSTS: u64 = 1 << 20;
 
 /// `[routing]`.
@@ -392,10 +393,15 @@ impl Ctx<'_> {
                     t.pairs,
                     "a positive number of sender-receiver pairs",
                 )?;
-                if u64::from(p) * 2 > MAX_HOSTS {
+                // One flow a pair at most: up to the most flows a scenario may have.
+                if p > super::MAX_FLOW_COUNT {
                     return Err(self.err(
                         &path.key("pairs"),
-                        format!("expected at most {} pairs; got {p}", MAX_HOSTS / 2),
+                        format!(
+                            "expected at most {} pairs (the most flows a scenario may have); \
+                             got {p}",
+                            super::MAX_FLOW_COUNT
+                        ),
                     ));
                 }
                 dumbbell(p)
