@@ -563,7 +563,7 @@ impl Ctx<'_> {
         let n = hosts.len();
         let pairs: Vec<(usize, usize)> = match w.kind {
             WorkloadKind::Pairs => {
-                if n % 2 != 0 {
+                if !n.is_multiple_of(2) {
                     return Err(self.err(
                         &path.key("hosts"),
                         format!(
