@@ -546,12 +546,12 @@ impl Ctx<'_> {
         }
         let file_flows = flows.len();
         let fabric_hosts: &[String] = match &fabric {
-            Some(f) => &f.nodes[..f.hosts],
+            Some(f) => &f.nodes[f.hosts.clone()],
             None => &[],
         };
         let mut workloads = Vec::with_capacity(raw.workloads.0.len());
         for (name, w) in raw.workloads.0 {
-            let made = self.workload(
+            let (t, finite) = self.workload(
                 &name,
                 w,
                 fabric_hosts,
@@ -561,25 +561,26 @@ impl Ctx<'_> {
                 simulation.seed,
             )?;
             let first = flows.len();
-            for t in made {
-                if let Some((copy, i)) = flow_names.clash(&flows, &t) {
-                    let other = &flows[i].table;
-                    return Err(self.err(
-                        &KeyPath::keys(&["workloads", &name]),
-                        format!(
-                            "flow name `{copy}` is used twice: by flows.{other} and by \
-                             workloads.{name} (whose flows are NAME_0, NAME_1, ..)"
-                        ),
-                    ));
-                }
-                flows.push(t);
-                flow_names.add(&flows, flows.len() - 1);
+            if let Some((copy, i)) = flow_names.clash(&flows, &t) {
+                let other = &flows[i].table;
+                return Err(self.err(
+                    &KeyPath::keys(&["workloads", &name]),
+                    format!(
+                        "flow name `{copy}` is used twice: by flows.{other} and by \
+                         workloads.{name} (whose flows are NAME_0, NAME_1, ..)"
+                    ),
+                ));
             }
-            workloads.push(super::GeneratedWorkload {
-                name,
-                tables: first..flows.len(),
-                mss: tcp_defaults.mss,
-            });
+            flows.push(t);
+            flow_names.add(&flows, flows.len() - 1);
+            // Completion times are those of finite transfers; bulk flows never complete.
+            if finite {
+                workloads.push(super::GeneratedWorkload {
+                    name,
+                    tables: first..flows.len(),
+                    mss: tcp_defaults.mss,
+                });
+            }
         }
 
         let mobility = match raw.mobility {
@@ -1596,6 +1597,7 @@ impl Ctx<'_> {
                 diffserv: f.diffserv,
                 kind,
             },
+            ends: None,
         };
         table.first.name = table.copy_name(0);
         Ok(table)

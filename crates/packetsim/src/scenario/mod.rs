@@ -463,24 +463,50 @@ pub struct FlowTable {
     pub count: u32,
     /// Start of copy `i` minus start of copy `i - 1`.
     pub stagger: Dur,
-    /// Copy 0; the other copies differ from it only in name and start.
+    /// Copy 0; the other copies differ from it only in name and start (and, with `ends`, in
+    /// their endpoints).
     pub first: FlowSpec,
+    /// A generated table's endpoints copy by copy (`[workloads.NAME]`); `None`: every copy
+    /// runs between `first.from` and `first.to`.
+    pub ends: Option<std::sync::Arc<FlowEnds>>,
+}
+
+/// The endpoints of a generated table's copies: copy `i` runs from `hosts[pairs[i].0]` to
+/// `hosts[pairs[i].1]`. Eight bytes a flow, where a table per flow took about 600 (issue 36).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FlowEnds {
+    /// The hosts taking part, each named once.
+    pub hosts: Vec<String>,
+    /// (sender, receiver) of each copy, indices into `hosts`.
+    pub pairs: Vec<(u32, u32)>,
 }
 
 impl FlowTable {
     /// Copy `i` (`i < count`).
     pub fn copy(&self, i: u32) -> FlowSpec {
         debug_assert!(i < self.count);
-        FlowSpec {
+        let mut f = FlowSpec {
             name: self.copy_name(i),
             start: self.first.start + self.stagger * i as u64,
             ..self.first.clone()
+        };
+        if let Some(e) = &self.ends {
+            let (a, b) = e.pairs[i as usize];
+            f.from.clone_from(&e.hosts[a as usize]);
+            f.to.clone_from(&e.hosts[b as usize]);
         }
+        f
+    }
+
+    /// Whether the copies are named `NAME_i`: a table of several copies, or a generated one
+    /// (whose flows are `NAME_0, NAME_1, ..` however many there are).
+    pub fn numbered(&self) -> bool {
+        self.count > 1 || self.ends.is_some()
     }
 
     /// The name of copy `i`: `NAME_i`, or `NAME` when the table makes one copy.
     pub fn copy_name(&self, i: u32) -> String {
-        if self.count == 1 {
+        if !self.numbered() {
             self.table.clone()
         } else {
             format!("{}_{i}", self.table)
@@ -494,7 +520,7 @@ impl FlowTable {
 
     /// Which copy `name` is, if it names one of this table's.
     pub fn copy_index(&self, name: &str) -> Option<u32> {
-        if self.count == 1 {
+        if !self.numbered() {
             return (name == self.table).then_some(0);
         }
         let digits = name.strip_prefix(self.table.as_str())?.strip_prefix('_')?;
@@ -530,16 +556,17 @@ impl FlowNames {
     /// share one with `t`: the shared name and the table's index. The same answer as
     /// [`FlowNames::clash_by_scan`].
     pub fn clash(&self, tables: &[FlowTable], t: &FlowTable) -> Option<(String, usize)> {
-        if t.count == 1 {
+        if !t.numbered() {
             let same = self
                 .by_table
                 .get(&t.table)
                 .copied()
-                .filter(|&i| tables[i].count == 1);
+                .filter(|&i| !tables[i].numbered());
             let copy = t.table.rsplit_once('_').and_then(|(stem, _)| {
                 let i = *self.by_table.get(stem)?;
                 let o = &tables[i];
-                (o.count > 1).then(|| o.copy_index(&t.table).map(|k| (i, k)))?
+                o.numbered()
+                    .then(|| o.copy_index(&t.table).map(|k| (i, k)))?
             });
             match (same, copy) {
                 (Some(i), Some((j, k))) if j < i => Some((tables[j].copy_name(k), j)),
@@ -548,11 +575,23 @@ impl FlowNames {
                 (None, None) => None,
             }
         } else {
-            self.one_copy_by_stem
-                .get(&t.table)?
-                .iter()
-                .find(|&&i| t.copy_index(&tables[i].table).is_some())
-                .map(|&i| (tables[i].table.clone(), i))
+            // Two numbered tables share names only when they share the table name (a
+            // generated workload and a `[flows.NAME]` table of the same name).
+            let same = self
+                .by_table
+                .get(&t.table)
+                .copied()
+                .filter(|&i| tables[i].numbered())
+                .map(|i| (tables[i].copy_name(0), i));
+            let single = self.one_copy_by_stem.get(&t.table).and_then(|v| {
+                v.iter()
+                    .find(|&&i| t.copy_index(&tables[i].table).is_some())
+                    .map(|&i| (tables[i].table.clone(), i))
+            });
+            match (same, single) {
+                (Some(a), Some(b)) => Some(if a.1 < b.1 { a } else { b }),
+                (a, b) => a.or(b),
+            }
         }
     }
 
@@ -560,10 +599,14 @@ impl FlowNames {
     #[cfg(test)]
     pub fn clash_by_scan(tables: &[FlowTable], t: &FlowTable) -> Option<(String, usize)> {
         tables.iter().enumerate().find_map(|(i, o)| {
-            if t.count == 1 {
+            if !t.numbered() {
                 o.copy_index(&t.table).map(|k| (o.copy_name(k), i))
+            } else if o.numbered() {
+                (o.table == t.table).then(|| (o.copy_name(0), i))
             } else {
-                (o.count == 1 && t.copy_index(&o.table).is_some()).then(|| (o.table.clone(), i))
+                t.copy_index(&o.table)
+                    .is_some()
+                    .then(|| (o.table.clone(), i))
             }
         })
     }
@@ -572,7 +615,7 @@ impl FlowNames {
     pub fn add(&mut self, tables: &[FlowTable], i: usize) {
         let t = &tables[i];
         self.by_table.entry(t.table.clone()).or_insert(i);
-        if t.count == 1 {
+        if !t.numbered() {
             if let Some((stem, _)) = t.table.rsplit_once('_') {
                 self.one_copy_by_stem
                     .entry(stem.to_owned())

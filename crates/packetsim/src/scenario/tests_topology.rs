@@ -3,7 +3,7 @@
 //! diversity and per-flow stability, seeded determinism, the workloads' pairs, and located
 //! errors.
 
-use super::topology::{derangement, fat_tree, leaf_spine};
+use super::topology::{derangement, dumbbell, fat_tree, leaf_spine};
 use super::*;
 use crate::ids::{Addr, FlowId, NodeId};
 use crate::net::{EcmpMode, Next};
@@ -82,7 +82,7 @@ fn set(names: &[&str]) -> BTreeSet<String> {
 #[test]
 fn fat_tree_k4_has_the_papers_counts_and_wiring() {
     let f = fat_tree(4);
-    assert_eq!((f.nodes.len(), f.hosts, f.links.len()), (36, 16, 48));
+    assert_eq!((f.nodes.len(), f.hosts.len(), f.links.len()), (36, 16, 48));
     assert_eq!(&f.nodes[..4], ["h0_0_0", "h0_0_1", "h0_1_0", "h0_1_1"]);
     assert_eq!(f.nodes[16], "e0_0");
     assert_eq!(f.nodes[24], "a0_0");
@@ -116,15 +116,18 @@ fn fat_tree_counts_for_every_even_k_and_leaf_spine() {
     for k in (4..=32).step_by(2) {
         let f = fat_tree(k);
         let (k, h) = (k as usize, (k / 2) as usize);
-        assert_eq!(f.hosts, k * k * k / 4, "k = {k}");
+        assert_eq!(f.hosts.len(), k * k * k / 4, "k = {k}");
         assert_eq!(f.nodes.len(), k * k * k / 4 + k * k + h * h, "k = {k}");
         assert_eq!(f.links.len(), 3 * k * k * k / 4, "k = {k}");
         let degree = |i: usize| f.links.iter().filter(|l| l.1 == i || l.2 == i).count();
         // Every switch uses all k ports.
-        assert!((f.hosts..f.nodes.len()).all(|i| degree(i) == k), "k = {k}");
+        assert!(
+            (f.hosts.end..f.nodes.len()).all(|i| degree(i) == k),
+            "k = {k}"
+        );
     }
     let f = leaf_spine(3, 2, 4);
-    assert_eq!((f.nodes.len(), f.hosts, f.links.len()), (17, 12, 18));
+    assert_eq!((f.nodes.len(), f.hosts.len(), f.links.len()), (17, 12, 18));
     assert_eq!(
         neighbours(&f, "leaf1"),
         set(&["h1_0", "h1_1", "h1_2", "h1_3", "spine0", "spine1"])
@@ -160,20 +163,24 @@ fn the_loader_generates_nodes_and_links_from_the_templates() {
 fn the_workloads_pair_hosts_as_their_kind_says() {
     let s = load(&fat(4, ""));
     let w = &s.workloads[0];
+    // One table for the workload's 16 flows (issue 36: 8 bytes a flow, not a table each).
     assert_eq!(
         (w.name.as_str(), w.tables.clone(), w.mss),
-        ("perm", 0..16, 1460)
+        ("perm", 0..1, 1460)
     );
-    let pairs: Vec<(&str, &str)> = s.flow_tables[w.tables.clone()]
+    assert_eq!(s.flow_count(), 16);
+    let flows: Vec<FlowSpec> = s.flows().collect();
+    let pairs: Vec<(&str, &str)> = flows
         .iter()
-        .map(|t| (t.first.from.as_str(), t.first.to.as_str()))
+        .map(|f| (f.from.as_str(), f.to.as_str()))
         .collect();
     // A permutation: every host sends once and receives once, never to itself.
     let from: HashSet<&str> = pairs.iter().map(|p| p.0).collect();
     let to: HashSet<&str> = pairs.iter().map(|p| p.1).collect();
     assert_eq!((from.len(), to.len()), (16, 16));
     assert!(pairs.iter().all(|(a, b)| a != b));
-    assert_eq!(s.flow_tables[0].table, "perm_0");
+    let names: Vec<&str> = flows.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!((names[0], names[15]), ("perm_0", "perm_15"));
     // Seeded: another seed, another permutation; the same seed, the same one.
     let again = load(&fat(4, ""));
     assert_eq!(again.flow_tables, s.flow_tables);
@@ -181,20 +188,24 @@ fn the_workloads_pair_hosts_as_their_kind_says() {
     assert_ne!(other.flow_tables, s.flow_tables);
 
     let s = load(&fat(4, "[workloads.in]\nkind = \"incast\"\nsize = \"20KB\"\nreceiver = \"h3_1_1\"\nsenders = 5\nstart = \"1ms\"\n[workloads.all]\nkind = \"all_to_all\"\nsize = \"10KB\"\nhosts = [\"h0_0_0\", \"h1_0_0\", \"h2_0_0\"]\n"));
-    let inc = &s.flow_tables[s.workloads[1].tables.clone()];
+    let of = |w: usize| -> Vec<FlowSpec> {
+        s.flow_tables[s.workloads[w].tables.clone()]
+            .iter()
+            .flat_map(FlowTable::copies)
+            .collect()
+    };
+    let inc = of(1);
     assert_eq!(inc.len(), 5);
+    assert!(inc.iter().all(|f| f.to == "h3_1_1" && f.from != "h3_1_1"));
     assert!(inc
         .iter()
-        .all(|t| t.first.to == "h3_1_1" && t.first.from != "h3_1_1"));
-    assert!(inc
-        .iter()
-        .all(|t| t.first.start == packetsim_kernel::Time::from_millis(1)));
-    let senders: HashSet<&str> = inc.iter().map(|t| t.first.from.as_str()).collect();
+        .all(|f| f.start == packetsim_kernel::Time::from_millis(1)));
+    let senders: HashSet<&str> = inc.iter().map(|f| f.from.as_str()).collect();
     assert_eq!(senders.len(), 5, "distinct senders");
-    let all = &s.flow_tables[s.workloads[2].tables.clone()];
+    let all = of(2);
     assert_eq!(all.len(), 6, "n(n-1) flows");
     assert_eq!(
-        (all[0].first.from.as_str(), all[0].first.to.as_str()),
+        (all[0].from.as_str(), all[0].to.as_str()),
         ("h0_0_0", "h1_0_0")
     );
 
@@ -457,8 +468,8 @@ receiver = "h1_2"
 "#;
     let s = load(text);
     assert_eq!((s.nodes.len(), s.links.len()), (11, 12));
-    assert_eq!(s.flow_tables.len(), 5, "every other host sends");
-    assert!(s.flow_tables.iter().all(|t| t.first.to == "h1_2"));
+    assert_eq!(s.flow_count(), 5, "every other host sends");
+    assert!(s.flows().all(|f| f.to == "h1_2"));
     let mut w = world(text);
     let ecmp = w.net.ecmp.as_deref().unwrap();
     let (leaf, h) = (node(&w, "leaf0"), node(&w, "h1_2"));
@@ -481,4 +492,193 @@ receiver = "h1_2"
         "the incast completes"
     );
     assert_eq!(w.workloads[0].flows, 0..5);
+}
+
+/// A dumbbell with `pairs` pairs and a `pairs` workload; `extra` is appended.
+fn bell(pairs: u32, workload: &str) -> String {
+    format!(
+        r#"[simulation]
+duration = "2s"
+
+[topology]
+kind = "dumbbell"
+pairs = {pairs}
+host_link = {{ rate = "1Gbps", delay = "1ms" }}
+fabric_link = {{ rate = "100Mbps", delay = "10ms" }}
+
+[routing]
+ecmp = "off"
+
+[workloads.f]
+{workload}
+"#
+    )
+}
+
+// Issue 36 item 2: the dumbbell of `packetsim bench` generated, in the written-out file's
+// node and link order (bench.rs `dumbbell_toml`: r0, r1, then s_i, d_i; the bottleneck, then
+// s_i-r0 and r1-d_i).
+#[test]
+fn a_dumbbell_is_made_in_the_written_out_order() {
+    let f = dumbbell(3);
+    assert_eq!(
+        f.nodes,
+        ["r0", "r1", "s0", "d0", "s1", "d1", "s2", "d2"].map(String::from)
+    );
+    assert_eq!(f.hosts, 2..8);
+    let links: Vec<(&str, usize, usize, bool)> = f
+        .links
+        .iter()
+        .map(|(n, a, b, h)| (n.as_str(), *a, *b, *h))
+        .collect();
+    assert_eq!(
+        links,
+        [
+            ("r0-r1", 0, 1, false),
+            ("s0-r0", 2, 0, true),
+            ("r1-d0", 1, 3, true),
+            ("s1-r0", 4, 0, true),
+            ("r1-d1", 1, 5, true),
+            ("s2-r0", 6, 0, true),
+            ("r1-d2", 1, 7, true),
+        ]
+    );
+    // The loaded links take their template: the bottleneck fabric_link's, the rest host_link's.
+    let s = load(&bell(3, "kind = \"pairs\"\napp = \"bulk\""));
+    assert_eq!(s.nodes, f.nodes);
+    assert_eq!(s.links.len(), 7);
+    assert_eq!(
+        (s.links[0].rate.0, s.links[1].rate.0),
+        (100_000_000, 1_000_000_000)
+    );
+    assert_eq!(
+        (s.links[0].delay, s.links[2].delay),
+        (Dur::from_millis(10), Dur::from_millis(1))
+    );
+}
+
+// A `pairs` workload: s_i sends to d_i, flow i starts i x stagger after the first; bulk flows
+// have no completion times (no GeneratedWorkload). 100,000 flows are one table of 8-byte ends.
+#[test]
+fn a_pairs_workload_is_one_table_of_staggered_flows() {
+    let s = load(&bell(
+        100_000,
+        "kind = \"pairs\"\napp = \"bulk\"\nstart = \"1ms\"\nstagger = \"10us\"",
+    ));
+    assert_eq!(s.flow_tables.len(), 1);
+    assert_eq!(s.flow_count(), 100_000);
+    assert!(
+        s.workloads.is_empty(),
+        "bulk flows have no completion times"
+    );
+    let t = &s.flow_tables[0];
+    assert_eq!(t.ends.as_ref().map(|e| e.pairs.len()), Some(100_000));
+    let last = t.copy(99_999);
+    assert_eq!(
+        (last.name.as_str(), last.from.as_str(), last.to.as_str()),
+        ("f_99999", "s99999", "d99999")
+    );
+    assert_eq!(
+        last.start,
+        packetsim_kernel::Time::from_millis(1) + Dur::from_micros(10) * 99_999
+    );
+    assert!(matches!(last.kind, FlowKind::Tcp { app: App::Bulk, .. }));
+    assert_eq!(s.find_flow("f_99999").map(|(i, _)| i), Some(99_999));
+    assert!(s.find_flow("f_100000").is_none());
+    // One pair: still named f_0 (a workload's flows are always numbered).
+    let s = load(&bell(1, "kind = \"pairs\"\nsize = \"10KB\""));
+    let f: Vec<FlowSpec> = s.flows().collect();
+    assert_eq!(f.len(), 1);
+    assert_eq!((f[0].name.as_str(), f[0].from.as_str()), ("f_0", "s0"));
+    assert!(matches!(
+        f[0].kind,
+        FlowKind::Tcp {
+            app: App::File { bytes: 10_000 },
+            ..
+        }
+    ));
+    assert_eq!(
+        s.workloads.len(),
+        1,
+        "finite transfers are recorded for FCTs"
+    );
+    // It runs: the flow completes.
+    let out = run(&s, 1).unwrap();
+    assert!(out.world.flows[0].completed_at.is_some());
+}
+
+#[test]
+fn bad_dumbbells_and_pairs_name_the_key() {
+    let e = bad(&bell(0, "kind = \"pairs\"\napp = \"bulk\""));
+    assert_eq!(e.key(), Some("topology.pairs"), "{e}");
+    let e = bad(&bell(1_000_001, "kind = \"pairs\"\napp = \"bulk\""));
+    assert_eq!(e.key(), Some("topology.pairs"), "{e}");
+    assert!(e.to_string().contains("at most 1000000 pairs"), "{e}");
+    let e = bad(&bell(2, "kind = \"pairs\"\napp = \"bulk\"").replace("pairs = 2", "k = 4"));
+    assert_eq!(e.key(), Some("topology.k"), "{e}");
+    let e = bad(&bell(2, "kind = \"pairs\"\napp = \"bulk\"\nsize = \"1MB\""));
+    assert_eq!(e.key(), Some("workloads.f.size"), "{e}");
+    assert!(e.to_string().contains("app = \"bulk\""), "{e}");
+    let e = bad(&bell(2, "kind = \"pairs\""));
+    assert_eq!(e.key(), Some("workloads.f.size"), "{e}");
+    assert!(e.to_string().contains("missing required key `size`"), "{e}");
+    assert_eq!(e.line(), Some(13), "{e}");
+    let e = bad(&bell(
+        2,
+        "kind = \"pairs\"\napp = \"bulk\"\nhosts = [\"s0\", \"d0\", \"s1\"]",
+    ));
+    assert_eq!(e.key(), Some("workloads.f.hosts"), "{e}");
+    assert!(e.to_string().contains("odd number, 3"), "{e}");
+    // The last flow must start before the end (2 s): 3 flows, 1 s apart, is too late.
+    let e = bad(&bell(
+        3,
+        "kind = \"pairs\"\napp = \"bulk\"\nstagger = \"1s\"",
+    ));
+    assert_eq!(e.key(), Some("workloads.f.stagger"), "{e}");
+    bad(&bell(
+        2,
+        "kind = \"pairs\"\napp = \"bulk\"\nstagger = \"1s\"\nstart = \"1s\"",
+    ));
+    load(&bell(
+        2,
+        "kind = \"pairs\"\napp = \"bulk\"\nstagger = \"999ms\"\nstart = \"1ms\"",
+    ));
+    // Names: a file table of copies with the workload's name, or a flow named as one of
+    // its copies, clashes; one named like a copy that does not exist does not.
+    let flows = |t: &str| format!("[flows.{t}]\nfrom = \"s0\"\nto = \"d1\"\n");
+    let e = bad(&format!(
+        "{}{}count = 2\n",
+        bell(3, "kind = \"pairs\"\napp = \"bulk\""),
+        flows("f")
+    ));
+    assert_eq!(e.key(), Some("workloads.f"), "{e}");
+    assert!(
+        e.to_string().contains("flow name `f_0` is used twice"),
+        "{e}"
+    );
+    let e = bad(&format!(
+        "{}{}",
+        bell(3, "kind = \"pairs\"\napp = \"bulk\""),
+        flows("f_2")
+    ));
+    assert!(
+        e.to_string().contains("flow name `f_2` is used twice"),
+        "{e}"
+    );
+    let s = load(&format!(
+        "{}{}",
+        bell(3, "kind = \"pairs\"\napp = \"bulk\""),
+        flows("f_3")
+    ));
+    assert_eq!(s.flow_count(), 4);
+    let s = load(&format!(
+        "{}{}",
+        bell(3, "kind = \"pairs\"\napp = \"bulk\""),
+        flows("f")
+    ));
+    assert_eq!(
+        s.flow_count(),
+        4,
+        "a one-copy table `f` is no copy of the workload"
+    );
 }

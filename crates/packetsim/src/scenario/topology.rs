@@ -19,8 +19,18 @@
 //! switches `spine{s}`, every leaf linked to every spine, `hosts_per_leaf` hosts `h{l}_{i}` on
 //! each leaf.
 //!
-//! Host links take `host_link`'s rate, delay and queue; switch-to-switch links `fabric_link`'s
-//! (default: `host_link`'s).
+//! **Dumbbell** (`kind = "dumbbell"`): routers `r0` and `r1` joined by the bottleneck `r0-r1`,
+//! and `pairs` senders `s{i}` on `r0` with their receivers `d{i}` on `r1` (links `s{i}-r0`
+//! and `r1-d{i}`). Node order `r0, r1, s0, d0, s1, d1, ..`, links the bottleneck then
+//! `s{i}-r0, r1-d{i}` pair by pair: the order of `packetsim bench`'s written-out dumbbell,
+//! so that both build the same world. Its hosts are `s0, d0, s1, d1, ..`: a `pairs`
+//! workload over them runs `s{i}` to `d{i}`.
+//!
+//! Host links take `host_link`'s rate, delay and queue; switch-to-switch links (a dumbbell's
+//! bottleneck) `fabric_link`'s (default: `host_link`'s).
+//!
+//! A workload is one flow table whose copies carry their own endpoints ([`FlowEnds`]: 8
+//! bytes a flow), so that a million generated flows are not a million tables (issue 36).
 
 use super::error::ScenarioError;
 use super::load::{Ctx, Defaults};
@@ -35,7 +45,8 @@ use std::collections::HashSet;
 
 type Result<T> = std::result::Result<T, ScenarioError>;
 
-/// Most hosts a generated fabric may have.
+/// Most hosts a generated fat-tree or leaf-spine may have (a dumbbell: two per flow, up to
+/// `MAX_FLOW_COUNT` pairs).
 pub const MAX_HOSTS: u64 = 1 << 20;
 
 /// `[routing]`.
@@ -53,6 +64,7 @@ pub(crate) struct RawRouting {
 pub(crate) enum TopologyKind {
     FatTree,
     LeafSpine,
+    Dumbbell,
 }
 
 /// `[topology]`.
@@ -72,6 +84,9 @@ pub(crate) struct RawTopology {
     /// Leaf-spine: hosts on each leaf.
     #[serde(default)]
     pub hosts_per_leaf: Option<u32>,
+    /// Dumbbell: sender-receiver pairs.
+    #[serde(default)]
+    pub pairs: Option<u32>,
     /// Links between a host and its switch.
     pub host_link: RawLinkTemplate,
     /// Links between switches (default: `host_link`).
@@ -101,6 +116,20 @@ pub(crate) enum WorkloadKind {
     Incast,
     /// Every host sends to every other.
     AllToAll,
+    /// The hosts in twos, in list order: the first sends to the second, the third to the
+    /// fourth, .. (a dumbbell's `s{i}` to `d{i}`).
+    Pairs,
+}
+
+/// `app` of `[workloads.NAME]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum WorkloadApp {
+    /// A transfer of `size` bytes per flow (the default).
+    #[default]
+    File,
+    /// An unlimited backlog (no `size`; no completion times).
+    Bulk,
 }
 
 /// `[workloads.NAME]`.
@@ -108,12 +137,18 @@ pub(crate) enum WorkloadKind {
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawWorkload {
     pub kind: WorkloadKind,
-    /// Bytes per flow (each flow a TCP file transfer).
-    #[serde(with = "units::bytes")]
-    pub size: u64,
-    /// When every flow starts (default 0).
+    /// What each flow's application offers (`file` by default).
+    #[serde(default)]
+    pub app: WorkloadApp,
+    /// Bytes per flow (each flow a TCP file transfer); required with `app = "file"`.
+    #[serde(default, with = "units::bytes::opt")]
+    pub size: Option<u64>,
+    /// When the first flow starts (default 0).
     #[serde(default, with = "units::dur::opt")]
     pub start: Option<Dur>,
+    /// Flow `i` starts `i * stagger` after the first (default 0: all at once).
+    #[serde(default, with = "units::dur::opt")]
+    pub stagger: Option<Dur>,
     /// The hosts taking part (default: the `[topology]`'s hosts).
     #[serde(default)]
     pub hosts: Option<Vec<String>>,
@@ -131,8 +166,8 @@ impl KindKeys for RawWorkload {}
 pub(crate) struct Fabric {
     /// Node names in order (hosts first).
     pub nodes: Vec<String>,
-    /// How many of `nodes` are hosts.
-    pub hosts: usize,
+    /// Which of `nodes` are hosts.
+    pub hosts: std::ops::Range<usize>,
     /// (name, a, b, whether a host link), in order.
     pub links: Vec<(String, usize, usize, bool)>,
 }
@@ -195,7 +230,7 @@ pub(crate) fn fat_tree(k: u32) -> Fabric {
     }
     Fabric {
         nodes,
-        hosts,
+        hosts: 0..hosts,
         links,
     }
 }
@@ -229,7 +264,31 @@ pub(crate) fn leaf_spine(leaves: u32, spines: u32, per_leaf: u32) -> Fabric {
     }
     Fabric {
         nodes,
-        hosts,
+        hosts: 0..hosts,
+        links,
+    }
+}
+
+/// The nodes and links of a dumbbell with `pairs` sender-receiver pairs (module doc).
+pub(crate) fn dumbbell(pairs: u32) -> Fabric {
+    let n = pairs as usize;
+    let mut nodes = Vec::with_capacity(2 + 2 * n);
+    nodes.push("r0".to_owned());
+    nodes.push("r1".to_owned());
+    for i in 0..n {
+        nodes.push(format!("s{i}"));
+        nodes.push(format!("d{i}"));
+    }
+    let mut links = Vec::with_capacity(1 + 2 * n);
+    links.push(("r0-r1".to_owned(), 0, 1, false));
+    for i in 0..n {
+        let (s, d) = (2 + 2 * i, 3 + 2 * i);
+        links.push((format!("s{i}-r0"), s, 0, true));
+        links.push((format!("r1-d{i}"), 1, d, true));
+    }
+    Fabric {
+        nodes,
+        hosts: 2..2 + 2 * n,
         links,
     }
 }
@@ -279,6 +338,7 @@ impl Ctx<'_> {
                         ("leaves", t.leaves.is_some()),
                         ("spines", t.spines.is_some()),
                         ("hosts_per_leaf", t.hosts_per_leaf.is_some()),
+                        ("pairs", t.pairs.is_some()),
                     ],
                     "fat_tree",
                 )?;
@@ -296,7 +356,10 @@ impl Ctx<'_> {
                 fat_tree(k)
             }
             TopologyKind::LeafSpine => {
-                forbid(&[("k", t.k.is_some())], "leaf_spine")?;
+                forbid(
+                    &[("k", t.k.is_some()), ("pairs", t.pairs.is_some())],
+                    "leaf_spine",
+                )?;
                 let l = need("leaves", t.leaves, "a positive number of leaf switches")?;
                 let s = need("spines", t.spines, "a positive number of spine switches")?;
                 let h = need(
@@ -314,6 +377,34 @@ impl Ctx<'_> {
                     ));
                 }
                 leaf_spine(l, s, h)
+            }
+            TopologyKind::Dumbbell => {
+                forbid(
+                    &[
+                        ("k", t.k.is_some()),
+                        ("leaves", t.leaves.is_some()),
+                        ("spines", t.spines.is_some()),
+                        ("hosts_per_leaf", t.hosts_per_leaf.is_some()),
+                    ],
+                    "dumbbell",
+                )?;
+                let p = need(
+                    "pairs",
+                    t.pairs,
+                    "a positive number of sender-receiver pairs",
+                )?;
+                // One flow a pair at most: up to the most flows a scenario may have.
+                if p > super::MAX_FLOW_COUNT {
+                    return Err(self.err(
+                        &path.key("pairs"),
+                        format!(
+                            "expected at most {} pairs (the most flows a scenario may have); \
+                             got {p}",
+                            super::MAX_FLOW_COUNT
+                        ),
+                    ));
+                }
+                dumbbell(p)
             }
         };
         Ok(f)
@@ -380,7 +471,8 @@ impl Ctx<'_> {
         Ok(out)
     }
 
-    /// The flows of `[workloads.NAME]`, one table each, named `NAME_i`.
+    /// The flows of `[workloads.NAME]`, named `NAME_i`: one table whose copies carry their
+    /// endpoints, and whether they are finite transfers (recorded for completion times).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn workload(
         &self,
@@ -391,15 +483,33 @@ impl Ctx<'_> {
         nodes: &[String],
         defaults: &Defaults,
         seed: u64,
-    ) -> Result<Vec<FlowTable>> {
+    ) -> Result<(FlowTable, bool)> {
         let path = KeyPath::keys(&["workloads", name]);
         self.check_name(&path, name, "workload")?;
-        if w.size == 0 {
-            return Err(self.err(
-                &path.key("size"),
-                "expected a positive byte count, e.g. \"1MB\"; got 0",
-            ));
-        }
+        let app = match (w.app, w.size) {
+            (WorkloadApp::File, None) => {
+                return Err(self.err(
+                    &path.key("size"),
+                    "missing required key `size`: bytes per flow, e.g. \"1MB\" (or app = \
+                     \"bulk\" for an unlimited backlog)",
+                ))
+            }
+            (WorkloadApp::File, Some(0)) => {
+                return Err(self.err(
+                    &path.key("size"),
+                    "expected a positive byte count, e.g. \"1MB\"; got 0",
+                ))
+            }
+            (WorkloadApp::File, Some(bytes)) => App::File { bytes },
+            (WorkloadApp::Bulk, Some(_)) => {
+                return Err(self.err(
+                    &path.key("size"),
+                    "`size` is not a key of app = \"bulk\" (an unlimited backlog); remove \
+                     it or set app = \"file\"",
+                ))
+            }
+            (WorkloadApp::Bulk, None) => App::Bulk,
+        };
         let start = w.start.unwrap_or(Dur::ZERO);
         if start >= defaults.duration {
             return Err(self.err(
@@ -452,6 +562,18 @@ impl Ctx<'_> {
         wrong("senders", w.senders.is_some())?;
         let n = hosts.len();
         let pairs: Vec<(usize, usize)> = match w.kind {
+            WorkloadKind::Pairs => {
+                if !n.is_multiple_of(2) {
+                    return Err(self.err(
+                        &path.key("hosts"),
+                        format!(
+                            "kind = \"pairs\" takes the hosts in twos (sender, receiver); got \
+                             an odd number, {n}"
+                        ),
+                    ));
+                }
+                (0..n / 2).map(|i| (2 * i, 2 * i + 1)).collect()
+            }
             WorkloadKind::Permutation => {
                 let mut rng = Rng::for_component(seed, &format!("workloads.{name}.permutation"));
                 derangement(n, &mut rng).into_iter().enumerate().collect()
@@ -505,32 +627,66 @@ impl Ctx<'_> {
                 others.into_iter().map(|s| (s, r)).collect()
             }
         };
-        let start = Time(start.as_nanos());
-        Ok(pairs
-            .into_iter()
-            .enumerate()
-            .map(|(i, (s, d))| {
-                let table = format!("{name}_{i}");
-                FlowTable {
-                    table: table.clone(),
-                    count: 1,
-                    stagger: Dur::ZERO,
-                    first: FlowSpec {
-                        name: table,
-                        from: hosts[s].clone(),
-                        to: hosts[d].clone(),
-                        start,
-                        start_jitter: Dur::ZERO,
-                        stop: None,
-                        dscp: 0,
-                        diffserv: None,
-                        kind: FlowKind::Tcp {
-                            app: App::File { bytes: w.size },
-                            tcp: defaults.tcp.clone(),
-                        },
-                    },
-                }
-            })
-            .collect())
+        let count = u32::try_from(pairs.len())
+            .ok()
+            .filter(|&c| c <= super::MAX_FLOW_COUNT)
+            .ok_or_else(|| {
+                self.err(
+                    &path.key("kind"),
+                    format!(
+                        "this workload makes {} flows, more than {}",
+                        pairs.len(),
+                        super::MAX_FLOW_COUNT
+                    ),
+                )
+            })?;
+        let stagger = w.stagger.unwrap_or(Dur::ZERO);
+        let last = start
+            .as_nanos()
+            .checked_add(stagger.as_nanos().saturating_mul(u64::from(count) - 1));
+        if last.is_none_or(|l| l >= defaults.duration.as_nanos()) {
+            return Err(self.err(
+                &path.key("stagger"),
+                format!(
+                    "the last of the {count} flows would start at start + {} x stagger, not \
+                     before the end of the run (simulation.duration = {})",
+                    count - 1,
+                    defaults.duration
+                ),
+            ));
+        }
+        let ends = super::FlowEnds {
+            hosts,
+            pairs: pairs
+                .into_iter()
+                .map(|(s, d)| (s as u32, d as u32))
+                .collect(),
+        };
+        let (s, d) = ends.pairs[0];
+        let finite = matches!(app, App::File { .. });
+        let first = FlowSpec {
+            name: format!("{name}_0"),
+            from: ends.hosts[s as usize].clone(),
+            to: ends.hosts[d as usize].clone(),
+            start: Time(start.as_nanos()),
+            start_jitter: Dur::ZERO,
+            stop: None,
+            dscp: 0,
+            diffserv: None,
+            kind: FlowKind::Tcp {
+                app,
+                tcp: defaults.tcp.clone(),
+            },
+        };
+        Ok((
+            FlowTable {
+                table: name.to_owned(),
+                count,
+                stagger,
+                first,
+                ends: Some(std::sync::Arc::new(ends)),
+            },
+            finite,
+        ))
     }
 }
