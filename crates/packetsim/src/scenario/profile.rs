@@ -347,20 +347,6 @@ pub const LINUX_OPTIONS: &[ProfileOption] = &[
         ns2: "ssthresh not recomputed by a timeout in CA_Recovery",
         source: "net/ipv4/tcp_input.c tcp_enter_loss",
     },
-    ProfileOption {
-        table: Table::Tcp,
-        key: "rtt_estimator",
-        value: "\"linux\"",
-        ns2: "RTO = SRTT + rttvar, rttvar never below TCP_RTO_MIN",
-        source: "net/ipv4/tcp_input.c tcp_rtt_estimator, tcp_set_rto",
-    },
-    ProfileOption {
-        table: Table::Tcp,
-        key: "rto_rearm",
-        value: "\"head_retransmit\"",
-        ns2: "RTO re-armed when the head of the retransmission queue is resent",
-        source: "net/ipv4/tcp_output.c tcp_xmit_retransmit_queue",
-    },
 ];
 
 impl Profile {

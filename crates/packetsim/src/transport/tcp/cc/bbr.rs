@@ -77,7 +77,11 @@
 //! - A timeout counts as a round start for Startup's full-pipe check (Linux `bbr_set_state`;
 //!   the draft is silent), keeping the plateau reference: after a timeout no new segment is
 //!   acknowledged until go-back-N has passed the hole, so rounds would stop and Startup's
-//!   gain outlive every timeout.
+//!   gain outlive every timeout. With `bbr_timeout_full_bw = "reset"` the check starts over
+//!   instead, as Linux's (issue 33).
+//! - `bbr_recovery = "linux"` (issue 33): leaving ProbeRTT restores the saved window on the
+//!   next window update whatever the recovery state (Linux `bbr_check_probe_rtt_done`); the
+//!   sender does the rest (the recovery state read once per ACK, `sender.rs`).
 //! - ProbeBW starts in the first 1.0 phase (index 2), not a random one: runs stay a function
 //!   of the seed without giving the controller a random stream.
 //! - ECN is ignored (BBR v1 does not use it).
