@@ -322,6 +322,79 @@ pub struct TcpConfig {
     /// `cc/hystart.rs`). Any variant but `bbr`; RTT samples on every ACK need `timestamps`.
     #[serde(skip_serializing_if = "SlowStart::is_default")]
     pub slow_start: SlowStart,
+    /// When the retransmission timer restarts: `new_ack` (default; RFC 6298 §5.3, an ACK of
+    /// new data, and the fast retransmit) or `head_retransmit` (also every retransmission
+    /// of the segment at snd_una, as Linux `tcp_xmit_retransmit_queue` re-arms it when it
+    /// resends the head of the retransmission queue).
+    #[serde(skip_serializing_if = "RtoRearm::is_default")]
+    pub rto_rearm: RtoRearm,
+    /// With `variant = "bbr"`: what a timeout does to Startup's full-pipe check. `round`
+    /// (default): the timeout counts as a round without 25% growth. `reset`: the check
+    /// starts over (the plateau reference and count cleared), as Linux `bbr_set_state`
+    /// clears `full_bw` on entering `TCP_CA_Loss`.
+    #[serde(skip_serializing_if = "BbrTimeoutFullBw::is_default")]
+    pub bbr_timeout_full_bw: BbrTimeoutFullBw,
+    /// With `variant = "bbr"` and SACK: how BBR's window follows loss recovery. `standard`
+    /// (default): each entry into recovery starts a round of packet conservation, and the
+    /// window saved by ProbeRTT comes back on the first ACK outside recovery. `linux`: BBR
+    /// sees the recovery state once per ACK, after the ACK was processed (Linux `bbr_main` →
+    /// `bbr_set_cwnd_to_recover_or_restore` compares `icsk_ca_state` with the previous
+    /// ACK's), so a recovery that ends and starts again on the same ACK is one recovery (no
+    /// second conservation round, no cut to the pipe); and leaving ProbeRTT restores the
+    /// saved window at once, in recovery too (`bbr_check_probe_rtt_done`).
+    #[serde(skip_serializing_if = "BbrRecovery::is_default")]
+    pub bbr_recovery: BbrRecovery,
+}
+
+/// How BBR's window follows loss recovery (the `[tcp]` key `bbr_recovery`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BbrRecovery {
+    /// Per recovery event (the behaviour before this key existed).
+    #[default]
+    Standard,
+    /// Per ACK, as Linux.
+    Linux,
+}
+
+impl BbrRecovery {
+    fn is_default(&self) -> bool {
+        *self == BbrRecovery::default()
+    }
+}
+
+/// When the retransmission timer restarts (the `[tcp]` key `rto_rearm`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RtoRearm {
+    /// ACKs of new data and the fast retransmit (the behaviour before this key existed).
+    #[default]
+    NewAck,
+    /// Also every retransmission of the segment at snd_una (Linux).
+    HeadRetransmit,
+}
+
+impl RtoRearm {
+    fn is_default(&self) -> bool {
+        *self == RtoRearm::default()
+    }
+}
+
+/// BBR's full-pipe check after a timeout (the `[tcp]` key `bbr_timeout_full_bw`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BbrTimeoutFullBw {
+    /// A round without growth (the behaviour before this key existed).
+    #[default]
+    Round,
+    /// The check starts over (Linux).
+    Reset,
+}
+
+impl BbrTimeoutFullBw {
+    fn is_default(&self) -> bool {
+        *self == BbrTimeoutFullBw::default()
+    }
 }
 
 /// When the receiver acknowledges (the `[tcp]` key `ack_policy`).
@@ -771,6 +844,9 @@ impl Default for TcpConfig {
             rto_backoff_reset: RtoBackoffReset::Sample,
             loss_detection: LossDetection::Dupthresh,
             slow_start: SlowStart::Standard,
+            rto_rearm: RtoRearm::NewAck,
+            bbr_timeout_full_bw: BbrTimeoutFullBw::Round,
+            bbr_recovery: BbrRecovery::Standard,
         }
     }
 }
@@ -931,6 +1007,11 @@ impl TcpConfig {
         for (key, set) in [
             ("bbr_send_quantum", !self.bbr_send_quantum.is_default()),
             ("bbr_inflight_quanta", self.bbr_inflight_quanta),
+            (
+                "bbr_timeout_full_bw",
+                !self.bbr_timeout_full_bw.is_default(),
+            ),
+            ("bbr_recovery", !self.bbr_recovery.is_default()),
         ] {
             if set && self.variant != Variant::Bbr {
                 return Err((key, "only allowed with variant = \"bbr\"".into()));

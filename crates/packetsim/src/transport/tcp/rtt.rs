@@ -4,7 +4,9 @@
 //! - `bsd`: Jacobson's fixed-point estimator in clock ticks as in 4.3BSD and YATS (study 1,
 //!   `rtt/bsd.rs`);
 //! - `ns2`: ns-2.35's tick-based estimator and RTO arithmetic (`tcp.cc` `rtt_update`,
-//!   `rtt_timeout`, `rtt_backoff`; issue 14 item 4, `rtt/ns2.rs`).
+//!   `rtt_timeout`, `rtt_backoff`; issue 14 item 4, `rtt/ns2.rs`);
+//! - `linux`: Linux's `tcp_rtt_estimator` and `tcp_set_rto` (RTO = SRTT + a variance term
+//!   that never falls below `rto_min`; issue 33, `rtt/linux.rs`).
 //!
 //! Each keeps its own backoff. Which segments give samples (Karn's rule, timestamps) is the
 //! sender's business. An adaptive floor (`rto_min_srtt_factor = k`, study 1 extension X3)
@@ -13,14 +15,17 @@
 //! [`RttEstimator`].
 
 mod bsd;
+mod linux;
 mod ns2;
 mod rfc6298;
 
 pub use bsd::Bsd;
+pub use linux::Linux;
 pub use ns2::Ns2;
 pub use rfc6298::Rfc6298;
 
 use super::TcpConfig;
+use crate::packet::Seq;
 use packetsim_kernel::{Dur, Time};
 use serde::{Deserialize, Serialize};
 
@@ -35,6 +40,8 @@ pub enum RttEstimatorKind {
     Bsd,
     /// ns-2.35 `TcpAgent` fixed point in ticks of `tick` (`tcpTick_`).
     Ns2,
+    /// Linux `tcp_rtt_estimator` / `tcp_set_rto`.
+    Linux,
 }
 
 impl RttEstimatorKind {
@@ -58,6 +65,7 @@ enum AnyEstimator {
     Rfc6298(Rfc6298),
     Bsd(Bsd),
     Ns2(Ns2),
+    Linux(Linux),
 }
 
 impl RttEstimator {
@@ -67,6 +75,7 @@ impl RttEstimator {
             RttEstimatorKind::Rfc6298 => AnyEstimator::Rfc6298(Rfc6298::new(cfg)),
             RttEstimatorKind::Bsd => AnyEstimator::Bsd(Bsd::new(cfg)),
             RttEstimatorKind::Ns2 => AnyEstimator::Ns2(Ns2::new(cfg)),
+            RttEstimatorKind::Linux => AnyEstimator::Linux(Linux::new(cfg)),
         };
         RttEstimator {
             inner,
@@ -89,6 +98,18 @@ impl RttEstimator {
             AnyEstimator::Rfc6298(e) => e.on_sample(now - sent),
             AnyEstimator::Bsd(e) => e.on_sample(now - sent),
             AnyEstimator::Ns2(e) => e.on_sample(sent, now),
+            // Without the sequence numbers every sample opens a new window.
+            AnyEstimator::Linux(e) => e.on_sample(now - sent, Seq(1), Seq(0)),
+        }
+    }
+
+    /// [`Self::on_sample_between`] with the cumulative ACK `una` and snd_nxt `nxt` after the
+    /// ACK, which the `linux` estimator windows its variance by; the others ignore them.
+    #[inline]
+    pub fn on_sample_seq(&mut self, sent: Time, now: Time, una: Seq, nxt: Seq) {
+        match &mut self.inner {
+            AnyEstimator::Linux(e) => e.on_sample(now - sent, una, nxt),
+            _ => self.on_sample_between(sent, now),
         }
     }
 
@@ -98,6 +119,7 @@ impl RttEstimator {
             AnyEstimator::Rfc6298(e) => e.on_timeout(),
             AnyEstimator::Bsd(e) => e.on_timeout(),
             AnyEstimator::Ns2(e) => e.on_timeout(),
+            AnyEstimator::Linux(e) => e.on_timeout(),
         }
     }
 
@@ -107,6 +129,7 @@ impl RttEstimator {
             AnyEstimator::Rfc6298(e) => e.clear_backoff(),
             AnyEstimator::Bsd(e) => e.clear_backoff(),
             AnyEstimator::Ns2(e) => e.clear_backoff(),
+            AnyEstimator::Linux(e) => e.clear_backoff(),
         }
     }
 
@@ -117,6 +140,7 @@ impl RttEstimator {
             AnyEstimator::Rfc6298(e) => e.rto(),
             AnyEstimator::Bsd(e) => e.rto(),
             AnyEstimator::Ns2(e) => e.rto(),
+            AnyEstimator::Linux(e) => e.rto(),
         };
         match (self.srtt_floor, self.srtt()) {
             (Some(k), Some(s)) => rto.max(Dur((s.0 as f64 * k) as u64)).min(self.rto_max),
@@ -131,6 +155,7 @@ impl RttEstimator {
             AnyEstimator::Rfc6298(e) => e.srtt(),
             AnyEstimator::Bsd(e) => e.srtt(),
             AnyEstimator::Ns2(e) => e.srtt(),
+            AnyEstimator::Linux(e) => e.srtt(),
         }
     }
 }

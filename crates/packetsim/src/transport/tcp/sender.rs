@@ -118,8 +118,9 @@ use super::recovery::{AnyRecovery, Entry, LossRecovery, NewReno, PartialAck, Sac
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::{
-    FullAckCwnd, LossDetection, LostRetransmit, PartialAckTimer, RecoverGuard, RtoBackoffReset,
-    RtoSsthresh, RttSampling, SackPipe, SlowStart, SsthreshRule, TcpConfig, Variant,
+    BbrRecovery, FullAckCwnd, LossDetection, LostRetransmit, PartialAckTimer, RecoverGuard,
+    RtoBackoffReset, RtoRearm, RtoSsthresh, RttSampling, SackPipe, SlowStart, SsthreshRule,
+    TcpConfig, Variant,
 };
 use crate::app::{AppData, AppSource};
 use crate::ids::Addr;
@@ -452,6 +453,14 @@ pub struct TcpSender {
     rack: Option<Box<Rack>>,
     /// `cfg.slow_start = hystart_pp` (RFC 9406, `cc/hystart.rs`); None when off.
     hystart: Option<Box<HyStartPp>>,
+    /// `cfg.rto_rearm = head_retransmit`: a retransmission of the segment at snd_una
+    /// restarts the timer (Linux `tcp_xmit_retransmit_queue`).
+    rearm_on_head_rtx: bool,
+    /// `cfg.bbr_recovery = linux`: a delivery-sampling controller sees the recovery state
+    /// once per ACK (Linux `bbr_set_cwnd_to_recover_or_restore`).
+    recovery_per_ack: bool,
+    /// The ACK being processed began in fast recovery (set with `recovery_per_ack` only).
+    ack_from_recovery: bool,
     stats: SenderStats,
 }
 
@@ -568,6 +577,9 @@ impl TcpSender {
                 ))
             }),
             hystart: (cfg.slow_start == SlowStart::HystartPp).then(Default::default),
+            rearm_on_head_rtx: cfg.rto_rearm == RtoRearm::HeadRetransmit,
+            recovery_per_ack: cfg.bbr_recovery == BbrRecovery::Linux,
+            ack_from_recovery: false,
             stats: SenderStats::default(),
         }
     }
@@ -765,6 +777,11 @@ impl TcpSender {
             }
             if self.rtt_hist_on() {
                 self.rtt_hist_retransmitted(seq);
+            }
+            if self.rearm_on_head_rtx && seq == self.snd_una {
+                // `cfg.rto_rearm = head_retransmit` (Linux `tcp_xmit_retransmit_queue`: the
+                // head of the retransmission queue resent, `tcp_reset_xmit_timer`).
+                self.rto_at = Some(now + self.rtt.rto());
             }
         } else if !self.ts_ok {
             if self.rtt_hist_on() {
@@ -1331,6 +1348,7 @@ impl TcpSender {
         let was_recovery = matches!(self.st.phase, Phase::Recovery { .. });
         if OPTS && self.samples {
             self.cc.begin_ack();
+            self.ack_from_recovery = self.recovery_per_ack && was_recovery;
         }
         // ns-2 Sack1 (`cfg.sack1_clear_scoreboard`): an ACK that clears the scoreboard, or a
         // duplicate ACK while `timeout_` is set, leaves its SACK blocks unrecorded.
@@ -1455,6 +1473,9 @@ impl TcpSender {
         if OPTS && self.rack.is_some() {
             self.tlp_arm(now);
         }
+        if OPTS {
+            self.ack_from_recovery = false;
+        }
     }
 
     /// What congestion control sees of an ACK of new data.
@@ -1521,7 +1542,7 @@ impl TcpSender {
         // else the timed segment if it is covered (RFC 6298 §3; Karn cleared it on rtx).
         if self.ts_ok {
             if let Some(ts) = h.ts {
-                self.rtt.on_sample_between(ts.ecr, now);
+                self.rtt.on_sample_seq(ts.ecr, now, ack, self.snd_max);
                 if OPTS {
                     self.rack_rtt(now - ts.ecr);
                     rtt_sample = Some(now - ts.ecr);
@@ -1531,7 +1552,7 @@ impl TcpSender {
             self.rtt_hist_sample(ack, now);
         } else if let Some((s, t)) = self.timed() {
             if ack > s {
-                self.rtt.on_sample_between(t, now);
+                self.rtt.on_sample_seq(t, now, ack, self.snd_max);
                 if OPTS {
                     self.rack_rtt(now - t);
                     rtt_sample = Some(now - t);
@@ -1841,7 +1862,12 @@ impl TcpSender {
                     // TcpBbr).
                     let (lost, pipe) = self.lost_and_pipe();
                     self.sb.lost_mark = lost.0;
-                    self.cc.enter_sack_recovery(&mut self.st, pipe);
+                    if !self.ack_from_recovery {
+                        self.cc.enter_sack_recovery(&mut self.st, pipe);
+                    }
+                    // `cfg.bbr_recovery = linux`: recovery ended and starts again on the
+                    // same ACK, which the controller sees as one recovery (it reads the
+                    // state once per ACK): no new conservation round.
                 }
                 if matches!(self.rec, AnyRecovery::Prr(_)) {
                     self.prr_enter(now, out);

@@ -672,3 +672,26 @@ fn inflight_quanta_checks_end_the_up_phase_and_drain_at_the_budget() {
         );
     }
 }
+
+// `bbr_timeout_full_bw = "reset"` (Linux `bbr_set_state` on TCP_CA_Loss: `full_bw = 0`; the
+// `round_start = 1` it sets is cleared by the next ACK's `bbr_update_bw` before any check
+// reads it): the same four timeouts as `timeouts_count_as_round_ends_so_startup_ends` leave
+// Startup running, the full-pipe check starting over at the next round (default: Drain after
+// the fourth).
+#[test]
+fn timeout_restarts_the_full_pipe_check_with_reset() {
+    let mut p = pipe();
+    p.bbr = Bbr::new(IW).with_timeout_reset(true);
+    p.run_until(Time::from_millis(200));
+    assert_eq!(p.bbr.state(), BbrState::Startup);
+    let rounds = p.bbr.rounds();
+    for _ in 0..4 {
+        p.st.bytes_in_flight = p.st.cwnd;
+        p.bbr
+            .on_congestion(&mut p.st, super::cc::Congestion::Timeout);
+        assert_eq!(p.bbr.state(), BbrState::Startup);
+    }
+    assert!(!p.bbr.filled_pipe());
+    assert_eq!(p.bbr.rounds(), rounds, "a timeout is no round here");
+    assert_eq!(p.bbr.pacing_gain(), HIGH_GAIN);
+}

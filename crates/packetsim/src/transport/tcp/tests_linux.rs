@@ -255,3 +255,91 @@ fn rack_lost_mark_cleared_when_segment_is_sacked() {
     let out = s.inject(ms(201), sack_ack(seg(0), &[(seg(1), seg(10))]));
     assert_eq!(data_seqs(&out), vec![seg(10), seg(11), seg(12), seg(13)]);
 }
+
+/// `lost_retransmission` with `cfg.rto_rearm = rearm`: the timer after the SACK at 300 ms that
+/// made RACK resend segment 0 again.
+fn timer_after_lost_retransmission(rearm: RtoRearm) -> Option<packetsim_kernel::Time> {
+    let mut c = cfg(Variant::Sack);
+    c.loss_detection = LossDetection::Rack;
+    c.initial_cwnd = 4;
+    c.rto_rearm = rearm;
+    let (mut s, _) = Script::established(&c, AppData::Unlimited);
+    s.inject(ms(200), sack_ack(seg(0), &[(seg(1), seg(2))]));
+    s.inject(ms(200), sack_ack(seg(0), &[(seg(1), seg(3))]));
+    s.inject(ms(200), sack_ack(seg(0), &[(seg(1), seg(4))]));
+    let out = s.inject(ms(300), sack_ack(seg(0), &[(seg(1), seg(5))]));
+    assert_eq!(data_seqs(&out)[0], seg(0));
+    s.ep.next_timeout()
+}
+
+// Linux `tcp_xmit_retransmit_queue` re-arms the RTO (`tcp_reset_xmit_timer`) when it resends
+// the head of the retransmission queue. The fast retransmit of segment 0 at 200 ms set the
+// timer to 200 + 300 ms (SRTT 100 ms, RTO 300 ms); RACK finds that retransmission lost at
+// 300 ms and resends it. By default (RFC 6298 §5.3: only ACKs of new data restart it) the
+// timer stays at 500 ms, before the second resend's ACK can come back (400 ms at the
+// earliest, later behind a queue); with `head_retransmit` it restarts: 300 + 300 ms.
+#[test]
+fn rto_rearmed_when_the_head_is_resent_with_head_retransmit() {
+    assert_eq!(
+        timer_after_lost_retransmission(RtoRearm::NewAck),
+        Some(ms(500))
+    );
+    assert_eq!(
+        timer_after_lost_retransmission(RtoRearm::HeadRetransmit),
+        Some(ms(600))
+    );
+}
+
+/// A NewReno sender with `rtt_estimator = est` (no timestamps: Karn's one timed segment),
+/// established at 100 ms, its ten segments ACKed at 200 ms and the next 20 at 300 ms, every
+/// RTT 100 ms: the RTO then.
+fn rto_on_a_steady_100ms_path(est: RttEstimatorKind) -> Dur {
+    let mut c = cfg(Variant::NewReno);
+    c.rtt_estimator = est;
+    let (mut s, sent) = Script::established(&c, AppData::Unlimited);
+    assert_eq!(data_seqs(&sent).len(), 10);
+    s.inject(ms(200), ack(seg(10)));
+    s.inject(ms(300), ack(seg(30)));
+    s.ep.cc_metrics().rto
+}
+
+// Linux `tcp_rtt_estimator` / `tcp_set_rto`: RTO = SRTT + rttvar with rttvar never below
+// TCP_RTO_MIN (200 ms), so a steady 100 ms path keeps an RTO of 300 ms. RFC 6298 (§2.3-2.4):
+// RTTVAR decays by 3/4 per equal sample (50 ms, then 37.5 ms after the second of the two
+// samples this script gives), RTO = 100 + 4 × 37.5 = 250 ms, and towards 200 ms.
+#[test]
+fn linux_estimator_adds_rto_min_to_srtt() {
+    assert_eq!(
+        rto_on_a_steady_100ms_path(RttEstimatorKind::Linux),
+        Dur::from_millis(300)
+    );
+    assert_eq!(
+        rto_on_a_steady_100ms_path(RttEstimatorKind::Rfc6298),
+        Dur::from_millis(250)
+    );
+}
+
+#[test]
+fn issue33_bbr_keys_parse_and_need_bbr() {
+    let c: TcpConfig = toml::from_str(
+        "variant = \"bbr\"\nrtt_estimator = \"linux\"\nrto_rearm = \"head_retransmit\"\n\
+         bbr_timeout_full_bw = \"reset\"\nbbr_recovery = \"linux\"",
+    )
+    .unwrap();
+    assert_eq!(c.rtt_estimator, RttEstimatorKind::Linux);
+    assert_eq!(c.rto_rearm, RtoRearm::HeadRetransmit);
+    assert_eq!(c.bbr_timeout_full_bw, BbrTimeoutFullBw::Reset);
+    assert_eq!(c.bbr_recovery, BbrRecovery::Linux);
+    assert_eq!(c.validate(), Ok(()));
+    let d = toml::to_string(&TcpConfig::default()).unwrap();
+    for k in ["rto_rearm", "bbr_timeout_full_bw", "bbr_recovery"] {
+        assert!(!d.contains(k), "{k} serialised by default");
+    }
+    for (k, bad) in [
+        ("bbr_timeout_full_bw", "bbr_timeout_full_bw = \"reset\""),
+        ("bbr_recovery", "bbr_recovery = \"linux\""),
+    ] {
+        let c: TcpConfig = toml::from_str(&format!("variant = \"cubic\"\n{bad}")).unwrap();
+        assert_eq!(c.validate().unwrap_err().0, k);
+    }
+}

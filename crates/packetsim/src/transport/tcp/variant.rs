@@ -6,7 +6,10 @@ use super::cc::{AnyCc, Bbr, Cubic, CubicNs3, Dctcp, Reno, StatefulCc, Vegas};
 use super::recovery::{
     AnyRecovery, NewReno, PrrRecovery, RenoRecovery, Sack1Recovery, SackRecovery, Tahoe,
 };
-use super::{BbrSendQuantum, CubicModel, LossRecoveryKind, SackRecoveryKind, TcpConfig};
+use super::{
+    BbrRecovery, BbrSendQuantum, BbrTimeoutFullBw, CubicModel, LossRecoveryKind, SackRecoveryKind,
+    TcpConfig,
+};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -96,10 +99,13 @@ impl Variant {
             }),
             Variant::Dctcp => AnyCc::stateful(StatefulCc::Dctcp(Dctcp::new(cfg.dctcp_g))),
             Variant::Bbr => AnyCc::stateful(StatefulCc::Bbr(
-                Bbr::new(cfg.initial_cwnd.saturating_mul(cfg.mss)).with_options(
-                    cfg.bbr_send_quantum == BbrSendQuantum::Segment,
-                    cfg.bbr_inflight_quanta,
-                ),
+                Bbr::new(cfg.initial_cwnd.saturating_mul(cfg.mss))
+                    .with_options(
+                        cfg.bbr_send_quantum == BbrSendQuantum::Segment,
+                        cfg.bbr_inflight_quanta,
+                    )
+                    .with_timeout_reset(cfg.bbr_timeout_full_bw == BbrTimeoutFullBw::Reset)
+                    .with_linux_recovery(cfg.bbr_recovery == BbrRecovery::Linux),
             )),
             Variant::Vegas => AnyCc::stateful(StatefulCc::Vegas(Vegas::default())),
             Variant::Tahoe | Variant::Reno | Variant::NewReno | Variant::Sack => AnyCc::Reno(Reno),

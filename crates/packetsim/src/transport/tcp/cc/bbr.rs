@@ -77,7 +77,11 @@
 //! - A timeout counts as a round start for Startup's full-pipe check (Linux `bbr_set_state`;
 //!   the draft is silent), keeping the plateau reference: after a timeout no new segment is
 //!   acknowledged until go-back-N has passed the hole, so rounds would stop and Startup's
-//!   gain outlive every timeout.
+//!   gain outlive every timeout. With `bbr_timeout_full_bw = "reset"` the check starts over
+//!   instead, as Linux's (issue 33).
+//! - `bbr_recovery = "linux"` (issue 33): leaving ProbeRTT restores the saved window on the
+//!   next window update whatever the recovery state (Linux `bbr_check_probe_rtt_done`); the
+//!   sender does the rest (the recovery state read once per ACK, `sender.rs`).
 //! - ProbeBW starts in the first 1.0 phase (index 2), not a random one: runs stay a function
 //!   of the seed without giving the controller a random stream.
 //! - ECN is ignored (BBR v1 does not use it).
@@ -231,6 +235,13 @@ pub struct Bbr {
     /// `bbr_inflight_quanta`: the ProbeBW phase checks and Drain's exit compare the flight
     /// with BBRInflight (the target window's budget, quanta included), not gain × BDP.
     inflight_quanta: bool,
+    /// `bbr_timeout_full_bw = "reset"`: a timeout restarts the full-pipe check (Linux
+    /// `bbr_set_state`), instead of counting as a round without growth.
+    timeout_reset: bool,
+    /// `bbr_recovery = "linux"`: leaving ProbeRTT restores the saved window at once.
+    linux_recovery: bool,
+    /// ProbeRTT ended with `linux_recovery`: the next window update restores `prior_cwnd`.
+    restore_now: bool,
 }
 
 impl Bbr {
@@ -273,6 +284,9 @@ impl Bbr {
             target: 0,
             segment_quantum: false,
             inflight_quanta: false,
+            timeout_reset: false,
+            linux_recovery: false,
+            restore_now: false,
         }
     }
 
@@ -281,6 +295,19 @@ impl Bbr {
     pub fn with_options(mut self, segment_quantum: bool, inflight_quanta: bool) -> Bbr {
         self.segment_quantum = segment_quantum;
         self.inflight_quanta = inflight_quanta;
+        self
+    }
+
+    /// The `[tcp]` key `bbr_timeout_full_bw = "reset"` (`reset`; see the field).
+    pub fn with_timeout_reset(mut self, reset: bool) -> Bbr {
+        self.timeout_reset = reset;
+        self
+    }
+
+    /// The `[tcp]` key `bbr_recovery = "linux"` (the ProbeRTT part; the sender does the
+    /// rest).
+    pub fn with_linux_recovery(mut self, linux: bool) -> Bbr {
+        self.linux_recovery = linux;
         self
     }
 
@@ -463,7 +490,16 @@ impl Bbr {
     /// RTO like end of a round"): after a timeout the next new segment waits behind the
     /// go-back-N resend, so without this Startup's gain outlives any number of timeouts.
     /// Unlike Linux, the plateau reference (`full_bw`) is kept.
+    /// With `timeout_reset` (Linux `bbr_set_state` on `TCP_CA_Loss`: `full_bw = 0`, and
+    /// `round_start`, which the next ACK's `bbr_update_bw` clears before any check reads
+    /// it): the check starts over, the next round start taking the bandwidth then as the
+    /// new reference with a count of 0; a pipe already found full stays full.
     fn timeout_round(&mut self) {
+        if self.timeout_reset {
+            self.full_bw = 0.0;
+            self.full_bw_count = 0;
+            return;
+        }
         self.round_start = true;
         self.check_full_pipe();
         self.round_start = false;
@@ -556,6 +592,9 @@ impl Bbr {
                 if self.probe_rtt_round_done && now >= done {
                     self.rtprop_stamp = now;
                     self.restore_pending = true;
+                    // Linux `bbr_check_probe_rtt_done`: `snd_cwnd = max(snd_cwnd,
+                    // prior_cwnd)` there and then, whatever the recovery state.
+                    self.restore_now = self.linux_recovery;
                     if self.filled_pipe {
                         self.enter_probe_bw(now);
                     } else {
@@ -613,6 +652,15 @@ impl Bbr {
         }
     }
 
+    /// With `linux_recovery`, the first window update after ProbeRTT ended restores the
+    /// saved window (Linux `bbr_check_probe_rtt_done`).
+    fn restore_after_probe_rtt(&mut self, st: &mut CcState) {
+        if self.restore_now {
+            self.restore_now = false;
+            st.cwnd = st.cwnd.max(self.prior_cwnd);
+        }
+    }
+
     /// Draft BBRSaveCwnd: the window to restore later.
     fn saved_cwnd(&self, cwnd: u32) -> u32 {
         if self.restore_pending || self.state == BbrState::ProbeRtt {
@@ -627,6 +675,7 @@ impl CongestionControl for Bbr {
     /// Draft §4.2.3 (BBRSetCwnd), outside loss recovery; the model was updated first.
     fn on_ack(&mut self, st: &mut CcState, _ack: &AckInfo) {
         let mss = st.mss;
+        self.restore_after_probe_rtt(st);
         if self.restore_pending && matches!(st.phase, Phase::Open | Phase::Disorder) {
             // Draft §4.2.3.4: on leaving recovery (or ProbeRTT) restore the saved window; after
             // a timeout that is when the loss phase ends (the sender calls this hook in
@@ -793,6 +842,7 @@ impl CongestionControl for Bbr {
     /// delivered; after it, the window grows by the bytes delivered, as outside recovery.
     /// An ACK that delivered nothing changes nothing.
     fn sack_recovery_ack(&mut self, st: &mut CcState, pipe: u32, lost: u32) {
+        self.restore_after_probe_rtt(st);
         let acked = self.acked_sacked;
         if acked == 0 {
             return;
