@@ -417,21 +417,53 @@ pub const LINUX_DCTCP_OPTIONS: &[ProfileOption] = &[
     },
 ];
 
+/// What `profile = "linux"` adds for `variant = "bbr"`: the timer and BBR rules of Linux that
+/// packetsim's BBR needs to keep Linux's goodput under random loss (issue 33's loss curve,
+/// bench/validate/linux/published.md). The RTO estimator and its re-arming are Linux's for every
+/// controller, but are given to BBR only for now: with CUBIC under FQ-CoDel they uncover a
+/// CUBIC/PRR/RACK problem that timeouts had hidden (the queue's mean grew 7x), still open.
+pub const LINUX_BBR_OPTIONS: &[ProfileOption] = &[
+    ProfileOption {
+        table: Table::Tcp,
+        key: "rtt_estimator",
+        value: "\"linux\"",
+        ns2: "RTO = srtt + max(rttvar terms, TCP_RTO_MIN) (mdev_max never below rto_min)",
+        source: "net/ipv4/tcp_input.c tcp_rtt_estimator, tcp_set_rto",
+    },
+    ProfileOption {
+        table: Table::Tcp,
+        key: "rto_rearm",
+        value: "\"head_retransmit\"",
+        ns2: "the RTO restarts when the head of the retransmission queue is resent",
+        source: "net/ipv4/tcp_output.c tcp_xmit_retransmit_queue",
+    },
+    ProfileOption {
+        table: Table::Tcp,
+        key: "bbr_timeout_full_bw",
+        value: "\"reset\"",
+        ns2: "full_bw = 0, full_bw_cnt = 0 when a timeout enters TCP_CA_Loss",
+        source: "net/ipv4/tcp_bbr.c bbr_set_state",
+    },
+    ProfileOption {
+        table: Table::Tcp,
+        key: "bbr_recovery",
+        value: "\"linux\"",
+        ns2: "the CA state read once per ACK; ProbeRTT's exit restores cwnd in any state",
+        source: "net/ipv4/tcp_bbr.c bbr_set_cwnd_to_recover_or_restore, bbr_check_probe_rtt_done",
+    },
+];
+
 /// What `profile = "linux"` adds for `variant`: [`LINUX_CUBIC_OPTIONS`],
-/// [`LINUX_DCTCP_OPTIONS`], nothing for BBR (its pacing is its own, `tcp_bbr.c` `bbr_init`
-/// asks for it; it sets cwnd itself in `bbr_main`, the `cong_control` hook, so
-/// `tcp_cong_control` skips PRR; SACK is in [`LINUX_OPTIONS`]) and nothing for the classic
-/// variants.
+/// [`LINUX_DCTCP_OPTIONS`], [`LINUX_BBR_OPTIONS`] (no PRR for BBR: its pacing is its own,
+/// `tcp_bbr.c` `bbr_init` asks for it; it sets cwnd itself in `bbr_main`, the `cong_control`
+/// hook, so `tcp_cong_control` skips PRR; SACK is in [`LINUX_OPTIONS`]) and nothing for the
+/// classic variants.
 pub fn linux_variant_options(variant: Variant) -> &'static [ProfileOption] {
     match variant {
         Variant::Cubic => LINUX_CUBIC_OPTIONS,
         Variant::Dctcp => LINUX_DCTCP_OPTIONS,
-        Variant::Bbr
-        | Variant::Tahoe
-        | Variant::Reno
-        | Variant::NewReno
-        | Variant::Sack
-        | Variant::Vegas => &[],
+        Variant::Bbr => LINUX_BBR_OPTIONS,
+        Variant::Tahoe | Variant::Reno | Variant::NewReno | Variant::Sack | Variant::Vegas => &[],
     }
 }
 
@@ -713,6 +745,7 @@ mod tests {
             .chain(LINUX_OPTIONS)
             .chain(LINUX_CUBIC_OPTIONS)
             .chain(LINUX_DCTCP_OPTIONS)
+            .chain(LINUX_BBR_OPTIONS)
         {
             // The same key = value may be in both tables (`rto_min = "200ms"`): the row is the
             // one citing this option's source file.

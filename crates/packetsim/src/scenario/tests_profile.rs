@@ -5,8 +5,8 @@
 
 use super::*;
 use crate::transport::tcp::{
-    AckPolicy, EcnEcho, LossDetection, LossRecoveryKind, RtoBackoffReset, RtoSsthresh,
-    SackRecoveryKind, SlowStart, Variant,
+    AckPolicy, BbrRecovery, BbrTimeoutFullBw, EcnEcho, LossDetection, LossRecoveryKind,
+    RtoBackoffReset, RtoRearm, RtoSsthresh, RttEstimatorKind, SackRecoveryKind, SlowStart, Variant,
 };
 
 const ORIGIN: &str = "p.toml";
@@ -95,8 +95,10 @@ fn linux_common(c: TcpConfig) -> TcpConfig {
 
 /// The whole configuration `variant = V` alone gives, key by key (docs/scenario-format.md,
 /// Profiles): the linux profile's common options, and CUBIC: HyStart++ and PRR
-/// (`tcp_cubic.c` hystart, `tcp_cwnd_reduction`); BBR: nothing more (it paces itself and
-/// sets cwnd in `bbr_main`, no PRR); DCTCP: ECN, the per-segment echo and PRR
+/// (`tcp_cubic.c` hystart, `tcp_cwnd_reduction`); BBR: Linux's RTO estimator and re-arming
+/// (`tcp_set_rto`, `tcp_xmit_retransmit_queue`), the full-pipe reset on a timeout
+/// (`bbr_set_state`) and recovery read per ACK (`bbr_set_cwnd_to_recover_or_restore`), no PRR
+/// (it sets cwnd in `bbr_main`); DCTCP: ECN, the per-segment echo and PRR
 /// (`dctcp_init`, `dctcp_ece_ack_update`).
 fn linux_for(variant: Variant) -> TcpConfig {
     let c = linux_common(TcpConfig {
@@ -113,6 +115,13 @@ fn linux_for(variant: Variant) -> TcpConfig {
             ecn: true,
             ecn_echo: EcnEcho::PerSegment,
             sack_recovery: SackRecoveryKind::Prr,
+            ..c
+        },
+        Variant::Bbr => TcpConfig {
+            rtt_estimator: RttEstimatorKind::Linux,
+            rto_rearm: RtoRearm::HeadRetransmit,
+            bbr_timeout_full_bw: BbrTimeoutFullBw::Reset,
+            bbr_recovery: BbrRecovery::Linux,
             ..c
         },
         _ => c,
@@ -138,6 +147,11 @@ fn a_modern_variant_alone_gives_linux_and_what_linux_ties_to_it() {
         SackRecoveryKind::Rfc6675
     );
     assert_eq!(linux_for(Variant::Bbr).slow_start, SlowStart::Standard);
+    assert_eq!(
+        linux_for(Variant::Cubic).rtt_estimator,
+        RttEstimatorKind::Rfc6298
+    );
+    assert_eq!(linux_for(Variant::Bbr).bbr_recovery, BbrRecovery::Linux);
     assert_ne!(linux_for(Variant::Cubic), linux_for(Variant::Bbr));
 }
 

@@ -97,8 +97,7 @@ pub trait Shape: Sync {
     fn grid(&self, quick: bool, pass: Pass) -> Vec<Sweep<Self::Def>>;
     /// The scenario of `point` of the sweep `def` for the run with `seed` (a study whose
     /// scenario draws from the seed, e.g. flow start times, does so here).
-    fn scenario(&self, def: &Self::Def, point: &GridPoint, seed: u64)
-        -> Result<Scenario, String>;
+    fn scenario(&self, def: &Self::Def, point: &GridPoint, seed: u64) -> Result<Scenario, String>;
     /// The metrics of a finished run (default: the summary's flattened metrics).
     fn measure(&self, _def: &Self::Def, _point: &GridPoint, out: &Outcome) -> Metrics {
         out.summary.metrics()

@@ -13,9 +13,9 @@ use crate::experiment::{self, GridPoint, PointSummary, StoredRun};
 use crate::report::svg::BarChart;
 use crate::report::write_atomic;
 use crate::scenario::{self, Outcome, Override, Scenario};
-use std::path::Path;
 use packetsim_kernel::Rng;
 use std::fmt::Write as _;
+use std::path::Path;
 
 /// The study's name on the command line.
 pub const NAME: &str = "diffserv-ecn";
@@ -261,7 +261,10 @@ impl<'a> Results<'a> {
         Results {
             points: &swept.points,
             runs: &swept.runs,
-            at: vec![("marking", marking.to_string()), ("depth", depth.to_string())],
+            at: vec![
+                ("marking", marking.to_string()),
+                ("depth", depth.to_string()),
+            ],
         }
     }
     fn index(&self, sim: u32, ecn: &str) -> Option<usize> {
@@ -1110,7 +1113,11 @@ impl Shape for DiffServ<'_> {
         scenario::load_str(&text, NAME, &[] as &[Override]).map_err(|e| e.to_string())
     }
     fn measure(&self, def: &Def, point: &GridPoint, out: &Outcome) -> Metrics {
-        let sim = if point.value("sim") == Some("1") { 1 } else { 2 };
+        let sim = if point.value("sim") == Some("1") {
+            1
+        } else {
+            2
+        };
         measure(sim, def.duration_s, &out.summary)
     }
     fn collect(&self, swept: Vec<Swept<Def>>) -> Data {
@@ -1147,7 +1154,10 @@ impl Shape for DiffServ<'_> {
         if let Some(sens) = &d.sens {
             let (csv, checks) = sensitivity_tables(sens);
             files.push((format!("{SENSITIVITY_DIR}/tables.csv"), csv));
-            files.push((format!("{SENSITIVITY_DIR}/checks.csv"), checks::csv(&checks)));
+            files.push((
+                format!("{SENSITIVITY_DIR}/checks.csv"),
+                checks::csv(&checks),
+            ));
         }
         for (name, text) in files {
             write_atomic(&root.join(name), &text).map_err(|e| e.to_string())?;
@@ -1344,7 +1354,14 @@ fn settings() -> impl Iterator<Item = (&'static str, u64)> {
 }
 
 /// The row of [`TABLE_ROWS`] for `metric`.
-fn table_row(metric: &str) -> &'static (&'static str, &'static str, [&'static str; 3], [&'static str; 3]) {
+fn table_row(
+    metric: &str,
+) -> &'static (
+    &'static str,
+    &'static str,
+    [&'static str; 3],
+    [&'static str; 3],
+) {
     TABLE_ROWS
         .iter()
         .find(|r| r.1 == metric)

@@ -131,7 +131,10 @@ fn probabilistic_marking_marks_fewer_out_packets_than_deterministic() {
     };
     let (ce_det, ce_prob) = (ce(&det), ce(&prob));
     assert!(ce_det > 0.0 && ce_prob > 0.0, "{ce_det} {ce_prob}");
-    assert!(ce_prob < ce_det, "probabilistic {ce_prob}% vs deterministic {ce_det}%");
+    assert!(
+        ce_prob < ce_det,
+        "probabilistic {ce_prob}% vs deterministic {ce_det}%"
+    );
 }
 
 /// The sensitivity checks are labelled as sensitivities (not the paper's claims), an N1 and

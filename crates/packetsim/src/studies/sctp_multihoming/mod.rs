@@ -20,8 +20,8 @@ use super::checks::{
     self, above, all, below, crossing_point, crossover, equivalent, exceeds, Check, Estimate,
     Tolerance, Verdict,
 };
-use super::{csv_field, ReproduceOptions, StudyOutcome};
 use super::shape::{param, Pass, Setting, Shape, Sweep, Swept};
+use super::{csv_field, ReproduceOptions, StudyOutcome};
 use crate::experiment::{self, GridPoint, PointSummary, StoredRun};
 use crate::report::svg::{Curve, LineChart};
 use crate::report::write_atomic;
