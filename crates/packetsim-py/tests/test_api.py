@@ -430,8 +430,9 @@ def test_memory_budget_allowed_folders_and_max_runs_are_the_clis(tmp_path):
     # max_memory: the same message as `packetsim check FILE --max-memory 32KiB`.
     with pytest.raises(packetsim.ScenarioError) as e:
         packetsim.load(f, max_memory="32KiB")
-    assert e.value.key == "links.ab" and e.value.line == 8
-    assert "more than the budget of 0.0 MiB" in str(e.value)
+    # The largest part of so small a scenario is parsing its text (96 bytes a byte).
+    assert e.value.key == "(the scenario text)"
+    assert "more than the budget of 0.0 MiB: split the scenario" in str(e.value)
     cli = REPO / "target" / "release" / "packetsim"
     if cli.exists():
         out = subprocess.run(
