@@ -160,6 +160,12 @@ enum Cmd {
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
     },
+    /// Run many commands in this one process (for the fuzz campaign, bench/fuzz.sh): reads
+    /// one command a line from standard input, its arguments separated by tabs, runs it
+    /// exactly as `packetsim ARGS` would (the same parsing, `dispatch` and error text) and
+    /// after its output prints a line `\x01STATUS\tMESSAGE` (status 101: it panicked).
+    #[command(hide = true)]
+    Batch,
 }
 
 /// `packetsim sweep`: a sweep (or a shard of one), or `sweep merge`.
@@ -366,11 +372,11 @@ fn parse_max_memory(s: &str) -> Result<u64, String> {
     packetsim::units::parse_bytes(s)
 }
 
-/// Refuses a run whose time series would not fit in `max_memory` (see `--max-memory`).
-/// A scenario is run only if it makes a flow and fits the memory budget.
+/// Refuses a run that would not fit in `max_memory` (see `--max-memory`). A scenario is run
+/// only if it makes a flow and fits the memory budget ([`experiment::limits::admit`], as the
+/// Python API).
 fn budget(sc: &Scenario, max_memory: u64) -> Result<(), String> {
-    scenario::check_flows(sc).map_err(|e| e.to_string())?;
-    scenario::check_budget(sc, max_memory).map_err(|e| e.to_string())
+    experiment::limits::admit(sc, max_memory).map_err(|e| e.to_string())
 }
 
 /// `bench --flows`: 1 up to the scenario limit on a flow table's `count`.
@@ -393,23 +399,72 @@ fn warn(msg: std::fmt::Arguments) {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match dispatch(cli.cmd) {
-        Ok(()) => ExitCode::SUCCESS,
+    if let Cmd::Batch = cli.cmd {
+        return batch();
+    }
+    let (status, msg) = outcome(dispatch(cli.cmd));
+    if let Some(msg) = msg {
+        warn(format_args!("{msg}"));
+    }
+    ExitCode::from(status)
+}
+
+/// How a command ends: its exit status and the message printed on standard error.
+fn outcome(result: Result<(), Failure>) -> (u8, Option<String>) {
+    match result {
+        Ok(()) => (0, None),
         // The reader went away: stop quietly, with the status a shell gives a process ended
         // by SIGPIPE (128 + 13).
-        Err(Failure::Stdout(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
-            ExitCode::from(141)
-        }
-        Err(Failure::Stdout(e)) => {
-            warn(format_args!("error: writing to standard output: {e}"));
-            ExitCode::FAILURE
-        }
-        Err(Failure::Msg(msg)) => {
-            // No value is echoed whole, however long (issue 38).
-            warn(format_args!("error: {}", scenario::files::cap_echo(&msg)));
-            ExitCode::FAILURE
+        Err(Failure::Stdout(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => (141, None),
+        Err(Failure::Stdout(e)) => (1, Some(format!("error: writing to standard output: {e}"))),
+        // No value is echoed whole, however long (issue 38).
+        Err(Failure::Msg(msg)) => (
+            1,
+            Some(format!("error: {}", scenario::files::cap_echo(&msg))),
+        ),
+    }
+}
+
+/// `packetsim batch` (hidden): the commands on standard input, one a line with tab-separated
+/// arguments, each parsed by the same parser as `main` and run by the same [`dispatch`] and
+/// [`outcome`], so a fuzz campaign exercises the command line's code without starting a
+/// process per case. A panic is caught and reported (status 101) instead of ending the
+/// batch; an abort or a hang ends or stalls the process, which the caller detects.
+fn batch() -> ExitCode {
+    use std::io::{BufRead as _, Write as _};
+    let stdin = std::io::stdin();
+    for line in stdin.lock().lines() {
+        let Ok(line) = line else { break };
+        let args = std::iter::once("packetsim").chain(line.split('\t'));
+        let (status, msg) = match Cli::try_parse_from(args) {
+            Err(e) => (
+                e.exit_code().clamp(0, 255) as u8,
+                Some(e.render().to_string()),
+            ),
+            Ok(cli) => {
+                match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| dispatch(cli.cmd))) {
+                    Ok(r) => outcome(r),
+                    Err(p) => {
+                        let what = p
+                            .downcast_ref::<&str>()
+                            .map(|s| s.to_string())
+                            .or_else(|| p.downcast_ref::<String>().cloned())
+                            .unwrap_or_default();
+                        (101, Some(format!("panicked: {what}")))
+                    }
+                }
+            }
+        };
+        let msg = msg.unwrap_or_default().trim_end().replace('\n', "\\n");
+        let mut out = std::io::stdout().lock();
+        if writeln!(out, "\x01{status}\t{msg}")
+            .and_then(|()| out.flush())
+            .is_err()
+        {
+            return ExitCode::FAILURE;
         }
     }
+    ExitCode::SUCCESS
 }
 
 fn load(file: &Path, set: &[Override], limits: &scenario::Limits) -> Result<Scenario, String> {
@@ -418,6 +473,11 @@ fn load(file: &Path, set: &[Override], limits: &scenario::Limits) -> Result<Scen
 
 fn dispatch(cmd: Cmd) -> Result<(), Failure> {
     match cmd {
+        Cmd::Batch => Err(
+            "batch reads commands from standard input; it cannot be nested"
+                .to_string()
+                .into(),
+        ),
         Cmd::Check {
             file,
             set,
@@ -773,14 +833,10 @@ fn sweep_cmd(args: SweepArgs) -> Result<(), Failure> {
     // The grid's size is counted, not built: 10^12 points must not be materialised.
     experiment::limits::grid_runs(&params, runs, max_runs).map_err(|e| format!("--param: {e}"))?;
     // Runs in parallel share the budget.
-    let parallel = match jobs {
-        0 => std::thread::available_parallelism().map_or(1, |c| c.get()),
-        n => n,
-    };
-    let per_run = max_memory / parallel as u64;
+    let parallel = experiment::limits::parallel(jobs);
+    let per_run = experiment::limits::per_run_memory(max_memory, jobs);
     let budget = |sc: &Scenario| {
-        scenario::check_flows(sc).map_err(|e| e.to_string())?;
-        scenario::check_budget(sc, per_run).map_err(|e| {
+        experiment::limits::admit(sc, per_run).map_err(|e| {
             format!("{e} (--max-memory is shared by {parallel} parallel runs, --jobs)")
         })
     };

@@ -21,39 +21,63 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-/// Where a scenario comes from: a file, or TOML text with a name for messages.
+/// Where a scenario comes from: a file, or TOML text with a name for messages; and the
+/// command line's limits on loading and running it (`max_memory=`, `allow_dirs=`).
 #[derive(Clone)]
 struct Source {
     text: Option<String>,
     path: String,
+    limits: scenario::Limits,
 }
 
 impl Source {
-    fn new(source: String, is_text: bool, origin: Option<String>) -> Source {
+    fn new(
+        source: String,
+        is_text: bool,
+        origin: Option<String>,
+        limits: scenario::Limits,
+    ) -> Source {
         if is_text {
             Source {
                 text: Some(source),
                 path: origin.unwrap_or_else(|| "<string>".into()),
+                limits,
             }
         } else {
             Source {
                 text: None,
                 path: source,
+                limits,
             }
         }
     }
 
-    /// Loads the scenario and refuses one that makes no flow (a file cut short), as the
-    /// command line's check, run and sweep do (issue 16).
+    /// Loads the scenario within the limits and refuses one that makes no flow (a file cut
+    /// short) or does not fit the memory budget, exactly as the command line's check, run
+    /// and sweep do (issues 16 and 38: `experiment::limits::admit`).
     fn load(&self, overrides: &[Override]) -> Result<Scenario, Failure> {
         let sc = match &self.text {
-            Some(t) => scenario::load_str(t, &self.path, overrides),
-            None => scenario::load_file(Path::new(&self.path), overrides),
+            Some(t) => scenario::load_str_with(t, &self.path, overrides, &self.limits),
+            None => scenario::load_file_with(Path::new(&self.path), overrides, &self.limits),
         }
         .map_err(Failure::Scenario)?;
-        scenario::check_flows(&sc).map_err(Failure::Build)?;
+        experiment::limits::admit(&sc, self.limits.max_memory).map_err(Failure::Build)?;
         Ok(sc)
     }
+}
+
+/// The command line's `--max-memory` and `--allow-dir` as the Python API takes them:
+/// `max_memory` a byte count as text (`"2GiB"`, `"1500"`; default 2 GiB), parsed by the
+/// same function as the flag; `allow_dirs` folders besides the scenario's own.
+fn limits(max_memory: Option<String>, allow_dirs: Vec<PathBuf>) -> PyResult<scenario::Limits> {
+    let max_memory = match max_memory {
+        Some(m) => experiment::limits::max_memory(&m).map_err(PyValueError::new_err)?,
+        None => scenario::Limits::default().max_memory,
+    };
+    Ok(scenario::Limits {
+        max_memory,
+        allow_dirs,
+    })
 }
 
 /// Why a call failed, before it becomes a Python exception (built with the GIL held).
@@ -522,15 +546,17 @@ fn series_columns(world: &World) -> Option<(Columns, Columns, Columns)> {
 /// (the effective TOML after overrides), `seed` (its simulation.seed), `nodes`, `links`,
 /// `flows` (counts).
 #[pyfunction]
-#[pyo3(signature = (source, is_text, origin, overrides))]
+#[pyo3(signature = (source, is_text, origin, overrides, max_memory=None, allow_dirs=Vec::new()))]
 fn check<'py>(
     py: Python<'py>,
     source: String,
     is_text: bool,
     origin: Option<String>,
     overrides: Vec<(String, String)>,
+    max_memory: Option<String>,
+    allow_dirs: Vec<PathBuf>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let src = Source::new(source, is_text, origin);
+    let src = Source::new(source, is_text, origin, limits(max_memory, allow_dirs)?);
     let ovs = self::overrides(overrides);
     let sc = py
         .detach(|| {
@@ -554,7 +580,9 @@ fn check<'py>(
 /// `delivery_series` (columns or None when the scenario does not sample), `rtt_series`
 /// (columns or None without `simulation.flow_monitor`).
 #[pyfunction]
-#[pyo3(signature = (source, is_text, origin, overrides, seed=None))]
+#[pyo3(signature = (source, is_text, origin, overrides, seed=None, max_memory=None,
+                    allow_dirs=Vec::new()))]
+#[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
     source: String,
@@ -562,12 +590,14 @@ fn run<'py>(
     origin: Option<String>,
     overrides: Vec<(String, String)>,
     seed: Option<Bound<'py, PyAny>>,
+    max_memory: Option<String>,
+    allow_dirs: Vec<PathBuf>,
 ) -> PyResult<Bound<'py, PyDict>> {
     // The CLI's seed range, through the same code as sweep's (`experiment::limits`).
     let seed = seed
         .map(|s| limited(&s, packetsim::experiment::limits::seed))
         .transpose()?;
-    let src = Source::new(source, is_text, origin);
+    let src = Source::new(source, is_text, origin, limits(max_memory, allow_dirs)?);
     let ovs = self::overrides(overrides);
     type Ran = (
         String,
@@ -615,7 +645,9 @@ fn run<'py>(
 
 /// One run as a sweep stores it: (summary JSON, metrics). What an executor's worker calls.
 #[pyfunction]
-#[pyo3(signature = (source, is_text, origin, overrides, seed))]
+#[pyo3(signature = (source, is_text, origin, overrides, seed, max_memory=None,
+                    allow_dirs=Vec::new()))]
+#[allow(clippy::too_many_arguments)]
 fn run_metrics(
     py: Python<'_>,
     source: String,
@@ -623,8 +655,10 @@ fn run_metrics(
     origin: Option<String>,
     overrides: Vec<(String, String)>,
     seed: u64,
+    max_memory: Option<String>,
+    allow_dirs: Vec<PathBuf>,
 ) -> PyResult<(String, Metrics)> {
-    let src = Source::new(source, is_text, origin);
+    let src = Source::new(source, is_text, origin, limits(max_memory, allow_dirs)?);
     let ovs = self::overrides(overrides);
     let o = py
         .detach(|| run_output(&src, &ovs, seed))
@@ -711,7 +745,7 @@ impl NativeSweep {
     /// so a rebuilt package never reuses runs stored by an older one.
     #[new]
     #[pyo3(signature = (source, is_text, origin, overrides, params, runs, seed, jobs, out,
-                        shard, code_file))]
+                        shard, code_file, max_memory=None, allow_dirs=Vec::new(), max_runs=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -726,8 +760,25 @@ impl NativeSweep {
         out: PathBuf,
         shard: Option<(u32, u32)>,
         code_file: String,
+        max_memory: Option<String>,
+        allow_dirs: Vec<PathBuf>,
+        max_runs: Option<Bound<'_, PyAny>>,
     ) -> PyResult<NativeSweep> {
-        let src = Source::new(source, is_text, origin);
+        use packetsim::experiment::limits;
+        // As `packetsim sweep`: runs in parallel share the memory budget (`--max-memory`
+        // divided by the jobs), and the grid is capped at `max_runs` (`--max-runs`).
+        let mut lim = self::limits(max_memory, allow_dirs)?;
+        let jobs = limited(&jobs, limits::jobs)?;
+        let parallel = limits::parallel(jobs);
+        lim.max_memory = limits::per_run_memory(lim.max_memory, jobs);
+        let max_runs = match max_runs {
+            Some(m) => limited(&m, |n| {
+                u64::try_from(n)
+                    .map_err(|_| format!("max_runs must be from 0 to {}; got {n}", u64::MAX))
+            })?,
+            None => limits::MAX_RUNS,
+        };
+        let src = Source::new(source, is_text, origin, lim);
         let base = self::overrides(overrides);
         let params: Vec<Param> = params
             .into_iter()
@@ -743,14 +794,22 @@ impl NativeSweep {
         };
         // Exactly the CLI's limits, through the same code (issue 38: jobs=100000 started
         // hundreds of threads, runs=10**7 ten million runs).
-        use packetsim::experiment::limits;
         let runs = limited(&runs, limits::runs)?;
-        let jobs = limited(&jobs, limits::jobs)?;
         let seed = seed.map(|s| limited(&s, limits::seed)).transpose()?;
-        limits::grid_runs(&params, runs, limits::MAX_RUNS).map_err(PyValueError::new_err)?;
+        limits::grid_runs(&params, runs, max_runs).map_err(PyValueError::new_err)?;
+        let shared = |f: Failure| match f {
+            Failure::Build(mut e) if e.msg.contains("more than the budget") => {
+                e.msg = format!(
+                    "{} (max_memory is shared by {parallel} parallel runs, jobs=)",
+                    e.msg
+                );
+                Failure::Build(e)
+            }
+            f => f,
+        };
         let built = py.detach(|| -> Result<SweepSpec, Failure> {
             experiment::validate_params(&params).map_err(|e| Failure::Value(e.to_string()))?;
-            let sc = src.load(&base)?;
+            let sc = src.load(&base).map_err(shared)?;
             for p in &params {
                 for v in &p.values {
                     let mut all = base.clone();
@@ -758,7 +817,7 @@ impl NativeSweep {
                         path: p.path.clone(),
                         value: v.clone(),
                     });
-                    src.load(&all)?;
+                    src.load(&all).map_err(shared)?;
                 }
             }
             let code = std::fs::read(&code_file)
@@ -938,6 +997,19 @@ impl NativeSweep {
     #[getter]
     fn experiment_key(&self) -> String {
         self.spec.experiment_key.clone()
+    }
+
+    /// (one run's memory budget in bytes, as text; the allowed folders): what an executor's
+    /// worker passes to `run_metrics`, so its runs have this sweep's limits.
+    #[getter]
+    fn run_limits(&self) -> (String, Vec<String>) {
+        let dirs = &self.src.limits.allow_dirs;
+        (
+            self.src.limits.max_memory.to_string(),
+            dirs.iter()
+                .map(|d| d.to_string_lossy().into_owned())
+                .collect(),
+        )
     }
 }
 

@@ -410,3 +410,77 @@ def test_errors_quote_python_overrides_not_the_command_line():
     assert str(e.value).startswith('<string>: overrides={"links.ab.colour": True}: links.ab.colour: unknown key')
     for err in (str(e.value),):
         assert "--set" not in err
+
+
+def test_memory_budget_allowed_folders_and_max_runs_are_the_clis(tmp_path):
+    # Issue 38: the Python API had no budget and no allowed folders. check, run and sweep now
+    # take max_memory, allow_dirs (and sweep max_runs) and apply them through the CLI's code
+    # (experiment::limits::admit, scenario::Limits): the same refusal, word for word.
+    f = tmp_path / "small.toml"
+    f.write_text(SMALL)
+    # A size that aborted check on allocation is refused naming its key, before allocating.
+    with pytest.raises(packetsim.ScenarioError) as e:
+        packetsim.load(REPO / "scenarios" / "micromobility.toml", {"mobility.handoffs": 4294967295})
+    assert e.value.key == "mobility.handoffs"
+    assert "more than the budget of 2048.0 MiB" in str(e.value)
+    # A run over the default budget (2.5 GB of time series) is refused before it starts.
+    with pytest.raises(packetsim.ScenarioError) as e:
+        packetsim.run(f, overrides={"simulation.sample_interval": "1ns"})
+    assert e.value.key == "simulation.sample_interval"
+    # max_memory: the same message as `packetsim check FILE --max-memory 32KiB`.
+    with pytest.raises(packetsim.ScenarioError) as e:
+        packetsim.load(f, max_memory="32KiB")
+    # The largest part of so small a scenario is parsing its text (96 bytes a byte).
+    assert e.value.key == "(the scenario text)"
+    assert "more than the budget of 0.0 MiB: split the scenario" in str(e.value)
+    cli = REPO / "target" / "release" / "packetsim"
+    if cli.exists():
+        out = subprocess.run(
+            [cli, "check", f, "--max-memory", "32KiB"], capture_output=True, text=True
+        )
+        assert out.returncode == 1
+        assert out.stderr == f"error: {e.value}\n"
+    sc = packetsim.load(f, max_memory=1 << 20)
+    assert sc.max_memory == str(1 << 20)
+    assert packetsim.run(sc).flows.shape[0] == 1
+    # The limit travels with the Scenario and can be replaced.
+    with pytest.raises(packetsim.ScenarioError):
+        packetsim.run(sc, max_memory="32KiB")
+    for bad, msg in [("abc", "max_memory: expected a byte count"), (-1, "max_memory: a byte count cannot be negative")]:
+        with pytest.raises(ValueError, match=msg):
+            packetsim.load(f, max_memory=bad)
+    with pytest.raises(TypeError, match="max_memory"):
+        packetsim.load(f, max_memory=1.5)  # type: ignore[arg-type]
+    # A sweep's runs in parallel share the budget, as `packetsim sweep --jobs 2`.
+    with pytest.raises(packetsim.ScenarioError) as e:
+        packetsim.sweep(f, GRID, runs=1, jobs=2, max_memory="64KiB", out=tmp_path / "s")
+    assert "(max_memory is shared by 2 parallel runs, jobs=)" in str(e.value)
+    df = packetsim.sweep(f, GRID, runs=1, jobs=2, max_memory="1MiB", out=tmp_path / "s")
+    assert len(df) == 6
+    with pytest.raises(ValueError, match="more than 5 runs"):
+        packetsim.sweep(f, GRID, runs=1, max_runs=5, out=tmp_path / "s5")
+    # Files a scenario names resolve inside its folder or an allowed one (--allow-dir).
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "sizes.cdf").write_text("1000 0.5\n20000 1\n")
+    poisson = SMALL.replace(
+        'app = "file"\nsize = "200KB"',
+        f'app = "poisson"\narrival_rate = 5.0\nsize_cdf = "{data / "sizes.cdf"}"',
+    )
+    g = tmp_path / "sub" / "p.toml"
+    g.parent.mkdir()
+    g.write_text(poisson)
+    with pytest.raises(packetsim.ScenarioError) as e:
+        packetsim.load(g)
+    assert e.value.key == "flows.f.size_cdf" and "outside the scenario's folder" in str(e.value)
+    for shadow in ("/etc/shadow", "../../../../../../etc/passwd"):
+        with pytest.raises(packetsim.ScenarioError, match="outside the scenario's folder"):
+            packetsim.load(g, {"flows.f.size_cdf": shadow})
+    sc = packetsim.load(g, allow_dirs=[data])
+    assert sc.allow_dirs == (str(data),)
+    assert packetsim.run(sc).summary["flows"]
+    with concurrent.futures.ThreadPoolExecutor(2) as ex:
+        df = packetsim.sweep(sc, {"links.ab.loss": [0, 0.01]}, runs=1, executor=ex, out=tmp_path / "p")
+    assert len(df) == 2
+    with pytest.raises(TypeError, match="allow_dirs"):
+        packetsim.load(g, allow_dirs=str(data))  # type: ignore[arg-type]

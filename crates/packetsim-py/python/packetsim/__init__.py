@@ -54,6 +54,28 @@ __all__ = [
 
 PathLike = Union[str, "os.PathLike[str]"]
 Value = Union[str, bool, int, float]
+#: A memory budget: bytes (``1 << 30``) or a byte count as the scenario format writes one
+#: (``"2GiB"``), as ``packetsim --max-memory`` takes it.
+Memory = Union[int, str]
+
+
+def _memory(max_memory: Optional[Memory]) -> Optional[str]:
+    """``max_memory`` as the extension takes it: the byte count's text (checked there by the
+    command line's own parser), or None for the default 2 GiB."""
+    if max_memory is None:
+        return None
+    if isinstance(max_memory, bool) or not isinstance(max_memory, (int, str)):
+        raise TypeError(f"max_memory: expected bytes (an int) or a string such as '2GiB'; got {max_memory!r}")
+    return str(max_memory)
+
+
+def _dirs(allow_dirs: Optional[Iterable[PathLike]]) -> Tuple[str, ...]:
+    """``allow_dirs`` as a tuple of paths."""
+    if allow_dirs is None:
+        return ()
+    if isinstance(allow_dirs, (str, bytes, os.PathLike)):
+        raise TypeError(f"allow_dirs: expected a list of folders; got {allow_dirs!r}")
+    return tuple(os.fspath(d) for d in allow_dirs)
 
 
 def _value(path: str, v: Any) -> str:
@@ -98,10 +120,19 @@ class Scenario:
     nodes: int
     links: int
     flows: int
+    max_memory: Optional[str] = None
+    allow_dirs: Tuple[str, ...] = ()
 
     def with_overrides(self, overrides: Mapping[str, Any]) -> "Scenario":
-        """This scenario with more overrides applied (checked again)."""
-        return _check(self.source, self.is_text, self.origin, self.overrides + _overrides(overrides))
+        """This scenario with more overrides applied (checked again, within its limits)."""
+        return _check(
+            self.source,
+            self.is_text,
+            self.origin,
+            self.overrides + _overrides(overrides),
+            self.max_memory,
+            self.allow_dirs,
+        )
 
     def _args(self) -> Tuple[str, bool, Optional[str]]:
         """(source, is_text, origin) as the extension takes them."""
@@ -109,10 +140,15 @@ class Scenario:
 
 
 def _check(
-    source: str, is_text: bool, origin: Optional[str], ovs: Tuple[Tuple[str, str], ...]
+    source: str,
+    is_text: bool,
+    origin: Optional[str],
+    ovs: Tuple[Tuple[str, str], ...],
+    max_memory: Optional[str] = None,
+    allow_dirs: Tuple[str, ...] = (),
 ) -> Scenario:
-    """Checks a scenario in the extension and records what it found."""
-    info = _native.check(source, is_text, origin, list(ovs))
+    """Checks a scenario in the extension, within the limits, and records what it found."""
+    info = _native.check(source, is_text, origin, list(ovs), max_memory, list(allow_dirs))
     return Scenario(
         source=source,
         is_text=is_text,
@@ -123,32 +159,69 @@ def _check(
         nodes=info["nodes"],
         links=info["links"],
         flows=info["flows"],
+        max_memory=max_memory,
+        allow_dirs=allow_dirs,
     )
 
 
-def load(path: PathLike, overrides: Optional[Mapping[str, Any]] = None) -> Scenario:
+def load(
+    path: PathLike,
+    overrides: Optional[Mapping[str, Any]] = None,
+    *,
+    max_memory: Optional[Memory] = None,
+    allow_dirs: Optional[Iterable[PathLike]] = None,
+) -> Scenario:
     """Loads and checks the scenario file ``path``.
 
     ``overrides`` maps dotted key paths to values, e.g. ``{"links.bottleneck.loss": 0.01,
     "tcp.variant": "sack", "links.bottleneck.rate": "5Mbps"}``; each is checked like a value
     written in the file. Raises :class:`ScenarioError` (with ``file``, ``line``, ``key``) on
     a bad scenario.
+
+    The command line's limits (``packetsim check``): ``max_memory`` (bytes or ``"2GiB"``;
+    default 2 GiB) is the budget a run of the scenario must fit, refused naming the key to
+    lower (a ``ScenarioError``); ``allow_dirs`` are folders, besides the scenario's own,
+    that files it names (``size_cdf``) may be read from (``--allow-dir``). The returned
+    :class:`Scenario` keeps both for :func:`run` and :func:`sweep`.
     """
-    return _check(os.fspath(path), False, None, _overrides(overrides))
+    return _check(
+        os.fspath(path), False, None, _overrides(overrides), _memory(max_memory), _dirs(allow_dirs)
+    )
 
 
 def loads(
-    text: str, overrides: Optional[Mapping[str, Any]] = None, name: str = "<string>"
+    text: str,
+    overrides: Optional[Mapping[str, Any]] = None,
+    name: str = "<string>",
+    *,
+    max_memory: Optional[Memory] = None,
+    allow_dirs: Optional[Iterable[PathLike]] = None,
 ) -> Scenario:
-    """Loads and checks a scenario given as TOML text; ``name`` is the file name in errors."""
-    return _check(text, True, name, _overrides(overrides))
+    """Loads and checks a scenario given as TOML text; ``name`` is the file name in errors.
+    ``max_memory`` and ``allow_dirs`` as for :func:`load`."""
+    return _check(text, True, name, _overrides(overrides), _memory(max_memory), _dirs(allow_dirs))
 
 
-def _scenario(scenario: Union[Scenario, PathLike], overrides: Optional[Mapping[str, Any]]) -> Scenario:
-    """A :class:`Scenario` as given, or the file loaded, with ``overrides`` applied."""
+def _scenario(
+    scenario: Union[Scenario, PathLike],
+    overrides: Optional[Mapping[str, Any]],
+    max_memory: Optional[Memory] = None,
+    allow_dirs: Optional[Iterable[PathLike]] = None,
+) -> Scenario:
+    """A :class:`Scenario` as given, or the file loaded, with ``overrides`` applied and, when
+    given, the limits replaced (and checked again)."""
     if isinstance(scenario, Scenario):
-        return scenario.with_overrides(overrides) if overrides else scenario
-    return load(scenario, overrides)
+        if max_memory is None and allow_dirs is None:
+            return scenario.with_overrides(overrides) if overrides else scenario
+        return _check(
+            scenario.source,
+            scenario.is_text,
+            scenario.origin,
+            scenario.overrides + _overrides(overrides),
+            scenario.max_memory if max_memory is None else _memory(max_memory),
+            scenario.allow_dirs if allow_dirs is None else _dirs(allow_dirs),
+        )
+    return load(scenario, overrides, max_memory=max_memory, allow_dirs=allow_dirs)
 
 
 def _frame(columns: Optional[Sequence[Tuple[str, str, List[Any]]]]) -> Optional[pd.DataFrame]:
@@ -200,6 +273,8 @@ def run(
     *,
     seed: Optional[int] = None,
     overrides: Optional[Mapping[str, Any]] = None,
+    max_memory: Optional[Memory] = None,
+    allow_dirs: Optional[Iterable[PathLike]] = None,
 ) -> RunResult:
     """Runs a scenario (a :class:`Scenario` or a file path) once.
 
@@ -207,10 +282,14 @@ def run(
     results, bit for bit. The simulation runs with the GIL released.
 
     Raises :class:`ScenarioError` for a bad scenario or override (naming the
-    ``overrides={...}`` entry) and ``ValueError`` for a seed outside 0 to 2**64 - 1.
+    ``overrides={...}`` entry) or one that does not fit ``max_memory``, and ``ValueError``
+    for a seed outside 0 to 2**64 - 1. ``max_memory`` and ``allow_dirs`` are the command
+    line's ``--max-memory`` and ``--allow-dir`` (see :func:`load`; default: the scenario's).
     """
-    sc = _scenario(scenario, overrides)
-    out = _native.run(*sc._args(), list(sc.overrides), seed)
+    sc = _scenario(scenario, overrides, max_memory, allow_dirs)
+    out = _native.run(
+        *sc._args(), list(sc.overrides), seed, sc.max_memory, list(sc.allow_dirs)
+    )
     flows, queues = _frame(out["flows"]), _frame(out["queues"])
     assert flows is not None and queues is not None
     return RunResult(
@@ -225,11 +304,12 @@ def run(
 
 
 def _run_task(
-    task: Tuple[str, bool, Optional[str], List[Tuple[str, str]], int],
+    task: Tuple[str, bool, Optional[str], List[Tuple[str, str]], int, str, List[str]],
 ) -> Tuple[str, List[Tuple[str, Optional[float]]]]:
-    """One sweep run in an executor's worker (module-level, so it pickles)."""
-    source, is_text, origin, ovs, seed = task
-    return _native.run_metrics(source, is_text, origin, ovs, seed)
+    """One sweep run in an executor's worker (module-level, so it pickles), within the
+    sweep's per-run memory budget and allowed folders."""
+    source, is_text, origin, ovs, seed, max_memory, allow_dirs = task
+    return _native.run_metrics(source, is_text, origin, ovs, seed, max_memory, allow_dirs)
 
 
 def _shard(shard: Union[None, str, Tuple[int, int]]) -> Optional[Tuple[int, int]]:
@@ -274,6 +354,9 @@ def sweep(
     shard: Union[None, str, Tuple[int, int]] = None,
     executor: Any = None,
     overrides: Optional[Mapping[str, Any]] = None,
+    max_memory: Optional[Memory] = None,
+    allow_dirs: Optional[Iterable[PathLike]] = None,
+    max_runs: int = 1_000_000,
 ) -> pd.DataFrame:
     """Runs a grid of parameter values x ``runs`` replications; returns one tidy DataFrame.
 
@@ -300,11 +383,19 @@ def sweep(
     ``df.attrs`` holds ``computed`` and ``reused`` (runs computed by this call and found
     stored) and the ``experiment_key``.
 
+    The command line's limits (``packetsim sweep``), through the same code: ``max_memory``
+    (bytes or ``"2GiB"``; default the scenario's, 2 GiB) is shared by the ``jobs`` runs in
+    parallel, and the scenario and every parameter value must fit their share;
+    ``allow_dirs`` as for :func:`load`; ``max_runs`` caps grid points x ``runs``
+    (``--max-runs``).
+
     Raises ``ValueError`` naming the argument and its range for ``runs`` (1 to 2**32 - 1,
-    and at most 1000000 runs in all), ``jobs`` (0 to 4 per core), ``seed`` (0 to 2**64 - 1)
-    and ``shard``, and :class:`ScenarioError` for a bad scenario, override or parameter value.
+    and at most ``max_runs`` runs in all), ``jobs`` (0 to 4 per core), ``seed`` (0 to
+    2**64 - 1), ``max_memory`` and ``shard``, and :class:`ScenarioError` for a bad scenario,
+    override or parameter value, or one over its share of the memory budget.
     """
-    sc = _scenario(scenario, overrides)
+    sc = _scenario(scenario, overrides, None, allow_dirs)
+    memory = sc.max_memory if max_memory is None else _memory(max_memory)
     plist: List[Tuple[str, List[str]]] = []
     for path, values in params.items():
         if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
@@ -328,6 +419,9 @@ def sweep(
             os.fspath(out),
             sh,
             str(_native.__file__),
+            memory,
+            list(sc.allow_dirs),
+            max_runs,
         )
         if executor is None:
             computed, reused = native.run_local()
@@ -348,8 +442,13 @@ def _run_on(
     """Runs the sweep's pending runs on ``ex``, recording each as it completes."""
     pending = native.pending()
     reused = native.owned() - len(pending)
+    memory, dirs = native.run_limits
     futures = {
-        ex.submit(_run_task, (sc.source, sc.is_text, sc.origin, ovs, seed)): (pi, rep, seed)
+        ex.submit(_run_task, (sc.source, sc.is_text, sc.origin, ovs, seed, memory, dirs)): (
+            pi,
+            rep,
+            seed,
+        )
         for pi, rep, seed, ovs in pending
     }
     try:

@@ -8,7 +8,12 @@ Metrics = List[Tuple[str, Optional[float]]]
 __version__: str
 
 def check(
-    source: str, is_text: bool, origin: Optional[str], overrides: Sequence[Tuple[str, str]]
+    source: str,
+    is_text: bool,
+    origin: Optional[str],
+    overrides: Sequence[Tuple[str, str]],
+    max_memory: Optional[str] = None,
+    allow_dirs: Sequence[str] = ...,
 ) -> Dict[str, Any]: ...
 def run(
     source: str,
@@ -16,6 +21,8 @@ def run(
     origin: Optional[str],
     overrides: Sequence[Tuple[str, str]],
     seed: Optional[int] = None,
+    max_memory: Optional[str] = None,
+    allow_dirs: Sequence[str] = ...,
 ) -> Dict[str, Any]: ...
 def run_metrics(
     source: str,
@@ -23,6 +30,8 @@ def run_metrics(
     origin: Optional[str],
     overrides: Sequence[Tuple[str, str]],
     seed: int,
+    max_memory: Optional[str] = None,
+    allow_dirs: Sequence[str] = ...,
 ) -> Tuple[str, Metrics]: ...
 def merge(out: str, dirs: Sequence[str]) -> Tuple[int, int]: ...
 def reproduce(
@@ -44,6 +53,9 @@ class NativeSweep:
         out: str,
         shard: Optional[Tuple[int, int]],
         code_file: str,
+        max_memory: Optional[str] = None,
+        allow_dirs: Sequence[str] = ...,
+        max_runs: Optional[int] = None,
     ) -> None: ...
     def run_local(self) -> Tuple[int, int]: ...
     def pending(self) -> List[Tuple[int, int, int, List[Tuple[str, str]]]]: ...
@@ -54,3 +66,5 @@ class NativeSweep:
     def owned(self) -> int: ...
     @property
     def experiment_key(self) -> str: ...
+    @property
+    def run_limits(self) -> Tuple[str, List[str]]: ...

@@ -48,6 +48,37 @@ pub fn seed(n: i128) -> Result<u64, String> {
     Ok(n as u64)
 }
 
+/// A memory budget (`--max-memory`, `max_memory=`): a byte count as the scenario writes one
+/// (`"2GiB"`, `1500`), at most [`crate::units::MAX_BYTES`].
+pub fn max_memory(text: &str) -> Result<u64, String> {
+    crate::units::parse_bytes(text).map_err(|e| format!("max_memory: {e}"))
+}
+
+/// The jobs that run at once for `jobs` (0: one per core).
+pub fn parallel(jobs: usize) -> usize {
+    match jobs {
+        0 => cores(),
+        n => n,
+    }
+}
+
+/// One run's share of `max_memory` when `jobs` runs go at once (a sweep's runs in parallel
+/// share `--max-memory`).
+pub fn per_run_memory(max_memory: u64, jobs: usize) -> u64 {
+    max_memory / parallel(jobs) as u64
+}
+
+/// Whether `sc` may be run within `max_memory`: it makes a flow (a file cut short does not)
+/// and its costed size fits ([`crate::scenario::check_budget`]). What `check`, `run` and
+/// `sweep` ask of every scenario before any work, and the Python API likewise.
+pub fn admit(
+    sc: &crate::scenario::Scenario,
+    max_memory: u64,
+) -> Result<(), crate::scenario::BuildError> {
+    crate::scenario::check_flows(sc)?;
+    crate::scenario::check_budget(sc, max_memory)
+}
+
 /// The sweep's runs (grid points × `runs`), counted without building the grid, refused above
 /// `max_runs`.
 pub fn grid_runs(params: &[Param], runs: u32, max_runs: u64) -> Result<u64, String> {

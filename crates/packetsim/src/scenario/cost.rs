@@ -9,6 +9,27 @@
 //! Every function takes the size as `u64` (the widest a scenario can write) and answers in
 //! `u128`, saturating: a size up to `u64::MAX` never overflows or panics
 //! (`tests::costs_never_overflow_and_grow_with_the_size`).
+//!
+//! # Measurements
+//!
+//! Peak resident memory (`/usr/bin/time -f %M`) of `packetsim check` and `packetsim run
+//! --max-memory 64GiB` (10 ms simulated) over scenarios of growing size, each the smallest
+//! valid scenario (two nodes, a link, a flow: 9.1 MiB) plus N items; the cost of an item is
+//! the slope. Release build of main a94a994, 7 December 2026:
+//!
+//! | added | N = | peak RSS, KiB (run) | per item |
+//! |---|---|---|---|
+//! | unlinked nodes `[nodes.nI]` | 5,000 / 10,000 / 20,000 | 110,320 / 407,532 / 1,586,420 | 4 N² bytes of route tables + about 740 bytes |
+//! | the same, 200-character names | 5,000 / 10,000 / 20,000 | 114,772 / 415,976 / 1,603,736 | 4.6 bytes per added name byte |
+//! | a chain `[nodes.cI]` + `[links.lI]` | 2,500 / 5,000 / 10,000 | 55,164 / 150,228 / 486,460 | 4 N² bytes of route tables + about 8.8 KB per node and link |
+//! | `kNNNNNNN = 1` lines (check, refused after parsing) | 100,000 / 400,000 | 116,604 / 441,540 | 85 bytes per byte of text |
+//! | comment lines (check) | 100,000 / 400,000 | 13,868 / 27,864 | 2.4 bytes per byte of text |
+//!
+//! Route tables: N × (N + 2) × 4 bytes is 1,562,656 KiB at N = 20,000 and 390,703 KiB at
+//! 10,000; the rest, over the base, is 740 bytes per node at both sizes. The chain's nodes
+//! have two links each, so they hold dense tables too. Flows (2.8 KiB each, 4 KiB budgeted)
+//! and time-series samples (59 bytes, 100 budgeted) were measured for issue 16
+//! (docs/reliability.md); a Poisson arrival is budgeted as a flow.
 
 use std::path::PathBuf;
 
@@ -18,18 +39,25 @@ use super::{BuildError, FlowKind, LinkKind, Scenario};
 pub const DEFAULT_MAX_MEMORY: u64 = 2 << 30;
 
 /// Bytes of peak memory per byte of scenario text while it is parsed and indexed (the TOML
-/// document, its span index and the effective text after `--set`). An allowance, not yet
-/// measured (issue 38 measured about 14 KB per link table of a 19 MB file, parsing included).
-pub const TEXT_BYTE_BYTES: u64 = 64;
+/// document, its span index and the effective text after `--set`). Measured (module doc,
+/// "Measurements"): 85 bytes per byte for text made of short keys (`kNNNNNNN = 1`, the
+/// densest), 2.4 for comments, 4.6 for long node names; the densest, rounded up.
+pub const TEXT_BYTE_BYTES: u64 = 96;
 
-/// Bytes of peak memory budgeted per node of a run (its interfaces, address and routing
-/// entries; routes grow with the nodes a flow uses, and flows are costed on their own). An
-/// allowance, not yet measured; route tables are not costed by the number of addresses.
+/// Bytes of peak memory budgeted per node of a run, besides its route table
+/// ([`ROUTE_ENTRY_BYTES`]) and its text: its interfaces, address and names. Measured: about
+/// 740 bytes (module doc); budgeted with a margin of about 2.8.
 pub const NODE_BYTES: u64 = 2048;
 
+/// Bytes of one entry of a node's dense route table (`net::routing::RouteTable::Dense`, a
+/// `u32` per address of the network). Every node that does not have exactly one link holds
+/// one, so a network of N such nodes needs 4 N² bytes of routes: 20,000 unlinked nodes took
+/// 1.55 GB in `check` while the budget counted 40 MB (found measuring [`NODE_BYTES`]).
+pub const ROUTE_ENTRY_BYTES: u64 = std::mem::size_of::<u32>() as u64;
+
 /// Bytes of peak memory budgeted per link of a run: two transmitters with their queues,
-/// statistics and report rows. Measured: about 14 KB per link of peak RSS (`packetsim check` of
-/// 300,000 `[links.*]` tables, issue 38).
+/// statistics and report rows. Measured: about 8.1 KB per link of peak RSS with its node and
+/// text, route tables apart (module doc); budgeted with a margin of about 2.
 pub const LINK_BYTES: u64 = 16 << 10;
 
 /// Bytes of one cell in an ATM switch's ring (`atm::switch::CellSwitch`), allocated whole
@@ -88,6 +116,12 @@ pub fn nodes(n: u64) -> u128 {
 /// [`atm_switch_buffer`]).
 pub fn links(n: u64) -> u128 {
     times(n, LINK_BYTES)
+}
+
+/// Dense route tables: `tables` nodes each holding one entry per address of a network with
+/// `addresses` addresses.
+pub fn routes(tables: u64, addresses: u64) -> u128 {
+    times(tables, ROUTE_ENTRY_BYTES).saturating_mul(addresses as u128)
 }
 
 /// One ATM link with `switch_buffer` cells: a ring of that many cells in each direction.
@@ -154,6 +188,29 @@ fn parts(sc: &Scenario) -> Vec<Part> {
             bytes: nodes(sc.nodes.len() as u64),
             key: format!("nodes.{last}"),
             what: format!("{} nodes", sc.nodes.len()),
+        });
+    }
+    // Route tables: every node without exactly one link holds an entry per address.
+    let mut degree: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
+    for l in &sc.links {
+        *degree.entry(l.a.as_str()).or_default() += 1;
+        *degree.entry(l.b.as_str()).or_default() += 1;
+    }
+    let dense: Vec<&String> = sc
+        .nodes
+        .iter()
+        .filter(|n| degree.get(n.as_str()) != Some(&1))
+        .collect();
+    if let Some(last) = dense.last() {
+        let addresses = (sc.nodes.len() + sc.addresses.len()) as u64;
+        v.push(Part {
+            bytes: routes(dense.len() as u64, addresses),
+            key: format!("nodes.{last}"),
+            what: format!(
+                "route tables of {} nodes (those without exactly one link) to {addresses} \
+                 addresses",
+                dense.len()
+            ),
         });
     }
     if let Some(last) = sc.links.last() {
@@ -242,9 +299,16 @@ pub fn check_budget(sc: &Scenario, max_bytes: u64) -> Result<(), BuildError> {
         .iter()
         .max_by_key(|p| p.bytes)
         .expect("the series part is always there");
-    let advice = match big.key.as_str() {
+    // Nodes, links and flows a `[topology]` or `[workloads.NAME]` table generates are
+    // written nowhere: the error names the table that makes them (issue 38's campaign: a
+    // k = 64 fat tree was refused as `links.a63_31-c31_31`, without a line).
+    let key = generator(sc, &big.key).unwrap_or_else(|| big.key.clone());
+    let advice = match key.as_str() {
         "simulation.sample_interval" => "raise sample_interval".to_owned(),
         "(the scenario text)" => "split the scenario".to_owned(),
+        "topology" => "make the topology smaller".to_owned(),
+        k if k.starts_with("nodes.") => "use fewer nodes".to_owned(),
+        k if k.starts_with("workloads.") => "make the workload smaller".to_owned(),
         k => format!("lower {}", k.rsplit('.').next().unwrap_or(k)),
     };
     let series_part = big.key == "simulation.sample_interval";
@@ -269,16 +333,32 @@ pub fn check_budget(sc: &Scenario, max_bytes: u64) -> Result<(), BuildError> {
          --max-memory",
         mib(max_bytes as u128)
     );
-    let at = match big.key.strip_suffix(".count") {
-        Some(table) if big.key.starts_with("flows.") => sc.lines.locate(table),
-        _ => sc.lines.locate(&big.key),
+    let at = match key.strip_suffix(".count") {
+        Some(table) if key.starts_with("flows.") => sc.lines.locate(table),
+        _ => sc.lines.locate(&key),
     };
     Err(BuildError {
         origin: sc.origin.clone(),
         at,
         msg,
-        key: big.key.clone(),
+        key,
     })
+}
+
+/// The table that generates the item `key` names, when the item is not written in the file:
+/// `topology` for a node or link of a generated topology, `workloads.NAME` for a flow table
+/// of a generated workload.
+fn generator(sc: &Scenario, key: &str) -> Option<String> {
+    if let Some(rest) = key.strip_prefix("flows.") {
+        let table = rest.split('.').next().unwrap_or(rest);
+        let i = sc.flow_tables.iter().position(|t| t.table == table)?;
+        let w = sc.workloads.iter().find(|w| w.tables.contains(&i))?;
+        return Some(format!("workloads.{}", w.name));
+    }
+    let item = key.split('.').take(2).collect::<Vec<_>>().join(".");
+    let generated =
+        (key.starts_with("nodes.") || key.starts_with("links.")) && !sc.lines.0.contains_key(&item);
+    (generated && sc.lines.0.contains_key("topology")).then(|| "topology".to_owned())
 }
 
 #[cfg(test)]
@@ -320,6 +400,8 @@ mod tests {
                 prop_assert_eq!(f(hi), hi as u128 * unit as u128, "{}", name);
             }
             prop_assert!(handoffs(lo, n) <= handoffs(hi, n));
+            prop_assert!(routes(lo, n) <= routes(hi, n));
+            prop_assert_eq!(routes(hi, n), (hi as u128 * 4).saturating_mul(n as u128));
             prop_assert!(handoffs(hi, n) >= (hi as u128).min(1) * (n as u128).min(1));
             let rate = f64::from_bits(n);
             for secs in [0.0, 1.0, 1e7, f64::INFINITY, f64::NAN] {
@@ -441,6 +523,61 @@ mod tests {
         }
     }
 
+    /// Found by issue 38's campaign: a generated topology too large for the budget was
+    /// refused naming its last generated link (`links.a63_31-c31_31`) without a line. The
+    /// refusal names the `[topology]` table and its line; a generated workload too large
+    /// names its `[workloads.NAME]` table.
+    #[test]
+    fn generated_items_over_the_budget_name_the_table_that_makes_them() {
+        let (text, origin) = scenario("workloads/fat-tree-permutation.toml");
+        let line = text.lines().position(|l| l == "[topology]").unwrap() + 1;
+        let k: Override = "topology.k=64".parse().unwrap();
+        let sc = load_str_with(&text, &origin, &[k], &Limits::default()).unwrap();
+        let e = check_budget(&sc, DEFAULT_MAX_MEMORY).unwrap_err();
+        assert_eq!(e.key, "topology", "{e}");
+        assert_eq!(e.at, Some(crate::scenario::Location::Line(line)), "{e}");
+        assert!(
+            e.msg.starts_with("196608 links need about 3072.0 MiB")
+                && e.msg.contains("make the topology smaller"),
+            "{e}"
+        );
+        let sc = load_str_with(&text, &origin, &[], &Limits::default()).unwrap();
+        // k = 4: 48 generated links (768 KiB) are the largest part.
+        let e = check_budget(&sc, 512 << 10).unwrap_err();
+        assert_eq!(e.key, "topology", "{e}");
+        assert_eq!(e.at, Some(crate::scenario::Location::Line(line)), "{e}");
+        assert!(e.msg.starts_with("48 links need about 0.8 MiB"), "{e}");
+    }
+
+    /// Found measuring [`NODE_BYTES`]: every node without exactly one link holds a route
+    /// entry per address, so 20,000 unlinked nodes took 1.55 GB in `check` while the budget
+    /// counted 40 MB. Route tables are costed: 3,000 unlinked nodes (and the two of the
+    /// smallest scenario, one link each) need 3000 × 3002 × 4 bytes.
+    #[test]
+    fn route_tables_count_against_the_budget() {
+        let mut t = String::from(
+            "[simulation]\nduration = \"1s\"\n[nodes.a]\n[nodes.b]\n[links.ab]\na = \"a\"\n\
+             b = \"b\"\nrate = \"1Mbps\"\ndelay = \"1ms\"\n[flows.f]\nfrom = \"a\"\nto = \"b\"\n",
+        );
+        for i in 0..3000 {
+            t.push_str(&format!("[nodes.n{i}]\n"));
+        }
+        let sc = crate::scenario::load_str(&t, "nodes.toml", &[]).unwrap();
+        assert_eq!(routes(3000, 3002), 36_024_000);
+        assert!(memory_estimate(&sc) >= routes(3000, 3002));
+        let e = check_budget(&sc, 16 << 20).unwrap_err();
+        assert_eq!(e.key, "nodes.n2999", "{e}");
+        assert_eq!(e.at, Some(crate::scenario::Location::Line(3012)), "{e}");
+        assert!(
+            e.msg.starts_with(
+                "route tables of 3000 nodes (those without exactly one link) to 3002 addresses \
+                 need about 34.4 MiB"
+            ) && e.msg.contains("use fewer nodes"),
+            "{e}"
+        );
+        check_budget(&sc, 64 << 20).unwrap();
+    }
+
     /// Issue 38: 300,000 `[links.*]` tables cost about 14 KB each and aborted under 4 GiB
     /// without being counted. Links are costed: 2,000 links need about 31 MiB.
     #[test]
@@ -459,6 +596,7 @@ mod tests {
         let e = check_budget(&sc, 16 << 20).unwrap_err();
         assert_eq!(e.key, "links.l2000", "{e}");
         assert!(e.msg.starts_with("2000 links need about 31.2 MiB"), "{e}");
-        check_budget(&sc, 64 << 20).unwrap();
+        // With the chain's route tables (2000 x 2001 x 4 bytes) and text, about 65 MiB.
+        check_budget(&sc, 72 << 20).unwrap();
     }
 }

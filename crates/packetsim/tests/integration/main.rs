@@ -9,6 +9,7 @@ mod determinism;
 mod diffserv;
 mod fuzz;
 mod monitor;
+mod mutate;
 mod routing;
 mod scenarios;
 mod sctp;
