@@ -104,8 +104,7 @@ fn a_misspelt_key_names_file_line_key_and_a_suggestion() {
     );
     assert!(err.starts_with(&want), "{err}");
     assert!(
-        err.trim_end()
-            .ends_with("`reverse_path`; did you mean `delay`?"),
+        err.trim_end().ends_with("`handoff`; did you mean `delay`?"),
         "{err}"
     );
     std::fs::remove_dir_all(&dir).unwrap();

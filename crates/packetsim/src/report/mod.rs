@@ -287,6 +287,9 @@ pub struct Summary {
     /// A scenario with `[mobility]`: the mobility metrics (spec 5 §2.7); absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mobility: Option<MobilitySummary>,
+    /// A scenario with `kind = "wifi"` links: MAC counters and handoffs; absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wifi: Option<crate::wifi::report::WifiSummary>,
     /// With `simulation.flow_monitor = true`: every RTT sample of the TCP flows as (flow,
     /// time s, RTT s), in time order (rtt.csv).
     #[serde(skip)]
@@ -513,11 +516,23 @@ impl Summary {
                 entry(format!("{}/{}", e.name, c.name), &c.stats, false);
             }
         }
-        let drops = DropReason::ALL
+        let mut drops: BTreeMap<&'static str, u64> = DropReason::ALL
             .iter()
             .filter(|&&r| world.books.dropped[r as usize] > 0)
             .map(|&r| (r.name(), world.books.dropped[r as usize]))
             .collect();
+        // An 802.11 MAC's drops (the channel element keeps the packets it consumed).
+        let wifi = crate::wifi::report::WifiSummary::of_world(world);
+        if let Some(w) = &wifi {
+            for (k, n) in [
+                ("mac_retry_limit", w.lost_retry_limit),
+                ("mac_queue", w.lost_queue),
+            ] {
+                if n > 0 {
+                    drops.insert(k, n);
+                }
+            }
+        }
         let fct_rows = fct::rows(world);
         Summary {
             fct: (!world.workloads.is_empty()).then(|| fct::summarise(&fct_rows)),
@@ -535,6 +550,7 @@ impl Summary {
             queues,
             drops,
             mobility: MobilitySummary::of_world(world),
+            wifi,
             rtt_rows: monitor.map_or_else(Vec::new, |m| {
                 m.rtt_series()
                     .map(|(f, t, r)| (world.flows[f.idx()].name.clone(), t.as_secs_f64(), r))

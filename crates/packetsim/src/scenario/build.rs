@@ -167,6 +167,8 @@ fn build_unlocated(sc: &Scenario, seed: u64, copies: u32) -> Result<World, Build
             radios,
         }
     });
+    // `kind = "wifi"`: the stations' links to the channel's hub, after the file's links.
+    super::link::wifi::add_station_links(&mut net, &sc.links, &|n: &str| ids[n], seed);
     for a in &sc.addresses {
         let owner = ids[a.node.as_str()];
         let link = a.link.as_ref().map(|l| {
@@ -338,6 +340,7 @@ fn build_unlocated(sc: &Scenario, seed: u64, copies: u32) -> Result<World, Build
     if let Some(parts) = parts {
         parts.place(&mut world);
     }
+    super::link::wifi::place_channels(&mut world, &sc.links, seed);
     // Schedules as events: outages (both directions) and rate steps, in file order.
     for (li, l) in sc.links.iter().enumerate() {
         let (ab, ba) = (world.net.links[li].ab, world.net.links[li].ba);

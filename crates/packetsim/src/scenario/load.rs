@@ -431,8 +431,16 @@ impl Ctx<'_> {
         let mut nodes = Vec::with_capacity(raw.nodes.0.len());
         let mut raw_addresses = Vec::new();
         let mut raw_routes = Vec::new();
+        let mut places = Vec::new();
         for (name, n) in raw.nodes.0 {
             self.check_name(&KeyPath::keys(&["nodes", &name]), &name, "node")?;
+            if n.position.is_some() || n.motion.is_some() {
+                places.push(super::link::wifi::NodePlace {
+                    name: name.clone(),
+                    position: n.position,
+                    motion: n.motion,
+                });
+            }
             raw_addresses.push((name.clone(), n.addresses));
             raw_routes.push((name.clone(), n.routes));
             nodes.push(name);
@@ -467,6 +475,7 @@ impl Ctx<'_> {
             let item = doc.get("links").and_then(|t| t.get(&name));
             links.push(self.link(name, l, item, &nodes, &node_set, simulation.duration)?);
         }
+        super::link::wifi::place_stations(self, &mut links, places, &nodes, &node_set)?;
         let file_links = links.len();
         if let (Some(t), Some(f)) = (raw.topology, &fabric) {
             let made = self.fabric_links(t, f, &nodes, &node_set, simulation.duration)?;

@@ -53,6 +53,8 @@ mod tests_profile;
 mod tests_topology;
 #[cfg(test)]
 mod tests_workload;
+#[cfg(test)]
+mod tests_wifi;
 pub(crate) mod topology;
 
 pub use crate::queue::QueueLimit;
@@ -63,6 +65,7 @@ pub use build::{
 pub use cost::Limits;
 pub use error::{KeyLines, Location, ScenarioError};
 pub use link::run_on_world;
+pub use link::wifi::{WifiRadio, WifiSpec};
 pub use load::{
     load_file, load_file_with, load_str, load_str_with, DEFAULT_CBR_PACKET_SIZE,
     DEFAULT_QUEUE_PACKETS, MAX_FLOW_COUNT, MAX_QUEUE_REPORT_BYTES, MAX_UDP_PAYLOAD,
@@ -278,6 +281,8 @@ pub enum LinkKind {
     Radio(RadioSpec),
     /// `atm` (spec 1): a slotted cell link (`scenario/link/atm.rs`).
     Atm(AtmSpec),
+    /// `wifi` (issue 34): a shared 802.11b channel (`scenario/link/wifi.rs`).
+    Wifi(WifiSpec),
 }
 
 /// A cell link's own settings (`kind = "atm"`): both directions alike, but for the b→a

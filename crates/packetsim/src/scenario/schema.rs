@@ -93,6 +93,12 @@ pub(crate) struct RawNode {
     pub addresses: Vec<RawAddress>,
     #[serde(default)]
     pub routes: Vec<RawRoute>,
+    /// `position = [x, y]`, metres: a station of a `kind = "wifi"` link (`link/wifi.rs`).
+    #[serde(default)]
+    pub position: Option<[super::link::wifi::Num; 2]>,
+    /// `motion = { waypoints, speed, start, repeat }`: a moving station (`link/wifi.rs`).
+    #[serde(default)]
+    pub motion: Option<super::link::wifi::RawMotion>,
 }
 
 /// `{ to = "d1", via = "uplink" }`: a static route of a node.

@@ -415,7 +415,7 @@ fn unknown_key_is_rejected_with_the_allowed_keys() {
         &e,
         6,
         "nodes.b.x",
-        "unknown key `x`; expected `addresses` or `routes`",
+        "unknown key `x`; expected one of `addresses`, `routes`, `position`, `motion`",
     );
 }
 
@@ -1535,7 +1535,7 @@ fn unknown_flow_and_link_kinds_are_rejected_listing_the_known_kinds() {
     assert_eq!(
         e.to_string(),
         "x.toml: --set links.l2.kind=wireless: links.l2.kind: unknown value `wireless`; \
-         expected one of `point_to_point`, `radio`, `atm`"
+         expected one of `point_to_point`, `radio`, `atm`, `wifi`"
     );
     let s = ok(&link("kind = \"point_to_point\""), &[]);
     assert_eq!(s.links[0].kind, LinkKind::PointToPoint);
@@ -3067,8 +3067,10 @@ fn a_misspelt_key_or_value_gets_a_suggestion() {
              `loss_packets`, `outages`, `outage_policy`, `rate_steps`, `diffserv_edge`, `cost`, \
              `cost_ba`, `queue_report`, `rate_process`, `kind`, `downlink`, `report`, \
              `report_bytes`, `rate_cycle`, `radio_loss`, `shared_channel`, `switch_buffer`, \
-             `discard`, `epd_threshold`, `keep_eof`, `arrival_order`, `reverse_path`; \
-             did you mean `delay`?"
+             `discard`, `epd_threshold`, `keep_eof`, `arrival_order`, `reverse_path`, \
+             `stations`, `basic_rate`, `rts_threshold`, `short_retry_limit`, \
+             `long_retry_limit`, `propagation`, `range`, `base_stations`, `beacon_interval`, \
+             `handoff`; did you mean `delay`?"
         )
     );
     assert_eq!(e.line(), Some(12));

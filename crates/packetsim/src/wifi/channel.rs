@@ -210,6 +210,16 @@ impl Channel {
         self.settle();
     }
 
+    /// Hands `msdu` to station `s`'s MAC now, ahead of its queue ([`Dcf::enqueue_first`]).
+    pub fn enqueue_first(&mut self, s: Sta, msdu: Msdu) {
+        let now = self.now();
+        let mut out = std::mem::take(&mut self.scratch);
+        self.macs[s.0 as usize].enqueue_first(now, msdu, &mut out);
+        self.absorb(s, &mut out);
+        self.scratch = out;
+        self.settle();
+    }
+
     /// Runs every event up to and including `until`; the clock is then `until`.
     pub fn run_until(&mut self, until: Time) {
         while let Some((now, ev)) = self.queue.pop_until(until) {

@@ -361,6 +361,16 @@ impl Dcf {
         self.run_due(now, out);
     }
 
+    /// Hands an MSDU to the MAC ahead of every queued one (behind the frame being sent), and
+    /// never drops it for a full queue: a beacon, sent at its time as 802.11's beacons are
+    /// (ns-2's `Queue/DropTail/PriQueue` likewise puts routing packets first).
+    pub fn enqueue_first(&mut self, now: Time, msdu: Msdu, out: &mut Vec<MacOut>) {
+        self.run_due(now, out);
+        self.ifq.push_front(msdu);
+        self.next_head(now);
+        self.run_due(now, out);
+    }
+
     /// The medium went busy with another station's frame (physical carrier sense).
     pub fn medium_busy(&mut self, now: Time, out: &mut Vec<MacOut>) {
         self.run_due(now, out);

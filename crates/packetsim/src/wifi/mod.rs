@@ -18,20 +18,26 @@
 //!   nodes are linked to (`docs/extending.md`'s element seam; no change to the transmitter or
 //!   the world's dispatch).
 //!
-//! Not yet done (issue 34): a `kind = "wifi"` scenario key set building the element, motion
-//! driving `Channel::set_hears` and the beacons inside a world, the Cellular IP / HAWAII
-//! handoff hooked to the monitor's decisions.
+//! - `air`: positions, motion, beacons and the handoff rule inside a world (the element's
+//!   [`element::ChannelElement::with_air`]); `report`: the `wifi` section of summary.json.
+//!
+//! Scenario keys: `kind = "wifi"` (`scenario/link/wifi.rs`, docs/scenario-format.md).
+//! Not yet done (issue 34): the Cellular IP / HAWAII handoff hooked to the monitor's
+//! decisions (the element's `follow_attachment` is an ideal route update instead), handoff
+//! decisions in events.csv.
 //!
 //! Layering: the MAC, PHY, channel, propagation and motion use the kernel only (time, event
 //! queue, random streams); the element also uses ids, packet and net. Nothing here is on the
 //! world's hot path: a wired-only scenario never reaches this module.
 
+pub mod air;
 pub mod channel;
 pub mod dcf;
 pub mod element;
 pub mod motion;
 pub mod phy;
 pub mod propagation;
+pub mod report;
 
 #[cfg(test)]
 mod tests;

@@ -13,7 +13,8 @@
 //! `point_to_point` (the default): nothing beyond the common keys. `radio` (spec 2): a base
 //! station's radio link, with its downlink report, rate cycle and radio loss (`radio.rs`).
 //! `atm` (spec 1): a slotted cell link whose directions are cell switch ports with AAL5
-//! adapters (`atm.rs`, `crate::atm::port`).
+//! adapters (`atm.rs`, `crate::atm::port`). `wifi` (issue 34): a shared 802.11b channel whose
+//! stations are `a` (the access point), `b` and `stations` (`wifi.rs`, `crate::wifi`).
 //!
 //! A new kind: a file here with its keys struct, `load`, `add` and a `KIND` row; its variant
 //! in [`LinkKind`] (`scenario/mod.rs`); a row in [`LINK_KINDS`] and an arm in
@@ -22,6 +23,7 @@
 mod atm;
 mod point_to_point;
 mod radio;
+pub(crate) mod wifi;
 
 pub use atm::run_on_world;
 
@@ -37,7 +39,12 @@ use serde::de::DeserializeOwned;
 use toml_edit::InlineTable;
 
 /// The link kinds, by `kind = "..."`; the first is the default.
-pub(crate) const LINK_KINDS: &[LinkKindRow] = &[point_to_point::KIND, radio::KIND, atm::KIND];
+pub(crate) const LINK_KINDS: &[LinkKindRow] = &[
+    point_to_point::KIND,
+    radio::KIND,
+    atm::KIND,
+    wifi::KIND,
+];
 
 impl LinkKind {
     /// This kind's registry row.
@@ -46,6 +53,7 @@ impl LinkKind {
             LinkKind::PointToPoint => &point_to_point::KIND,
             LinkKind::Radio(_) => &radio::KIND,
             LinkKind::Atm(_) => &atm::KIND,
+            LinkKind::Wifi(_) => &wifi::KIND,
         }
     }
 }
