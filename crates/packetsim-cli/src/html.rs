@@ -63,28 +63,8 @@ fn table(path: &Path, title: &'static str) -> Result<Option<Table>, String> {
     if !path.exists() {
         return Ok(None);
     }
-    let at = |e: csv::Error| {
-        let line = e
-            .position()
-            .map_or(String::new(), |p| format!(":{}", p.line()));
-        format!("{}{line}: {e}", path.display())
-    };
-    let mut reader = csv::ReaderBuilder::new()
-        .flexible(true)
-        .from_path(path)
-        .map_err(at)?;
-    let header: Vec<String> = reader
-        .headers()
-        .map_err(at)?
-        .iter()
-        .map(str::to_owned)
-        .collect();
-    if header.iter().all(String::is_empty) {
-        return Err(format!(
-            "{}:1: empty file, expected a CSV header",
-            path.display()
-        ));
-    }
+    let (header, mut reader) = plot::open_csv(path)?;
+    let at = |e| plot::csv_error(path, e);
     let mut rows = Vec::new();
     for record in reader.records() {
         let record = record.map_err(at)?;

@@ -57,6 +57,41 @@ pub fn plot_number(v: &str) -> Result<f64, String> {
     }
 }
 
+/// A `csv` crate error as a message naming the file and, when known, the line.
+pub(crate) fn csv_error(path: &Path, e: csv::Error) -> String {
+    match e.kind() {
+        csv::ErrorKind::Io(io) => format!("{}: {io}", path.display()),
+        _ => {
+            let line = e
+                .position()
+                .map_or(String::new(), |p| format!(":{}", p.line()));
+            format!("{}{line}: {e}", path.display())
+        }
+    }
+}
+
+/// `path` opened with the `csv` crate (rows may differ in length: callers check) and its
+/// header; an empty file is an error naming it.
+pub(crate) fn open_csv(path: &Path) -> Result<(Vec<String>, csv::Reader<std::fs::File>), String> {
+    let mut reader = csv::ReaderBuilder::new()
+        .flexible(true)
+        .from_path(path)
+        .map_err(|e| csv_error(path, e))?;
+    let header: Vec<String> = reader
+        .headers()
+        .map_err(|e| csv_error(path, e))?
+        .iter()
+        .map(str::to_owned)
+        .collect();
+    if header.iter().all(String::is_empty) {
+        return Err(format!(
+            "{}:1: empty file, expected a CSV header",
+            path.display()
+        ));
+    }
+    Ok((header, reader))
+}
+
 /// A CSV file read as text rows, with the located errors of its values.
 struct Table {
     path: PathBuf,
@@ -68,31 +103,8 @@ impl Table {
     /// Reads `path` with the `csv` crate (quoted fields may hold commas); a row whose field
     /// count differs from the header's is an error naming its line.
     fn read(path: &Path) -> Result<Table, String> {
-        let at = |e: csv::Error| {
-            let line = e
-                .position()
-                .map_or(String::new(), |p| format!(":{}", p.line()));
-            format!("{}{line}: {e}", path.display())
-        };
-        let mut reader = csv::ReaderBuilder::new()
-            .flexible(true)
-            .from_path(path)
-            .map_err(|e| match e.kind() {
-                csv::ErrorKind::Io(io) => format!("{}: {io}", path.display()),
-                _ => at(e),
-            })?;
-        let header: Vec<String> = reader
-            .headers()
-            .map_err(at)?
-            .iter()
-            .map(str::to_owned)
-            .collect();
-        if header.is_empty() {
-            return Err(format!(
-                "{}:1: empty file, expected a CSV header",
-                path.display()
-            ));
-        }
+        let (header, mut reader) = open_csv(path)?;
+        let at = |e| csv_error(path, e);
         let mut rows = Vec::new();
         for record in reader.records() {
             let record = record.map_err(at)?;

@@ -1705,8 +1705,8 @@ fn plot_draws_the_series_of_a_run_and_locates_bad_input() {
         assert!(svg.contains("<polyline"), "{stem}.svg has no line");
         let png = std::fs::read(figs.join(format!("{stem}.png"))).unwrap();
         assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "{stem}.png");
-        // 900 x 520 pixels (IHDR).
-        assert_eq!(&png[16..24], &[0, 0, 3, 0x84, 0, 0, 2, 8]);
+        // 1000 x 520 pixels (IHDR): the plot and, right of it, the legend's column.
+        assert_eq!(&png[16..24], &[0, 0, 3, 0xe8, 0, 0, 2, 8]);
         assert!(stdout.contains(&format!("{stem}.svg")));
     }
     // --format svg writes SVG only, into --out.

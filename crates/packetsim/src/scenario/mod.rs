@@ -52,9 +52,9 @@ mod tests_profile;
 #[cfg(test)]
 mod tests_topology;
 #[cfg(test)]
-mod tests_workload;
-#[cfg(test)]
 mod tests_wifi;
+#[cfg(test)]
+mod tests_workload;
 pub(crate) mod topology;
 
 pub use crate::queue::QueueLimit;

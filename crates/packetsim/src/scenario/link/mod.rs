@@ -39,12 +39,8 @@ use serde::de::DeserializeOwned;
 use toml_edit::InlineTable;
 
 /// The link kinds, by `kind = "..."`; the first is the default.
-pub(crate) const LINK_KINDS: &[LinkKindRow] = &[
-    point_to_point::KIND,
-    radio::KIND,
-    atm::KIND,
-    wifi::KIND,
-];
+pub(crate) const LINK_KINDS: &[LinkKindRow] =
+    &[point_to_point::KIND, radio::KIND, atm::KIND, wifi::KIND];
 
 impl LinkKind {
     /// This kind's registry row.
