@@ -374,6 +374,16 @@ pub const LINUX_OPTIONS: &[ProfileOption] = &[
     },
 ];
 
+/// PRR (RFC 6937), which Linux runs for every controller without its own `cong_control`
+/// (CUBIC and DCTCP here; not BBR).
+const LINUX_PRR: ProfileOption = ProfileOption {
+    table: Table::Tcp,
+    key: "sack_recovery",
+    value: "\"prr\"",
+    ns2: "PRR for every controller without cong_control (RFC 6937)",
+    source: "net/ipv4/tcp_input.c tcp_cwnd_reduction, tcp_init_cwnd_reduction",
+};
+
 /// What `profile = "linux"` adds for `variant = "cubic"`: what Linux ties to CUBIC.
 pub const LINUX_CUBIC_OPTIONS: &[ProfileOption] = &[
     ProfileOption {
@@ -383,13 +393,7 @@ pub const LINUX_CUBIC_OPTIONS: &[ProfileOption] = &[
         ns2: "hystart = 1 (tcp_cubic module parameter; Linux runs HyStart, RFC 9406 is its successor)",
         source: "net/ipv4/tcp_cubic.c hystart_update, bictcp_acked",
     },
-    ProfileOption {
-        table: Table::Tcp,
-        key: "sack_recovery",
-        value: "\"prr\"",
-        ns2: "PRR for every controller without cong_control (RFC 6937)",
-        source: "net/ipv4/tcp_input.c tcp_cwnd_reduction, tcp_init_cwnd_reduction",
-    },
+    LINUX_PRR,
 ];
 
 /// What `profile = "linux"` adds for `variant = "dctcp"`: what Linux ties to DCTCP.
@@ -408,13 +412,7 @@ pub const LINUX_DCTCP_OPTIONS: &[ProfileOption] = &[
         ns2: "DCTCP.CE state machine (RFC 8257 §3.2)",
         source: "net/ipv4/tcp_dctcp.h dctcp_ece_ack_update",
     },
-    ProfileOption {
-        table: Table::Tcp,
-        key: "sack_recovery",
-        value: "\"prr\"",
-        ns2: "PRR for every controller without cong_control (RFC 6937)",
-        source: "net/ipv4/tcp_input.c tcp_cwnd_reduction, tcp_init_cwnd_reduction",
-    },
+    LINUX_PRR,
 ];
 
 /// What `profile = "linux"` adds for `variant = "bbr"`: the timer and BBR rules of Linux that
