@@ -8,7 +8,9 @@
 //! - `linux`: Linux's `tcp_rtt_estimator` and `tcp_set_rto` (RTO = SRTT + a variance term
 //!   that never falls below `rto_min`; issue 33, `rtt/linux.rs`).
 //!
-//! Each keeps its own backoff. Which segments give samples (Karn's rule, timestamps) is the
+//! Each keeps its own backoff state; `rfc6298`, `bsd` and `linux` double it with
+//! [`backed_off`] and [`shift_after_timeout`] (`ns2` keeps ns-2.35's multiplier with its free
+//! and clobber limits). Which segments give samples (Karn's rule, timestamps) is the
 //! sender's business. An adaptive floor (`rto_min_srtt_factor = k`, study 1 extension X3)
 //! applies to every estimator: RTO >= k·SRTT once sampled, still capped at rto_max.
 //! A further estimator is a file here, a variant of [`RttEstimatorKind`] and of
@@ -28,6 +30,25 @@ use super::TcpConfig;
 use crate::packet::Seq;
 use packetsim_kernel::{Dur, Time};
 use serde::{Deserialize, Serialize};
+
+/// Largest backoff shift of the doubling estimators (at most 2^16 × the RTO).
+const MAX_BACKOFF_SHIFT: u32 = 16;
+
+/// The RTO `base` after `shift` doublings (RFC 6298 §5.5), capped at `max`.
+#[inline]
+pub(crate) fn backed_off(base: Dur, shift: u32, max: Dur) -> Dur {
+    Dur(base.0.saturating_mul(1u64 << shift)).min(max)
+}
+
+/// The shift after the timer expired at shift `shift`: one more doubling, unless the RTO is
+/// already at `max` (or the shift at its limit).
+pub(crate) fn shift_after_timeout(base: Dur, shift: u32, max: Dur) -> u32 {
+    if backed_off(base, shift, max) < max {
+        (shift + 1).min(MAX_BACKOFF_SHIFT)
+    } else {
+        shift
+    }
+}
 
 /// Which estimator a connection uses (the `[tcp]` key `rtt_estimator`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]

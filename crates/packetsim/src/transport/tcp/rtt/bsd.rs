@@ -13,9 +13,6 @@
 use super::super::TcpConfig;
 use packetsim_kernel::Dur;
 
-/// Largest backoff shift (as the RFC 6298 estimator).
-const MAX_BACKOFF_SHIFT: u32 = 16;
-
 /// BSD estimator state.
 #[derive(Clone, Debug)]
 pub struct Bsd {
@@ -69,9 +66,7 @@ impl Bsd {
 
     /// The timer expired: the RTO doubles, capped at rto_max.
     pub fn on_timeout(&mut self) {
-        if self.rto() < self.rto_max {
-            self.backoff = (self.backoff + 1).min(MAX_BACKOFF_SHIFT);
-        }
+        self.backoff = super::shift_after_timeout(self.base_rto, self.backoff, self.rto_max);
     }
 
     /// Clears the backoff without a sample (ns-2 Sack1's partial ACK, `t_backoff_ = 1`).
@@ -81,7 +76,7 @@ impl Bsd {
 
     /// The current RTO, including backoff.
     pub fn rto(&self) -> Dur {
-        Dur(self.base_rto.0.saturating_mul(1u64 << self.backoff)).min(self.rto_max)
+        super::backed_off(self.base_rto, self.backoff, self.rto_max)
     }
 
     /// SRTT = SA / 8 ticks, once sampled.

@@ -18,9 +18,6 @@ use super::super::TcpConfig;
 use crate::packet::Seq;
 use packetsim_kernel::Dur;
 
-/// Largest backoff shift (as the RFC 6298 estimator's).
-const MAX_BACKOFF_SHIFT: u32 = 16;
-
 /// Linux estimator state (nanoseconds).
 #[derive(Clone, Debug)]
 pub struct Linux {
@@ -98,9 +95,7 @@ impl Linux {
 
     /// The retransmission timer expired: double the RTO, capped at rto_max.
     pub fn on_timeout(&mut self) {
-        if self.rto() < self.rto_max {
-            self.backoff = (self.backoff + 1).min(MAX_BACKOFF_SHIFT);
-        }
+        self.backoff = super::shift_after_timeout(self.base_rto, self.backoff, self.rto_max);
     }
 
     /// Clears the backoff without a sample.
@@ -110,7 +105,7 @@ impl Linux {
 
     /// The current RTO, including backoff.
     pub fn rto(&self) -> Dur {
-        Dur(self.base_rto.0.saturating_mul(1u64 << self.backoff)).min(self.rto_max)
+        super::backed_off(self.base_rto, self.backoff, self.rto_max)
     }
 
     /// Smoothed RTT, if a sample has been taken.

@@ -8,9 +8,6 @@ use super::super::TcpConfig;
 use crate::transport::rtt::RttSmoother;
 use packetsim_kernel::Dur;
 
-/// Largest backoff shift; 2^16 times any sane RTO exceeds every `rto_max`.
-const MAX_BACKOFF_SHIFT: u32 = 16;
-
 /// RFC 6298 estimator state.
 #[derive(Clone, Debug)]
 pub struct Rfc6298 {
@@ -49,9 +46,7 @@ impl Rfc6298 {
 
     /// The retransmission timer expired: double the RTO (RFC 6298 §5.5), capped at rto_max.
     pub fn on_timeout(&mut self) {
-        if self.rto() < self.rto_max {
-            self.backoff = (self.backoff + 1).min(MAX_BACKOFF_SHIFT);
-        }
+        self.backoff = super::shift_after_timeout(self.base_rto, self.backoff, self.rto_max);
     }
 
     /// Clears the backoff without a sample (ns-2 Sack1's partial ACK, `t_backoff_ = 1`).
@@ -61,7 +56,7 @@ impl Rfc6298 {
 
     /// The current RTO, including backoff.
     pub fn rto(&self) -> Dur {
-        Dur(self.base_rto.0.saturating_mul(1u64 << self.backoff)).min(self.rto_max)
+        super::backed_off(self.base_rto, self.backoff, self.rto_max)
     }
 
     /// Smoothed RTT, if a sample has been taken.
