@@ -3,19 +3,17 @@
 //! verdict table, the paper's source and a glossary of the terms it uses), and `reproduce all`
 //! writes an index of every study. Each page is one self-contained file: SVG inline, CSS in a
 //! `<style>` element, no script and no external file.
+//!
+//! The pages are `minijinja` templates ([`TEMPLATES`]), which escape every value they insert;
+//! only the SVG figures and the HTML that pulldown-cmark renders from report.md are inserted as
+//! they are (`|safe`). The one fragment built here, a figure's caption inside the rendered
+//! report, is escaped by minijinja's own [`minijinja::HtmlEscape`].
 
+use minijinja::HtmlEscape;
 use packetsim::studies::{Paper, Study, StudyOutcome};
 use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd};
-use std::fmt::Write as _;
+use serde::Serialize;
 use std::path::{Path, PathBuf};
-
-/// Escapes text for HTML.
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
 
 const STYLE: &str = "body{font-family:sans-serif;max-width:1150px;margin:2em auto;padding:0 1em;\
 color:#222;line-height:1.45}table{border-collapse:collapse;margin:1em 0;font-size:13px}th,td{\
@@ -28,7 +26,97 @@ background:#f8d7da;color:#721c24;font-weight:bold}.undecided{background:#fff3cd;
 .paper{background:#f7f7fb;border:1px solid #dde;padding:.6em 1em}dt{font-weight:bold}dd{margin:0 \
 0 .5em 1.5em}nav{font-size:14px}";
 
+/// The page templates, by name (the `.html` names turn on HTML escaping of inserted values).
+const TEMPLATES: &[(&str, &str)] = &[
+    (
+        "head.html",
+        r#"<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>{{ title }}</title>
+<style>{{ style|safe }}</style>
+</head>
+<body>
+"#,
+    ),
+    (
+        "glossary.html",
+        r#"<dl>
+{% for t in glossary %}<dt>{{ t.term }}</dt><dd>{{ t.meaning }}</dd>
+{% endfor %}</dl>
+"#,
+    ),
+    (
+        "paper.html",
+        r#"{% if paper %}<div class="paper"><p><strong>The paper:</strong> <cite>{{ paper.title }}</cite>, by {{ paper.authors }}. {{ paper.venue }}.</p><p>Original tool: {{ paper.tool }}. Specification: <code>{{ paper.spec }}</code> (in the project's shared specs).</p></div>
+{% else %}<div class="paper"><p>The paper's source is named in the report below.</p></div>
+{% endif %}"#,
+    ),
+    (
+        "verdicts.html",
+        r#"<table class="verdicts">
+<thead><tr><th>check</th><th>verdict</th>{% if ns2 %}<th>as ns-2.35 would</th>{% endif %}<th>paper's claim</th></tr></thead>
+<tbody>
+{% for r in rows %}<tr><td>{{ r.id }}</td><td class="{{ r.class }}">{{ r.verdict }}</td>{% if r.ns2 %}<td{% if r.ns2.class %} class="{{ r.ns2.class }}"{% endif %}>{{ r.ns2.text }}</td>{% endif %}<td>{{ r.claim }}</td></tr>
+{% endfor %}</tbody>
+</table>
+"#,
+    ),
+    (
+        "study.html",
+        r#"{% include "head.html" %}{% if with_index %}<nav><a href="../index.html">All studies</a></nav>
+{% endif %}<h1>{{ study_title }}</h1>
+<p><code>packetsim reproduce {{ name }}</code>: the report (report.md) with its figures drawn inline. Files beside this page: checks.csv and the figures' CSV and SVG files.</p>
+{% include "paper.html" %}{{ banner|safe }}{% if verdicts %}<h2>Verdicts</h2>
+<div class="scroll">
+{{ verdicts|safe }}</div>
+{% endif %}<hr>
+{{ body|safe }}{% if figures %}<h2>Figures</h2>
+{% for f in figures %}<figure>
+{{ f.svg|safe }}
+<figcaption>{{ f.caption }}</figcaption>
+</figure>
+{% endfor %}{% endif %}<h2>Glossary</h2>
+{% include "glossary.html" %}</body>
+</html>
+"#,
+    ),
+    (
+        "index.html",
+        r#"{% include "head.html" %}<h1>packetsim: reproduced studies</h1>
+{% if quick %}<blockquote><strong>Quick mode (<code>--quick</code>): indicative only.</strong> Few runs and few points: every verdict is a smoke result, not a finding.</blockquote>
+{% endif %}<p>Each study below reproduces one paper's experiments and judges each of its claims: <span class="holds">holds</span>, <span class="nothold">does not hold</span> or <span class="undecided">not decidable</span> (see the glossary). The paper's own claims are counted apart from the study's extensions and sensitivities.</p>
+<table>
+<thead><tr><th rowspan="2">study</th><th rowspan="2">paper</th><th colspan="3">the paper's claims</th><th colspan="3">extensions and sensitivities</th></tr>
+<tr><th>holds</th><th>does not hold</th><th>not decidable</th><th>holds</th><th>does not hold</th><th>not decidable</th></tr></thead>
+<tbody>
+{% for s in studies %}<tr><td><a href="{{ s.name }}/index.html">{{ s.name }}</a><br><small>{{ s.title }}</small><br><small><a href="{{ s.name }}/report.md">report.md</a></small></td><td>{% if s.paper %}<cite>{{ s.paper.title }}</cite><br>{{ s.paper.authors }}. {{ s.paper.venue }}. Original tool: {{ s.paper.tool }}.{% else %}named in the study's report{% endif %}</td>{% for c in s.counts %}<td class="{% if c.n > 0 %}{{ c.class }}{% endif %}" style="text-align:right">{{ c.n }}</td>{% endfor %}</tr>
+{% endfor %}</tbody>
+</table>
+<h2>Glossary</h2>
+{% include "glossary.html" %}</body>
+</html>
+"#,
+    ),
+];
+
+/// Renders template `name` with `ctx`.
+fn render(name: &str, ctx: minijinja::Value) -> Result<String, String> {
+    let mut env = minijinja::Environment::new();
+    // Each template ends its last line (head.html's body tag, a table's closing tag).
+    env.set_keep_trailing_newline(true);
+    for (n, t) in TEMPLATES {
+        env.add_template(n, t)
+            .map_err(|e| format!("page template {n}: {e}"))?;
+    }
+    env.get_template(name)
+        .and_then(|t| t.render(ctx))
+        .map_err(|e| format!("page template {name}: {e}"))
+}
+
 /// A term the reports use and what it means here.
+#[derive(Serialize)]
 pub struct Term {
     /// The term as the reports write it.
     pub term: &'static str,
@@ -92,22 +180,17 @@ fn mentions(text: &str, term: &str) -> bool {
     })
 }
 
-/// The glossary entries (all of them, or those `text` mentions) as an HTML definition list.
-fn glossary(text: Option<&str>) -> String {
-    let mut h = String::from("<dl>\n");
-    for t in GLOSSARY {
-        let shown = match text {
+/// The glossary entries (all of them, or those `text` mentions), for `glossary.html`.
+fn glossary(text: Option<&str>) -> Vec<&'static Term> {
+    GLOSSARY
+        .iter()
+        .filter(|t| match text {
             None => true,
             // The label entry is shown when a report uses any S-numbered check.
             Some(x) if t.term.starts_with("S1,") => mentions(x, "S1"),
             Some(x) => mentions(x, t.term),
-        };
-        if shown {
-            let _ = writeln!(h, "<dt>{}</dt><dd>{}</dd>", esc(t.term), esc(t.meaning));
-        }
-    }
-    h.push_str("</dl>\n");
-    h
+        })
+        .collect()
 }
 
 /// The CSS class of a verdict, if `s` is one.
@@ -134,14 +217,31 @@ pub(crate) fn csv_records(text: &str) -> Vec<Vec<String>> {
         .collect()
 }
 
+/// A cell of the "as ns-2.35 would" column.
+#[derive(Serialize)]
+struct Ns2Cell {
+    text: String,
+    class: &'static str,
+}
+
+/// A row of the verdict table.
+#[derive(Serialize)]
+struct VerdictRow {
+    id: String,
+    verdict: String,
+    class: &'static str,
+    ns2: Option<Ns2Cell>,
+    claim: String,
+}
+
 /// A study's checks.csv as a table of id, verdict (coloured) and claim.
 fn verdict_table(path: &Path) -> Result<Option<String>, String> {
     if !path.exists() {
         return Ok(None);
     }
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let rows = csv_records(&text);
-    let Some(header) = rows.first() else {
+    let records = csv_records(&text);
+    let Some(header) = records.first() else {
         return Err(format!(
             "{}:1: empty file, expected a CSV header",
             path.display()
@@ -158,18 +258,10 @@ fn verdict_table(path: &Path) -> Result<Option<String>, String> {
     let (id, verdict, claim) = (col("id")?, col("verdict")?, col("claim")?);
     // A study that also ran with profile = "ns2" (issue 14) has its verdicts there.
     let ns2 = header.iter().position(|h| h == "ns2_verdict");
-    let mut h = format!(
-        "<table class=\"verdicts\">\n<thead><tr><th>check</th><th>verdict</th>{}<th>paper's \
-         claim</th></tr></thead>\n<tbody>\n",
-        if ns2.is_some() {
-            "<th>as ns-2.35 would</th>"
-        } else {
-            ""
-        }
-    );
-    for (i, r) in rows.iter().enumerate().skip(1) {
+    let mut rows = Vec::new();
+    for (i, r) in records.iter().enumerate().skip(1) {
         let get = |c: usize| {
-            r.get(c).ok_or_else(|| {
+            r.get(c).cloned().ok_or_else(|| {
                 format!(
                     "{}: record {}: {} fields, expected {}",
                     path.display(),
@@ -180,29 +272,36 @@ fn verdict_table(path: &Path) -> Result<Option<String>, String> {
             })
         };
         let v = get(verdict)?;
-        let ns2_cell = match ns2 {
-            None => String::new(),
-            Some(c) => match get(c)?.as_str() {
-                "" => "<td>not run</td>".into(),
-                n if n == v.as_str() => "<td>same</td>".into(),
-                n => format!(
-                    "<td class=\"{}\">{}</td>",
-                    verdict_class(n).unwrap_or(""),
-                    esc(n)
-                ),
-            },
+        let ns2 = match ns2 {
+            None => None,
+            Some(c) => Some(match get(c)? {
+                n if n.is_empty() => Ns2Cell {
+                    text: "not run".into(),
+                    class: "",
+                },
+                n if n == v => Ns2Cell {
+                    text: "same".into(),
+                    class: "",
+                },
+                n => Ns2Cell {
+                    class: verdict_class(&n).unwrap_or(""),
+                    text: n,
+                },
+            }),
         };
-        let _ = writeln!(
-            h,
-            "<tr><td>{}</td><td class=\"{}\">{}</td>{ns2_cell}<td>{}</td></tr>",
-            esc(get(id)?),
-            verdict_class(v).unwrap_or(""),
-            esc(v),
-            esc(get(claim)?)
-        );
+        rows.push(VerdictRow {
+            id: get(id)?,
+            class: verdict_class(&v).unwrap_or(""),
+            verdict: v,
+            ns2,
+            claim: get(claim)?,
+        });
     }
-    h.push_str("</tbody>\n</table>\n");
-    Ok(Some(h))
+    render(
+        "verdicts.html",
+        minijinja::context! { ns2 => ns2.is_some(), rows },
+    )
+    .map(Some)
 }
 
 /// An SVG file's text for inlining (without an XML declaration or doctype).
@@ -250,8 +349,8 @@ fn render_report(md: &str, dir: &Path) -> Result<(String, Vec<PathBuf>), String>
                     let svg = inline_svg(&file)?;
                     out.push(Event::Html(CowStr::from(format!(
                         "<figure>\n{svg}\n<figcaption>{} ({})</figcaption>\n</figure>\n",
-                        esc(&alt),
-                        esc(dest_url)
+                        HtmlEscape(&alt),
+                        HtmlEscape(dest_url)
                     ))));
                     used.push(file);
                     i = end + 2;
@@ -304,31 +403,11 @@ fn svg_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
     Ok(found)
 }
 
-/// The paper's source as an HTML block.
-fn paper_block(paper: Option<&Paper>) -> String {
-    match paper {
-        Some(p) => format!(
-            "<div class=\"paper\"><p><strong>The paper:</strong> <cite>{}</cite>, by {}. {}.</p>\
-             <p>Original tool: {}. Specification: <code>{}</code> (in the project's shared \
-             specs).</p></div>\n",
-            esc(p.title),
-            esc(p.authors),
-            esc(p.venue),
-            esc(p.tool),
-            esc(p.spec)
-        ),
-        None => "<div class=\"paper\"><p>The paper's source is named in the report below.</p>\
-                 </div>\n"
-            .to_owned(),
-    }
-}
-
-fn head(title: &str) -> String {
-    format!(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n\
-         <style>{STYLE}</style>\n</head>\n<body>\n",
-        esc(title)
-    )
+/// A figure of the study folder that report.md does not show, for `study.html`.
+#[derive(Serialize)]
+struct LooseFigure {
+    svg: String,
+    caption: String,
 }
 
 /// Writes `DIR/index.html` for the study whose outputs are in `dir` (its report.md, checks.csv
@@ -339,55 +418,52 @@ pub fn study_page(dir: &Path, study: &Study, with_index: bool) -> Result<PathBuf
     // The quick-mode banner goes to the top of the page, above the verdicts it qualifies.
     let (banner, rest_md) = match md.strip_prefix(packetsim::studies::QUICK_BANNER) {
         Some(rest) => (
-            Some(render_report(packetsim::studies::QUICK_BANNER, dir)?.0),
+            render_report(packetsim::studies::QUICK_BANNER, dir)?.0,
             rest,
         ),
-        None => (None, md.as_str()),
+        None => (String::new(), md.as_str()),
     };
     let (body, used) = render_report(rest_md, dir)?;
-    let mut h = head(&format!("packetsim reproduction: {}", study.title));
-    if with_index {
-        h.push_str("<nav><a href=\"../index.html\">All studies</a></nav>\n");
+    let mut figures = Vec::new();
+    for p in svg_files(dir)?.into_iter().filter(|p| !used.contains(p)) {
+        figures.push(LooseFigure {
+            svg: inline_svg(&p)?,
+            caption: p.strip_prefix(dir).unwrap_or(&p).display().to_string(),
+        });
     }
-    let _ = write!(
-        h,
-        "<h1>{}</h1>\n<p><code>packetsim reproduce {}</code>: the report (report.md) with its \
-         figures drawn inline. Files beside this page: checks.csv and the figures' CSV and SVG \
-         files.</p>\n{}",
-        esc(study.title),
-        esc(study.name),
-        paper_block(packetsim::studies::paper(study.name))
-    );
-    h.push_str(banner.as_deref().unwrap_or(""));
-    if let Some(t) = verdict_table(&dir.join("checks.csv"))? {
-        let _ = write!(h, "<h2>Verdicts</h2>\n<div class=\"scroll\">\n{t}</div>\n");
-    }
-    h.push_str("<hr>\n");
-    h.push_str(&body);
-    let rest: Vec<PathBuf> = svg_files(dir)?
-        .into_iter()
-        .filter(|p| !used.contains(p))
-        .collect();
-    if !rest.is_empty() {
-        h.push_str("<h2>Figures</h2>\n");
-        for p in &rest {
-            let rel = p.strip_prefix(dir).unwrap_or(p).display().to_string();
-            let _ = write!(
-                h,
-                "<figure>\n{}\n<figcaption>{}</figcaption>\n</figure>\n",
-                inline_svg(p)?,
-                esc(&rel)
-            );
-        }
-    }
-    let _ = write!(
-        h,
-        "<h2>Glossary</h2>\n{}</body>\n</html>\n",
-        glossary(Some(&md))
-    );
+    let page = render(
+        "study.html",
+        minijinja::context! {
+            title => format!("packetsim reproduction: {}", study.title),
+            style => STYLE,
+            with_index,
+            study_title => study.title,
+            name => study.name,
+            paper => packetsim::studies::paper(study.name).map(paper_value),
+            banner,
+            verdicts => verdict_table(&dir.join("checks.csv"))?,
+            body,
+            figures,
+            glossary => glossary(Some(&md)),
+        },
+    )?;
     let out = dir.join("index.html");
-    packetsim::report::write_atomic(&out, &h).map_err(|e| format!("{}: {e}", out.display()))?;
+    packetsim::report::write_atomic(&out, &page).map_err(|e| format!("{}: {e}", out.display()))?;
     Ok(out)
+}
+
+/// A paper's source for the templates.
+fn paper_value(p: &Paper) -> minijinja::Value {
+    minijinja::context! {
+        title => p.title, authors => p.authors, venue => p.venue, tool => p.tool, spec => p.spec,
+    }
+}
+
+/// A verdict count of the index and the class that colours it when it is not 0.
+#[derive(Serialize)]
+struct Count {
+    n: usize,
+    class: &'static str,
 }
 
 /// Writes `out/index.html`, linking every study of `done` (each with its own index.html) with
@@ -397,62 +473,39 @@ pub fn reproduce_index(
     done: &[(&Study, StudyOutcome)],
     quick: bool,
 ) -> Result<PathBuf, String> {
-    let mut h = head("packetsim: reproduced studies");
-    h.push_str("<h1>packetsim: reproduced studies</h1>\n");
-    if quick {
-        let _ = writeln!(
-            h,
-            "<blockquote><strong>Quick mode (<code>--quick</code>): indicative only.</strong> \
-             Few runs and few points: every verdict is a smoke result, not a finding.</blockquote>"
-        );
-    }
-    h.push_str(
-        "<p>Each study below reproduces one paper's experiments and judges each of its claims: \
-         <span class=\"holds\">holds</span>, <span class=\"nothold\">does not hold</span> or \
-         <span class=\"undecided\">not decidable</span> (see the glossary). \
-         The paper's own claims are counted apart from the study's extensions and \
-         sensitivities.</p>\n\
-         <table>\n<thead><tr><th rowspan=\"2\">study</th><th rowspan=\"2\">paper</th>\
-         <th colspan=\"3\">the paper's claims</th><th colspan=\"3\">extensions and \
-         sensitivities</th></tr>\n<tr><th>holds</th><th>does not hold</th><th>not decidable</th>\
-         <th>holds</th><th>does not hold</th><th>not decidable</th></tr></thead>\n<tbody>\n",
-    );
-    for (s, o) in done {
-        let paper = match packetsim::studies::paper(s.name) {
-            Some(p) => format!(
-                "<cite>{}</cite><br>{}. {}. Original tool: {}.",
-                esc(p.title),
-                esc(p.authors),
-                esc(p.venue),
-                esc(p.tool)
-            ),
-            None => "named in the study's report".to_owned(),
-        };
-        let cell = |n: usize, class: &str| {
-            format!(
-                "<td class=\"{}\" style=\"text-align:right\">{n}</td>",
-                if n > 0 { class } else { "" }
-            )
-        };
-        let _ = writeln!(
-            h,
-            "<tr><td><a href=\"{n}/index.html\">{n}</a><br><small>{t}</small><br><small><a \
-             href=\"{n}/report.md\">report.md</a></small></td><td>{paper}</td>{}{}{}{}{}{}</tr>",
-            cell(o.paper.holds, "holds"),
-            cell(o.paper.fails, "nothold"),
-            cell(o.paper.undecided, "undecided"),
-            cell(o.beyond.holds, "holds"),
-            cell(o.beyond.fails, "nothold"),
-            cell(o.beyond.undecided, "undecided"),
-            n = esc(s.name),
-            t = esc(s.title),
-        );
-    }
-    h.push_str("</tbody>\n</table>\n<h2>Glossary</h2>\n");
-    h.push_str(&glossary(None));
-    h.push_str("</body>\n</html>\n");
+    let studies: Vec<minijinja::Value> = done
+        .iter()
+        .map(|(s, o)| {
+            let counts = [
+                (o.paper.holds, "holds"),
+                (o.paper.fails, "nothold"),
+                (o.paper.undecided, "undecided"),
+                (o.beyond.holds, "holds"),
+                (o.beyond.fails, "nothold"),
+                (o.beyond.undecided, "undecided"),
+            ]
+            .map(|(n, class)| Count { n, class });
+            minijinja::context! {
+                name => s.name,
+                title => s.title,
+                paper => packetsim::studies::paper(s.name).map(paper_value),
+                counts,
+            }
+        })
+        .collect();
+    let page = render(
+        "index.html",
+        minijinja::context! {
+            title => "packetsim: reproduced studies",
+            style => STYLE,
+            quick,
+            studies,
+            glossary => glossary(None),
+        },
+    )?;
     let path = out.join("index.html");
-    packetsim::report::write_atomic(&path, &h).map_err(|e| format!("{}: {e}", path.display()))?;
+    packetsim::report::write_atomic(&path, &page)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(path)
 }
 
@@ -502,6 +555,72 @@ mod tests {
         std::fs::write(&p, "id,verdict,claim\nS1,holds,a\n").unwrap();
         let h = verdict_table(&p).unwrap().unwrap();
         assert!(!h.contains("ns-2.35"));
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn the_index_counts_paper_claims_apart_and_escapes_every_inserted_value() {
+        // Issue 35 item 6 (paper claims apart from extensions) and issue 37 item 9 (a template
+        // engine that escapes what it inserts, not string building).
+        use packetsim::studies::checks::Counts;
+        let d = std::env::temp_dir().join(format!("packetsim-index-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        let study = &packetsim::studies::STUDIES[0];
+        let outcome = StudyOutcome {
+            name: study.name,
+            report: d.join("report.md"),
+            passed: 9,
+            failed: 2,
+            undecided: 1,
+            paper: Counts {
+                holds: 7,
+                fails: 0,
+                undecided: 1,
+            },
+            beyond: Counts {
+                holds: 2,
+                fails: 2,
+                undecided: 0,
+            },
+        };
+        let page = std::fs::read_to_string(reproduce_index(&d, &[(study, outcome)], true).unwrap())
+            .unwrap();
+        let cells: Vec<&str> = page
+            .lines()
+            .find(|l| l.contains(&format!("<a href=\"{}/index.html\">", study.name)))
+            .expect("the study's row")
+            .split("</td>")
+            .skip(2)
+            .filter(|c| c.contains("text-align"))
+            .collect();
+        let shown: Vec<String> = cells
+            .iter()
+            .map(|c| {
+                let class = c
+                    .split("class=\"")
+                    .nth(1)
+                    .unwrap()
+                    .split('"')
+                    .next()
+                    .unwrap();
+                format!("{class}:{}", c.rsplit('>').next().unwrap())
+            })
+            .collect();
+        // A count of 0 is not coloured.
+        assert_eq!(
+            shown,
+            ["holds:7", ":0", "undecided:1", "holds:2", "nothold:2", ":0"],
+            "{page}"
+        );
+        assert!(page.contains("Quick mode"), "{page}");
+        assert!(page.ends_with("</body>\n</html>\n"));
+        // A value with markup in it is escaped, never inserted as markup.
+        let esc = render(
+            "glossary.html",
+            minijinja::context! { glossary => [Term { term: "<b>", meaning: "a & b" }] },
+        )
+        .unwrap();
+        assert_eq!(esc, "<dl>\n<dt>&lt;b&gt;</dt><dd>a &amp; b</dd>\n</dl>\n");
         let _ = std::fs::remove_dir_all(&d);
     }
 
