@@ -1,8 +1,9 @@
 //! ns-3.37's TCP (`src/internet/model/tcp-socket-base.cc`, `tcp-tx-buffer.cc`,
 //! `tcp-prr-recovery.cc`) where it differs from the RFCs' defaults. There is no `profile =
-//! "ns3"` yet: `bench/validate/ns3/run.py` writes these keys (its `NS3TCP` set), and
-//! [`OPTIONS`] lists them with their sources so that they resolve to [`NS3`]
-//! (`dialect::tests`). What ns-3.37 does differently:
+//! "ns3"` yet: `bench/validate/ns3/run.py` writes these keys itself (its `NS3TCP` set, and
+//! `sack_recovery = "prr"` in the cases compared with ns-3's default PRR), and [`OPTIONS`]
+//! lists them with their sources so that they resolve to [`NS3`] (`dialect::tests`). What
+//! ns-3.37 does differently:
 //!
 //! - Recovery: PRR (RFC 6937) is the default `TcpSocketBase` `RecoveryType`
 //!   (`TcpPrrRecovery`); with SACK, RFC 6675's pipe counts a retransmitted segment the
