@@ -72,6 +72,8 @@ pub use load::{
 };
 pub use mobility::MobilitySpec;
 pub use overrides::{Override, OverrideParseError};
+#[cfg(test)]
+pub(crate) use profile::{rows_table as profile_rows_table, TcpProfile};
 pub use profile::{Profile, ProfileOption, Table as ProfileTable, NS2_OPTIONS};
 
 pub use crate::net::OutagePolicy;

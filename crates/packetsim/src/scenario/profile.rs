@@ -26,6 +26,12 @@
 //! the documented defaults whatever the variant (the behaviour before issue 33). A key the
 //! file writes always wins; a contradiction between a written key and an implied one is an
 //! error at the variant that implied it ([`TcpProfile::check`]).
+//!
+//! The profiles are TCP dialects (`transport::tcp::dialect`): each profile's rows live in its
+//! dialect's file with the reference source they follow (`dialect/ns2.rs`,
+//! `dialect/linux.rs`), and the sender reads the rules they set as one `Dialect` value
+//! resolved when it is built. This file resolves which rows sit under a TCP table and locates
+//! the errors.
 
 use crate::transport::tcp::{TcpConfig, Variant};
 use serde::Deserialize;
@@ -43,426 +49,21 @@ pub enum Profile {
     Linux,
 }
 
-/// Which table an option of a profile belongs to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Table {
-    /// `[tcp]`.
-    Tcp,
-    /// `[sctp]`.
-    Sctp,
-    /// Every `[links.NAME]` that does not set the key.
-    Link,
-}
-
-/// One option of the `ns2` profile: table, key, value (TOML), the ns-2.35 setting it follows
-/// and where ns-2.35 implements it.
-pub struct ProfileOption {
-    /// Where the key goes.
-    pub table: Table,
-    /// The key.
-    pub key: &'static str,
-    /// Its value, as TOML.
-    pub value: &'static str,
-    /// The reference stack's variable or rule (ns-2.35's, or Linux's sysctl or constant).
-    pub ns2: &'static str,
-    /// The reference source file (and function) that implements it.
-    pub source: &'static str,
-}
-
-/// Every option `profile = "ns2"` sets (also the table in docs/scenario-format.md).
-pub const NS2_OPTIONS: &[ProfileOption] = &[
-    ProfileOption {
-        table: Table::Tcp,
-        key: "limited_transmit",
-        value: "true",
-        ns2: "singledup_ 1",
-        source: "tcp/tcp.cc TcpAgent::recv, TcpAgent::send_one",
-    },
-    ProfileOption {
-        table: Table::Tcp,
-        key: "recover_guard",
-        value: "\"after_loss\"",
-        ns2: "bugFix_ true",
-        source: "tcp/tcp-reno.cc RenoTcpAgent::dupack_action",
-    },
-    ProfileOption {
-        table: Table::Tcp,
-        key: "ssthresh_rule",
-        value: "\"ns2\"",
-        ns2: "slowdown(CLOSE_SSTHRESH_HALF), floor 2 packets",
-        source: "tcp/tcp.cc TcpAgent::slowdown",
-    },
-    ProfileOption {
-        table: Table::Tcp,
-        key: "dupack_same_window",
-        value: "false",
-        ns2: "a duplicate ACK is any ACK equal to the last (no window test)",
-        source: "tcp/tcp-reno.cc RenoTcpAgent::recv",
-    },
-    ProfileOption {
-        table: Table::Tcp,
-        key: "rtt_estimator",
-        value: "\"ns2\"",
-        ns2: "T_SRTT_BITS 3, T_RTTVAR_BITS 2, rttvar_exp_ 2, rfc2988_ true",
-        source: "tcp/tcp.cc TcpAgent::rtt_update, rtt_timeout, rtt_backoff",
-    },
-    ProfileOption {
-        table: Table::Tcp,
-        key: "tick",
-        value: "\"10ms\"",
-        ns2: "tcpTick_ 0.01",
-        source: "tcp/tcp.cc TcpAgent::rtt_update",
-    },
-    ProfileOption {
-        table: Table::Tcp,
-        key: "rto_min",
-        value: "\"200ms\"",
-        ns2: "minrto_ 0.2",
-        source: "tcp/tcp.cc TcpAgent::rtt_timeout",
-    },
-    ProfileOption {
-        table: Table::Tcp,
-        key: "rto_max",
-        value: "\"60s\"",
-        ns2: "maxrto_ 60",
-        source: "tcp/tcp.cc TcpAgent::rtt_timeout",
-    },
-    ProfileOption {
-        table: Table::Tcp,
-        key: "rto_initial",
-        value: "\"3s\"",
-        ns2: "rtxcur_init_ 3.0",
-        source: "tcp/tcp.cc TcpAgent::rtt_init",
-    },
-    ProfileOption {
-        table: Table::Tcp,
-        key: "fast_retransmit_stops_timing",
-        value: "true",
-        ns2: "reset_rtx_timer(1, 0) clears rtt_active_ on a fast retransmit",
-        source:
-            "tcp/tcp.cc TcpAgent::reset_rtx_timer; tcp/tcp-reno.cc, tcp/tcp-sack1.cc dupack_action",
-    },
-    ProfileOption {
-        table: Table::Tcp,
-        key: "sack_recovery",
-        value: "\"sack1\"",
-        ns2: "Agent/TCP/Sack1 (the SACK agent of ns-2 scripts)",
-        source: "tcp/tcp-sack1.cc Sack1TcpAgent::recv, dupack_action, send_much",
-    },
-    ProfileOption {
-        table: Table::Tcp,
-        key: "sack1_clear_scoreboard",
-        value: "true",
-        ns2: "ClearScoreBoard() at a timeout and on each new ACK outside fast recovery",
-        source: "tcp/tcp-sack1.cc Sack1TcpAgent::recv, timeout; tcp/scoreboard.cc",
-    },
-    ProfileOption {
-        table: Table::Tcp,
-        key: "precision_reduce",
-        value: "true",
-        ns2: "precisionReduce_ true (cwnd_ = windowd()/2 unrounded at a fast retransmit)",
-        source: "tcp/tcp.cc TcpAgent::slowdown; tcp/tcp-reno.cc, tcp/tcp-sack1.cc",
-    },
-    ProfileOption {
-        table: Table::Tcp,
-        key: "ns2_ecn_cut",
-        value: "true",
-        ns2: "an ECE calls slowdown(CLOSE_CWND_HALF|CLOSE_SSTHRESH_HALF): half of min(cwnd, wnd)",
-        source: "tcp/tcp.cc TcpAgent::ecn, TcpAgent::slowdown",
-    },
-    ProfileOption {
-        table: Table::Tcp,
-        key: "ns2_header_sizes",
-        value: "true",
-        ns2: "tcpip_base_hdr_size_ 40, 8 bytes per SACK block, SYN of 40 bytes",
-        source: "tcp/tcp-sink.cc Sacker::append_ack; tcp/tcp.cc TcpAgent::output, headersize",
-    },
-    ProfileOption {
-        table: Table::Sctp,
-        key: "fast_recovery",
-        value: "true",
-        ns2: "RFC 4960 §7.2.4 fast recovery (always on)",
-        source: "sctp/sctp.cc SctpAgent::FastRtx (uiRecover)",
-    },
-    ProfileOption {
-        table: Table::Sctp,
-        key: "ssthresh_floor_mtus",
-        value: "4",
-        ns2: "MAX(iCwnd/2, 4 * uiMaxDataSize) (RFC 4960 §7.2.3)",
-        source: "sctp/sctp.cc SctpAgent::FastRtx, SctpAgent::Timeout",
-    },
-    ProfileOption {
-        table: Table::Sctp,
-        key: "t3_cut_above_one_mtu",
-        value: "true",
-        ns2: "if (iCwnd > 1 * uiMaxDataSize) before the T3 cut",
-        source: "sctp/sctp.cc SctpAgent::Timeout",
-    },
-    ProfileOption {
-        table: Table::Sctp,
-        key: "initial_cwnd_rfc4960",
-        value: "true",
-        ns2: "MIN(4 * uiMaxDataSize, MAX(4380, 2 * uiMaxDataSize)) (RFC 4960 §7.2.1)",
-        source: "sctp/sctp.cc SctpAgent::Reset",
-    },
-    ProfileOption {
-        table: Table::Sctp,
-        key: "idle_cwnd_decay",
-        value: "true",
-        ns2: "opCwndDegradeTimer, MAX(iCwnd/2, 4 * uiMaxDataSize)",
-        source: "sctp/sctp.cc CwndDegradeTimerExpiration",
-    },
-    ProfileOption {
-        table: Table::Sctp,
-        key: "path_verification",
-        value: "true",
-        ns2: "SCTP_DEST_STATUS_UNCONFIRMED until a HEARTBEAT-ACK",
-        source: "sctp/sctp.cc ProcessChunk (COOKIE-ACK, HB-ACK)",
-    },
-    ProfileOption {
-        table: Table::Sctp,
-        key: "fast_rtx_threshold",
-        value: "3",
-        ns2: "fastRtxTrigger_ 3",
-        source: "sctp/sctp.cc SctpAgent::ProcessGapAckBlocks",
-    },
-    ProfileOption {
-        table: Table::Sctp,
-        key: "cwnd_unit",
-        value: "\"max_data\"",
-        ns2: "uiMaxDataSize (MTU - IP header - SCTP common header) in every cwnd rule",
-        source: "sctp/sctp.cc SctpAgent::Reset, AdjustCwnd, FastRtx, Timeout",
-    },
-    ProfileOption {
-        table: Table::Sctp,
-        key: "t3_restart_on_rtx",
-        value: "true",
-        ns2: "StartT3RtxTimer when the first outstanding chunk is retransmitted (RFC 4960 §7.2.4)",
-        source: "sctp/sctp.cc SctpAgent::RtxMarkedChunks",
-    },
-    ProfileOption {
-        table: Table::Sctp,
-        key: "new_data_waits_for_rtx",
-        value: "true",
-        ns2: "SendMuch only while eMarkedChunksPending is FALSE",
-        source: "sctp/sctp.cc SctpAgent::recv",
-    },
-    ProfileOption {
-        table: Table::Sctp,
-        key: "max_burst_after_fast_rtx",
-        value: "true",
-        ns2: "eApplyMaxBurst, set when a fast-retransmitted chunk is acked",
-        source: "sctp/sctp.cc SctpAgent::SendBufferDequeueUpTo, SendMuch",
-    },
-    ProfileOption {
-        table: Table::Sctp,
-        key: "htna",
-        value: "true",
-        ns2: "uiHighestTsnNewlyAcked (HTNA, kept across SACKs)",
-        source: "sctp/sctp.cc SctpAgent::ProcessGapAckBlocks",
-    },
-    ProfileOption {
-        table: Table::Sctp,
-        key: "cancel_rtt_on_cut",
-        value: "true",
-        ns2: "eRtoPending = FALSE on the fast-retransmit cwnd cut",
-        source: "sctp/sctp.cc SctpAgent::FastRtx",
-    },
-    ProfileOption {
-        table: Table::Sctp,
-        key: "cut_above_recover",
-        value: "true",
-        ns2: "cut for any marked chunk with TSN > uiRecover, uiRecover reset at each cut",
-        source: "sctp/sctp.cc SctpAgent::FastRtx, ProcessSackChunk",
-    },
-    ProfileOption {
-        table: Table::Sctp,
-        key: "sack_after_gap_only",
-        value: "true",
-        ns2: "SACK at once for TSN 1 and while sRecvTsnBlockList is not empty after the packet",
-        source: "sctp/sctp.cc SctpAgent::ProcessChunk",
-    },
-    ProfileOption {
-        table: Table::Sctp,
-        key: "rtx_one_packet",
-        value: "true",
-        ns2: "FastRtx and TimeoutRtx send RTX_LIMIT_ONE_PACKET; the rest waits for a SACK",
-        source: "sctp/sctp.cc SctpAgent::ProcessSackChunk, FastRtx, Timeout, TimeoutRtx",
-    },
-    ProfileOption {
-        table: Table::Link,
-        key: "loss_position",
-        value: "\"before_queue\"",
-        ns2: "$ns lossmodel puts the ErrorModel at the link's head",
-        source: "tcl/lib/ns-lib.tcl Simulator::lossmodel, ns-link.tcl SimpleLink::errormodule",
-    },
-];
-
-/// Every option `profile = "linux"` sets (also the table in docs/scenario-format.md); Linux
-/// 6.x defaults.
-pub const LINUX_OPTIONS: &[ProfileOption] = &[
-    ProfileOption {
-        table: Table::Tcp,
-        key: "timestamps",
-        value: "true",
-        ns2: "net.ipv4.tcp_timestamps = 1",
-        source: "net/ipv4/tcp_output.c tcp_syn_options; tcp_input.c tcp_ack_update_rtt",
-    },
-    ProfileOption {
-        table: Table::Tcp,
-        key: "initial_cwnd",
-        value: "10",
-        ns2: "TCP_INIT_CWND 10",
-        source: "include/net/tcp.h TCP_INIT_CWND; net/ipv4/tcp_input.c tcp_init_cwnd",
-    },
-    ProfileOption {
-        table: Table::Tcp,
-        key: "rto_min",
-        value: "\"200ms\"",
-        ns2: "TCP_RTO_MIN (HZ / 5)",
-        source: "include/net/tcp.h TCP_RTO_MIN; net/ipv4/tcp_input.c tcp_set_rto",
-    },
-    ProfileOption {
-        table: Table::Tcp,
-        key: "rto_max",
-        value: "\"120s\"",
-        ns2: "TCP_RTO_MAX (120 * HZ)",
-        source: "include/net/tcp.h TCP_RTO_MAX; net/ipv4/tcp_timer.c tcp_retransmit_timer",
-    },
-    ProfileOption {
-        table: Table::Tcp,
-        key: "loss_recovery",
-        value: "\"sack\"",
-        ns2: "net.ipv4.tcp_sack = 1",
-        source: "net/ipv4/tcp_input.c tcp_sacktag_write_queue",
-    },
-    ProfileOption {
-        table: Table::Tcp,
-        key: "loss_detection",
-        value: "\"rack_tlp\"",
-        ns2: "net.ipv4.tcp_recovery = 1 (RACK), tcp_early_retrans = 3 (TLP)",
-        source: "net/ipv4/tcp_recovery.c tcp_rack_mark_lost; tcp_output.c tcp_schedule_loss_probe",
-    },
-    ProfileOption {
-        table: Table::Tcp,
-        key: "rto_backoff_reset",
-        value: "\"new_ack\"",
-        ns2: "icsk_backoff = 0 on the RTT sample of an ACK of new data",
-        source: "net/ipv4/tcp_input.c tcp_ack_update_rtt",
-    },
-    ProfileOption {
-        table: Table::Tcp,
-        key: "rto_ssthresh",
-        value: "\"recovery\"",
-        ns2: "ssthresh not recomputed by a timeout in CA_Recovery",
-        source: "net/ipv4/tcp_input.c tcp_enter_loss",
-    },
-    ProfileOption {
-        table: Table::Tcp,
-        key: "ack_policy",
-        value: "\"linux\"",
-        ns2: "TCP_ATO_MIN 40 ms, TCP_DELACK_MAX 200 ms, TCP_MAX_QUICKACKS 16",
-        source:
-            "net/ipv4/tcp_input.c tcp_event_data_recv, __tcp_ack_snd_check, tcp_send_delayed_ack",
-    },
-    ProfileOption {
-        table: Table::Tcp,
-        key: "dsack",
-        value: "true",
-        ns2: "net.ipv4.tcp_dsack = 1",
-        source: "net/ipv4/tcp_input.c tcp_dsack_set; tcp_output.c tcp_options_write",
-    },
-];
-
-/// PRR (RFC 6937), which Linux runs for every controller without its own `cong_control`
-/// (CUBIC and DCTCP here; not BBR).
-const LINUX_PRR: ProfileOption = ProfileOption {
-    table: Table::Tcp,
-    key: "sack_recovery",
-    value: "\"prr\"",
-    ns2: "PRR for every controller without cong_control (RFC 6937)",
-    source: "net/ipv4/tcp_input.c tcp_cwnd_reduction, tcp_init_cwnd_reduction",
+pub use crate::transport::tcp::dialect::linux::{
+    variant_options as linux_variant_options, OPTIONS as LINUX_OPTIONS,
 };
+pub use crate::transport::tcp::dialect::ns2::OPTIONS as NS2_OPTIONS;
+pub use crate::transport::tcp::dialect::{ProfileOption, Table};
 
-/// What `profile = "linux"` adds for `variant = "cubic"`: what Linux ties to CUBIC.
-pub const LINUX_CUBIC_OPTIONS: &[ProfileOption] = &[
-    ProfileOption {
-        table: Table::Tcp,
-        key: "slow_start",
-        value: "\"hystart_pp\"",
-        ns2: "hystart = 1 (tcp_cubic module parameter; Linux runs HyStart, RFC 9406 is its successor)",
-        source: "net/ipv4/tcp_cubic.c hystart_update, bictcp_acked",
-    },
-    LINUX_PRR,
-];
-
-/// What `profile = "linux"` adds for `variant = "dctcp"`: what Linux ties to DCTCP.
-pub const LINUX_DCTCP_OPTIONS: &[ProfileOption] = &[
-    ProfileOption {
-        table: Table::Tcp,
-        key: "ecn",
-        value: "true",
-        ns2: "TCP_CONG_NEEDS_ECN (ECN whatever net.ipv4.tcp_ecn says)",
-        source: "net/ipv4/tcp_dctcp.c dctcp_init; include/net/tcp.h tcp_ca_needs_ecn",
-    },
-    ProfileOption {
-        table: Table::Tcp,
-        key: "ecn_echo",
-        value: "\"per_segment\"",
-        ns2: "DCTCP.CE state machine (RFC 8257 §3.2)",
-        source: "net/ipv4/tcp_dctcp.h dctcp_ece_ack_update",
-    },
-    LINUX_PRR,
-];
-
-/// What `profile = "linux"` adds for `variant = "bbr"`: the timer and BBR rules of Linux that
-/// packetsim's BBR needs to keep Linux's goodput under random loss (issue 33's loss curve,
-/// bench/validate/linux/published.md). The RTO estimator and its re-arming are Linux's for every
-/// controller, but are given to BBR only for now: with CUBIC under FQ-CoDel they uncover a
-/// CUBIC/PRR/RACK problem that timeouts had hidden (the queue's mean grew 7x), still open.
-pub const LINUX_BBR_OPTIONS: &[ProfileOption] = &[
-    ProfileOption {
-        table: Table::Tcp,
-        key: "rtt_estimator",
-        value: "\"linux\"",
-        ns2: "RTO = srtt + max(rttvar terms, TCP_RTO_MIN) (mdev_max never below rto_min)",
-        source: "net/ipv4/tcp_input.c tcp_rtt_estimator, tcp_set_rto",
-    },
-    ProfileOption {
-        table: Table::Tcp,
-        key: "rto_rearm",
-        value: "\"head_retransmit\"",
-        ns2: "the RTO restarts when the head of the retransmission queue is resent",
-        source: "net/ipv4/tcp_output.c tcp_xmit_retransmit_queue",
-    },
-    ProfileOption {
-        table: Table::Tcp,
-        key: "bbr_timeout_full_bw",
-        value: "\"reset\"",
-        ns2: "full_bw = 0, full_bw_cnt = 0 when a timeout enters TCP_CA_Loss",
-        source: "net/ipv4/tcp_bbr.c bbr_set_state",
-    },
-    ProfileOption {
-        table: Table::Tcp,
-        key: "bbr_recovery",
-        value: "\"linux\"",
-        ns2: "the CA state read once per ACK; ProbeRTT's exit restores cwnd in any state",
-        source: "net/ipv4/tcp_bbr.c bbr_set_cwnd_to_recover_or_restore, bbr_check_probe_rtt_done",
-    },
-];
-
-/// What `profile = "linux"` adds for `variant`: [`LINUX_CUBIC_OPTIONS`],
-/// [`LINUX_DCTCP_OPTIONS`], [`LINUX_BBR_OPTIONS`] (no PRR for BBR: its pacing is its own,
-/// `tcp_bbr.c` `bbr_init` asks for it; it sets cwnd itself in `bbr_main`, the `cong_control`
-/// hook, so `tcp_cong_control` skips PRR; SACK is in [`LINUX_OPTIONS`]) and nothing for the
-/// classic variants.
-pub fn linux_variant_options(variant: Variant) -> &'static [ProfileOption] {
-    match variant {
-        Variant::Cubic => LINUX_CUBIC_OPTIONS,
-        Variant::Dctcp => LINUX_DCTCP_OPTIONS,
-        Variant::Bbr => LINUX_BBR_OPTIONS,
-        Variant::Tahoe | Variant::Reno | Variant::NewReno | Variant::Sack | Variant::Vegas => &[],
+/// `rows` as a TOML table, key = value (a later row replaces an earlier one).
+pub fn rows_table<'a>(rows: impl IntoIterator<Item = &'a ProfileOption>) -> toml::Table {
+    let mut t = toml::Table::new();
+    for o in rows {
+        let v: toml::Table =
+            toml::from_str(&format!("v = {}", o.value)).expect("profile values are valid TOML");
+        t.insert(o.key.to_owned(), v["v"].clone());
     }
+    t
 }
 
 /// Whether a file without `profile` gets `profile = "linux"` for this variant: the modern
@@ -526,13 +127,7 @@ impl TcpProfile {
 
     /// [`TcpProfile::options`] as a TOML table (a later option replaces an earlier one).
     pub fn table(&self) -> toml::Table {
-        let mut t = toml::Table::new();
-        for o in self.options() {
-            let v: toml::Table =
-                toml::from_str(&format!("v = {}", o.value)).expect("profile values are valid TOML");
-            t.insert(o.key.to_owned(), v["v"].clone());
-        }
-        t
+        rows_table(self.options())
     }
 
     /// `cfg.validate()`, with the origin of a refused value the file did not write
@@ -593,15 +188,7 @@ impl Profile {
 
     /// The profile's options for `table`, as a TOML table (empty for `standard`).
     pub fn table(self, table: Table) -> toml::Table {
-        let mut t = toml::Table::new();
-        {
-            for o in self.options().iter().filter(|o| o.table == table) {
-                let v: toml::Table = toml::from_str(&format!("v = {}", o.value))
-                    .expect("profile values are valid TOML");
-                t.insert(o.key.to_owned(), v["v"].clone());
-            }
-        }
-        t
+        rows_table(self.options().iter().filter(|o| o.table == table))
     }
 
     /// `cfg` with the profile's `[tcp]` options under the keys named in `own`, which keep
@@ -638,6 +225,10 @@ mod tests {
     use super::*;
     use crate::net::LossPosition;
     use crate::transport::sctp::{CwndUnit, SctpConfig};
+    use crate::transport::tcp::dialect::linux::{
+        BBR_OPTIONS as LINUX_BBR_OPTIONS, CUBIC_OPTIONS as LINUX_CUBIC_OPTIONS,
+        DCTCP_OPTIONS as LINUX_DCTCP_OPTIONS,
+    };
     use crate::transport::tcp::{RecoverGuard, Variant};
     use packetsim_kernel::Dur;
 

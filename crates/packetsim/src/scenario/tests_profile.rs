@@ -418,3 +418,40 @@ fn contradictions_are_located_errors() {
         ],
     );
 }
+
+// Issue 33 item 3: a flow runs its profile's dialect (transport/tcp/dialect/), and a key the
+// file writes replaces that one rule, in [tcp] or in the flow's own table; a modern variant
+// alone runs Linux's dialect for that controller.
+#[test]
+fn a_flow_runs_its_profiles_dialect_with_its_own_keys_over_it() {
+    use crate::transport::tcp::dialect::{linux, ns2, Dialect, DupAck, Halving, LossRules};
+    use crate::transport::tcp::dialect::{RecoveryRules, Sack1Scoreboard};
+    let head = "profile = \"ns2\"\n[tcp]\nvariant = \"sack\"\nprecision_reduce = false\n";
+    let s = ok(&text(head, ""), &[]);
+    let whole = Dialect {
+        recovery: RecoveryRules {
+            halving: Halving::Whole,
+            ..ns2::NS2.recovery
+        },
+        ..ns2::NS2
+    };
+    assert_eq!(Dialect::of(&tcp(&s, 0)), whole);
+    let tail = "tcp = { dupack_same_window = true, sack1_clear_scoreboard = false }\n";
+    let s = ok(&text(head, tail), &[]);
+    let mut own = whole;
+    own.loss = LossRules {
+        dupack: DupAck::SameWindow,
+        ..whole.loss
+    };
+    own.recovery.sack1_scoreboard = Sack1Scoreboard::Kept;
+    assert_eq!(Dialect::of(&tcp(&s, 0)), own);
+    for v in [Variant::Cubic, Variant::Bbr, Variant::Dctcp] {
+        let s = ok(&text("", &format!("tcp = {{ variant = \"{v}\" }}\n")), &[]);
+        assert_eq!(Dialect::of(&tcp(&s, 0)), linux::for_variant(v), "{v}");
+    }
+    let s = ok(&text("", "tcp = { variant = \"newreno\" }\n"), &[]);
+    assert_eq!(
+        Dialect::of(&tcp(&s, 0)),
+        crate::transport::tcp::dialect::standard::STANDARD
+    );
+}

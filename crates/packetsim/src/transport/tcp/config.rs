@@ -1,6 +1,12 @@
 //! TCP configuration: one [`TcpConfig`] per flow, read from the scenario's `[tcp]` defaults
 //! table merged with the flow's own `tcp = { .. }` table. Every field has a documented default;
 //! [`TcpConfig::validate`] rejects nonsense before a run starts.
+//!
+//! Many keys are a dialect's rules rather than parameters (ns-2.35's, ns-3.37's, Linux's):
+//! `dialect/mod.rs` sorts every key into dialect rules, parameters with a dialect's
+//! default, the controller's own rules and user parameters, and the sender reads the rules
+//! as one [`super::dialect::Dialect`] resolved when it is built. The keys stay here, one by
+//! one, so a scenario overrides any rule of its profile.
 
 use super::rtt::RttEstimatorKind;
 use super::variant::Variant;

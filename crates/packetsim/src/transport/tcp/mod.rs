@@ -46,6 +46,7 @@
 
 pub mod cc;
 mod config;
+pub mod dialect;
 mod rack;
 mod ranges;
 mod receiver;

@@ -112,15 +112,18 @@
 
 use super::cc::hystart::{HyStartPp, SsStep, CSS_GROWTH_DIVISOR};
 use super::cc::{AckInfo, AnyCc, CcState, Congestion, CongestionControl, EcnAck, Phase};
+use super::dialect::{
+    Dialect, DupAck, EcnCut, FastRetransmitTiming, Halving, HeaderAccounting, LimitedTransmit,
+    Sack1Scoreboard, TimeoutScoreboard,
+};
 use super::rack::Rack;
 use super::ranges::RangeSet;
 use super::recovery::{AnyRecovery, Entry, LossRecovery, NewReno, PartialAck, Sack1Recovery};
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::{
-    BbrRecovery, FullAckCwnd, LossDetection, LostRetransmit, PartialAckTimer, RecoverGuard,
-    RtoBackoffReset, RtoRearm, RtoSsthresh, RttSampling, SackPipe, SlowStart, SsthreshRule,
-    TcpConfig, Variant,
+    BbrRecovery, LossDetection, LostRetransmit, RecoverGuard, RtoBackoffReset, RtoRearm,
+    RtoSsthresh, RttSampling, SackPipe, SlowStart, SsthreshRule, TcpConfig, Variant,
 };
 use crate::app::{AppData, AppSource};
 use crate::ids::Addr;
@@ -294,10 +297,10 @@ struct Ns3State {
 }
 
 impl Ns3State {
-    /// The state `cfg`'s options need, if any.
-    fn new(cfg: &TcpConfig) -> Option<Box<Ns3State>> {
-        let every = cfg.rtt_sampling == RttSampling::EverySegment;
-        let pipe = cfg.sack_pipe == SackPipe::Ns3;
+    /// The state the dialect's ns-3.37 rules need, if any.
+    fn new(d: &Dialect) -> Option<Box<Ns3State>> {
+        let every = d.rto.sampling == RttSampling::EverySegment;
+        let pipe = d.recovery.sack_pipe == SackPipe::Ns3;
         (every || pipe).then(|| {
             Box::new(Ns3State {
                 rtt_hist: every.then(VecDeque::new),
@@ -353,21 +356,11 @@ pub struct TcpSender {
     /// Window this end advertises (it receives no data; carried for realism).
     own_wnd: u32,
     want_ts: bool,
-    /// NewReno timer policy, kept for the fallback when SACK is not negotiated.
-    newreno_timer: PartialAckTimer,
-    newreno_full_ack: FullAckCwnd,
-    /// Whether duplicate ACKs may trigger a fast retransmit in `Phase::Loss`.
-    recover_guard: RecoverGuard,
-    /// A duplicate ACK must repeat the last window (RFC 5681 §2 (e)); false: as ns-2.
-    dupack_same_window: bool,
-    /// RFC 3042 limited transmit (`cfg.limited_transmit`).
-    limited_transmit: bool,
+    /// The dialect's rules (`dialect::Dialect::of`, resolved once here): loss detection,
+    /// recovery and the window cut, RTO rules, header accounting.
+    d: Dialect,
     /// Bytes sent by limited transmit since the last ACK of new data.
     lt_bytes: u32,
-    /// ssthresh arithmetic (`cfg.ssthresh_rule`).
-    ssthresh_rule: SsthreshRule,
-    /// ssthresh on a timeout during fast recovery (`cfg.rto_ssthresh`).
-    rto_ssthresh: RtoSsthresh,
     /// ns-2's `recover_`: snd_max at the last fast retransmit or timeout (`after_loss` guard).
     loss_recover: Option<Seq>,
     state: SenderState,
@@ -419,26 +412,15 @@ pub struct TcpSender {
     max_timeouts: u32,
     /// Timeouts since the last ACK of new data.
     consecutive_timeouts: u32,
-    /// `cfg.keep_sack_on_timeout`: a timeout keeps the scoreboard (as BBR's always does).
-    keep_sack: bool,
-    /// A fast retransmit clears the RTT measurement (`cfg.fast_retransmit_stops_timing`).
-    fast_retransmit_stops_timing: bool,
     /// The controller samples deliveries (`CongestionControl::samples_deliveries`, read
     /// once): the sender then calls its delivery and SACK-recovery hooks.
     samples: bool,
-    /// Any option with work on every ACK is on: `samples`, `cfg.lost_retransmit = rack` or
-    /// `cfg.sack_recovery = prr` (set once; the recovery's NewReno fallback leaves it set,
-    /// which only costs the checks). When false the ACK path is compiled without them
-    /// (`on_ack_with::<false>`).
+    /// Any rule with work on every ACK is on: `samples`, PRR, or a dialect rule the
+    /// standard dialect has off (`Dialect::has_per_ack_rules`: RACK, `lost_retransmit`,
+    /// HyStart++, the backoff reset, ns-3's RTT history and pipe, ns-2's Sack1 scoreboard).
+    /// Set once; the recovery's NewReno fallback leaves it set, which only costs the checks.
+    /// When false the ACK path is compiled without them (`on_ack_with::<false>`).
     ack_opts: bool,
-    /// The scoreboard is cleared where ns-2's Sack1 clears it (`cfg.sack1_clear_scoreboard`).
-    sack1_clear_scoreboard: bool,
-    /// ns-2's unrounded halving (`cfg.precision_reduce`).
-    precision_reduce: bool,
-    /// ns-2's ECN reduction (`cfg.ns2_ecn_cut`).
-    ns2_ecn_cut: bool,
-    /// Segments count their header bytes as ns-2 does (`cfg.ns2_header_sizes`).
-    ns2_len: bool,
     /// With `precision_reduce`: half of min(cwnd, peer window) at the last fast retransmit,
     /// bytes (ns-2's `halfwin`), which Reno's recovery ends with.
     halfwin: u32,
@@ -446,21 +428,20 @@ pub struct TcpSender {
     overhead: Option<Box<SendOverhead>>,
     /// `cfg.lost_retransmit = rack`; None when off.
     lost_rtx: Option<Box<LostRtx>>,
-    /// `cfg.rto_backoff_reset = new_ack`: every ACK of new data clears the RTO backoff.
-    backoff_reset_on_ack: bool,
     /// `cfg.loss_detection = rack | rack_tlp` (RFC 8985, `rack.rs`); None when off, or once
     /// the peer did not permit SACK.
     rack: Option<Box<Rack>>,
     /// `cfg.slow_start = hystart_pp` (RFC 9406, `cc/hystart.rs`); None when off.
     hystart: Option<Box<HyStartPp>>,
-    /// `cfg.rto_rearm = head_retransmit`: a retransmission of the segment at snd_una
-    /// restarts the timer (Linux `tcp_xmit_retransmit_queue`).
-    rearm_on_head_rtx: bool,
     /// `cfg.bbr_recovery = linux`: a delivery-sampling controller sees the recovery state
     /// once per ACK (Linux `bbr_set_cwnd_to_recover_or_restore`).
     recovery_per_ack: bool,
     /// The ACK being processed began in fast recovery (set with `recovery_per_ack` only).
     ack_from_recovery: bool,
+    /// The sender may have a timer besides the RTO and the application's: ns-2's
+    /// `send_overhead`, a pacing controller's (only a stateful one paces) or RACK-TLP's.
+    /// Set once; false: `next_timeout` looks at the first two only.
+    timer_opts: bool,
     stats: SenderStats,
 }
 
@@ -480,13 +461,11 @@ impl TcpSender {
         );
         let (cc, rec) = cfg.variant.build(cfg);
         let samples = cc.samples_deliveries();
-        let backoff_reset_on_ack = cfg.rto_backoff_reset == RtoBackoffReset::NewAck;
-        let ack_opts = samples
-            || cfg.lost_retransmit == LostRetransmit::Rack
-            || matches!(rec, AnyRecovery::Prr(_))
-            || backoff_reset_on_ack
-            || cfg.loss_detection.rack()
-            || cfg.slow_start == SlowStart::HystartPp;
+        let d = Dialect::of(cfg);
+        let ack_opts = samples || matches!(rec, AnyRecovery::Prr(_)) || d.has_per_ack_rules();
+        let timer_opts = cfg.send_overhead > Dur::ZERO
+            || !matches!(cc, AnyCc::Reno(_))
+            || d.loss.detection.rack();
         let mss = cfg.mss;
         let rwnd = cfg.rcv_window.min(u32::MAX as u64 / 2) as u32;
         let ssthresh = cfg
@@ -503,14 +482,8 @@ impl TcpSender {
             dupthresh: cfg.dupack_threshold,
             own_wnd: rwnd,
             want_ts: cfg.timestamps,
-            newreno_timer: cfg.newreno_partial_ack_timer,
-            newreno_full_ack: cfg.newreno_full_ack,
-            recover_guard: cfg.recover_guard,
-            dupack_same_window: cfg.dupack_same_window,
-            limited_transmit: cfg.limited_transmit,
+            d,
             lt_bytes: 0,
-            ssthresh_rule: cfg.ssthresh_rule,
-            rto_ssthresh: cfg.rto_ssthresh,
             loss_recover: None,
             state: SenderState::Closed,
             established_at: Time::MAX,
@@ -533,7 +506,7 @@ impl TcpSender {
             rtt: RttEstimator::new(cfg),
             timed_at: None,
             timed_seq: iss,
-            ns3: Ns3State::new(cfg),
+            ns3: Ns3State::new(&d),
             rto_at: None,
             last_rto_una: None,
             sack_ok: false,
@@ -552,14 +525,8 @@ impl TcpSender {
                 .map_or(u32::MAX, |b| b.min(u32::MAX as u64) as u32),
             max_timeouts: cfg.max_timeouts.unwrap_or(u32::MAX),
             consecutive_timeouts: 0,
-            fast_retransmit_stops_timing: cfg.fast_retransmit_stops_timing,
-            keep_sack: cfg.keep_sack_on_timeout,
             samples,
             ack_opts,
-            sack1_clear_scoreboard: cfg.sack1_clear_scoreboard,
-            precision_reduce: cfg.precision_reduce,
-            ns2_ecn_cut: cfg.ns2_ecn_cut,
-            ns2_len: cfg.ns2_header_sizes,
             halfwin: 0,
             overhead: (cfg.send_overhead > Dur::ZERO).then(|| {
                 Box::new(SendOverhead {
@@ -568,18 +535,17 @@ impl TcpSender {
                     at: None,
                 })
             }),
-            lost_rtx: (cfg.lost_retransmit == LostRetransmit::Rack).then(Default::default),
-            backoff_reset_on_ack,
-            rack: cfg.loss_detection.rack().then(|| {
+            lost_rtx: (d.loss.lost_retransmit == LostRetransmit::Rack).then(Default::default),
+            rack: d.loss.detection.rack().then(|| {
                 Box::new(Rack::new(
                     iss + 1,
-                    cfg.loss_detection == LossDetection::RackTlp,
+                    d.loss.detection == LossDetection::RackTlp,
                 ))
             }),
-            hystart: (cfg.slow_start == SlowStart::HystartPp).then(Default::default),
-            rearm_on_head_rtx: cfg.rto_rearm == RtoRearm::HeadRetransmit,
+            hystart: (d.slow_start.exit == SlowStart::HystartPp).then(Default::default),
             recovery_per_ack: cfg.bbr_recovery == BbrRecovery::Linux,
             ack_from_recovery: false,
+            timer_opts,
             stats: SenderStats::default(),
         }
     }
@@ -745,7 +711,7 @@ impl TcpSender {
                 val: now,
                 ecr: Time::ZERO,
             }),
-            ns2_len: self.ns2_len,
+            ns2_len: self.d.headers == HeaderAccounting::Ns2,
         };
         out.send(Packet::new(self.local, self.remote, Body::Tcp(hdr)));
         self.rto_at = Some(now + self.rtt.rto());
@@ -778,7 +744,7 @@ impl TcpSender {
             if self.rtt_hist_on() {
                 self.rtt_hist_retransmitted(seq);
             }
-            if self.rearm_on_head_rtx && seq == self.snd_una {
+            if self.d.rto.rearm == RtoRearm::HeadRetransmit && seq == self.snd_una {
                 // `cfg.rto_rearm = head_retransmit` (Linux `tcp_xmit_retransmit_queue`: the
                 // head of the retransmission queue resent, `tcp_reset_xmit_timer`).
                 self.rto_at = Some(now + self.rtt.rto());
@@ -817,7 +783,7 @@ impl TcpSender {
                 val: now,
                 ecr: self.ts_recent,
             }),
-            ns2_len: self.ns2_len,
+            ns2_len: self.d.headers == HeaderAccounting::Ns2,
         };
         let mut pkt = Packet::new(self.local, self.remote, Body::Tcp(hdr));
         pkt.ecn = ecn;
@@ -930,8 +896,8 @@ impl TcpSender {
             // peer's window and the send buffer still limit snd_una + outstanding.
             // So does any controller with `cfg.keep_sack_on_timeout` (ns-3.37: its window is
             // cwnd − BytesInFlight in CA_LOSS too).
-            pipe: ((self.samples || self.keep_sack)
-                && self.sack_ok
+            pipe: (self.sack_ok
+                && (self.samples || self.d.rto.scoreboard == TimeoutScoreboard::Keep)
                 && matches!(self.st.phase, Phase::Loss { .. }))
             .then(|| self.model_view().bytes_in_flight),
         }
@@ -1203,7 +1169,7 @@ impl TcpSender {
         };
         // ns-2 compares its pipe with int(cwnd_); with `precision_reduce` cwnd need not be
         // whole segments.
-        let full = if self.precision_reduce {
+        let full = if self.d.recovery.halving == Halving::Precise {
             pipe >= self.st.cwnd / self.mss
         } else {
             (pipe as u64) * self.mss as u64 >= self.st.cwnd as u64
@@ -1283,8 +1249,11 @@ impl TcpSender {
             self.rack = None;
         }
         if self.rec.uses_sack() && !self.sack_ok {
-            self.rec =
-                AnyRecovery::NewReno(NewReno::new(self.newreno_timer, self.newreno_full_ack));
+            let r = self.d.recovery;
+            self.rec = AnyRecovery::NewReno(NewReno::new(
+                r.newreno_partial_ack_timer,
+                r.newreno_full_ack,
+            ));
         }
         // RTT sample from the handshake: timestamp echo, or the SYN if never retransmitted.
         match (self.ts_ok, h.ts, self.timed()) {
@@ -1352,14 +1321,16 @@ impl TcpSender {
         }
         // ns-2 Sack1 (`cfg.sack1_clear_scoreboard`): an ACK that clears the scoreboard, or a
         // duplicate ACK while `timeout_` is set, leaves its SACK blocks unrecorded.
-        let sack1_clears = self.sack1_clears(ack);
+        // Off in the default path (a per-ACK rule: `ack_opts`).
+        let sack1_clears = OPTS && self.sack1_clears(ack);
         let sack1_skips = sack1_clears
-            || (ack == self.snd_una
+            || (OPTS
+                && ack == self.snd_una
                 && self.sack1_keeps_ns2_scoreboard()
                 && !matches!(self.st.phase, Phase::Recovery { .. })
                 && self.sack1_after_timeout());
         let sacked_new = if self.sack_ok && !h.sack.is_empty() && !sack1_skips {
-            if self.ns3.is_some() {
+            if OPTS && self.ns3.is_some() {
                 self.ns3_note_sacked_rexmits(h.sack.as_slice());
             }
             if OPTS && (self.samples || self.lost_rtx.is_some() || self.rack.is_some()) {
@@ -1446,7 +1417,7 @@ impl TcpSender {
             }
         } else if self.snd_max > self.snd_una
             && h.payload == 0
-            && !(wnd_changed && self.dupack_same_window)
+            && !(wnd_changed && self.d.loss.dupack == DupAck::SameWindow)
         {
             // RFC 5681 §2: a duplicate ACK (condition (e), the same window, unless
             // `cfg.dupack_same_window` is off).
@@ -1501,7 +1472,7 @@ impl TcpSender {
         let cwnd_before = self.st.cwnd;
         // RFC 3168 §6.1.2, spec 4 §2.6: halve the window; nothing is retransmitted.
         self.cc.on_congestion(&mut self.st, Congestion::Ecn);
-        if self.ns2_ecn_cut {
+        if self.d.recovery.ecn_cut == EcnCut::Ns2 {
             // ns-2.35 `TcpAgent::ecn` -> `slowdown(CLOSE_CWND_HALF|CLOSE_SSTHRESH_HALF)`:
             // halfwin = windowd() / 2, ssthresh_ = (int) halfwin (at least 2), cwnd_ = halfwin.
             self.st.ssthresh = self.ns2_ssthresh(cwnd_before);
@@ -1548,7 +1519,7 @@ impl TcpSender {
                     rtt_sample = Some(now - ts.ecr);
                 }
             }
-        } else if self.rtt_hist_on() {
+        } else if OPTS && self.rtt_hist_on() {
             self.rtt_hist_sample(ack, now);
         } else if let Some((s, t)) = self.timed() {
             if ack > s {
@@ -1560,7 +1531,7 @@ impl TcpSender {
                 self.timed_at = None;
             }
         }
-        if OPTS && self.backoff_reset_on_ack {
+        if OPTS && self.d.rto.backoff_reset == RtoBackoffReset::NewAck {
             // `rto_backoff_reset = new_ack` (Linux): an ACK of new data clears the backoff,
             // whether or not it gave an RTT sample.
             self.rtt.clear_backoff();
@@ -1685,13 +1656,13 @@ impl TcpSender {
             // spec 1 §2.5: fast retransmit off, only the timer recovers.
             return;
         }
-        if self.limited_transmit
+        if self.d.loss.limited_transmit == LimitedTransmit::Rfc3042
             && self.dupacks < self.dupthresh
             && !matches!(self.st.phase, Phase::Recovery { .. })
         {
             self.limited_transmit_one(now, out);
         }
-        match (self.st.phase, self.recover_guard) {
+        match (self.st.phase, self.d.loss.recover_guard) {
             // ns-2 `bugFix_`: no fast retransmit until the ACK passes the last loss's recover.
             (Phase::Open | Phase::Disorder | Phase::Loss { .. }, RecoverGuard::AfterLoss)
                 if self.loss_recover.is_some_and(|r| self.snd_una <= r) =>
@@ -1725,8 +1696,8 @@ impl TcpSender {
     /// ns-2 `RenoTcpAgent` (`cfg.precision_reduce` with `ssthresh_rule = ns2`): recovery
     /// ends with cwnd_ = halfwin as `slowdown(CLOSE_CWND_HALF)` set it, not ssthresh.
     fn reno_exit_at_halfwin(&mut self) {
-        if self.precision_reduce
-            && self.ssthresh_rule == SsthreshRule::Ns2
+        if self.d.recovery.halving == Halving::Precise
+            && self.d.recovery.ssthresh == SsthreshRule::Ns2
             && matches!(self.rec, AnyRecovery::Reno(_))
         {
             self.st.cwnd = self.halfwin;
@@ -1741,7 +1712,9 @@ impl TcpSender {
     /// Whether the scoreboard is kept as ns-2's Sack1 keeps it (`cfg.sack1_clear_scoreboard`
     /// with Sack1 recovery and SACK agreed).
     fn sack1_keeps_ns2_scoreboard(&self) -> bool {
-        self.sack1_clear_scoreboard && self.sack_ok && matches!(self.rec, AnyRecovery::Sack1(_))
+        self.d.recovery.sack1_scoreboard == Sack1Scoreboard::Ns2Cleared
+            && self.sack_ok
+            && matches!(self.rec, AnyRecovery::Sack1(_))
     }
 
     /// Whether an ACK of `ack` clears the scoreboard as ns-2's `Sack1TcpAgent::recv` does
@@ -1790,7 +1763,7 @@ impl TcpSender {
     /// cut (`ns2_ecn_cut`).
     fn ns2_half_cwnd(&self, cwnd: u32) -> u32 {
         let win = cwnd.min(self.peer_wnd);
-        if self.precision_reduce {
+        if self.d.recovery.halving == Halving::Precise {
             (win / 2).max(self.mss)
         } else {
             (win / self.mss / 2).max(1) * self.mss
@@ -1830,7 +1803,7 @@ impl TcpSender {
         let cwnd_before = self.st.cwnd;
         // RFC 5681 §3.2 step 2 / RFC 6675 §5 step 4.2: ssthresh = max(FlightSize/2, 2 SMSS).
         self.cc.on_congestion(&mut self.st, Congestion::Loss);
-        if self.ssthresh_rule == SsthreshRule::Ns2 {
+        if self.d.recovery.ssthresh == SsthreshRule::Ns2 {
             self.st.ssthresh = self.ns2_ssthresh(cwnd_before);
             // ns-2 `slowdown` with `precisionReduce_`: halfwin = windowd() / 2, at least 1.
             self.halfwin = (cwnd_before.min(self.peer_wnd) / 2).max(self.mss);
@@ -1850,7 +1823,7 @@ impl TcpSender {
             Entry::FastRecovery => {
                 self.st.phase = Phase::Recovery { recover };
                 self.sb.high_rxt = self.snd_una;
-                if self.fast_retransmit_stops_timing {
+                if self.d.rto.fast_retransmit_timing == FastRetransmitTiming::Stops {
                     // ns-2 `reset_rtx_timer(1, 0)`: `rtt_active_ = 0`.
                     self.timed_at = None;
                 }
@@ -1947,7 +1920,7 @@ impl TcpSender {
         if let AnyRecovery::Sack1(r) = &mut self.rec {
             r.pipe = outstanding.saturating_sub(self.dupthresh);
         }
-        if self.ssthresh_rule == SsthreshRule::Ns2 {
+        if self.d.recovery.ssthresh == SsthreshRule::Ns2 {
             self.st.cwnd = self.ns2_half_cwnd(cwnd_before);
         }
     }
@@ -2015,7 +1988,7 @@ impl TcpSender {
                 self.st.bytes_in_flight = self.snd_max - self.snd_una;
                 let old_ssthresh = self.st.ssthresh;
                 let cwnd_before = self.st.cwnd;
-                let keep = self.rto_ssthresh == RtoSsthresh::Recovery
+                let keep = self.d.rto.ssthresh == RtoSsthresh::Recovery
                     && matches!(self.st.phase, Phase::Recovery { .. });
                 if keep {
                     // `cfg.rto_ssthresh = recovery` (Linux `tcp_enter_loss`): the ssthresh
@@ -2024,7 +1997,7 @@ impl TcpSender {
                     self.cc
                         .on_congestion(&mut self.st, Congestion::RecoveryTimeout);
                 } else {
-                    if self.rto_ssthresh == RtoSsthresh::Pipe && self.sack_ok {
+                    if self.d.rto.ssthresh == RtoSsthresh::Pipe && self.sack_ok {
                         // `cfg.rto_ssthresh = pipe` (ns-3.37 `ReTxTimeout`): the rule below
                         // applies to RFC 6675's pipe before the timeout.
                         self.st.bytes_in_flight = self.lost_and_pipe().1;
@@ -2040,7 +2013,7 @@ impl TcpSender {
                 }
                 if keep {
                     debug_assert_eq!(self.st.ssthresh, old_ssthresh);
-                } else if self.ssthresh_rule == SsthreshRule::Ns2 {
+                } else if self.d.recovery.ssthresh == SsthreshRule::Ns2 {
                     // ns-2 `TcpAgent::timeout`: cut on every expiry.
                     self.st.ssthresh = self.ns2_ssthresh(cwnd_before);
                 } else if self.last_rto_una == Some(self.snd_una) {
@@ -2051,7 +2024,11 @@ impl TcpSender {
                 self.window_reduced();
                 // RFC 6298 §5.5: back off the timer.
                 self.rtt.on_timeout();
-                if (self.samples || self.keep_sack || self.rack.is_some()) && self.sack_ok {
+                if (self.samples
+                    || self.d.rto.scoreboard == TimeoutScoreboard::Keep
+                    || self.rack.is_some())
+                    && self.sack_ok
+                {
                     // BBR (and `cfg.keep_sack_on_timeout`) keeps the SACKed ranges across a
                     // timeout (Linux `tcp_enter_loss`
                     // keeps SACKed marks; ns-3 `TcpTxBuffer::SetSentListLost` keeps SACKed
@@ -2161,6 +2138,9 @@ impl Endpoint for TcpSender {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
+        if !self.timer_opts {
+            return t;
+        }
         let t = match (t, self.overhead.as_ref().and_then(|o| o.at)) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),

@@ -1199,13 +1199,16 @@ mod ecn {
 // (`slow_start`) each add a boxed state, `None` by default (480 -> 496 B); the
 // `rto_backoff_reset` flag fits in padding. Issue 33's Linux ACK policy and D-SACK keep their
 // receiver state in one box, `None` unless `ack_policy = "linux"` or `dsack` (inline it cost
-// 80 B): the receiver grows by its pointer (248 -> 256 B at most).
+// 80 B): the receiver grows by its pointer (248 -> 256 B at most). Issue 33's dialects: the
+// sender keeps its rules as one `dialect::Dialect` (26 one-byte enums and flags, the
+// construction-time choices and the receiver's ACK rules included, in place of 15 option
+// bytes) and a `timer_opts` flag: 496 -> 512 B.
 #[test]
 fn endpoint_state_sizes_are_compact() {
     let snd = std::mem::size_of::<super::TcpSender>();
     let rcv = std::mem::size_of::<TcpReceiver>();
     eprintln!("TcpSender {snd} B, TcpReceiver {rcv} B");
-    assert!(snd <= 496 && rcv <= 256, "sender {snd} B, receiver {rcv} B");
+    assert!(snd <= 512 && rcv <= 256, "sender {snd} B, receiver {rcv} B");
 }
 
 mod cubic {
