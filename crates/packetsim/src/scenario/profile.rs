@@ -449,6 +449,13 @@ pub const LINUX_BBR_OPTIONS: &[ProfileOption] = &[
         ns2: "the CA state read once per ACK; ProbeRTT's exit restores cwnd in any state",
         source: "net/ipv4/tcp_bbr.c bbr_set_cwnd_to_recover_or_restore, bbr_check_probe_rtt_done",
     },
+    ProfileOption {
+        table: Table::Tcp,
+        key: "recovery_entry",
+        value: "\"lost_out\"",
+        ns2: "recovery starts (again) while a segment marked lost is outstanding",
+        source: "net/ipv4/tcp_input.c tcp_time_to_recover, tcp_fastretrans_alert",
+    },
 ];
 
 /// What `profile = "linux"` adds for `variant`: [`LINUX_CUBIC_OPTIONS`],
