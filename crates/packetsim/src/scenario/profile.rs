@@ -446,7 +446,7 @@ pub const LINUX_BBR_OPTIONS: &[ProfileOption] = &[
         table: Table::Tcp,
         key: "bbr_recovery",
         value: "\"linux\"",
-        ns2: "the CA state read once per ACK; ProbeRTT's exit restores cwnd in any state",
+        ns2: "the CA state read once per ACK; entering recovery starts a round; ProbeRTT's exit restores cwnd in any state",
         source: "net/ipv4/tcp_bbr.c bbr_set_cwnd_to_recover_or_restore, bbr_check_probe_rtt_done",
     },
     ProfileOption {
