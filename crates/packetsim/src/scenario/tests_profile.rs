@@ -6,7 +6,8 @@
 use super::*;
 use crate::transport::tcp::{
     AckPolicy, BbrRecovery, BbrTimeoutFullBw, EcnEcho, LossDetection, LossRecoveryKind,
-    RtoBackoffReset, RtoRearm, RtoSsthresh, RttEstimatorKind, SackRecoveryKind, SlowStart, Variant,
+    RecoveryEntry, RtoBackoffReset, RtoRearm, RtoSsthresh, RttEstimatorKind, SackRecoveryKind,
+    SlowStart, Variant,
 };
 
 const ORIGIN: &str = "p.toml";
@@ -122,6 +123,7 @@ fn linux_for(variant: Variant) -> TcpConfig {
             rto_rearm: RtoRearm::HeadRetransmit,
             bbr_timeout_full_bw: BbrTimeoutFullBw::Reset,
             bbr_recovery: BbrRecovery::Linux,
+            recovery_entry: RecoveryEntry::LostOut,
             ..c
         },
         _ => c,

@@ -350,6 +350,34 @@ pub struct TcpConfig {
     /// saved window at once, in recovery too (`bbr_check_probe_rtt_done`).
     #[serde(skip_serializing_if = "BbrRecovery::is_default")]
     pub bbr_recovery: BbrRecovery,
+    /// With `loss_detection = "rack"` or `"rack_tlp"`: when an ACK outside fast recovery
+    /// starts one. `new_loss` (default): when RACK marks a segment lost on it. `lost_out`:
+    /// also while a segment marked lost earlier is still outstanding (its retransmission not
+    /// yet delivered), as Linux `tcp_time_to_recover` ("the loss is proven": `lost_out`), so
+    /// a recovery whose last ACK leaves a lost retransmission in flight goes on at once
+    /// (`tcp_fastretrans_alert`: `tcp_try_undo_recovery` opens, then the same ACK re-enters
+    /// recovery) instead of waiting in Disorder with the window counted as FlightSize;
+    /// nothing is resent on that entry (`tcp_xmit_retransmit_queue` skips segments already
+    /// retransmitted).
+    #[serde(skip_serializing_if = "RecoveryEntry::is_default")]
+    pub recovery_entry: RecoveryEntry,
+}
+
+/// When RACK starts fast recovery (the `[tcp]` key `recovery_entry`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecoveryEntry {
+    /// On a newly marked loss (the behaviour before this key existed).
+    #[default]
+    NewLoss,
+    /// Also while a segment marked lost is outstanding (Linux `tcp_time_to_recover`).
+    LostOut,
+}
+
+impl RecoveryEntry {
+    fn is_default(&self) -> bool {
+        *self == RecoveryEntry::default()
+    }
 }
 
 /// How BBR's window follows loss recovery (the `[tcp]` key `bbr_recovery`).
@@ -853,6 +881,7 @@ impl Default for TcpConfig {
             rto_rearm: RtoRearm::NewAck,
             bbr_timeout_full_bw: BbrTimeoutFullBw::Round,
             bbr_recovery: BbrRecovery::Standard,
+            recovery_entry: RecoveryEntry::NewLoss,
         }
     }
 }
@@ -1036,6 +1065,14 @@ impl TcpConfig {
                 "loss_detection",
                 "expected a SACK loss recovery (variant = \"sack\" or loss_recovery = \"sack\"): \
                  RACK (RFC 8985 §2) needs SACK"
+                    .into(),
+            ));
+        }
+        if self.recovery_entry != RecoveryEntry::NewLoss && !self.loss_detection.rack() {
+            return Err((
+                "recovery_entry",
+                "\"lost_out\" needs loss_detection = \"rack\" or \"rack_tlp\" (the segments \
+                 marked lost are RACK's)"
                     .into(),
             ));
         }

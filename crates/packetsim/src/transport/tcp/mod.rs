@@ -80,7 +80,7 @@ mod tests_wireless;
 
 pub use crate::app::AppData;
 pub use config::AckPolicy;
-pub use config::{BbrRecovery, BbrTimeoutFullBw, RtoRearm};
+pub use config::{BbrRecovery, BbrTimeoutFullBw, RecoveryEntry, RtoRearm};
 pub use config::{
     BbrSendQuantum, BsBufferConfig, BsBufferMode, CubicModel, EcnEcho, FullAckCwnd, LossDetection,
     LossRecoveryKind, LostRetransmit, PartialAckTimer, RecoverGuard, RtoBackoffReset, RtoSsthresh,

@@ -28,6 +28,10 @@
 //! - A timeout marks every unSACKed record lost (Linux `tcp_timeout_mark_lost`, RFC 8985 §6.3).
 //! - The sender's pipe with RACK is Linux's `tcp_packets_in_flight`: outstanding − SACKed −
 //!   (marked lost and not yet resent).
+//! - `lost_out`: the bytes marked lost and not delivered since, resent or not (Linux
+//!   `tp->lost_out`: a segment keeps `TCPCB_LOST` when it is retransmitted, until it is
+//!   SACKed or cumulatively acknowledged). With `recovery_entry = "lost_out"` the sender
+//!   starts recovery on any ACK outside it while this is not 0 (Linux `tcp_time_to_recover`).
 
 use crate::packet::Seq;
 use packetsim_kernel::{Dur, Time};
@@ -44,6 +48,9 @@ struct Rec {
     retx: bool,
     /// Marked lost and not resent since.
     lost: bool,
+    /// Marked lost at some time and not delivered since, resent or not (Linux `TCPCB_LOST`,
+    /// counted in `lost_out`).
+    marked: bool,
     /// SACKed.
     sacked: bool,
 }
@@ -65,6 +72,8 @@ pub(super) struct Rack {
     fack: Seq,
     /// Bytes marked lost and not resent since.
     lost_bytes: u32,
+    /// Bytes marked lost and not delivered since, resent or not (Linux `tp->lost_out`).
+    lost_out: u32,
     /// Bytes newly marked lost since the last `take_newly_lost`.
     newly_lost: u32,
     /// SACKed records.
@@ -85,6 +94,9 @@ pub(super) struct Rack {
     pub tlp_recoveries: u64,
     /// Whether the Tail Loss Probe is on (`rack_tlp`).
     pub tlp_on: bool,
+    /// `recovery_entry = "lost_out"`: an ACK outside recovery starts one while `lost_out` is
+    /// not 0 (Linux `tcp_time_to_recover`).
+    pub lost_out_entry: bool,
 }
 
 /// Whether (t1, s1) was sent after (t2, s2) (RFC 8985 §6.2, Linux `tcp_rack_sent_after`).
@@ -103,6 +115,7 @@ impl Rack {
             reord_seen: false,
             fack: una,
             lost_bytes: 0,
+            lost_out: 0,
             newly_lost: 0,
             sacked_count: 0,
             scratch: Vec::new(),
@@ -113,7 +126,14 @@ impl Rack {
             probes: 0,
             tlp_recoveries: 0,
             tlp_on,
+            lost_out_entry: false,
         }
+    }
+
+    /// With `lost_out_entry` (`recovery_entry = "lost_out"`, see the field).
+    pub fn with_lost_out_entry(mut self, on: bool) -> Rack {
+        self.lost_out_entry = on;
+        self
     }
 
     /// Index of the first record ending after `s`.
@@ -130,6 +150,7 @@ impl Rack {
                 xmit: now,
                 retx: false,
                 lost: false,
+                marked: false,
                 sacked: false,
             });
             self.order.push_back((s, now));
@@ -159,6 +180,9 @@ impl Rack {
     fn delivered(&mut self, r: Rec, now: Time) {
         if r.lost {
             self.lost_bytes -= r.end - r.start;
+        }
+        if r.marked {
+            self.lost_out -= r.end - r.start;
         }
         let rtt = now - r.xmit;
         if !r.retx {
@@ -281,6 +305,10 @@ impl Rack {
             if deadline <= now {
                 self.segs[i].lost = true;
                 let len = rec.end - rec.start;
+                if !rec.marked {
+                    self.segs[i].marked = true;
+                    self.lost_out += len;
+                }
                 self.lost_bytes += len;
                 newly += len;
                 self.lost_hint = self.lost_hint.min(rec.start);
@@ -301,6 +329,10 @@ impl Rack {
             r.lost = true;
             self.lost_bytes += r.end - r.start;
             self.newly_lost += r.end - r.start;
+            if !r.marked {
+                r.marked = true;
+                self.lost_out += r.end - r.start;
+            }
         }
         if let Some(r) = self.segs.front() {
             self.lost_hint = r.start;
@@ -313,6 +345,11 @@ impl Rack {
     /// Bytes marked lost and not yet resent (out of the pipe).
     pub fn lost_bytes(&self) -> u32 {
         self.lost_bytes
+    }
+
+    /// Bytes marked lost and not yet delivered, resent or not (Linux `tp->lost_out`).
+    pub fn lost_out(&self) -> u32 {
+        self.lost_out
     }
 
     /// Bytes newly marked lost since the last call (Linux `rs->losses`, for BBR).

@@ -122,8 +122,8 @@ use super::recovery::{AnyRecovery, Entry, LossRecovery, NewReno, PartialAck, Sac
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::{
-    BbrRecovery, LossDetection, LostRetransmit, RecoverGuard, RtoBackoffReset, RtoRearm,
-    RtoSsthresh, RttSampling, SackPipe, SlowStart, SsthreshRule, TcpConfig, Variant,
+    BbrRecovery, LossDetection, LostRetransmit, RecoverGuard, RecoveryEntry, RtoBackoffReset,
+    RtoRearm, RtoSsthresh, RttSampling, SackPipe, SlowStart, SsthreshRule, TcpConfig, Variant,
 };
 use crate::app::{AppData, AppSource};
 use crate::ids::Addr;
@@ -537,10 +537,10 @@ impl TcpSender {
             }),
             lost_rtx: (d.loss.lost_retransmit == LostRetransmit::Rack).then(Default::default),
             rack: d.loss.detection.rack().then(|| {
-                Box::new(Rack::new(
-                    iss + 1,
-                    d.loss.detection == LossDetection::RackTlp,
-                ))
+                Box::new(
+                    Rack::new(iss + 1, d.loss.detection == LossDetection::RackTlp)
+                        .with_lost_out_entry(cfg.recovery_entry == RecoveryEntry::LostOut),
+                )
             }),
             hystart: (d.slow_start.exit == SlowStart::HystartPp).then(Default::default),
             recovery_per_ack: cfg.bbr_recovery == BbrRecovery::Linux,
@@ -1212,6 +1212,11 @@ impl TcpSender {
             let len = len.min(self.mss);
             self.send_segment(now, s, len, out);
             self.sb.high_rxt = self.sb.high_rxt.max(s + len);
+            return;
+        }
+        if self.rack.as_deref().is_some_and(|r| r.lost_out_entry) {
+            // Recovery entered on `lost_out` alone: every lost segment was resent already
+            // (Linux `tcp_xmit_retransmit_queue` skips `TCPCB_SACKED_RETRANS` segments).
             return;
         }
         let s = self.snd_una;
@@ -2215,11 +2220,15 @@ impl TcpSender {
         }
         let reo = r.reo_wnd(!open, r.sacked_segs(), dupthresh, srtt);
         let lost = r.detect_loss(now, reo);
+        // `recovery_entry = "lost_out"` (Linux `tcp_time_to_recover`: `lost_out`): a segment
+        // marked lost earlier is still outstanding, e.g. the retransmission in flight when
+        // the ACK that ended the last recovery came; `retransmit_una` then resends nothing.
+        let proven = lost > 0 || (r.lost_out_entry && r.lost_out() > 0);
         if tlp_loss && open {
             r.tlp_recoveries += 1;
             self.tlp_response();
         }
-        if lost > 0 && matches!(self.st.phase, Phase::Open | Phase::Disorder) {
+        if proven && matches!(self.st.phase, Phase::Open | Phase::Disorder) {
             self.enter_recovery(now, out);
         }
     }

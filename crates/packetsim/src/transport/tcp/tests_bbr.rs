@@ -695,3 +695,61 @@ fn timeout_restarts_the_full_pipe_check_with_reset() {
     assert_eq!(p.bbr.rounds(), rounds, "a timeout is no round here");
     assert_eq!(p.bbr.pacing_gain(), HIGH_GAIN);
 }
+
+/// `window_sent_at_zero(30)` with `bbr_recovery = linux` or not: segment 0 delivered at
+/// 100 ms (a round starts), new segment 30 sent at 100.5 ms, segment 1 lost, the SACK of 2 at
+/// 101 ms enters recovery (pipe 27 segments: cwnd 28), new segment 31 sent at 101.5 ms. Then
+/// segment 30 is SACKed at 200.5 ms (pipe 20 segments after it). Returns the controller and
+/// the window.
+fn recovery_found_mid_round(linux: bool) -> (Bbr, CcState) {
+    let (b, mut st) = window_sent_at_zero(30);
+    let mut b = b.with_linux_recovery(linux);
+    b.begin_ack();
+    deliver(&mut b, &mut st, Time::from_millis(100), 0, 1);
+    assert_eq!(b.rounds(), 1);
+    b.on_send_at(
+        Time::from_micros(100_500),
+        30 * MSS as u64,
+        MSS,
+        true,
+        29 * MSS,
+    );
+    b.begin_ack();
+    deliver(&mut b, &mut st, Time::from_millis(101), 2, 1);
+    b.enter_sack_recovery(&mut st, 27 * MSS);
+    assert_eq!(st.cwnd, 28 * MSS);
+    b.on_send_at(
+        Time::from_micros(101_500),
+        31 * MSS as u64,
+        MSS,
+        true,
+        28 * MSS,
+    );
+    b.begin_ack();
+    deliver(&mut b, &mut st, Time::from_micros(200_500), 30, 1);
+    b.sack_recovery_ack(&mut st, 20 * MSS, 0);
+    (b, st)
+}
+
+// Linux `bbr_set_cwnd_to_recover_or_restore` on entering TCP_CA_Recovery: packet
+// conservation and "start round now" (`next_rtt_delivered = tp->delivered`), so the first
+// round of recovery ends only when a segment sent after the entry is delivered. With
+// `bbr_recovery = "linux"` segment 30, sent before the entry, starts no round and the window
+// stays conserved at 28 segments (max(cwnd, pipe 20 + 1)); segment 31, sent after it, ends
+// the round at 201.5 ms and the window then grows by the segment delivered (fewer than the
+// initial window delivered). By default segment 30 ends the round that began at 100 ms: the
+// window grows at once, 29 segments.
+#[test]
+fn linux_recovery_entry_starts_a_round() {
+    let (mut b, mut st) = recovery_found_mid_round(true);
+    assert_eq!(b.rounds(), 1);
+    assert_eq!(st.cwnd, 28 * MSS);
+    b.begin_ack();
+    deliver(&mut b, &mut st, Time::from_micros(201_500), 31, 1);
+    assert_eq!(b.rounds(), 2);
+    b.sack_recovery_ack(&mut st, 19 * MSS, 0);
+    assert_eq!(st.cwnd, 29 * MSS);
+    let (b, st) = recovery_found_mid_round(false);
+    assert_eq!(b.rounds(), 2);
+    assert_eq!(st.cwnd, 29 * MSS);
+}

@@ -3,8 +3,10 @@
 //! `testkit` (MSS 1000, segment i starts at `seg(i)`), each checking the exact outcome and
 //! citing the RFC section or Linux function it follows.
 
+use super::cc::Phase;
 use super::testkit::*;
 use super::*;
+use crate::packet::Seq;
 use crate::transport::Endpoint;
 use packetsim_kernel::Dur;
 
@@ -342,4 +344,77 @@ fn issue33_bbr_keys_parse_and_need_bbr() {
         let c: TcpConfig = toml::from_str(&format!("variant = \"cubic\"\n{bad}")).unwrap();
         assert_eq!(c.validate().unwrap_err().0, k);
     }
+}
+
+/// `rack_sender` (IW 10, SACK recovery, Reno's window) with `recovery_entry = entry`, driven
+/// until recovery ends with a retransmission still in flight, and the ACK that ends it.
+/// 200 ms: three SACKs mark segment 0 lost (reo_wnd 0 at DupThresh), recovery to segment 10,
+/// segment 0 resent. 250 ms: segments 1-9 SACKed, pipe 1, segments 10-13 go. 350 ms: 11-13
+/// SACKed (sent at 250 ms): RACK marks segment 0's resend (sent at 200 ms) and segment 10
+/// lost (in recovery reo_wnd is 0; 250 + 100 <= 350), pipe 0: both are resent, then 14-16.
+/// 450 ms: the cumulative ACK reaches segment 10 = recover (segment 0's second resend
+/// arrived), while segment 10's resend, sent after it, is still in flight. Returns the
+/// sender and what that ACK sent.
+fn recovery_ends_with_lost_resend_in_flight(entry: RecoveryEntry) -> (Script<TcpSender>, Vec<u32>) {
+    let mut c = cfg(Variant::Sack);
+    c.loss_detection = LossDetection::Rack;
+    c.recovery_entry = entry;
+    let (mut s, _) = Script::established(&c, AppData::Unlimited);
+    s.inject(ms(200), sack_ack(seg(0), &[(seg(1), seg(2))]));
+    s.inject(ms(200), sack_ack(seg(0), &[(seg(1), seg(3))]));
+    let out = s.inject(ms(200), sack_ack(seg(0), &[(seg(1), seg(4))]));
+    assert_eq!(data_seqs(&out), vec![seg(0)]);
+    let out = s.inject(ms(250), sack_ack(seg(0), &[(seg(1), seg(10))]));
+    assert_eq!(data_seqs(&out), vec![seg(10), seg(11), seg(12), seg(13)]);
+    let out = s.inject(
+        ms(350),
+        sack_ack(seg(0), &[(seg(11), seg(14)), (seg(1), seg(10))]),
+    );
+    assert_eq!(
+        data_seqs(&out),
+        vec![seg(0), seg(10), seg(14), seg(15), seg(16)]
+    );
+    assert_eq!(s.ep.stats().fast_retransmits, 1);
+    let out = s.inject(ms(450), sack_ack(seg(10), &[(seg(11), seg(14))]));
+    (s, data_seqs(&out))
+}
+
+// Linux `tcp_fastretrans_alert`: the ACK that reaches high_seq ends recovery
+// (`tcp_try_undo_recovery` sets TCP_CA_Open), then, on the same ACK, `tcp_time_to_recover`
+// finds `lost_out` > 0 (segment 10 keeps TCPCB_LOST while its resend is in flight) and
+// `tcp_enter_recovery` starts the next recovery (ssthresh and cwnd cut again: FlightSize 7
+// segments, so 3.5); `tcp_xmit_retransmit_queue` resends nothing (segment 10 is
+// TCPCB_SACKED_RETRANS) and pipe (segments 10, 14-16) fills cwnd. By default
+// (`new_loss`) the sender stays open, in one recovery, and waits with FlightSize (7) above cwnd.
+#[test]
+fn lost_out_reenters_recovery_when_recovery_ends_with_a_lost_resend_in_flight() {
+    let (s, out) = recovery_ends_with_lost_resend_in_flight(RecoveryEntry::LostOut);
+    assert_eq!(out, Vec::<u32>::new(), "segment 10 resent again");
+    assert_eq!(s.ep.stats().fast_retransmits, 2);
+    assert_eq!(
+        s.ep.cc_state().phase,
+        Phase::Recovery {
+            recover: Seq(seg(17))
+        }
+    );
+    assert_eq!(s.ep.cc_state().ssthresh, 7 * 1000 / 2);
+    let (s, out) = recovery_ends_with_lost_resend_in_flight(RecoveryEntry::NewLoss);
+    assert_eq!(out, Vec::<u32>::new());
+    assert_eq!(s.ep.stats().fast_retransmits, 1);
+    assert_eq!(s.ep.cc_state().phase, Phase::Open);
+}
+
+#[test]
+fn recovery_entry_parses_and_needs_rack() {
+    let c: TcpConfig = toml::from_str(
+        "variant = \"sack\"\nloss_detection = \"rack_tlp\"\nrecovery_entry = \"lost_out\"",
+    )
+    .unwrap();
+    assert_eq!(c.recovery_entry, RecoveryEntry::LostOut);
+    assert_eq!(c.validate(), Ok(()));
+    let d = toml::to_string(&TcpConfig::default()).unwrap();
+    assert!(!d.contains("recovery_entry"));
+    let c: TcpConfig = toml::from_str("variant = \"sack\"\nrecovery_entry = \"lost_out\"").unwrap();
+    assert_eq!(c.validate().unwrap_err().0, "recovery_entry");
+    assert!(toml::from_str::<TcpConfig>("recovery_entry = \"always\"").is_err());
 }

@@ -80,8 +80,12 @@
 //!   gain outlive every timeout. With `bbr_timeout_full_bw = "reset"` the check starts over
 //!   instead, as Linux's (issue 33).
 //! - `bbr_recovery = "linux"` (issue 33): leaving ProbeRTT restores the saved window on the
-//!   next window update whatever the recovery state (Linux `bbr_check_probe_rtt_done`); the
-//!   sender does the rest (the recovery state read once per ACK, `sender.rs`).
+//!   next window update whatever the recovery state (Linux `bbr_check_probe_rtt_done`);
+//!   entering recovery starts a round trip (Linux `bbr_set_cwnd_to_recover_or_restore`:
+//!   `next_rtt_delivered = tp->delivered`), so packet conservation lasts a whole round and a
+//!   recovery found mid-round delays the next round start (Startup's full-pipe check counts
+//!   fewer rounds while early recoveries hold the window small); the sender does the rest
+//!   (the recovery state read once per ACK, `sender.rs`).
 //! - ProbeBW starts in the first 1.0 phase (index 2), not a random one: runs stay a function
 //!   of the seed without giving the controller a random stream.
 //! - ECN is ignored (BBR v1 does not use it).
@@ -830,9 +834,17 @@ impl CongestionControl for Bbr {
     /// SetPipe, lost segments excluded): the window is the flight plus what this ACK
     /// delivered, at least one segment, and conserves packets for a round trip (Linux
     /// `bbr_set_cwnd_to_recover_or_restore`, ns-3 `TcpBbr::CongestionStateSet(CA_RECOVERY)`).
+    /// With `linux_recovery` that round starts now, as Linux's does; by default it ends with
+    /// the round in progress.
     fn enter_sack_recovery(&mut self, st: &mut CcState, pipe: u32) {
         st.cwnd = pipe.saturating_add(self.acked_sacked.max(st.mss));
         self.packet_conservation = true;
+        if self.linux_recovery {
+            // Linux `bbr_set_cwnd_to_recover_or_restore` ("start round now",
+            // `next_rtt_delivered = tp->delivered`): conservation lasts until a segment sent
+            // from now on is delivered, and that is the next round start.
+            self.next_round_delivered = self.delivered;
+        }
     }
 
     /// An ACK during SACK recovery with `pipe` bytes in flight after it, having marked `lost`

@@ -215,8 +215,15 @@ pub const BBR_OPTIONS: &[ProfileOption] = &[
         table: Table::Tcp,
         key: "bbr_recovery",
         value: "\"linux\"",
-        ns2: "the CA state read once per ACK; ProbeRTT's exit restores cwnd in any state",
+        ns2: "the CA state read once per ACK; entering recovery starts a round; ProbeRTT's exit restores cwnd in any state",
         source: "net/ipv4/tcp_bbr.c bbr_set_cwnd_to_recover_or_restore, bbr_check_probe_rtt_done",
+    },
+    ProfileOption {
+        table: Table::Tcp,
+        key: "recovery_entry",
+        value: "\"lost_out\"",
+        ns2: "recovery starts (again) while a segment marked lost is outstanding",
+        source: "net/ipv4/tcp_input.c tcp_time_to_recover, tcp_fastretrans_alert",
     },
 ];
 
