@@ -38,12 +38,13 @@
 //! takes packets from that base station only); whether a frame gets through is the channel's.
 
 use super::domain::{add_wired, install_with, Domain, Layout, TreeParams};
-use super::schedule::{Handoff, HandoffSchedule};
-use super::{MobilityConfig, FAMILY_AIR};
+use super::schedule::{Handoff, HandoffSchedule, SharedSchedule};
+use super::{MobilityConfig, AIR_HANDOFF, AIR_MAC_DONE, FAMILY_AIR};
 use crate::ids::{Addr, EgressId, ElementId, NodeId};
 use crate::net::{DirectionParams, Disposition, Element, ElementCtx, ErrorModel, Net, Via};
 use crate::packet::{Body, ControlHeader, Packet};
 use crate::queue::{AnyAdmission, DropTail, QueueDisc, QueueLimit};
+use crate::wifi::air::{Air, AirState, HandoffEvent, Radio, BEACON};
 use crate::wifi::motion::{Beacons, Decision, HandoffConfig, HandoffMonitor, Path, Traversal};
 use crate::wifi::propagation::{Pos, Propagation};
 use crate::wifi::{Channel, ChannelConfig, MacOut, Msdu, Sta};
@@ -68,6 +69,13 @@ pub struct Cells {
     pub channel: ChannelConfig,
     /// How often the air re-reads the mobiles' positions (10 ms).
     pub motion_step: Dur,
+    /// Beacons are frames on the channel (true, the default): each base station's MAC sends
+    /// a broadcast beacon at its time, contending with the data frames (DIFS, backoff) and
+    /// lost to collisions or range like any frame; the mobile's rule hears the beacons it
+    /// decodes, and its decisions grow the mobile's [`SharedSchedule`] during the run. False:
+    /// the beacons are computed from the motion before the run ([`beacon_schedule`]; no
+    /// airtime, never lost), the handoffs known in advance.
+    pub beacons_on_air: bool,
 }
 
 impl Default for Cells {
@@ -81,6 +89,7 @@ impl Default for Cells {
             handoff: HandoffConfig::default(),
             channel,
             motion_step: Dur::from_millis(10),
+            beacons_on_air: true,
         }
     }
 }
@@ -206,6 +215,23 @@ struct Port {
     mh: usize,
 }
 
+/// What the air does for one mobile when its beacon rule decides (beacons on the air).
+#[derive(Clone, Debug)]
+struct Live {
+    /// The mobile's schedule, shared with its host and the domain's nodes.
+    schedule: SharedSchedule,
+    /// The switch follows the decision by this much (Cellular IP semisoft: `S`).
+    lead: Dur,
+    /// Notices to the mobile (an egress from the hub to its node).
+    host: EgressId,
+    /// Notices to each base station (hub → base station egress, its address).
+    bss: Vec<(EgressId, Addr)>,
+    /// The current base station was lost at this time (detached since).
+    lost: Option<(Time, usize)>,
+    /// The mobile's first attachment was heard.
+    attached: bool,
+}
+
 /// The shared 802.11 channel of a radio domain as a node element at its `AIR` hub.
 pub struct AirElement {
     ch: Channel,
@@ -220,6 +246,11 @@ pub struct AirElement {
     held: HashMap<u64, (Option<Packet>, usize)>,
     next_id: u64,
     stats: AirStats,
+    /// Beacons on the air: the beacon times, the mobiles' rules and their decisions
+    /// (stations 0..n are the base stations, then the mobiles).
+    beacons: Option<Box<AirState>>,
+    /// Per mobile, with beacons on the air.
+    live: Vec<Live>,
 }
 
 impl std::fmt::Debug for AirElement {
@@ -251,9 +282,163 @@ impl AirElement {
             next_move: Time::ZERO,
             held: HashMap::new(),
             next_id: 0,
+            beacons: None,
+            live: Vec::new(),
         };
         el.move_to(Time::ZERO);
         el
+    }
+
+    /// Sends the beacons on the channel and hands the mobiles' decisions to `live`.
+    fn with_beacons(mut self, cells: &Cells, live: Vec<Live>) -> Self {
+        let nb = self.fixed.len();
+        let n = nb + self.paths.len();
+        let mut positions = self.fixed.clone();
+        positions.extend(self.paths.iter().map(|p| p.position(Time::ZERO)));
+        let mut paths: Vec<Option<Path>> = vec![None; nb];
+        paths.extend(self.paths.iter().cloned().map(Some));
+        let air = Air {
+            radio: Radio::Propagation(cells.propagation),
+            positions,
+            paths,
+            base_stations: (0..nb as u16).map(Sta).collect(),
+            beacons: cells.beacons,
+            handoff: HandoffConfig {
+                interval: cells.beacons.interval,
+                ..cells.handoff
+            },
+            follow_attachment: false,
+        };
+        debug_assert_eq!(air.positions.len(), n);
+        self.beacons = Some(Box::new(AirState::new(air)));
+        self.live = live;
+        self
+    }
+
+    /// The mobiles' handoff decisions (beacons on the air; empty otherwise): when, which
+    /// mobile (station `n_bs + j`), from and to which base station (station `i` is BS i+1).
+    pub fn handoffs(&self) -> &[HandoffEvent] {
+        self.beacons.as_ref().map_or(&[], |b| &b.events[..])
+    }
+
+    /// The next instant the air must act at by itself: a beacon due or a loss deadline.
+    fn next_air_event(&self) -> Option<Time> {
+        let b = self.beacons.as_ref()?;
+        [b.next_beacon().map(|(t, _)| t), b.next_deadline()]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    /// At `now` (the channel run to it): the beacons due go to their MACs ahead of their
+    /// queues (`Dcf::enqueue_first`), the loss deadlines passed are decided.
+    fn beacons_due(&mut self, now: Time, ctx: &mut ElementCtx) {
+        let Some(mut st) = self.beacons.take() else {
+            return;
+        };
+        while let Some((t, i)) = st.next_beacon().filter(|&(t, _)| t <= now) {
+            let _ = t;
+            let k = st.next_beacon[i];
+            st.next_beacon[i] += 1;
+            self.ch.enqueue_first(
+                st.air.base_stations[i],
+                Msdu {
+                    id: BEACON | ((i as u64) << 40) | k,
+                    dst: Sta::BROADCAST,
+                    bytes: st.air.beacons.bytes,
+                },
+            );
+        }
+        let mut decided = Vec::new();
+        for m in 0..st.mobiles.len() {
+            if let Some(d) = st.mobiles[m].as_mut().and_then(|x| x.monitor.on_timer(now)) {
+                st.apply(now, m, d);
+                decided.push((m, d));
+            }
+        }
+        self.beacons = Some(st);
+        for (m, d) in decided {
+            self.decide(now, m, d, ctx);
+        }
+    }
+
+    /// A beacon of base station `from` decoded at station `to` at `at`: the mobile's rule.
+    fn beacon_heard(&mut self, at: Time, to: Sta, from: Sta, ctx: &mut ElementCtx) {
+        let Some(mut st) = self.beacons.take() else {
+            return;
+        };
+        let m = to.0 as usize;
+        let mut decided = None;
+        if let (Some(j), true) = (st.bs_index(from), st.mobiles[m].is_some()) {
+            let power = self.prop.received_power(st.pos(from.0 as usize, at).dist(st.pos(m, at)));
+            let mob = st.mobiles[m].as_mut().expect("a mobile");
+            if let Some(d) = mob.monitor.on_beacon(at, j, power) {
+                st.apply(at, m, d);
+                decided = Some(d);
+            }
+        }
+        self.beacons = Some(st);
+        if let Some(d) = decided {
+            self.decide(at, m, d, ctx);
+        }
+    }
+
+    /// Station `m`'s rule decided `d` at `at`: the handoff goes into the mobile's schedule
+    /// (see [`SharedSchedule`]) and the mobile and its base stations are told.
+    fn decide(&mut self, at: Time, m: usize, d: Decision, ctx: &mut ElementCtx) {
+        let j = m - self.fixed.len();
+        let live = &mut self.live[j];
+        let first = live.schedule.read().first;
+        let pushed = match d {
+            Decision::Lost { from } => {
+                live.lost = Some((at, from));
+                None
+            }
+            Decision::Handoff { from: Some(from), to } => Some((
+                Handoff {
+                    at: at + live.lead,
+                    from,
+                    to,
+                },
+                Dur::ZERO,
+            )),
+            Decision::Handoff { from: None, to } => match live.lost.take() {
+                // Detached since `t`: a handoff at the loss, the wait its extra gap.
+                Some((t, from)) => Some((Handoff { at: t, from, to }, at - t)),
+                None if !live.attached => {
+                    live.attached = true;
+                    (to != first).then_some((
+                        Handoff {
+                            at,
+                            from: first,
+                            to,
+                        },
+                        Dur::ZERO,
+                    ))
+                }
+                None => None,
+            },
+        };
+        if let Some((h, extra)) = pushed {
+            live.schedule.push(h, extra);
+            let live = self.live[j].clone();
+            let notice = |addr: Addr| {
+                Packet::new(
+                    addr,
+                    addr,
+                    Body::Control(ControlHeader {
+                        family: FAMILY_AIR,
+                        kind: AIR_HANDOFF,
+                        bytes: 0,
+                        args: [j as u32, 0, 0, 0],
+                    }),
+                )
+            };
+            for &(e, addr) in &live.bss {
+                ctx.send(notice(addr), Via::Egress(e));
+            }
+            ctx.send(notice(Addr(0)), Via::Egress(live.host));
+        }
     }
 
     /// The channel (MAC counters).
@@ -280,13 +465,24 @@ impl AirElement {
         }
     }
 
-    /// Runs the channel and the motion up to `now`.
+    /// Runs the channel, the motion and the beacons up to `now`.
     fn advance(&mut self, now: Time, ctx: &mut ElementCtx) {
-        while self.next_move <= now {
-            self.ch.run_until(self.next_move);
+        loop {
+            let air = self.next_air_event().filter(|&t| t <= now);
+            let step = air.map_or(self.next_move, |t| t.min(self.next_move));
+            if step > now {
+                break;
+            }
+            self.ch.run_until(step);
             self.flush(ctx);
-            self.move_to(self.next_move);
-            self.next_move += self.step;
+            if self.next_move == step {
+                self.move_to(step);
+                self.next_move += self.step;
+            }
+            if air == Some(step) {
+                self.beacons_due(step, ctx);
+                self.flush(ctx);
+            }
         }
         self.ch.run_until(now);
         self.flush(ctx);
@@ -299,7 +495,7 @@ impl AirElement {
                 addr,
                 Body::Control(ControlHeader {
                     family: FAMILY_AIR,
-                    kind: 1,
+                    kind: AIR_MAC_DONE,
                     bytes: 0,
                     args: [0; 4],
                 }),
@@ -311,6 +507,9 @@ impl AirElement {
     fn flush(&mut self, ctx: &mut ElementCtx) {
         for l in self.ch.take_log() {
             match l.out {
+                MacOut::Deliver { msdu, from } if msdu.id & BEACON != 0 => {
+                    self.beacon_heard(l.at, l.sta, from, ctx);
+                }
                 MacOut::Deliver { msdu, .. } => {
                     if let Some((pkt, port)) = self.held.get_mut(&msdu.id) {
                         if let Some(p) = pkt.take() {
@@ -385,10 +584,11 @@ impl Element for AirElement {
     }
 
     fn next_timeout(&self) -> Option<Time> {
-        Some(match self.ch.next_event() {
-            Some(t) => t.min(self.next_move),
-            None => self.next_move,
-        })
+        [self.ch.next_event(), self.next_air_event()]
+            .into_iter()
+            .flatten()
+            .fold(self.next_move, Time::min)
+            .into()
     }
 
     fn as_any(&self) -> &dyn Any {
@@ -416,8 +616,9 @@ pub struct RadioDomain {
     pub air_node: NodeId,
     /// The air's element.
     pub air: ElementId,
-    /// Each mobile's handoffs, from its motion and the beacons.
-    pub schedules: Vec<HandoffSchedule>,
+    /// Each mobile's handoffs, from its motion and the beacons (on the air: grown during
+    /// the run, the handoffs decided so far).
+    pub schedules: Vec<SharedSchedule>,
 }
 
 impl RadioDomain {
@@ -503,7 +704,18 @@ pub fn build_radio_tree(
     let until = Time::ZERO + p.duration;
     let schedules: Vec<HandoffSchedule> = paths
         .iter()
-        .map(|path| beacon_schedule(path, &fixed, cells, until, cfg.lead()))
+        .map(|path| {
+            if cells.beacons_on_air {
+                // Decided during the run; until the first beacon, at the nearest base station.
+                let at = path.position(Time::ZERO);
+                let first = (0..fixed.len())
+                    .min_by(|&a, &b| fixed[a].dist(at).total_cmp(&fixed[b].dist(at)))
+                    .unwrap_or(0);
+                HandoffSchedule::explicit(first, &[])
+            } else {
+                beacon_schedule(path, &fixed, cells, until, cfg.lead())
+            }
+        })
         .collect();
     let layout = Layout {
         gw: w.gw,
@@ -522,18 +734,37 @@ pub fn build_radio_tree(
         seed,
     )
     .expect("the canonical tree is a valid domain");
+    let live: Vec<Live> = parts
+        .schedules()
+        .iter()
+        .enumerate()
+        .map(|(j, sched)| {
+            let mine = || ports.iter().filter(move |p| p.mh == j);
+            Live {
+                schedule: sched.clone(),
+                lead: cfg.lead(),
+                host: mine().find(|p| p.notice.is_some()).expect("a port").out,
+                bss: mine().filter_map(|p| p.notice).collect(),
+                lost: None,
+                attached: false,
+            }
+        })
+        .collect();
     let mut world = World::new(net, until);
-    let air = AirElement::new(cells, fixed, paths.to_vec(), ports, seed);
+    let mut air = AirElement::new(cells, fixed, paths.to_vec(), ports, seed);
+    if cells.beacons_on_air {
+        air = air.with_beacons(cells, live);
+    }
     let air = world.add_element(air_node, Box::new(air), true);
     let mut domain = parts.place(&mut world);
     domain.cn = w.cn;
     (
         world,
         RadioDomain {
+            schedules: domain.schedules.clone(),
             domain,
             air_node,
             air,
-            schedules,
         },
     )
 }
