@@ -251,6 +251,10 @@ pub struct AirElement {
     beacons: Option<Box<AirState>>,
     /// Per mobile, with beacons on the air.
     live: Vec<Live>,
+    /// Each station's node (the base stations, then the mobiles), for the event trace.
+    nodes: Vec<NodeId>,
+    /// Handoff decisions already handed to the world's event trace.
+    told: usize,
 }
 
 impl std::fmt::Debug for AirElement {
@@ -284,13 +288,15 @@ impl AirElement {
             next_id: 0,
             beacons: None,
             live: Vec::new(),
+            nodes: Vec::new(),
+            told: 0,
         };
         el.move_to(Time::ZERO);
         el
     }
 
     /// Sends the beacons on the channel and hands the mobiles' decisions to `live`.
-    fn with_beacons(mut self, cells: &Cells, live: Vec<Live>) -> Self {
+    fn with_beacons(mut self, cells: &Cells, live: Vec<Live>, nodes: Vec<NodeId>) -> Self {
         let nb = self.fixed.len();
         let n = nb + self.paths.len();
         let mut positions = self.fixed.clone();
@@ -312,7 +318,18 @@ impl AirElement {
         debug_assert_eq!(air.positions.len(), n);
         self.beacons = Some(Box::new(AirState::new(air)));
         self.live = live;
+        self.nodes = nodes;
         self
+    }
+
+    /// Hands the handoff decisions made since the last call to the world's event trace.
+    fn tell_handoffs(&mut self, ctx: &mut ElementCtx) {
+        let Some(st) = &self.beacons else { return };
+        for e in &st.events[self.told..] {
+            let node = |s: Sta| self.nodes[s.0 as usize];
+            ctx.handoff(node(e.mobile), e.from.map(node), e.to.map(node));
+        }
+        self.told = st.events.len();
     }
 
     /// The mobiles' handoff decisions (beacons on the air; empty otherwise): when, which
@@ -486,6 +503,7 @@ impl AirElement {
         }
         self.ch.run_until(now);
         self.flush(ctx);
+        self.tell_handoffs(ctx);
     }
 
     fn notice(&self, port: &Port, ctx: &mut ElementCtx) {
@@ -523,14 +541,17 @@ impl AirElement {
                         self.notice(&port, ctx);
                     }
                 }
-                MacOut::Dropped { msdu, .. } => {
+                MacOut::Dropped { msdu, reason } => {
                     if let Some((pkt, port)) = self.held.remove(&msdu.id) {
                         let port = self.ports[port];
-                        if pkt.is_some_and(|p| p.payload() > 0) {
-                            self.stats.mac_drops[port.mh] += 1;
-                            if port.notice.is_some() {
-                                self.stats.mac_drops_down[port.mh] += 1;
+                        if let Some(p) = pkt {
+                            if p.payload() > 0 {
+                                self.stats.mac_drops[port.mh] += 1;
+                                if port.notice.is_some() {
+                                    self.stats.mac_drops_down[port.mh] += 1;
+                                }
                             }
+                            ctx.drop(p, port.inbound, crate::wifi::report::drop_reason(reason));
                         }
                         self.notice(&port, ctx);
                     }
@@ -576,6 +597,7 @@ impl Element for AirElement {
             },
         );
         self.flush(ctx);
+        self.tell_handoffs(ctx);
         Disposition::Consume
     }
 
@@ -753,7 +775,8 @@ pub fn build_radio_tree(
     let mut world = World::new(net, until);
     let mut air = AirElement::new(cells, fixed, paths.to_vec(), ports, seed);
     if cells.beacons_on_air {
-        air = air.with_beacons(cells, live);
+        let nodes = w.bss.iter().chain(&w.mhs).copied().collect();
+        air = air.with_beacons(cells, live, nodes);
     }
     let air = world.add_element(air_node, Box::new(air), true);
     let mut domain = parts.place(&mut world);

@@ -163,6 +163,11 @@ fn frames_to_a_mobile_out_of_range_are_dropped_by_the_mac_until_the_next_cell() 
         air.retries >= 6 * air.mac_drops_down[0],
         "each drop took 7 transmissions"
     );
+    // The MAC's drops are the world's (data, and the mobile's control messages to a base
+    // station it cannot reach), and the books balance.
+    let mac = w.books.dropped[crate::queue::DropReason::MacRetryLimit as usize];
+    assert!(mac >= air.mac_drops[0], "{mac} {:?}", air.mac_drops);
+    w.check_conservation().unwrap();
     let (before, after): (Vec<Time>, Vec<Time>) = h.arrivals.iter().partition(|&&t| t < ms(11_915));
     assert!(after.iter().all(|&t| t > ms(16_725)), "{:?}", after.first());
     assert!(
@@ -288,4 +293,77 @@ fn beacons_on_the_air_lost_base_station_is_a_handoff_pushed_at_the_attachment() 
     assert_eq!(s.serving(ms(16_725) + us(553)), None);
     assert_eq!(s.serving(ms(16_725) + us(554)), Some(1));
     assert_eq!(rd.domain.host(&w, 0).handoffs_done(), 1);
+}
+
+/// The event trace of a radio run: each decision of the beacon rule is a `handoff` row
+/// (the mobile's node as `link`, `FROM->TO` as `reason`), here the first attachment, the loss
+/// of BS1 and the attachment to BS2 of the test above (with a 1 Mb/s CBR flow on the air);
+/// and a packet the
+/// MAC gave up is a `drop` row with reason `mac_retry_limit` on the link it came over.
+#[test]
+fn handoff_decisions_and_mac_drops_are_in_the_event_trace() {
+    let cfg = MobilityConfig::new(Protocol::Cip(CipHandoff::Hard));
+    let p = TreeParams {
+        duration: Dur::from_secs(20),
+        ..TreeParams::default()
+    };
+    let path = Path {
+        waypoints: bs_positions(2, 600.0),
+        speed: 21.0,
+        start: Time::ZERO,
+        traversal: Traversal::Once,
+    };
+    let (mut w, rd) = build_radio_tree(&p, &cfg, &no_backoff(600.0), &[path], 5);
+    let dir = std::env::temp_dir().join(format!("packetsim-radio-trace-{}", std::process::id()));
+    let tc = crate::trace::TraceConfig {
+        pcap_dir: None,
+        events_dir: Some(dir.clone()),
+        snaplen: 64,
+        filter: crate::trace::TraceFilter::default(),
+    };
+    let names: Vec<String> = w.net.egresses.iter().map(|e| e.name.clone()).collect();
+    w.set_tracer(crate::trace::Tracer::new(&tc, &names, &["cbr".to_string()]).unwrap());
+    let d = rd.domain.clone();
+    let at = FlowPlacement {
+        from: d.cn,
+        to: d.mhs[0],
+        start: Time::ZERO,
+        stop: None,
+        dscp: 0,
+    };
+    w.add_cbr_flow("cbr", at, Rate::mbps(1), 972);
+    w.run();
+    w.take_tracer().unwrap().finish().unwrap();
+    let text = std::fs::read_to_string(dir.join("events.csv")).unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    let handoffs: Vec<&str> = text.lines().filter(|l| l.contains(",handoff,")).collect();
+    let mh = &w.net.nodes[d.mhs[0].idx()].name;
+    let (bs1, bs2) = (
+        &w.net.nodes[d.bss[0].idx()].name,
+        &w.net.nodes[d.bss[1].idx()].name,
+    );
+    // With the CBR flow on the air, BS1's beacon of 11.9 s contends with BS1's own data
+    // frames: it goes after the exchange in progress, at most a 1000-byte frame at 2 Mb/s
+    // (192 + 4112 us), SIFS, ACK (304 us) and DIFS later than on an idle channel, so the loss
+    // is that much after 12.200554 s at most.
+    let lost = rd.air(&w).handoffs()[1].at;
+    assert!(lost >= ms(12_200) + us(554), "{lost}");
+    assert!(lost <= ms(12_200) + us(554 + 4304 + 10 + 304 + 50), "{lost}");
+    assert_eq!(
+        handoffs,
+        vec![
+            format!("0.000554,handoff,->{bs1},{mh},,,,,,,,,"),
+            format!("{},handoff,{bs1}->,{mh},,,,,,,,,", lost.as_secs_f64()),
+            format!("16.725554,handoff,->{bs2},{mh},,,,,,,,,"),
+        ]
+    );
+    let mac_drops = text
+        .lines()
+        .filter(|l| l.contains(",drop,mac_retry_limit,"))
+        .count() as u64;
+    assert!(mac_drops >= 1);
+    assert_eq!(
+        mac_drops,
+        w.books.dropped[crate::queue::DropReason::MacRetryLimit as usize]
+    );
 }
