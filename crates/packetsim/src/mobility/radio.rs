@@ -13,17 +13,24 @@
 //!   between neighbours: one every `spacing / speed`; [`speed_for`] gives the speed that makes
 //!   `h` of them in the run.
 //! - **Beacons and handoff.** Every base station beacons every `interval`, staggered
-//!   (`Beacons::at`); the mobile decodes a beacon when its received power (TwoRayGround at the
-//!   positions of that instant) is above the receive threshold, and feeds it to the
-//!   [`HandoffMonitor`]: a stronger beacon of another base station hands off at once, and the
-//!   current base station unheard for `lost_after` intervals is lost (the mobile attaches to
-//!   the next base station it hears; detached until then). Detection delay: up to one beacon
-//!   interval after the midpoint. Beacons are computed from the motion and not sent on the
-//!   channel (a simplification: 50-byte beacons at 1 Mb/s, about 0.6 ms per 100 ms per base
-//!   station, neither take airtime nor collide), so the handoff times are known before the
-//!   run: [`beacon_schedule`] turns them into a [`HandoffSchedule`] that the protocol elements
-//!   follow as they follow a scheduled one. Under Cellular IP semisoft the decision sends the
-//!   semisoft packet and the switch follows `semisoft_delay` later (the schedule's lead).
+//!   (`Beacons::at`). With [`Cells::beacons_on_air`] (the default) a beacon is a 50-byte
+//!   broadcast frame that the base station's MAC sends at its time ahead of its queue
+//!   (`Dcf::enqueue_first`): it waits DIFS and a backoff, waits for a frame on the air, can
+//!   collide and is lost out of range, like any frame. The mobile decodes the beacons that
+//!   reach it and feeds each, with its received power (TwoRayGround at the positions of that
+//!   instant), to its [`HandoffMonitor`]: a stronger beacon of another base station hands off
+//!   at once, and the current base station unheard for `lost_after` intervals is lost (the
+//!   mobile attaches to the next base station it hears; detached until then). So the
+//!   detection delay (up to one interval after the border, plus the beacon's wait for the
+//!   medium) and what is lost meanwhile follow from the mechanism. Each decision grows the
+//!   mobile's [`SharedSchedule`] (append-only; a loss is pushed when the mobile attaches
+//!   again, at the loss time with the detached time as extra gap) and the air tells the
+//!   mobile's host and every base station with a [`FAMILY_AIR`] / [`AIR_HANDOFF`] notice, so
+//!   the protocol elements act on it as they act on a scheduled handoff; under Cellular IP
+//!   semisoft the decision sends the semisoft packet and the switch follows `semisoft_delay`
+//!   later (the schedule's lead). The decisions are the air's [`AirElement::handoffs`] and
+//!   rows of the event trace. Without `beacons_on_air` the beacons are computed from the
+//!   motion before the run and take no airtime ([`beacon_schedule`]), the earlier model.
 //! - **The radio.** Each (base station, mobile) pair is joined through an `AIR` hub node by two
 //!   instantaneous links, and the [`AirElement`] at the hub puts every packet crossing it on
 //!   the channel, from the sender's station to the receiver's, and sends it on when the
@@ -32,7 +39,8 @@
 //!   the MAC one packet at a time ([`super::MobilityConfig::radio_mac`]) and the air tells it
 //!   when the MAC is done ([`super::FAMILY_AIR`]). A frame to a mobile out of range is retried
 //!   up to the retry limit and dropped: those MAC drops are the radio's handoff losses,
-//!   counted in [`AirStats`].
+//!   counted in [`AirStats`] and handed to the world as drops (`mac_retry_limit`,
+//!   `mac_queue`).
 //!
 //! What the schedule's "hears" means here: the base station the mobile is associated with (it
 //! takes packets from that base station only); whether a frame gets through is the channel's.

@@ -3,12 +3,13 @@
 
 use super::radio::{
     beacon_schedule, bs_positions, build_radio_tree, ping_pong_path, speed_for, Cells,
+    RadioDomain,
 };
 use super::*;
 use crate::wifi::motion::{Path, Traversal};
 use crate::wifi::propagation::Pos;
-use crate::world::FlowPlacement;
-use packetsim_kernel::{Dur, Rate, Time};
+use crate::world::World;
+use packetsim_kernel::{Dur, Time};
 
 fn ms(x: u64) -> Time {
     Time::from_millis(x)
@@ -134,14 +135,7 @@ fn frames_to_a_mobile_out_of_range_are_dropped_by_the_mac_until_the_next_cell() 
         vec![Dur::from_millis(4_525)]
     );
     let d = rd.domain.clone();
-    let at = FlowPlacement {
-        from: d.cn,
-        to: d.mhs[0],
-        start: Time::ZERO,
-        stop: None,
-        dscp: 0,
-    };
-    w.add_cbr_flow("cbr", at, Rate::mbps(1), 972);
+    super::tests::downlink(&mut w, &d);
     w.run_until(ms(11_900));
     let h = &d.host(&w, 0).stats;
     // Sent at 0, 8, .., 11_888 ms; the last few may still be on their way.
@@ -249,6 +243,23 @@ fn beacons_on_the_air_decide_the_handoffs_when_their_frames_end() {
     }
 }
 
+/// The fourth test's layout with beacons on the air (`no_backoff`): cells 600 m apart, a
+/// mobile at 21 m/s from BS1 toward BS2, Cellular IP hard handoff, 20 s.
+fn apart_600m() -> (World, RadioDomain) {
+    let cfg = MobilityConfig::new(Protocol::Cip(CipHandoff::Hard));
+    let p = TreeParams {
+        duration: Dur::from_secs(20),
+        ..TreeParams::default()
+    };
+    let path = Path {
+        waypoints: bs_positions(2, 600.0),
+        speed: 21.0,
+        start: Time::ZERO,
+        traversal: Traversal::Once,
+    };
+    build_radio_tree(&p, &cfg, &no_backoff(600.0), &[path], 5)
+}
+
 /// DIFS + the beacon frame at 2 Mb/s, microseconds (see `no_backoff`).
 const DIFS_PLUS_BEACON: u64 = 50 + 192 + (50 + 28) * 8 / 2;
 
@@ -261,24 +272,16 @@ const DIFS_PLUS_BEACON: u64 = 50 + 192 + (50 + 28) * 8 / 2;
 /// extra gap, pushed at the attachment, and the mobile attaches then.
 #[test]
 fn beacons_on_the_air_lost_base_station_is_a_handoff_pushed_at_the_attachment() {
-    let cfg = MobilityConfig::new(Protocol::Cip(CipHandoff::Hard));
-    let p = TreeParams {
-        duration: Dur::from_secs(20),
-        ..TreeParams::default()
-    };
-    let path = Path {
-        waypoints: bs_positions(2, 600.0),
-        speed: 21.0,
-        start: Time::ZERO,
-        traversal: Traversal::Once,
-    };
-    let (mut w, rd) = build_radio_tree(&p, &cfg, &no_backoff(600.0), &[path], 5);
+    let (mut w, rd) = apart_600m();
     w.run_until(ms(16_725));
     let s = rd.schedules[0].snapshot();
     assert!(s.handoffs.is_empty(), "detached, not yet attached: {s:?}");
     let ev = rd.air(&w).handoffs().to_vec();
     assert_eq!(ev.len(), 2);
-    assert_eq!((ev[1].at, ev[1].from, ev[1].to), (ms(12_200) + us(554), Some(crate::wifi::Sta(0)), None));
+    assert_eq!(
+        (ev[1].at, ev[1].from, ev[1].to),
+        (ms(12_200) + us(554), Some(crate::wifi::Sta(0)), None)
+    );
     w.run();
     let s = rd.schedules[0].snapshot();
     assert_eq!(
@@ -298,22 +301,10 @@ fn beacons_on_the_air_lost_base_station_is_a_handoff_pushed_at_the_attachment() 
 /// The event trace of a radio run: each decision of the beacon rule is a `handoff` row
 /// (the mobile's node as `link`, `FROM->TO` as `reason`), here the first attachment, the loss
 /// of BS1 and the attachment to BS2 of the test above (with a 1 Mb/s CBR flow on the air);
-/// and a packet the
-/// MAC gave up is a `drop` row with reason `mac_retry_limit` on the link it came over.
+/// and a packet the MAC gave up is a `drop` row with reason `mac_retry_limit` on the link it came over.
 #[test]
 fn handoff_decisions_and_mac_drops_are_in_the_event_trace() {
-    let cfg = MobilityConfig::new(Protocol::Cip(CipHandoff::Hard));
-    let p = TreeParams {
-        duration: Dur::from_secs(20),
-        ..TreeParams::default()
-    };
-    let path = Path {
-        waypoints: bs_positions(2, 600.0),
-        speed: 21.0,
-        start: Time::ZERO,
-        traversal: Traversal::Once,
-    };
-    let (mut w, rd) = build_radio_tree(&p, &cfg, &no_backoff(600.0), &[path], 5);
+    let (mut w, rd) = apart_600m();
     let dir = std::env::temp_dir().join(format!("packetsim-radio-trace-{}", std::process::id()));
     let tc = crate::trace::TraceConfig {
         pcap_dir: None,
@@ -324,14 +315,7 @@ fn handoff_decisions_and_mac_drops_are_in_the_event_trace() {
     let names: Vec<String> = w.net.egresses.iter().map(|e| e.name.clone()).collect();
     w.set_tracer(crate::trace::Tracer::new(&tc, &names, &["cbr".to_string()]).unwrap());
     let d = rd.domain.clone();
-    let at = FlowPlacement {
-        from: d.cn,
-        to: d.mhs[0],
-        start: Time::ZERO,
-        stop: None,
-        dscp: 0,
-    };
-    w.add_cbr_flow("cbr", at, Rate::mbps(1), 972);
+    super::tests::downlink(&mut w, &d);
     w.run();
     w.take_tracer().unwrap().finish().unwrap();
     let text = std::fs::read_to_string(dir.join("events.csv")).unwrap();
