@@ -1820,8 +1820,9 @@ fn sensitivities(r: &Results, axes: &Axes) -> String {
     let mut md = String::from(
         "## Sensitivities (NewReno and SACK, on the radio)\n\nSpec 5's sensitivity runs beside \
          the default point they vary: a 50 ms layer-2 gap at each switch (§3), radio loss on the \
-         downlink only (Q7), e = 0.01 for Figs 4-6 (Q8), and Q9's TCP (IW 2, 10 ms tick, RTO min \
-         1 s).\n\n| sensitivity | protocol | variant | H | N | e | throughput kb/s | default kb/s | outage per handoff (ms) | loss per handoff |\n|---|---|---|---|---|---|---|---|---|---|\n",
+         downlink only (Q7), e = 0.01 for Figs 4-6 (Q8), Q9's TCP (IW 2, 10 ms tick, RTO min \
+         1 s), and the cell layout on S5's points (issue 34: cells 500 m apart, touching at the 250 m \
+         range; beacons every 1 s; both).\n\n| sensitivity | protocol | variant | H | N | e | throughput kb/s | default kb/s | outage per handoff (ms) | loss per handoff |\n|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for p in axes.points() {
         let (name, reference) = if p.gap_ms > 0 {
@@ -1962,7 +1963,8 @@ fn report(
          spec 5 Q2 (revised): the base stations 200 m apart on a line and the mobile on one shared 802.11 DCF channel \
          (2 Mb/s data, 1 Mb/s basic rate, ns-2.35's Mac/802_11 rules, TwoRayGround with a 250 m range), the mobile \
          moving BS1 → BS4 → BS1 … at the speed that crosses H cell borders in 30 s, handoffs made by the base \
-         stations' 100 ms beacons and the beacon rule (a stronger beacon, or the current base station silent for 3 \
+         stations' 100 ms beacons, sent on the channel as broadcast frames (they contend and can be lost), and the \
+         beacon rule on the beacons the mobile decodes (a stronger beacon, or the current base station silent for 3 \
          intervals; docs: crate::mobility::radio). CIP semisoft (S = 100 ms, the Cellular IP papers' fixed 100 ms \
          delay at the crossover) and HAWAII MSF, holding old base station (1 s), TCP of spec 5 §2.6 (IW 1, window 20, \
          100 ms tick, RTO min 0.2 s). Radio loss on TCP packets in both directions. Spec 5 Q2's simplification \
