@@ -105,23 +105,11 @@ fn lost_base_station_is_a_handoff_with_the_gap_until_the_next_beacon() {
 /// 16.725 s.
 #[test]
 fn frames_to_a_mobile_out_of_range_are_dropped_by_the_mac_until_the_next_cell() {
-    let cfg = MobilityConfig::new(Protocol::Cip(CipHandoff::Hard));
-    let cells = Cells {
+    let (mut w, rd) = apart_600m(&Cells {
         spacing: 600.0,
         beacons_on_air: false,
         ..Cells::default()
-    };
-    let p = TreeParams {
-        duration: Dur::from_secs(20),
-        ..TreeParams::default()
-    };
-    let path = Path {
-        waypoints: bs_positions(2, 600.0),
-        speed: 21.0,
-        start: Time::ZERO,
-        traversal: Traversal::Once,
-    };
-    let (mut w, rd) = build_radio_tree(&p, &cfg, &cells, &[path], 5);
+    });
     assert_eq!(
         rd.schedules[0].snapshot().handoffs,
         vec![Handoff {
@@ -243,9 +231,9 @@ fn beacons_on_the_air_decide_the_handoffs_when_their_frames_end() {
     }
 }
 
-/// The fourth test's layout with beacons on the air (`no_backoff`): cells 600 m apart, a
-/// mobile at 21 m/s from BS1 toward BS2, Cellular IP hard handoff, 20 s.
-fn apart_600m() -> (World, RadioDomain) {
+/// The fourth test's layout: cells 600 m apart, a mobile at 21 m/s from BS1 toward BS2,
+/// Cellular IP hard handoff, 20 s, on `cells`.
+fn apart_600m(cells: &Cells) -> (World, RadioDomain) {
     let cfg = MobilityConfig::new(Protocol::Cip(CipHandoff::Hard));
     let p = TreeParams {
         duration: Dur::from_secs(20),
@@ -257,7 +245,7 @@ fn apart_600m() -> (World, RadioDomain) {
         start: Time::ZERO,
         traversal: Traversal::Once,
     };
-    build_radio_tree(&p, &cfg, &no_backoff(600.0), &[path], 5)
+    build_radio_tree(&p, &cfg, cells, &[path], 5)
 }
 
 /// DIFS + the beacon frame at 2 Mb/s, microseconds (see `no_backoff`).
@@ -272,7 +260,7 @@ const DIFS_PLUS_BEACON: u64 = 50 + 192 + (50 + 28) * 8 / 2;
 /// extra gap, pushed at the attachment, and the mobile attaches then.
 #[test]
 fn beacons_on_the_air_lost_base_station_is_a_handoff_pushed_at_the_attachment() {
-    let (mut w, rd) = apart_600m();
+    let (mut w, rd) = apart_600m(&no_backoff(600.0));
     w.run_until(ms(16_725));
     let s = rd.schedules[0].snapshot();
     assert!(s.handoffs.is_empty(), "detached, not yet attached: {s:?}");
@@ -304,7 +292,7 @@ fn beacons_on_the_air_lost_base_station_is_a_handoff_pushed_at_the_attachment() 
 /// and a packet the MAC gave up is a `drop` row with reason `mac_retry_limit` on the link it came over.
 #[test]
 fn handoff_decisions_and_mac_drops_are_in_the_event_trace() {
-    let (mut w, rd) = apart_600m();
+    let (mut w, rd) = apart_600m(&no_backoff(600.0));
     let dir = std::env::temp_dir().join(format!("packetsim-radio-trace-{}", std::process::id()));
     let tc = crate::trace::TraceConfig {
         pcap_dir: None,
