@@ -395,7 +395,9 @@ impl AirElement {
         let m = to.0 as usize;
         let mut decided = None;
         if let (Some(j), true) = (st.bs_index(from), st.mobiles[m].is_some()) {
-            let power = self.prop.received_power(st.pos(from.0 as usize, at).dist(st.pos(m, at)));
+            let power = self
+                .prop
+                .received_power(st.pos(from.0 as usize, at).dist(st.pos(m, at)));
             let mob = st.mobiles[m].as_mut().expect("a mobile");
             if let Some(d) = mob.monitor.on_beacon(at, j, power) {
                 st.apply(at, m, d);
@@ -419,7 +421,10 @@ impl AirElement {
                 live.lost = Some((at, from));
                 None
             }
-            Decision::Handoff { from: Some(from), to } => Some((
+            Decision::Handoff {
+                from: Some(from),
+                to,
+            } => Some((
                 Handoff {
                     at: at + live.lead,
                     from,

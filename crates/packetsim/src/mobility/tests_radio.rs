@@ -2,8 +2,7 @@
 //! frames lost while the mobile is out of range.
 
 use super::radio::{
-    beacon_schedule, bs_positions, build_radio_tree, ping_pong_path, speed_for, Cells,
-    RadioDomain,
+    beacon_schedule, bs_positions, build_radio_tree, ping_pong_path, speed_for, Cells, RadioDomain,
 };
 use super::*;
 use crate::wifi::motion::{Path, Traversal};
@@ -199,8 +198,12 @@ fn beacons_on_the_air_decide_the_handoffs_when_their_frames_end() {
         (Protocol::Hawaii(HawaiiScheme::Msf), Dur::ZERO),
     ] {
         let cfg = MobilityConfig::new(protocol);
-        let (mut w, rd) = build_radio_tree(&p, &cfg, &no_backoff(200.0), &[path.clone()], 5);
-        assert!(rd.schedules[0].snapshot().handoffs.is_empty(), "none before the run");
+        let (mut w, rd) =
+            build_radio_tree(&p, &cfg, &no_backoff(200.0), std::slice::from_ref(&path), 5);
+        assert!(
+            rd.schedules[0].snapshot().handoffs.is_empty(),
+            "none before the run"
+        );
         w.run();
         let s = rd.schedules[0].snapshot();
         let got: Vec<(Time, usize, usize)> =
@@ -320,7 +323,10 @@ fn handoff_decisions_and_mac_drops_are_in_the_event_trace() {
     // is that much after 12.200554 s at most.
     let lost = rd.air(&w).handoffs()[1].at;
     assert!(lost >= ms(12_200) + us(554), "{lost}");
-    assert!(lost <= ms(12_200) + us(554 + 4304 + 10 + 304 + 50), "{lost}");
+    assert!(
+        lost <= ms(12_200) + us(554 + 4304 + 10 + 304 + 50),
+        "{lost}"
+    );
     assert_eq!(
         handoffs,
         vec![

@@ -219,7 +219,11 @@ fn world_mac_retry_limit_drops_are_world_drops() {
         .as_any()
         .downcast_ref::<ChannelElement>()
         .unwrap();
-    assert_eq!(el.channel().mac(Sta(0)).stats().data_tx, 21, "7 transmissions each");
+    assert_eq!(
+        el.channel().mac(Sta(0)).stats().data_tx,
+        21,
+        "7 transmissions each"
+    );
     assert_eq!(el.mac_losses(), (3, 0));
     assert_eq!(w.books.dropped[DropReason::MacRetryLimit as usize], 3);
     assert_eq!(w.books.dropped.iter().sum::<u64>(), 3);

@@ -537,7 +537,9 @@ impl Axes {
                     // The cell layout (issue 34): cells that touch (500 m apart at 250 m
                     // range), and beacons every second, on S5's points.
                     for h in [4, 7] {
-                        for (spacing_m, beacon_ms) in [(500, BEACON_MS), (SPACING_M, 1000), (500, 1000)] {
+                        for (spacing_m, beacon_ms) in
+                            [(500, BEACON_MS), (SPACING_M, 1000), (500, 1000)]
+                        {
                             add(Point {
                                 h,
                                 spacing_m,
