@@ -24,7 +24,7 @@
 
 use super::host::MobileHost;
 use super::node::{DomainNode, Radio, Tunnel};
-use super::schedule::HandoffSchedule;
+use super::schedule::{HandoffSchedule, SharedSchedule};
 use super::{kind, DiscardReason, MobilityConfig, Protocol};
 use crate::ids::{Addr, EgressId, ElementId, NodeId};
 use crate::net::{DirectionParams, ErrorModel, Net};
@@ -96,6 +96,9 @@ pub struct Domain {
     pub ha: Option<NodeId>,
     /// The element at the home-agent node (Mobile IP only).
     pub ha_element: Option<ElementId>,
+    /// Each mobile's schedule, shared with its elements (on the radio with beacons on the
+    /// air, the handoffs decided so far).
+    pub schedules: Vec<SharedSchedule>,
 }
 
 /// The mobility metrics of a run (spec 5 §2.7), over all mobiles.
@@ -326,6 +329,7 @@ pub struct Parts {
     elements: Vec<DomainNode>,
     hosts: Vec<MobileHost>,
     ha_element: Option<DomainNode>,
+    schedules: Vec<SharedSchedule>,
 }
 
 /// Makes the elements of a domain laid out as `layout` in `net` (routes computed): a
@@ -425,14 +429,14 @@ pub(super) fn install_with(
             .collect(),
     );
     let bs_addrs: Arc<Vec<Addr>> = Arc::new(bss.iter().map(|&b| net.addr_of(b)).collect());
-    let schedules: Vec<Arc<HandoffSchedule>> = schedules
+    let schedules: Vec<SharedSchedule> = schedules
         .iter()
         .map(|s| {
             let mut s = s.clone();
             s.gap = cfg.gap;
             s.linger = cfg.linger();
             s.lead = cfg.lead();
-            Arc::new(s)
+            SharedSchedule::new(s)
         })
         .collect();
     let mut elements: Vec<DomainNode> = domain_nodes
@@ -508,6 +512,7 @@ pub(super) fn install_with(
             None => None,
         };
         for (j, s) in schedules.iter().enumerate() {
+            let s = s.snapshot();
             elements[bs_element(s.first)].preinstall(j, radios[j][s.first].0, until);
             match home.as_mut() {
                 Some(el) => el.preinstall_binding(j, s.first, until),
@@ -524,6 +529,7 @@ pub(super) fn install_with(
             Protocol::MobileIp => Dur::ZERO,
         };
     for (j, s) in schedules.iter().enumerate().filter(|_| !mip) {
+        let s = s.snapshot();
         let mut at = bss[s.first];
         let mut via = radios[j][s.first].0;
         loop {
@@ -573,7 +579,7 @@ pub(super) fn install_with(
         })
         .collect();
     for (j, h) in hosts.iter().enumerate() {
-        for r in h.uplink_routes(schedules[j].first) {
+        for r in h.uplink_routes(schedules[j].read().first) {
             net.install_route(mhs[j], r);
         }
     }
@@ -583,6 +589,7 @@ pub(super) fn install_with(
         elements,
         hosts,
         ha_element,
+        schedules,
     })
 }
 
@@ -596,6 +603,7 @@ impl Parts {
             elements,
             hosts,
             ha_element,
+            schedules,
         } = self;
         let nodes = domain_nodes
             .iter()
@@ -624,7 +632,13 @@ impl Parts {
             radios: layout.radios,
             ha: layout.ha,
             ha_element,
+            schedules,
         }
+    }
+
+    /// Each mobile's schedule, as its elements share it (the air grows them on the radio).
+    pub fn schedules(&self) -> &[SharedSchedule] {
+        &self.schedules
     }
 }
 

@@ -11,7 +11,7 @@
 //! is read from what it received: the TCP receivers acknowledge every segment at once
 //! (spec 5 §2.6), so a TCP packet handed to them is an uplink packet sent at that instant.
 
-use super::schedule::HandoffSchedule;
+use super::schedule::{HandoffSchedule, SharedSchedule};
 use super::{kind, CipHandoff, Discard, DiscardReason, MobilityConfig, Protocol};
 use crate::ids::{Addr, EgressId, NodeId};
 use crate::net::{Disposition, Element, ElementCtx, HostRoute, NextHops, Via};
@@ -63,7 +63,7 @@ pub struct MobileHost {
     node: NodeId,
     addr: Addr,
     cfg: MobilityConfig,
-    schedule: Arc<HandoffSchedule>,
+    schedule: SharedSchedule,
     gateway: Addr,
     bs_addrs: Arc<Vec<Addr>>,
     /// Per base station: (mobile → base station, base station → mobile).
@@ -71,6 +71,8 @@ pub struct MobileHost {
     /// Addresses the mobile's uplink packets go to.
     peers: Vec<Addr>,
     actions: VecDeque<(Time, Action)>,
+    /// Handoffs of the schedule already turned into actions.
+    known: usize,
     attached: usize,
     last_uplink: Time,
     /// Cellular IP paging: whether the mobile is active (always, without paging).
@@ -96,40 +98,27 @@ impl MobileHost {
         node: NodeId,
         addr: Addr,
         cfg: MobilityConfig,
-        schedule: Arc<HandoffSchedule>,
+        schedule: SharedSchedule,
         gateway: Addr,
         bs_addrs: Arc<Vec<Addr>>,
         radios: Vec<(EgressId, EgressId)>,
         peers: Vec<Addr>,
         rng: Rng,
     ) -> MobileHost {
-        let mut actions = VecDeque::new();
-        for (k, h) in schedule.handoffs.iter().enumerate() {
-            if cfg.protocol == Protocol::Cip(CipHandoff::Semisoft) {
-                let at = Time(h.at.0.saturating_sub(cfg.semisoft_delay.0));
-                actions.push_back((at, Action::Semisoft { to: h.to }));
-            }
-            actions.push_back((
-                h.at + schedule.gap_of(k),
-                Action::Attach {
-                    from: h.from,
-                    to: h.to,
-                },
-            ));
-        }
-        actions.make_contiguous().sort_by_key(|a| a.0);
-        MobileHost {
+        let first = schedule.read().first;
+        let mut h = MobileHost {
             index,
             node,
             addr,
             cfg,
-            attached: schedule.first,
+            attached: first,
             schedule,
             gateway,
             bs_addrs,
             radios,
             peers,
-            actions,
+            actions: VecDeque::new(),
+            known: 0,
             last_uplink: Time::ZERO,
             active: true,
             last_data: Time::ZERO,
@@ -137,7 +126,40 @@ impl MobileHost {
             rng,
             seen: HashMap::new(),
             stats: HostStats::default(),
+        };
+        h.sync(Time::ZERO);
+        h
+    }
+
+    /// Turns the handoffs its schedule gained since the last call into actions (all of them
+    /// at construction; on the air, each one the air decided, when its notice arrives): the
+    /// Cellular IP semisoft packet `semisoft_delay` before the switch, the attachment after
+    /// the gap. An action whose time has passed (a loss of the base station, pushed when the
+    /// mobile attaches again) is done now.
+    fn sync(&mut self, now: Time) {
+        let s = self.schedule.read();
+        for (k, h) in s.handoffs.iter().enumerate().skip(self.known) {
+            if self.cfg.protocol == Protocol::Cip(CipHandoff::Semisoft) {
+                let at = Time(h.at.0.saturating_sub(self.cfg.semisoft_delay.0));
+                self.actions
+                    .push_back((at.max(now), Action::Semisoft { to: h.to }));
+            }
+            self.actions.push_back((
+                (h.at + s.gap_of(k)).max(now),
+                Action::Attach {
+                    from: h.from,
+                    to: h.to,
+                },
+            ));
         }
+        self.known = s.handoffs.len();
+        drop(s);
+        self.actions.make_contiguous().sort_by_key(|a| a.0);
+    }
+
+    /// Its schedule as it is now (on the air: the handoffs decided so far).
+    pub fn schedule(&self) -> HandoffSchedule {
+        self.schedule.snapshot()
     }
 
     /// The host routes that send the mobile's packets to base station `bs` (installed at
@@ -173,7 +195,8 @@ impl MobileHost {
     /// after it yet is left out).
     pub fn outages(&self) -> Vec<Dur> {
         let a = &self.stats.arrivals;
-        self.schedule.handoffs[..self.handoffs_done()]
+        let s = self.schedule.read();
+        s.handoffs[..self.handoffs_done()]
             .iter()
             .filter_map(|h| {
                 let i = a.partition_point(|&t| t < h.at);
@@ -186,7 +209,7 @@ impl MobileHost {
 
     /// Handoffs it has made (switches to another base station begun).
     pub fn handoffs_done(&self) -> usize {
-        self.schedule.handoffs.len() - self.pending_attachments()
+        self.known - self.pending_attachments()
     }
 
     fn pending_attachments(&self) -> usize {
@@ -248,16 +271,20 @@ impl Element for MobileHost {
         let Some(bs) = self.radios.iter().position(|r| Some(r.1) == via) else {
             return Disposition::Pass;
         };
-        if matches!(pkt.body, Body::Control(_)) {
+        if let Body::Control(c) = &pkt.body {
+            if c.family == super::FAMILY_AIR && c.kind == super::AIR_HANDOFF {
+                // The air decided a handoff (beacons on the air, `radio`).
+                self.sync(now);
+            }
             return Disposition::Consume;
         }
-        if !self.schedule.hears(now, bs) {
+        if !self.schedule.read().hears(now, bs) {
             self.stats.unheard += 1;
             if pkt.payload() > 0 {
                 self.stats.discards.push(Discard {
                     mh: self.index,
                     uid: pkt.uid,
-                    handoff: self.schedule.done_by(now),
+                    handoff: self.schedule.read().done_by(now),
                     reason: DiscardReason::Unheard,
                 });
             }
@@ -351,7 +378,7 @@ impl Element for MobileHost {
             // Silent for route_update_time: a route-update (spec 5 §2.3); idle, silent for
             // paging_update_time: a paging-update. Inside a layer-2 gap it cannot send; it
             // will at the attachment.
-            if self.schedule.serving(now).is_some() {
+            if self.schedule.read().serving(now).is_some() {
                 let mh = self.addr.0;
                 let bs = self.attached;
                 self.send_control(ctx, k, self.gateway, [mh, 0, 0, 0], bs);
@@ -361,7 +388,7 @@ impl Element for MobileHost {
         if self.cfg.protocol == Protocol::MobileIp && now >= self.reregistration() {
             // Half the lifetime gone: register again through the serving foreign agent (a
             // mobile inside a layer-2 gap registers at its attachment).
-            if self.schedule.serving(now).is_some() {
+            if self.schedule.read().serving(now).is_some() {
                 let bs = self.attached;
                 let args = [self.addr.0, bs as u32, 0, 0];
                 self.send_control(ctx, kind::REG_REQUEST, self.bs_addrs[bs], args, bs);

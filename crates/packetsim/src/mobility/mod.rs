@@ -51,7 +51,7 @@ pub use domain::{
 };
 pub use host::{HostStats, MobileHost};
 pub use node::{DomainNode, NodeStats};
-pub use schedule::{Handoff, HandoffSchedule, Listen};
+pub use schedule::{Handoff, HandoffSchedule, Listen, SharedSchedule};
 
 use packetsim_kernel::Dur;
 
@@ -61,9 +61,15 @@ pub const FAMILY_CIP: u16 = 0x5c1;
 pub const FAMILY_HAWAII: u16 = 0x5a1;
 /// The control-message family of Mobile IP.
 pub const FAMILY_MIP: u16 = 0x5e1;
-/// The air's notices to a base station ([`radio`]): the MAC is done with the packet it was
-/// handed for a mobile (sent or dropped). Never leaves the instantaneous air link.
+/// The air's notices ([`radio`]), never leaving the instantaneous air links: to a base
+/// station, the MAC is done with the packet it was handed for a mobile (sent or dropped,
+/// [`AIR_MAC_DONE`]); to a mobile and to every base station, the mobile's schedule gained a
+/// handoff decided on the beacons heard ([`AIR_HANDOFF`]; `args[0]`: the mobile's index).
 pub const FAMILY_AIR: u16 = 0x5a2;
+/// [`FAMILY_AIR`] kind: the MAC is done with the packet.
+pub const AIR_MAC_DONE: u16 = 1;
+/// [`FAMILY_AIR`] kind: a handoff was decided.
+pub const AIR_HANDOFF: u16 = 2;
 
 /// Control message kinds (within their family); `args[0]` is always the mobile's address.
 pub mod kind {

@@ -16,7 +16,7 @@
 //! header travels beside the packet in a [`Tunnel`] table keyed by the packet's uid, shared by
 //! the home agent and the foreign agents of one domain.
 
-use super::schedule::{HandoffSchedule, Listen};
+use super::schedule::{Listen, SharedSchedule};
 use super::{
     kind, Departure, Discard, DiscardReason, HawaiiScheme, MobilityConfig, Protocol, FAMILY_CIP,
     FAMILY_HAWAII, FAMILY_MIP,
@@ -68,7 +68,7 @@ impl Radio {
 #[derive(Debug)]
 struct Mobile {
     addr: Addr,
-    schedule: Arc<HandoffSchedule>,
+    schedule: SharedSchedule,
     /// Live-until downlink egresses: several for a Cellular IP cache, at most one for HAWAII.
     routes: Vec<(EgressId, Time)>,
     /// At a base station: the radio toward this mobile.
@@ -194,7 +194,7 @@ impl DomainNode {
 
     /// Adds a mobile this node serves (every node of the domain knows every mobile); `radio`
     /// at a base station.
-    pub fn add_mobile(&mut self, addr: Addr, schedule: Arc<HandoffSchedule>, radio: Option<Radio>) {
+    pub fn add_mobile(&mut self, addr: Addr, schedule: SharedSchedule, radio: Option<Radio>) {
         self.mobiles.push(Mobile {
             addr,
             schedule,
@@ -357,7 +357,7 @@ impl DomainNode {
 
     fn discard(&mut self, now: Time, j: usize, p: &Packet, reason: DiscardReason) {
         if is_data(p) {
-            let handoff = self.mobiles[j].schedule.done_by(now);
+            let handoff = self.mobiles[j].schedule.read().done_by(now);
             self.stats.discards.push(Discard {
                 mh: j,
                 uid: p.uid,
@@ -449,7 +449,7 @@ impl DomainNode {
         let m = &mut self.mobiles[j];
         m.paging.retain(|r| r.1 > now);
         if let Some(bs) = self.bs {
-            if m.schedule.listen(now, bs) == Listen::Hears {
+            if m.schedule.read().listen(now, bs) == Listen::Hears {
                 if m.paging.is_empty() {
                     self.stats.flooded += 1;
                 } else {
@@ -500,7 +500,7 @@ impl DomainNode {
             // A full queue of a mobile that is not here (held or early bicast copies) is part
             // of the handoff; at the serving base station it is congestion.
             let bs = self.bs.expect("a radio at a base station");
-            if self.mobiles[j].schedule.listen(now, bs) != Listen::Hears {
+            if self.mobiles[j].schedule.read().listen(now, bs) != Listen::Hears {
                 self.discard(now, j, &pkt, DiscardReason::RadioFull);
             }
             return;
@@ -519,14 +519,14 @@ impl DomainNode {
         if r.queue.is_empty() {
             return;
         }
-        let transmit = match m.schedule.listen(now, bs) {
+        let transmit = match m.schedule.read().listen(now, bs) {
             Listen::Hears => true,
             Listen::PreAttach => !cfg.delay_device,
             Listen::Departed { since } => match cfg.departure {
                 Departure::Blind => true,
                 Departure::Hold => {
                     if now >= since + cfg.hold_time {
-                        let k = m.schedule.done_by(now);
+                        let k = m.schedule.read().done_by(now);
                         for p in r.queue.drain(..) {
                             if is_data(&p) {
                                 self.stats.hold_discards += 1;
@@ -571,10 +571,10 @@ impl DomainNode {
                 if r.busy_until > now && r.busy_until != Time::MAX {
                     at(r.busy_until);
                 }
-                if let Some(t) = m.schedule.next_change(now) {
+                if let Some(t) = m.schedule.read().next_change(now) {
                     at(t);
                 }
-                if let Listen::Departed { since } = m.schedule.listen(now, bs) {
+                if let Listen::Departed { since } = m.schedule.read().listen(now, bs) {
                     let t = since + self.cfg.hold_time;
                     if t > now {
                         at(t);
@@ -784,9 +784,12 @@ impl Element for DomainNode {
         {
             if let Body::Control(c) = &pkt.body {
                 if c.family == super::FAMILY_AIR {
-                    // The MAC is done with the packet it had: the next may go.
-                    if let Some(r) = self.mobiles[j].radio.as_mut() {
-                        r.busy_until = now;
+                    // The MAC is done with the packet it had: the next may go. A handoff
+                    // notice changes what the radio sees of the mobile: pump and re-plan.
+                    if c.kind == super::AIR_MAC_DONE {
+                        if let Some(r) = self.mobiles[j].radio.as_mut() {
+                            r.busy_until = now;
+                        }
                     }
                     self.pump(now, j, ctx);
                     self.plan(now);
@@ -795,7 +798,7 @@ impl Element for DomainNode {
             }
             if !matches!(pkt.body, Body::Control(_)) {
                 let bs = self.bs.expect("a radio at a base station");
-                if !self.mobiles[j].schedule.hears(now, bs) {
+                if !self.mobiles[j].schedule.read().hears(now, bs) {
                     self.stats.uplink_unheard += 1;
                     return Disposition::Consume;
                 }
@@ -853,7 +856,7 @@ impl Element for DomainNode {
                     .routes
                     .iter()
                     .any(|r| r.0 == radio && r.1 > now);
-                if registered && self.mobiles[j].schedule.serving(now) == Some(bs) {
+                if registered && self.mobiles[j].schedule.read().serving(now) == Some(bs) {
                     // HAWAII soft state: the base station serving a registered mobile refreshes
                     // its own entry and sends a refresh toward the domain root.
                     self.hawaii_set(now, j, radio);

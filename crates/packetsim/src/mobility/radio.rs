@@ -13,17 +13,24 @@
 //!   between neighbours: one every `spacing / speed`; [`speed_for`] gives the speed that makes
 //!   `h` of them in the run.
 //! - **Beacons and handoff.** Every base station beacons every `interval`, staggered
-//!   (`Beacons::at`); the mobile decodes a beacon when its received power (TwoRayGround at the
-//!   positions of that instant) is above the receive threshold, and feeds it to the
-//!   [`HandoffMonitor`]: a stronger beacon of another base station hands off at once, and the
-//!   current base station unheard for `lost_after` intervals is lost (the mobile attaches to
-//!   the next base station it hears; detached until then). Detection delay: up to one beacon
-//!   interval after the midpoint. Beacons are computed from the motion and not sent on the
-//!   channel (a simplification: 50-byte beacons at 1 Mb/s, about 0.6 ms per 100 ms per base
-//!   station, neither take airtime nor collide), so the handoff times are known before the
-//!   run: [`beacon_schedule`] turns them into a [`HandoffSchedule`] that the protocol elements
-//!   follow as they follow a scheduled one. Under Cellular IP semisoft the decision sends the
-//!   semisoft packet and the switch follows `semisoft_delay` later (the schedule's lead).
+//!   (`Beacons::at`). With [`Cells::beacons_on_air`] (the default) a beacon is a 50-byte
+//!   broadcast frame that the base station's MAC sends at its time ahead of its queue
+//!   (`Dcf::enqueue_first`): it waits DIFS and a backoff, waits for a frame on the air, can
+//!   collide and is lost out of range, like any frame. The mobile decodes the beacons that
+//!   reach it and feeds each, with its received power (TwoRayGround at the positions of that
+//!   instant), to its [`HandoffMonitor`]: a stronger beacon of another base station hands off
+//!   at once, and the current base station unheard for `lost_after` intervals is lost (the
+//!   mobile attaches to the next base station it hears; detached until then). So the
+//!   detection delay (up to one interval after the border, plus the beacon's wait for the
+//!   medium) and what is lost meanwhile follow from the mechanism. Each decision grows the
+//!   mobile's [`SharedSchedule`] (append-only; a loss is pushed when the mobile attaches
+//!   again, at the loss time with the detached time as extra gap) and the air tells the
+//!   mobile's host and every base station with a [`FAMILY_AIR`] / [`AIR_HANDOFF`] notice, so
+//!   the protocol elements act on it as they act on a scheduled handoff; under Cellular IP
+//!   semisoft the decision sends the semisoft packet and the switch follows `semisoft_delay`
+//!   later (the schedule's lead). The decisions are the air's [`AirElement::handoffs`] and
+//!   rows of the event trace. Without `beacons_on_air` the beacons are computed from the
+//!   motion before the run and take no airtime ([`beacon_schedule`]), the earlier model.
 //! - **The radio.** Each (base station, mobile) pair is joined through an `AIR` hub node by two
 //!   instantaneous links, and the [`AirElement`] at the hub puts every packet crossing it on
 //!   the channel, from the sender's station to the receiver's, and sends it on when the
@@ -32,18 +39,20 @@
 //!   the MAC one packet at a time ([`super::MobilityConfig::radio_mac`]) and the air tells it
 //!   when the MAC is done ([`super::FAMILY_AIR`]). A frame to a mobile out of range is retried
 //!   up to the retry limit and dropped: those MAC drops are the radio's handoff losses,
-//!   counted in [`AirStats`].
+//!   counted in [`AirStats`] and handed to the world as drops (`mac_retry_limit`,
+//!   `mac_queue`).
 //!
 //! What the schedule's "hears" means here: the base station the mobile is associated with (it
 //! takes packets from that base station only); whether a frame gets through is the channel's.
 
 use super::domain::{add_wired, install_with, Domain, Layout, TreeParams};
-use super::schedule::{Handoff, HandoffSchedule};
-use super::{MobilityConfig, FAMILY_AIR};
+use super::schedule::{Handoff, HandoffSchedule, SharedSchedule};
+use super::{MobilityConfig, AIR_HANDOFF, AIR_MAC_DONE, FAMILY_AIR};
 use crate::ids::{Addr, EgressId, ElementId, NodeId};
 use crate::net::{DirectionParams, Disposition, Element, ElementCtx, ErrorModel, Net, Via};
 use crate::packet::{Body, ControlHeader, Packet};
 use crate::queue::{AnyAdmission, DropTail, QueueDisc, QueueLimit};
+use crate::wifi::air::{Air, AirState, HandoffEvent, Radio, BEACON};
 use crate::wifi::motion::{Beacons, Decision, HandoffConfig, HandoffMonitor, Path, Traversal};
 use crate::wifi::propagation::{Pos, Propagation};
 use crate::wifi::{Channel, ChannelConfig, MacOut, Msdu, Sta};
@@ -68,6 +77,13 @@ pub struct Cells {
     pub channel: ChannelConfig,
     /// How often the air re-reads the mobiles' positions (10 ms).
     pub motion_step: Dur,
+    /// Beacons are frames on the channel (true, the default): each base station's MAC sends
+    /// a broadcast beacon at its time, contending with the data frames (DIFS, backoff) and
+    /// lost to collisions or range like any frame; the mobile's rule hears the beacons it
+    /// decodes, and its decisions grow the mobile's [`SharedSchedule`] during the run. False:
+    /// the beacons are computed from the motion before the run ([`beacon_schedule`]; no
+    /// airtime, never lost), the handoffs known in advance.
+    pub beacons_on_air: bool,
 }
 
 impl Default for Cells {
@@ -81,6 +97,7 @@ impl Default for Cells {
             handoff: HandoffConfig::default(),
             channel,
             motion_step: Dur::from_millis(10),
+            beacons_on_air: true,
         }
     }
 }
@@ -206,6 +223,23 @@ struct Port {
     mh: usize,
 }
 
+/// What the air does for one mobile when its beacon rule decides (beacons on the air).
+#[derive(Clone, Debug)]
+struct Live {
+    /// The mobile's schedule, shared with its host and the domain's nodes.
+    schedule: SharedSchedule,
+    /// The switch follows the decision by this much (Cellular IP semisoft: `S`).
+    lead: Dur,
+    /// Notices to the mobile (an egress from the hub to its node).
+    host: EgressId,
+    /// Notices to each base station (hub → base station egress, its address).
+    bss: Vec<(EgressId, Addr)>,
+    /// The current base station was lost at this time (detached since).
+    lost: Option<(Time, usize)>,
+    /// The mobile's first attachment was heard.
+    attached: bool,
+}
+
 /// The shared 802.11 channel of a radio domain as a node element at its `AIR` hub.
 pub struct AirElement {
     ch: Channel,
@@ -220,6 +254,15 @@ pub struct AirElement {
     held: HashMap<u64, (Option<Packet>, usize)>,
     next_id: u64,
     stats: AirStats,
+    /// Beacons on the air: the beacon times, the mobiles' rules and their decisions
+    /// (stations 0..n are the base stations, then the mobiles).
+    beacons: Option<Box<AirState>>,
+    /// Per mobile, with beacons on the air.
+    live: Vec<Live>,
+    /// Each station's node (the base stations, then the mobiles), for the event trace.
+    nodes: Vec<NodeId>,
+    /// Handoff decisions already handed to the world's event trace.
+    told: usize,
 }
 
 impl std::fmt::Debug for AirElement {
@@ -251,9 +294,181 @@ impl AirElement {
             next_move: Time::ZERO,
             held: HashMap::new(),
             next_id: 0,
+            beacons: None,
+            live: Vec::new(),
+            nodes: Vec::new(),
+            told: 0,
         };
         el.move_to(Time::ZERO);
         el
+    }
+
+    /// Sends the beacons on the channel and hands the mobiles' decisions to `live`.
+    fn with_beacons(mut self, cells: &Cells, live: Vec<Live>, nodes: Vec<NodeId>) -> Self {
+        let nb = self.fixed.len();
+        let n = nb + self.paths.len();
+        let mut positions = self.fixed.clone();
+        positions.extend(self.paths.iter().map(|p| p.position(Time::ZERO)));
+        let mut paths: Vec<Option<Path>> = vec![None; nb];
+        paths.extend(self.paths.iter().cloned().map(Some));
+        let air = Air {
+            radio: Radio::Propagation(cells.propagation),
+            positions,
+            paths,
+            base_stations: (0..nb as u16).map(Sta).collect(),
+            beacons: cells.beacons,
+            handoff: HandoffConfig {
+                interval: cells.beacons.interval,
+                ..cells.handoff
+            },
+            follow_attachment: false,
+        };
+        debug_assert_eq!(air.positions.len(), n);
+        self.beacons = Some(Box::new(AirState::new(air)));
+        self.live = live;
+        self.nodes = nodes;
+        self
+    }
+
+    /// Hands the handoff decisions made since the last call to the world's event trace.
+    fn tell_handoffs(&mut self, ctx: &mut ElementCtx) {
+        let Some(st) = &self.beacons else { return };
+        for e in &st.events[self.told..] {
+            let node = |s: Sta| self.nodes[s.0 as usize];
+            ctx.handoff(node(e.mobile), e.from.map(node), e.to.map(node));
+        }
+        self.told = st.events.len();
+    }
+
+    /// The mobiles' handoff decisions (beacons on the air; empty otherwise): when, which
+    /// mobile (station `n_bs + j`), from and to which base station (station `i` is BS i+1).
+    pub fn handoffs(&self) -> &[HandoffEvent] {
+        self.beacons.as_ref().map_or(&[], |b| &b.events[..])
+    }
+
+    /// The next instant the air must act at by itself: a beacon due or a loss deadline.
+    fn next_air_event(&self) -> Option<Time> {
+        let b = self.beacons.as_ref()?;
+        [b.next_beacon().map(|(t, _)| t), b.next_deadline()]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    /// At `now` (the channel run to it): the beacons due go to their MACs ahead of their
+    /// queues (`Dcf::enqueue_first`), the loss deadlines passed are decided.
+    fn beacons_due(&mut self, now: Time, ctx: &mut ElementCtx) {
+        let Some(mut st) = self.beacons.take() else {
+            return;
+        };
+        while let Some((t, i)) = st.next_beacon().filter(|&(t, _)| t <= now) {
+            let _ = t;
+            let k = st.next_beacon[i];
+            st.next_beacon[i] += 1;
+            self.ch.enqueue_first(
+                st.air.base_stations[i],
+                Msdu {
+                    id: BEACON | ((i as u64) << 40) | k,
+                    dst: Sta::BROADCAST,
+                    bytes: st.air.beacons.bytes,
+                },
+            );
+        }
+        let mut decided = Vec::new();
+        for m in 0..st.mobiles.len() {
+            if let Some(d) = st.mobiles[m].as_mut().and_then(|x| x.monitor.on_timer(now)) {
+                st.apply(now, m, d);
+                decided.push((m, d));
+            }
+        }
+        self.beacons = Some(st);
+        for (m, d) in decided {
+            self.decide(now, m, d, ctx);
+        }
+    }
+
+    /// A beacon of base station `from` decoded at station `to` at `at`: the mobile's rule.
+    fn beacon_heard(&mut self, at: Time, to: Sta, from: Sta, ctx: &mut ElementCtx) {
+        let Some(mut st) = self.beacons.take() else {
+            return;
+        };
+        let m = to.0 as usize;
+        let mut decided = None;
+        if let (Some(j), true) = (st.bs_index(from), st.mobiles[m].is_some()) {
+            let power = self
+                .prop
+                .received_power(st.pos(from.0 as usize, at).dist(st.pos(m, at)));
+            let mob = st.mobiles[m].as_mut().expect("a mobile");
+            if let Some(d) = mob.monitor.on_beacon(at, j, power) {
+                st.apply(at, m, d);
+                decided = Some(d);
+            }
+        }
+        self.beacons = Some(st);
+        if let Some(d) = decided {
+            self.decide(at, m, d, ctx);
+        }
+    }
+
+    /// Station `m`'s rule decided `d` at `at`: the handoff goes into the mobile's schedule
+    /// (see [`SharedSchedule`]) and the mobile and its base stations are told.
+    fn decide(&mut self, at: Time, m: usize, d: Decision, ctx: &mut ElementCtx) {
+        let j = m - self.fixed.len();
+        let live = &mut self.live[j];
+        let first = live.schedule.read().first;
+        let pushed = match d {
+            Decision::Lost { from } => {
+                live.lost = Some((at, from));
+                None
+            }
+            Decision::Handoff {
+                from: Some(from),
+                to,
+            } => Some((
+                Handoff {
+                    at: at + live.lead,
+                    from,
+                    to,
+                },
+                Dur::ZERO,
+            )),
+            Decision::Handoff { from: None, to } => match live.lost.take() {
+                // Detached since `t`: a handoff at the loss, the wait its extra gap.
+                Some((t, from)) => Some((Handoff { at: t, from, to }, at - t)),
+                None if !live.attached => {
+                    live.attached = true;
+                    (to != first).then_some((
+                        Handoff {
+                            at,
+                            from: first,
+                            to,
+                        },
+                        Dur::ZERO,
+                    ))
+                }
+                None => None,
+            },
+        };
+        if let Some((h, extra)) = pushed {
+            live.schedule.push(h, extra);
+            let live = self.live[j].clone();
+            let notice = |addr: Addr| {
+                Packet::new(
+                    addr,
+                    addr,
+                    Body::Control(ControlHeader {
+                        family: FAMILY_AIR,
+                        kind: AIR_HANDOFF,
+                        bytes: 0,
+                        args: [j as u32, 0, 0, 0],
+                    }),
+                )
+            };
+            for &(e, addr) in &live.bss {
+                ctx.send(notice(addr), Via::Egress(e));
+            }
+            ctx.send(notice(Addr(0)), Via::Egress(live.host));
+        }
     }
 
     /// The channel (MAC counters).
@@ -280,16 +495,28 @@ impl AirElement {
         }
     }
 
-    /// Runs the channel and the motion up to `now`.
+    /// Runs the channel, the motion and the beacons up to `now`.
     fn advance(&mut self, now: Time, ctx: &mut ElementCtx) {
-        while self.next_move <= now {
-            self.ch.run_until(self.next_move);
+        loop {
+            let air = self.next_air_event().filter(|&t| t <= now);
+            let step = air.map_or(self.next_move, |t| t.min(self.next_move));
+            if step > now {
+                break;
+            }
+            self.ch.run_until(step);
             self.flush(ctx);
-            self.move_to(self.next_move);
-            self.next_move += self.step;
+            if self.next_move == step {
+                self.move_to(step);
+                self.next_move += self.step;
+            }
+            if air == Some(step) {
+                self.beacons_due(step, ctx);
+                self.flush(ctx);
+            }
         }
         self.ch.run_until(now);
         self.flush(ctx);
+        self.tell_handoffs(ctx);
     }
 
     fn notice(&self, port: &Port, ctx: &mut ElementCtx) {
@@ -299,7 +526,7 @@ impl AirElement {
                 addr,
                 Body::Control(ControlHeader {
                     family: FAMILY_AIR,
-                    kind: 1,
+                    kind: AIR_MAC_DONE,
                     bytes: 0,
                     args: [0; 4],
                 }),
@@ -311,6 +538,9 @@ impl AirElement {
     fn flush(&mut self, ctx: &mut ElementCtx) {
         for l in self.ch.take_log() {
             match l.out {
+                MacOut::Deliver { msdu, from } if msdu.id & BEACON != 0 => {
+                    self.beacon_heard(l.at, l.sta, from, ctx);
+                }
                 MacOut::Deliver { msdu, .. } => {
                     if let Some((pkt, port)) = self.held.get_mut(&msdu.id) {
                         if let Some(p) = pkt.take() {
@@ -324,14 +554,17 @@ impl AirElement {
                         self.notice(&port, ctx);
                     }
                 }
-                MacOut::Dropped { msdu, .. } => {
+                MacOut::Dropped { msdu, reason } => {
                     if let Some((pkt, port)) = self.held.remove(&msdu.id) {
                         let port = self.ports[port];
-                        if pkt.is_some_and(|p| p.payload() > 0) {
-                            self.stats.mac_drops[port.mh] += 1;
-                            if port.notice.is_some() {
-                                self.stats.mac_drops_down[port.mh] += 1;
+                        if let Some(p) = pkt {
+                            if p.payload() > 0 {
+                                self.stats.mac_drops[port.mh] += 1;
+                                if port.notice.is_some() {
+                                    self.stats.mac_drops_down[port.mh] += 1;
+                                }
                             }
+                            ctx.drop(p, port.inbound, crate::wifi::report::drop_reason(reason));
                         }
                         self.notice(&port, ctx);
                     }
@@ -377,6 +610,7 @@ impl Element for AirElement {
             },
         );
         self.flush(ctx);
+        self.tell_handoffs(ctx);
         Disposition::Consume
     }
 
@@ -385,10 +619,11 @@ impl Element for AirElement {
     }
 
     fn next_timeout(&self) -> Option<Time> {
-        Some(match self.ch.next_event() {
-            Some(t) => t.min(self.next_move),
-            None => self.next_move,
-        })
+        [self.ch.next_event(), self.next_air_event()]
+            .into_iter()
+            .flatten()
+            .fold(self.next_move, Time::min)
+            .into()
     }
 
     fn as_any(&self) -> &dyn Any {
@@ -416,8 +651,9 @@ pub struct RadioDomain {
     pub air_node: NodeId,
     /// The air's element.
     pub air: ElementId,
-    /// Each mobile's handoffs, from its motion and the beacons.
-    pub schedules: Vec<HandoffSchedule>,
+    /// Each mobile's handoffs, from its motion and the beacons (on the air: grown during
+    /// the run, the handoffs decided so far).
+    pub schedules: Vec<SharedSchedule>,
 }
 
 impl RadioDomain {
@@ -503,7 +739,18 @@ pub fn build_radio_tree(
     let until = Time::ZERO + p.duration;
     let schedules: Vec<HandoffSchedule> = paths
         .iter()
-        .map(|path| beacon_schedule(path, &fixed, cells, until, cfg.lead()))
+        .map(|path| {
+            if cells.beacons_on_air {
+                // Decided during the run; until the first beacon, at the nearest base station.
+                let at = path.position(Time::ZERO);
+                let first = (0..fixed.len())
+                    .min_by(|&a, &b| fixed[a].dist(at).total_cmp(&fixed[b].dist(at)))
+                    .unwrap_or(0);
+                HandoffSchedule::explicit(first, &[])
+            } else {
+                beacon_schedule(path, &fixed, cells, until, cfg.lead())
+            }
+        })
         .collect();
     let layout = Layout {
         gw: w.gw,
@@ -522,18 +769,38 @@ pub fn build_radio_tree(
         seed,
     )
     .expect("the canonical tree is a valid domain");
+    let live: Vec<Live> = parts
+        .schedules()
+        .iter()
+        .enumerate()
+        .map(|(j, sched)| {
+            let mine = || ports.iter().filter(move |p| p.mh == j);
+            Live {
+                schedule: sched.clone(),
+                lead: cfg.lead(),
+                host: mine().find(|p| p.notice.is_some()).expect("a port").out,
+                bss: mine().filter_map(|p| p.notice).collect(),
+                lost: None,
+                attached: false,
+            }
+        })
+        .collect();
     let mut world = World::new(net, until);
-    let air = AirElement::new(cells, fixed, paths.to_vec(), ports, seed);
+    let mut air = AirElement::new(cells, fixed, paths.to_vec(), ports, seed);
+    if cells.beacons_on_air {
+        let nodes = w.bss.iter().chain(&w.mhs).copied().collect();
+        air = air.with_beacons(cells, live, nodes);
+    }
     let air = world.add_element(air_node, Box::new(air), true);
     let mut domain = parts.place(&mut world);
     domain.cn = w.cn;
     (
         world,
         RadioDomain {
+            schedules: domain.schedules.clone(),
             domain,
             air_node,
             air,
-            schedules,
         },
     )
 }

@@ -3,6 +3,7 @@
 //! cell (HAWAII UNF's `S_unf`, spec 5 §2.4).
 
 use packetsim_kernel::{Dur, Time};
+use std::sync::{Arc, RwLock, RwLockReadGuard};
 
 /// One handoff: at `at` the mobile leaves base station `from` and, after the gap, attaches to
 /// `to` (indices into the domain's base stations).
@@ -52,6 +53,42 @@ pub struct HandoffSchedule {
     /// station before it heard another (the beacon rule's loss, `mobility::radio`) is
     /// attached to nobody from `at` to `at + gap + extra_gap[k]`.
     pub extra_gap: Vec<Dur>,
+}
+
+/// A mobile's schedule as the domain's elements (its host, every domain node) share it: fixed
+/// before the run (the scheduled mode, `radio::beacon_schedule`), or grown during the run by
+/// the 802.11 air as the mobile's beacon rule decides (`radio`, beacons on the air). Growth is
+/// append-only: a handoff is pushed when it is decided, at or after the decision (a loss of
+/// the current base station is pushed when the mobile attaches again, at the loss time with
+/// the detached time as its extra gap, as [`HandoffSchedule::extra_gap`] describes), so what
+/// an element read of it for an instant before the push stays what happened.
+#[derive(Clone, Debug)]
+pub struct SharedSchedule(Arc<RwLock<HandoffSchedule>>);
+
+impl SharedSchedule {
+    /// Shares `s`.
+    pub fn new(s: HandoffSchedule) -> SharedSchedule {
+        SharedSchedule(Arc::new(RwLock::new(s)))
+    }
+
+    /// The schedule as it is now.
+    pub fn read(&self) -> RwLockReadGuard<'_, HandoffSchedule> {
+        self.0.read().expect("no writer panicked")
+    }
+
+    /// A copy of the schedule as it is now.
+    pub fn snapshot(&self) -> HandoffSchedule {
+        self.read().clone()
+    }
+
+    /// Appends handoff `h` with `extra_gap` of detached time beyond the gap.
+    pub fn push(&self, h: Handoff, extra_gap: Dur) {
+        let mut s = self.0.write().expect("no writer panicked");
+        let n = s.handoffs.len();
+        s.extra_gap.resize(n, Dur::ZERO);
+        s.handoffs.push(h);
+        s.extra_gap.push(extra_gap);
+    }
 }
 
 /// The `k`-th position (k = 0, 1, ...) of a ping-pong walk over `n` base stations:

@@ -54,7 +54,7 @@ fn one_handoff_at(t: Time) -> HandoffSchedule {
 }
 
 /// Downlink CBR, 1 Mb/s of 1000-byte packets: one every 8 ms from t = 0.
-fn downlink(w: &mut World, d: &Domain) {
+pub(super) fn downlink(w: &mut World, d: &Domain) {
     cbr(w, d.cn, d.mhs[0], Rate::mbps(1), 972, None);
 }
 

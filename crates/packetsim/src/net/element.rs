@@ -91,6 +91,28 @@ pub enum Request {
         /// The change.
         change: LinkChange,
     },
+    /// A packet the element consumed earlier is dropped (an 802.11 MAC gave it up): the
+    /// world counts it as dropped for `reason` instead of consumed, and traces the drop on
+    /// direction `egress` (the one it arrived over).
+    Drop {
+        /// The packet.
+        pkt: Packet,
+        /// The direction it is traced on.
+        egress: EgressId,
+        /// Why.
+        reason: crate::queue::DropReason,
+    },
+    /// A mobile's handoff decision (a wireless channel's beacon rule), for the event trace:
+    /// the mobile's node, the base station's node it left (`None`: detached before), the one
+    /// it joined (`None`: it lost `from`).
+    Handoff {
+        /// The mobile.
+        mobile: NodeId,
+        /// The base station left.
+        from: Option<NodeId>,
+        /// The base station joined.
+        to: Option<NodeId>,
+    },
     /// Tell the endpoints at `node` of `notice` (a mobile attached or detached).
     Notify {
         /// Where.
@@ -139,6 +161,19 @@ impl ElementCtx {
     /// Changes a link direction now.
     pub fn link(&mut self, egress: EgressId, change: LinkChange) {
         self.requests.push(Request::Link { egress, change });
+    }
+    /// Records a handoff decision in the event trace (see [`Request::Handoff`]).
+    pub fn handoff(&mut self, mobile: NodeId, from: Option<NodeId>, to: Option<NodeId>) {
+        self.requests.push(Request::Handoff { mobile, from, to });
+    }
+    /// Drops `pkt`, a packet this element consumed when it arrived over `egress`, for
+    /// `reason` (see [`Request::Drop`]).
+    pub fn drop(&mut self, pkt: Packet, egress: EgressId, reason: crate::queue::DropReason) {
+        self.requests.push(Request::Drop {
+            pkt,
+            egress,
+            reason,
+        });
     }
 }
 

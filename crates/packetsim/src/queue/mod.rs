@@ -91,11 +91,15 @@ pub enum DropReason {
     /// A cell link (`atm::port`) dropped one of the packet's cells, so the receiver's AAL5
     /// discarded the frame (the switch counts the cells by cause).
     CellLoss,
+    /// An 802.11 MAC gave the frame up at its retry limit (`wifi`).
+    MacRetryLimit,
+    /// An 802.11 MAC's interface queue was full (`wifi`).
+    MacQueue,
 }
 
 impl DropReason {
     /// Every reason, in report order.
-    pub const ALL: [DropReason; 8] = [
+    pub const ALL: [DropReason; 10] = [
         DropReason::Overflow,
         DropReason::Early,
         DropReason::Forced,
@@ -104,6 +108,8 @@ impl DropReason {
         DropReason::NoRoute,
         DropReason::Unclaimed,
         DropReason::CellLoss,
+        DropReason::MacRetryLimit,
+        DropReason::MacQueue,
     ];
 
     /// The name used in reports.
@@ -117,6 +123,8 @@ impl DropReason {
             DropReason::NoRoute => "no_route",
             DropReason::Unclaimed => "unclaimed",
             DropReason::CellLoss => "cell_loss",
+            DropReason::MacRetryLimit => "mac_retry_limit",
+            DropReason::MacQueue => "mac_queue",
         }
     }
 }

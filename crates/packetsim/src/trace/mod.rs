@@ -187,6 +187,8 @@ pub struct Tracer {
     flow_names: Vec<String>,
     /// The flow monitor (`simulation.flow_monitor`), when on.
     monitor: Option<Box<FlowMonitor>>,
+    /// Handoff rows: (time, mobile, base station left, base station joined).
+    handoffs: Vec<(Time, String, String, String)>,
 }
 
 /// The file name of a direction: its name with characters unsafe in file names replaced.
@@ -249,6 +251,7 @@ impl Tracer {
             names: names.to_vec(),
             flow_names: flow_names.to_vec(),
             monitor: None,
+            handoffs: Vec::new(),
         })
     }
 
@@ -314,14 +317,42 @@ impl Tracer {
         });
     }
 
-    /// The event trace as CSV text, rows sorted by time (ties in the order they were made).
+    /// A mobile's handoff decision at `t` (a wireless channel's beacon rule): `from` the base
+    /// station it left (empty: it was detached), `to` the one it joined (empty: it lost
+    /// `from`). A row of its own in `events.csv` (`event` = `handoff`), inside the time window.
+    pub fn handoff(&mut self, t: Time, mobile: &str, from: &str, to: &str) {
+        if self.events_dir.is_none() || t < self.filter.from || t >= self.filter.to {
+            return;
+        }
+        self.handoffs
+            .push((t, mobile.to_string(), from.to_string(), to.to_string()));
+    }
+
+    /// The event trace as CSV text, rows sorted by time (ties in the order they were made;
+    /// a handoff before the packet rows of its instant).
     fn events_csv(&mut self) -> String {
         self.rows.sort_by_key(|r| r.time);
+        self.handoffs.sort_by_key(|h| h.0);
         let mut s = String::with_capacity(64 * self.rows.len() + 128);
         s.push_str(EVENT_COLUMNS);
         s.push('\n');
         let opt = |v: Option<u64>| v.map(|x| x.to_string()).unwrap_or_default();
+        let mut hs = self.handoffs.iter().peekable();
+        let handoff_row = |s: &mut String, h: &(Time, String, String, String)| {
+            // time_s, event, reason = FROM->TO, link = the mobile, nine empty columns.
+            let _ = writeln!(
+                s,
+                "{},handoff,{}->{},{},,,,,,,,,",
+                h.0.as_secs_f64(),
+                h.2,
+                h.3,
+                h.1
+            );
+        };
         for r in &self.rows {
+            while let Some(h) = hs.next_if(|h| h.0 <= r.time) {
+                handoff_row(&mut s, h);
+            }
             let reason = match r.kind {
                 EventKind::Drop(d) => d.name(),
                 _ => "",
@@ -354,6 +385,9 @@ impl Tracer {
                     Ecn::Ce => "ce",
                 }
             );
+        }
+        for h in hs {
+            handoff_row(&mut s, h);
         }
         s
     }

@@ -95,7 +95,7 @@ pub struct HandoffEvent {
 
 /// A mobile's handoff state.
 #[derive(Clone, Debug)]
-pub(super) struct Mobile {
+pub(crate) struct Mobile {
     pub monitor: HandoffMonitor,
     /// Last packet exchanged with each base station (by index in `base_stations`).
     pub last_with: Vec<Option<Time>>,
@@ -107,7 +107,7 @@ pub(super) struct Mobile {
 
 /// The element's state for [`Air`].
 #[derive(Clone, Debug)]
-pub(super) struct AirState {
+pub(crate) struct AirState {
     pub air: Air,
     /// Per station: its mobile state, if it is a mobile.
     pub mobiles: Vec<Option<Mobile>>,
@@ -119,7 +119,7 @@ pub(super) struct AirState {
 }
 
 /// The id bit of beacon MSDUs (the element's own packets count up from 0).
-pub(super) const BEACON: u64 = 1 << 63;
+pub(crate) const BEACON: u64 = 1 << 63;
 
 impl AirState {
     pub fn new(air: Air) -> AirState {

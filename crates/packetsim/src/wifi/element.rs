@@ -10,9 +10,10 @@
 //! the element sends the same packet on down the receiver's link from the hub
 //! ([`Via::Egress`]). The element's timer is the channel's next event.
 //!
-//! Packet books: a packet the MAC drops (full interface queue, retry limit) stays counted as
-//! consumed by the element, and is counted in [`ChannelElement::mac_drops`]; the world's
-//! `DropReason` list is not extended here (it lives in `queue`, outside this task's files).
+//! Packet books: a packet the MAC drops (full interface queue, retry limit) is counted in
+//! [`ChannelElement::mac_drops`] and handed back to the world as a drop
+//! (`DropReason::MacRetryLimit`, `DropReason::MacQueue`, `ElementCtx::drop`): it is in the
+//! world's drops table and, traced, in events.csv on the sender's link to the hub.
 
 use super::air::{Air, AirState, HandoffEvent, BEACON};
 use super::channel::{Channel, ChannelConfig, Logged};
@@ -53,6 +54,8 @@ pub struct ChannelElement {
     gw: Vec<u16>,
     /// Positions, motion, beacons and handoff ([`ChannelElement::with_air`]).
     air: Option<Box<AirState>>,
+    /// Handoff decisions already handed to the world's event trace.
+    told: usize,
 }
 
 impl std::fmt::Debug for ChannelElement {
@@ -101,6 +104,7 @@ impl ChannelElement {
             trace: None,
             gw: vec![gateway as u16; n],
             air: None,
+            told: 0,
         }
     }
 
@@ -251,6 +255,16 @@ impl ChannelElement {
         self.air = Some(st);
     }
 
+    /// Hands the handoff decisions made since the last call to the world's event trace.
+    fn tell_handoffs(&mut self, ctx: &mut ElementCtx) {
+        let Some(st) = &self.air else { return };
+        for e in &st.events[self.told..] {
+            let node = |s: Sta| self.ports[s.0 as usize].node;
+            ctx.handoff(node(e.mobile), e.from.map(node), e.to.map(node));
+        }
+        self.told = st.events.len();
+    }
+
     /// Keeps every MAC output (frames put on the air, deliveries, drops) from now on, for
     /// [`ChannelElement::trace`] (tests and validation; off by default).
     pub fn keep_trace(&mut self) {
@@ -280,9 +294,11 @@ impl ChannelElement {
                     }
                 }
                 MacOut::Dropped { msdu, reason } => {
-                    if self.held.remove(&msdu.id).is_some() {
+                    if let Some(pkt) = self.held.remove(&msdu.id) {
                         self.mac_drops += 1;
                         self.lost[usize::from(reason == super::dcf::MacDrop::IfqFull)] += 1;
+                        let port = self.ports[l.sta.0 as usize];
+                        ctx.drop(pkt, port.inbound, super::report::drop_reason(reason));
                     }
                 }
                 MacOut::Sent { .. } | MacOut::Transmit(_) => {}
@@ -340,6 +356,7 @@ impl Element for ChannelElement {
             },
         );
         self.flush(ctx);
+        self.tell_handoffs(ctx);
         Disposition::Consume
     }
 
@@ -348,6 +365,7 @@ impl Element for ChannelElement {
         self.ch.run_until(now);
         self.air_after(now);
         self.flush(ctx);
+        self.tell_handoffs(ctx);
     }
 
     fn next_timeout(&self) -> Option<Time> {

@@ -22,9 +22,10 @@
 //!   [`element::ChannelElement::with_air`]); `report`: the `wifi` section of summary.json.
 //!
 //! Scenario keys: `kind = "wifi"` (`scenario/link/wifi.rs`, docs/scenario-format.md).
-//! Not yet done (issue 34): the Cellular IP / HAWAII handoff hooked to the monitor's
-//! decisions (the element's `follow_attachment` is an ideal route update instead), handoff
-//! decisions in events.csv.
+//! The Cellular IP / HAWAII handoff driven by the monitor's decisions is `mobility::radio`
+//! (study 5's radio); on a scenario's wifi link the element's `follow_attachment` is an ideal
+//! route update instead. MAC drops are world drops (`mac_retry_limit`, `mac_queue`) and
+//! handoff decisions are rows of events.csv (`event = handoff`).
 //!
 //! Layering: the MAC, PHY, channel, propagation and motion use the kernel only (time, event
 //! queue, random streams); the element also uses ids, packet and net. Nothing here is on the

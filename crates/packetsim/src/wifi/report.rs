@@ -96,3 +96,11 @@ impl WifiSummary {
         out
     }
 }
+
+/// The world's drop reason for a MAC drop.
+pub fn drop_reason(r: super::dcf::MacDrop) -> crate::queue::DropReason {
+    match r {
+        super::dcf::MacDrop::IfqFull => crate::queue::DropReason::MacQueue,
+        _ => crate::queue::DropReason::MacRetryLimit,
+    }
+}

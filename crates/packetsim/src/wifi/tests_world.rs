@@ -8,7 +8,7 @@ use crate::net::{
     DirectionParams, Disposition, Element, ElementCtx, ErrorModel, Net, Request, Via,
 };
 use crate::packet::{Body, ControlHeader, Packet};
-use crate::queue::{AnyAdmission, DropTail, QueueDisc, QueueLimit};
+use crate::queue::{AnyAdmission, DropReason, DropTail, QueueDisc, QueueLimit};
 use crate::world::World;
 use packetsim_kernel::{Dur, Rate, Rng, Time};
 use std::any::Any;
@@ -182,4 +182,51 @@ fn world_two_senders_contend_and_both_deliver() {
     // Each 500-byte frame holds the air 192 + 4224 us, then SIFS + ACK: 4.73 ms per
     // exchange, so 40 exchanges offered at 2 per ms back up and contend.
     assert!(s0.data_tx + s1.data_tx >= 40);
+}
+
+// A frame whose receiver is out of range is sent 7 times (short retry limit) and dropped:
+// the world counts each such packet as a drop for `mac_retry_limit` (not as consumed by the
+// channel element), on the sender's link to the hub, and the books still balance.
+#[test]
+fn world_mac_retry_limit_drops_are_world_drops() {
+    let (mut w, a, b, ch) = star(3);
+    {
+        let el = w.elements[ch.idx()]
+            .element
+            .as_any_mut()
+            .unwrap()
+            .downcast_mut::<ChannelElement>()
+            .unwrap();
+        el.channel_mut().set_hears(Sta(1), Sta(0), false);
+        el.channel_mut().set_hears(Sta(0), Sta(1), false);
+    }
+    let steps = (0..3)
+        .map(|i| (Time::from_millis(10 + 100 * i), control(&w.net, a, b, 480)))
+        .collect();
+    w.add_element(a, Box::new(Script { steps }), false);
+    let k = w.add_element(b, Box::new(Sink::default()), true);
+    w.run();
+    let got = w.elements[k.idx()]
+        .element
+        .as_any()
+        .downcast_ref::<Sink>()
+        .unwrap()
+        .got
+        .len();
+    assert_eq!(got, 0);
+    let el = w.elements[ch.idx()]
+        .element
+        .as_any()
+        .downcast_ref::<ChannelElement>()
+        .unwrap();
+    assert_eq!(
+        el.channel().mac(Sta(0)).stats().data_tx,
+        21,
+        "7 transmissions each"
+    );
+    assert_eq!(el.mac_losses(), (3, 0));
+    assert_eq!(w.books.dropped[DropReason::MacRetryLimit as usize], 3);
+    assert_eq!(w.books.dropped.iter().sum::<u64>(), 3);
+    assert_eq!(w.books.consumed, 0);
+    w.check_conservation().unwrap();
 }

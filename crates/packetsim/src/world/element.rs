@@ -6,7 +6,7 @@ use super::{Event, World};
 use crate::ids::{EgressId, ElementId, FlowId, NodeId};
 use crate::net::processing::{Processing, Side};
 use crate::net::{Disposition, Element, ElementCtx, Request, Via};
-use crate::packet::IP_HEADER_BYTES;
+use crate::packet::{Packet, IP_HEADER_BYTES};
 use packetsim_kernel::{Dur, Rng, Time};
 
 /// A node element and where it sits.
@@ -83,6 +83,38 @@ impl World {
         d
     }
 
+    /// A packet an element consumed is dropped after all (`Request::Drop`): it moves from
+    /// the consumed count to the dropped one, so the books still balance.
+    #[cold]
+    fn drop_consumed(
+        &mut self,
+        now: Time,
+        pkt: Packet,
+        egress: EgressId,
+        reason: crate::queue::DropReason,
+    ) {
+        self.books.consumed -= 1;
+        self.books.dropped[reason as usize] += 1;
+        if let Some(t) = self.tracer.as_deref_mut() {
+            t.event(now, crate::trace::EventKind::Drop(reason), egress, &pkt);
+        }
+    }
+
+    /// A handoff decision, for the event trace (nothing without a tracer).
+    #[cold]
+    fn trace_handoff(
+        &mut self,
+        now: Time,
+        mobile: NodeId,
+        from: Option<NodeId>,
+        to: Option<NodeId>,
+    ) {
+        if let Some(t) = self.tracer.as_deref_mut() {
+            let name = |n: Option<NodeId>| n.map_or("", |n| self.net.nodes[n.idx()].name.as_str());
+            t.handoff(now, name(Some(mobile)), name(from), name(to));
+        }
+    }
+
     /// An element may be due: runs its timers, or re-arms at its deadline.
     pub(super) fn element_timer(&mut self, now: Time, el: ElementId) {
         let slot = &mut self.elements[el.idx()];
@@ -137,6 +169,12 @@ impl World {
                 }
                 Request::Link { egress, change } => self.change_link(now, egress, change),
                 Request::Notify { node, notice } => self.notify(now, node, notice),
+                Request::Drop {
+                    pkt,
+                    egress,
+                    reason,
+                } => self.drop_consumed(now, pkt, egress, reason),
+                Request::Handoff { mobile, from, to } => self.trace_handoff(now, mobile, from, to),
             }
         }
         self.ectx = ctx;

@@ -82,7 +82,16 @@ pub struct Point {
     pub down_only: bool,
     /// Spec 5 Q9's TCP sensitivity: IW 2, 10 ms tick, RTO min 1 s (false).
     pub q9: bool,
+    /// On the radio: metres between neighbouring base stations (200: cells of 250 m range
+    /// overlap by 300 m; 500: they touch; more: a coverage gap between them).
+    pub spacing_m: u32,
+    /// On the radio: the beacon interval, ms (100).
+    pub beacon_ms: u32,
 }
+
+/// The radio's default cell layout ([`Cells::default`]): spacing (m) and beacon interval (ms).
+const SPACING_M: u32 = 200;
+const BEACON_MS: u32 = 100;
 
 impl Point {
     fn base(protocol: Protocol, variant: Variant) -> Point {
@@ -103,7 +112,19 @@ impl Point {
             gap_ms: 0,
             down_only: false,
             q9: false,
+            spacing_m: SPACING_M,
+            beacon_ms: BEACON_MS,
         }
+    }
+
+    /// Whether it is one of the sensitivity runs (reported beside its default point, not as
+    /// an extension).
+    fn sensitivity(&self) -> bool {
+        self.gap_ms > 0
+            || self.down_only
+            || self.q9
+            || self.spacing_m != SPACING_M
+            || self.beacon_ms != BEACON_MS
     }
 
     /// The grid value naming it (the options off by default are written only when on, so
@@ -131,6 +152,12 @@ impl Point {
         if self.q9 {
             extra.push_str("|q9");
         }
+        if self.spacing_m != SPACING_M {
+            let _ = write!(extra, "|sp{}", self.spacing_m);
+        }
+        if self.beacon_ms != BEACON_MS {
+            let _ = write!(extra, "|bi{}", self.beacon_ms);
+        }
         format!(
             "{}|{}|e{}|h{}|n{}|s{}|d{}|{}|{}{extra}",
             self.protocol.name(),
@@ -157,8 +184,11 @@ impl Point {
         let mut ha_ms = None;
         let mut ns2 = false;
         let (mut q2, mut gap_ms, mut down_only, mut q9) = (false, 0, false, false);
+        let (mut spacing_m, mut beacon_ms) = (SPACING_M, BEACON_MS);
         for x in &f[9..] {
             match *x {
+                _ if x.starts_with("sp") => spacing_m = x[2..].parse().ok()?,
+                _ if x.starts_with("bi") => beacon_ms = x[2..].parse().ok()?,
                 "nodd" => delay_device = false,
                 "ns2" => ns2 = true,
                 "q2" => q2 = true,
@@ -199,6 +229,8 @@ impl Point {
             gap_ms,
             down_only,
             q9,
+            spacing_m,
+            beacon_ms,
         })
     }
 }
@@ -293,7 +325,11 @@ pub fn run_point(p: &Point, seed: u64, secs: f64) -> RunOutput {
     } else {
         // The mobile crosses a cell border every period / H (`radio::speed_for`); MM-X5's
         // mobile j starts j/N of a crossing later (it waits at BS1 until then).
-        let cells = Cells::default();
+        let mut cells = Cells {
+            spacing: p.spacing_m as f64,
+            ..Cells::default()
+        };
+        cells.beacons.interval = Dur::from_millis(p.beacon_ms as u64);
         let speed = speed_for(p.h, period, cells.spacing);
         let paths: Vec<_> = (0..mobiles)
             .map(|j| {
@@ -498,6 +534,20 @@ impl Axes {
                             add(p);
                         }
                     }
+                    // The cell layout (issue 34): cells that touch (500 m apart at 250 m
+                    // range), and beacons every second, on S5's points.
+                    for h in [4, 7] {
+                        for (spacing_m, beacon_ms) in
+                            [(500, BEACON_MS), (SPACING_M, 1000), (500, 1000)]
+                        {
+                            add(Point {
+                                h,
+                                spacing_m,
+                                beacon_ms,
+                                ..Point::base(proto, v)
+                            });
+                        }
+                    }
                     for &e in self.e.iter().filter(|&&e| e > 0.0) {
                         add(Point {
                             e,
@@ -672,7 +722,7 @@ fn sweep(
     let pts: Vec<Point> = axes
         .points()
         .into_iter()
-        .filter(|p| !ns2 || !(p.q2 || p.gap_ms > 0 || p.down_only || p.q9))
+        .filter(|p| !ns2 || !(p.q2 || p.sensitivity()))
         .map(|p| Point { ns2, ..p })
         .collect();
     let runs_dir = if ns2 {
@@ -1572,7 +1622,7 @@ fn extensions(root: &Path, r: &Results, axes: &Axes) -> Result<String, String> {
     csv.push('\n');
     let mut md = String::from("| ext. | protocol | variant | H | N | size B | D ms | old BS | mobiles | throughput kb/s | handoff loss | duplicates | timeouts | control msgs |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for p in axes.points() {
-        if p.q2 || p.gap_ms > 0 || p.down_only || p.q9 {
+        if p.q2 || p.sensitivity() {
             continue;
         }
         let b = Point::base(p.protocol, p.variant);
@@ -1772,8 +1822,9 @@ fn sensitivities(r: &Results, axes: &Axes) -> String {
     let mut md = String::from(
         "## Sensitivities (NewReno and SACK, on the radio)\n\nSpec 5's sensitivity runs beside \
          the default point they vary: a 50 ms layer-2 gap at each switch (§3), radio loss on the \
-         downlink only (Q7), e = 0.01 for Figs 4-6 (Q8), and Q9's TCP (IW 2, 10 ms tick, RTO min \
-         1 s).\n\n| sensitivity | protocol | variant | H | N | e | throughput kb/s | default kb/s | outage per handoff (ms) | loss per handoff |\n|---|---|---|---|---|---|---|---|---|---|\n",
+         downlink only (Q7), e = 0.01 for Figs 4-6 (Q8), Q9's TCP (IW 2, 10 ms tick, RTO min \
+         1 s), and the cell layout on S5's points (issue 34: cells 500 m apart, touching at the 250 m \
+         range; beacons every 1 s; both).\n\n| sensitivity | protocol | variant | H | N | e | throughput kb/s | default kb/s | outage per handoff (ms) | loss per handoff |\n|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for p in axes.points() {
         let (name, reference) = if p.gap_ms > 0 {
@@ -1797,6 +1848,19 @@ fn sensitivities(r: &Results, axes: &Axes) -> String {
                 "Q9 TCP",
                 Point {
                     q9: false,
+                    ..p.clone()
+                },
+            )
+        } else if p.spacing_m != SPACING_M || p.beacon_ms != BEACON_MS {
+            (
+                match (p.spacing_m, p.beacon_ms) {
+                    (SPACING_M, _) => "beacons every 1 s",
+                    (_, BEACON_MS) => "cells 500 m apart",
+                    _ => "cells 500 m apart, beacons every 1 s",
+                },
+                Point {
+                    spacing_m: SPACING_M,
+                    beacon_ms: BEACON_MS,
                     ..p.clone()
                 },
             )
@@ -1901,7 +1965,8 @@ fn report(
          spec 5 Q2 (revised): the base stations 200 m apart on a line and the mobile on one shared 802.11 DCF channel \
          (2 Mb/s data, 1 Mb/s basic rate, ns-2.35's Mac/802_11 rules, TwoRayGround with a 250 m range), the mobile \
          moving BS1 → BS4 → BS1 … at the speed that crosses H cell borders in 30 s, handoffs made by the base \
-         stations' 100 ms beacons and the beacon rule (a stronger beacon, or the current base station silent for 3 \
+         stations' 100 ms beacons, sent on the channel as broadcast frames (they contend and can be lost), and the \
+         beacon rule on the beacons the mobile decodes (a stronger beacon, or the current base station silent for 3 \
          intervals; docs: crate::mobility::radio). CIP semisoft (S = 100 ms, the Cellular IP papers' fixed 100 ms \
          delay at the crossover) and HAWAII MSF, holding old base station (1 s), TCP of spec 5 §2.6 (IW 1, window 20, \
          100 ms tick, RTO min 0.2 s). Radio loss on TCP packets in both directions. Spec 5 Q2's simplification \
