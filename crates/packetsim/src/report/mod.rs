@@ -8,7 +8,7 @@
 //! Everything but `wall_time_s` is a pure function of the scenario and seed.
 
 pub mod fct;
-pub mod svg;
+pub mod chart;
 
 use crate::queue::{DropReason, PrecedenceStats, QueueStats};
 use crate::trace::monitor::{FlowMonitorSummary, SojournSummary};
