@@ -959,9 +959,8 @@ fn sweep_cmd(args: SweepArgs) -> Result<(), Failure> {
         // confidence intervals are empty, which a reader would take for certainty.
         for p in report.identical_points() {
             warn(format_args!(
-                "warning: all {runs} replications of {p} gave identical metrics: the \
-                 scenario has no source of randomness there (add loss, a random process, \
-                 or flows.NAME.start_jitter)"
+                "warning: {}",
+                experiment::identical_replications_warning(runs, p)
             ));
         }
     }

@@ -280,43 +280,9 @@ pub fn figures(dir: &Path) -> Result<Vec<Figure>, String> {
     Ok(figs)
 }
 
-/// The font used for text: `PACKETSIM_FONT`, else the first usual system font found.
-fn font_file() -> Result<PathBuf, String> {
-    if let Some(p) = std::env::var_os("PACKETSIM_FONT") {
-        return Ok(PathBuf::from(p));
-    }
-    const TRY: &[&str] = &[
-        "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-        "/usr/share/fonts/TTF/DejaVuSans.ttf",
-        "/usr/share/fonts/dejavu/DejaVuSans.ttf",
-        "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf",
-        "/usr/share/fonts/liberation-sans/LiberationSans-Regular.ttf",
-        "/System/Library/Fonts/Supplemental/Arial.ttf",
-    ];
-    TRY.iter()
-        .map(PathBuf::from)
-        .find(|p| p.exists())
-        .ok_or_else(|| {
-            format!(
-                "no TrueType font found to draw the figures' text: install one (Debian: apt-get \
-                 install fonts-dejavu-core) or set PACKETSIM_FONT to a .ttf file; looked for {}",
-                TRY.join(", ")
-            )
-        })
-}
-
-/// Registers the font once per process.
-pub fn ensure_font() -> Result<(), String> {
-    static DONE: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
-    DONE.get_or_init(|| {
-        let p = font_file()?;
-        let bytes = std::fs::read(&p).map_err(|e| format!("{}: {e}", p.display()))?;
-        let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
-        plotters::style::register_font("sans-serif", FontStyle::Normal, bytes)
-            .map_err(|_| format!("{}: not a TrueType/OpenType font", p.display()))
-    })
-    .clone()
-}
+// The font (`PACKETSIM_FONT`, else a usual system font) and the thinning of long series are
+// the study figures' (packetsim::report::chart): one charting setup for every figure.
+pub use packetsim::report::chart::{decimate, ensure_font};
 
 const SIZE: (u32, u32) = (1000, 520);
 /// Width of the legend column right of the plot (the legend never covers data).
@@ -331,45 +297,6 @@ const MAX_POINTS: usize = 2 * (SIZE.0 - LEGEND_W) as usize;
 /// readers, and the palette repeats).
 fn dash(i: usize) -> Option<(u32, u32)> {
     [None, Some((10, 5)), Some((3, 4)), Some((18, 6))][i % 4]
-}
-
-/// At most `max` points of `p` (x in order): split x into `max / 2` equal bins and keep, per
-/// bin, its lowest and highest point in x order. Series with at most `max` points are kept as
-/// they are.
-fn decimate(p: &[(f64, f64)], max: usize) -> Vec<(f64, f64)> {
-    if p.len() <= max || max < 2 {
-        return p.to_vec();
-    }
-    let bins = max / 2;
-    let (x0, x1) = (p[0].0, p[p.len() - 1].0);
-    let width = (x1 - x0) / bins as f64;
-    let mut out = Vec::with_capacity(max);
-    let mut i = 0;
-    for b in 0..bins {
-        let end = if b + 1 == bins {
-            p.len()
-        } else {
-            let edge = x0 + width * (b + 1) as f64;
-            i + p[i..].partition_point(|q| q.0 < edge)
-        };
-        let bin = &p[i..end];
-        if let (Some(lo), Some(hi)) = (
-            bin.iter()
-                .enumerate()
-                .min_by(|a, b| a.1 .1.total_cmp(&b.1 .1)),
-            bin.iter()
-                .enumerate()
-                .max_by(|a, b| a.1 .1.total_cmp(&b.1 .1)),
-        ) {
-            let (first, second) = if lo.0 <= hi.0 { (lo, hi) } else { (hi, lo) };
-            out.push(*first.1);
-            if first.0 != second.0 {
-                out.push(*second.1);
-            }
-        }
-        i = end;
-    }
-    out
 }
 
 fn draw<DB: DrawingBackend>(

@@ -32,15 +32,12 @@ pub struct Resources {
     pub job_name: String,
 }
 
-/// Quotes `s` for a POSIX shell (single quotes; a `'` inside becomes `'\''`).
+/// Quotes `s` for a POSIX shell (the shlex crate; plain words stay as they are). A NUL byte,
+/// which no shell word or command-line argument can hold, is left out.
 pub fn shell_quote(s: &str) -> String {
-    if !s.is_empty()
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,@%+".contains(&b))
-    {
-        return s.to_string();
-    }
-    format!("'{}'", s.replace('\'', r"'\''"))
+    let s = s.replace('\0', "");
+    // Without a NUL, quoting cannot fail (shlex refuses only NUL).
+    shlex::try_quote(&s).map_or(s.clone(), |q| q.into_owned())
 }
 
 fn header(r: &Resources, name: &str, cpus: u32, log: &Path) -> String {
@@ -147,11 +144,31 @@ mod tests {
 
     #[test]
     fn shell_quote_leaves_plain_words_and_quotes_the_rest() {
-        assert_eq!(shell_quote("links.ab.loss=0,0.01"), "links.ab.loss=0,0.01");
+        assert_eq!(shell_quote("links.ab.loss"), "links.ab.loss");
+        assert_eq!(shell_quote("/work/out/sweep"), "/work/out/sweep");
         assert_eq!(shell_quote("a b"), "'a b'");
-        assert_eq!(shell_quote("it's"), r"'it'\''s'");
-        assert_eq!(shell_quote(r#"q={kind="red"}"#), r#"'q={kind="red"}'"#);
         assert_eq!(shell_quote(""), "''");
         assert_eq!(shell_quote("$HOME"), "'$HOME'");
+        // What bash reads back is the word itself, whatever it holds.
+        let words = [
+            "links.ab.loss=0,0.01",
+            "it's",
+            r#"q={kind="red"}"#,
+            "$HOME `x` \\ \"a\" *?[~#!",
+            "^caret",
+            "tab\tnewline\n",
+        ];
+        for w in words {
+            let q = shell_quote(w);
+            let Ok(o) = std::process::Command::new("bash")
+                .args(["-c", &format!("printf %s {q}")])
+                .output()
+            else {
+                eprintln!("SKIPPED the bash half: no bash");
+                return;
+            };
+            assert_eq!(String::from_utf8_lossy(&o.stdout), w, "{q}");
+        }
+        assert_eq!(shell_quote("a\0b"), "ab");
     }
 }

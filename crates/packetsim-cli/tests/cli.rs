@@ -1204,7 +1204,7 @@ fn emit_slurm_writes_an_array_and_a_dependent_merge_that_reproduce_the_sweep() {
         sweep.contains("--shard \"$SLURM_ARRAY_TASK_ID/3\""),
         "{sweep}"
     );
-    assert!(sweep.contains("--param links.ab.loss=0,0.02"), "{sweep}");
+    assert!(sweep.contains("--param 'links.ab.loss=0,0.02'"), "{sweep}");
     assert!(sweep.contains("--set 'links.ab.delay=\"7ms\"'"), "{sweep}");
     assert!(sweep.contains("--seed 1"), "{sweep}");
     assert!(merge.contains(" sweep merge "), "{merge}");

@@ -726,15 +726,25 @@ impl NativeSweep {
         f(guard.as_mut().expect("opened above")).map_err(Failure::Experiment)
     }
 
-    /// The engine's sweep with `run`, writing the manifest (and the CSVs when whole).
-    fn engine<F>(&self, run: F) -> Result<experiment::SweepReport, Failure>
+    /// The engine's sweep with `run`, writing the manifest (and the CSVs when whole); `bar`:
+    /// the command line's progress bar on stderr (shown only on a terminal).
+    fn engine<F>(&self, bar: bool, run: F) -> Result<experiment::SweepReport, Failure>
     where
         F: Fn(&GridPoint, u64) -> Result<RunOutput, String> + Sync,
     {
         // The engine opens its own connection; ours is closed first (WAL allows both, but
         // one writer at a time is simpler to reason about).
         *self.store.lock().unwrap_or_else(|p| p.into_inner()) = None;
-        experiment::sweep_sharded(&self.spec, Some(self.shard), run).map_err(Failure::Experiment)
+        let spec = SweepSpec {
+            progress: bar,
+            ..self.spec.clone()
+        };
+        experiment::sweep_sharded(&spec, Some(self.shard), run).map_err(Failure::Experiment)
+    }
+
+    /// How many runs of this shard are stored already.
+    fn stored(&self, py: Python<'_>) -> PyResult<usize> {
+        Ok(self.owned() - self.pending(py)?.len())
     }
 }
 
@@ -852,17 +862,73 @@ impl NativeSweep {
         })
     }
 
-    /// Runs every run of this shard not yet stored on the Rust thread pool (GIL released).
-    /// Returns (computed, reused).
-    fn run_local(&self, py: Python<'_>) -> PyResult<(usize, usize)> {
-        let r = py
-            .detach(|| {
-                self.engine(|point, seed| {
-                    run_output(&self.src, &self.assignments(point), seed).map_err(failure_message)
+    /// Runs every run of this shard not yet stored on the Rust thread pool. Returns
+    /// (computed, reused).
+    ///
+    /// The engine works on its own thread while this one, holding the GIL only between
+    /// naps, calls `progress(done, total)` (runs of this shard stored, reused ones included)
+    /// whenever the count moved, and checks for Ctrl-C. A callback that raises, or Ctrl-C,
+    /// stops the sweep after the runs under way (those stay stored: calling again resumes)
+    /// and is raised here. `bar`: the command line's own progress bar on stderr instead.
+    #[pyo3(signature = (progress=None, bar=false))]
+    fn run_local(
+        &self,
+        py: Python<'_>,
+        progress: Option<Bound<'_, PyAny>>,
+        bar: bool,
+    ) -> PyResult<(usize, usize)> {
+        use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+        let total = self.owned();
+        let reused = match &progress {
+            Some(_) => self.stored(py)?,
+            None => 0,
+        };
+        let done = AtomicUsize::new(0);
+        let stop = AtomicBool::new(false);
+        let outcome = std::thread::scope(|s| {
+            let engine = s.spawn(|| {
+                self.engine(bar, |point, seed| {
+                    if stop.load(Ordering::Relaxed) {
+                        return Err("stopped from Python (Ctrl-C or the progress callback)".into());
+                    }
+                    let r = run_output(&self.src, &self.assignments(point), seed)
+                        .map_err(failure_message);
+                    done.fetch_add(1, Ordering::Relaxed);
+                    r
                 })
-            })
-            .map_err(|f| f.into_py(py))?;
-        Ok((r.computed, r.reused))
+            });
+            let mut shown = usize::MAX;
+            let mut raised: Option<PyErr> = None;
+            loop {
+                let finished = engine.is_finished();
+                let n = done.load(Ordering::Relaxed);
+                if raised.is_none() {
+                    let called = match &progress {
+                        Some(cb) if n != shown => {
+                            shown = n;
+                            cb.call1(((reused + n).min(total), total)).map(|_| ())
+                        }
+                        _ => Ok(()),
+                    };
+                    if let Err(e) = called.and_then(|()| py.check_signals()) {
+                        raised = Some(e);
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                }
+                if finished {
+                    break;
+                }
+                py.detach(|| std::thread::sleep(std::time::Duration::from_millis(50)));
+            }
+            let report = engine
+                .join()
+                .unwrap_or_else(|p| std::panic::resume_unwind(p));
+            match raised {
+                Some(e) => Err(e),
+                None => report.map_err(|f| f.into_py(py)),
+            }
+        })?;
+        Ok((outcome.computed, outcome.reused))
     }
 
     /// The runs of this shard not yet stored: (point index, replication, seed, overrides).
@@ -926,14 +992,18 @@ impl NativeSweep {
     }
 
     /// Writes sweep.json (and results.csv, runs.csv when not a part of a split) from the
-    /// stored runs, and returns them as tidy columns: one row per stored run of this shard's
-    /// directory, parameter columns (float64 in SI units when every value is a number or a
-    /// quantity, text otherwise), `replication`, `seed`, then one float64 column per metric.
-    /// Refuses if runs of this shard are still missing.
-    fn finish<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+    /// stored runs, and returns them as a frame's columns ([`runs_frame`]: one row per stored
+    /// run of this shard's directory when `long` is false, one per run and metric when true)
+    /// and the identical-replications warnings ([`identical_warnings`]). Refuses if runs of
+    /// this shard are still missing.
+    fn finish<'py>(
+        &self,
+        py: Python<'py>,
+        long: bool,
+    ) -> PyResult<(Bound<'py, PyList>, Vec<String>)> {
         let report = py
             .detach(|| {
-                self.engine(|point, seed| {
+                self.engine(false, |point, seed| {
                     Err(format!(
                         "{point} (seed {seed}) was not computed: call run_local or record it \
                          before finish"
@@ -941,50 +1011,15 @@ impl NativeSweep {
                 })
             })
             .map_err(|f| f.into_py(py))?;
-        let runs: Vec<&StoredRun> = report.runs.iter().flatten().collect();
-        let mut cols: Columns = Vec::new();
-        for (i, p) in self.spec.params.iter().enumerate() {
-            let texts: Vec<String> = runs.iter().map(|r| r.params[i].1.clone()).collect();
-            // In SI units (`packetsim::units::si_value`): `10Mbps` → 1e7, `5ms` → 0.005.
-            let numbers: Option<Vec<f64>> = texts
-                .iter()
-                .map(|t| packetsim::units::si_value(t).map(|(v, _)| v))
-                .collect();
-            cols.push((
-                p.path.clone(),
-                match numbers {
-                    Some(v) => Col::Float(v),
-                    None => Col::Str(texts),
-                },
-            ));
-        }
-        cols.push((
-            "replication".into(),
-            Col::Int(runs.iter().map(|r| i64::from(r.replication)).collect()),
-        ));
-        cols.push((
-            "seed".into(),
-            Col::UInt(runs.iter().map(|r| r.seed).collect()),
-        ));
-        let mut names: Vec<&str> = Vec::new();
-        for r in &runs {
-            for (n, _) in &r.metrics {
-                if !names.contains(&n.as_str()) {
-                    names.push(n);
-                }
-            }
-        }
-        for name in names {
-            let v = runs
-                .iter()
-                .map(|r| {
-                    let x = r.metrics.iter().find(|(n, _)| n == name).and_then(|m| m.1);
-                    nan_if_none(x)
-                })
-                .collect();
-            cols.push((name.to_string(), Col::Float(v)));
-        }
-        columns_to_py(py, cols)
+        let by_point: Vec<Vec<&StoredRun>> =
+            report.runs.iter().map(|l| l.iter().collect()).collect();
+        let cols = runs_frame(&self.spec.params, self.spec.runs, &by_point, long);
+        let warnings = if self.shard.count == 1 {
+            identical_warnings(&report, self.spec.runs)
+        } else {
+            Vec::new() // a part of a split: its points lack the other parts' runs
+        };
+        Ok((columns_to_py(py, cols)?, warnings))
     }
 
     /// How many runs this shard owns (all of them when whole).
@@ -1013,14 +1048,201 @@ impl NativeSweep {
     }
 }
 
-/// Merges sweep result directories (shards) into `out`, exactly once; returns the number of
-/// runs and of duplicates checked. Raises on missing runs or disagreeing duplicates.
+/// Merges sweep result directories (shards) into `out`, exactly once. Returns the merged
+/// sweep's runs as [`runs_frame`] columns (the shape `sweep()` gives: `long` as there) and
+/// its identical-replications warnings. Raises on missing runs or disagreeing duplicates.
 #[pyfunction]
-fn merge(py: Python<'_>, out: PathBuf, dirs: Vec<PathBuf>) -> PyResult<(usize, usize)> {
-    let r = py
-        .detach(|| experiment::merge(&out, &dirs))
-        .map_err(|e| Failure::Experiment(e).into_py(py))?;
-    Ok((r.runs, r.duplicates))
+#[pyo3(signature = (out, dirs, long=false))]
+fn merge<'py>(
+    py: Python<'py>,
+    out: PathBuf,
+    dirs: Vec<PathBuf>,
+    long: bool,
+) -> PyResult<(Bound<'py, PyList>, Vec<String>)> {
+    let merged = py.detach(|| -> Result<_, experiment::ExperimentError> {
+        let r = experiment::merge(&out, &dirs)?;
+        let manifest = experiment::SweepManifest::read(&out)?;
+        let stored = ResultsStore::open(&out)?.load_runs(&manifest.experiment_key)?;
+        Ok((r, manifest, stored))
+    });
+    let (report, manifest, stored) = merged.map_err(|e| Failure::Experiment(e).into_py(py))?;
+    let params = manifest.params();
+    let points = experiment::grid(&params);
+    let by_point = experiment::aggregate::runs_by_point(&points, manifest.runs, &stored);
+    let cols = runs_frame(&params, manifest.runs, &by_point, long);
+    let whole = experiment::SweepReport {
+        computed: 0,
+        reused: report.runs,
+        points: report.points,
+        runs: by_point
+            .iter()
+            .map(|l| l.iter().map(|r| (*r).clone()).collect())
+            .collect(),
+    };
+    let warnings = identical_warnings(&whole, manifest.runs);
+    Ok((columns_to_py(py, cols)?, warnings))
+}
+
+/// The command line's identical-replications warning for every point of `report` whose
+/// replications all gave the same metrics (the same code as `packetsim sweep`).
+fn identical_warnings(report: &experiment::SweepReport, runs: u32) -> Vec<String> {
+    report
+        .identical_points()
+        .into_iter()
+        .map(|p| experiment::identical_replications_warning(runs, p))
+        .collect()
+}
+
+/// A parameter's column from its value in each row: float64 in SI units
+/// (`packetsim::units::si_value`: `10Mbps` → 1e7, `5ms` → 0.005) when every value is a
+/// number or a quantity, text otherwise.
+fn param_column(texts: Vec<String>) -> Col {
+    let numbers: Option<Vec<f64>> = texts
+        .iter()
+        .map(|t| packetsim::units::si_value(t).map(|(v, _)| v))
+        .collect();
+    match numbers {
+        Some(v) => Col::Float(v),
+        None => Col::Str(texts),
+    }
+}
+
+/// A metric name of a sweep (summary.json's path, `flows.f1.flow_monitor.delay_mean_s`) as
+/// (entity, metric) of the long frame, the metric named as flows.csv and queues.csv name
+/// their columns (docs/outputs.md):
+/// - `flows.NAME.X` → (`flow:NAME`, X without the `flow_monitor.` group);
+/// - `queues.NAME.X` → (`queue:NAME`, X; `sojourn.samples` → `sojourn_samples`,
+///   `sojourn.sojourn_p99_s` → `sojourn_p99_s`, `drops_by_reason.R` → `drops_R`);
+/// - `fct.NAME.X` → (`workload:NAME`, X);
+/// - anything else → (`run`, the name unchanged: `events`, `drops.overflow`, `fct_all...`).
+///
+/// Flow, queue and workload names have no `.` (the scenario loader allows letters, digits,
+/// `_` and `-`; a queue is `LINK:FROM->TO`), so the first `.` after the name ends it.
+fn entity_metric(name: &str) -> (String, String) {
+    let within = |family: &str| {
+        name.strip_prefix(family)
+            .and_then(|rest| rest.strip_prefix('.'))
+            .and_then(|rest| rest.split_once('.'))
+    };
+    if let Some((flow, m)) = within("flows") {
+        let m = m.strip_prefix("flow_monitor.").unwrap_or(m);
+        return (format!("flow:{flow}"), m.to_string());
+    }
+    if let Some((queue, m)) = within("queues") {
+        let m = if let Some(j) = m.strip_prefix("sojourn.") {
+            if j.starts_with("sojourn_") {
+                j.to_string()
+            } else {
+                format!("sojourn_{j}")
+            }
+        } else if let Some(reason) = m.strip_prefix("drops_by_reason.") {
+            format!("drops_{reason}")
+        } else {
+            m.to_string()
+        };
+        return (format!("queue:{queue}"), m);
+    }
+    if let Some((workload, m)) = within("fct") {
+        return (format!("workload:{workload}"), m.to_string());
+    }
+    ("run".into(), name.to_string())
+}
+
+/// A sweep's runs as one frame, the one function behind `sweep()` and `merge()`. `by_point`:
+/// the stored runs of each grid point (index order), each list in replication order.
+///
+/// - wide (`long` false): one row per run; one column per parameter ([`param_column`]),
+///   `replication` (int64), `seed` (uint64), then one float64 column per metric name
+///   (NaN = not available), in the order the names first appear;
+/// - long (`long` true): one row per run and metric: `run_id` (uint64: the run number
+///   point index × `runs` + replication, which shards are cut by), `seed`, the parameter
+///   columns, `replication`, `entity`, `metric` ([`entity_metric`]) and `value` (float64).
+fn runs_frame(params: &[Param], runs: u32, by_point: &[Vec<&StoredRun>], long: bool) -> Columns {
+    let all: Vec<(u64, &StoredRun)> = by_point
+        .iter()
+        .enumerate()
+        .flat_map(|(pi, list)| {
+            list.iter()
+                .map(move |r| (pi as u64 * u64::from(runs) + u64::from(r.replication), *r))
+        })
+        .collect();
+    // The run behind each row (and, long, the metric's position in its run).
+    let rows: Vec<(usize, usize)> = if long {
+        all.iter()
+            .enumerate()
+            .flat_map(|(i, (_, r))| (0..r.metrics.len()).map(move |m| (i, m)))
+            .collect()
+    } else {
+        (0..all.len()).map(|i| (i, 0)).collect()
+    };
+    let run_of = |row: &(usize, usize)| all[row.0].1;
+    let mut cols: Columns = Vec::new();
+    if long {
+        cols.push((
+            "run_id".into(),
+            Col::UInt(rows.iter().map(|row| all[row.0].0).collect()),
+        ));
+        cols.push((
+            "seed".into(),
+            Col::UInt(rows.iter().map(|row| run_of(row).seed).collect()),
+        ));
+    }
+    for (i, p) in params.iter().enumerate() {
+        let texts = rows
+            .iter()
+            .map(|row| run_of(row).params[i].1.clone())
+            .collect();
+        cols.push((p.path.clone(), param_column(texts)));
+    }
+    cols.push((
+        "replication".into(),
+        Col::Int(
+            rows.iter()
+                .map(|row| i64::from(run_of(row).replication))
+                .collect(),
+        ),
+    ));
+    if long {
+        let (entity, metric): (Vec<String>, Vec<String>) = rows
+            .iter()
+            .map(|row| entity_metric(&run_of(row).metrics[row.1].0))
+            .unzip();
+        cols.push(("entity".into(), Col::Str(entity)));
+        cols.push(("metric".into(), Col::Str(metric)));
+        cols.push((
+            "value".into(),
+            Col::Float(
+                rows.iter()
+                    .map(|row| nan_if_none(run_of(row).metrics[row.1].1))
+                    .collect(),
+            ),
+        ));
+        return cols;
+    }
+    cols.push((
+        "seed".into(),
+        Col::UInt(rows.iter().map(|row| run_of(row).seed).collect()),
+    ));
+    let mut names: Vec<&str> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for (_, r) in &all {
+        for (n, _) in &r.metrics {
+            if seen.insert(n.as_str()) {
+                names.push(n);
+            }
+        }
+    }
+    for name in names {
+        let v = all
+            .iter()
+            .map(|(_, r)| {
+                let x = r.metrics.iter().find(|(n, _)| n == name).and_then(|m| m.1);
+                nan_if_none(x)
+            })
+            .collect();
+        cols.push((name.to_string(), Col::Float(v)));
+    }
+    cols
 }
 
 /// Reproduces a study (or `all`) like `packetsim reproduce`. Returns one dict per study:

@@ -15,6 +15,10 @@ import pytest
 
 import packetsim
 
+# Most tests sweep grids with a point without loss (identical replications); the warning
+# that gives is tested on its own (test_identical_replications_warn_as_the_cli_does).
+pytestmark = pytest.mark.filterwarnings("ignore::packetsim.IdenticalReplicationsWarning")
+
 REPO = pathlib.Path(__file__).resolve().parents[3]
 DUMBBELL = REPO / "scenarios" / "dumbbell.toml"
 
@@ -181,10 +185,11 @@ def test_sharded_equals_unsharded_byte_for_byte(tmp_path):
     assert sizes == [5, 5, 4, 4]  # 18 runs, round robin
     with pytest.raises(RuntimeError, match="shards 3/4"):
         packetsim.merge(tmp_path / "merged", parts[:3])
-    stats = packetsim.merge(tmp_path / "merged", parts)
+    merged = packetsim.merge(tmp_path / "merged", parts)
     for f in ("results.csv", "runs.csv"):
         assert filecmp.cmp(tmp_path / "merged" / f, tmp_path / "whole" / f, shallow=False), f
-    assert set(stats["metric"]) >= {"flows.f.goodput_bps"}
+    # merge() returns what sweep() returns (issue 37: it returned results.csv's statistics).
+    pd.testing.assert_frame_equal(merged, whole)
     assert len(whole) == 18
 
 
@@ -484,3 +489,182 @@ def test_memory_budget_allowed_folders_and_max_runs_are_the_clis(tmp_path):
     assert len(df) == 2
     with pytest.raises(TypeError, match="allow_dirs"):
         packetsim.load(g, allow_dirs=str(data))  # type: ignore[arg-type]
+
+
+def test_long_frame_one_row_per_run_entity_and_metric_named_as_the_csv_files(tmp_path):
+    """Issue 37: sweep(shape="long") is the tidy frame (run_id, seed, params, replication,
+    entity, metric, value) holding exactly the wide frame's values, metrics named as
+    flows.csv / queues.csv name their columns; merge() gives both shapes like sweep()."""
+    sc = packetsim.loads(SMALL, {"simulation.flow_monitor": True})
+    out = tmp_path / "s"
+    wide = packetsim.sweep(sc, GRID, runs=2, out=out)
+    long = packetsim.sweep(sc, GRID, runs=2, out=out, shape="long")
+    assert long.attrs["reused"] == 12  # the same stored runs, another shape
+    assert list(long.columns) == [
+        "run_id", "seed", "links.ab.loss", "links.ab.rate", "replication", "entity", "metric", "value",
+    ]
+    assert [str(long[c].dtype) for c in ("run_id", "seed", "links.ab.loss", "replication", "value")] == [
+        "uint64", "uint64", "float64", "int64", "float64",
+    ]
+    metrics = [c for c in wide.columns if c not in ("links.ab.loss", "links.ab.rate", "replication", "seed")]
+    # A row for every metric each run reported (NaN = reported as not available); a metric
+    # a run did not report at all (drops.error of a run without loss) has no row, and is NaN
+    # in the wide frame.
+    assert len(long) == int(wide[metrics].notna().sum().sum()) + int(long.value.isna().sum())
+    assert long.groupby("run_id").size().max() <= len(metrics)
+    # run_id is the run number (point x runs + replication): 0..11, one per run.
+    per_run = long.drop_duplicates("run_id")
+    assert sorted(per_run.run_id) == list(range(12))
+    assert list(per_run.seed) == list(wide.seed)
+    assert list(per_run.replication) == list(wide.replication)
+    assert list(per_run.run_id % 2) == list(wide.replication)
+    # The same values: each wide metric column is one (entity, metric) of the long frame.
+    names = {
+        "flows.f.goodput_bps": ("flow:f", "goodput_bps"),
+        "flows.f.flow_monitor.delay_p99_s": ("flow:f", "delay_p99_s"),
+        "queues.ab:a->b.drops": ("queue:ab:a->b", "drops"),
+        "queues.ab:a->b.sojourn.sojourn_mean_s": ("queue:ab:a->b", "sojourn_mean_s"),
+        "queues.ab:a->b.sojourn.samples": ("queue:ab:a->b", "sojourn_samples"),
+        "events": ("run", "events"),
+    }
+    for col, (entity, metric) in names.items():
+        rows = long[(long.entity == entity) & (long.metric == metric)]
+        assert list(rows.run_id) == list(range(12)), col
+        pd.testing.assert_series_equal(
+            rows.value.reset_index(drop=True), wide[col].reset_index(drop=True), check_names=False
+        )
+    # Metric names are the columns of the run frames (flows.csv, queues.csv), same values.
+    one = long[long.run_id == 5]
+    point = {"links.ab.loss": one["links.ab.loss"].iloc[0], "links.ab.rate": f'{one["links.ab.rate"].iloc[0] / 1e6:g}Mbps'}
+    r = packetsim.run(sc, seed=int(one.seed.iloc[0]), overrides=point)
+    for entity, frame, key in (("flow:f", r.flows, "flow"), ("queue:ab:a->b", r.queues, "queue")):
+        row = frame.set_index(key).loc[entity.split(":", 1)[1]]
+        got = one[one.entity == entity].set_index("metric").value
+        shared = [m for m in got.index if m in row.index]
+        assert {"goodput_bps", "delay_mean_s", "rtt_p50_s", "jitter_mean_s"} <= set(shared) or key == "queue"
+        assert {"drops", "sojourn_p99_s", "sojourn_samples", "utilisation"} <= set(shared) or key == "flow"
+        for m in shared:
+            assert got[m] == pytest.approx(float(row[m]), nan_ok=True), (entity, m)
+    # merge() gives sweep()'s shapes, from the same Rust function.
+    parts = [tmp_path / f"p{i}" for i in range(2)]
+    for i, p in enumerate(parts):
+        packetsim.sweep(sc, GRID, runs=2, out=p, shard=(i, 2))
+    pd.testing.assert_frame_equal(packetsim.merge(tmp_path / "m", parts), wide)
+    pd.testing.assert_frame_equal(packetsim.merge(tmp_path / "m", parts, shape="long"), long)
+    for bad in ("tall", "Long", None):
+        with pytest.raises(ValueError, match="shape must be 'wide' or 'long'; got"):
+            packetsim.sweep(sc, GRID, runs=2, out=out, shape=bad)  # type: ignore[arg-type]
+        with pytest.raises(ValueError, match="shape must be 'wide' or 'long'"):
+            packetsim.merge(tmp_path / "m", parts, shape=bad)  # type: ignore[arg-type]
+
+
+def test_progress_callback_reports_done_and_total_and_can_stop(tmp_path, capsys):
+    sc = packetsim.loads(SMALL)
+    out = tmp_path / "s"
+    calls = []
+    packetsim.sweep(sc, GRID, runs=2, out=out, jobs=1, progress=lambda d, t: calls.append((d, t)))
+    assert calls[0] == (0, 12) and calls[-1] == (12, 12)
+    assert all(t == 12 for _, t in calls)
+    assert [d for d, _ in calls] == sorted(set(d for d, _ in calls))  # moving, never repeated
+    # Resumed: everything is stored already.
+    calls.clear()
+    packetsim.sweep(sc, GRID, runs=2, out=out, progress=lambda d, t: calls.append((d, t)))
+    assert calls == [(12, 12)]
+    # Through an executor: one call per run as it is recorded.
+    calls.clear()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as ex:
+        packetsim.sweep(sc, GRID, runs=3, out=out, executor=ex, progress=lambda d, t: calls.append((d, t)))
+    assert calls == [(d, 18) for d in range(12, 19)]
+    # A callback that raises stops the sweep; its exception comes out; a rerun completes.
+    # (It raises at its first call, made as the engine starts: with one job, runs of tens of
+    # milliseconds each, the sweep stops long before its 24 runs are done.)
+    def stop(done, total):
+        raise KeyError("enough")
+
+    big = SMALL.replace('"2s"', '"60s"').replace('"200KB"', '"60MB"')
+    with pytest.raises(KeyError, match="enough"):
+        packetsim.sweep(packetsim.loads(big), GRID, runs=4, out=tmp_path / "b", jobs=1, progress=stop)
+    again = packetsim.sweep(packetsim.loads(big), GRID, runs=4, out=tmp_path / "b", jobs=1)
+    assert again.attrs["computed"] >= 1
+    assert again.attrs["reused"] + again.attrs["computed"] == 24
+    with pytest.raises(TypeError, match="progress"):
+        packetsim.sweep(sc, GRID, runs=2, out=out, progress="yes")  # type: ignore[arg-type]
+    # progress=True: a tqdm bar on stderr when tqdm is installed.
+    pytest.importorskip("tqdm")
+    capsys.readouterr()
+    packetsim.sweep(sc, GRID, runs=2, out=tmp_path / "t", progress=True)
+    err = capsys.readouterr().err
+    assert "sweep" in err and "12/12" in err, err
+
+
+def test_identical_replications_warn_as_the_cli_does(tmp_path):
+    """Issue 37: the CLI warns when every replication of a point gave identical metrics (no
+    source of randomness); Python gives the same text as an IdenticalReplicationsWarning."""
+    import warnings
+
+    f = tmp_path / "small.toml"
+    f.write_text(SMALL)  # no loss, no random process: every replication is the same run
+    grid = {"links.ab.rate": ["5Mbps", "10Mbps"]}
+    with pytest.warns(packetsim.IdenticalReplicationsWarning) as got:
+        packetsim.sweep(f, grid, runs=2, out=tmp_path / "s")
+    said = [str(w.message) for w in got]
+    assert len(said) == 2
+    assert said[0].startswith("all 2 replications of point#0 (links.ab.rate=5Mbps) gave identical metrics")
+    assert all(w.filename == __file__ for w in got)  # attributed to the caller
+    assert issubclass(packetsim.IdenticalReplicationsWarning, UserWarning)
+    cli = REPO / "target" / "release" / "packetsim"
+    if cli.exists():
+        out = subprocess.run(
+            [cli, "sweep", f, "--runs", "2", "--param", "links.ab.rate=5Mbps,10Mbps", "--out", tmp_path / "c"],
+            capture_output=True, text=True,
+        )
+        lines = [l for l in out.stderr.splitlines() if l.startswith("warning: ")]
+        assert lines == [f"warning: {m}" for m in said], out.stderr
+    # With a source of randomness, no warning; a shard alone never warns, merge() does.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        packetsim.sweep(f, {"links.ab.loss": [0.02]}, runs=2, out=tmp_path / "l")
+        parts = [tmp_path / f"p{i}" for i in range(2)]
+        for i, p in enumerate(parts):
+            packetsim.sweep(f, grid, runs=2, out=p, shard=(i, 2))
+    with pytest.warns(packetsim.IdenticalReplicationsWarning) as got:
+        packetsim.merge(tmp_path / "m", parts)
+    assert [str(w.message) for w in got] == said
+
+
+def test_docs_plotting_page_runs(tmp_path):
+    """docs/python.md's plotting section, run as written (in a scratch folder): per-flow
+    delay and throughput of the reader's own scenario, written as a PNG."""
+    import re
+    import sys
+
+    pytest.importorskip("matplotlib")
+    doc = (REPO / "docs" / "python.md").read_text()
+    section = doc.split("## Your own scenario", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```python\n(.*?)```", section, re.S)
+    assert len(blocks) == 1
+    got = subprocess.run(
+        [sys.executable, "-c", blocks[0]], cwd=tmp_path, check=True, capture_output=True, text=True
+    )
+    for name in ("mine-delay-throughput.png", "mine-delay-vs-loss.png"):
+        png = tmp_path / name
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000, name
+    for col in ("goodput_bps", "delay_mean_s", "sojourn_p99_s"):
+        assert col in got.stdout
+
+
+def test_every_public_name_has_a_docstring_and_hints():
+    """Issue 37: type hints and docstrings on every public function (mypy --strict in
+    test.sh checks the hints' consistency; this checks that none is missing)."""
+    import inspect
+
+    for name in packetsim.__all__:
+        obj = getattr(packetsim, name)
+        if name == "__version__" or not (inspect.isfunction(obj) or inspect.isclass(obj)):
+            continue
+        assert inspect.getdoc(obj), name
+        if inspect.isfunction(obj):
+            sig = inspect.signature(obj)
+            assert sig.return_annotation is not inspect.Signature.empty, name
+            for p in sig.parameters.values():
+                assert p.annotation is not inspect.Parameter.empty, (name, p.name)

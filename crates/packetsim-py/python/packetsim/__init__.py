@@ -3,7 +3,8 @@
 Load a scenario (a TOML file or string), override keys, run it with a seed and get the
 summary as a dict and the flows, queues and time series as pandas DataFrames; run a sweep
 (grid of parameter values x replications, resumable, optionally sharded or spread by any
-``concurrent.futures.Executor``) into one tidy DataFrame; reproduce a study.
+``concurrent.futures.Executor``) into one DataFrame, wide (a row per run) or long (a row per
+run, entity and metric); reproduce a study.
 
 Every simulation runs in Rust with the GIL released. See docs/python.md.
 """
@@ -11,18 +12,22 @@ Every simulation runs in Rust with the GIL released. See docs/python.md.
 from __future__ import annotations
 
 import concurrent.futures
+import importlib
 import json
 import numbers
 import os
 import shutil
 import tempfile
+import warnings
 from dataclasses import dataclass, field
 from typing import (
     TYPE_CHECKING,
     Any,
+    Callable,
     Dict,
     Iterable,
     List,
+    Literal,
     Mapping,
     Optional,
     Sequence,
@@ -31,7 +36,7 @@ from typing import (
 )
 
 from . import _native
-from ._errors import ScenarioError
+from ._errors import IdenticalReplicationsWarning, ScenarioError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -42,6 +47,9 @@ __all__ = [
     "Scenario",
     "RunResult",
     "ScenarioError",
+    "IdenticalReplicationsWarning",
+    "Shape",
+    "Progress",
     "load",
     "loads",
     "run",
@@ -57,6 +65,14 @@ Value = Union[str, bool, int, float]
 #: A memory budget: bytes (``1 << 30``) or a byte count as the scenario format writes one
 #: (``"2GiB"``), as ``packetsim --max-memory`` takes it.
 Memory = Union[int, str]
+#: The shape of a sweep's frame: ``"wide"`` (one row per run, one column per metric) or
+#: ``"long"`` (one row per run and metric: ``run_id, seed, params..., replication, entity,
+#: metric, value``).
+Shape = Literal["wide", "long"]
+#: Progress of a sweep: ``None``/``False`` (none), ``True`` (a tqdm bar when tqdm is
+#: installed, else the command line's bar on a terminal's stderr) or a callable taking
+#: ``(done, total)`` runs.
+Progress = Union[None, bool, Callable[[int, int], object]]
 
 
 def _memory(max_memory: Optional[Memory]) -> Optional[str]:
@@ -357,18 +373,36 @@ def sweep(
     max_memory: Optional[Memory] = None,
     allow_dirs: Optional[Iterable[PathLike]] = None,
     max_runs: int = 1_000_000,
+    shape: Shape = "wide",
+    progress: Progress = None,
 ) -> pd.DataFrame:
-    """Runs a grid of parameter values x ``runs`` replications; returns one tidy DataFrame.
+    """Runs a grid of parameter values x ``runs`` replications; returns one DataFrame.
 
     ``params`` maps dotted key paths to their values, e.g. ``{"links.bottleneck.loss":
     [0, 0.01, 0.02], "tcp.variant": ["reno", "sack"]}`` (the grid is the product, first key
     slowest). Seeds derive from (base ``seed``, the point's values, the replication), as in
     ``packetsim sweep``.
 
-    The result has one row per run: one column per parameter (float64 in SI units, e.g.
-    ``"10Mbps"`` -> 1e7 and ``"5ms"`` -> 0.005, when every value is a number or a quantity;
-    text otherwise), ``replication``, ``seed`` (uint64), then one float64 column per metric
-    (``flows.NAME.goodput_bps``, ``queues.NAME.drops``, ...; NaN = not available).
+    ``shape="wide"`` (the default) gives one row per run: one column per parameter (float64
+    in SI units, e.g. ``"10Mbps"`` -> 1e7 and ``"5ms"`` -> 0.005, when every value is a
+    number or a quantity; text otherwise), ``replication``, ``seed`` (uint64), then one
+    float64 column per metric (``flows.NAME.goodput_bps``, ``queues.NAME.drops``, ...; NaN =
+    not available). ``shape="long"`` gives the same values one per row: ``run_id`` (uint64,
+    the run number point x ``runs`` + replication), ``seed``, the parameter columns,
+    ``replication``, ``entity`` (``flow:NAME``, ``queue:LINK:FROM->TO``, ``workload:NAME``
+    or ``run``), ``metric`` (named as flows.csv and queues.csv name their columns, units in
+    the name: ``goodput_bps``, ``delay_p99_s``, ``sojourn_mean_s``) and ``value`` (float64).
+    :func:`merge` returns the same shapes.
+
+    ``progress``: a callable gets ``(done, total)`` (runs stored of this sweep or shard,
+    reused ones included) whenever ``done`` moves, from this thread; raising from it, or
+    Ctrl-C, stops the sweep after the runs under way (they stay stored; calling again
+    resumes). ``True`` shows a tqdm bar if tqdm is installed, else the command line's bar on
+    stderr when that is a terminal.
+
+    When every replication of a grid point gives identical metrics (no source of randomness:
+    no loss, random process or ``start_jitter``), a
+    :class:`IdenticalReplicationsWarning` says so, as ``packetsim sweep`` does.
 
     - ``out``: the results directory (``results.sqlite``, ``sweep.json``, ``results.csv``,
       ``runs.csv``). Runs already stored there are reused, so an interrupted sweep resumes.
@@ -391,9 +425,11 @@ def sweep(
 
     Raises ``ValueError`` naming the argument and its range for ``runs`` (1 to 2**32 - 1,
     and at most ``max_runs`` runs in all), ``jobs`` (0 to 4 per core), ``seed`` (0 to
-    2**64 - 1), ``max_memory`` and ``shard``, and :class:`ScenarioError` for a bad scenario,
-    override or parameter value, or one over its share of the memory budget.
+    2**64 - 1), ``max_memory``, ``shard`` and ``shape``, and :class:`ScenarioError` for a
+    bad scenario, override or parameter value, or one over its share of the memory budget.
     """
+    long = _long(shape)
+    callback, bar, close = _progress(progress)
     sc = _scenario(scenario, overrides, None, allow_dirs)
     memory = sc.max_memory if max_memory is None else _memory(max_memory)
     plist: List[Tuple[str, List[str]]] = []
@@ -423,12 +459,18 @@ def sweep(
             list(sc.allow_dirs),
             max_runs,
         )
-        if executor is None:
-            computed, reused = native.run_local()
-        else:
-            computed, reused = _run_on(native, sc, _executor(executor))
-        df = _frame(native.finish())
+        try:
+            if executor is None:
+                computed, reused = native.run_local(callback, bar)
+            else:
+                computed, reused = _run_on(native, sc, _executor(executor), callback)
+        finally:
+            if close is not None:
+                close()
+        columns, said = native.finish(long)
+        df = _frame(columns)
         assert df is not None
+        _warn(said)
         df.attrs.update(computed=computed, reused=reused, experiment_key=native.experiment_key)
         return df
     finally:
@@ -436,12 +478,58 @@ def sweep(
             shutil.rmtree(tmp, ignore_errors=True)
 
 
+def _long(shape: object) -> bool:
+    """``shape`` checked: True for ``"long"``, False for ``"wide"``."""
+    if shape not in ("wide", "long"):
+        raise ValueError(f"shape must be 'wide' or 'long'; got {shape!r}")
+    return shape == "long"
+
+
+def _progress(
+    progress: object,
+) -> Tuple[Optional[Callable[[int, int], object]], bool, Optional[Callable[[], object]]]:
+    """``progress`` as (callback or None, whether to show the command line's bar, what to
+    call when the sweep ends): ``True`` is a tqdm bar when tqdm can be imported."""
+    if progress is None or progress is False:
+        return None, False, None
+    if progress is True:
+        try:
+            tqdm: Any = importlib.import_module("tqdm.auto").tqdm
+        except ImportError:
+            return None, True, None
+        bar = tqdm(total=0, unit="run", desc="sweep")
+
+        def show(done: int, total: int) -> None:
+            if bar.total != total:
+                bar.total = total
+            bar.update(done - bar.n)
+
+        return show, False, bar.close
+    if callable(progress):
+        return progress, False, None
+    raise TypeError(f"progress: expected None, a bool or a callable(done, total); got {progress!r}")
+
+
+def _warn(said: Sequence[str]) -> None:
+    """The engine's identical-replications warnings, as Python warnings (attributed to the
+    caller of sweep() or merge())."""
+    for message in said:
+        warnings.warn(message, IdenticalReplicationsWarning, stacklevel=3)
+
+
 def _run_on(
-    native: _native.NativeSweep, sc: Scenario, ex: concurrent.futures.Executor
+    native: _native.NativeSweep,
+    sc: Scenario,
+    ex: concurrent.futures.Executor,
+    progress: Optional[Callable[[int, int], object]] = None,
 ) -> Tuple[int, int]:
-    """Runs the sweep's pending runs on ``ex``, recording each as it completes."""
+    """Runs the sweep's pending runs on ``ex``, recording each as it completes (and telling
+    ``progress`` (done, total) after each)."""
     pending = native.pending()
-    reused = native.owned() - len(pending)
+    total = native.owned()
+    reused = total - len(pending)
+    if progress is not None:
+        progress(reused, total)
     memory, dirs = native.run_limits
     futures = {
         ex.submit(_run_task, (sc.source, sc.is_text, sc.origin, ovs, seed, memory, dirs)): (
@@ -451,11 +539,15 @@ def _run_on(
         )
         for pi, rep, seed, ovs in pending
     }
+    done = reused
     try:
         for fut in concurrent.futures.as_completed(futures):
             pi, rep, seed = futures[fut]
             summary_json, metrics = fut.result()
             native.record(pi, rep, seed, summary_json, metrics)
+            done += 1
+            if progress is not None:
+                progress(done, total)
     except BaseException:
         for f in futures:
             f.cancel()
@@ -463,17 +555,26 @@ def _run_on(
     return len(pending), reused
 
 
-def merge(out: PathLike, dirs: Sequence[PathLike]) -> pd.DataFrame:
-    """Merges sweep directories (shards) into ``out``, each run exactly once.
+def merge(out: PathLike, dirs: Sequence[PathLike], *, shape: Shape = "wide") -> pd.DataFrame:
+    """Merges sweep directories (shards) into ``out``, each run exactly once; returns the
+    merged sweep's runs in the shape :func:`sweep` gives (``shape`` as there: ``"wide"``,
+    one row per run, or ``"long"``, one row per run and metric).
 
     A run found in two directories is kept once after checking that its results agree; a
-    run found in none raises ``RuntimeError`` naming the shards to rerun. Returns the merged
-    ``results.csv`` (statistics per grid point and metric) as a DataFrame.
+    run found in none raises ``RuntimeError`` naming the shards to rerun. ``out`` then holds
+    the whole sweep's files (``results.csv`` with means and 95% CIs per point and metric,
+    ``runs.csv``), byte-identical to an unsharded sweep's. Gives the
+    :class:`IdenticalReplicationsWarning` as :func:`sweep` does. Raises ``ValueError`` for a
+    bad ``shape``.
     """
-    import pandas as pd
-
-    _native.merge(os.fspath(out), [os.fspath(d) for d in dirs])
-    return pd.read_csv(os.path.join(os.fspath(out), "results.csv"))
+    long = _long(shape)
+    if isinstance(dirs, (str, bytes, os.PathLike)):
+        raise TypeError(f"dirs: expected a list of sweep folders; got {dirs!r}")
+    columns, said = _native.merge(os.fspath(out), [os.fspath(d) for d in dirs], long)
+    df = _frame(columns)
+    assert df is not None
+    _warn(said)
+    return df
 
 
 def reproduce(

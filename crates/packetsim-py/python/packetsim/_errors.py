@@ -34,3 +34,14 @@ class ScenarioError(ValueError):
     ) -> Tuple[Type["ScenarioError"], Tuple[str, str, Optional[int], Optional[str]]]:
         """Picklable across process pools (the four fields, not ``args``)."""
         return (ScenarioError, (self.message, self.file, self.line, self.key))
+
+
+class IdenticalReplicationsWarning(UserWarning):
+    """Every replication of a sweep's grid point gave identical metrics.
+
+    The scenario has no source of randomness there (no loss, random process or
+    ``flows.NAME.start_jitter``), so the replications are one run repeated and their
+    confidence interval says nothing. The message names the point, as the ``warning:`` line
+    of ``packetsim sweep`` does (the same Rust code). Silence it with
+    ``warnings.simplefilter("ignore", packetsim.IdenticalReplicationsWarning)``.
+    """

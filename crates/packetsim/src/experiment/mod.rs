@@ -49,7 +49,9 @@ pub use lock::{lock_dir, DirLock, LockError};
 pub use manifest::{verify, Incomplete, OutputSet, OUTPUT_MANIFEST};
 pub use shard::{merge, MergeReport, Shard, SweepManifest, MANIFEST_FILE};
 pub use store::{ResultsStore, StoredRun};
-pub use sweep::{sweep, sweep_sharded, RunOutput, SweepReport, SweepSpec};
+pub use sweep::{
+    identical_replications_warning, sweep, sweep_sharded, RunOutput, SweepReport, SweepSpec,
+};
 
 /// An experiment key for `label` (e.g. the scenario file name or a study's experiment name)
 /// that changes whenever the scenario text or the code changes: `label@CODE_VERSION#HASH`,

@@ -100,6 +100,16 @@ impl SweepReport {
     }
 }
 
+/// What a sweep says about a point of [`SweepReport::identical_points`] with `runs`
+/// replications: the command line prints it after `warning: `, the Python API gives it as a
+/// `packetsim.IdenticalReplicationsWarning`.
+pub fn identical_replications_warning(runs: u32, point: &GridPoint) -> String {
+    format!(
+        "all {runs} replications of {point} gave identical metrics: the scenario has no \
+         source of randomness there (add loss, a random process, or flows.NAME.start_jitter)"
+    )
+}
+
 /// One run to do.
 struct Job<'a> {
     point: &'a GridPoint,

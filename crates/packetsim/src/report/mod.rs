@@ -7,8 +7,8 @@
 //! `queues.<name>.drops`, `events` and `wall_time_s`. Queue names are `<link>:<from>-><to>`.
 //! Everything but `wall_time_s` is a pure function of the scenario and seed.
 
+pub mod chart;
 pub mod fct;
-pub mod svg;
 
 use crate::queue::{DropReason, PrecedenceStats, QueueStats};
 use crate::trace::monitor::{FlowMonitorSummary, SojournSummary};

@@ -21,7 +21,7 @@ use super::checks::{self, above, all, exceeds, within, Check, Estimate, Toleranc
 use super::{ReproduceOptions, StudyOutcome};
 use crate::atm::sim::{self, AtmNetConfig, AtmRunResult, TimeBase};
 use crate::atm::Discard;
-use crate::report::svg::{Curve, LineChart};
+use crate::report::chart::{Curve, LineChart};
 use crate::report::write_atomic;
 use packetsim_kernel::rng::mix_seed;
 use packetsim_kernel::Dur;

@@ -27,7 +27,7 @@ use crate::mobility::{
     build_tree, CipHandoff, Departure, DiscardReason, HandoffSchedule, HawaiiScheme,
     MobilityConfig, Protocol, TreeParams,
 };
-use crate::report::svg::{Curve, LineChart};
+use crate::report::chart::{Curve, LineChart};
 use crate::report::write_atomic;
 use crate::scenario::Profile;
 use crate::transport::tcp::{FullAckCwnd, PartialAckTimer, RecoverGuard, TcpConfig, Variant};

@@ -23,7 +23,7 @@ use super::checks::{
 use super::shape::{param, Pass, Setting, Shape, Sweep, Swept};
 use super::{csv_field, ReproduceOptions, StudyOutcome};
 use crate::experiment::{self, GridPoint, PointSummary, StoredRun};
-use crate::report::svg::{Curve, LineChart};
+use crate::report::chart::{Curve, LineChart};
 use crate::report::write_atomic;
 use crate::scenario::{self, Override};
 use std::fmt::Write as _;

@@ -22,7 +22,7 @@ use crate::experiment::{self, Param, PointSummary, RunOutput, StoredRun, SweepSp
 use crate::ids::EgressId;
 use crate::net::{Disposition, Element, ElementCtx};
 use crate::packet::{Body, Packet};
-use crate::report::svg::{Curve, LineChart};
+use crate::report::chart::{Curve, LineChart};
 use crate::report::{write_atomic, Summary};
 use crate::scenario::{self, Override};
 use packetsim_kernel::{Rng, Time};
