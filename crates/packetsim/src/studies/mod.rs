@@ -68,8 +68,8 @@ pub struct StudyOutcome {
 ///
 /// A study is a folder `studies/<name>/` whose `mod.rs` holds its grid, its runs and its
 /// figures. On the one driver ([`shape::drive`]) a study states them through
-/// [`shape::Shape`] and its `run` is that call (sctp-multihoming, diffserv-ecn); the others'
-/// `run` still sweeps by itself. Every `run` ends in [`finish`], the one tail shared by every
+/// [`shape::Shape`] and its `run` is that call (sctp-multihoming, diffserv-ecn,
+/// wireless-bs-buffer); the others' `run` still sweeps by itself. Every `run` ends in [`finish`], the one tail shared by every
 /// study: it writes
 /// `checks.csv` (and `ns2/checks.csv` for a study also run as ns-2.35 would) and `report.md`,
 /// and counts the paper's claims apart from the rest. Its claims are judged through
