@@ -389,7 +389,6 @@ impl CellPort {
     }
 }
 
-
 /// The port as `net` drives it: a direction in `TransmitterMode::Slotted` (net's
 /// [`SlottedPort`] seam, so that `net` does not depend on `atm`).
 impl SlottedPort for CellPort {

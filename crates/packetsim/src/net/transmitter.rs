@@ -624,9 +624,7 @@ impl Egress {
     /// Packets waiting in the arena, held by this direction (pull mode).
     pub fn held_packets(&self) -> u64 {
         match &self.disc {
-            QueueDisc::Fifo(_) => {
-                self.held.len() as u64 + self.cells().map_or(0, |c| c.pending())
-            }
+            QueueDisc::Fifo(_) => self.held.len() as u64 + self.cells().map_or(0, |c| c.pending()),
             QueueDisc::Classful(c) => c.len().packets as u64,
             QueueDisc::Aqm(a) => a.len().packets as u64,
         }
@@ -657,7 +655,11 @@ impl Egress {
     /// Pull model: offers packet `id` (held by the caller; `pkt` is its contents) to the queue
     /// at `now`. On `Err` the caller drops it.
     pub fn enqueue_held(&mut self, now: Time, id: u32, pkt: &mut Packet) -> Result<(), DropReason> {
-        debug_assert!(self.is_pull(), "{}: enqueue_held() on a lazy FIFO", self.name);
+        debug_assert!(
+            self.is_pull(),
+            "{}: enqueue_held() on a lazy FIFO",
+            self.name
+        );
         if let Some(port) = self.port.as_deref_mut() {
             // A cell link takes every packet; its switch decides cell by cell.
             port.advance(now);

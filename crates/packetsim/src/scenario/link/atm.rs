@@ -352,8 +352,7 @@ pub fn run_on_world(
     let summary = crate::report::Summary::new(&world, &info, &sc.origin, cfg.seed);
     let w = &world;
     let ab = &w.net.egresses[w.net.links[0].ab.idx()];
-    let port = CellPort::of(ab)
-        .ok_or("run_on_world: the link is not a cell link")?;
+    let port = CellPort::of(ab).ok_or("run_on_world: the link is not a cell link")?;
     let mut conns: Vec<ConnResult> = Vec::new();
     let mut rcvs = Vec::new();
     for slot in &w.agents {
