@@ -309,18 +309,19 @@ pub fn run_point<S: Shape>(
     point: &GridPoint,
     seed: u64,
 ) -> Result<RunOutput, String> {
-    if study.watch(def, point).is_some() {
+    let (out, metrics) = if study.watch(def, point).is_some() {
         let run = watched_run(study, def, point, seed)?;
-        return Ok(RunOutput {
-            summary_json: run.out.summary.to_json(),
-            metrics: study.measure_watched(def, point, &run),
-        });
-    }
-    let sc = study.scenario(def, point, seed)?;
-    let out = scenario::run(&sc, seed).map_err(|e| e.to_string())?;
+        let metrics = study.measure_watched(def, point, &run);
+        (run.out, metrics)
+    } else {
+        let sc = study.scenario(def, point, seed)?;
+        let out = scenario::run(&sc, seed).map_err(|e| e.to_string())?;
+        let metrics = study.measure(def, point, &out);
+        (out, metrics)
+    };
     Ok(RunOutput {
         summary_json: out.summary.to_json(),
-        metrics: study.measure(def, point, &out),
+        metrics,
     })
 }
 

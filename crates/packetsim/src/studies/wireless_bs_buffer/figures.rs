@@ -57,12 +57,18 @@ pub(super) fn rate_chart(
     }
 }
 
-pub(super) fn rate_csv(f: &Data, rates: &[u32], windows: &[&str], metrics: &[&str]) -> String {
-    let mut s = String::from("rate_mbps,window");
+/// A CSV header: `first`, then each metric and its CI half-width.
+pub(super) fn csv_header(first: &str, metrics: &[&str]) -> String {
+    let mut s = String::from(first);
     for m in metrics {
         let _ = write!(s, ",{m},{m}_ci95");
     }
     s.push('\n');
+    s
+}
+
+pub(super) fn rate_csv(f: &Data, rates: &[u32], windows: &[&str], metrics: &[&str]) -> String {
+    let mut s = csv_header("rate_mbps,window", metrics);
     for &r in rates {
         for w in windows {
             let _ = write!(
@@ -84,6 +90,18 @@ pub(super) fn rate_csv(f: &Data, rates: &[u32], windows: &[&str], metrics: &[&st
 /// A file to write: its name under the study's folder and its text.
 pub(super) type File = (String, String);
 
+/// Files to write, in order.
+#[derive(Default)]
+pub(super) struct Files(Vec<File>);
+
+impl Files {
+    /// Adds the file `name` with `text` (never fails: the writing is done by the caller).
+    fn write(&mut self, name: &str, text: &str) -> Result<(), String> {
+        self.0.push((name.to_string(), text.to_string()));
+        Ok(())
+    }
+}
+
 /// Writes the figures and CSVs of the study's own pass under `root`.
 pub(super) fn write_figures(study: &Wireless, root: &Path, d: &AllData) -> Result<(), String> {
     let mut files = figs57_files(d)?;
@@ -104,11 +122,7 @@ pub(super) fn write_figures(study: &Wireless, root: &Path, d: &AllData) -> Resul
 /// Figs 5-7 and their CSV.
 pub(super) fn figs57_files(d: &AllData) -> Result<Vec<File>, String> {
     let g = &d.g;
-    let mut files = Vec::new();
-    let mut write = |name: &str, s: &str| -> Result<(), String> {
-        files.push((name.to_string(), s.to_string()));
-        Ok(())
-    };
+    let mut files = Files::default();
     let f = &d.figs;
     for (fig, metric, title, y) in [
         (
@@ -130,12 +144,12 @@ pub(super) fn figs57_files(d: &AllData) -> Result<Vec<File>, String> {
             "delay (ms)",
         ),
     ] {
-        write(
+        files.write(
             &format!("{fig}.svg"),
             &rate_chart(f, &g.rates, &WINDOWS, metric, title, y).to_svg(),
         )?;
     }
-    write(
+    files.write(
         "figs5-7.csv",
         &rate_csv(
             f,
@@ -152,18 +166,13 @@ pub(super) fn figs57_files(d: &AllData) -> Result<Vec<File>, String> {
             ],
         ),
     )?;
-    drop(write);
-    Ok(files)
+    Ok(files.0)
 }
 
 /// Fig 8 and its CSV.
 pub(super) fn fig8_files(d: &AllData) -> Result<Vec<File>, String> {
     let g = &d.g;
-    let mut files = Vec::new();
-    let mut write = |name: &str, s: &str| -> Result<(), String> {
-        files.push((name.to_string(), s.to_string()));
-        Ok(())
-    };
+    let mut files = Files::default();
     let mut curves = Vec::new();
     let mut csv = String::from(
         "outage_s,window,policy,lost,lost_ci95,lost_queued,dup,dup_ci95,waste,waste_ci95,recovery_s\n",
@@ -195,8 +204,8 @@ pub(super) fn fig8_files(d: &AllData) -> Result<Vec<File>, String> {
             }
         }
     }
-    write("fig8.csv", &csv)?;
-    write(
+    files.write("fig8.csv", &csv)?;
+    files.write(
         "fig8.svg",
         &LineChart {
             title: "Fig 8: lost + duplicate data packets per outage (W = 1 Mb/s)".into(),
@@ -207,17 +216,12 @@ pub(super) fn fig8_files(d: &AllData) -> Result<Vec<File>, String> {
         }
         .to_svg(),
     )?;
-    drop(write);
-    Ok(files)
+    Ok(files.0)
 }
 
 /// BS-E5's series (first seed of the sweep, run again through the driver) as CSV and figures.
 pub(super) fn bse5_files(study: &Wireless, d: &AllData) -> Result<Vec<File>, String> {
-    let mut files = Vec::new();
-    let mut write = |name: &str, s: &str| -> Result<(), String> {
-        files.push((name.to_string(), s.to_string()));
-        Ok(())
-    };
+    let mut files = Files::default();
     let seed0 = d
         .bse5
         .runs
@@ -255,7 +259,7 @@ pub(super) fn bse5_files(study: &Wireless, d: &AllData) -> Result<Vec<File>, Str
         } else {
             "W = 1 Mb/s"
         };
-        write(
+        files.write(
             &format!("bs-e5-{sched}-q.svg"),
             &LineChart {
                 title: format!("BS-E5: BS queue Q, {what} (seed {seed0})"),
@@ -266,7 +270,7 @@ pub(super) fn bse5_files(study: &Wireless, d: &AllData) -> Result<Vec<File>, Str
             }
             .to_svg(),
         )?;
-        write(
+        files.write(
             &format!("bs-e5-{sched}-rwnd.svg"),
             &LineChart {
                 title: format!("BS-E5: advertised window, {what} (seed {seed0})"),
@@ -278,9 +282,8 @@ pub(super) fn bse5_files(study: &Wireless, d: &AllData) -> Result<Vec<File>, Str
             .to_svg(),
         )?;
     }
-    write("bs-e5-series.csv", &csv)?;
-    drop(write);
-    Ok(files)
+    files.write("bs-e5-series.csv", &csv)?;
+    Ok(files.0)
 }
 
 /// BS-E5's time series for one seed: Q (KB, at each downlink data packet) and rwnd (KB, at each
@@ -342,11 +345,7 @@ pub(super) fn ext_sections(
 
 /// The two-state random radio rate.
 pub(super) fn ext_random(random: &Data, md: &mut String) -> Result<Vec<File>, String> {
-    let mut files = Vec::new();
-    let mut write = |name: &str, s: &str| -> Result<(), String> {
-        files.push((name.to_string(), s.to_string()));
-        Ok(())
-    };
+    let mut files = Files::default();
     let mut csv = String::from("window,occ_kb,thr_kbps,frac,delay_ms,delay_p95_ms,timeouts\n");
     let _ = writeln!(
         md,
@@ -382,20 +381,15 @@ pub(super) fn ext_random(random: &Data, md: &mut String) -> Result<Vec<File>, St
             e("timeouts").mean
         );
     }
-    write("ext-random.csv", &csv)?;
-    drop(write);
-    Ok(files)
+    files.write("ext-random.csv", &csv)?;
+    Ok(files.0)
 }
 
 /// W_max 8/32/64 KB and rate mode.
 pub(super) fn ext_window(wmax: &Data, g: &Grid, md: &mut String) -> Result<Vec<File>, String> {
-    let mut files = Vec::new();
-    let mut write = |name: &str, s: &str| -> Result<(), String> {
-        files.push((name.to_string(), s.to_string()));
-        Ok(())
-    };
+    let mut files = Files::default();
     let ext_w = ["p8", "p32", "p64", "r16"];
-    write(
+    files.write(
         "ext-window.csv",
         &rate_csv(
             wmax,
@@ -408,7 +402,7 @@ pub(super) fn ext_window(wmax: &Data, g: &Grid, md: &mut String) -> Result<Vec<F
         ("occ_kb", "ext-window-occupancy.svg", "occupancy (KB)"),
         ("thr_kbps", "ext-window-throughput.svg", "throughput (kb/s)"),
     ] {
-        write(
+        files.write(
             name,
             &rate_chart(
                 wmax,
@@ -437,17 +431,12 @@ pub(super) fn ext_window(wmax: &Data, g: &Grid, md: &mut String) -> Result<Vec<F
             );
         }
     }
-    drop(write);
-    Ok(files)
+    Ok(files.0)
 }
 
 /// Random radio loss.
 pub(super) fn ext_loss(loss: &Data, g: &Grid, md: &mut String) -> Result<Vec<File>, String> {
-    let mut files = Vec::new();
-    let mut write = |name: &str, s: &str| -> Result<(), String> {
-        files.push((name.to_string(), s.to_string()));
-        Ok(())
-    };
+    let mut files = Files::default();
     let mut csv = String::from("loss,rate_mbps,window,occ_kb,thr_kbps,frac,delay_ms,timeouts\n");
     let _ = writeln!(md, "\n## Extension: random radio loss (both directions; mean over runs)\n\n| loss | W (Mb/s) | window | occupancy (KB) | throughput (kb/s) | fraction of W | timeouts |\n|---|---|---|---|---|---|---|");
     for l in ["0.01", "0.05"] {
@@ -490,7 +479,7 @@ pub(super) fn ext_loss(loss: &Data, g: &Grid, md: &mut String) -> Result<Vec<Fil
                 );
             }
         }
-        write(
+        files.write(
             &format!("ext-loss-{l}.svg"),
             &LineChart {
                 title: format!("Extension: throughput with radio loss {l}"),
@@ -502,9 +491,8 @@ pub(super) fn ext_loss(loss: &Data, g: &Grid, md: &mut String) -> Result<Vec<Fil
             .to_svg(),
         )?;
     }
-    write("ext-loss.csv", &csv)?;
-    drop(write);
-    Ok(files)
+    files.write("ext-loss.csv", &csv)?;
+    Ok(files.0)
 }
 
 /// The report of the study's own pass, `checks` with the "as ns-2.35 would" column attached.

@@ -121,15 +121,18 @@ pub(super) fn warm() -> Time {
     Time::ZERO + packetsim_kernel::Dur::from_secs_f64(WARMUP_S)
 }
 
-/// The time integral of the length (packets) of the egress named `name` up to `t`.
-pub(super) fn integral(w: &World, name: &str, t: Time) -> f64 {
-    let down = w
-        .net
+/// The link direction named `name` (the study's scenarios have it).
+fn egress<'w>(w: &'w World, name: &str) -> &'w crate::net::Egress {
+    w.net
         .egresses
         .iter()
-        .position(|e| e.name == name)
-        .expect("the downlink");
-    w.net.egresses[down].queue.len.mean(t) * t.as_secs_f64()
+        .find(|e| e.name == name)
+        .expect("the downlink")
+}
+
+/// The time integral of the length (packets) of the egress named `name` up to `t`.
+pub(super) fn integral(w: &World, name: &str, t: Time) -> f64 {
+    egress(w, name).queue.len.mean(t) * t.as_secs_f64()
 }
 
 /// What the study notes at the end of the warm-up of a single-mobile run: the downlink
@@ -331,13 +334,7 @@ const SHARED_DOWN: &str = "radio:bs->air";
 /// Per mobile queue of the shared channel: (time integral of its length in packets, drops,
 /// departures) at `t`.
 fn books(w: &World, n: usize, t: Time) -> Vec<(f64, u64, u64)> {
-    let down = w
-        .net
-        .egresses
-        .iter()
-        .position(|e| e.name == SHARED_DOWN)
-        .expect("the downlink");
-    let c = w.net.egresses[down].classes().expect("per-mobile queues");
+    let c = egress(w, SHARED_DOWN).classes().expect("per-mobile queues");
     c.classes[..n]
         .iter()
         .map(|q| {

@@ -124,11 +124,7 @@ pub(super) fn shared_table(rr: &Data, mobiles: &[usize], md: &mut String) -> (St
         "delay_p95_ms",
         "timeouts",
     ];
-    let mut csv = String::from("mobiles,window");
-    for m in metrics {
-        let _ = write!(csv, ",{m},{m}_ci95");
-    }
-    csv.push('\n');
+    let mut csv = csv_header("mobiles,window", &metrics);
     for &n in mobiles {
         for w in WINDOWS {
             let e = |m: &str| rr.est(&at_nw(n, w), m);
