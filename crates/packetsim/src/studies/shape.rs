@@ -190,6 +190,13 @@ pub trait Shape: Sync {
     fn ns2_claims(&self, _r: &Self::Results) -> Option<Vec<Check>> {
         None
     }
+    /// Checks judged apart from [`Shape::claims`] and written by the study itself (a
+    /// sensitivity grid's own checks.csv, from [`Shape::figures`]): not in the study's
+    /// checks.csv, but counted in the outcome's headline counts with their kind (default:
+    /// none).
+    fn apart(&self, _r: &Self::Results) -> Vec<Check> {
+        Vec::new()
+    }
     /// Writes one pass's figures and tables under `root` (the pass's folder).
     fn figures(&self, root: &Path, r: &Self::Results) -> Result<(), String>;
     /// The report of the study's own pass, given its claims (with the ns-2.35 column attached).
@@ -220,9 +227,10 @@ pub fn drive<S: Shape>(study: &S, opts: &ReproduceOptions) -> Result<StudyOutcom
     } else {
         study.ns2_claims(&own)
     };
-    super::finish(S::NAME, &root, checks, ns2.as_deref(), |checks| {
+    let o = super::finish(S::NAME, &root, checks, ns2.as_deref(), |checks| {
         Ok(study.report(&own, checks, &set))
-    })
+    })?;
+    Ok(o.counting(&study.apart(&own)))
 }
 
 /// Where [`Pass::AsNs2`] is written, under the study's folder.
