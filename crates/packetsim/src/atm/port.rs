@@ -30,6 +30,7 @@ use super::aal5::cells_for;
 use super::cell::{Cell, Vci};
 use super::switch::{CellSwitch, SwitchConfig, SwitchStats, Verdict};
 use crate::ids::FlowId;
+use crate::net::{Egress, SlottedPort};
 use packetsim_kernel::{Dur, Rng, Time};
 use std::collections::{HashMap, VecDeque};
 
@@ -70,24 +71,9 @@ pub struct CellLinkConfig {
     pub output: Output,
 }
 
-/// What became of a packet (its frame) in the port.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Settled {
-    /// Intact: its end-of-frame cell left the switch in slot `slot`.
-    Sent {
-        /// The packet's arena id.
-        pkt: u32,
-        /// The slot the last cell left in.
-        slot: u64,
-        /// The frame's cells.
-        cells: u32,
-    },
-    /// A cell of it was dropped: the receiver's AAL5 discards the frame.
-    Lost {
-        /// The packet's arena id.
-        pkt: u32,
-    },
-}
+/// What became of a packet (its frame) in the port: `net`'s [`Settled`], which the port
+/// reports through [`SlottedPort`].
+pub use crate::net::Settled;
 
 #[derive(Clone, Copy, Debug)]
 struct Frame {
@@ -400,6 +386,45 @@ impl CellPort {
         let n = self.through.len() as u32;
         self.direct.max_queue = self.direct.max_queue.max(n);
         self.queue_sum += n as u64;
+    }
+}
+
+/// The port as `net` drives it: a direction in `TransmitterMode::Slotted` (net's
+/// [`SlottedPort`] seam, so that `net` does not depend on `atm`).
+impl SlottedPort for CellPort {
+    fn slot(&self) -> Dur {
+        self.config().slot
+    }
+    fn offer(&mut self, now: Time, pkt: u32, flow: FlowId, size: u32) {
+        CellPort::offer(self, now, pkt, flow, size)
+    }
+    fn advance(&mut self, now: Time) {
+        CellPort::advance(self, now)
+    }
+    fn next_tick(&mut self) -> Option<Time> {
+        CellPort::next_tick(self)
+    }
+    fn take_settled(&mut self, into: &mut Vec<Settled>) {
+        CellPort::take_settled(self, into)
+    }
+    fn pending(&self) -> u64 {
+        CellPort::pending(self)
+    }
+    fn pending_bytes(&self) -> u64 {
+        CellPort::pending_bytes(self)
+    }
+    fn load(&self, end: Time) -> f64 {
+        CellPort::load(self, end)
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+impl CellPort {
+    /// The cell port of direction `e`, if it is a cell link.
+    pub fn of(e: &Egress) -> Option<&CellPort> {
+        e.cells().and_then(|p| p.as_any().downcast_ref())
     }
 }
 

@@ -24,15 +24,17 @@ mod element;
 mod forward;
 pub mod processing;
 pub mod routing;
+mod slotted;
 mod transmitter;
 
 pub use ecmp::{Ecmp, EcmpMode};
 pub use element::{Disposition, Element, ElementCtx, Request, Via};
 pub use forward::{HostRoute, Next, NextHops};
 pub use routing::{RouteLoop, RouteTable, StaticRoute, DEFAULT_COST};
+pub use slotted::{Settled, SlottedPort};
 pub use transmitter::{
     ArrivalHook, DequeueHook, Egress, ErrorModel, LinkChange, LinkStats, LossPosition,
-    OutagePolicy, Started,
+    OutagePolicy, Started, TransmitterMode,
 };
 
 use crate::ids::{Addr, EgressId, ElementId, LinkId, NodeId};

@@ -2,14 +2,21 @@
 //! rate that may change, propagation delay, error model, link state with an outage policy, and
 //! hooks on arrival and on dequeue.
 //!
-//! # Two modes, picked by the transmitter
+//! # Modes ([`TransmitterMode`]), picked by the transmitter
 //!
-//! - **Lazy FIFO** (the fast path, one event per hop). The transmitter's free time is known,
+//! A direction is in exactly one mode, kept in [`Egress::mode`]; the setters below move it
+//! between them, and a mode added later (a data-centre link's pause, issue 36) is one more
+//! variant with its rule here.
+//!
+//! - **Lazy FIFO** ([`TransmitterMode::Lazy`], and [`TransmitterMode::Plain`] for its
+//!   fastest case: DropTail, no arrival hook, no error model; one event per hop). The
+//!   transmitter's free time is known,
 //!   so an admitted packet's start of transmission, its end and its arrival at the far end are
 //!   all computed on enqueue ([`Egress::send`]). Waiting packets are remembered only by their
 //!   start times and popped as the clock passes them ([`Egress::drain`]), which gives exact
-//!   queue lengths and time averages.
-//! - **Pull** (a TxDone event per packet). Packets wait in the arena, held by id
+//!   queue lengths and time averages. Plain and Lazy follow the queue, hooks and error model
+//!   ([`Egress::set_queue`], [`Egress::add_arrival_hook`], [`Egress::set_errors`]).
+//! - **Pull** ([`TransmitterMode::Pull`], a TxDone event per packet). Packets wait in the arena, held by id
 //!   ([`Egress::enqueue_held`]); when the transmitter frees, the world asks for the next one
 //!   ([`Egress::start_next`]). Used whenever the lazy FIFO cannot know a departure on enqueue:
 //!   a classful discipline (WRR, priority), a discipline that decides at dequeue (CoDel:
@@ -20,7 +27,13 @@
 //!   so a scheduled rate change finds the direction already in pull mode and retimes every
 //!   queued packet.
 //!
-//! A change that arrives at run time on a lazy direction nobody declared switches it to pull
+//! - **Slotted** ([`TransmitterMode::Slotted`]): a port that sends on a slot grid (an ATM
+//!   cell switch output, study 1) behind the [`SlottedPort`] trait; it takes every packet
+//!   and the world drives it with one TxDone per busy slot ([`Egress::set_cells`]). The queue
+//!   discipline, rate changes, outages and hooks do not apply to it.
+//!
+//! Pull and Slotted are final: nothing moves a direction back to a lazy mode. A change that
+//! arrives at run time on a lazy direction nobody declared switches it to pull
 //! mode at once: packets it had already admitted keep the times computed for them (they are
 //! committed to the wire), and packets admitted from then on wait for the pull transmitter,
 //! which starts when the last committed one has left.
@@ -55,8 +68,8 @@
 //! leaves the queue, before its transmission time is computed (a base station writes its queue
 //! report into [`Meta`](crate::packet::Meta)).
 
+use super::slotted::SlottedPort;
 use super::DirectionParams;
-use crate::atm::port::CellPort;
 use crate::ids::{LinkId, NodeId};
 use crate::packet::{Ecn, Packet, Precedence};
 use crate::queue::{
@@ -203,6 +216,29 @@ pub struct Started {
     pub free_at: Time,
 }
 
+/// How a direction's transmitter serves its packets (the module doc, "Modes"). Ordered:
+/// every mode from [`TransmitterMode::Pull`] on holds its packets in the arena.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum TransmitterMode {
+    /// Lazy FIFO whose discipline is DropTail, with no arrival hook and no error model:
+    /// [`Egress::send`]'s fast path.
+    Plain,
+    /// Lazy FIFO: each packet timed on enqueue ([`Egress::send`]).
+    Lazy,
+    /// Packets held in the arena, one TxDone per packet ([`Egress::start_next`]).
+    Pull,
+    /// A port sending on a slot grid, one TxDone per busy slot ([`Egress::set_cells`]).
+    Slotted,
+}
+
+impl TransmitterMode {
+    /// Whether packets wait in the arena rather than being timed on enqueue.
+    #[inline]
+    pub fn is_pull(self) -> bool {
+        self >= TransmitterMode::Pull
+    }
+}
+
 /// One direction of a link: its transmitter.
 #[derive(Debug)]
 pub struct Egress {
@@ -227,11 +263,12 @@ pub struct Egress {
     /// Link counters.
     pub stats: LinkStats,
     disc: QueueDisc,
-    /// DropTail FIFO, no arrival hook and no error model: [`Egress::send`]'s fast path, kept
-    /// up to date by every setter of the three (a test of one flag instead of four fields).
-    plain: bool,
-    /// Pull mode (see the module doc).
-    pull: bool,
+    /// The transmitter's mode (see the module doc), kept up to date by every setter; Plain
+    /// makes [`Egress::send`]'s fast path a test of one byte instead of four fields.
+    mode: TransmitterMode,
+    /// The port of a [`TransmitterMode::Slotted`] direction (boxed twice: a thin pointer
+    /// keeps the direction as small as when it had none).
+    port: Option<Box<Box<dyn SlottedPort>>>,
     /// Whether the link is down now.
     down: bool,
     /// Lazy mode: start-of-transmission time, size and IN-ness of each packet still waiting.
@@ -254,9 +291,6 @@ pub struct Egress {
     /// one packet size (data one way, ACKs the other), and the exact time needs a 128-bit
     /// division.
     tx_memo: (Rate, u32, Dur),
-    /// A slotted cell link (`atm::port`): the direction's own transmitter mode, driven by the
-    /// world (see [`Egress::set_cells`]).
-    cells: Option<Box<CellPort>>,
     /// Packets a dequeue-time discipline dropped, for the world to free ([`Egress::queue_drops`]).
     fx: DequeueEffects,
 }
@@ -270,7 +304,11 @@ impl Egress {
         p: DirectionParams,
         rng: Rng,
     ) -> Egress {
-        let pull = matches!(p.queue, QueueDisc::Classful(_) | QueueDisc::Aqm(_));
+        let mode = if matches!(p.queue, QueueDisc::Classful(_) | QueueDisc::Aqm(_)) {
+            TransmitterMode::Pull
+        } else {
+            TransmitterMode::Lazy
+        };
         let mut e = Egress {
             name,
             link,
@@ -286,8 +324,8 @@ impl Egress {
             },
             stats: LinkStats::default(),
             disc: p.queue,
-            plain: false,
-            pull,
+            mode,
+            port: None,
             down: false,
             waiting: VecDeque::new(),
             held: VecDeque::new(),
@@ -301,18 +339,38 @@ impl Egress {
             dequeue_hooks: Vec::new(),
             // Rate 0 takes forever whatever the size: a correct entry.
             tx_memo: (Rate(0), 0, Dur::MAX),
-            cells: None,
             fx: DequeueEffects::default(),
         };
         e.refresh_plain();
         e
     }
 
-    /// Recomputes [`Egress::plain`] after a change of the queue, the hooks or the errors.
+    /// Moves a lazy direction between Plain and Lazy after a change of the queue, the hooks
+    /// or the errors.
     fn refresh_plain(&mut self) {
-        self.plain = matches!(self.disc, QueueDisc::Fifo(AnyAdmission::DropTail(_)))
+        if self.mode.is_pull() {
+            return;
+        }
+        let plain = matches!(self.disc, QueueDisc::Fifo(AnyAdmission::DropTail(_)))
             && self.arrival_hooks.is_empty()
             && self.errors.is_none();
+        self.mode = if plain {
+            TransmitterMode::Plain
+        } else {
+            TransmitterMode::Lazy
+        };
+    }
+
+    /// Moves a lazy direction to pull mode (a slotted one stays slotted).
+    fn to_pull(&mut self) {
+        if !self.mode.is_pull() {
+            self.mode = TransmitterMode::Pull;
+        }
+    }
+
+    /// The transmitter's mode.
+    pub fn mode(&self) -> TransmitterMode {
+        self.mode
     }
 
     /// Random and scheduled losses.
@@ -327,31 +385,31 @@ impl Egress {
         self.refresh_plain();
     }
 
-    /// Makes this direction a slotted cell link (study 1; `kind = "atm"` in scenarios): its
-    /// packets become AAL5 frames whose cells go through `port`'s switch one per slot (see
-    /// `atm::port`). The direction is in pull mode and the world drives the port with one
-    /// TxDone per busy slot; the queue discipline, rate changes, outages and hooks do not
+    /// Makes this direction a slotted link ([`TransmitterMode::Slotted`]; study 1's cell
+    /// links, `kind = "atm"` in scenarios, whose packets become AAL5 frames whose cells go
+    /// through the port's switch one per slot: `atm::port`). The world drives the port with
+    /// one TxDone per busy slot; the queue discipline, rate changes, outages and hooks do not
     /// apply to it. Call before the run.
-    pub fn set_cells(&mut self, port: CellPort) {
+    pub fn set_cells(&mut self, port: impl SlottedPort + 'static) {
         debug_assert_eq!(self.stats.transmitted, 0, "{}: before the run", self.name);
-        self.cells = Some(Box::new(port));
-        self.pull = true;
+        self.mode = TransmitterMode::Slotted;
+        self.port = Some(Box::new(Box::new(port)));
     }
 
-    /// The cell port, if this direction is a slotted cell link.
-    pub fn cells(&self) -> Option<&CellPort> {
-        self.cells.as_deref()
+    /// The slotted port, if this direction is a slotted link.
+    pub fn cells(&self) -> Option<&dyn SlottedPort> {
+        self.port.as_deref().map(|p| p.as_ref())
     }
 
-    /// The cell port, mutably (the world drives it).
-    pub fn cells_mut(&mut self) -> Option<&mut CellPort> {
-        self.cells.as_deref_mut()
+    /// The slotted port, mutably (the world drives it).
+    pub fn cells_mut(&mut self) -> Option<&mut (dyn SlottedPort + 'static)> {
+        self.port.as_deref_mut().map(|p| p.as_mut())
     }
 
-    /// Whether this direction is a slotted cell link.
+    /// Whether this direction is a slotted link.
     #[inline]
     pub fn is_cells(&self) -> bool {
-        self.cells.is_some()
+        self.mode == TransmitterMode::Slotted
     }
 
     /// Declares, before the run, that this direction's rate or state will change (a schedule,
@@ -364,7 +422,7 @@ impl Egress {
             self.name
         );
         self.policy = policy;
-        self.pull = true;
+        self.to_pull();
     }
 
     /// Replaces the queueing discipline before the run (a base station's per-mobile queues,
@@ -375,7 +433,9 @@ impl Egress {
             "{}: set the queue before the run",
             self.name
         );
-        self.pull |= matches!(disc, QueueDisc::Classful(_) | QueueDisc::Aqm(_));
+        if matches!(disc, QueueDisc::Classful(_) | QueueDisc::Aqm(_)) {
+            self.to_pull();
+        }
         self.disc = disc;
         self.refresh_plain();
     }
@@ -394,7 +454,7 @@ impl Egress {
             self.name
         );
         self.dequeue_hooks.push(h);
-        self.pull = true;
+        self.to_pull();
     }
 
     /// Makes this direction a DiffServ edge: `c` classifies and marks data packets on arrival,
@@ -416,7 +476,7 @@ impl Egress {
     /// being timed on enqueue by [`Egress::send`] (lazy FIFO).
     #[inline]
     pub fn is_pull(&self) -> bool {
-        self.pull
+        self.mode.is_pull()
     }
 
     /// When the transmitter frees: on a lazy FIFO, the end of the last admitted packet's
@@ -478,8 +538,10 @@ impl Egress {
                 false
             }
         };
-        self.pull |= needs_pull;
-        self.pull.then_some(now.max(self.busy_until))
+        if needs_pull {
+            self.to_pull();
+        }
+        self.is_pull().then_some(now.max(self.busy_until))
     }
 
     /// Whether the error model loses the next packet it sees, of `size` bytes: the random
@@ -550,7 +612,7 @@ impl Egress {
     /// Packets and bytes held by this direction for the time series: [`Egress::len`], or
     /// on a cell link the packets offered whose frames are not settled yet.
     pub fn waiting(&self) -> QueueLen {
-        match &self.cells {
+        match self.cells() {
             Some(c) => QueueLen {
                 packets: c.pending() as u32,
                 bytes: c.pending_bytes(),
@@ -562,9 +624,7 @@ impl Egress {
     /// Packets waiting in the arena, held by this direction (pull mode).
     pub fn held_packets(&self) -> u64 {
         match &self.disc {
-            QueueDisc::Fifo(_) => {
-                self.held.len() as u64 + self.cells.as_ref().map_or(0, |c| c.pending())
-            }
+            QueueDisc::Fifo(_) => self.held.len() as u64 + self.cells().map_or(0, |c| c.pending()),
             QueueDisc::Classful(c) => c.len().packets as u64,
             QueueDisc::Aqm(a) => a.len().packets as u64,
         }
@@ -595,8 +655,12 @@ impl Egress {
     /// Pull model: offers packet `id` (held by the caller; `pkt` is its contents) to the queue
     /// at `now`. On `Err` the caller drops it.
     pub fn enqueue_held(&mut self, now: Time, id: u32, pkt: &mut Packet) -> Result<(), DropReason> {
-        debug_assert!(self.pull, "{}: enqueue_held() on a lazy FIFO", self.name);
-        if let Some(port) = self.cells.as_deref_mut() {
+        debug_assert!(
+            self.is_pull(),
+            "{}: enqueue_held() on a lazy FIFO",
+            self.name
+        );
+        if let Some(port) = self.port.as_deref_mut() {
             // A cell link takes every packet; its switch decides cell by cell.
             port.advance(now);
             port.offer(now, id, pkt.flow, pkt.size);
@@ -742,11 +806,11 @@ impl Egress {
     #[inline(always)]
     pub fn send(&mut self, now: Time, pkt: &mut Packet) -> Result<Time, DropReason> {
         debug_assert!(
-            !self.pull,
+            !self.is_pull(),
             "{}: send() in pull mode; use enqueue_held()",
             self.name
         );
-        if self.plain {
+        if self.mode == TransmitterMode::Plain {
             if let QueueDisc::Fifo(AnyAdmission::DropTail(d)) = &self.disc {
                 let limit = d.limit();
                 return self.send_plain(now, pkt, limit);
@@ -870,7 +934,7 @@ impl Egress {
         if end == Time::ZERO {
             return 0.0;
         }
-        if let Some(c) = &self.cells {
+        if let Some(c) = self.cells() {
             // A cell link's output is busy in the slots it sends a cell, whether or not the
             // cell's frame survives (spec 1 §4's load).
             return c.load(end);
@@ -895,7 +959,7 @@ impl Egress {
         let waiting = match &self.disc {
             QueueDisc::Fifo(_) => {
                 (self.waiting.len() + self.held.len()) as u64
-                    + self.cells.as_ref().map_or(0, |c| c.pending())
+                    + self.cells().map_or(0, |c| c.pending())
             }
             QueueDisc::Classful(c) => {
                 c.check_conservation(&self.name)?;
@@ -964,40 +1028,106 @@ mod tests {
         p
     }
 
+    fn plain(e: &Egress) -> bool {
+        e.mode() == TransmitterMode::Plain
+    }
+
+    /// A slotted port that sends nothing (the mode's rules only).
+    #[derive(Debug)]
+    struct IdlePort;
+
+    impl SlottedPort for IdlePort {
+        fn slot(&self) -> Dur {
+            Dur::from_micros(3)
+        }
+        fn offer(&mut self, _: Time, _: u32, _: crate::ids::FlowId, _: u32) {}
+        fn advance(&mut self, _: Time) {}
+        fn next_tick(&mut self) -> Option<Time> {
+            None
+        }
+        fn take_settled(&mut self, _: &mut Vec<crate::net::Settled>) {}
+        fn pending(&self) -> u64 {
+            0
+        }
+        fn pending_bytes(&self) -> u64 {
+            0
+        }
+        fn load(&self, _: Time) -> f64 {
+            0.0
+        }
+        fn as_any(&self) -> &dyn std::any::Any {
+            self
+        }
+    }
+
+    /// The module doc's mode rules: Plain and Lazy follow the queue, hooks and errors; a
+    /// declared change, a dequeue hook or a pull discipline moves a lazy direction to Pull,
+    /// and nothing moves it back; a slotted direction stays slotted whatever is set on it.
+    #[test]
+    fn transmitter_modes_follow_the_module_rules() {
+        let mut e = egress(10, ErrorModel::default());
+        assert!(plain(&e) && !e.is_pull());
+        e.set_errors(ErrorModel {
+            loss: 0.1,
+            ..ErrorModel::default()
+        });
+        assert!(e.mode() == TransmitterMode::Lazy);
+        e.expect_changes(OutagePolicy::Hold);
+        assert!(e.mode() == TransmitterMode::Pull && e.is_pull());
+        e.set_errors(ErrorModel::default());
+        assert!(e.mode() == TransmitterMode::Pull, "pull is final");
+        let mut e = egress(10, ErrorModel::default());
+        e.add_dequeue_hook(DequeueHook::QueueReport { wire_bytes: 0 });
+        assert!(e.mode() == TransmitterMode::Pull);
+        let mut e = egress(10, ErrorModel::default());
+        let now = Time::ZERO + Dur::from_secs(1);
+        assert_eq!(e.change(now, LinkChange::Up), None, "no change of mode");
+        assert!(plain(&e));
+        assert_eq!(e.change(now, LinkChange::Rate(Rate::mbps(5))), Some(now));
+        assert!(e.mode() == TransmitterMode::Pull, "a rate change pulls");
+        let mut e = egress(10, ErrorModel::default());
+        e.set_cells(IdlePort);
+        assert!(e.is_cells() && e.is_pull());
+        e.expect_changes(OutagePolicy::Blind);
+        e.set_errors(ErrorModel::default());
+        assert!(e.is_cells(), "slotted is final");
+        assert_eq!(e.cells().map(|c| c.slot()), Some(Dur::from_micros(3)));
+    }
+
     /// The fast-path flag follows every setter of the queue, the hooks and the errors, so a
     /// direction given losses, a hook or another discipline after construction leaves the
     /// fast path (a stale flag would skip its losses or its classifier).
     #[test]
     fn fast_path_flag_follows_the_queue_hooks_and_errors() {
         let mut e = egress(10, ErrorModel::default());
-        assert!(e.plain, "DropTail, no hook, no errors");
+        assert!(plain(&e), "DropTail, no hook, no errors");
         let lossy = ErrorModel {
             loss: 0.1,
             ..ErrorModel::default()
         };
-        assert!(!egress(10, lossy.clone()).plain, "built with losses");
+        assert!(!plain(&egress(10, lossy.clone())), "built with losses");
         e.set_errors(lossy);
-        assert!(!e.plain, "losses set");
+        assert!(!plain(&e), "losses set");
         e.set_errors(ErrorModel {
             outages: vec![(Time::ZERO, Time::ZERO + Dur::from_millis(1))],
             ..ErrorModel::default()
         });
-        assert!(!e.plain, "an outage set");
+        assert!(!plain(&e), "an outage set");
         e.set_errors(ErrorModel {
             before_queue: true,
             ..ErrorModel::default()
         });
-        assert!(!e.plain, "before_queue set");
+        assert!(!plain(&e), "before_queue set");
         e.set_errors(ErrorModel::default());
-        assert!(e.plain, "errors removed");
+        assert!(plain(&e), "errors removed");
         e.set_queue(QueueDisc::Fifo(AnyAdmission::Red(crate::queue::Red::new(
             &crate::queue::RedConfig::default(),
             Rate::mbps(8),
         ))));
-        assert!(!e.plain, "RED");
+        assert!(!plain(&e), "RED");
         let mut e = egress(10, ErrorModel::default());
         e.set_classifier(Classifier::default());
-        assert!(!e.plain, "an arrival hook");
+        assert!(!plain(&e), "an arrival hook");
     }
 
     /// The DropTail fast path of `send` (no hook, no error model) must do exactly what the
@@ -1183,7 +1313,7 @@ mod tests {
                 ..Default::default()
             },
         );
-        assert!(!e.plain, "a loss list is an error model");
+        assert!(!plain(&e), "a loss list is an error model");
         assert!(e.send(Time::ZERO, &mut pkt()).is_ok());
         assert_eq!(
             e.send(Time::from_millis(2), &mut pkt()),

@@ -492,7 +492,7 @@ impl Summary {
                     precedence_in: q.by_precedence[0],
                     precedence_out: q.by_precedence[1],
                     cells: if wire {
-                        e.cells().map(|c| cell_summary(c, end))
+                        crate::atm::port::CellPort::of(e).map(|c| cell_summary(c, end))
                     } else {
                         None
                     },

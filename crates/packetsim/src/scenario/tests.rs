@@ -1998,7 +1998,12 @@ fn atm_link_defaults_and_every_key() {
     };
     assert_eq!((a.port.output, a.reverse), (Output::Switch, Output::PerVc));
     let w = build(&s, 1).unwrap();
-    let out = |e: crate::ids::EgressId| w.net.egresses[e.idx()].cells().unwrap().config().output;
+    let out = |e: crate::ids::EgressId| {
+        crate::atm::port::CellPort::of(&w.net.egresses[e.idx()])
+            .unwrap()
+            .config()
+            .output
+    };
     let (ab, ba) = (w.net.links[1].ab, w.net.links[1].ba);
     assert_eq!((out(ab), out(ba)), (Output::Switch, Output::PerVc));
 }

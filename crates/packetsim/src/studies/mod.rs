@@ -64,12 +64,32 @@ pub struct StudyOutcome {
     pub beyond: checks::Counts,
 }
 
+impl StudyOutcome {
+    /// The outcome with `more` checks (judged apart, [`shape::Shape::apart`]) added to its
+    /// counts, each by its kind.
+    pub fn counting(mut self, more: &[checks::Check]) -> StudyOutcome {
+        let (p, f, u) = checks::counts(more);
+        self.passed += p;
+        self.failed += f;
+        self.undecided += u;
+        for (total, add) in [
+            (&mut self.paper, checks::Counts::paper(more)),
+            (&mut self.beyond, checks::Counts::beyond(more)),
+        ] {
+            total.holds += add.holds;
+            total.fails += add.fails;
+            total.undecided += add.undecided;
+        }
+        self
+    }
+}
+
 /// A reproducible study: the shape every study follows.
 ///
 /// A study is a folder `studies/<name>/` whose `mod.rs` holds its grid, its runs and its
 /// figures. On the one driver ([`shape::drive`]) a study states them through
-/// [`shape::Shape`] and its `run` is that call (sctp-multihoming, diffserv-ecn); the others'
-/// `run` still sweeps by itself. Every `run` ends in [`finish`], the one tail shared by every
+/// [`shape::Shape`] and its `run` is that call (sctp-multihoming, diffserv-ecn,
+/// wireless-bs-buffer); the others' `run` still sweeps by itself. Every `run` ends in [`finish`], the one tail shared by every
 /// study: it writes
 /// `checks.csv` (and `ns2/checks.csv` for a study also run as ns-2.35 would) and `report.md`,
 /// and counts the paper's claims apart from the rest. Its claims are judged through
@@ -250,6 +270,41 @@ pub fn csv_field(s: &str) -> String {
 #[cfg(test)]
 mod quick_tests {
     use super::*;
+
+    /// Checks judged apart (DiffServ's sensitivity grid) join the headline counts by kind.
+    #[test]
+    fn checks_judged_apart_join_the_counts_by_kind() {
+        let check = |id: &str, kind: checks::Kind, verdict: checks::Verdict| {
+            let mut c = checks::Check::new(id, "claim", "tol", "stat", String::new(), verdict);
+            c.kind = kind;
+            c
+        };
+        let own = [check("S1", checks::Kind::Paper, checks::Verdict::Holds)];
+        let o = StudyOutcome {
+            name: "x",
+            report: PathBuf::new(),
+            passed: 1,
+            failed: 0,
+            undecided: 0,
+            paper: checks::Counts::paper(&own),
+            beyond: checks::Counts::beyond(&own),
+        };
+        let more = [
+            check(
+                "T1",
+                checks::Kind::Sensitivity,
+                checks::Verdict::DoesNotHold,
+            ),
+            check("T2", checks::Kind::Sensitivity, checks::Verdict::Holds),
+        ];
+        let o = o.counting(&more);
+        assert_eq!((o.passed, o.failed, o.undecided), (2, 1, 0));
+        assert_eq!((o.paper.holds, o.paper.total()), (1, 1));
+        assert_eq!(
+            (o.beyond.holds, o.beyond.fails, o.beyond.total()),
+            (1, 1, 2)
+        );
+    }
 
     #[test]
     fn every_study_names_its_paper() {

@@ -6,7 +6,9 @@
 //! - the **scenario** of a grid point ([`Shape::scenario`]): a typed
 //!   [`Scenario`](crate::scenario::Scenario) built through `scenario/`;
 //! - what to **measure** from the finished run ([`Shape::measure`]), by default the summary's
-//!   flattened metrics;
+//!   flattened metrics; a study that needs more than the summary asks the driver to
+//!   [`Shape::watch`] its runs (watching elements at named nodes, a pause at the end of a
+//!   warm-up) and measures the [`Watched`] run ([`Shape::measure_watched`]);
 //! - its **claims** as data ([`Shape::claims`], judged through [`super::checks`]);
 //! - its **figures** and tables ([`Shape::figures`]) and its report prose
 //!   ([`Shape::report`]).
@@ -21,7 +23,12 @@
 use super::checks::Check;
 use super::{ReproduceOptions, StudyOutcome};
 use crate::experiment::{self, GridPoint, Param, PointSummary, RunOutput, StoredRun, SweepSpec};
+use crate::ids::{ElementId, NodeId};
+use crate::net::Element;
+use crate::report::Summary;
 use crate::scenario::{self, Outcome, Scenario};
+use crate::world::{RunInfo, World};
+use packetsim_kernel::Time;
 use std::path::{Path, PathBuf};
 
 /// Which set of runs a sweep belongs to.
@@ -74,6 +81,53 @@ pub struct Setting {
     pub jobs: usize,
     /// Progress bars.
     pub progress: bool,
+    /// The replications the command line (or the seed-set test) asked for, if it did: a
+    /// study whose sweeps differ in their default ([`Shape::runs`]) gives way to it.
+    pub asked_runs: Option<u32>,
+}
+
+/// What the driver watches in a run beyond its summary, for a study that asks
+/// ([`Shape::watch`]). Watching is part of the run the driver makes: the study never builds
+/// or steps a world itself.
+#[derive(Default)]
+pub struct Watch {
+    /// Watching elements, each put at the named node before the run starts, in this order:
+    /// each is shown every packet arriving at its node over a link and must let it pass.
+    pub probes: Vec<(String, Box<dyn Element>)>,
+    /// The end of a warm-up: the driver pauses the run there and gives the world to
+    /// [`Shape::at_warmup`], whose values reach [`Shape::measure_watched`] in [`Watched::warm`].
+    pub warmup: Option<Time>,
+}
+
+/// A run the driver watched ([`Watch`]), finished.
+pub struct Watched {
+    /// The finished run, as [`scenario::run`] gives it.
+    pub out: Outcome,
+    /// The run's seed.
+    pub seed: u64,
+    /// The watching elements, in [`Watch::probes`] order.
+    pub probes: Vec<ElementId>,
+    /// What [`Shape::at_warmup`] noted at the end of the warm-up (empty without one).
+    pub warm: Metrics,
+}
+
+impl Watched {
+    /// The `i`-th watching element, as the type the study put there.
+    pub fn probe<T: 'static>(&self, i: usize) -> &T {
+        self.out.world.elements[self.probes[i].0 as usize]
+            .element
+            .as_any()
+            .downcast_ref::<T>()
+            .expect("the watching element the study put there")
+    }
+    /// The value named `name` noted at the end of the warm-up (NaN when not noted).
+    pub fn warm(&self, name: &str) -> f64 {
+        self.warm
+            .iter()
+            .find(|m| m.0 == name)
+            .and_then(|m| m.1)
+            .unwrap_or(f64::NAN)
+    }
 }
 
 /// A reproducible study (see the module doc).
@@ -102,6 +156,29 @@ pub trait Shape: Sync {
     fn measure(&self, _def: &Self::Def, _point: &GridPoint, out: &Outcome) -> Metrics {
         out.summary.metrics()
     }
+    /// What the driver should watch in the runs of `point` beyond the summary (default:
+    /// nothing; the run is [`scenario::run`] and [`Shape::measure`] measures it).
+    fn watch(&self, _def: &Self::Def, _point: &GridPoint) -> Option<Watch> {
+        None
+    }
+    /// Values noted at the end of the warm-up of a watched run ([`Watch::warmup`]).
+    fn at_warmup(
+        &self,
+        _def: &Self::Def,
+        _point: &GridPoint,
+        _world: &World,
+        _info: &RunInfo,
+    ) -> Metrics {
+        Vec::new()
+    }
+    /// The metrics of a watched run (default: [`Shape::measure`] of its outcome).
+    fn measure_watched(&self, def: &Self::Def, point: &GridPoint, run: &Watched) -> Metrics {
+        self.measure(def, point, &run.out)
+    }
+    /// Replications per point of the sweep `def` (default: the setting's for every sweep).
+    fn runs(&self, _def: &Self::Def, set: &Setting) -> u32 {
+        set.runs
+    }
     /// One pass's results from its sweeps' stored runs.
     fn collect(&self, swept: Vec<Swept<Self::Def>>) -> Self::Results;
     /// Its claims judged on `r` (every kind: the paper's, extensions, sensitivities).
@@ -112,6 +189,13 @@ pub trait Shape: Sync {
     /// own grid rather than as a [`Pass::AsNs2`] (default: none).
     fn ns2_claims(&self, _r: &Self::Results) -> Option<Vec<Check>> {
         None
+    }
+    /// Checks judged apart from [`Shape::claims`] and written by the study itself (a
+    /// sensitivity grid's own checks.csv, from [`Shape::figures`]): not in the study's
+    /// checks.csv, but counted in the outcome's headline counts with their kind (default:
+    /// none).
+    fn apart(&self, _r: &Self::Results) -> Vec<Check> {
+        Vec::new()
     }
     /// Writes one pass's figures and tables under `root` (the pass's folder).
     fn figures(&self, root: &Path, r: &Self::Results) -> Result<(), String>;
@@ -132,6 +216,7 @@ pub fn drive<S: Shape>(study: &S, opts: &ReproduceOptions) -> Result<StudyOutcom
         base_seed: S::BASE_SEED,
         jobs: opts.jobs,
         progress: opts.progress,
+        asked_runs: opts.runs,
     };
     let own = run_pass(study, &root, Pass::Own, &set)?;
     let mut checks = study.claims(&own);
@@ -142,9 +227,10 @@ pub fn drive<S: Shape>(study: &S, opts: &ReproduceOptions) -> Result<StudyOutcom
     } else {
         study.ns2_claims(&own)
     };
-    super::finish(S::NAME, &root, checks, ns2.as_deref(), |checks| {
+    let o = super::finish(S::NAME, &root, checks, ns2.as_deref(), |checks| {
         Ok(study.report(&own, checks, &set))
-    })
+    })?;
+    Ok(o.counting(&study.apart(&own)))
 }
 
 /// Where [`Pass::AsNs2`] is written, under the study's folder.
@@ -167,6 +253,7 @@ pub fn seed_set<S: Shape>(study: &S, runs: u32, quick: bool, base_seed: u64) -> 
         base_seed,
         jobs: 2,
         progress: false,
+        asked_runs: Some(runs),
     };
     let r = run_pass(study, &dir, Pass::Own, &set);
     let _ = std::fs::remove_dir_all(&dir);
@@ -183,46 +270,112 @@ fn run_pass<S: Shape>(
     pass: Pass,
     set: &Setting,
 ) -> Result<S::Results, String> {
-    let mut swept = Vec::new();
-    for sw in study.grid(set.quick, pass) {
-        let dir = root.join(&sw.dir);
-        let spec = SweepSpec {
-            experiment_key: sw.key,
-            params: sw.params,
-            runs: set.runs,
-            base_seed: set.base_seed,
-            jobs: set.jobs,
-            out_dir: dir.clone(),
-            progress: set.progress,
-            shared_seed_params: sw.shared_seed_params,
-        };
-        let def = sw.def;
-        let report = experiment::sweep(&spec, |point, seed| run_point(study, &def, point, seed))
-            .map_err(|e| e.to_string())?;
-        swept.push(Swept {
-            def,
-            dir,
-            points: report.points,
-            runs: report.runs,
-        });
-    }
+    let swept = study
+        .grid(set.quick, pass)
+        .into_iter()
+        .map(|sw| run_sweep(study, root, sw, set))
+        .collect::<Result<Vec<_>, _>>()?;
     let r = study.collect(swept);
     study.figures(root, &r)?;
     Ok(r)
 }
 
-/// One run: the point's scenario, built and run with `seed`, then measured.
+/// Runs one sweep of `study` into `root`/its folder through the resumable store.
+pub fn run_sweep<S: Shape>(
+    study: &S,
+    root: &Path,
+    sw: Sweep<S::Def>,
+    set: &Setting,
+) -> Result<Swept<S::Def>, String> {
+    let dir = root.join(&sw.dir);
+    let spec = SweepSpec {
+        experiment_key: sw.key,
+        params: sw.params,
+        runs: study.runs(&sw.def, set),
+        base_seed: set.base_seed,
+        jobs: set.jobs,
+        out_dir: dir.clone(),
+        progress: set.progress,
+        shared_seed_params: sw.shared_seed_params,
+    };
+    let def = sw.def;
+    let report = experiment::sweep(&spec, |point, seed| run_point(study, &def, point, seed))
+        .map_err(|e| e.to_string())?;
+    Ok(Swept {
+        def,
+        dir,
+        points: report.points,
+        runs: report.runs,
+    })
+}
+
+/// One run: the point's scenario, built and run with `seed`, then measured (watched when the
+/// study asks, [`Shape::watch`]).
 pub fn run_point<S: Shape>(
     study: &S,
     def: &S::Def,
     point: &GridPoint,
     seed: u64,
 ) -> Result<RunOutput, String> {
-    let sc = study.scenario(def, point, seed)?;
-    let out = scenario::run(&sc, seed).map_err(|e| e.to_string())?;
+    let (out, metrics) = if study.watch(def, point).is_some() {
+        let run = watched_run(study, def, point, seed)?;
+        let metrics = study.measure_watched(def, point, &run);
+        (run.out, metrics)
+    } else {
+        let sc = study.scenario(def, point, seed)?;
+        let out = scenario::run(&sc, seed).map_err(|e| e.to_string())?;
+        let metrics = study.measure(def, point, &out);
+        (out, metrics)
+    };
     Ok(RunOutput {
         summary_json: out.summary.to_json(),
-        metrics: study.measure(def, point, &out),
+        metrics,
+    })
+}
+
+/// The run of `point` with `seed` as the driver watches it ([`Shape::watch`]; nothing watched
+/// when the study asks for nothing): built from the point's scenario, the watching elements
+/// added, paused at the warm-up, run to the end as [`scenario::run`] runs it (the
+/// scenario's flow monitor is not attached). A study's figures that show one run over time
+/// read it through here.
+pub fn watched_run<S: Shape>(
+    study: &S,
+    def: &S::Def,
+    point: &GridPoint,
+    seed: u64,
+) -> Result<Watched, String> {
+    let sc = study.scenario(def, point, seed)?;
+    let watch = study.watch(def, point).unwrap_or_default();
+    let mut world = scenario::build(&sc, seed).map_err(|e| e.to_string())?;
+    world.stop_when_done(true);
+    let mut probes = Vec::new();
+    for (node, el) in watch.probes {
+        let at = world
+            .net
+            .nodes
+            .iter()
+            .position(|n| n.name == node)
+            .ok_or_else(|| format!("{}: no node {node:?} to watch", S::NAME))?;
+        probes.push(world.add_element(NodeId(at as u32), el, true));
+    }
+    let warm = match watch.warmup {
+        Some(t) => {
+            let info = world.run_until(t);
+            study.at_warmup(def, point, &world, &info)
+        }
+        None => Vec::new(),
+    };
+    let info = world.run();
+    let summary = Summary::new(&world, &info, &sc.origin, seed);
+    Ok(Watched {
+        out: Outcome {
+            world,
+            info,
+            summary,
+        },
+        seed,
+        probes,
+        warm,
     })
 }
 

@@ -303,12 +303,12 @@ impl World {
     #[cold]
     #[inline(never)]
     fn cell_tick(&mut self, now: Time, e: EgressId) {
-        use crate::atm::port::Settled;
+        use crate::net::Settled;
         let egress = &mut self.net.egresses[e.idx()];
         let delay = egress.delay;
         let port = egress.cells_mut().expect("a cell link");
         port.advance(now);
-        let slot = port.config().slot;
+        let slot = port.slot();
         let next = port.next_tick();
         let mut settled = std::mem::take(&mut self.cell_settled);
         port.take_settled(&mut settled);

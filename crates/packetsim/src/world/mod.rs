@@ -104,7 +104,7 @@ pub struct World {
     /// Scheduled link changes, by the index their event carries.
     changes: Vec<(EgressId, LinkChange)>,
     /// Scratch for [`World::cell_tick`] (cell links settle packets in batches).
-    cell_settled: Vec<crate::atm::port::Settled>,
+    cell_settled: Vec<crate::net::Settled>,
     end: Time,
     /// The last instant an event may run at: the end (or `run_until`'s bound) less 1 ns, or
     /// earlier once every flow has finished ([`World::stop_when_done`]). Read by the event

@@ -131,7 +131,9 @@ fn compare_with(
         .collect();
     let ab = out.world.net.links[0].ab;
     let egress = &out.world.net.egresses[ab.idx()];
-    let st = *egress.cells().expect("a cell link").switch_stats();
+    let st = *packetsim::atm::port::CellPort::of(egress)
+        .expect("a cell link")
+        .switch_stats();
     let cell_loss = egress.queue.drops_for(DropReason::CellLoss);
     let mut cfg = driver(&sc, n, discard, slots);
     if let Some(d) = proc {
@@ -586,8 +588,7 @@ fn print_main_experiment_world_and_driver() {
             let sc = load(&text, &[&format!("tcp.rto_min=\"{ms}ms\"")]);
             let o = scenario::run(&sc, seed).unwrap();
             let ab = o.world.net.links[0].ab;
-            let st = *o.world.net.egresses[ab.idx()]
-                .cells()
+            let st = *packetsim::atm::port::CellPort::of(&o.world.net.egresses[ab.idx()])
                 .unwrap()
                 .switch_stats();
             let f1 = &o.summary.flows["tcp1"];

@@ -334,8 +334,7 @@ pub fn run_on_world(
             at_warmup = delivered;
         }
         if bin > 0 && s > 0 && s % bin == 0 && s <= cfg.trace_slots {
-            let port = world.net.egresses[ab_id.idx()]
-                .cells()
+            let port = CellPort::of(&world.net.egresses[ab_id.idx()])
                 .ok_or("run_on_world: the link is not a cell link")?;
             let qsum = port.queue_sum();
             let sent1 = sent.first().copied().unwrap_or(0);
@@ -353,9 +352,7 @@ pub fn run_on_world(
     let summary = crate::report::Summary::new(&world, &info, &sc.origin, cfg.seed);
     let w = &world;
     let ab = &w.net.egresses[w.net.links[0].ab.idx()];
-    let port = ab
-        .cells()
-        .ok_or("run_on_world: the link is not a cell link")?;
+    let port = CellPort::of(ab).ok_or("run_on_world: the link is not a cell link")?;
     let mut conns: Vec<ConnResult> = Vec::new();
     let mut rcvs = Vec::new();
     for slot in &w.agents {

@@ -1147,6 +1147,13 @@ impl Shape for DiffServ<'_> {
             .contains(&"ns2_profile")
             .then(|| shape_checks(&d.at(BUCKET_DEPTH, "ns2_profile")))
     }
+    /// The sensitivity grid's checks (in sensitivity/checks.csv), counted in the headline.
+    fn apart(&self, d: &Data) -> Vec<Check> {
+        d.sens
+            .as_ref()
+            .map(|sens| sensitivity_tables(sens).1)
+            .unwrap_or_default()
+    }
     fn figures(&self, root: &Path, d: &Data) -> Result<(), String> {
         let r = d.at(BUCKET_DEPTH, "fj");
         bar_figures(root, &r)?;

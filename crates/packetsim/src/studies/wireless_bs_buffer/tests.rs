@@ -1,6 +1,48 @@
 //! Tests of the wireless-bs-buffer study.
 
 use super::*;
+use std::collections::HashMap;
+
+/// The run of the single-mobile point `pairs` with `seed`, as the driver watches it, and its
+/// trace.
+fn traced(pairs: &[(&str, &str)], seed: u64) -> (Cfg, Trace) {
+    let point = GridPoint {
+        index: 0,
+        assignments: pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+    };
+    let def = Def {
+        name: "test",
+        shared: false,
+        grid: Grid::of(true),
+        ns2: false,
+    };
+    let c = Cfg::from_point(&point).unwrap();
+    let run = shape::watched_run(&Wireless { grid: None }, &def, &point, seed).unwrap();
+    let tr = trace(&c, &run);
+    (c, tr)
+}
+
+/// The shared-channel run of `n` mobiles with fixed windows of `window` KiB and `seed`.
+fn shared_traced(n: usize, window: &str, seed: u64) -> SharedRun {
+    let point = GridPoint {
+        index: 0,
+        assignments: vec![
+            ("mobiles".into(), n.to_string()),
+            ("window".into(), window.into()),
+        ],
+    };
+    let def = Def {
+        name: "test",
+        shared: true,
+        grid: Grid::of(true),
+        ns2: false,
+    };
+    let run = shape::watched_run(&Wireless { grid: None }, &def, &point, seed).unwrap();
+    shared_run(n, &run)
+}
 
 /// The shape checks on a reduced run (5 rates, 5 seeds for Figs 5-7 and BS-E5; 2 outage
 /// durations, 10 seeds for Fig 8), on two disjoint seed sets: no verdict "holds" in one and
@@ -10,28 +52,16 @@ use super::*;
 /// than 10%). About 3 s in release.
 #[test]
 fn shape_check_verdicts_agree_on_disjoint_seed_sets() {
-    let run_set = |base_seed: u64| -> Vec<Check> {
-        let dir = std::env::temp_dir().join(format!(
-            "packetsim-wireless-shape-{}-{base_seed}",
-            std::process::id()
-        ));
-        let g = Grid {
-            runs: 5,
-            fig8_runs: 10,
+    let study = Wireless {
+        grid: Some(Grid {
             rates: vec![100, 400, 1000, 1400, 2000],
             outages: vec![1.0, 4.0],
-            base_seed,
+            fig8_runs: Some(10),
             extensions: false,
             mobiles: Vec::new(),
-            profile: None,
-        };
-        let d = run_all(&g, 2, &dir, false);
-        let _ = std::fs::remove_dir_all(&dir);
-        let d = d.expect("sweeps");
-        let mut c = shape_checks(&d, &g);
-        explain(&mut c, &d, &g);
-        c
+        }),
     };
+    let run_set = |base_seed: u64| shape::seed_set(&study, 5, true, base_seed);
     let (a, b) = super::checks::assert_seed_sets_agree(
         [BASE_SEED, BASE_SEED + 1000],
         run_set,
@@ -51,18 +81,7 @@ fn shape_check_verdicts_agree_on_disjoint_seed_sets() {
 // the delay is the queue's wait plus the path.
 #[test]
 fn measurements_of_a_fixed_window_run_match_the_topology() {
-    let c = Cfg {
-        rate_kbps: 100,
-        window: "16".into(),
-        alpha: 0.5,
-        outage: None,
-        hold: false,
-        loss: 0.0,
-        cycle: false,
-        random: false,
-        profile: None,
-    };
-    let tr = run_trace(&c, 3).unwrap();
+    let (c, tr) = traced(&[("rate", "100"), ("window", "16")], 3);
     let m: HashMap<String, f64> = metrics(&c, &tr)
         .into_iter()
         .filter_map(|(k, v)| v.map(|v| (k, v)))
@@ -86,18 +105,8 @@ fn measurements_of_a_fixed_window_run_match_the_topology() {
 // before reconnection.
 #[test]
 fn blind_outage_losses_are_the_packets_that_never_arrive() {
-    let c = Cfg {
-        rate_kbps: 1000,
-        window: "16".into(),
-        alpha: 0.5,
-        outage: Some(2.0),
-        hold: false,
-        loss: 0.0,
-        cycle: false,
-        random: false,
-        profile: None,
-    };
-    let tr = run_trace(&c, 5).unwrap();
+    let pairs = [("rate", "1000"), ("window", "16"), ("outage", "2")];
+    let (_, tr) = traced(&pairs, 5);
     let (t0, t_up) = tr.outage.unwrap();
     let (lost, queued, _dup, end) = outage_waste(&tr, t0, t_up);
     let arrived: std::collections::HashSet<u64> = tr.ms.data.iter().map(|r| r.uid).collect();
@@ -112,8 +121,7 @@ fn blind_outage_losses_are_the_packets_that_never_arrive() {
     assert_eq!(lost, never, "no other losses in this scenario");
     assert!(lost > 0 && queued <= lost);
     assert!(end > t_up && end < t_up + 30.0, "recovered at {end}");
-    let c = Cfg { hold: true, ..c };
-    let tr = run_trace(&c, 5).unwrap();
+    let (_, tr) = traced(&[pairs[0], pairs[1], pairs[2], ("policy", "hold")], 5);
     let (t0, t_up) = tr.outage.unwrap();
     assert_eq!(outage_waste(&tr, t0, t_up).0, 0, "hold loses nothing");
 }
@@ -124,18 +132,7 @@ fn blind_outage_losses_are_the_packets_that_never_arrive() {
 // (1040 B at 1.6 Mb/s = 5.2 ms) or at the bad one (20.8 ms), and nothing else.
 #[test]
 fn random_rate_extension_switches_between_the_two_rates() {
-    let c = Cfg {
-        rate_kbps: 1000,
-        window: "64".into(),
-        alpha: 0.5,
-        outage: None,
-        hold: false,
-        loss: 0.0,
-        cycle: false,
-        random: true,
-        profile: None,
-    };
-    let tr = run_trace(&c, 2).unwrap();
+    let (_, tr) = traced(&[("window", "64"), ("sched", "random")], 2);
     let good = WIRE * 8.0 / (GOOD_KBPS as f64 * 1000.0);
     let bad = WIRE * 8.0 / (BAD_KBPS as f64 * 1000.0);
     let (mut n_good, mut n_bad, mut other) = (0, 0, 0);
@@ -185,7 +182,7 @@ fn shipped_shared_scenario_is_the_studys_for_two_mobiles() {
 // its own queue's occupancy, about half the base station's total.
 #[test]
 fn two_mobiles_alternate_and_each_reads_its_own_queue() {
-    let r = run_shared(2, "64", "round_robin", 3).unwrap();
+    let r = shared_traced(2, "64", 3);
     let two_slots = 2.0 * WIRE * 8.0 / (SHARED_KBPS as f64 * 1000.0);
     for (i, a) in r.arrivals.iter().enumerate() {
         let gaps: Vec<f64> = a
@@ -230,19 +227,33 @@ fn two_mobiles_alternate_and_each_reads_its_own_queue() {
 fn shared_channel_extension_on_a_reduced_grid() {
     let dir =
         std::env::temp_dir().join(format!("packetsim-wireless-shared-{}", std::process::id()));
-    let g = Grid {
-        runs: 2,
-        fig8_runs: 2,
-        rates: vec![1000],
-        outages: vec![1.0],
-        base_seed: BASE_SEED,
-        extensions: true,
-        mobiles: vec![1, 4],
-        profile: None,
+    let def = Def {
+        name: "",
+        shared: true,
+        grid: Grid::of(false),
+        ns2: false,
     };
-    let r = run_shared_sweeps(&strs(&g.mobiles), &g, 2, &dir, false);
+    let set = Setting {
+        runs: 2,
+        quick: false,
+        base_seed: BASE_SEED,
+        jobs: 2,
+        progress: false,
+        asked_runs: Some(2),
+    };
+    let study = Wireless { grid: None };
+    let r: Result<Vec<Data>, String> = shared_sweeps(&def, &[1, 4])
+        .into_iter()
+        .map(|sw| {
+            shape::run_sweep(&study, &dir, sw, &set).map(|s| Data {
+                points: s.points,
+                runs: s.runs,
+            })
+        })
+        .collect();
     let _ = std::fs::remove_dir_all(&dir);
-    let (rr, prio) = r.expect("sweeps");
+    let mut r = r.expect("sweeps").into_iter();
+    let (rr, prio) = (r.next().unwrap(), r.next().unwrap());
     let e = |n: usize, w: &str, m: &str| rr.est(&at_nw(n, w), m).mean;
     for w in WINDOWS {
         assert!(e(4, w, "jain") > 0.95, "{w}: {}", e(4, w, "jain"));
@@ -253,7 +264,7 @@ fn shared_channel_extension_on_a_reduced_grid() {
     let mut at = at_nw(4, "16");
     at.push(("scheduler", "priority".into()));
     assert!(prio.est(&at, "jain").mean < e(4, "16", "jain"));
-    let (md, files) = shared_report(&rr, &prio, &g.mobiles);
+    let (md, files) = shared_report(&rr, &prio, &[1, 4]);
     assert!(md.contains("| 4 | proposal (W_max 16 KB) |"), "{md}");
     let names: Vec<&str> = files.iter().map(|f| f.0.as_str()).collect();
     assert_eq!(
