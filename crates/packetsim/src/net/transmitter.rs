@@ -498,7 +498,7 @@ impl Egress {
     /// The RED admission of a FIFO direction, if it has one.
     pub fn red(&self) -> Option<&crate::queue::Red> {
         match &self.disc {
-            QueueDisc::Fifo(AnyAdmission::Red(r)) => Some(r),
+            QueueDisc::Fifo(AnyAdmission::Red(r)) => Some(&**r),
             _ => None,
         }
     }
@@ -992,6 +992,17 @@ impl Egress {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // Issue 36 (memory per flow): every link direction has an `Egress`, 4 per flow on a
+    // dumbbell. RED's and RIO's state is boxed (`AnyAdmission`), so a DropTail direction does
+    // not carry it: 880 -> 720 B.
+    #[test]
+    fn egress_stays_compact() {
+        let e = std::mem::size_of::<Egress>();
+        let disc = std::mem::size_of::<QueueDisc>();
+        eprintln!("Egress {e} B, QueueDisc {disc} B");
+        assert!(e <= 720 && disc <= 16, "Egress {e} B, QueueDisc {disc} B");
+    }
     use crate::ids::Addr;
     use crate::packet::Body;
     use crate::queue::{AnyAdmission, DropTail, QueueLimit};
@@ -1120,9 +1131,8 @@ mod tests {
         assert!(!plain(&e), "before_queue set");
         e.set_errors(ErrorModel::default());
         assert!(plain(&e), "errors removed");
-        e.set_queue(QueueDisc::Fifo(AnyAdmission::Red(crate::queue::Red::new(
-            &crate::queue::RedConfig::default(),
-            Rate::mbps(8),
+        e.set_queue(QueueDisc::Fifo(AnyAdmission::Red(Box::new(
+            crate::queue::Red::new(&crate::queue::RedConfig::default(), Rate::mbps(8)),
         ))));
         assert!(!plain(&e), "RED");
         let mut e = egress(10, ErrorModel::default());

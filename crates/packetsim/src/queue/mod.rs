@@ -183,10 +183,12 @@ pub trait Admission {
 pub enum AnyAdmission {
     /// Drop arrivals when the queue is full.
     DropTail(DropTail),
-    /// Random Early Detection (spec 4 §2.3).
-    Red(Red),
+    /// Random Early Detection (spec 4 §2.3). Boxed, as is RIO: their state (about 170
+    /// bytes) would otherwise sit in every link direction's `Egress`, DropTail ones included
+    /// (issue 36: memory per flow).
+    Red(Box<Red>),
     /// RED with IN and OUT, coupled (spec 4 §2.4).
-    Rio(Rio),
+    Rio(Box<Rio>),
 }
 
 impl Admission for AnyAdmission {

@@ -39,8 +39,8 @@ pub struct BuildError {
 /// The admission policy of a single (non-classful) queue on a link of `rate`.
 fn admission(q: &QueueSpec, rate: Rate) -> AnyAdmission {
     match q {
-        QueueSpec::Red(cfg) => AnyAdmission::Red(Red::new(cfg, rate)),
-        QueueSpec::Rio(cfg) => AnyAdmission::Rio(Rio::new(cfg, rate)),
+        QueueSpec::Red(cfg) => AnyAdmission::Red(Box::new(Red::new(cfg, rate))),
+        QueueSpec::Rio(cfg) => AnyAdmission::Rio(Box::new(Rio::new(cfg, rate))),
         QueueSpec::DropTail {
             limit,
             ns2_limit: false,
