@@ -94,9 +94,6 @@ pub(super) struct Rack {
     pub tlp_recoveries: u64,
     /// Whether the Tail Loss Probe is on (`rack_tlp`).
     pub tlp_on: bool,
-    /// `recovery_entry = "lost_out"`: an ACK outside recovery starts one while `lost_out` is
-    /// not 0 (Linux `tcp_time_to_recover`).
-    pub lost_out_entry: bool,
 }
 
 /// Whether (t1, s1) was sent after (t2, s2) (RFC 8985 §6.2, Linux `tcp_rack_sent_after`).
@@ -126,14 +123,7 @@ impl Rack {
             probes: 0,
             tlp_recoveries: 0,
             tlp_on,
-            lost_out_entry: false,
         }
-    }
-
-    /// With `lost_out_entry` (`recovery_entry = "lost_out"`, see the field).
-    pub fn with_lost_out_entry(mut self, on: bool) -> Rack {
-        self.lost_out_entry = on;
-        self
     }
 
     /// Index of the first record ending after `s`.

@@ -537,10 +537,10 @@ impl TcpSender {
             }),
             lost_rtx: (d.loss.lost_retransmit == LostRetransmit::Rack).then(Default::default),
             rack: d.loss.detection.rack().then(|| {
-                Box::new(
-                    Rack::new(iss + 1, d.loss.detection == LossDetection::RackTlp)
-                        .with_lost_out_entry(cfg.recovery_entry == RecoveryEntry::LostOut),
-                )
+                Box::new(Rack::new(
+                    iss + 1,
+                    d.loss.detection == LossDetection::RackTlp,
+                ))
             }),
             hystart: (d.slow_start.exit == SlowStart::HystartPp).then(Default::default),
             recovery_per_ack: cfg.bbr_recovery == BbrRecovery::Linux,
@@ -1214,7 +1214,7 @@ impl TcpSender {
             self.sb.high_rxt = self.sb.high_rxt.max(s + len);
             return;
         }
-        if self.rack.as_deref().is_some_and(|r| r.lost_out_entry) {
+        if self.rack.is_some() && self.d.recovery.entry == RecoveryEntry::LostOut {
             // Recovery entered on `lost_out` alone: every lost segment was resent already
             // (Linux `tcp_xmit_retransmit_queue` skips `TCPCB_SACKED_RETRANS` segments).
             return;
@@ -2223,7 +2223,8 @@ impl TcpSender {
         // `recovery_entry = "lost_out"` (Linux `tcp_time_to_recover`: `lost_out`): a segment
         // marked lost earlier is still outstanding, e.g. the retransmission in flight when
         // the ACK that ended the last recovery came; `retransmit_una` then resends nothing.
-        let proven = lost > 0 || (r.lost_out_entry && r.lost_out() > 0);
+        let proven =
+            lost > 0 || (self.d.recovery.entry == RecoveryEntry::LostOut && r.lost_out() > 0);
         if tlp_loss && open {
             r.tlp_recoveries += 1;
             self.tlp_response();

@@ -27,8 +27,8 @@ use super::standard::STANDARD;
 use super::{Dialect, ProfileOption, Table};
 use crate::transport::tcp::rtt::RttEstimatorKind;
 use crate::transport::tcp::{
-    AckPolicy, EcnEcho, LossDetection, RtoBackoffReset, RtoRearm, RtoSsthresh, SackRecoveryKind,
-    SlowStart, Variant,
+    AckPolicy, EcnEcho, LossDetection, RecoveryEntry, RtoBackoffReset, RtoRearm, RtoSsthresh,
+    SackRecoveryKind, SlowStart, Variant,
 };
 
 /// The Linux dialect common to every controller (what [`OPTIONS`] sets; the classic
@@ -61,6 +61,7 @@ pub const fn for_variant(variant: Variant) -> Dialect {
         Variant::Bbr => {
             d.rto.estimator = RttEstimatorKind::Linux;
             d.rto.rearm = RtoRearm::HeadRetransmit;
+            d.recovery.entry = RecoveryEntry::LostOut;
         }
         Variant::Tahoe | Variant::Reno | Variant::NewReno | Variant::Sack | Variant::Vegas => {}
     }

@@ -62,8 +62,8 @@ mod tests;
 
 use super::config::{
     AckPolicy, EcnEcho, FullAckCwnd, LossDetection, LostRetransmit, PartialAckTimer, RecoverGuard,
-    RtoBackoffReset, RtoRearm, RtoSsthresh, RttSampling, SackPipe, SackRecoveryKind, SlowStart,
-    SsthreshRule, TcpConfig,
+    RecoveryEntry, RtoBackoffReset, RtoRearm, RtoSsthresh, RttSampling, SackPipe, SackRecoveryKind,
+    SlowStart, SsthreshRule, TcpConfig,
 };
 use super::rtt::RttEstimatorKind;
 
@@ -173,6 +173,9 @@ pub struct RecoveryRules {
     pub newreno_partial_ack_timer: PartialAckTimer,
     /// `newreno_full_ack`: cwnd on the ACK that ends NewReno recovery.
     pub newreno_full_ack: FullAckCwnd,
+    /// `recovery_entry`: what starts fast recovery with RACK (new losses only, or Linux's
+    /// `lost_out`, `tcp_time_to_recover`).
+    pub entry: RecoveryEntry,
 }
 
 /// Whether ns-2's halved window keeps its fraction (the key `precision_reduce`).
@@ -298,6 +301,7 @@ impl Dialect {
                 sack_partial_ack_timer: cfg.sack_partial_ack_timer,
                 newreno_partial_ack_timer: cfg.newreno_partial_ack_timer,
                 newreno_full_ack: cfg.newreno_full_ack,
+                entry: cfg.recovery_entry,
             },
             rto: RtoRules {
                 estimator: cfg.rtt_estimator,

@@ -23,8 +23,8 @@ use super::{
 use crate::transport::tcp::rtt::RttEstimatorKind;
 use crate::transport::tcp::{
     AckPolicy, EcnEcho, FullAckCwnd, LossDetection, LostRetransmit, PartialAckTimer, RecoverGuard,
-    RtoBackoffReset, RtoRearm, RtoSsthresh, RttSampling, SackPipe, SackRecoveryKind, SlowStart,
-    SsthreshRule,
+    RecoveryEntry, RtoBackoffReset, RtoRearm, RtoSsthresh, RttSampling, SackPipe, SackRecoveryKind,
+    SlowStart, SsthreshRule,
 };
 
 /// The standard dialect (`TcpConfig::default()`'s rules).
@@ -49,6 +49,7 @@ pub const STANDARD: Dialect = Dialect {
         sack_partial_ack_timer: PartialAckTimer::SlowButSteady,
         newreno_partial_ack_timer: PartialAckTimer::Impatient,
         newreno_full_ack: FullAckCwnd::Ssthresh,
+        entry: RecoveryEntry::NewLoss,
     },
     rto: RtoRules {
         estimator: RttEstimatorKind::Rfc6298,
