@@ -254,7 +254,7 @@ pub(super) fn extensions(r: &Results, axes: &Axes) -> (String, String) {
             "MM-X1"
         } else if p.d_ms != 2 {
             "MM-X2"
-        } else if (p.protocol != CIP && p.protocol != HAW) || !p.delay_device {
+        } else if (p.protocol != CIP && p.protocol != HAW) || !p.delay_device || p.ideal_device {
             "MM-X3"
         } else if p.departure == Departure::Blind {
             "MM-X4"

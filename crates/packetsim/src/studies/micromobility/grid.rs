@@ -218,6 +218,13 @@ impl Axes {
                     delay_device: false,
                     ..Point::base(CIP, v)
                 });
+                // MM-X3 on the radio: the spec's ideal device at the new base station
+                // instead of the Cellular IP papers' fixed delay at the crossover.
+                add(Point {
+                    h,
+                    ideal_device: true,
+                    ..Point::base(CIP, v)
+                });
                 // MM-X6: Mobile IP (every base station a foreign agent) with the home
                 // agent at GW, and all three with a home node 50 ms beyond GW.
                 add(Point {

@@ -87,14 +87,14 @@ pub fn run_point(p: &Point, seed: u64, secs: f64) -> RunOutput {
 }
 
 /// The protocol's settings of a point.
-fn point_config(p: &Point) -> MobilityConfig {
+pub(super) fn point_config(p: &Point) -> MobilityConfig {
     let mut cfg = MobilityConfig::new(p.protocol);
     cfg.radio_loss = p.e;
     cfg.departure = p.departure;
     cfg.delay_device = p.delay_device;
     cfg.gap = Dur::from_millis(p.gap_ms);
     cfg.loss_uplink = !p.down_only;
-    if !p.q2 && p.delay_device {
+    if !p.q2 && p.delay_device && !p.ideal_device {
         // On the radio, Cellular IP semisoft's delay device is the Cellular IP papers' (a
         // fixed delay at the crossover on the new path, S = 100 ms, so that the new path's
         // copies reach the new base station about when the mobile tunes in), not the spec's

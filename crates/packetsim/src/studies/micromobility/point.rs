@@ -27,6 +27,10 @@ pub struct Point {
     /// Cellular IP semisoft: the new base station's delay device (spec 5 §2.3; true). False
     /// sends the bicast copies at once (the spec's option; MM-X3).
     pub delay_device: bool,
+    /// On the radio: Cellular IP semisoft's delay device is the spec's ideal device at the new
+    /// base station, as under Q2's simplification, instead of the Cellular IP papers' fixed
+    /// delay on the new path at the crossover (false; MM-X3's comparison of the two).
+    pub ideal_device: bool,
     /// A home-agent node this far (ms) beyond GW on the correspondent's side (MM-X6; none).
     pub ha_ms: Option<u64>,
     /// TCP as ns-2.35 would run it: [`tcp_config`] under `profile = "ns2"` (issue 14's "as
@@ -66,6 +70,7 @@ impl Point {
             departure: Departure::Hold,
             spread: false,
             delay_device: true,
+            ideal_device: false,
             ha_ms: None,
             ns2: false,
             q2: false,
@@ -93,6 +98,9 @@ impl Point {
         let mut extra = String::new();
         if !self.delay_device {
             extra.push_str("|nodd");
+        }
+        if self.ideal_device {
+            extra.push_str("|ideal");
         }
         if let Some(ms) = self.ha_ms {
             let _ = write!(extra, "|ha{ms}");
@@ -140,7 +148,7 @@ impl Point {
         if f.len() < 9 {
             return None;
         }
-        let mut delay_device = true;
+        let (mut delay_device, mut ideal_device) = (true, false);
         let mut ha_ms = None;
         let mut ns2 = false;
         let (mut q2, mut gap_ms, mut down_only, mut q9) = (false, 0, false, false);
@@ -150,6 +158,7 @@ impl Point {
                 _ if x.starts_with("sp") => spacing_m = x[2..].parse().ok()?,
                 _ if x.starts_with("bi") => beacon_ms = x[2..].parse().ok()?,
                 "nodd" => delay_device = false,
+                "ideal" => ideal_device = true,
                 "ns2" => ns2 = true,
                 "q2" => q2 = true,
                 "down" => down_only = true,
@@ -183,6 +192,7 @@ impl Point {
             },
             spread: f[8] == "spread",
             delay_device,
+            ideal_device,
             ha_ms,
             ns2,
             q2,
@@ -213,6 +223,9 @@ pub(super) fn plabel(p: &Point) -> String {
     let mut s = pname(p.protocol).to_string();
     if !p.delay_device {
         s.push_str(", no delay device");
+    }
+    if p.ideal_device {
+        s.push_str(", ideal delay device at the new BS");
     }
     if let Some(ms) = p.ha_ms {
         let _ = write!(s, ", home node {ms} ms beyond GW");

@@ -521,7 +521,8 @@ pub(super) fn report(checks: &[Check], r: &Results, axes: &Axes, set: &Setting) 
         let ext = extensions(r, axes).1;
         let _ = writeln!(
             md,
-            "## Extensions MM-X1..X6 (NewReno and SACK; e = 0, N = 1 unless listed)\n\nMM-X3 rows are CIP hard, CIP semisoft without the delay device and \
+            "## Extensions MM-X1..X6 (NewReno and SACK; e = 0, N = 1 unless listed)\n\nMM-X3 rows are CIP hard, CIP semisoft without the delay device, CIP semisoft with the spec's ideal delay \
+             device at the new base station (the radio's default is the Cellular IP papers' fixed delay at the crossover) and \
              HAWAII UNF (S_unf = 100 ms); compare with the semisoft/MSF rows of Fig 4 at the same H. MM-X4 rows are \
              the blind old base station. MM-X5 spreads N connections over N mobiles whose handoffs are shifted by \
              j/N of the spacing. MM-X6 is Mobile IP (RFC 5944; every base station a foreign agent, the home agent at GW \

@@ -198,7 +198,13 @@ fn judge_handoffs(id: &str, r: &Results, axes: &Axes) -> Check {
             )
         }
         "S6" => {
-            let h10 = axes.h.iter().copied().filter(|&h| h <= 10).max().unwrap_or(7);
+            let h10 = axes
+                .h
+                .iter()
+                .copied()
+                .filter(|&h| h <= 10)
+                .max()
+                .unwrap_or(7);
             let d = drop_of(r, HAW, axes.h[0], h10, &VS);
             parts.push(below(&d, 0.2));
             let _ = write!(m, "drop H={}→{h10}: {}", axes.h[0], pct(&d));

@@ -80,11 +80,48 @@ fn sensitivities_are_judged_on_their_own_runs() {
     };
     let gap = get("S5, 50 ms layer-2 gap");
     assert_eq!(gap.verdict, Verdict::Holds, "{}", gap.measured);
-    assert!(gap.measured.starts_with("drop H=4→7: 39."), "{}", gap.measured);
+    assert!(
+        gap.measured.starts_with("drop H=4→7: 39."),
+        "{}",
+        gap.measured
+    );
     assert_eq!(get("S5, Q9 TCP").verdict, Verdict::DoesNotHold);
     assert_eq!(get("S6, 50 ms layer-2 gap").verdict, Verdict::Holds);
     let paper = shape_checks(&r, &axes);
     let s5 = paper.iter().find(|c| c.id == "S5").unwrap();
     assert_eq!(s5.verdict, Verdict::DoesNotHold);
     assert!(sensitivity_checks(&r, &Axes::new(true)).is_empty());
+}
+
+/// Cellular IP semisoft's delay device (issue 34 item 3): on the radio it is the Cellular IP
+/// papers' fixed delay S on the new path at the crossover (`crossover_delay`), with the
+/// ideal device at the new base station (spec 5 §2.3) as MM-X3's `ideal_device` option and
+/// under Q2's simplification; `delay_device = false` (MM-X3's "no delay device") has neither.
+#[test]
+fn the_radio_delays_the_new_path_at_the_crossover_unless_the_ideal_device_is_asked_for() {
+    let base = Point::base(CIP, Variant::Sack);
+    let device = |p: &Point| {
+        let c = point_config(p);
+        (c.delay_device, c.crossover_delay)
+    };
+    let s = Some(Dur::from_millis(100));
+    assert_eq!(device(&base), (false, s));
+    let ideal = Point {
+        ideal_device: true,
+        ..base.clone()
+    };
+    assert!(ideal.id().ends_with("|ideal"), "{}", ideal.id());
+    assert_eq!(device(&ideal), (true, None));
+    assert_eq!(
+        device(&Point {
+            q2: true,
+            ..base.clone()
+        }),
+        (true, None)
+    );
+    let none = Point {
+        delay_device: false,
+        ..base
+    };
+    assert_eq!(device(&none), (false, None));
 }
