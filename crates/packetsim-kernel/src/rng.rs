@@ -45,7 +45,13 @@ pub struct Rng {
 impl Rng {
     /// The stream of component `name` in the run seeded with `seed`.
     pub fn for_component(seed: u64, name: &str) -> Rng {
-        Rng::from_seed(seed ^ fnv1a(name.as_bytes()).rotate_left(17))
+        Rng::from_seed(Rng::component_seed(seed, name))
+    }
+
+    /// The raw seed of [`Rng::for_component`]'s stream: `Rng::from_seed` of it is that stream
+    /// (for a component that builds its stream only when it needs one).
+    pub fn component_seed(seed: u64, name: &str) -> u64 {
+        seed ^ fnv1a(name.as_bytes()).rotate_left(17)
     }
 
     /// A stream from a raw 64-bit seed.
