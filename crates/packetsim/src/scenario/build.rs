@@ -9,8 +9,7 @@ use super::{ErrorDirection, FlowSpec, Location, QueueSpec, Scenario, SchedulerSp
 use crate::ids::{Addr, LinkId, NodeId};
 use crate::net::{DequeueHook, LinkChange, Net, OutagePolicy};
 use crate::queue::{
-    AnyAdmission, AnyAqm, ClassQueue, Classful, Classifier, CoDel, DropTail, FqCoDel, Pie,
-    QueueDisc, Red, Rio, Scheduler, Wrr,
+    AnyAdmission, ClassQueue, Classful, Classifier, DropTail, QueueDisc, Scheduler, Wrr,
 };
 use crate::report::Summary;
 use crate::wireless::TwoStateRate;
@@ -39,8 +38,6 @@ pub struct BuildError {
 /// The admission policy of a single (non-classful) queue on a link of `rate`.
 fn admission(q: &QueueSpec, rate: Rate) -> AnyAdmission {
     match q {
-        QueueSpec::Red(cfg) => AnyAdmission::Red(Box::new(Red::new(cfg, rate))),
-        QueueSpec::Rio(cfg) => AnyAdmission::Rio(Box::new(Rio::new(cfg, rate))),
         QueueSpec::DropTail {
             limit,
             ns2_limit: false,
@@ -49,11 +46,11 @@ fn admission(q: &QueueSpec, rate: Rate) -> AnyAdmission {
             limit,
             ns2_limit: true,
         } => AnyAdmission::DropTail(DropTail::ns2(*limit)),
-        QueueSpec::Classful { .. }
-        | QueueSpec::CoDel(_)
-        | QueueSpec::FqCoDel(_)
-        | QueueSpec::Pie(_) => {
-            unreachable!("the loader rejects classful and dequeue-time queues in a class")
+        QueueSpec::Aqm(cfg) => cfg
+            .admission(rate)
+            .expect("the loader rejects dequeue-time queues in a class"),
+        QueueSpec::Classful { .. } => {
+            unreachable!("the loader rejects classful queues in a class")
         }
     }
 }
@@ -61,9 +58,8 @@ fn admission(q: &QueueSpec, rate: Rate) -> AnyAdmission {
 /// A fresh queueing discipline for one link direction of `rate`.
 pub(super) fn queue_disc(q: &QueueSpec, rate: Rate) -> QueueDisc {
     match q {
-        QueueSpec::DropTail { .. } | QueueSpec::Red(_) | QueueSpec::Rio(_) => {
-            QueueDisc::Fifo(admission(q, rate))
-        }
+        QueueSpec::DropTail { .. } => QueueDisc::Fifo(admission(q, rate)),
+        QueueSpec::Aqm(cfg) => cfg.build(rate),
         QueueSpec::Classful { scheduler, classes } => {
             let qs = classes
                 .iter()
@@ -77,9 +73,6 @@ pub(super) fn queue_disc(q: &QueueSpec, rate: Rate) -> QueueDisc {
             };
             QueueDisc::Classful(Box::new(Classful::new(qs, sched)))
         }
-        QueueSpec::CoDel(cfg) => QueueDisc::Aqm(Box::new(AnyAqm::CoDel(CoDel::new(cfg)))),
-        QueueSpec::FqCoDel(cfg) => QueueDisc::Aqm(Box::new(AnyAqm::FqCoDel(FqCoDel::new(cfg)))),
-        QueueSpec::Pie(cfg) => QueueDisc::Aqm(Box::new(AnyAqm::Pie(Pie::new(cfg)))),
     }
 }
 
