@@ -366,7 +366,10 @@ fn crossover_delay_is_semisofts_fixed_delay_on_the_new_path() {
 
     refused(
         &text,
-        &["mobility.protocol=\"hawaii_msf\"", "mobility.crossover_delay=\"100ms\""],
+        &[
+            "mobility.protocol=\"hawaii_msf\"",
+            "mobility.crossover_delay=\"100ms\"",
+        ],
         0,
         "mobility.crossover_delay",
         "Cellular IP semisoft's delay device",

@@ -462,8 +462,8 @@ pub(super) fn report(checks: &[Check], r: &Results, axes: &Axes, set: &Setting) 
     let _ = writeln!(
         md,
         "## Shape checks\n\n{}.\n\n{}\n",
-        checks::counts_line(&checks),
-        checks::table(&checks)
+        checks::counts_line(checks),
+        checks::table(checks)
     );
     let _ = writeln!(md, "{}", per_check(checks, &q2_checks, r, axes));
     let _ = writeln!(md, "{}", per_figure(r, axes));
@@ -483,7 +483,7 @@ pub(super) fn report(checks: &[Check], r: &Results, axes: &Axes, set: &Setting) 
                  it: {}.",
                 checks::counts_line(&ns2_checks)
             ),
-            &checks
+            checks
         )
     );
     let _ = writeln!(
