@@ -493,7 +493,10 @@ impl CellPort {
         if early {
             for c in &self.arrivals {
                 if c.eof {
-                    let fr = self.frames.remove(&c.frame).expect("an emitted frame is pending");
+                    let fr = self
+                        .frames
+                        .remove(&c.frame)
+                        .expect("an emitted frame is pending");
                     self.pending_bytes -= fr.bytes as u64;
                     self.settled.push(Settled::Sent {
                         pkt: fr.pkt,

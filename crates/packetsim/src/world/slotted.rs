@@ -64,7 +64,6 @@ impl World {
     pub fn slot_grid(&self) -> Option<Dur> {
         self.grid
     }
-
 }
 
 /// When an endpoint timer event for deadline `x`, set at `now`, runs in a world on a grid of

@@ -715,7 +715,10 @@ fn slotted_world_gives_the_study_drivers_statistics() {
         let w = world_run("slotted", ms, seed, slots);
         let d = driver_slotted(ms, seed, slots, sim::Draws::World);
         eprintln!("rto {ms} seed {seed}: world {w:?} driver {d:?}");
-        assert!(w.lost > 0 && w.flows.iter().all(|f| f[0] > 0 && f[2] > 0), "{w:?}");
+        assert!(
+            w.lost > 0 && w.flows.iter().all(|f| f[0] > 0 && f[2] > 0),
+            "{w:?}"
+        );
         assert_eq!(w, d, "RTOmin {ms} ms, seed {seed}");
         let c = world_run("continuous", ms, seed, slots);
         assert_ne!(c, d, "continuous world, RTOmin {ms} ms, seed {seed}");

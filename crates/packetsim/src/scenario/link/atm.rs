@@ -577,8 +577,10 @@ mod tests {
         assert_eq!(last.sent1, h60.conns[0].bytes_sent);
         assert_eq!(r.trace.iter().map(|p| p.sent1_bin).sum::<u64>(), last.sent1);
         assert!(r.trace.iter().any(|p| p.q_mean > 0.0));
-        assert!(r.trace.iter().all(|p| p.q_mean <= p.q_max as f64
-            && p.q_max <= r.switch.max_queue));
+        assert!(r
+            .trace
+            .iter()
+            .all(|p| p.q_mean <= p.q_max as f64 && p.q_max <= r.switch.max_queue));
     }
 
     /// Issue 35 item 2: on the slotted time base `run_on_world` is the driver with the
