@@ -6,8 +6,9 @@
 //! packet becomes; reassembly: a frame with a missing cell is discarded and counted),
 //! `switch.rs` (the output queue of B cells with per-VC frame state and drop counters split
 //! by cause), `port.rs` (a slotted cell link direction: the transmitter mode behind
-//! scenario links of `kind = "atm"`), `sim.rs` (the slotted cell-level network of spec §3.1 driving sans-IO TCP
-//! endpoints).
+//! scenario links of `kind = "atm"`), `sim.rs` (the slotted cell-level network of spec §3.1
+//! driving sans-IO TCP endpoints: the engine study 1 ran before it ran on the world, kept as
+//! the reference the world's slotted time base matches draw for draw, `sim::Draws::World`).
 //!
 //! Cells carry no bytes: a cell is its VC, the number of the frame it belongs to and the
 //! end-of-frame bit. The frame number is the simulator's knowledge of frame boundaries (spec

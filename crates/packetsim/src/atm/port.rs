@@ -119,6 +119,26 @@ pub struct CellPort {
     through: Vec<Cell>,
     /// [`Output::PerVc`]: the counters (cells arrived and sent; nothing is dropped).
     direct: SwitchStats,
+    /// When in its slot the port runs the slot: slot `s` at `s × slot + phase` (0 by default;
+    /// [`CellPort::set_phase`]).
+    phase: Dur,
+    /// Statistics kept on request ([`CellPort::keep_statistics`]).
+    extra: Option<Box<Extra>>,
+}
+
+/// The switch statistics the study reads beyond the counters: idle intervals and the largest
+/// queue per trace bin (`atm/sim.rs`'s `idle_gaps` and trace `q_max`).
+#[derive(Clone, Debug, Default)]
+struct Extra {
+    /// Idle intervals of at least this many slots are recorded.
+    gap_min: u64,
+    /// The last slot with a cell arriving or queued after the slot's arrivals.
+    last_busy: Option<u64>,
+    gaps: Vec<u64>,
+    /// Bin width, slots (0: no peaks), and the slots covered.
+    bin: u64,
+    bin_slots: u64,
+    peaks: Vec<u32>,
 }
 
 impl CellPort {
@@ -141,7 +161,54 @@ impl CellPort {
             queue_sum: 0,
             through: Vec::new(),
             direct: SwitchStats::default(),
+            phase: Dur::ZERO,
+            extra: None,
         }
+    }
+
+    /// Keeps, from now on, the lengths of the switch's idle intervals (no cell arriving or
+    /// queued after a slot's arrivals) of at least `gap_min` slots (0: none), an interval
+    /// being recorded when the slot that ends it comes (as `atm/sim.rs`), and the largest
+    /// queue (after each slot's arrivals) in each bin of `bin` slots over the first
+    /// `bin_slots` slots (`bin` = 0: none).
+    pub fn keep_statistics(&mut self, gap_min: u64, bin: u64, bin_slots: u64) {
+        self.extra = Some(Box::new(Extra {
+            gap_min,
+            bin,
+            bin_slots,
+            peaks: if bin > 0 {
+                vec![0; bin_slots.div_ceil(bin) as usize]
+            } else {
+                Vec::new()
+            },
+            ..Extra::default()
+        }));
+    }
+
+    /// The idle intervals recorded ([`CellPort::keep_statistics`]), in order.
+    pub fn idle_gaps(&self) -> &[u64] {
+        self.extra.as_ref().map_or(&[], |e| &e.gaps)
+    }
+
+    /// The largest queue per bin ([`CellPort::keep_statistics`]).
+    pub fn bin_peaks(&self) -> &[u32] {
+        self.extra.as_ref().map_or(&[], |e| &e.peaks)
+    }
+
+    /// Runs slot `s` at `s × slot + phase` instead of at the slot's start. With a phase, a
+    /// packet offered exactly at a slot's start has its first cell in that slot (the slot has
+    /// not run yet), and what the slot settles reaches the far end `phase` after the slot's
+    /// start: the world's slotted time base (`world/slotted.rs`) runs every port 1 ns into the
+    /// slot, after the endpoints and processing servers that act at the slot's start, as in
+    /// spec 1 §2.1 and `atm/sim.rs` (endpoints, then cells). Set before the first offer.
+    pub fn set_phase(&mut self, phase: Dur) {
+        debug_assert!(phase < self.cfg.slot, "the phase lies inside the slot");
+        self.phase = phase;
+    }
+
+    /// The port's phase ([`CellPort::set_phase`]).
+    pub fn phase(&self) -> Dur {
+        self.phase
     }
 
     /// The configuration.
@@ -212,8 +279,30 @@ impl CellPort {
         self.active > 0 || !self.sw.is_empty() || !self.through.is_empty()
     }
 
-    fn slot_of(&self, t: Time) -> u64 {
-        t.as_nanos() / self.cfg.slot.as_nanos()
+    /// How many slots have run by `t`: those whose instant `s × slot + phase` is at or
+    /// before `t`.
+    fn slots_due(&self, t: Time) -> u64 {
+        match t.as_nanos().checked_sub(self.run_offset().as_nanos()) {
+            Some(x) => x / self.cfg.slot.as_nanos() + 1,
+            None => 0,
+        }
+    }
+
+    /// The instant slot `s` runs at.
+    fn slot_instant(&self, s: u64) -> Time {
+        Time::from_nanos(s * self.cfg.slot.as_nanos() + self.run_offset().as_nanos())
+    }
+
+    /// How far into its slot the port runs the slot: the phase; with a phase, a path per VC
+    /// runs at the slot's last nanosecond instead (nothing contends there, so everything
+    /// handed to it during the slot joins the slot, and each frame is settled a slot ahead,
+    /// when its last cell is emitted: [`CellPort::process_per_vc`]).
+    fn run_offset(&self) -> Dur {
+        if self.phase > Dur::ZERO && self.cfg.output == Output::PerVc {
+            Dur(self.cfg.slot.as_nanos() - 1)
+        } else {
+            self.phase
+        }
     }
 
     /// The start of slot `s`.
@@ -224,10 +313,11 @@ impl CellPort {
     /// Offers packet `pkt` (arena id) of `size` bytes of flow `flow` at `now`: its frame joins
     /// its VC's adapter. Call [`CellPort::advance`] with `now` first.
     pub fn offer(&mut self, now: Time, pkt: u32, flow: FlowId, size: u32) {
-        debug_assert!(self.next_slot > self.slot_of(now) || !self.busy());
+        debug_assert!(self.next_slot >= self.slots_due(now) || !self.busy());
         if !self.busy() {
-            // Idle slots need no processing: the frame's first cell is in the next slot.
-            self.next_slot = self.next_slot.max(self.slot_of(now) + 1);
+            // Idle slots need no processing: the frame's first cell is in the first slot
+            // that has not run (with no phase, the slot after the one `now` lies in).
+            self.next_slot = self.next_slot.max(self.slots_due(now));
         }
         let vci = match self.vc_of.get(&flow) {
             Some(&v) => v,
@@ -261,12 +351,13 @@ impl CellPort {
         a.frames.push_back(f);
     }
 
-    /// Processes every slot that starts at or before `now` (only busy ones do anything).
+    /// Processes every slot whose instant (its start, plus the phase) is at or before `now`
+    /// (only busy ones do anything).
     pub fn advance(&mut self, now: Time) {
-        let cur = self.slot_of(now);
-        while self.next_slot <= cur {
+        let due = self.slots_due(now);
+        while self.next_slot < due {
             if !self.busy() {
-                self.next_slot = cur + 1;
+                self.next_slot = due;
                 break;
             }
             let s = self.next_slot;
@@ -282,12 +373,12 @@ impl CellPort {
             return None;
         }
         self.tick_at = Some(self.next_slot);
-        Some(self.slot_start(self.next_slot))
+        Some(self.slot_instant(self.next_slot))
     }
 
     /// The start of the next slot with work, whether or not a tick was asked for it.
     pub fn next_busy_slot(&self) -> Option<Time> {
-        self.busy().then(|| self.slot_start(self.next_slot))
+        self.busy().then(|| self.slot_instant(self.next_slot))
     }
 
     /// Takes what was settled since the last call (in slot order).
@@ -361,14 +452,31 @@ impl CellPort {
             }
         }
         self.queue_sum += self.sw.len() as u64;
+        if let Some(x) = self.extra.as_deref_mut() {
+            let q = self.sw.len();
+            if !self.arrivals.is_empty() || q > 0 {
+                let from = x.last_busy.map_or(0, |b| b + 1);
+                if x.gap_min > 0 && s - from >= x.gap_min {
+                    x.gaps.push(s - from);
+                }
+                x.last_busy = Some(s);
+            }
+            if x.bin > 0 && s < x.bin_slots {
+                let p = &mut x.peaks[(s / x.bin) as usize];
+                *p = (*p).max(q);
+            }
+        }
     }
 
     /// Steps (2) and (3) of [`CellPort::process`] with a path per VC: last slot's cells leave
     /// (a frame whose end-of-frame cell leaves is sent), this slot's cells take their place.
     fn process_per_vc(&mut self, s: u64) {
+        // With a phase the port runs at the slot's end and settles a frame when its last cell
+        // is emitted, with the slot that cell leaves in (`run_offset`).
+        let early = self.phase > Dur::ZERO;
         for c in self.through.drain(..) {
             self.direct.sent += 1;
-            if c.eof {
+            if c.eof && !early {
                 let fr = self
                     .frames
                     .remove(&c.frame)
@@ -382,6 +490,22 @@ impl CellPort {
             }
         }
         self.direct.arrived += self.arrivals.len() as u64;
+        if early {
+            for c in &self.arrivals {
+                if c.eof {
+                    let fr = self
+                        .frames
+                        .remove(&c.frame)
+                        .expect("an emitted frame is pending");
+                    self.pending_bytes -= fr.bytes as u64;
+                    self.settled.push(Settled::Sent {
+                        pkt: fr.pkt,
+                        slot: s + 1,
+                        cells: fr.cells as u32,
+                    });
+                }
+            }
+        }
         self.through.extend_from_slice(&self.arrivals);
         let n = self.through.len() as u32;
         self.direct.max_queue = self.direct.max_queue.max(n);
@@ -415,6 +539,15 @@ impl SlottedPort for CellPort {
     }
     fn load(&self, end: Time) -> f64 {
         CellPort::load(self, end)
+    }
+    fn set_phase(&mut self, phase: Dur) {
+        CellPort::set_phase(self, phase)
+    }
+    fn phase(&self) -> Dur {
+        CellPort::phase(self)
+    }
+    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
+        Some(self)
     }
     fn as_any(&self) -> &dyn std::any::Any {
         self

@@ -51,6 +51,23 @@ pub enum TimeBase {
     Continuous,
 }
 
+/// Where a run's random draws come from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Draws {
+    /// One stream for the run (`Rng::from_seed(seed)`), drawn in the order the slot's steps
+    /// need them (the study's runs).
+    #[default]
+    Shared,
+    /// The streams a scenario world of the same network draws from under the same seed
+    /// (`scenarios/atm-two-senders.toml` with `time_base = "slotted"`): connection `i`'s
+    /// processing times from `flows.tcp<i+1>.sender_processing` (and `receiver_processing`),
+    /// the same-slot orders from the switch direction's `cells.cells:senders->receivers`; the
+    /// arrivals are shuffled in the order the VCs first sent a cell (the world numbers a
+    /// link's VCs by first use). With these the run is the world's, draw for draw
+    /// (`tests/integration/atm.rs`).
+    World,
+}
+
 /// The frame source feeding each sender (spec §2.4).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SourceConfig {
@@ -103,6 +120,8 @@ pub struct AtmNetConfig {
     pub trace_slots: u64,
     /// Run seed.
     pub seed: u64,
+    /// Where the random draws come from.
+    pub draws: Draws,
 }
 
 /// One point of the trace: a bin of `trace_bin` slots.
@@ -236,6 +255,17 @@ struct Sim<'a> {
     /// No endpoint has anything due before this slot (a lower bound: step (1) of a slot
     /// before it would do nothing and is skipped).
     due: u64,
+    /// [`Draws::World`]: per connection, the sender's and the receiver's processing streams,
+    /// the switch's order stream, and each connection's VC rank (order of first use).
+    world_draws: Option<WorldDraws>,
+}
+
+struct WorldDraws {
+    snd: Vec<Rng>,
+    rcv: Vec<Rng>,
+    cells: Rng,
+    rank: Vec<u16>,
+    ranked: u16,
 }
 
 impl<'a> Sim<'a> {
@@ -286,6 +316,22 @@ impl<'a> Sim<'a> {
             arrivals: Vec::with_capacity(cfg.connections as usize),
             prop_slots: cfg.prop.0 / cfg.slot.0,
             due: 0,
+            world_draws: (cfg.draws == Draws::World).then(|| {
+                let flow = |i: u16, side: &str| {
+                    Rng::for_component(cfg.seed, &format!("flows.tcp{}.{side}", i + 1))
+                };
+                WorldDraws {
+                    snd: (0..cfg.connections)
+                        .map(|i| flow(i, "sender_processing"))
+                        .collect(),
+                    rcv: (0..cfg.connections)
+                        .map(|i| flow(i, "receiver_processing"))
+                        .collect(),
+                    cells: Rng::for_component(cfg.seed, "cells.cells:senders->receivers"),
+                    rank: vec![u16::MAX; cfg.connections as usize],
+                    ranked: 0,
+                }
+            }),
         }
     }
 
@@ -315,19 +361,24 @@ impl<'a> Sim<'a> {
         }
     }
 
-    fn proc_delay(&mut self, (lo, hi): (Dur, Dur)) -> Dur {
+    /// A processing time of connection `i`'s sender (`send`) or receiver.
+    fn proc_delay(&mut self, i: usize, send: bool, (lo, hi): (Dur, Dur)) -> Dur {
         if hi <= lo {
-            lo
-        } else {
-            Dur(lo.0 + self.rng.below(hi.0 - lo.0 + 1))
+            return lo;
         }
+        let rng = match self.world_draws.as_mut() {
+            None => &mut self.rng,
+            Some(w) if send => &mut w.snd[i],
+            Some(w) => &mut w.rcv[i],
+        };
+        Dur(lo.0 + rng.below(hi.0 - lo.0 + 1))
     }
 
     /// Takes what sender `i` put in the outbox into its processing queue.
     fn sender_out(&mut self, i: usize, t: u64, now: Time) {
         let mut pkts = std::mem::take(&mut self.out.packets);
         for pkt in pkts.drain(..) {
-            let d = self.proc_delay(self.cfg.send_proc);
+            let d = self.proc_delay(i, true, self.cfg.send_proc);
             let c = &self.conns[i];
             let start = now.max(c.snd_proc_free);
             let exact = start + d;
@@ -485,7 +536,7 @@ impl<'a> Sim<'a> {
                 let t_now = slot_start;
                 if let Some(f) = self.conns[i].reasm.on_cell(cell) {
                     if let Some(pkt) = self.conns[i].in_flight_take(f) {
-                        let d = self.proc_delay(cfg.recv_proc);
+                        let d = self.proc_delay(i, false, cfg.recv_proc);
                         let c = &self.conns[i];
                         let t_arr = t + self.prop_slots;
                         let start =
@@ -505,7 +556,29 @@ impl<'a> Sim<'a> {
             }
             // (4) this slot's arrivals, in random order (slotted) or port order.
             if self.slotted() && self.arrivals.len() > 1 {
-                shuffle(&mut self.arrivals, &mut self.rng);
+                match self.world_draws.as_mut() {
+                    None => shuffle(&mut self.arrivals, &mut self.rng),
+                    Some(w) => {
+                        // The world's port lists a slot's cells by VC, VCs numbered by
+                        // first use.
+                        for c in &self.arrivals {
+                            let r = &mut w.rank[c.vci.0 as usize];
+                            if *r == u16::MAX {
+                                *r = w.ranked;
+                                w.ranked += 1;
+                            }
+                        }
+                        let rank = &w.rank;
+                        self.arrivals.sort_by_key(|c| rank[c.vci.0 as usize]);
+                        shuffle(&mut self.arrivals, &mut w.cells);
+                    }
+                }
+            } else if let (Some(w), [c]) = (self.world_draws.as_mut(), &self.arrivals[..]) {
+                let r = &mut w.rank[c.vci.0 as usize];
+                if *r == u16::MAX {
+                    *r = w.ranked;
+                    w.ranked += 1;
+                }
             }
             for k in 0..self.arrivals.len() {
                 let c = self.arrivals[k];
@@ -701,6 +774,7 @@ impl AtmNetConfig {
             trace_bin: 500,
             trace_slots: 500_000,
             seed: 1,
+            draws: Draws::Shared,
         }
     }
 }
@@ -754,6 +828,7 @@ impl AtmNetConfig {
             trace_bin: 0,
             trace_slots: 0,
             seed: 1,
+            draws: Draws::Shared,
         }
     }
 

@@ -31,7 +31,7 @@ pub use ecmp::{Ecmp, EcmpMode};
 pub use element::{Disposition, Element, ElementCtx, Request, Via};
 pub use forward::{HostRoute, Next, NextHops};
 pub use routing::{RouteLoop, RouteTable, StaticRoute, DEFAULT_COST};
-pub use slotted::{Settled, SlottedPort};
+pub use slotted::{after_slots, grid_instant, Settled, SlottedPort, GRID_PHASES};
 pub use transmitter::{
     ArrivalHook, DequeueHook, Egress, ErrorModel, LinkChange, LinkStats, LossPosition,
     OutagePolicy, Started, TransmitterMode,

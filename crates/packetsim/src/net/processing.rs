@@ -61,6 +61,8 @@ struct Server {
 #[derive(Debug, Default)]
 pub struct Processing {
     servers: Vec<Server>,
+    /// The slot of a slotted world ([`Processing::set_grid`]), if any.
+    grid: Option<Dur>,
 }
 
 impl Processing {
@@ -82,6 +84,15 @@ impl Processing {
             held: VecDeque::new(),
             done: 0,
         });
+    }
+
+    /// Puts the servers on a slot grid (the world's slotted time base, spec 1 §2.1 and
+    /// `world/slotted.rs`): a packet offered in slot `k` (its start, or a few nanoseconds into
+    /// it, where a slotted world delivers) starts at `s = max(k × slot, free)` and leaves at
+    /// the start of slot `floor(s / slot) + max(1, floor(d / slot))`; the server is free again
+    /// at the exact `s + d` (as `atm/sim.rs`'s slotted time base does).
+    pub fn set_grid(&mut self, slot: Dur) {
+        self.grid = Some(slot);
     }
 
     /// Packets held now, over all servers.
@@ -125,8 +136,18 @@ impl Element for Processing {
             s.base
         };
         // spec 1 §2.5: one processor, first in first out.
-        let leave = now.max(s.free) + d;
-        s.free = leave;
+        let leave = match self.grid {
+            None => {
+                let leave = now.max(s.free) + d;
+                s.free = leave;
+                leave
+            }
+            Some(slot) => {
+                let start = super::slotted::grid_instant(now, slot).max(s.free);
+                s.free = start + d;
+                super::slotted::after_slots(start, d, slot)
+            }
+        };
         s.held.push_back((leave, pkt.clone()));
         Disposition::Consume
     }

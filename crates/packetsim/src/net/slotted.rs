@@ -48,6 +48,43 @@ pub trait SlottedPort: std::fmt::Debug + Send {
     fn pending_bytes(&self) -> u64;
     /// The fraction of the slots in `[0, end)` in which the port sent.
     fn load(&self, end: Time) -> f64;
+    /// Runs each slot `phase` after the slot's start (a slotted world does, so that what
+    /// endpoints hand over at a slot's start joins that slot; `world/slotted.rs`). A port that
+    /// has no use for it ignores it.
+    fn set_phase(&mut self, _phase: Dur) {}
+    /// The phase set ([`SlottedPort::set_phase`]): what a slot settles reaches the far end
+    /// this long after the slot's start (plus the link's delay).
+    fn phase(&self) -> Dur {
+        Dur::ZERO
+    }
+    /// The port as its own type, mutably (to set up what it records).
+    fn as_any_mut(&mut self) -> Option<&mut dyn Any> {
+        None
+    }
     /// The port as its own type (a report of its counters reads them through it).
     fn as_any(&self) -> &dyn Any;
+}
+
+/// How far into a slot a slotted world may deliver and still mean the slot's start: its cell
+/// ports run 1 ns into the slot and its endpoint timers 2 ns (`world/slotted.rs`).
+pub const GRID_PHASES: Dur = Dur(2);
+
+/// The instant `now` as a slotted world means it: the start of its slot when `now` lies at
+/// most [`GRID_PHASES`] into the slot, else `now` itself (an exact time off the grid).
+pub fn grid_instant(now: Time, slot: Dur) -> Time {
+    let into = now.as_nanos() % slot.as_nanos();
+    if into <= GRID_PHASES.as_nanos() {
+        Time::from_nanos(now.as_nanos() - into)
+    } else {
+        now
+    }
+}
+
+/// The start of the slot in which something that takes `d` from `start` ends on the slot
+/// grid: slot `floor(start / slot) + max(1, floor(d / slot))` (YATS's conversion, spec 1
+/// §2.1: a time of `d` is `max(1, floor(d / slot))` slots).
+pub fn after_slots(start: Time, d: Dur, slot: Dur) -> Time {
+    let s = slot.as_nanos();
+    let k = start.as_nanos() / s + (d.as_nanos() / s).max(1);
+    Time::from_nanos(k * s)
 }

@@ -400,6 +400,12 @@ fn build_unlocated(sc: &Scenario, seed: u64, copies: u32) -> Result<World, Build
     if let Some(iv) = sc.simulation.sample_interval {
         world.enable_sampling(iv);
     }
+    if sc.simulation.time_base == super::TimeBase::Slotted {
+        // Checked at load: the atm links share one slot.
+        if let Ok(Some(slot)) = super::TimeBase::atm_slot(&sc.links) {
+            world.set_slotted(slot);
+        }
+    }
     Ok(world)
 }
 

@@ -387,6 +387,7 @@ impl Ctx<'_> {
             sample_interval: sim.sample_interval,
             tie_order: sim.tie_order,
             flow_monitor: sim.flow_monitor,
+            time_base: sim.time_base,
         };
 
         // A profile's options sit under the file's `[tcp]` / `[sctp]` (profile.rs).
@@ -490,6 +491,28 @@ impl Ctx<'_> {
                 ));
             }
             links.extend(made);
+        }
+        if simulation.time_base == super::TimeBase::Slotted {
+            match super::TimeBase::atm_slot(&links) {
+                Ok(Some(_)) => {}
+                Ok(None) => {
+                    return Err(self.err(
+                        &sim_path.key("time_base"),
+                        "\"slotted\" takes its slot from the scenario's atm links, and there is \
+                         none: add a link of kind = \"atm\", or leave time_base out \
+                         (\"continuous\")",
+                    ))
+                }
+                Err((name, slot, first)) => {
+                    return Err(self.err(
+                        &KeyPath::keys(&["links", &name, "rate"]),
+                        format!(
+                            "with time_base = \"slotted\" every atm link has the same slot (one \
+                             cell at its rate): this link's is {slot}, another's {first}"
+                        ),
+                    ))
+                }
+            }
         }
         let addresses = self.addresses(raw_addresses, &node_set, &links)?;
         let routes = self.routes(raw_routes, &node_set, &addresses, &links)?;
@@ -656,7 +679,7 @@ impl Ctx<'_> {
         let mut put = |path: KeyPath, key: String| {
             m.entry(key).or_insert_with(|| self.locate(&path));
         };
-        for k in ["duration", "sample_interval", "tie_order"] {
+        for k in ["duration", "sample_interval", "tie_order", "time_base"] {
             put(KeyPath::keys(&["simulation", k]), format!("simulation.{k}"));
         }
         for n in nodes {

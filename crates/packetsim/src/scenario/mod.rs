@@ -182,6 +182,41 @@ pub struct SimulationSpec {
     /// Per-flow delay, jitter, loss and RTT and per-queue sojourn statistics
     /// (`flow_monitor`, default off: [`crate::trace::monitor`]).
     pub flow_monitor: bool,
+    /// Exact times (the default) or the slot grid of the scenario's atm links (`time_base`).
+    pub time_base: TimeBase,
+}
+
+/// How the world meets time: `[simulation] time_base`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TimeBase {
+    /// Exact times (the default): only cells move on a slot grid, on atm links.
+    #[default]
+    Continuous,
+    /// Spec 1 §2.1's slot grid (YATS), the slot being the scenario's atm links' (all alike):
+    /// endpoint timers of `max(1, floor(t / slot))` slots, processing ends on slot
+    /// boundaries, same-slot arrivals at a switch in seeded random order (`World::set_slotted`).
+    Slotted,
+}
+
+impl TimeBase {
+    /// The slot of a slotted world over `links`: the atm links' slot, `None` when there is no
+    /// atm link. `Err((link, other))` names an atm link whose slot differs from the first's.
+    pub fn atm_slot(links: &[LinkSpec]) -> Result<Option<Dur>, (String, Dur, Dur)> {
+        let mut slot: Option<Dur> = None;
+        for l in links {
+            if let LinkKind::Atm(a) = &l.kind {
+                match slot {
+                    None => slot = Some(a.port.slot),
+                    Some(s) if s != a.port.slot => {
+                        return Err((l.name.clone(), a.port.slot, s));
+                    }
+                    Some(_) => {}
+                }
+            }
+        }
+        Ok(slot)
+    }
 }
 
 /// The order in which events due at the same nanosecond run: `[simulation] tie_order`.

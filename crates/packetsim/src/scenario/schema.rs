@@ -83,6 +83,8 @@ pub(crate) struct RawSimulation {
     pub tie_order: super::TieOrder,
     #[serde(default)]
     pub flow_monitor: bool,
+    #[serde(default)]
+    pub time_base: super::TimeBase,
 }
 
 /// `[nodes.NAME]`.

@@ -261,7 +261,18 @@ impl World {
         let slot = &mut self.agents[id.idx()];
         if let Some(t) = slot.agent.next_timeout() {
             if slot.armed.is_none_or(|a| t < a) {
-                let t = t.max(now);
+                let t = match self.grid {
+                    None => t.max(now),
+                    Some(g) => {
+                        // A slotted world (slotted.rs): the event sits on the grid, and
+                        // one already there for the same slot or earlier will do.
+                        let e = super::slotted::timer_event(g, now, t);
+                        if slot.armed.is_some_and(|a| e >= a) {
+                            return;
+                        }
+                        e
+                    }
+                };
                 slot.armed = Some(t);
                 self.queue.schedule(t, Event::Timer { agent: id });
             }

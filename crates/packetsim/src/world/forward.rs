@@ -312,8 +312,8 @@ impl World {
     }
 
     /// Drives a slotted cell link (`atm::port`) to `now`: packets whose frame left intact
-    /// reach the far end at (their last cell's slot) + delay, the others are dropped
-    /// (`CellLoss`); the next busy slot gets a TxDone.
+    /// reach the far end at (their last cell's slot) + the port's phase + delay, the others
+    /// are dropped (`CellLoss`); the next busy slot gets a TxDone.
     #[cold]
     #[inline(never)]
     fn cell_tick(&mut self, now: Time, e: EgressId) {
@@ -323,6 +323,7 @@ impl World {
         let port = egress.cells_mut().expect("a cell link");
         port.advance(now);
         let slot = port.slot();
+        let delay = delay + port.phase();
         let next = port.next_tick();
         let mut settled = std::mem::take(&mut self.cell_settled);
         port.take_settled(&mut settled);

@@ -18,6 +18,7 @@ mod element;
 mod flow;
 mod forward;
 mod sample;
+mod slotted;
 
 pub use agent::{Agent, AgentSlot, CustomEndpoint, EndpointMetrics};
 pub use element::ElementSlot;
@@ -117,6 +118,8 @@ pub struct World {
     unfinished: Option<u32>,
     /// When the last finite transfer finished and so ended the run.
     finished_at: Option<Time>,
+    /// The slot of a slotted world (`slotted.rs`); `None`: continuous time.
+    grid: Option<packetsim_kernel::Dur>,
 }
 
 /// Why a run whose flows are all finite transfers ended ([`World::ended_by`]).
@@ -161,6 +164,7 @@ impl World {
             stop_when_done: false,
             unfinished: None,
             finished_at: None,
+            grid: None,
         }
     }
 

@@ -198,8 +198,8 @@ fn add(net: &mut Net, b: &LinkBuild) -> LinkId {
 /// the configuration carries written into the typed scenario: `connections` TCP flows
 /// `tcp1..tcpN` over one atm link whose a→b direction is the switch output (`switch`, same-slot
 /// arrivals in a seeded random order) and whose b→a direction is a path per VC (the driver's
-/// ACK path), `slot` as the link's cell rate, `prop` as its delay (both directions, as the
-/// driver applies it on both paths), `tcp` at both ends, `send_proc` as
+/// ACK path), `slot` as the link's cell rate, `prop` as its delay, in whole slots (both
+/// directions, as the driver applies it on both paths: `floor(prop / slot)` slots), `tcp` at both ends, `send_proc` as
 /// `sender_processing` + `sender_processing_jitter` (uniform in [lo, hi]), `recv_proc` as
 /// `receiver_processing`, `source` as `app = "frames"` (or `bulk` when `None`), a run of
 /// `slots` slots under `seed`.
@@ -211,17 +211,20 @@ fn add(net: &mut Net, b: &LinkBuild) -> LinkId {
 /// `data_frames` (data packets the receiver got); `reassembly.frames_corrupted` is the a→b
 /// direction's `cell_loss` drops (all connections); `trace` (the world stopped at each bin's
 /// end) with `q_mean` (the port's per-slot queue sum over the bin, after each slot's
-/// arrivals, as the driver) and sender 1's `sent1` and `sent1_bin`. Not filled (zero or
-/// empty): each trace point's `q_max`, `idle_gaps`, per-connection `corrupted_frames` and the
-/// rest of `reassembly`: the port keeps no per-bin maximum nor idle intervals, and counts
-/// frame losses per direction, not per VC.
+/// arrivals, as the driver) and its `q_max` (the port's largest queue in the bin), sender 1's
+/// `sent1` and `sent1_bin`, and `idle_gaps` (the port's idle intervals of at least
+/// `gap_min_slots`, `CellPort::keep_statistics`). Not filled (zero): per-connection
+/// `corrupted_frames` and the rest of `reassembly`: the port counts frame losses per
+/// direction, not per VC.
 ///
-/// Not the driver's numbers seed for seed: the world draws processing times and the arrival
-/// order from separate per-component streams, the driver from one stream, and the world's
-/// endpoints keep exact times (the driver's `TimeBase::Continuous`; the study runs
-/// `TimeBase::Slotted`). The main experiment is chaotic in the seed (at RTOmin 450 ms one seed
-/// gives a load of 0.14, the next 0.40, on either engine), so the two agree as distributions
-/// over seeds, which `world_and_driver_agree_over_seeds` checks.
+/// The world's time base is the configuration's (`time_base = "slotted"` for
+/// `TimeBase::Slotted`). On the slotted time base the world is the driver with
+/// `Draws::World`, draw for draw (`tests/integration/atm.rs`
+/// `slotted_world_gives_the_study_drivers_statistics`); with `Draws::Shared` (one stream for
+/// the run) the driver draws differently and the same seed gives another run of the same
+/// experiment. The main experiment is chaotic in the seed (at RTOmin 450 ms one seed gives a
+/// load of 0.14, the next 0.40), so runs with other draws agree only as distributions over
+/// seeds, which `world_and_driver_agree_over_seeds` checks.
 pub fn run_on_world(
     cfg: &crate::atm::sim::AtmNetConfig,
 ) -> Result<crate::atm::sim::AtmRunResult, String> {
@@ -250,10 +253,15 @@ pub fn run_on_world(
         .map_err(|e| format!("run_on_world: the base scenario: {e}"))?;
     sc.simulation.duration = Dur(cfg.slot.0 * cfg.slots);
     sc.simulation.seed = cfg.seed;
+    sc.simulation.time_base = match cfg.time_base {
+        crate::atm::sim::TimeBase::Slotted => crate::scenario::TimeBase::Slotted,
+        crate::atm::sim::TimeBase::Continuous => crate::scenario::TimeBase::Continuous,
+    };
     let link = &mut sc.links[0];
     // The cell rate whose 53-byte cell takes one slot (the slot itself is set below).
     link.rate = Rate(((CELL_BYTES as u128 * 8 * 1_000_000_000) / cfg.slot.0 as u128) as u64);
-    link.delay = cfg.prop;
+    // The driver's propagation delay is whole slots (floor).
+    link.delay = Dur(cfg.prop.0 / cfg.slot.0 * cfg.slot.0);
     link.kind = LinkKind::Atm(AtmSpec {
         port: CellLinkConfig {
             slot: cfg.slot,
@@ -297,6 +305,16 @@ pub fn run_on_world(
         crate::scenario::build(&sc, cfg.seed).map_err(|e| format!("run_on_world: {e}"))?;
     world.stop_when_done(true);
     let ab_id = world.net.links[0].ab;
+    world.net.egresses[ab_id.idx()]
+        .cells_mut()
+        .and_then(|p| p.as_any_mut())
+        .and_then(|a| a.downcast_mut::<CellPort>())
+        .ok_or("run_on_world: the link is not a cell link")?
+        .keep_statistics(
+            cfg.gap_min_slots,
+            cfg.trace_bin,
+            cfg.trace_slots.min(cfg.slots),
+        );
     let at_slot = |s: u64| Time::from_nanos(s * cfg.slot.0);
     // The senders' bytes sent and the receivers' bytes delivered, each in agent order.
     let counts = |w: &crate::world::World| -> (Vec<u64>, Vec<u64>) {
@@ -340,7 +358,11 @@ pub fn run_on_world(
             let sent1 = sent.first().copied().unwrap_or(0);
             trace.push(TracePoint {
                 slot: s - bin,
-                q_max: 0,
+                q_max: port
+                    .bin_peaks()
+                    .get(((s - bin) / bin) as usize)
+                    .copied()
+                    .unwrap_or(0),
                 q_mean: (qsum - last_qsum) as f64 / bin as f64,
                 sent1,
                 sent1_bin: sent1 - last_sent1,
@@ -397,6 +419,7 @@ pub fn run_on_world(
         switch: *port.switch_stats(),
         conns,
         trace,
+        idle_gaps: port.idle_gaps().to_vec(),
         ..AtmRunResult::default()
     };
     result.reassembly.frames_corrupted = ab.queue.drops_for(DropReason::CellLoss);
@@ -557,6 +580,54 @@ mod tests {
         assert!(r
             .trace
             .iter()
-            .all(|p| p.q_mean <= r.switch.max_queue as f64 && p.q_max == 0));
+            .all(|p| p.q_mean <= p.q_max as f64 && p.q_max <= r.switch.max_queue));
+    }
+
+    /// Issue 35 item 2: on the slotted time base `run_on_world` is the driver with the
+    /// world's draws (`Draws::World`), statistic for statistic: the switch's counters, per
+    /// connection the bytes delivered (also after a warm-up), sent, retransmits, timeouts,
+    /// spurious retransmissions and source pauses, the trace (largest and mean queue per
+    /// 500-slot bin, sender 1's bytes) and the idle intervals, under EPD at both RTOmin values
+    /// and under PPD (spec 1 §3.1, 200,000 slots).
+    #[test]
+    fn run_on_world_is_the_driver_with_the_worlds_draws() {
+        let mut cases = Vec::new();
+        for ms in [450, 100] {
+            cases.push(AtmNetConfig::paper(Dur::from_millis(ms)));
+        }
+        let mut ppd = AtmNetConfig::paper(Dur::from_millis(100));
+        ppd.switch.discard = Discard::Ppd { keep_eof: false };
+        cases.push(ppd);
+        for mut c in cases {
+            c.slots = 200_000;
+            c.trace_slots = 100_000;
+            c.warmup_slots = 50_000;
+            c.draws = sim::Draws::World;
+            let w = run_on_world(&c).unwrap();
+            let d = sim::run(&c);
+            assert_eq!(w.switch, d.switch, "{:?}", c.switch);
+            let key = |r: &AtmRunResult| -> Vec<[u64; 7]> {
+                r.conns
+                    .iter()
+                    .map(|k| {
+                        [
+                            k.delivered,
+                            k.delivered_after_warmup,
+                            k.bytes_sent,
+                            k.retransmits,
+                            k.timeouts,
+                            k.spurious,
+                            k.source_pauses,
+                        ]
+                    })
+                    .collect()
+            };
+            assert_eq!(key(&w), key(&d));
+            assert!(d.conns.iter().all(|k| k.timeouts > 0), "{:?}", d.conns);
+            assert_eq!(w.trace.len(), 200);
+            assert_eq!(w.trace, d.trace);
+            assert!(!d.idle_gaps.is_empty());
+            assert_eq!(w.idle_gaps, d.idle_gaps);
+        }
     }
 }

@@ -71,3 +71,36 @@ fn quick_plan_writes_outputs() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Prints, for the main experiment's seeds (`Plan::seed(rep)`, reps 0-9; quick mode runs
+/// reps 0-1), the study's statistics before it ran on the world (the driver `atm::sim` with
+/// one stream, `Draws::Shared`) and on the world (`run_on_world`): load, cells lost, sender-1
+/// goodput (Mb/s). Not a check: the table of docs/studies/atm-tcp.md (`--ignored
+/// --nocapture`).
+#[test]
+#[ignore]
+fn print_old_and_new_main_statistics() {
+    let plan = Plan::new(false, None, BASE_SEED);
+    for (rto, _, _, _) in PAPER {
+        for rep in 0..10 {
+            let mut c = main_cfg(&plan, rto, rep);
+            c.trace_bin = 0;
+            let old = sim::run(&c);
+            let new = crate::scenario::run_on_world(&c).unwrap();
+            let row = |r: &AtmRunResult| {
+                format!(
+                    "{:.6} | {} | {:.3}",
+                    r.load(),
+                    r.switch.dropped(),
+                    thr1_bps(r) / 1e6
+                )
+            };
+            eprintln!(
+                "| {rto} | {rep} | {} | {} | {} |",
+                c.seed,
+                row(&old),
+                row(&new)
+            );
+        }
+    }
+}
