@@ -30,6 +30,7 @@
 //! is the builder's job.
 
 mod build;
+mod builder;
 pub mod cost;
 mod error;
 pub mod files;
@@ -62,6 +63,7 @@ pub use build::{
     build, check, check_budget, check_flows, memory_estimate, run, run_traced, series_samples,
     trace_config, BuildError, Outcome, FLOW_BYTES, SERIES_SAMPLE_BYTES,
 };
+pub use builder::{FlowKeys, LinkKeys, ScenarioBuilder, Sends, TcpKeys};
 pub use cost::Limits;
 pub use error::{KeyLines, Location, ScenarioError};
 pub use link::run_on_world;
