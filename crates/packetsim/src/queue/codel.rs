@@ -443,6 +443,46 @@ impl CoDel {
     }
 }
 
+
+impl super::QueueConfig for CoDelConfig {
+    type Disc = CoDel;
+    fn validate(&self) -> Result<(), (&'static str, String)> {
+        CoDelConfig::validate(self)
+    }
+    fn build(&self, _rate: packetsim_kernel::Rate) -> CoDel {
+        CoDel::new(self)
+    }
+}
+
+impl super::DequeueDisc for CoDel {
+    #[inline]
+    fn enqueue(
+        &mut self,
+        now: Time,
+        id: u32,
+        pkt: &mut Packet,
+        _rng: &mut packetsim_kernel::Rng,
+        _fx: &mut DequeueEffects,
+    ) -> super::Verdict {
+        match CoDel::enqueue(self, now, id, pkt) {
+            Ok(()) => super::Verdict::Queued,
+            Err(r) => super::Verdict::Dropped(r),
+        }
+    }
+    #[inline]
+    fn dequeue(
+        &mut self,
+        now: Time,
+        packets: &mut Slab<Packet>,
+        fx: &mut DequeueEffects,
+    ) -> Option<Held> {
+        CoDel::dequeue(self, now, packets, fx)
+    }
+    fn len(&self) -> QueueLen {
+        CoDel::len(self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

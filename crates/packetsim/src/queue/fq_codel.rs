@@ -267,6 +267,44 @@ impl FqCoDel {
     }
 }
 
+
+impl super::QueueConfig for FqCoDelConfig {
+    type Disc = FqCoDel;
+    fn validate(&self) -> Result<(), (&'static str, String)> {
+        FqCoDelConfig::validate(self)
+    }
+    fn build(&self, _rate: packetsim_kernel::Rate) -> FqCoDel {
+        FqCoDel::new(self)
+    }
+}
+
+impl super::DequeueDisc for FqCoDel {
+    #[inline]
+    fn enqueue(
+        &mut self,
+        now: Time,
+        id: u32,
+        pkt: &mut Packet,
+        _rng: &mut packetsim_kernel::Rng,
+        fx: &mut DequeueEffects,
+    ) -> super::Verdict {
+        FqCoDel::enqueue(self, now, id, pkt, fx);
+        super::Verdict::Queued
+    }
+    #[inline]
+    fn dequeue(
+        &mut self,
+        now: Time,
+        packets: &mut Slab<Packet>,
+        fx: &mut DequeueEffects,
+    ) -> Option<Held> {
+        FqCoDel::dequeue(self, now, packets, fx)
+    }
+    fn len(&self) -> QueueLen {
+        FqCoDel::len(self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

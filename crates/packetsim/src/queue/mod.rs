@@ -19,13 +19,8 @@
 //! `arrivals = drops (all reasons) + departures + waiting`.
 
 mod classful;
-mod codel;
 mod droptail;
-mod fq_codel;
 mod marker;
-mod pie;
-mod red;
-mod rio;
 
 /// A 1000-byte UDP packet (972 payload bytes) from address 0 to 1, ECT(0) when `ect`: the unit
 /// the AQM tests (CoDel, PIE) queue.
@@ -66,7 +61,7 @@ pub use rio::{Rio, RioConfig, RioState};
 
 use crate::packet::{Packet, Precedence};
 use packetsim_kernel::stats::TimeAverage;
-use packetsim_kernel::{Rng, Slab, Time};
+use packetsim_kernel::{Rate, Rng, Slab, Time};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -178,29 +173,219 @@ pub trait Admission {
     fn admit(&mut self, now: Time, q: &QueueView, pkt: &mut Packet, rng: &mut Rng) -> Verdict;
 }
 
-/// The admission policies a scenario can choose (enum dispatch, no allocation).
-#[derive(Clone, Debug)]
-pub enum AnyAdmission {
-    /// Drop arrivals when the queue is full.
-    DropTail(DropTail),
-    /// Random Early Detection (spec 4 §2.3). Boxed, as is RIO: their state (about 170
-    /// bytes) would otherwise sit in every link direction's `Egress`, DropTail ones included
-    /// (issue 36: memory per flow).
-    Red(Box<Red>),
-    /// RED with IN and OUT, coupled (spec 4 §2.4).
-    Rio(Box<Rio>),
+/// The queue disciplines with keys of their own: the registry. One row each, in the order
+/// scenarios list them; `fifo` rows decide on arrival (an [`Admission`] policy, kept on the
+/// lazy FIFO, boxed in [`AnyAdmission`]), `dequeue` rows decide at dequeue (a
+/// [`DequeueDisc`], run in the pull model inside [`AnyAqm`]). A row reads `Variant key:
+/// Config`: the enum variant, the `kind = "key"` that selects it (also the name of the
+/// sub-table that holds its keys, `queue = { kind = "key", key = { .. } }`, and the name of
+/// its file, `queue/key.rs`, which the row declares as a module) and its [`QueueConfig`]
+/// type in that file, which says everything else (keys, defaults, validation, construction).
+///
+/// The table is a macro that hands the rows to another macro (`$then`), so that each layer
+/// generates its own closed enum from the one list: [`AnyAdmission`], [`AnyAqm`] and
+/// [`AqmConfig`] here, the scenario file's `RawQueue` in `scenario/schema.rs`. The enums
+/// keep enum dispatch on the packet path (no `Box<dyn>`, no allocation per packet); the
+/// list of disciplines is written once. DropTail (the keys `limit` and `ns2_limit` on the
+/// queue table itself) and the classful schedulers (`wrr`, `priority`) are not rows: the
+/// transmitter's fast path and the class queues know them by name.
+macro_rules! queue_disciplines {
+    ($then:ident) => {
+        $then! {
+            fifo {
+                /// Random Early Detection (spec 4 §2.3; `red.rs`). Boxed, as is RIO: their
+                /// state (about 170 bytes) would otherwise sit in every link direction's
+                /// `Egress`, DropTail ones included (issue 36: memory per flow).
+                Red red: RedConfig,
+                /// RED with IN and OUT, coupled (spec 4 §2.4; `rio.rs`).
+                Rio rio: RioConfig,
+            }
+            dequeue {
+                /// CoDel (RFC 8289; `codel.rs`).
+                CoDel codel: CoDelConfig,
+                /// FQ-CoDel (RFC 8290; `fq_codel.rs`).
+                FqCoDel fq_codel: FqCoDelConfig,
+                /// PIE (RFC 8033; `pie.rs`).
+                Pie pie: PieConfig,
+                /// A FIFO that drops the oldest packet to admit a new one when full (Linux
+                /// `pfifo_head_drop`; `drophead.rs`).
+                DropHead drophead: DropHeadConfig,
+            }
+        }
+    };
+}
+pub(crate) use queue_disciplines;
+
+/// A queue discipline's configuration, one per file in `queue/`: its keys are the fields of
+/// the type (a serde struct with `deny_unknown_fields` and documented defaults, read from
+/// the queue's sub-table of the same name as the kind), checked by [`QueueConfig::validate`]
+/// and turned into the runtime discipline by [`QueueConfig::build`]. Registered by one row
+/// of `queue_disciplines!`.
+pub trait QueueConfig: Clone + Default + fmt::Debug + PartialEq {
+    /// The runtime discipline: an [`Admission`] policy for a `fifo` row, a [`DequeueDisc`]
+    /// for a `dequeue` row.
+    type Disc;
+    /// Checks the values; the error names the offending key inside the sub-table (dotted
+    /// for a nested one: `in.min_th`) and says what was expected.
+    fn validate(&self) -> Result<(), (&'static str, String)>;
+    /// The discipline of one link direction of `rate`, from a validated config.
+    fn build(&self, rate: Rate) -> Self::Disc;
 }
 
-impl Admission for AnyAdmission {
-    #[inline(always)]
-    fn admit(&mut self, now: Time, q: &QueueView, pkt: &mut Packet, rng: &mut Rng) -> Verdict {
-        match self {
-            AnyAdmission::DropTail(d) => d.admit(now, q, pkt, rng),
-            AnyAdmission::Red(r) => r.admit(now, q, pkt, rng),
-            AnyAdmission::Rio(r) => r.admit(now, q, pkt, rng),
-        }
-    }
+/// A discipline that decides at dequeue (or drops other packets than the arrival): it
+/// holds its packets by arena id and runs in the pull model ([`QueueDisc::Aqm`]).
+pub trait DequeueDisc {
+    /// Offers packet `id` (contents `pkt`) at `now`; `rng` is the queue's own random stream.
+    /// Packets it drops other than the arrival go to `fx.dropped`.
+    fn enqueue(
+        &mut self,
+        now: Time,
+        id: u32,
+        pkt: &mut Packet,
+        rng: &mut Rng,
+        fx: &mut DequeueEffects,
+    ) -> Verdict;
+    /// The packet to send at `now` (id and size), after the discipline's drops and marks
+    /// (in `fx`; marks are set in `packets`).
+    fn dequeue(&mut self, now: Time, packets: &mut Slab<Packet>, fx: &mut DequeueEffects)
+        -> Option<Held>;
+    /// Packets and bytes waiting.
+    fn len(&self) -> QueueLen;
 }
+
+/// Generates the queue layer's enums from the rows of `queue_disciplines!`.
+macro_rules! queue_enums {
+    (
+        fifo { $( $(#[$fm:meta])* $F:ident $fk:ident: $FC:ident, )* }
+        dequeue { $( $(#[$dm:meta])* $D:ident $dk:ident: $DC:ident, )* }
+    ) => {
+        $( pub mod $fk; )*
+        $( pub mod $dk; )*
+
+        /// The admission policies a scenario can choose (enum dispatch, no allocation):
+        /// DropTail and the `fifo` rows of `queue_disciplines!`.
+        #[derive(Clone, Debug)]
+        pub enum AnyAdmission {
+            /// Drop arrivals when the queue is full.
+            DropTail(DropTail),
+            $( $(#[$fm])* $F(Box<<$fk::$FC as QueueConfig>::Disc>), )*
+        }
+
+        impl Admission for AnyAdmission {
+            #[inline(always)]
+            fn admit(&mut self, now: Time, q: &QueueView, pkt: &mut Packet, rng: &mut Rng) -> Verdict {
+                match self {
+                    AnyAdmission::DropTail(d) => d.admit(now, q, pkt, rng),
+                    $( AnyAdmission::$F(r) => r.admit(now, q, pkt, rng), )*
+                }
+            }
+        }
+
+        /// The dequeue-time disciplines a scenario can choose (enum dispatch): the `dequeue`
+        /// rows of `queue_disciplines!`.
+        #[derive(Clone, Debug)]
+        pub enum AnyAqm {
+            $( $(#[$dm])* $D(<$dk::$DC as QueueConfig>::Disc), )*
+        }
+
+        impl AnyAqm {
+            /// Offers packet `id` (contents `pkt`) at `now`. Packets it drops other than the
+            /// arrival go to `fx.dropped`.
+            #[inline]
+            pub fn enqueue(
+                &mut self,
+                now: Time,
+                id: u32,
+                pkt: &mut Packet,
+                rng: &mut Rng,
+                fx: &mut DequeueEffects,
+            ) -> Verdict {
+                match self {
+                    $( AnyAqm::$D(d) => DequeueDisc::enqueue(d, now, id, pkt, rng, fx), )*
+                }
+            }
+
+            /// The packet to send at `now` (id and size), after the discipline's drops and
+            /// marks (in `fx`; marks are set in `packets`).
+            #[inline]
+            pub fn dequeue(
+                &mut self,
+                now: Time,
+                packets: &mut Slab<Packet>,
+                fx: &mut DequeueEffects,
+            ) -> Option<Held> {
+                match self {
+                    $( AnyAqm::$D(d) => DequeueDisc::dequeue(d, now, packets, fx), )*
+                }
+            }
+
+            /// Packets and bytes waiting.
+            pub fn len(&self) -> QueueLen {
+                match self {
+                    $( AnyAqm::$D(d) => DequeueDisc::len(d), )*
+                }
+            }
+        }
+
+        /// The validated configuration of a registered discipline (a row of
+        /// `queue_disciplines!`), from which each link direction's discipline is built.
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum AqmConfig {
+            $( $(#[$fm])* $F($fk::$FC), )*
+            $( $(#[$dm])* $D($dk::$DC), )*
+        }
+
+        impl AqmConfig {
+            /// The `kind` values of the `fifo` rows, in registry order.
+            pub const FIFO: &'static [&'static str] = &[$(stringify!($fk)),*];
+            /// The `kind` values of the `dequeue` rows, in registry order.
+            pub const DEQUEUE: &'static [&'static str] = &[$(stringify!($dk)),*];
+
+            /// Its `kind` value (and sub-table name).
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $( AqmConfig::$F(_) => stringify!($fk), )*
+                    $( AqmConfig::$D(_) => stringify!($dk), )*
+                }
+            }
+
+            /// Whether it decides at dequeue (a link direction's whole queue: not a class's,
+            /// not a radio link's per-mobile queue).
+            pub fn decides_at_dequeue(&self) -> bool {
+                Self::DEQUEUE.contains(&self.name())
+            }
+
+            /// Checks the values ([`QueueConfig::validate`]).
+            pub fn validate(&self) -> Result<(), (&'static str, String)> {
+                match self {
+                    $( AqmConfig::$F(c) => QueueConfig::validate(c), )*
+                    $( AqmConfig::$D(c) => QueueConfig::validate(c), )*
+                }
+            }
+
+            /// The admission policy of a `fifo` row on a link of `rate` (None for a
+            /// `dequeue` row).
+            pub fn admission(&self, rate: Rate) -> Option<AnyAdmission> {
+                let _ = rate;
+                match self {
+                    $( AqmConfig::$F(c) => Some(AnyAdmission::$F(Box::new(c.build(rate)))), )*
+                    _ => None,
+                }
+            }
+
+            /// A fresh discipline for one link direction of `rate`.
+            pub fn build(&self, rate: Rate) -> QueueDisc {
+                let _ = rate;
+                match self {
+                    $( AqmConfig::$F(c) => QueueDisc::Fifo(AnyAdmission::$F(Box::new(c.build(rate)))), )*
+                    $( AqmConfig::$D(c) => QueueDisc::Aqm(Box::new(AnyAqm::$D(c.build(rate)))), )*
+                }
+            }
+        }
+    };
+}
+
+queue_disciplines!(queue_enums);
 
 /// The queueing discipline of one link direction.
 #[derive(Debug)]
@@ -211,69 +396,6 @@ pub enum QueueDisc {
     Classful(Box<Classful>),
     /// A discipline that decides at dequeue (pull model: a TxDone event per packet).
     Aqm(Box<AnyAqm>),
-}
-
-/// The dequeue-time disciplines a scenario can choose (enum dispatch).
-#[derive(Clone, Debug)]
-pub enum AnyAqm {
-    /// CoDel (RFC 8289).
-    CoDel(CoDel),
-    /// FQ-CoDel (RFC 8290).
-    FqCoDel(FqCoDel),
-    /// PIE (RFC 8033).
-    Pie(Pie),
-}
-
-impl AnyAqm {
-    /// Offers packet `id` (contents `pkt`) at `now`. Packets it drops other than the arrival
-    /// go to `fx.dropped`.
-    #[inline]
-    pub fn enqueue(
-        &mut self,
-        now: Time,
-        id: u32,
-        pkt: &mut Packet,
-        rng: &mut Rng,
-        fx: &mut DequeueEffects,
-    ) -> Verdict {
-        let r = match self {
-            AnyAqm::CoDel(c) => c.enqueue(now, id, pkt),
-            AnyAqm::FqCoDel(f) => {
-                f.enqueue(now, id, pkt, fx);
-                Ok(())
-            }
-            AnyAqm::Pie(p) => return p.enqueue(now, id, pkt, rng),
-        };
-        match r {
-            Ok(()) => Verdict::Queued,
-            Err(r) => Verdict::Dropped(r),
-        }
-    }
-
-    /// The packet to send at `now` (id and size), after the discipline's drops and marks
-    /// (in `fx`; marks are set in `packets`).
-    #[inline]
-    pub fn dequeue(
-        &mut self,
-        now: Time,
-        packets: &mut Slab<Packet>,
-        fx: &mut DequeueEffects,
-    ) -> Option<Held> {
-        match self {
-            AnyAqm::CoDel(c) => c.dequeue(now, packets, fx),
-            AnyAqm::FqCoDel(f) => f.dequeue(now, packets, fx),
-            AnyAqm::Pie(p) => p.dequeue(now),
-        }
-    }
-
-    /// Packets and bytes waiting.
-    pub fn len(&self) -> QueueLen {
-        match self {
-            AnyAqm::CoDel(c) => c.len(),
-            AnyAqm::FqCoDel(f) => f.len(),
-            AnyAqm::Pie(p) => p.len(),
-        }
-    }
 }
 
 /// A queue limit, in packets or in bytes (one unit, never both). Written in scenarios as an

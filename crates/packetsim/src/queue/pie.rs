@@ -358,6 +358,43 @@ impl Pie {
     }
 }
 
+
+impl super::QueueConfig for PieConfig {
+    type Disc = Pie;
+    fn validate(&self) -> Result<(), (&'static str, String)> {
+        PieConfig::validate(self)
+    }
+    fn build(&self, _rate: packetsim_kernel::Rate) -> Pie {
+        Pie::new(self)
+    }
+}
+
+impl super::DequeueDisc for Pie {
+    #[inline]
+    fn enqueue(
+        &mut self,
+        now: Time,
+        id: u32,
+        pkt: &mut Packet,
+        rng: &mut Rng,
+        _fx: &mut super::DequeueEffects,
+    ) -> Verdict {
+        Pie::enqueue(self, now, id, pkt, rng)
+    }
+    #[inline]
+    fn dequeue(
+        &mut self,
+        now: Time,
+        _packets: &mut packetsim_kernel::Slab<Packet>,
+        _fx: &mut super::DequeueEffects,
+    ) -> Option<Held> {
+        Pie::dequeue(self, now)
+    }
+    fn len(&self) -> QueueLen {
+        Pie::len(self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

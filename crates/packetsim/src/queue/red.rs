@@ -717,6 +717,17 @@ impl Admission for Red {
     }
 }
 
+
+impl super::QueueConfig for RedConfig {
+    type Disc = Red;
+    fn validate(&self) -> Result<(), (&'static str, String)> {
+        RedConfig::validate(self)
+    }
+    fn build(&self, rate: Rate) -> Red {
+        Red::new(self, rate)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -175,6 +175,17 @@ impl Admission for Rio {
     }
 }
 
+
+impl super::QueueConfig for RioConfig {
+    type Disc = Rio;
+    fn validate(&self) -> Result<(), (&'static str, String)> {
+        RioConfig::validate(self)
+    }
+    fn build(&self, rate: Rate) -> Rio {
+        Rio::new(self, rate)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

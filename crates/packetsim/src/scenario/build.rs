@@ -9,8 +9,7 @@ use super::{ErrorDirection, FlowSpec, Location, QueueSpec, Scenario, SchedulerSp
 use crate::ids::{Addr, LinkId, NodeId};
 use crate::net::{DequeueHook, LinkChange, Net, OutagePolicy};
 use crate::queue::{
-    AnyAdmission, AnyAqm, ClassQueue, Classful, Classifier, CoDel, DropTail, FqCoDel, Pie,
-    QueueDisc, Red, Rio, Scheduler, Wrr,
+    AnyAdmission, ClassQueue, Classful, Classifier, DropTail, QueueDisc, Scheduler, Wrr,
 };
 use crate::report::Summary;
 use crate::wireless::TwoStateRate;
@@ -39,8 +38,6 @@ pub struct BuildError {
 /// The admission policy of a single (non-classful) queue on a link of `rate`.
 fn admission(q: &QueueSpec, rate: Rate) -> AnyAdmission {
     match q {
-        QueueSpec::Red(cfg) => AnyAdmission::Red(Box::new(Red::new(cfg, rate))),
-        QueueSpec::Rio(cfg) => AnyAdmission::Rio(Box::new(Rio::new(cfg, rate))),
         QueueSpec::DropTail {
             limit,
             ns2_limit: false,
@@ -49,11 +46,11 @@ fn admission(q: &QueueSpec, rate: Rate) -> AnyAdmission {
             limit,
             ns2_limit: true,
         } => AnyAdmission::DropTail(DropTail::ns2(*limit)),
-        QueueSpec::Classful { .. }
-        | QueueSpec::CoDel(_)
-        | QueueSpec::FqCoDel(_)
-        | QueueSpec::Pie(_) => {
-            unreachable!("the loader rejects classful and dequeue-time queues in a class")
+        QueueSpec::Aqm(cfg) => cfg
+            .admission(rate)
+            .expect("the loader rejects dequeue-time queues in a class"),
+        QueueSpec::Classful { .. } => {
+            unreachable!("the loader rejects classful queues in a class")
         }
     }
 }
@@ -61,9 +58,8 @@ fn admission(q: &QueueSpec, rate: Rate) -> AnyAdmission {
 /// A fresh queueing discipline for one link direction of `rate`.
 pub(super) fn queue_disc(q: &QueueSpec, rate: Rate) -> QueueDisc {
     match q {
-        QueueSpec::DropTail { .. } | QueueSpec::Red(_) | QueueSpec::Rio(_) => {
-            QueueDisc::Fifo(admission(q, rate))
-        }
+        QueueSpec::DropTail { .. } => QueueDisc::Fifo(admission(q, rate)),
+        QueueSpec::Aqm(cfg) => cfg.build(rate),
         QueueSpec::Classful { scheduler, classes } => {
             let qs = classes
                 .iter()
@@ -77,9 +73,6 @@ pub(super) fn queue_disc(q: &QueueSpec, rate: Rate) -> QueueDisc {
             };
             QueueDisc::Classful(Box::new(Classful::new(qs, sched)))
         }
-        QueueSpec::CoDel(cfg) => QueueDisc::Aqm(Box::new(AnyAqm::CoDel(CoDel::new(cfg)))),
-        QueueSpec::FqCoDel(cfg) => QueueDisc::Aqm(Box::new(AnyAqm::FqCoDel(FqCoDel::new(cfg)))),
-        QueueSpec::Pie(cfg) => QueueDisc::Aqm(Box::new(AnyAqm::Pie(Pie::new(cfg)))),
     }
 }
 
@@ -639,6 +632,24 @@ pub fn run_traced(
     pcap_dir: Option<&std::path::Path>,
     events_dir: Option<&std::path::Path>,
 ) -> Result<(Outcome, crate::trace::TraceSummary), String> {
+    run_traced_with_progress(sc, seed, pcap_dir, events_dir, None)
+}
+
+/// How many slices [`run_traced_with_progress`] runs the simulated time in.
+pub const PROGRESS_STEPS: u64 = 100;
+
+/// [`run_traced`], calling `progress(simulated, end)` after each of [`PROGRESS_STEPS`] slices
+/// of the simulated time when given (`packetsim run`'s progress bar). The slices are
+/// [`World::run_until`] calls, which run the same events in the same order as one
+/// [`World::run`]; the outputs are the same bytes (tested by the CLI's
+/// `run_progress_leaves_every_output_file_as_it_was`).
+pub fn run_traced_with_progress(
+    sc: &Scenario,
+    seed: u64,
+    pcap_dir: Option<&std::path::Path>,
+    events_dir: Option<&std::path::Path>,
+    progress: Option<&mut dyn FnMut(Time, Time)>,
+) -> Result<(Outcome, crate::trace::TraceSummary), String> {
     let mut world = build(sc, seed).map_err(|e| e.to_string())?;
     if pcap_dir.is_some() || events_dir.is_some() {
         let cfg = trace_config(sc, &world, pcap_dir, events_dir);
@@ -654,7 +665,29 @@ pub fn run_traced(
         world.set_tracer(silent_tracer(&world));
     }
     world.stop_when_done(true);
-    let info = world.run();
+    let info = match progress {
+        None => world.run(),
+        Some(report) => {
+            let end = world.end();
+            let mut wall = std::time::Duration::ZERO;
+            let mut k = 0;
+            loop {
+                k += 1;
+                let until = if k >= PROGRESS_STEPS {
+                    end
+                } else {
+                    Time((end.0 as u128 * k as u128 / PROGRESS_STEPS as u128) as u64)
+                };
+                let info = world.run_until(until);
+                wall += info.wall;
+                let done = world.span() <= until || until >= end;
+                report(if done { world.span() } else { until }, end);
+                if done {
+                    break RunInfo { wall, ..info };
+                }
+            }
+        }
+    };
     // Before the tracer is detached: the summary reads its flow monitor.
     let summary = Summary::new(&world, &info, &sc.origin, seed);
     let written = match world.take_tracer() {

@@ -305,11 +305,7 @@ fn queue_value(q: &QueueSpec) -> Result<Value, String> {
             }
             return Ok(Value::InlineTable(t));
         }
-        QueueSpec::Red(c) => ("red", serialized(c)?),
-        QueueSpec::Rio(c) => ("rio", serialized(c)?),
-        QueueSpec::CoDel(c) => ("codel", serialized(c)?),
-        QueueSpec::FqCoDel(c) => ("fq_codel", serialized(c)?),
-        QueueSpec::Pie(c) => ("pie", serialized(c)?),
+        QueueSpec::Aqm(c) => (c.name(), aqm_table(c)?),
         QueueSpec::Classful { scheduler, classes } => {
             let kind = match scheduler {
                 SchedulerSpec::Wrr => "wrr",
@@ -338,6 +334,23 @@ fn queue_value(q: &QueueSpec) -> Result<Value, String> {
     t.insert(kind, own);
     Ok(Value::InlineTable(t))
 }
+
+/// A registered discipline's own table, for every row of `queue_disciplines!` (its `kind`
+/// names it, [`crate::queue::AqmConfig::name`]).
+macro_rules! aqm_table {
+    (
+        fifo { $( $(#[$fm:meta])* $F:ident $fk:ident: $FC:ident, )* }
+        dequeue { $( $(#[$dm:meta])* $D:ident $dk:ident: $DC:ident, )* }
+    ) => {
+        fn aqm_table(c: &crate::queue::AqmConfig) -> Result<Value, String> {
+            match c {
+                $( crate::queue::AqmConfig::$F(c) => serialized(c), )*
+                $( crate::queue::AqmConfig::$D(c) => serialized(c), )*
+            }
+        }
+    };
+}
+crate::queue::queue_disciplines!(aqm_table);
 
 /// A queue limit as scenarios write it: packets as an integer, bytes with a unit.
 fn limit_value(l: crate::queue::QueueLimit) -> Value {
@@ -390,7 +403,7 @@ mod tests {
         };
         let mut b = two_nodes();
         let link = LinkKeys {
-            queue: Some(QueueSpec::Red(red)),
+            queue: Some(QueueSpec::Aqm(crate::queue::AqmConfig::Red(red))),
             ..LinkKeys::new("x", "y", Rate(1_000_000), Dur::from_millis(1))
         };
         b.link("l", &link).unwrap();

@@ -951,9 +951,15 @@ impl Ctx<'_> {
         if top {
             return Ok(());
         }
+        use crate::queue::AqmConfig;
+        let fifo: Vec<&str> = ["droptail"].into_iter().chain(AqmConfig::FIFO.iter().copied()).collect();
         Err(self.err(
             &path.key("kind"),
-            "expected a FIFO queue (droptail, red or rio) inside a class: codel, fq_codel and              pie are a link direction's whole queue",
+            format!(
+                "expected a FIFO queue ({}) inside a class: {} are a link direction's whole queue",
+                super::suggest::listed(&fifo, "or"),
+                super::suggest::listed(AqmConfig::DEQUEUE, "and"),
+            ),
         ))
     }
 
@@ -1012,18 +1018,14 @@ impl Ctx<'_> {
         Ok(out)
     }
 
-    fn queue(&self, path: &KeyPath, q: RawQueue, top: bool) -> Result<QueueSpec> {
+    fn queue(&self, path: &KeyPath, mut q: RawQueue, top: bool) -> Result<QueueSpec> {
         let only = |allowed: &[&str], q: &RawQueue| -> Result<()> {
-            for (key, present) in [
+            let own = [
                 ("limit", q.limit.is_some()),
                 ("ns2_limit", q.ns2_limit.is_some()),
                 ("classes", q.classes.is_some()),
-                ("red", q.red.is_some()),
-                ("rio", q.rio.is_some()),
-                ("codel", q.codel.is_some()),
-                ("fq_codel", q.fq_codel.is_some()),
-                ("pie", q.pie.is_some()),
-            ] {
+            ];
+            for (key, present) in own.into_iter().chain(q.discipline_tables()) {
                 if present && !allowed.contains(&key) {
                     return Err(self.err(
                         &path.key(key),
@@ -1046,48 +1048,22 @@ impl Ctx<'_> {
                     ns2_limit: q.ns2_limit.unwrap_or(false),
                 });
             }
-            RawQueueKind::Red => {
-                only(&["red"], &q)?;
-                let cfg = q.red.unwrap_or_default();
-                cfg.validate()
-                    .map_err(|(k, m)| self.err(&path.key("red").key(k), m))?;
-                return Ok(QueueSpec::Red(cfg));
-            }
-            RawQueueKind::Rio => {
-                only(&["rio"], &q)?;
-                let cfg = q.rio.unwrap_or_default();
+            RawQueueKind::Registered(name) => {
+                only(&[name], &q)?;
+                let cfg = q
+                    .take_config(name)
+                    .expect("a registered kind has a sub-table");
+                if cfg.decides_at_dequeue() {
+                    self.single_queue_only(path, top)?;
+                }
                 cfg.validate().map_err(|(k, m)| {
-                    let mut p = path.key("rio");
+                    let mut p = path.key(name);
                     for part in k.split('.') {
                         p = p.key(part);
                     }
                     self.err(&p, m)
                 })?;
-                return Ok(QueueSpec::Rio(cfg));
-            }
-            RawQueueKind::Codel => {
-                only(&["codel"], &q)?;
-                self.single_queue_only(path, top)?;
-                let cfg = q.codel.unwrap_or_default();
-                cfg.validate()
-                    .map_err(|(k, m)| self.err(&path.key("codel").key(k), m))?;
-                return Ok(QueueSpec::CoDel(cfg));
-            }
-            RawQueueKind::FqCodel => {
-                only(&["fq_codel"], &q)?;
-                self.single_queue_only(path, top)?;
-                let cfg = q.fq_codel.unwrap_or_default();
-                cfg.validate()
-                    .map_err(|(k, m)| self.err(&path.key("fq_codel").key(k), m))?;
-                return Ok(QueueSpec::FqCoDel(cfg));
-            }
-            RawQueueKind::Pie => {
-                only(&["pie"], &q)?;
-                self.single_queue_only(path, top)?;
-                let cfg = q.pie.unwrap_or_default();
-                cfg.validate()
-                    .map_err(|(k, m)| self.err(&path.key("pie").key(k), m))?;
-                return Ok(QueueSpec::Pie(cfg));
+                return Ok(QueueSpec::Aqm(cfg));
             }
             RawQueueKind::Wrr => SchedulerSpec::Wrr,
             RawQueueKind::Priority => SchedulerSpec::Priority,

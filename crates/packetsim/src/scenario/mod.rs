@@ -60,8 +60,9 @@ pub(crate) mod topology;
 
 pub use crate::queue::QueueLimit;
 pub use build::{
-    build, check, check_budget, check_flows, memory_estimate, run, run_traced, series_samples,
-    trace_config, BuildError, Outcome, FLOW_BYTES, SERIES_SAMPLE_BYTES,
+    build, check, check_budget, check_flows, memory_estimate, run, run_traced,
+    run_traced_with_progress, series_samples, trace_config, BuildError, Outcome, FLOW_BYTES,
+    PROGRESS_STEPS, SERIES_SAMPLE_BYTES,
 };
 pub use builder::{FlowKeys, LinkKeys, ScenarioBuilder, Sends, TcpKeys};
 pub use cost::Limits;
@@ -385,16 +386,9 @@ pub enum QueueSpec {
         /// it would make the waiting packets reach the limit ([`crate::queue::DropTail::ns2`]).
         ns2_limit: bool,
     },
-    /// RED (Floyd and Jacobson) on one FIFO.
-    Red(crate::queue::RedConfig),
-    /// RIO (coupled, IN/OUT) on one FIFO.
-    Rio(crate::queue::RioConfig),
-    /// CoDel (RFC 8289), deciding at dequeue.
-    CoDel(crate::queue::CoDelConfig),
-    /// FQ-CoDel (RFC 8290), flow queues under deficit round robin.
-    FqCoDel(crate::queue::FqCoDelConfig),
-    /// PIE (RFC 8033), a PI controller of the drop probability.
-    Pie(crate::queue::PieConfig),
+    /// A discipline of the queue registry (`crate::queue::queue_disciplines!`): RED, RIO
+    /// on one FIFO; CoDel, FQ-CoDel, PIE, head-drop deciding at dequeue.
+    Aqm(crate::queue::AqmConfig),
     /// Class queues under a scheduler.
     Classful {
         /// Weighted round robin (weights in packets) or strict priority (class order).

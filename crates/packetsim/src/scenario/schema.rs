@@ -204,31 +204,64 @@ pub(crate) struct RawRateStep {
     pub direction: Option<ErrorDirection>,
 }
 
-/// `queue = { kind = "droptail", limit = 50 }`, or a classful one:
-/// `queue = { kind = "wrr", classes = [{ name = "ef", dscp = [46], weight = 1, queue = {..} }, ..] }`.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RawQueue {
-    #[serde(default)]
-    pub kind: RawQueueKind,
-    #[serde(default)]
-    pub limit: Option<QueueLimit>,
-    /// DropTail only: ns-2.35's `qlim_` rule ([`crate::queue::DropTail::ns2`]).
-    #[serde(default)]
-    pub ns2_limit: Option<bool>,
-    #[serde(default)]
-    pub classes: Option<Vec<RawClass>>,
-    #[serde(default)]
-    pub red: Option<crate::queue::RedConfig>,
-    #[serde(default)]
-    pub rio: Option<crate::queue::RioConfig>,
-    #[serde(default)]
-    pub codel: Option<crate::queue::CoDelConfig>,
-    #[serde(default)]
-    pub fq_codel: Option<crate::queue::FqCoDelConfig>,
-    #[serde(default)]
-    pub pie: Option<crate::queue::PieConfig>,
+/// Generates [`RawQueue`] from the queue registry (`crate::queue::queue_disciplines!`): the
+/// keys of the queue table itself plus one sub-table per registered discipline, named after
+/// its kind and read as its config type, so serde locates every error inside it.
+macro_rules! raw_queue {
+    (
+        fifo { $( $(#[$fm:meta])* $F:ident $fk:ident: $FC:ident, )* }
+        dequeue { $( $(#[$dm:meta])* $D:ident $dk:ident: $DC:ident, )* }
+    ) => {
+        /// `queue = { kind = "droptail", limit = 50 }`, a registered discipline with its keys
+        /// in a sub-table of its name (`queue = { kind = "pie", pie = { target = "15ms" } }`),
+        /// or a classful one: `queue = { kind = "wrr", classes = [{ name = "ef", dscp = [46],
+        /// weight = 1, queue = {..} }, ..] }`.
+        #[derive(Debug, Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub(crate) struct RawQueue {
+            #[serde(default)]
+            pub kind: RawQueueKind,
+            #[serde(default)]
+            pub limit: Option<QueueLimit>,
+            /// DropTail only: ns-2.35's `qlim_` rule ([`crate::queue::DropTail::ns2`]).
+            #[serde(default)]
+            pub ns2_limit: Option<bool>,
+            #[serde(default)]
+            pub classes: Option<Vec<RawClass>>,
+            $( #[serde(default)] pub $fk: Option<crate::queue::$fk::$FC>, )*
+            $( #[serde(default)] pub $dk: Option<crate::queue::$dk::$DC>, )*
+        }
+
+        /// Every `kind` of queue, in the order messages list them.
+        const QUEUE_KINDS: &[&str] =
+            &["droptail", $(stringify!($fk),)* $(stringify!($dk),)* "wrr", "priority"];
+
+        impl RawQueue {
+            /// The registered disciplines' sub-tables: name and whether it is written.
+            pub fn discipline_tables(&self) -> Vec<(&'static str, bool)> {
+                vec![
+                    $( (stringify!($fk), self.$fk.is_some()), )*
+                    $( (stringify!($dk), self.$dk.is_some()), )*
+                ]
+            }
+
+            /// The config of the registered discipline `name`: its sub-table, or the
+            /// defaults when it is not written.
+            pub fn take_config(&mut self, name: &str) -> Option<crate::queue::AqmConfig> {
+                use crate::queue::AqmConfig;
+                $( if name == stringify!($fk) {
+                    return Some(AqmConfig::$F(self.$fk.take().unwrap_or_default()));
+                } )*
+                $( if name == stringify!($dk) {
+                    return Some(AqmConfig::$D(self.$dk.take().unwrap_or_default()));
+                } )*
+                None
+            }
+        }
+    };
 }
+
+crate::queue::queue_disciplines!(raw_queue);
 
 /// One class of a classful queue.
 #[derive(Debug, Deserialize)]
@@ -243,27 +276,54 @@ pub(crate) struct RawClass {
     pub queue: Option<Box<RawQueue>>,
 }
 
-/// Queue disciplines a link can name.
-#[derive(Debug, Default, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
+/// The `kind` of a queue: DropTail (the default), a registered discipline (by its name in
+/// `crate::queue::queue_disciplines!`) or a classful scheduler.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) enum RawQueueKind {
     #[default]
     DropTail,
-    /// RED; parameters in `red = { .. }`.
-    Red,
-    /// RIO; parameters in `rio = { .. }`.
-    Rio,
-    /// CoDel (RFC 8289); parameters in `codel = { .. }`.
-    Codel,
-    /// FQ-CoDel (RFC 8290); parameters in `fq_codel = { .. }`.
-    #[serde(rename = "fq_codel")]
-    FqCodel,
-    /// PIE (RFC 8033); parameters in `pie = { .. }`.
-    Pie,
+    /// A registered discipline; its keys are in the sub-table of this name.
+    Registered(&'static str),
     /// Weighted round robin over classes.
     Wrr,
     /// Strict priority over classes.
     Priority,
+}
+
+impl RawQueueKind {
+    /// Whether this kind decides at dequeue (a link direction's whole queue).
+    pub fn decides_at_dequeue(self) -> bool {
+        matches!(self, RawQueueKind::Registered(k) if crate::queue::AqmConfig::DEQUEUE.contains(&k))
+    }
+
+    /// Whether this kind serves classes.
+    pub fn is_classful(self) -> bool {
+        matches!(self, RawQueueKind::Wrr | RawQueueKind::Priority)
+    }
+}
+
+impl<'de> Deserialize<'de> for RawQueueKind {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = RawQueueKind;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("the queue kind as a string")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<RawQueueKind, E> {
+                match s {
+                    "droptail" => Ok(RawQueueKind::DropTail),
+                    "wrr" => Ok(RawQueueKind::Wrr),
+                    "priority" => Ok(RawQueueKind::Priority),
+                    _ => match QUEUE_KINDS.iter().find(|k| **k == s) {
+                        Some(k) => Ok(RawQueueKind::Registered(k)),
+                        None => Err(E::unknown_variant(s, QUEUE_KINDS)),
+                    },
+                }
+            }
+        }
+        d.deserialize_str(V)
+    }
 }
 
 /// `{ from = "10s", to = "12s" }`.

@@ -93,3 +93,12 @@ mod tests {
         assert_eq!(with_suggestion(m.to_owned()), m);
     }
 }
+
+/// `a`, `a or b`, `a, b or c` (with `conj` = "or"): names in a message.
+pub(super) fn listed(items: &[&str], conj: &str) -> String {
+    match items {
+        [] => String::new(),
+        [one] => (*one).to_owned(),
+        [rest @ .., last] => format!("{} {conj} {last}", rest.join(", ")),
+    }
+}

@@ -2945,7 +2945,7 @@ fn aqm_queues_load_by_name_and_bad_keys_are_located() {
         &q("{ kind = \"red\", red = { step = 20, min_th = 20, max_th = 20, ecn = \"standard\" } }"),
         &[],
     );
-    let QueueSpec::Red(r) = &s.links[0].queue else {
+    let QueueSpec::Aqm(crate::queue::AqmConfig::Red(r)) = &s.links[0].queue else {
         panic!("{:?}", s.links[0].queue)
     };
     assert_eq!(r.step, Some(20.0));
@@ -2955,7 +2955,7 @@ fn aqm_queues_load_by_name_and_bad_keys_are_located() {
         &q("{ kind = \"codel\", codel = { target = \"2ms\", interval = \"40ms\", ecn = true } }"),
         &[],
     );
-    let QueueSpec::CoDel(c) = &s.links[0].queue else {
+    let QueueSpec::Aqm(crate::queue::AqmConfig::CoDel(c)) = &s.links[0].queue else {
         panic!("{:?}", s.links[0].queue)
     };
     assert_eq!(
@@ -2991,7 +2991,7 @@ fn fq_codel_and_pie_load_by_name_and_bad_keys_are_located() {
         &q("{ kind = \"fq_codel\", fq_codel = { quantum = 300, flows = 16 } }"),
         &[],
     );
-    let QueueSpec::FqCoDel(f) = &s.links[0].queue else {
+    let QueueSpec::Aqm(crate::queue::AqmConfig::FqCoDel(f)) = &s.links[0].queue else {
         panic!("{:?}", s.links[0].queue)
     };
     assert_eq!((f.quantum, f.flows, f.ecn), (300, 16, true));
@@ -3004,7 +3004,7 @@ fn fq_codel_and_pie_load_by_name_and_bad_keys_are_located() {
         &q("{ kind = \"pie\", pie = { target = \"20ms\", ecn = true } }"),
         &[],
     );
-    let QueueSpec::Pie(p) = &s.links[0].queue else {
+    let QueueSpec::Aqm(crate::queue::AqmConfig::Pie(p)) = &s.links[0].queue else {
         panic!("{:?}", s.links[0].queue)
     };
     assert_eq!((p.target, p.ecn), (Dur::from_millis(20), true));
@@ -3012,7 +3012,7 @@ fn fq_codel_and_pie_load_by_name_and_bad_keys_are_located() {
         &q("{ kind = \"pie\", pie = { burst_mode = \"ns3\" } }"),
         &[],
     );
-    let QueueSpec::Pie(p) = &s.links[0].queue else {
+    let QueueSpec::Aqm(crate::queue::AqmConfig::Pie(p)) = &s.links[0].queue else {
         panic!("{:?}", s.links[0].queue)
     };
     assert_eq!(p.burst_mode, crate::queue::PieBurstMode::Ns3);
@@ -3025,6 +3025,46 @@ fn fq_codel_and_pie_load_by_name_and_bad_keys_are_located() {
     assert_at(&e, 13, "links.l1.queue.pie.t_update", "positive");
     let e = bad(&q("{ kind = \"pie\", codel = {} }"), &[]);
     assert_at(&e, 13, "links.l1.queue.codel", "does not belong");
+}
+
+// The registry's worked example (docs/extending.md): `kind = "drophead"` loads by name with
+// its own sub-table, runs as a link direction's whole queue, and its errors are located
+// like every other discipline's (file, line, key, what was expected, a suggestion).
+#[test]
+fn drophead_loads_by_name_from_its_registry_row_and_bad_keys_are_located() {
+    use crate::queue::drophead::DropHeadConfig;
+    use crate::queue::{AqmConfig, QueueLimit};
+    let q = |v: &str| BASE.replace("delay = \"5ms\"", &format!("delay = \"5ms\"\nqueue = {v}"));
+    let s = ok(&q("{ kind = \"drophead\", drophead = { limit = 7 } }"), &[]);
+    assert_eq!(
+        s.links[0].queue,
+        QueueSpec::Aqm(AqmConfig::DropHead(DropHeadConfig {
+            limit: QueueLimit::Packets(7)
+        }))
+    );
+    let s = ok(&q("{ kind = \"drophead\" }"), &[]);
+    assert_eq!(
+        s.links[0].queue,
+        QueueSpec::Aqm(AqmConfig::DropHead(DropHeadConfig::default()))
+    );
+    let e = bad(&q("{ kind = \"drophead\", drophead = { limt = 7 } }"), &[]);
+    assert_at(&e, 13, "links.l1.queue.drophead.limt", "unknown key `limt`");
+    let e = bad(&q("{ kind = \"drophead\", drophead = { limit = 0 } }"), &[]);
+    assert_at(&e, 13, "links.l1.queue.drophead.limit", "1 to");
+    let e = bad(&q("{ kind = \"drophead\", limit = 7 }"), &[]);
+    assert_at(&e, 13, "links.l1.queue.limit", "does not belong");
+    let e = bad(&q("{ kind = \"drophed\" }"), &[]);
+    assert_at(&e, 13, "links.l1.queue.kind", "did you mean `drophead`?");
+    let e = bad(
+        &q("{ kind = \"wrr\", classes = [{ name = \"a\", weight = 1, queue = { kind = \"drophead\" } }] }"),
+        &[],
+    );
+    assert_at(
+        &e,
+        13,
+        "links.l1.queue.classes[0].queue.kind",
+        "codel, fq_codel, pie and drophead are a link direction's whole queue",
+    );
 }
 
 /// The indexed clash check of the loader (`FlowNames`) gives the scan's answer, table by table,

@@ -149,7 +149,7 @@ fn the_loader_generates_nodes_and_links_from_the_templates() {
     assert_eq!(host.delay, packetsim_kernel::Dur::from_micros(1));
     assert_eq!(fabric.delay, packetsim_kernel::Dur::from_micros(2));
     assert!(
-        matches!(host.queue, QueueSpec::Red { .. }),
+        matches!(host.queue, QueueSpec::Aqm(crate::queue::AqmConfig::Red(_))),
         "{:?}",
         host.queue
     );

@@ -32,7 +32,6 @@ use super::{LinkBuild, LinkInput, LinkKindRow};
 use crate::ids::LinkId;
 use crate::net::Net;
 use crate::scenario::kinds::fields_of;
-use crate::scenario::schema::RawQueueKind;
 use crate::scenario::MAX_QUEUE_REPORT_BYTES;
 use crate::scenario::{
     ErrorDirection, LinkKind, RadioSpec, RateCycle, ScenarioError, SchedulerSpec, SharedChannel,
@@ -258,20 +257,18 @@ fn shared_channel(
         _ => ("queue", &l.common.queue),
     };
     if let Some(q) = q {
-        if q.classes.is_some()
-            || matches!(
-                q.kind,
-                RawQueueKind::Wrr
-                    | RawQueueKind::Priority
-                    | RawQueueKind::Codel
-                    | RawQueueKind::FqCodel
-                    | RawQueueKind::Pie
-            )
-        {
+        if q.classes.is_some() || q.kind.is_classful() || q.kind.decides_at_dequeue() {
+            let fifo: Vec<&str> = ["droptail"]
+                .into_iter()
+                .chain(crate::queue::AqmConfig::FIFO.iter().copied())
+                .collect();
             return Err(l.err(
                 qkey,
-                "expected a single queue (droptail, red or rio) with `shared_channel`: it is \
-                 each mobile's queue, and the channel's scheduler serves the mobiles",
+                format!(
+                    "expected a single queue ({}) with `shared_channel`: it is each mobile's \
+                     queue, and the channel's scheduler serves the mobiles",
+                    crate::scenario::suggest::listed(&fifo, "or")
+                ),
             ));
         }
     }

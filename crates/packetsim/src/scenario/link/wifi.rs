@@ -238,11 +238,7 @@ fn load(l: &LinkInput) -> Result<LinkKind, ScenarioError> {
             let plain = q.kind == RawQueueKind::DropTail
                 && q.classes.is_none()
                 && q.ns2_limit.is_none()
-                && q.red.is_none()
-                && q.rio.is_none()
-                && q.codel.is_none()
-                && q.fq_codel.is_none()
-                && q.pie.is_none();
+                && q.discipline_tables().iter().all(|&(_, written)| !written);
             match q.limit {
                 Some(QueueLimit::Packets(n)) if plain && n >= 1 => n as usize,
                 _ => {

@@ -6,8 +6,8 @@
 
 use super::*;
 use crate::queue::{
-    Class, EcnAction, EcnMode, FlowClassConfig, MarkerConfig, QueueLimit, RedConfig, RedParams,
-    RioConfig, TokenBucketConfig,
+    AqmConfig, Class, EcnAction, EcnMode, FlowClassConfig, MarkerConfig, QueueLimit, RedConfig,
+    RedParams, RioConfig, TokenBucketConfig,
 };
 use crate::scenario::{
     ClassSpec, ErrorDirection, FlowKeys, LinkKeys, Profile, QueueSpec, ScenarioBuilder,
@@ -169,8 +169,8 @@ fn core_link(p: &Point) -> LinkKeys {
             scheduler: SchedulerSpec::Wrr,
             classes: vec![
                 class("ef", &[46], 1, droptail(50)),
-                class("af", &[10, 12, 14], 4, QueueSpec::Rio(rio)),
-                class("be", &[], 5, QueueSpec::Red(red)),
+                class("af", &[10, 12, 14], 4, QueueSpec::Aqm(AqmConfig::Rio(rio))),
+                class("be", &[], 5, QueueSpec::Aqm(AqmConfig::Red(red))),
             ],
         }),
         queue_ba: Some(droptail(100)),

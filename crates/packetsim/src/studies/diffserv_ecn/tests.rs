@@ -125,8 +125,8 @@ fn probabilistic_marking_marks_fewer_out_packets_than_deterministic() {
         classes
             .iter()
             .filter_map(|c| match &c.queue {
-                QueueSpec::Rio(r) => Some(r.ecn),
-                QueueSpec::Red(r) => Some(r.ecn),
+                QueueSpec::Aqm(crate::queue::AqmConfig::Rio(r)) => Some(r.ecn),
+                QueueSpec::Aqm(crate::queue::AqmConfig::Red(r)) => Some(r.ecn),
                 _ => None,
             })
             .map(|e| match e {
@@ -150,8 +150,8 @@ fn probabilistic_marking_marks_fewer_out_packets_than_deterministic() {
         if let QueueSpec::Classful { classes, .. } = &mut l.queue {
             for c in classes {
                 match &mut c.queue {
-                    QueueSpec::Rio(r) => r.ecn = deterministic,
-                    QueueSpec::Red(r) => r.ecn = deterministic,
+                    QueueSpec::Aqm(crate::queue::AqmConfig::Rio(r)) => r.ecn = deterministic,
+                    QueueSpec::Aqm(crate::queue::AqmConfig::Red(r)) => r.ecn = deterministic,
                     _ => {}
                 }
             }
