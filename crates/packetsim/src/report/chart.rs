@@ -847,5 +847,107 @@ impl BarChart {
     }
 }
 
+/// A panel per category: what [`BarChart::to_svg_by_category`] draws in one of them.
+struct CategoryPanel<'c> {
+    /// The category (the panel's caption).
+    name: &'c str,
+    /// Per series, its (value, error half-width) in this category.
+    values: Vec<Option<(f64, f64)>>,
+}
+
+impl BarChart {
+    /// The chart with a panel per category, side by side, each on its own y axis over that
+    /// category's values only (points with whiskers, as [`YAxis::Data`]; each axis label says
+    /// when 0 is off it): for categories on different levels (DiffServ's AF near 680 kb/s
+    /// and BE near 500), where one shared axis would flatten differences of a few units
+    /// within each. One legend column for all panels; `y_axis` is not used.
+    pub fn to_svg_by_category(&self) -> String {
+        svg_or_note(&self.title, || self.draw_by_category())
+    }
+
+    fn draw_by_category(&self) -> Result<String, String> {
+        let floor = floor(self.non_negative);
+        let whisker = |v: f64, e: f64| {
+            let e = if e.is_finite() && e > 0.0 { e } else { 0.0 };
+            ((v - e).max(floor), v + e)
+        };
+        let panels: Vec<CategoryPanel> = self
+            .categories
+            .iter()
+            .enumerate()
+            .map(|(ci, name)| CategoryPanel {
+                name,
+                values: self
+                    .series
+                    .iter()
+                    .map(|s| s.1.get(ci).copied().filter(|v| v.0.is_finite()))
+                    .collect(),
+            })
+            .collect();
+        let legend_w = legend_width(self.series.iter().map(|s| s.0.as_str()));
+        let n_ser = self.series.len().max(1) as f64;
+        let mut s = String::new();
+        {
+            let (plot, legend) = areas(&mut s, legend_w)?;
+            let areas = plot
+                .titled(&self.title, ("sans-serif", 20))
+                .map_err(fail)?
+                .split_evenly((1, panels.len().max(1)));
+            for (area, panel) in areas.iter().zip(&panels) {
+                let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+                for &(v, e) in panel.values.iter().flatten() {
+                    let (a, b) = whisker(v, e);
+                    lo = lo.min(a);
+                    hi = hi.max(b);
+                }
+                let (y0, y1, off_zero) = y_range(lo, hi, YAxis::Data, false);
+                let y_label = if off_zero {
+                    format!("{}{NOT_FROM_ZERO}", self.y_label)
+                } else {
+                    self.y_label.clone()
+                };
+                let frame = Frame {
+                    caption: (panel.name, 17),
+                    x_desc: None,
+                    y_desc: &y_label,
+                    x_area: 12,
+                };
+                let chart = chart(area, (0.0..n_ser, y0..y1), &frame)?;
+                for (si, value) in panel.values.iter().enumerate() {
+                    let Some((v, e)) = *value else { continue };
+                    let style = SeriesStyle::of(si);
+                    let mid = si as f64 + 0.5;
+                    let (a, b) = whisker(v, e);
+                    if b > a {
+                        let (pa, pb) = (
+                            chart.backend_coord(&(mid, a)),
+                            chart.backend_coord(&(mid, b)),
+                        );
+                        let ink = RGBColor(34, 34, 34).stroke_width(1);
+                        for seg in [
+                            vec![pa, pb],
+                            vec![(pa.0 - 4, pa.1), (pa.0 + 4, pa.1)],
+                            vec![(pb.0 - 4, pb.1), (pb.0 + 4, pb.1)],
+                        ] {
+                            plot.draw(&PathElement::new(seg, ink)).map_err(fail)?;
+                        }
+                    }
+                    draw_marker(
+                        &plot,
+                        chart.backend_coord(&(mid, v)),
+                        style.marker,
+                        style.colour,
+                    )?;
+                }
+            }
+            for (si, (name, _)) in self.series.iter().enumerate() {
+                legend_entry(&legend, si, name, SeriesStyle::of(si), false)?;
+            }
+            plot.present().map_err(fail)?;
+        }
+        Ok(s)
+    }
+}
+
 #[cfg(test)]
 mod tests;

@@ -30,6 +30,7 @@
 //! is the builder's job.
 
 mod build;
+mod builder;
 pub mod cost;
 mod error;
 pub mod files;
@@ -63,6 +64,7 @@ pub use build::{
     run_traced_with_progress, series_samples, trace_config, BuildError, Outcome, FLOW_BYTES,
     PROGRESS_STEPS, SERIES_SAMPLE_BYTES,
 };
+pub use builder::{FlowKeys, LinkKeys, ScenarioBuilder, Sends, TcpKeys};
 pub use cost::Limits;
 pub use error::{KeyLines, Location, ScenarioError};
 pub use link::run_on_world;

@@ -403,3 +403,34 @@ pub fn param<T: ToString>(path: &str, values: &[T]) -> Param {
         values: values.iter().map(T::to_string).collect(),
     }
 }
+
+/// `x` (seconds, in [0, 1)) in whole microseconds, rounded as a decimal print of it with six
+/// places rounds it (to nearest, ties to even), computed exactly from the float's bits: the
+/// start times studies wrote as `"{x:.6}s"` before they built their scenarios in code
+/// (issue 35), so a drawn start time stays the same time.
+pub fn micros(x: f64) -> u64 {
+    if x.is_nan() || x <= 0.0 {
+        return 0;
+    }
+    let bits = x.to_bits();
+    let exp = ((bits >> 52) & 0x7ff) as i32;
+    let (mant, shift) = if exp == 0 {
+        (bits & ((1 << 52) - 1), 1074)
+    } else {
+        ((bits & ((1 << 52) - 1)) | (1 << 52), 1075 - exp)
+    };
+    // x = mant / 2^shift exactly; below 2^-47 it rounds to 0 µs, and from 1 on (outside the
+    // documented range) the float product is near enough.
+    if shift > 100 {
+        return 0;
+    }
+    if shift < 53 {
+        return (x * 1e6).round() as u64;
+    }
+    let num = u128::from(mant) * 1_000_000;
+    let q = num >> shift;
+    let rem = num - (q << shift);
+    let half = 1u128 << (shift - 1);
+    let up = rem > half || (rem == half && q % 2 == 1);
+    (q + u128::from(up)) as u64
+}

@@ -383,3 +383,43 @@ fn without_a_font_a_figure_says_why() {
     assert!(s.contains("Fig 1 &lt;a&gt;"));
     assert!(s.contains("figure not drawn: no TrueType font found"));
 }
+
+#[test]
+fn a_chart_by_category_gives_each_category_its_own_axis() {
+    // Issue 37 item 6: DiffServ's Figs 3/8 put AF (near 680 kb/s) and BE (near 500) on one
+    // axis, so the scenarios' differences of a few kb/s within each were flat.
+    let chart = BarChart {
+        title: "t".into(),
+        y_label: "goodput (kb/s)".into(),
+        categories: vec!["AF".into(), "BE".into()],
+        series: vec![
+            ("no ecn".into(), vec![(680.0, 1.0), (500.0, 2.0)]),
+            ("ecn to AF".into(), vec![(684.0, 1.0), (503.0, 2.0)]),
+            ("ecn to AF, BE".into(), vec![(679.0, 1.0), (506.0, 2.0)]),
+        ],
+        reference: None,
+        non_negative: true,
+        y_axis: YAxis::FromZero,
+    };
+    if !drawn("a_chart_by_category_gives_each_category_its_own_axis") {
+        return;
+    }
+    let svg = chart.to_svg_by_category();
+    let t = texts(&svg);
+    // Two panels, each captioned with its category and saying its axis leaves 0 out.
+    let label = format!("goodput (kb/s){NOT_FROM_ZERO}");
+    assert_eq!(t.iter().filter(|x| x.2 == label).count(), 2);
+    for cat in ["AF", "BE"] {
+        assert!(t.iter().any(|x| x.2 == cat), "{cat}");
+    }
+    // The AF panel's ticks lie around 680, the BE panel's around 500: no tick of one range
+    // in the other panel, and none near 0.
+    let ticks: Vec<f64> = t.iter().filter_map(|x| x.2.parse::<f64>().ok()).collect();
+    assert!(ticks.iter().any(|&v| (670.0..=690.0).contains(&v)));
+    assert!(ticks.iter().any(|&v| (495.0..=512.0).contains(&v)));
+    assert!(ticks.iter().all(|&v| v > 400.0), "{ticks:?}");
+    // Every value has its series' marker (dot, square, triangle) in both panels, one legend.
+    assert_eq!(svg.matches("<circle").count(), 2 + 1);
+    let legend: Vec<_> = t.iter().filter(|x| x.0 >= PLOT_W as f64).collect();
+    assert_eq!(legend.len(), 3, "{legend:?}");
+}

@@ -1,7 +1,11 @@
 //! Tests of the diffserv-ecn study.
 
 use super::*;
+use crate::queue::{EcnAction, EcnMode};
+use crate::scenario::QueueSpec;
+use crate::studies::shape::micros;
 use crate::studies::shape::seed_set;
+use packetsim_kernel::Rng;
 
 /// The study reduced to the spec's default setting (depth 2,080 B, F&J's `count`), no
 /// sensitivities.
@@ -108,13 +112,52 @@ fn probabilistic_marking_marks_fewer_out_packets_than_deterministic() {
         marking,
     };
     let (det, prob) = (at("deterministic"), at("probabilistic"));
-    let (td, tp) = (scenario_toml(&det, 7, 40.0), scenario_toml(&prob, 7, 40.0));
+    let (sd, sp) = (
+        point_scenario(&det, 7, 40.0).unwrap(),
+        point_scenario(&prob, 7, 40.0).unwrap(),
+    );
+    // The AF class's RIO and the BE class's RED mark probabilistically; nothing else differs.
+    let modes = |sc: &Scenario| -> Vec<EcnMode> {
+        let core = sc.links.iter().find(|l| l.name == "core").unwrap();
+        let QueueSpec::Classful { classes, .. } = &core.queue else {
+            panic!("the core link's WRR")
+        };
+        classes
+            .iter()
+            .filter_map(|c| match &c.queue {
+                QueueSpec::Aqm(crate::queue::AqmConfig::Rio(r)) => Some(r.ecn),
+                QueueSpec::Aqm(crate::queue::AqmConfig::Red(r)) => Some(r.ecn),
+                _ => None,
+            })
+            .map(|e| match e {
+                EcnAction::MarkAndDemote { mode, .. } => mode,
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    };
+    assert_eq!(modes(&sd), [EcnMode::Deterministic; 2]);
     assert_eq!(
-        tp.matches("mode = \"probabilistic\"").count(),
-        2,
+        modes(&sp),
+        [EcnMode::Probabilistic; 2],
         "RIO (AF) and RED (BE)"
     );
-    assert_eq!(td.replace("deterministic", "probabilistic"), tp);
+    let deterministic = EcnAction::MarkAndDemote {
+        mode: EcnMode::Deterministic,
+        lower_precedence: true,
+    };
+    let mut relabelled = sp.clone();
+    for l in &mut relabelled.links {
+        if let QueueSpec::Classful { classes, .. } = &mut l.queue {
+            for c in classes {
+                match &mut c.queue {
+                    QueueSpec::Aqm(crate::queue::AqmConfig::Rio(r)) => r.ecn = deterministic,
+                    QueueSpec::Aqm(crate::queue::AqmConfig::Red(r)) => r.ecn = deterministic,
+                    _ => {}
+                }
+            }
+        }
+    }
+    assert_eq!(comparable(relabelled), comparable(sd));
     let ce = |p: &Point| {
         let point = GridPoint {
             index: 0,
@@ -159,4 +202,151 @@ fn sensitivity_settings_and_kinds() {
     assert_eq!(c[1].id, "N1 Sim 2 at deterministic marking, 2080 B");
     assert_eq!(c[2].id, "CE Sim 1 at deterministic marking, 2080 B");
     assert!(c[2].measured.contains("(paper 4.38)") && c[2].measured.contains("(paper 4.92)"));
+}
+
+/// `sc` without what only says where its keys were written (its text and their lines).
+fn comparable(mut sc: Scenario) -> Scenario {
+    sc.text.clear();
+    sc.lines = Default::default();
+    sc
+}
+
+/// Issue 35 item 1: the scenario the study builds in code is the one it wrote as TOML text
+/// before (the generator below, kept as the reference), at every point of both sweeps and
+/// several seeds: same nodes, links, queues, flows and start times in the same order, so
+/// the runs are the same runs (golden and the quick reproduction compared byte for byte).
+#[test]
+fn built_scenario_is_the_one_the_text_gave() {
+    let mut points = 0;
+    for sim in [1, 2] {
+        for (ecn, _) in SCENARIOS {
+            for depth in SENSITIVITY_DEPTHS {
+                for count in COUNTS {
+                    for marking in MARKINGS {
+                        let p = Point {
+                            sim,
+                            ecn,
+                            depth,
+                            count,
+                            marking,
+                        };
+                        for seed in [0, 1, 7, 1001] {
+                            let built = point_scenario(&p, seed, 40.0).expect("built");
+                            let text = scenario_toml(&p, seed, 40.0);
+                            let loaded = crate::scenario::load_str(&text, NAME, &[]).unwrap();
+                            assert_eq!(comparable(built), comparable(loaded), "{p:?} seed {seed}");
+                            points += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(points, 2 * 3 * 4 * 3 * 2 * 4);
+}
+
+/// A start time drawn in [0, 1) becomes the microseconds its six-decimal print gave (the
+/// text the study wrote before), for draws of the study's stream and for edge values.
+#[test]
+fn micros_are_the_six_decimal_print() {
+    let mut rng = Rng::for_component(3, "studies.diffserv-ecn.test");
+    let mut xs: Vec<f64> = (0..100_000).map(|_| rng.uniform()).collect();
+    xs.extend([
+        0.0,
+        1e-300,
+        4e-7,
+        5e-7,
+        6e-7,
+        0.5,
+        0.999_999_5,
+        0.999_999_4,
+        1.0 - 1e-16,
+        1.0 / 128.0,
+        3.0 / 128.0,
+    ]);
+    for x in xs {
+        let printed: f64 = format!("{x:.6}").parse().unwrap();
+        assert_eq!(micros(x), (printed * 1e6).round() as u64, "{x:e}");
+    }
+}
+
+/// The text the study wrote before it built its scenarios in code (issue 35), kept as the
+/// reference [`built_scenario_is_the_one_the_text_gave`] checks the built scenarios against.
+fn scenario_toml(p: &Point, seed: u64, duration_s: f64) -> String {
+    let Point {
+        sim,
+        ecn,
+        depth,
+        count,
+        marking,
+    } = *p;
+    let ns2_count = count != "fj";
+    let profile_line = if count == "ns2_profile" {
+        "profile = \"ns2\"\n"
+    } else {
+        ""
+    };
+    let (n_af, _, _) = sim_params(sim);
+    let profile = if sim == 1 { "500kbps" } else { "250kbps" };
+    let (af_ecn, be_ecn) = match ecn {
+        "none" => (false, false),
+        "af" => (true, false),
+        _ => (true, true),
+    };
+    // spec 4 §3: TCP flows start uniformly in [0, 1] s; CBR at 0.
+    let mut rng = Rng::for_component(seed, "studies.diffserv-ecn.starts");
+    let mut s = format!(
+        "# Study 4, simulation {sim}, scenario `{ecn}` (generated by packetsim reproduce diffserv-ecn)\n\
+         {profile_line}[simulation]\nduration = \"{duration_s}s\"\n\n\
+         [tcp]\nvariant = \"reno\"\nmss = 1000\ninitial_cwnd = 1\nrcv_window = 20000\n\
+         rto_initial = \"3s\"\nrto_min = \"200ms\"\ngranularity = \"100ms\"\n\n\
+         [nodes.ingress]\n[nodes.egress]\n"
+    );
+    let mut flows = String::new();
+    let mut names: Vec<(String, String)> = (1..=2)
+        .map(|i| (format!("ef{i}"), "ef".to_string()))
+        .collect();
+    names.extend((1..=n_af).map(|i| (format!("af{i}"), "af".to_string())));
+    names.extend((1..=BE_FLOWS).map(|i| (format!("be{i}"), "be".to_string())));
+    for (name, class) in &names {
+        let _ = write!(s, "[nodes.src_{name}]\n[nodes.dst_{name}]\n");
+        let _ = write!(
+            flows,
+            "\n[links.in_{name}]\na = \"src_{name}\"\nb = \"ingress\"\nrate = \"10Mbps\"\ndelay = \"100us\"\nqueue = {{ limit = 1000 }}\n\
+             \n[links.out_{name}]\na = \"egress\"\nb = \"dst_{name}\"\nrate = \"10Mbps\"\ndelay = \"100us\"\nqueue = {{ limit = 1000 }}\n"
+        );
+        let _ = write!(
+            flows,
+            "\n[flows.{name}]\nfrom = \"src_{name}\"\nto = \"dst_{name}\"\n"
+        );
+        match class.as_str() {
+            "ef" => {
+                let _ = write!(flows, "kind = \"cbr\"\nrate = \"200kbps\"\npacket_size = 972\ndiffserv = {{ class = \"ef\" }}\n");
+            }
+            "af" => {
+                let start = rng.uniform();
+                let _ = write!(
+                    flows,
+                    "start = \"{start:.6}s\"\ntcp = {{ ecn = {af_ecn} }}\n\
+                     diffserv = {{ class = \"af\", marker = {{ kind = \"token_bucket\", rate = \"{profile}\", depth = {depth} }} }}\n"
+                );
+            }
+            _ => {
+                let start = rng.uniform();
+                let _ = write!(flows, "start = \"{start:.6}s\"\ntcp = {{ ecn = {be_ecn} }}\ndiffserv = {{ class = \"be\" }}\n");
+            }
+        }
+    }
+    let ecn_action = format!("{{ mark_and_demote = {{ mode = \"{marking}\" }} }}");
+    let _ = write!(
+        s,
+        "\n[links.core]\na = \"ingress\"\nb = \"egress\"\nrate = \"5Mbps\"\ndelay = \"1ms\"\ndiffserv_edge = \"a_to_b\"\n\
+         queue_ba = {{ kind = \"droptail\", limit = 100 }}\n\
+         queue = {{ kind = \"wrr\", classes = [\n\
+           {{ name = \"ef\", dscp = [46], weight = 1, queue = {{ kind = \"droptail\", limit = 50 }} }},\n\
+           {{ name = \"af\", dscp = [10, 12, 14], weight = 4, queue = {{ kind = \"rio\", rio = {{ in = {{ min_th = 45, max_th = 90, max_p = 0.02 }}, out = {{ min_th = 20, max_th = 40, max_p = 0.04 }}, weight = 0.002, limit = 100, mean_pkt_size = 1040, ns2_dsred_count = {ns2_count}, ecn = {ecn_action} }} }} }},\n\
+           {{ name = \"be\", weight = 5, queue = {{ kind = \"red\", red = {{ min_th = 50, max_th = 180, max_p = 0.05, weight = 0.002, limit = 200, mean_pkt_size = 1040, ns2_dsred_count = {ns2_count}, ecn = {ecn_action} }} }} }},\n\
+         ] }}\n"
+    );
+    s + &flows
 }

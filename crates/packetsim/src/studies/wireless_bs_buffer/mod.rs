@@ -195,39 +195,6 @@ fn shared_point(p: &GridPoint) -> Result<(usize, &str, &str), String> {
     ))
 }
 
-/// The scenario of one shared-channel run: [`shared_scenario`] of `n` with the point's
-/// overrides.
-fn shared_run_scenario(
-    n: usize,
-    window: &str,
-    scheduler: &str,
-    seed: u64,
-) -> Result<Scenario, String> {
-    let mut rng = Rng::for_component(seed, "studies.wireless-bs-buffer.shared.start");
-    let mut sets = vec![
-        format!("simulation.duration=\"{RUN_S}s\""),
-        format!("links.radio.rate={SHARED_KBPS}kbps"),
-    ];
-    for i in 1..=n {
-        sets.push(format!("flows.f{i}.start=\"{:.6}s\"", rng.uniform()));
-    }
-    if scheduler != "round_robin" {
-        let mobiles: Vec<String> = (1..=n).map(|i| format!("\"ms{i}\"")).collect();
-        sets.push(format!(
-            "links.radio.shared_channel={{ mobiles = [{}], scheduler = \"{scheduler}\" }}",
-            mobiles.join(", ")
-        ));
-    }
-    sets.extend(window_sets(window, 0.5));
-    let text = shared_scenario(n);
-    scenario::load_str(
-        &text,
-        "scenarios/wireless-shared-channel.toml",
-        &overrides(&sets)?,
-    )
-    .map_err(|e| e.to_string())
-}
-
 /// The `tcp` overrides of a window label ("4".."64" fixed KiB, "pN" proposal, "rN" rate mode).
 fn window_sets(w: &str, alpha: f64) -> Vec<String> {
     let mut sets = Vec::new();

@@ -2,9 +2,16 @@
 //! section and files.
 
 use super::*;
+use crate::queue::QueueLimit;
+use crate::scenario::{
+    ErrorDirection, FlowKeys, LinkKeys, QueueSpec, ScenarioBuilder, SchedulerSpec, Sends,
+    SharedChannel, TcpKeys,
+};
+use crate::transport::tcp::Variant;
+use packetsim_kernel::{Dur, Rate};
 
 /// The extension's scenario with two mobiles, shipped in scenarios/ ([`shared_scenario`]
-/// writes it for any number; a test checks the shipped file is its output for 2).
+/// builds it for any number; a test checks the shipped file loads as its scenario for 2).
 pub const SHARED_SCENARIO: &str =
     include_str!("../../../../../scenarios/wireless-shared-channel.toml");
 /// The mobile counts of the extension.
@@ -14,53 +21,103 @@ pub(super) const SHARED_KBPS: u32 = 1000;
 
 /// The extension's scenario with `n` mobiles `ms1..msN` behind one 1 Mb/s radio channel: the
 /// study's topology and TCP settings, the radio link's far end a node `air` joined to each
-/// mobile by an ideal hop (1000 Gb/s, no delay: 8.3 ns per packet), one flow per mobile.
-pub(super) fn shared_scenario(n: usize) -> String {
-    let mut s = String::from(
-        "# Study 2's extension \"several mobiles sharing one radio channel\" \
-         (spec/2-wireless-bs-buffer.md §4):\n\
-         # N mobiles behind one 1 Mb/s radio channel; the base station keeps one downlink queue per\n\
-         # mobile behind the channel's one transmitter, served round robin (one packet per backlogged\n\
-         # mobile in turn), and writes each mobile's own queue occupancy into its packets. One bulk\n\
-         # Reno transfer from the server to each mobile. As written, every mobile advertises the\n\
-         # fixed 16 KiB window; the proposal adds\n\
-         #   --set 'tcp.bs_buffer={ w_max = \"16KiB\", alpha = 0.5 }'\n\
-         # `packetsim reproduce wireless-bs-buffer` writes this file for 1, 2, 4 and 8 mobiles\n\
-         # (this is the 2-mobile one) and runs it with such overrides.\n\n\
-         [simulation]\nduration = \"100s\"\n\n\
-         [tcp]\nvariant = \"reno\"\nmss = 1000\ninitial_cwnd = 1\nrcv_window = \"16KiB\"\n\
-         rto_initial = \"3s\"\nrto_min = \"200ms\"\nrto_max = \"64s\"\ngranularity = \"100ms\"\n\
-         recover_guard = \"none\"\ndupack_same_window = false\nreconnection_acks = 3\n\n\
-         [nodes.server]\n[nodes.bs]\n[nodes.air]                    # stands for the radio channel's far side\n",
-    );
-    for i in 1..=n {
-        let _ = writeln!(s, "[nodes.ms{i}]");
+/// mobile by an ideal hop (1000 Gb/s, no delay: 8.3 ns per packet), one flow per mobile
+/// starting at `starts[i]` (0.5 s for any not given), the channel served by `scheduler`.
+/// For two mobiles, round robin and no starts it is scenarios/wireless-shared-channel.toml.
+pub(super) fn shared_scenario(
+    n: usize,
+    starts: &[Dur],
+    scheduler: SchedulerSpec,
+) -> Result<ScenarioBuilder, String> {
+    let mut b = ScenarioBuilder::new("scenarios/wireless-shared-channel.toml");
+    b.duration(Dur::from_secs(100)).tcp(&TcpKeys {
+        variant: Some(Variant::Reno),
+        mss: Some(1000),
+        initial_cwnd: Some(1),
+        rcv_window: Some(16 * 1024),
+        rto_initial: Some(Dur::from_secs(3)),
+        rto_min: Some(Dur::from_millis(200)),
+        rto_max: Some(Dur::from_secs(64)),
+        granularity: Some(Dur::from_millis(100)),
+        recover_guard: Some(false),
+        dupack_same_window: Some(false),
+        reconnection_acks: Some(3),
+        ..TcpKeys::default()
+    });
+    let mobiles: Vec<String> = (1..=n).map(|i| format!("ms{i}")).collect();
+    b.node("server").node("bs").node("air");
+    for m in &mobiles {
+        b.node(m);
     }
-    let mobiles: Vec<String> = (1..=n).map(|i| format!("\"ms{i}\"")).collect();
-    let _ = write!(
-        s,
-        "\n[links.wired]\na = \"server\"\nb = \"bs\"\nrate = \"10Mbps\"\ndelay = \"25ms\"\n\
-         queue = {{ limit = 50 }}\n\n\
-         [links.radio]\na = \"bs\"\nb = \"air\"\nkind = \"radio\"\ndownlink = \"a_to_b\"\n\
-         rate = \"1Mbps\"\ndelay = \"2ms\"\n\
-         queue = {{ limit = 100 }}       # each mobile's queue at the base station\n\
-         shared_channel = {{ mobiles = [{}], scheduler = \"round_robin\" }}\n",
-        mobiles.join(", ")
-    );
-    for i in 1..=n {
-        let _ = write!(
-            s,
-            "\n[links.air_ms{i}]\na = \"air\"\nb = \"ms{i}\"\nrate = \"1000Gbps\"\ndelay = \"0s\"\n"
-        );
+    let packets = |n| {
+        Some(QueueSpec::DropTail {
+            limit: QueueLimit::Packets(n),
+            ns2_limit: false,
+        })
+    };
+    b.link(
+        "wired",
+        &LinkKeys {
+            queue: packets(50),
+            ..LinkKeys::new("server", "bs", Rate(10_000_000), Dur::from_millis(25))
+        },
+    )?
+    .link(
+        "radio",
+        &LinkKeys {
+            queue: packets(100),
+            radio_downlink: Some(ErrorDirection::AToB),
+            shared_channel: Some(SharedChannel {
+                mobiles: mobiles.clone(),
+                scheduler,
+                weights: vec![1; n],
+            }),
+            ..LinkKeys::new(
+                "bs",
+                "air",
+                Rate(u64::from(SHARED_KBPS) * 1000),
+                Dur::from_millis(2),
+            )
+        },
+    )?;
+    for m in &mobiles {
+        let hop = LinkKeys::new("air", m, Rate(1_000_000_000_000), Dur::ZERO);
+        b.link(&format!("air_{m}"), &hop)?;
     }
-    for i in 1..=n {
-        let _ = write!(
-            s,
-            "\n[flows.f{i}]\nfrom = \"server\"\nto = \"ms{i}\"\nstart = \"0.5s\"            \
-             # the study draws it uniformly in [0, 1] s per seed\n"
-        );
+    for (i, m) in mobiles.iter().enumerate() {
+        let flow = FlowKeys {
+            from: "server".into(),
+            to: m.clone(),
+            start: Some(starts.get(i).copied().unwrap_or(Dur::from_millis(500))),
+            kind: Sends::Tcp(TcpKeys::default()),
+            diffserv: None,
+        };
+        b.flow(&format!("f{}", i + 1), &flow)?;
     }
-    s
+    Ok(b)
+}
+
+/// The scenario of one shared-channel run: [`shared_scenario`] of `n` with the flows' starts
+/// drawn from `seed` (uniform in [0, 1] s, to the microsecond), `scheduler` ("round_robin"
+/// or "priority") and the `window` label's `tcp` overrides.
+pub(super) fn shared_run_scenario(
+    n: usize,
+    window: &str,
+    scheduler: &str,
+    seed: u64,
+) -> Result<Scenario, String> {
+    let mut rng = Rng::for_component(seed, "studies.wireless-bs-buffer.shared.start");
+    let starts: Vec<Dur> = (0..n)
+        .map(|_| Dur::from_micros(shape::micros(rng.uniform())))
+        .collect();
+    let scheduler = match scheduler {
+        "round_robin" => SchedulerSpec::Wrr,
+        "priority" => SchedulerSpec::Priority,
+        other => return Err(format!("unknown shared-channel scheduler {other:?}")),
+    };
+    shared_scenario(n, &starts, scheduler)?
+        .build_with(&overrides(&window_sets(window, 0.5))?)
+        .map_err(|e| e.to_string())
 }
 
 pub(super) fn at_nw(n: usize, w: &str) -> Vec<(&'static str, String)> {
