@@ -806,6 +806,8 @@ fn vname(v: Variant) -> &'static str {
         Variant::Dctcp => "DCTCP",
         Variant::Bbr => "BBR",
         Variant::Vegas => "Vegas",
+        // A variant added to the registry later is labelled by its scenario spelling.
+        other => other.name(),
     }
 }
 
