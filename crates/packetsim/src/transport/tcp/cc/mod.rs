@@ -336,7 +336,9 @@ macro_rules! stateful_cc {
             fn pacing_allows(&mut self, now: Time, mss: u32) -> bool {
                 each_row!(self, [$($($C)+)*], c => CongestionControl::pacing_allows(c, now, mss))
             }
-            #[inline(never)]
+            // Inline: a field read for BBR, and a call here would make the sender's
+            // `next_timeout` set up a frame on every call.
+            #[inline(always)]
             fn pacing_wakeup(&self) -> Option<Time> {
                 each_row!(self, [$($($C)+)*], c => CongestionControl::pacing_wakeup(c))
             }
