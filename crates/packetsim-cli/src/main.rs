@@ -58,6 +58,11 @@ enum Cmd {
         /// Print nothing but errors.
         #[arg(long)]
         quiet: bool,
+        /// Show the run's progress (simulated time) on standard error: a bar on a terminal,
+        /// where it is shown anyway unless --quiet; elsewhere a line at every 10%. Never in
+        /// an output file.
+        #[arg(long)]
+        progress: bool,
         /// Write one pcap file per link direction into DIR (the scenario's `[trace]` table
         /// chooses directions, flows, time window and snap length; default: every direction).
         #[arg(long, value_name = "DIR")]
@@ -506,6 +511,7 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
             seed,
             out,
             quiet,
+            progress,
             pcap,
             trace,
             max_memory,
@@ -541,8 +547,28 @@ fn dispatch(cmd: Cmd) -> Result<(), Failure> {
                     sets.push(begin_set(dir)?);
                 }
             }
-            let (outcome, traced) =
-                scenario::run_traced(&sc, seed, pcap.as_deref(), trace.as_deref())?;
+            let mut shown = RunProgress::new(progress, quiet);
+            let shown_any = shown.is_some();
+            let mut update = |now, end| {
+                if let Some(p) = shown.as_mut() {
+                    p.update(now, end);
+                }
+            };
+            let report_to: Option<&mut dyn FnMut(_, _)> = match shown_any {
+                true => Some(&mut update),
+                false => None,
+            };
+            let (outcome, traced) = scenario::run_traced_with_progress(
+                &sc,
+                seed,
+                pcap.as_deref(),
+                trace.as_deref(),
+                report_to,
+            )?;
+            if let Some(p) = shown.as_mut() {
+                p.finish(outcome.world.span(), outcome.world.end());
+            }
+            drop(shown);
             report::write_run(&out, &outcome.summary, &outcome.world)
                 .map_err(|e| format!("{}: {e}", out.display()))?;
             report::write_atomic(&out.join("scenario.toml"), &sc.text)
@@ -1019,4 +1045,88 @@ fn make_executable(path: &Path) -> Result<(), String> {
     let mut perm = std::fs::metadata(path).map_err(err)?.permissions();
     perm.set_mode(perm.mode() | 0o111);
     std::fs::set_permissions(path, perm).map_err(err)
+}
+
+/// `packetsim run`'s progress on standard error: an indicatif bar of the simulated time on a
+/// terminal (unless --quiet), or with --progress elsewhere a line at every 10% (a log file or
+/// a pipe gets no bar's control characters). `None` when nothing is shown.
+enum RunProgress {
+    Bar(indicatif::ProgressBar),
+    Lines { next_tenth: u64 },
+}
+
+impl RunProgress {
+    fn new(forced: bool, quiet: bool) -> Option<RunProgress> {
+        use std::io::IsTerminal;
+        let terminal = std::io::stderr().is_terminal();
+        if terminal && (forced || !quiet) {
+            let bar = indicatif::ProgressBar::with_draw_target(
+                Some(scenario::PROGRESS_STEPS),
+                indicatif::ProgressDrawTarget::stderr(),
+            );
+            let style = indicatif::ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {wide_bar} {msg}, ETA {eta}",
+            )
+            .expect("the template is valid");
+            bar.set_style(style);
+            Some(RunProgress::Bar(bar))
+        } else if forced {
+            Some(RunProgress::Lines { next_tenth: 1 })
+        } else {
+            None
+        }
+    }
+}
+
+impl RunProgress {
+    /// The run has simulated up to `now` of `end`.
+    fn update(&mut self, now: packetsim_kernel::Time, end: packetsim_kernel::Time) {
+        let secs = |t: packetsim_kernel::Time| t.0 as f64 / 1e9;
+        let permille = if end.0 == 0 {
+            1000
+        } else {
+            (now.0 as u128 * 1000 / end.0 as u128).min(1000) as u64
+        };
+        match self {
+            RunProgress::Bar(bar) => {
+                bar.set_position(permille * scenario::PROGRESS_STEPS / 1000);
+                bar.set_message(format!("{:.3} of {:.3} s simulated", secs(now), secs(end)));
+            }
+            RunProgress::Lines { next_tenth } => {
+                while *next_tenth <= 10 && permille >= *next_tenth * 100 {
+                    eprintln!(
+                        "progress: {}% ({:.3} of {:.3} s simulated)",
+                        *next_tenth * 10,
+                        secs(now),
+                        secs(end)
+                    );
+                    *next_tenth += 1;
+                }
+            }
+        }
+    }
+}
+
+impl RunProgress {
+    /// The run is over at `span` (before `end` when its transfers all finished first).
+    fn finish(&mut self, span: packetsim_kernel::Time, end: packetsim_kernel::Time) {
+        if let RunProgress::Lines { next_tenth } = self {
+            if *next_tenth <= 10 {
+                eprintln!(
+                    "progress: done, every transfer finished at {:.3} s (of at most {:.3} s)",
+                    span.0 as f64 / 1e9,
+                    end.0 as f64 / 1e9
+                );
+                *next_tenth = 11;
+            }
+        }
+    }
+}
+
+impl Drop for RunProgress {
+    fn drop(&mut self) {
+        if let RunProgress::Bar(bar) = self {
+            bar.finish_and_clear();
+        }
+    }
 }

@@ -2032,3 +2032,113 @@ fn sweep_defaults_its_output_folder_like_run() {
     assert_eq!(delivered(), ["200000.0", "200000.0"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 37 item 7: a long single `run` shows its progress on standard error, with --progress
+/// as lines at every 10% where stderr is not a terminal (here), and not at all without it;
+/// progress runs the simulated time in slices (`World::run_until`), and every output file
+/// stays the same bytes as one uninterrupted run: runs that end at their duration, runs that
+/// end when their transfers finish (SCTP, the fat-tree workload), sampled series, flow
+/// monitor, cell links and an event trace.
+#[test]
+fn run_progress_leaves_every_output_file_as_it_was() {
+    let dir = tmp("run-progress");
+    let cases: [(&str, &[&str]); 4] = [
+        (
+            "scenarios/dumbbell.toml",
+            &[
+                "--seed",
+                "5",
+                "--set",
+                "simulation.flow_monitor=true",
+                "--set",
+                "tcp.ecn=true",
+                "--set",
+                "links.bottleneck.queue={kind=\"red\",red={min_th=5,max_th=15,max_p=0.1,limit=50,ecn=\"standard\"}}",
+                "--set",
+                "simulation.duration=\"8s\"",
+            ],
+        ),
+        ("scenarios/sctp-multihoming.toml", &["--seed", "2"]),
+        ("scenarios/workloads/fat-tree-permutation.toml", &["--seed", "1"]),
+        ("scenarios/atm-two-senders.toml", &["--seed", "7"]),
+    ];
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    for (i, (file, extra)) in cases.iter().enumerate() {
+        let scenario = root.join(file);
+        let mut outs = Vec::new();
+        for progress in [false, true] {
+            let out = dir.join(format!("{i}-{progress}"));
+            let trace = out.join("trace");
+            let mut args = vec![
+                "run",
+                scenario.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+                "--trace",
+                trace.to_str().unwrap(),
+            ];
+            args.extend_from_slice(extra);
+            if progress {
+                args.push("--progress");
+            }
+            let r = packetsim(&args);
+            let err = String::from_utf8_lossy(&r.stderr).into_owned();
+            assert!(r.status.success(), "{file}: {err}");
+            if progress {
+                let lines: Vec<&str> = err
+                    .lines()
+                    .filter(|l| l.starts_with("progress: "))
+                    .collect();
+                let last = lines.last().copied().unwrap_or_default();
+                if i == 0 {
+                    // Ends at its duration: a line at every 10%.
+                    assert_eq!(lines.len(), 10, "{file}: {err}");
+                    assert!(lines[0].starts_with("progress: 10% ("), "{file}: {err}");
+                    assert_eq!(
+                        last, "progress: 100% (8.000 of 8.000 s simulated)",
+                        "{file}"
+                    );
+                } else if i == 1 {
+                    // Ends when its transfers have finished (the SCTP association shut
+                    // down, long before the 3600 s cap): the last line says when.
+                    assert!(
+                        last.starts_with("progress: done, every transfer finished at ")
+                            && last.ends_with(" s (of at most 3600.000 s)"),
+                        "{file}: {err}"
+                    );
+                } else {
+                    assert!(
+                        last.starts_with("progress: 100% (")
+                            || last.starts_with("progress: done, every transfer finished at "),
+                        "{file}: {err}"
+                    );
+                }
+            } else {
+                assert!(!err.contains("progress"), "{file}: {err}");
+            }
+            outs.push((snapshot(&out), r.stdout));
+        }
+        let (plain, plain_stdout) = &outs[0];
+        let (shown, shown_stdout) = &outs[1];
+        assert!(plain.contains_key("flows.csv") && plain.contains_key("trace/events.csv"));
+        assert_eq!(
+            plain.keys().collect::<Vec<_>>(),
+            shown.keys().collect::<Vec<_>>(),
+            "{file}"
+        );
+        for (name, bytes) in plain {
+            assert!(
+                shown[name] == *bytes,
+                "{file}: {name} differs with --progress"
+            );
+        }
+        let table = |b: &[u8]| {
+            String::from_utf8_lossy(b)
+                .lines()
+                .filter(|l| !l.starts_with("wrote ") && !l.ends_with(" s wall"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        assert_eq!(table(plain_stdout), table(shown_stdout), "{file}");
+    }
+}

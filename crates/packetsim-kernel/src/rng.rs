@@ -1,8 +1,25 @@
 //! Seeded random streams. Each component draws from its own stream, derived from the run seed
 //! and the component's name, so adding a component never changes another component's numbers.
 //!
-//! The generator is xoshiro256++ (Blackman and Vigna), seeded through SplitMix64; the name is
-//! hashed with 64-bit FNV-1a, which is stable across Rust versions (std's hasher is not).
+//! The generator is xoshiro256++ (Blackman and Vigna) seeded through SplitMix64, both from the
+//! rand_xoshiro crate: its `Xoshiro256PlusPlus::seed_from_u64` fills the four state words with
+//! four SplitMix64 outputs, which is how this module seeded its own copy of the generator, so
+//! every stream is the one it was (pinned by `streams_are_the_pinned_xoshiro256pp_streams`).
+//!
+//! What stays here, and why:
+//! - the conversions from 64 random bits (`uniform`, `below`, `exponential`): fixed formulas a
+//!   library would replace by its own (rand's `Standard` takes the same 53 bits, but its ranges
+//!   and exponential sampler are different algorithms), which would change every derived number;
+//! - the normal sampler (Box-Muller, cosine branch, two uniforms a call): rand_distr's `Normal`
+//!   uses the Ziggurat method, which maps the same bits to other values and takes a variable
+//!   number of them, so every stream with a normal draw would change from its first draw on;
+//! - [`mix_seed`]'s SplitMix64 step: it feeds input words into the state between steps, which
+//!   rand_xoshiro's `SplitMix64` (state private) cannot do;
+//! - [`fnv1a`] of component names and sweep assignments: the seeds of every stream derive from
+//!   it, so it is part of the streams' definition (it is not used for file integrity: output
+//!   manifests and experiment keys use SHA-256).
+use rand_xoshiro::rand_core::{RngCore, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
 
 /// 64-bit FNV-1a of `bytes`.
 pub fn fnv1a(bytes: &[u8]) -> u64 {
@@ -39,39 +56,32 @@ pub fn mix_seed(parts: &[u64]) -> u64 {
 /// same numbers.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rng {
-    s: [u64; 4],
+    g: Xoshiro256PlusPlus,
 }
 
 impl Rng {
     /// The stream of component `name` in the run seeded with `seed`.
     pub fn for_component(seed: u64, name: &str) -> Rng {
-        Rng::from_seed(seed ^ fnv1a(name.as_bytes()).rotate_left(17))
+        Rng::from_seed(Rng::component_seed(seed, name))
+    }
+
+    /// The raw seed of [`Rng::for_component`]'s stream: `Rng::from_seed` of it is that stream
+    /// (for a component that builds its stream only when it needs one).
+    pub fn component_seed(seed: u64, name: &str) -> u64 {
+        seed ^ fnv1a(name.as_bytes()).rotate_left(17)
     }
 
     /// A stream from a raw 64-bit seed.
     pub fn from_seed(seed: u64) -> Rng {
-        let mut sm = seed;
-        let s = [
-            splitmix64(&mut sm),
-            splitmix64(&mut sm),
-            splitmix64(&mut sm),
-            splitmix64(&mut sm),
-        ];
-        Rng { s }
+        Rng {
+            g: Xoshiro256PlusPlus::seed_from_u64(seed),
+        }
     }
 
     /// The next 64 random bits.
+    #[inline]
     pub fn next_u64(&mut self) -> u64 {
-        let s = &mut self.s;
-        let result = s[0].wrapping_add(s[3]).rotate_left(23).wrapping_add(s[0]);
-        let t = s[1] << 17;
-        s[2] ^= s[0];
-        s[3] ^= s[1];
-        s[1] ^= s[2];
-        s[0] ^= s[3];
-        s[2] ^= t;
-        s[3] = s[3].rotate_left(45);
-        result
+        self.g.next_u64()
     }
 
     /// A uniform float in [0, 1) with 53 bits of precision.
@@ -159,6 +169,42 @@ mod tests {
             "P(|X| < 1) = {within_one}"
         );
     }
+
+    // The streams are the ones this module's own xoshiro256++ gave before rand_xoshiro
+    // (recorded from it): state = four SplitMix64 outputs of the seed, then
+    // result = rotl(s0 + s3, 23) + s0 (Blackman and Vigna, xoshiro256plusplus.c).
+    #[test]
+    fn streams_are_the_pinned_xoshiro256pp_streams() {
+        let reference = |seed: u64, n: usize| {
+            let mut sm = seed;
+            let mut s = [0u64; 4];
+            for w in &mut s {
+                *w = splitmix64(&mut sm);
+            }
+            (0..n)
+                .map(|_| {
+                    let result = s[0].wrapping_add(s[3]).rotate_left(23).wrapping_add(s[0]);
+                    let t = s[1] << 17;
+                    s[2] ^= s[0];
+                    s[3] ^= s[1];
+                    s[1] ^= s[2];
+                    s[0] ^= s[3];
+                    s[2] ^= t;
+                    s[3] = s[3].rotate_left(45);
+                    result
+                })
+                .collect::<Vec<u64>>()
+        };
+        for seed in [0, 1, 7, 42, u64::MAX, 0x9e37_79b9_7f4a_7c15] {
+            let mut r = Rng::from_seed(seed);
+            let got: Vec<u64> = (0..1000).map(|_| r.next_u64()).collect();
+            assert_eq!(got, reference(seed, 1000), "seed {seed}");
+        }
+        let mut r = Rng::for_component(1, "links.bottleneck.ab");
+        assert_eq!(r.next_u64(), PINNED_FIRST);
+    }
+    // Recorded with the hand-written generator of main at 005968f.
+    const PINNED_FIRST: u64 = 3_434_670_416_267_003_345;
 
     #[test]
     fn mixed_seeds_differ_per_part() {

@@ -832,12 +832,12 @@ impl NativeSweep {
             }
             let code = std::fs::read(&code_file)
                 .map_err(|e| Failure::Runtime(format!("{code_file}: {e}")))?;
-            let hash = packetsim::kernel::rng::fnv1a(sc.text.as_bytes());
+            let hash = packetsim::experiment::content_hash(sc.text.as_bytes());
             let experiment_key = format!(
                 "{}@{}+py.{:016x}#{hash:016x}",
                 sc.origin,
                 env!("CARGO_PKG_VERSION"),
-                packetsim::kernel::rng::fnv1a(&code)
+                packetsim::experiment::content_hash(&code)
             );
             Ok(SweepSpec {
                 experiment_key,

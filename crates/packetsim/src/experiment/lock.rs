@@ -2,8 +2,8 @@
 //! exclusive advisory lock on `DIR/.packetsim.lock` while they write `DIR`. A second writer is
 //! refused with an error naming the directory and the holder's process id, instead of both
 //! reporting success while only the last one's files survive. The lock is the operating
-//! system's (`flock`), so a killed writer (even `kill -9`) releases it; the file itself stays
-//! and is harmless.
+//! system's (`flock` on Unix, `LockFileEx` on Windows, through the fs4 crate), so a killed
+//! writer (even `kill -9`) releases it; the file itself stays and is harmless.
 //!
 //! Taking the lock also removes the temporaries ([`write_atomic`](super::aggregate::write_atomic)
 //! names them `.NAME.tmp-PID`) that a killed writer left behind: no other writer can be
@@ -65,9 +65,10 @@ pub fn lock_dir(dir: &Path) -> Result<DirLock, LockError> {
         .truncate(false)
         .open(&path)
         .map_err(io(&path))?;
-    match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
+    // fs4's trait method by its path: std's own File::try_lock (Rust 1.89) would shadow it.
+    match fs4::FileExt::try_lock(&file) {
         Ok(()) => {}
-        Err(e) if e == rustix::io::Errno::WOULDBLOCK => {
+        Err(fs4::TryLockError::WouldBlock) => {
             let mut held = String::new();
             let _ = file.read_to_string(&mut held);
             let holder = match held.trim() {
@@ -79,7 +80,7 @@ pub fn lock_dir(dir: &Path) -> Result<DirLock, LockError> {
                 holder,
             });
         }
-        Err(e) => return Err(io(&path)(e.into())),
+        Err(fs4::TryLockError::Error(e)) => return Err(io(&path)(e)),
     }
     file.set_len(0).map_err(io(&path))?;
     file.rewind().map_err(io(&path))?;

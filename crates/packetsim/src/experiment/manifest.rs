@@ -2,7 +2,7 @@
 //! finished by a manifest written last, so a reader can always tell a complete set from an
 //! interrupted one.
 //!
-//! `DIR/manifest.txt` lists every file of the set with its 64-bit FNV-1a hash and size. A
+//! `DIR/manifest.txt` lists every file of the set with its SHA-256 hash and size. A
 //! directory whose manifest is present and matches its files is complete; a directory without
 //! one (or whose files differ from it) is incomplete: a command is writing it or was killed
 //! while writing it. [`verify`] checks a directory; `packetsim verify DIR` prints the answer.

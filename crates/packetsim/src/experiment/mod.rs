@@ -24,7 +24,7 @@
 //! or completion order. The experiment key must change whenever the scenario text or the code
 //! changes, or stale runs would be reused; choosing it is the caller's job.
 //!
-//! Uses: the kernel crate (`rng::mix_seed`, `stats`), rusqlite, rayon, indicatif. No other
+//! Uses: the kernel crate (`rng::mix_seed`, `stats`), rusqlite, rayon, indicatif, sha2, fs4. No other
 //! packetsim layer.
 
 pub mod aggregate;
@@ -55,11 +55,22 @@ pub use sweep::{
 
 /// An experiment key for `label` (e.g. the scenario file name or a study's experiment name)
 /// that changes whenever the scenario text or the code changes: `label@CODE_VERSION#HASH`,
-/// HASH = 64-bit FNV-1a of the scenario text in hex. Callers with other inputs that change
+/// HASH = [`content_hash`] of the scenario text in hex. Callers with other inputs that change
 /// results (fixed overrides) should fold them into `scenario_text`.
 pub fn experiment_key(label: &str, scenario_text: &str) -> String {
-    let hash = packetsim_kernel::rng::fnv1a(scenario_text.as_bytes());
+    let hash = content_hash(scenario_text.as_bytes());
     format!("{label}@{}#{hash:016x}", code_version())
+}
+
+/// The first 64 bits (big-endian) of the SHA-256 of `bytes`: what experiment keys and code
+/// versions name a scenario text or an executable by. (Until 2026-12-07 this was 64-bit
+/// FNV-1a, which is not collision-resistant; stores written before then simply miss.)
+pub fn content_hash(bytes: &[u8]) -> u64 {
+    use sha2::Digest;
+    let d = sha2::Sha256::digest(bytes);
+    let mut first = [0u8; 8];
+    first.copy_from_slice(&d[..8]);
+    u64::from_be_bytes(first)
 }
 
 /// The version of the code computing results: the package version plus a hash of the running
@@ -73,7 +84,7 @@ pub fn code_version() -> &'static str {
             Ok(bytes) => format!(
                 "{}+exe.{:016x}",
                 env!("CARGO_PKG_VERSION"),
-                packetsim_kernel::rng::fnv1a(&bytes)
+                content_hash(&bytes)
             ),
             Err(_) => env!("CARGO_PKG_VERSION").to_string(),
         }

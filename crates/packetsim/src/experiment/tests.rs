@@ -674,3 +674,15 @@ fn identical_replications_are_reported_per_point() {
     .unwrap();
     assert!(report.identical_points().is_empty());
 }
+
+/// Experiment keys name a scenario text by the first 64 bits of its SHA-256 (FIPS 180-4's
+/// example: SHA-256("abc") = ba7816bf 8f01cfea ...).
+#[test]
+fn content_hash_is_the_first_64_bits_of_sha256() {
+    assert_eq!(super::content_hash(b"abc"), 0xba78_16bf_8f01_cfea);
+    let key = super::experiment_key("x.toml", "abc");
+    assert!(
+        key.starts_with("x.toml@") && key.ends_with("#ba7816bf8f01cfea"),
+        "{key}"
+    );
+}

@@ -114,7 +114,7 @@ impl Net {
     #[inline(never)]
     fn next_hop_special(&mut self, now: Time, node: NodeId, dst: Addr) -> Next {
         let n = &self.nodes[node.idx()];
-        if let Some(&(_, el)) = n.intercepts.iter().find(|(a, _)| *a == dst) {
+        if let Some(&(_, el)) = n.extra().intercepts.iter().find(|(a, _)| *a == dst) {
             return Next::Element(el);
         }
         self.next_hop_routed(now, node, dst)
@@ -124,10 +124,10 @@ impl Net {
     /// static table (no local delivery, no interception).
     pub fn next_hop_routed(&mut self, now: Time, node: NodeId, dst: Addr) -> Next {
         let n = &mut self.nodes[node.idx()];
-        if let Some(i) = n.host_routes.iter().position(|r| r.dst == dst) {
-            let r = n.host_routes[i];
+        if let Some(i) = n.extra().host_routes.iter().position(|r| r.dst == dst) {
+            let r = n.extra().host_routes[i];
             if r.expires.is_some_and(|t| now >= t) {
-                n.host_routes.remove(i);
+                n.extra_mut().host_routes.remove(i);
                 n.refresh();
             } else if r.via.len == 1 {
                 return Next::Egress(r.via.hops[0]);
@@ -162,9 +162,10 @@ impl Net {
             "a host route at {} leaves by an egress of another node",
             n.name
         );
-        match n.host_routes.iter_mut().find(|r| r.dst == route.dst) {
+        let host_routes = &mut n.extra_mut().host_routes;
+        match host_routes.iter_mut().find(|r| r.dst == route.dst) {
             Some(r) => *r = route,
-            None => n.host_routes.push(route),
+            None => host_routes.push(route),
         }
         n.refresh();
     }
@@ -172,8 +173,8 @@ impl Net {
     /// Removes the host route for `dst` at `node`, if any; returns it.
     pub fn remove_route(&mut self, node: NodeId, dst: Addr) -> Option<HostRoute> {
         let n = &mut self.nodes[node.idx()];
-        let i = n.host_routes.iter().position(|r| r.dst == dst)?;
-        let r = n.host_routes.remove(i);
+        let i = n.extra().host_routes.iter().position(|r| r.dst == dst)?;
+        let r = n.extra_mut().host_routes.remove(i);
         n.refresh();
         Some(r)
     }
@@ -181,6 +182,7 @@ impl Net {
     /// The host route for `dst` at `node`, live or not yet found expired.
     pub fn host_route(&self, node: NodeId, dst: Addr) -> Option<&HostRoute> {
         self.nodes[node.idx()]
+            .extra()
             .host_routes
             .iter()
             .find(|r| r.dst == dst)
@@ -195,15 +197,18 @@ impl Net {
     /// Hands every packet for `dst` arriving at `node` (and not owned by it) to `element`.
     pub fn intercept(&mut self, node: NodeId, dst: Addr, element: ElementId) {
         let n = &mut self.nodes[node.idx()];
-        n.intercepts.retain(|(a, _)| *a != dst);
-        n.intercepts.push((dst, element));
+        let x = n.extra_mut();
+        x.intercepts.retain(|(a, _)| *a != dst);
+        x.intercepts.push((dst, element));
         n.refresh();
     }
 
     /// Stops handing packets for `dst` at `node` to an element.
     pub fn release(&mut self, node: NodeId, dst: Addr) {
         let n = &mut self.nodes[node.idx()];
-        n.intercepts.retain(|(a, _)| *a != dst);
+        if let Some(x) = n.extra.as_deref_mut() {
+            x.intercepts.retain(|(a, _)| *a != dst);
+        }
         n.refresh();
     }
 
@@ -211,7 +216,7 @@ impl Net {
     /// added before it).
     pub fn watch(&mut self, node: NodeId, element: ElementId) {
         let n = &mut self.nodes[node.idx()];
-        n.elements.push(element);
+        n.extra_mut().elements.push(element);
         n.refresh();
     }
 }

@@ -53,22 +53,47 @@ pub struct Node {
     pub routes: RouteTable,
     /// Egresses leaving this node, in link order.
     pub egresses: Vec<EgressId>,
-    /// Host routes installed at run time (few: searched in order).
-    host_routes: Vec<HostRoute>,
-    /// Addresses whose packets are handed to an element here.
-    intercepts: Vec<(Addr, ElementId)>,
-    /// Elements at this node, in the order they see arriving packets.
-    elements: Vec<ElementId>,
+    /// Host routes, interceptions and elements, once any is set (most nodes have none).
+    extra: Option<Box<NodeExtras>>,
     /// No host route, interception or watching element: forwarding's fast path (one load).
     plain: bool,
     /// Equal-cost groups at this node ([`Net::enable_ecmp`]): off the fast path.
     multipath: bool,
 }
 
+/// What a node may have besides its routes: boxed in [`Node`], which most nodes leave empty.
+#[derive(Debug, Default)]
+pub(crate) struct NodeExtras {
+    /// Host routes installed at run time (few: searched in order).
+    pub(crate) host_routes: Vec<HostRoute>,
+    /// Addresses whose packets are handed to an element here.
+    pub(crate) intercepts: Vec<(Addr, ElementId)>,
+    /// Elements at this node, in the order they see arriving packets.
+    pub(crate) elements: Vec<ElementId>,
+}
+
+/// The extras of a node that has none.
+static NO_EXTRAS: NodeExtras = NodeExtras {
+    host_routes: Vec::new(),
+    intercepts: Vec::new(),
+    elements: Vec::new(),
+};
+
 impl Node {
     /// Elements at this node that see arriving packets, in order.
     pub fn elements(&self) -> &[ElementId] {
-        &self.elements
+        &self.extra().elements
+    }
+
+    /// Host routes, interceptions and elements.
+    #[inline]
+    pub(crate) fn extra(&self) -> &NodeExtras {
+        self.extra.as_deref().unwrap_or(&NO_EXTRAS)
+    }
+
+    /// Host routes, interceptions and elements, to change them.
+    pub(crate) fn extra_mut(&mut self) -> &mut NodeExtras {
+        self.extra.get_or_insert_with(Default::default)
     }
 
     /// Whether no host route, interception or watching element is set here.
@@ -78,9 +103,10 @@ impl Node {
     }
 
     fn refresh(&mut self) {
-        self.plain = self.host_routes.is_empty()
-            && self.intercepts.is_empty()
-            && self.elements.is_empty()
+        let x = self.extra();
+        self.plain = x.host_routes.is_empty()
+            && x.intercepts.is_empty()
+            && x.elements.is_empty()
             && !self.multipath;
     }
 }
@@ -148,9 +174,7 @@ impl Net {
             addrs: vec![addr],
             routes: RouteTable::default(),
             egresses: Vec::new(),
-            host_routes: Vec::new(),
-            intercepts: Vec::new(),
-            elements: Vec::new(),
+            extra: None,
             plain: true,
             multipath: false,
         });
@@ -200,8 +224,9 @@ impl Net {
                 self.nodes[from.idx()].name,
                 self.nodes[to.idx()].name
             );
-            let rng = Rng::for_component(seed, &format!("links.{ename}"));
-            self.egresses.push(Egress::new(ename, id, from, to, p, rng));
+            let seed = Rng::component_seed(seed, &format!("links.{ename}"));
+            self.egresses
+                .push(Egress::new(ename, id, from, to, p, seed));
             self.nodes[from.idx()].egresses.push(eid);
             eid
         };

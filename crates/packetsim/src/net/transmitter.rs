@@ -101,6 +101,71 @@ pub struct ErrorModel {
     pub drop_list: Vec<u64>,
 }
 
+/// The error model of a direction that has none ([`Egress::errors`] when nothing was set).
+static NO_ERRORS: ErrorModel = ErrorModel {
+    loss: 0.0,
+    ber: 0.0,
+    outages: Vec::new(),
+    before_queue: false,
+    drop_list: Vec::new(),
+};
+
+/// A direction's error model with its random stream and its position in the drop list:
+/// boxed in [`Egress`], which holds one only once an error model was set (most directions
+/// have none).
+#[derive(Debug)]
+struct Lossy {
+    errors: ErrorModel,
+    /// The error model's random stream (`Rng::from_seed(Egress::seed)` when made).
+    rng: Rng,
+    /// [`ErrorModel::drop_list`]: packets its error model has seen, and the next list entry.
+    list_pos: (u64, usize),
+}
+
+impl Lossy {
+    /// Whether the error model loses the next packet it sees, of `size` bytes: the random
+    /// draw (made whether or not the packet is listed, so the list leaves the random fates
+    /// as they were), or the packet's index in [`ErrorModel::drop_list`].
+    #[inline]
+    fn errs(&mut self, size: u32) -> bool {
+        let random = self.errors.corrupts(&mut self.rng, size);
+        if self.errors.drop_list.is_empty() {
+            return random;
+        }
+        let (seen, next) = &mut self.list_pos;
+        let listed = self.errors.drop_list.get(*next) == Some(seen);
+        *next += listed as usize;
+        *seen += 1;
+        random || listed
+    }
+
+    /// Whether a packet on the wire from `from` until it arrives at `to` meets a scheduled
+    /// outage.
+    #[inline]
+    fn down_during(&self, from: Time, to: Time) -> bool {
+        !self.errors.outages.is_empty() && self.errors.down_during(from, to)
+    }
+}
+
+/// The hooks of a direction that has any (boxed in [`Egress`]).
+#[derive(Debug, Default)]
+struct Hooks {
+    arrival: Vec<ArrivalHook>,
+    dequeue: Vec<DequeueHook>,
+}
+
+/// The admission policy's random stream of the direction whose error stream is
+/// `Rng::from_seed(seed)` (RED's drop decisions).
+fn queue_stream(seed: u64) -> Rng {
+    Rng::from_seed(Rng::from_seed(seed).next_u64() ^ 0x5157_5545_5545_0000)
+}
+
+/// `slot`'s admission stream, made the first time a discipline asks for it.
+#[inline]
+fn queue_rng(slot: &mut Option<Box<Rng>>, seed: u64) -> &mut Rng {
+    slot.get_or_insert_with(|| Box::new(queue_stream(seed)))
+}
+
 impl ErrorModel {
     /// No random loss, no bit errors, no scheduled outage.
     #[inline]
@@ -254,8 +319,9 @@ pub struct Egress {
     pub rate: Rate,
     /// One-way propagation delay.
     pub delay: Dur,
-    /// Random and scheduled losses ([`Egress::errors`], [`Egress::set_errors`]).
-    errors: ErrorModel,
+    /// Random and scheduled losses with their random stream ([`Egress::errors`],
+    /// [`Egress::set_errors`]); none until an error model is set.
+    lossy: Option<Box<Lossy>>,
     /// What the transmitter does while the link is down.
     pub policy: OutagePolicy,
     /// Queue counters.
@@ -279,20 +345,22 @@ pub struct Egress {
     len: QueueLen,
     in_packets: u32,
     busy_until: Time,
-    /// The error model's random stream.
-    rng: Rng,
-    /// [`ErrorModel::drop_list`]: packets its error model has seen, and the next list entry.
-    list_pos: (u64, usize),
-    /// The admission policy's random stream (RED's drop decisions).
-    queue_rng: Rng,
-    arrival_hooks: Vec<ArrivalHook>,
-    dequeue_hooks: Vec<DequeueHook>,
+    /// The seed of this direction's random streams: the error model's is
+    /// `Rng::from_seed(seed)`, the admission policy's [`queue_stream`] of it. Each stream is
+    /// made when first needed, in the state it would have had if made with the direction
+    /// (nothing draws from either before), so fixed-seed outputs do not depend on when.
+    seed: u64,
+    /// The admission policy's random stream (RED's drop decisions), made at its first use.
+    queue_rng: Option<Box<Rng>>,
+    /// Arrival and dequeue hooks, if any was added.
+    hooks: Option<Box<Hooks>>,
     /// The last transmission time computed: (rate, size, time). A direction carries mostly
     /// one packet size (data one way, ACKs the other), and the exact time needs a 128-bit
     /// division.
     tx_memo: (Rate, u32, Dur),
-    /// Packets a dequeue-time discipline dropped, for the world to free ([`Egress::queue_drops`]).
-    fx: DequeueEffects,
+    /// Packets a dequeue-time discipline dropped, for the world to free ([`Egress::queue_drops`]);
+    /// made at the first dequeue-time discipline's use.
+    fx: Option<Box<DequeueEffects>>,
 }
 
 impl Egress {
@@ -302,7 +370,7 @@ impl Egress {
         from: NodeId,
         to: NodeId,
         p: DirectionParams,
-        rng: Rng,
+        seed: u64,
     ) -> Egress {
         let mode = if matches!(p.queue, QueueDisc::Classful(_) | QueueDisc::Aqm(_)) {
             TransmitterMode::Pull
@@ -316,7 +384,7 @@ impl Egress {
             to,
             rate: p.rate,
             delay: p.delay,
-            errors: p.errors,
+            lossy: None,
             policy: OutagePolicy::Blind,
             queue: QueueStats {
                 len: TimeAverage::new(Time::ZERO),
@@ -332,16 +400,14 @@ impl Egress {
             len: QueueLen::default(),
             in_packets: 0,
             busy_until: Time::ZERO,
-            list_pos: (0, 0),
-            queue_rng: Rng::from_seed(rng.clone().next_u64() ^ 0x5157_5545_5545_0000),
-            rng,
-            arrival_hooks: Vec::new(),
-            dequeue_hooks: Vec::new(),
+            seed,
+            queue_rng: None,
+            hooks: None,
             // Rate 0 takes forever whatever the size: a correct entry.
             tx_memo: (Rate(0), 0, Dur::MAX),
-            fx: DequeueEffects::default(),
+            fx: None,
         };
-        e.refresh_plain();
+        e.set_errors(p.errors);
         e
     }
 
@@ -352,8 +418,8 @@ impl Egress {
             return;
         }
         let plain = matches!(self.disc, QueueDisc::Fifo(AnyAdmission::DropTail(_)))
-            && self.arrival_hooks.is_empty()
-            && self.errors.is_none();
+            && self.hooks.as_ref().is_none_or(|h| h.arrival.is_empty())
+            && self.lossy.as_ref().is_none_or(|l| l.errors.is_none());
         self.mode = if plain {
             TransmitterMode::Plain
         } else {
@@ -375,13 +441,27 @@ impl Egress {
 
     /// Random and scheduled losses.
     pub fn errors(&self) -> &ErrorModel {
-        &self.errors
+        self.lossy.as_ref().map_or(&NO_ERRORS, |l| &l.errors)
     }
 
-    /// Replaces the random and scheduled losses (before the run, or between packets).
+    /// Replaces the random and scheduled losses (before the run, or between packets). The
+    /// random stream goes on where it was.
     pub fn set_errors(&mut self, errors: ErrorModel) {
-        self.errors = errors;
-        self.list_pos = (0, 0);
+        match self.lossy.as_deref_mut() {
+            Some(l) => {
+                l.errors = errors;
+                l.list_pos = (0, 0);
+            }
+            // No error model ever drew from the stream: it starts from its seed.
+            None if !errors.is_none() => {
+                self.lossy = Some(Box::new(Lossy {
+                    errors,
+                    rng: Rng::from_seed(self.seed),
+                    list_pos: (0, 0),
+                }))
+            }
+            None => {}
+        }
         self.refresh_plain();
     }
 
@@ -442,7 +522,10 @@ impl Egress {
 
     /// Adds a hook run on each arriving packet, before the queue.
     pub fn add_arrival_hook(&mut self, h: ArrivalHook) {
-        self.arrival_hooks.push(h);
+        self.hooks
+            .get_or_insert_with(Default::default)
+            .arrival
+            .push(h);
         self.refresh_plain();
     }
 
@@ -453,7 +536,10 @@ impl Egress {
             "{}: add hooks before the run",
             self.name
         );
-        self.dequeue_hooks.push(h);
+        self.hooks
+            .get_or_insert_with(Default::default)
+            .dequeue
+            .push(h);
         self.to_pull();
     }
 
@@ -467,7 +553,8 @@ impl Egress {
     // `find_map` stays right when `ArrivalHook` gains variants that are not classifiers.
     #[allow(clippy::unnecessary_find_map)]
     pub fn classifier(&self) -> Option<&Classifier> {
-        self.arrival_hooks.iter().find_map(|h| match h {
+        let hooks = self.hooks.as_deref()?;
+        hooks.arrival.iter().find_map(|h| match h {
             ArrivalHook::DiffServEdge(c) => Some(c.as_ref()),
         })
     }
@@ -527,7 +614,7 @@ impl Egress {
             LinkChange::Down => {
                 self.down = true;
                 let known = self
-                    .errors
+                    .errors()
                     .outages
                     .iter()
                     .any(|&(a, b)| a <= now && now < b);
@@ -544,26 +631,13 @@ impl Egress {
         self.is_pull().then_some(now.max(self.busy_until))
     }
 
-    /// Whether the error model loses the next packet it sees, of `size` bytes: the random
-    /// draw (made whether or not the packet is listed, so the list leaves the random fates
-    /// as they were), or the packet's index in [`ErrorModel::drop_list`].
-    #[inline]
-    fn errs(&mut self, size: u32) -> bool {
-        let random = self.errors.corrupts(&mut self.rng, size);
-        if self.errors.drop_list.is_empty() {
-            return random;
-        }
-        let (seen, next) = &mut self.list_pos;
-        let listed = self.errors.drop_list.get(*next) == Some(seen);
-        *next += listed as usize;
-        *seen += 1;
-        random || listed
-    }
-
     /// [`ErrorModel::before_queue`]: whether the arriving `pkt` is lost before the queue.
     #[inline]
     fn lost_on_arrival(&mut self, pkt: &Packet) -> bool {
-        if self.errors.before_queue && self.errs(pkt.size) {
+        let Some(l) = self.lossy.as_deref_mut() else {
+            return false;
+        };
+        if l.errors.before_queue && l.errs(pkt.size) {
             self.stats.lost_error += 1;
             self.stats.lost_before_queue += 1;
             return true;
@@ -573,7 +647,10 @@ impl Egress {
 
     #[inline]
     fn condition(&mut self, now: Time, pkt: &mut Packet) {
-        for h in &mut self.arrival_hooks {
+        let Some(hooks) = self.hooks.as_deref_mut() else {
+            return;
+        };
+        for h in &mut hooks.arrival {
             match h {
                 ArrivalHook::DiffServEdge(c) => {
                     if pkt.payload() > 0 {
@@ -634,22 +711,22 @@ impl Egress {
     /// room for an arrival), with the reasons, since the last call: the caller frees them.
     /// They are already counted in [`Egress::queue`].
     #[inline]
-    pub fn queue_drops(&mut self) -> std::vec::Drain<'_, (u32, DropReason)> {
-        self.fx.dropped.drain(..)
+    pub fn queue_drops(&mut self) -> impl Iterator<Item = (u32, DropReason)> + '_ {
+        self.fx.iter_mut().flat_map(|fx| fx.dropped.drain(..))
     }
 
     /// Whether [`Egress::queue_drops`] has any.
     #[inline]
     pub fn has_queue_drops(&self) -> bool {
-        !self.fx.dropped.is_empty()
+        self.fx.as_ref().is_some_and(|fx| !fx.dropped.is_empty())
     }
 
     /// Counts the drops and marks a dequeue-time discipline reported since `from`.
-    fn count_effects(&mut self, from: usize) {
-        for &(_, r) in &self.fx.dropped[from..] {
-            self.queue.drops[r as usize] += 1;
+    fn count_effects(queue: &mut QueueStats, fx: &mut DequeueEffects, from: usize) {
+        for &(_, r) in &fx.dropped[from..] {
+            queue.drops[r as usize] += 1;
         }
-        self.queue.marks += std::mem::take(&mut self.fx.marks);
+        queue.marks += std::mem::take(&mut fx.marks);
     }
 
     /// Pull model: offers packet `id` (held by the caller; `pkt` is its contents) to the queue
@@ -681,7 +758,8 @@ impl Egress {
         self.queue.arrival_bytes += pkt.size as u64;
         let (verdict, total) = match &mut self.disc {
             QueueDisc::Classful(c) => {
-                let v = c.enqueue(now, id, pkt, link_idle, &mut self.queue_rng);
+                let rng = queue_rng(&mut self.queue_rng, self.seed);
+                let v = c.enqueue(now, id, pkt, link_idle, rng);
                 (v, c.len().packets)
             }
             QueueDisc::Fifo(admission) => {
@@ -690,7 +768,8 @@ impl Egress {
                     in_packets: self.in_packets,
                     idle_since: (self.len.packets == 0 && link_idle).then_some(self.busy_until),
                 };
-                let v = admission.admit(now, &view, pkt, &mut self.queue_rng);
+                let rng = queue_rng(&mut self.queue_rng, self.seed);
+                let v = admission.admit(now, &view, pkt, rng);
                 if !matches!(v, Verdict::Dropped(_)) {
                     let is_in = pkt.precedence() == Precedence::In;
                     self.held.push_back((id, pkt.size, is_in));
@@ -701,10 +780,12 @@ impl Egress {
                 (v, self.len.packets)
             }
             QueueDisc::Aqm(a) => {
-                let from = self.fx.dropped.len();
-                let v = a.enqueue(now, id, pkt, &mut self.queue_rng, &mut self.fx);
+                let fx = self.fx.get_or_insert_with(Default::default);
+                let from = fx.dropped.len();
+                let rng = queue_rng(&mut self.queue_rng, self.seed);
+                let v = a.enqueue(now, id, pkt, rng, fx);
                 let total = a.len().packets;
-                self.count_effects(from);
+                Self::count_effects(&mut self.queue, fx, from);
                 (v, total)
             }
         };
@@ -749,10 +830,11 @@ impl Egress {
                 (id, size, self.len.packets, None)
             }
             QueueDisc::Aqm(a) => {
-                let from = self.fx.dropped.len();
-                let h = a.dequeue(now, packets, &mut self.fx);
+                let fx = self.fx.get_or_insert_with(Default::default);
+                let from = fx.dropped.len();
+                let h = a.dequeue(now, packets, fx);
                 let total = a.len().packets;
-                self.count_effects(from);
+                Self::count_effects(&mut self.queue, fx, from);
                 let Some(h) = h else {
                     self.queue.len.set(now, total as f64);
                     return None;
@@ -762,10 +844,10 @@ impl Egress {
         };
         self.queue.departures += 1;
         self.queue.len.set(now, total as f64);
-        if !self.dequeue_hooks.is_empty() {
+        if let Some(hooks) = self.hooks.as_deref().filter(|h| !h.dequeue.is_empty()) {
             let queued = own.unwrap_or_else(|| self.len().bytes);
             let pkt = packets.get_mut(id);
-            for h in &self.dequeue_hooks {
+            for h in &hooks.dequeue {
                 match *h {
                     DequeueHook::QueueReport { wire_bytes } => {
                         if pkt.payload() > 0 {
@@ -783,12 +865,11 @@ impl Egress {
         self.stats.transmitted_bytes += size as u64;
         self.stats.busy += tx;
         let arrival = self.busy_until + self.delay;
-        let fate = if self.down
-            || (!self.errors.outages.is_empty() && self.errors.down_during(now, arrival))
-        {
+        let lossy = self.lossy.as_deref_mut();
+        let fate = if self.down || lossy.as_ref().is_some_and(|l| l.down_during(now, arrival)) {
             self.stats.lost_down += 1;
             Err(DropReason::LinkDown)
-        } else if !self.errors.before_queue && self.errs(size) {
+        } else if lossy.is_some_and(|l| !l.errors.before_queue && l.errs(size)) {
             self.stats.lost_error += 1;
             Err(DropReason::Error)
         } else {
@@ -885,7 +966,8 @@ impl Egress {
         let QueueDisc::Fifo(admission) = &mut self.disc else {
             unreachable!("{}: a classful egress is always in pull mode", self.name)
         };
-        let verdict = admission.admit(now, &view, pkt, &mut self.queue_rng);
+        let rng = queue_rng(&mut self.queue_rng, self.seed);
+        let verdict = admission.admit(now, &view, pkt, rng);
         self.queue.count_verdict(arrived_as, verdict);
         match verdict {
             Verdict::Queued => {}
@@ -906,11 +988,14 @@ impl Egress {
         let arrival = self.busy_until + self.delay;
         // Scheduled outages are known intervals, exact for packets admitted before them; a
         // lazy FIFO is never down otherwise (`change` switches it to pull first).
-        if !self.errors.outages.is_empty() && self.errors.down_during(start, arrival) {
+        let Some(l) = self.lossy.as_deref_mut() else {
+            return Ok(arrival);
+        };
+        if l.down_during(start, arrival) {
             self.stats.lost_down += 1;
             return Err(DropReason::LinkDown);
         }
-        if !self.errors.before_queue && self.errs(pkt.size) {
+        if !l.errors.before_queue && l.errs(pkt.size) {
             self.stats.lost_error += 1;
             return Err(DropReason::Error);
         }
@@ -995,13 +1080,18 @@ mod tests {
 
     // Issue 36 (memory per flow): every link direction has an `Egress`, 4 per flow on a
     // dumbbell. RED's and RIO's state is boxed (`AnyAdmission`), so a DropTail direction does
-    // not carry it: 880 -> 720 B.
+    // not carry it: 880 -> 720 B. The error model with its stream and list position, the
+    // admission stream, the hooks and the dequeue effects are boxed and made when first
+    // needed: 720 -> 528 B.
     #[test]
     fn egress_stays_compact() {
         let e = std::mem::size_of::<Egress>();
         let disc = std::mem::size_of::<QueueDisc>();
         eprintln!("Egress {e} B, QueueDisc {disc} B");
-        assert!(e <= 720 && disc <= 16, "Egress {e} B, QueueDisc {disc} B");
+        assert!(e <= 528 && disc <= 16, "Egress {e} B, QueueDisc {disc} B");
+        let fresh = egress(10, ErrorModel::default());
+        assert!(fresh.lossy.is_none() && fresh.queue_rng.is_none());
+        assert!(fresh.hooks.is_none() && fresh.fx.is_none());
     }
     use crate::ids::Addr;
     use crate::packet::Body;
@@ -1016,14 +1106,7 @@ mod tests {
             )))),
             errors,
         };
-        Egress::new(
-            "l:a->b".into(),
-            LinkId(0),
-            NodeId(0),
-            NodeId(1),
-            p,
-            Rng::from_seed(1),
-        )
+        Egress::new("l:a->b".into(), LinkId(0), NodeId(0), NodeId(1), p, 1)
     }
 
     fn pkt() -> Packet {
@@ -1301,6 +1384,39 @@ mod tests {
         (0..n)
             .filter(|&i| e.send(Time::from_millis(i * 2), &mut pkt()).is_err())
             .collect()
+    }
+
+    // The error stream is made when an error model is first set (issue 36: a direction
+    // without one carries no stream), from the seed the direction was built with and in the
+    // state it would have had from the start: a direction given its loss after being built
+    // loses exactly the packets one built with it does, and replacing the model keeps the
+    // stream where it was (it is not restarted).
+    #[test]
+    fn error_stream_made_late_draws_as_one_made_with_the_direction() {
+        let lossy = ErrorModel {
+            loss: 0.3,
+            ..Default::default()
+        };
+        let built_with = lost_of(200, lossy.clone());
+        assert!((30..90).contains(&built_with.len()), "{built_with:?}");
+        let mut e = egress(100, ErrorModel::default());
+        assert!(e.lossy.is_none(), "no model, no stream");
+        e.set_errors(lossy.clone());
+        let set_late: Vec<u64> = (0..200)
+            .filter(|&i| e.send(Time::from_millis(i * 2), &mut pkt()).is_err())
+            .collect();
+        assert_eq!(set_late, built_with);
+        // Replaced by the same model after 100 packets: the next 100 fates are the stream's
+        // next draws, as if nothing had been replaced.
+        let mut e = egress(100, lossy.clone());
+        let first: Vec<u64> = (0..100)
+            .filter(|&i| e.send(Time::from_millis(i * 2), &mut pkt()).is_err())
+            .collect();
+        e.set_errors(lossy);
+        let rest: Vec<u64> = (100..200)
+            .filter(|&i| e.send(Time::from_millis(i * 2), &mut pkt()).is_err())
+            .collect();
+        assert_eq!([first, rest].concat(), built_with);
     }
 
     // The loss list (ns-2.35 `ErrorModel/List` with `unit pkt`, errmodel.cc

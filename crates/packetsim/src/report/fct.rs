@@ -24,7 +24,6 @@ use packetsim_kernel::Dur;
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 
 /// IP and TCP headers without options, per segment, bytes.
 const HEADER_BYTES: u64 = 40;
@@ -238,23 +237,31 @@ fn workload(rs: &[&FctRow]) -> WorkloadFct {
 
 /// fct.csv: one row per workload flow.
 pub fn csv(rows: &[FctRow]) -> String {
-    let mut s = String::from("workload,flow,bytes,bucket,start_s,fct_s,ideal_fct_s,slowdown\n");
+    let mut c = crate::experiment::aggregate::CsvText::new();
+    c.row([
+        "workload",
+        "flow",
+        "bytes",
+        "bucket",
+        "start_s",
+        "fct_s",
+        "ideal_fct_s",
+        "slowdown",
+    ]);
     let opt = |v: Option<f64>| v.map_or(String::new(), |x| x.to_string());
     for r in rows {
-        let _ = writeln!(
-            s,
-            "{},{},{},{},{},{},{},{}",
-            r.workload,
-            r.flow,
-            r.bytes,
-            BUCKETS[bucket_of(r.bytes)],
-            r.start_s,
+        c.row([
+            r.workload.clone(),
+            r.flow.clone(),
+            r.bytes.to_string(),
+            BUCKETS[bucket_of(r.bytes)].to_string(),
+            r.start_s.to_string(),
             opt(r.fct_s),
-            r.ideal_s,
-            opt(r.slowdown())
-        );
+            r.ideal_s.to_string(),
+            opt(r.slowdown()),
+        ]);
     }
-    s
+    c.finish()
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@
 pub mod chart;
 pub mod fct;
 
+use crate::experiment::aggregate::CsvText;
 use crate::queue::{DropReason, PrecedenceStats, QueueStats};
 use crate::trace::monitor::{FlowMonitorSummary, SojournSummary};
 use crate::world::{FlowKind, RunInfo, World};
@@ -642,68 +643,60 @@ impl Summary {
 
     /// flows.csv: one row per flow.
     pub fn flows_csv(&self) -> String {
-        let mut s = String::from("flow,kind,variant,from,to,start_s,bytes_sent,bytes_delivered,goodput_bps,completion_time_s,segments_sent,retransmits,timeouts,fast_retransmits,duplicate_segments,data_packets_delivered");
+        let mut c = CsvText::new();
         let monitored = self.flows.values().any(|f| f.flow_monitor.is_some());
-        if monitored {
-            s.push_str(FLOW_MONITOR_COLUMNS);
-        }
-        s.push('\n');
+        let extra: &[&str] = if monitored { FLOW_MONITOR_COLUMNS } else { &[] };
+        c.row(FLOW_COLUMNS.iter().chain(extra));
+        let o = |v: Option<f64>| v.map_or(String::new(), |x| x.to_string());
         for (n, f) in &self.flows {
-            let _ = writeln!(
-                s,
-                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-                n,
-                f.kind,
-                f.variant.as_deref().unwrap_or(""),
-                f.from,
-                f.to,
-                f.start_s,
-                f.bytes_sent,
-                f.bytes_delivered,
-                f.goodput_bps,
-                f.completion_time_s.map_or(String::new(), |t| t.to_string()),
-                f.segments_sent,
-                f.retransmits,
-                f.timeouts,
-                f.fast_retransmits,
-                f.duplicate_segments,
-                f.data_packets_delivered
-            );
+            let mut row = vec![
+                n.clone(),
+                f.kind.to_string(),
+                f.variant.clone().unwrap_or_default(),
+                f.from.to_string(),
+                f.to.to_string(),
+                f.start_s.to_string(),
+                f.bytes_sent.to_string(),
+                f.bytes_delivered.to_string(),
+                f.goodput_bps.to_string(),
+                o(f.completion_time_s),
+                f.segments_sent.to_string(),
+                f.retransmits.to_string(),
+                f.timeouts.to_string(),
+                f.fast_retransmits.to_string(),
+                f.duplicate_segments.to_string(),
+                f.data_packets_delivered.to_string(),
+            ];
             if monitored {
-                s.pop();
-                let o = |v: Option<f64>| v.map_or(String::new(), |x| x.to_string());
                 match &f.flow_monitor {
-                    Some(m) => {
-                        let _ = writeln!(
-                            s,
-                            ",{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-                            m.tx_packets,
-                            m.tx_bytes,
-                            m.rx_packets,
-                            m.rx_bytes,
-                            m.lost_packets,
-                            o(m.loss_ratio),
-                            m.delay_sum_s,
-                            o(m.delay_mean_s),
-                            o(m.delay_min_s),
-                            o(m.delay_p50_s),
-                            o(m.delay_p99_s),
-                            o(m.delay_max_s),
-                            m.jitter_sum_s,
-                            o(m.jitter_mean_s),
-                            m.rtt_samples,
-                            o(m.rtt_min_s),
-                            o(m.rtt_mean_s),
-                            o(m.rtt_p50_s),
-                            o(m.rtt_p99_s),
-                            o(m.rtt_max_s)
-                        );
-                    }
-                    None => s.push_str(&format!("{}\n", ",".repeat(20))),
+                    Some(m) => row.extend([
+                        m.tx_packets.to_string(),
+                        m.tx_bytes.to_string(),
+                        m.rx_packets.to_string(),
+                        m.rx_bytes.to_string(),
+                        m.lost_packets.to_string(),
+                        o(m.loss_ratio),
+                        m.delay_sum_s.to_string(),
+                        o(m.delay_mean_s),
+                        o(m.delay_min_s),
+                        o(m.delay_p50_s),
+                        o(m.delay_p99_s),
+                        o(m.delay_max_s),
+                        m.jitter_sum_s.to_string(),
+                        o(m.jitter_mean_s),
+                        m.rtt_samples.to_string(),
+                        o(m.rtt_min_s),
+                        o(m.rtt_mean_s),
+                        o(m.rtt_p50_s),
+                        o(m.rtt_p99_s),
+                        o(m.rtt_max_s),
+                    ]),
+                    None => row.extend(FLOW_MONITOR_COLUMNS.iter().map(|_| String::new())),
                 }
             }
+            c.row(row);
         }
-        s
+        c.finish()
     }
 
     /// rtt.csv (with `simulation.flow_monitor`): one row per RTT sample of a TCP flow.
@@ -712,90 +705,80 @@ impl Summary {
         if !monitored {
             return None;
         }
-        let mut s = String::from(RTT_COLUMNS);
-        s.push('\n');
+        let mut c = CsvText::new();
+        c.row(RTT_COLUMNS);
         for (flow, t, r) in &self.rtt_rows {
-            let _ = writeln!(s, "{flow},{t},{r}");
+            c.row([flow.to_string(), t.to_string(), r.to_string()]);
         }
-        Some(s)
+        Some(c.finish())
     }
 
     /// queues.csv: one row per queue (link direction).
     pub fn queues_csv(&self) -> String {
-        let mut s = String::from("queue,link,from,to,arrivals,departures,drops,drops_overflow,drops_early,drops_forced,marks,mean_len_pkts,max_len_pkts,utilisation,lost_error,lost_link_down");
+        let mut c = CsvText::new();
         let cells = self.queues.values().any(|q| q.cells.is_some());
-        if cells {
-            s.push_str(CELL_COLUMNS);
-        }
         let monitored = self.queues.values().any(|q| q.sojourn.is_some());
-        if monitored {
-            s.push_str(SOJOURN_COLUMNS);
-        }
-        s.push('\n');
+        let cell_columns: &[&str] = if cells { CELL_COLUMNS } else { &[] };
+        let sojourn_columns: &[&str] = if monitored { SOJOURN_COLUMNS } else { &[] };
+        c.row(
+            QUEUE_COLUMNS
+                .iter()
+                .chain(cell_columns)
+                .chain(sojourn_columns),
+        );
+        let o = |v: Option<f64>| v.map_or(String::new(), |x| x.to_string());
         for (n, q) in &self.queues {
-            let r = |k: &str| q.drops_by_reason.get(k).copied().unwrap_or(0);
-            let _ = writeln!(
-                s,
-                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-                n,
-                q.link,
-                q.from,
-                q.to,
-                q.arrivals,
-                q.departures,
-                q.drops,
+            let r = |k: &str| q.drops_by_reason.get(k).copied().unwrap_or(0).to_string();
+            let mut row = vec![
+                n.clone(),
+                q.link.to_string(),
+                q.from.to_string(),
+                q.to.to_string(),
+                q.arrivals.to_string(),
+                q.departures.to_string(),
+                q.drops.to_string(),
                 r("overflow"),
                 r("early"),
                 r("forced"),
-                q.marks,
-                q.mean_len_pkts,
-                q.max_len_pkts,
-                q.utilisation,
-                q.lost_error,
-                q.lost_link_down
-            );
+                q.marks.to_string(),
+                q.mean_len_pkts.to_string(),
+                q.max_len_pkts.to_string(),
+                q.utilisation.to_string(),
+                q.lost_error.to_string(),
+                q.lost_link_down.to_string(),
+            ];
             if cells {
-                s.pop();
                 match &q.cells {
-                    Some(c) => {
-                        let _ = writeln!(
-                            s,
-                            ",{},{},{},{},{},{},{},{},{},{}",
-                            c.arrived,
-                            c.sent,
-                            c.dropped,
-                            c.dropped_overflow,
-                            c.dropped_ppd_tail,
-                            c.dropped_epd_refusal,
-                            c.useless,
-                            c.frames_damaged,
-                            c.mean_len_cells,
-                            c.max_len_cells
-                        );
-                    }
-                    None => s.push_str(",,,,,,,,,,\n"),
+                    Some(c) => row.extend([
+                        c.arrived.to_string(),
+                        c.sent.to_string(),
+                        c.dropped.to_string(),
+                        c.dropped_overflow.to_string(),
+                        c.dropped_ppd_tail.to_string(),
+                        c.dropped_epd_refusal.to_string(),
+                        c.useless.to_string(),
+                        c.frames_damaged.to_string(),
+                        c.mean_len_cells.to_string(),
+                        c.max_len_cells.to_string(),
+                    ]),
+                    None => row.extend(CELL_COLUMNS.iter().map(|_| String::new())),
                 }
             }
             if monitored {
-                s.pop();
-                let o = |v: Option<f64>| v.map_or(String::new(), |x| x.to_string());
                 match &q.sojourn {
-                    Some(j) => {
-                        let _ = writeln!(
-                            s,
-                            ",{},{},{},{},{}",
-                            j.samples,
-                            o(j.sojourn_mean_s),
-                            o(j.sojourn_p50_s),
-                            o(j.sojourn_p99_s),
-                            o(j.sojourn_max_s)
-                        );
-                    }
-                    None => s.push_str(",,,,,\n"),
+                    Some(j) => row.extend([
+                        j.samples.to_string(),
+                        o(j.sojourn_mean_s),
+                        o(j.sojourn_p50_s),
+                        o(j.sojourn_p99_s),
+                        o(j.sojourn_max_s),
+                    ]),
+                    None => row.extend(SOJOURN_COLUMNS.iter().map(|_| String::new())),
                 }
             }
+            c.row(row);
         }
-        s
+        c.finish()
     }
 }
 
@@ -818,19 +801,96 @@ fn cell_summary(c: &crate::atm::port::CellPort, end: packetsim_kernel::Time) -> 
     }
 }
 
+/// The columns of flows.csv.
+const FLOW_COLUMNS: &[&str] = &[
+    "flow",
+    "kind",
+    "variant",
+    "from",
+    "to",
+    "start_s",
+    "bytes_sent",
+    "bytes_delivered",
+    "goodput_bps",
+    "completion_time_s",
+    "segments_sent",
+    "retransmits",
+    "timeouts",
+    "fast_retransmits",
+    "duplicate_segments",
+    "data_packets_delivered",
+];
+
 /// Extra flows.csv columns with `simulation.flow_monitor = true` (names as ns-3 FlowMonitor's
 /// counters, units in the name; [`crate::trace::monitor`]).
-pub const FLOW_MONITOR_COLUMNS: &str = ",tx_packets,tx_bytes,rx_packets,rx_bytes,lost_packets,loss_ratio,delay_sum_s,delay_mean_s,delay_min_s,delay_p50_s,delay_p99_s,delay_max_s,jitter_sum_s,jitter_mean_s,rtt_samples,rtt_min_s,rtt_mean_s,rtt_p50_s,rtt_p99_s,rtt_max_s";
+pub const FLOW_MONITOR_COLUMNS: &[&str] = &[
+    "tx_packets",
+    "tx_bytes",
+    "rx_packets",
+    "rx_bytes",
+    "lost_packets",
+    "loss_ratio",
+    "delay_sum_s",
+    "delay_mean_s",
+    "delay_min_s",
+    "delay_p50_s",
+    "delay_p99_s",
+    "delay_max_s",
+    "jitter_sum_s",
+    "jitter_mean_s",
+    "rtt_samples",
+    "rtt_min_s",
+    "rtt_mean_s",
+    "rtt_p50_s",
+    "rtt_p99_s",
+    "rtt_max_s",
+];
+
+/// The columns of queues.csv.
+const QUEUE_COLUMNS: &[&str] = &[
+    "queue",
+    "link",
+    "from",
+    "to",
+    "arrivals",
+    "departures",
+    "drops",
+    "drops_overflow",
+    "drops_early",
+    "drops_forced",
+    "marks",
+    "mean_len_pkts",
+    "max_len_pkts",
+    "utilisation",
+    "lost_error",
+    "lost_link_down",
+];
 
 /// Extra queues.csv columns with `simulation.flow_monitor = true` (link directions only).
-pub const SOJOURN_COLUMNS: &str =
-    ",sojourn_samples,sojourn_mean_s,sojourn_p50_s,sojourn_p99_s,sojourn_max_s";
+pub const SOJOURN_COLUMNS: &[&str] = &[
+    "sojourn_samples",
+    "sojourn_mean_s",
+    "sojourn_p50_s",
+    "sojourn_p99_s",
+    "sojourn_max_s",
+];
 
 /// The columns of rtt.csv.
-pub const RTT_COLUMNS: &str = "flow,time_s,rtt_s";
+pub const RTT_COLUMNS: &[&str] = &["flow", "time_s", "rtt_s"];
 
 /// Extra queues.csv columns of cell link directions (written only when the run has one).
-const CELL_COLUMNS: &str = ",cells_arrived,cells_sent,cells_dropped,cells_dropped_overflow,cells_dropped_ppd_tail,cells_dropped_epd_refusal,cells_useless,frames_damaged,mean_len_cells,max_len_cells";
+const CELL_COLUMNS: &[&str] = &[
+    "cells_arrived",
+    "cells_sent",
+    "cells_dropped",
+    "cells_dropped_overflow",
+    "cells_dropped_ppd_tail",
+    "cells_dropped_epd_refusal",
+    "cells_useless",
+    "frames_damaged",
+    "mean_len_cells",
+    "max_len_cells",
+];
 
 fn flatten(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, Option<f64>)>) {
     use serde_json::Value;
@@ -874,83 +934,92 @@ fn opt_secs(d: Option<Dur>) -> String {
 /// The sampled time series, when `simulation.sample_interval` is set.
 pub fn series_csv(world: &World) -> Option<SeriesCsv> {
     let series = world.series.as_ref()?;
-    let name = |f: crate::ids::FlowId| &world.flows[f.idx()].name;
-    let mut f = String::from("time_s,flow,cwnd_bytes,ssthresh_bytes,srtt_s,rto_s\n");
+    let name = |f: crate::ids::FlowId| world.flows[f.idx()].name.clone();
+    let secs = |t: packetsim_kernel::Time| t.as_secs_f64().to_string();
+    let mut f = CsvText::new();
+    f.row([
+        "time_s",
+        "flow",
+        "cwnd_bytes",
+        "ssthresh_bytes",
+        "srtt_s",
+        "rto_s",
+    ]);
     for x in &series.flows {
-        let _ = writeln!(
-            f,
-            "{},{},{},{},{},{}",
-            x.time.as_secs_f64(),
+        f.row([
+            secs(x.time),
             name(x.flow),
-            x.cwnd,
-            x.ssthresh,
+            x.cwnd.to_string(),
+            x.ssthresh.to_string(),
             opt_secs(x.srtt),
-            x.rto.as_secs_f64()
-        );
+            x.rto.as_secs_f64().to_string(),
+        ]);
     }
     // RED's average (as of the last arrival) only in runs with a FIFO RED direction.
     let has_red = world.net.egresses.iter().any(|e| e.red().is_some());
-    let mut q = String::from(if has_red {
-        "time_s,queue,len_pkts,len_bytes,red_avg_pkts\n"
-    } else {
-        "time_s,queue,len_pkts,len_bytes\n"
-    });
+    let mut q = CsvText::new();
+    let red_column: &[&str] = if has_red { &["red_avg_pkts"] } else { &[] };
+    q.row(
+        ["time_s", "queue", "len_pkts", "len_bytes"]
+            .iter()
+            .chain(red_column),
+    );
     for x in &series.queues {
-        let _ = write!(
-            q,
-            "{},{},{},{}",
-            x.time.as_secs_f64(),
-            world.net.egresses[x.egress.idx()].name,
-            x.packets,
-            x.bytes
-        );
-        match (has_red, x.red_avg) {
-            (false, _) => q.push('\n'),
-            (true, Some(a)) => {
-                let _ = writeln!(q, ",{a}");
-            }
-            (true, None) => q.push_str(",\n"),
+        let mut row = vec![
+            secs(x.time),
+            world.net.egresses[x.egress.idx()].name.clone(),
+            x.packets.to_string(),
+            x.bytes.to_string(),
+        ];
+        if has_red {
+            row.push(x.red_avg.map_or(String::new(), |a| a.to_string()));
         }
+        q.row(row);
     }
-    let mut d = String::from("time_s,flow,delivered_bytes,rate_bps\n");
+    let mut d = CsvText::new();
+    d.row(["time_s", "flow", "delivered_bytes", "rate_bps"]);
     for x in &series.delivered {
-        let _ = writeln!(
-            d,
-            "{},{},{},{}",
-            x.time.as_secs_f64(),
+        d.row([
+            secs(x.time),
             name(x.flow),
-            x.bytes,
-            x.rate_bps
-        );
+            x.bytes.to_string(),
+            x.rate_bps.to_string(),
+        ]);
     }
     let has_sctp = world
         .flows
         .iter()
         .any(|f| world.agents[f.sender.idx()].agent.sctp().is_some());
     let sctp_paths = has_sctp.then(|| {
-        let mut p = String::from(
-            "time_s,flow,destination,address,cwnd_bytes,ssthresh_bytes,srtt_s,rto_s\n",
-        );
+        let mut p = CsvText::new();
+        p.row([
+            "time_s",
+            "flow",
+            "destination",
+            "address",
+            "cwnd_bytes",
+            "ssthresh_bytes",
+            "srtt_s",
+            "rto_s",
+        ]);
         for x in &series.paths {
-            let _ = writeln!(
-                p,
-                "{},{},{},{},{},{},{},{}",
-                x.time.as_secs_f64(),
+            p.row([
+                secs(x.time),
                 name(x.flow),
-                x.destination,
-                x.addr.0,
-                x.cwnd,
-                x.ssthresh,
+                x.destination.to_string(),
+                x.addr.0.to_string(),
+                x.cwnd.to_string(),
+                x.ssthresh.to_string(),
                 opt_secs(x.srtt),
-                x.rto.as_secs_f64()
-            );
+                x.rto.as_secs_f64().to_string(),
+            ]);
         }
-        p
+        p.finish()
     });
     Some(SeriesCsv {
-        flows: f,
-        queues: q,
-        delivered: d,
+        flows: f.finish(),
+        queues: q.finish(),
+        delivered: d.finish(),
         sctp_paths,
     })
 }
@@ -966,7 +1035,8 @@ pub fn write_atomic(path: &Path, contents: &str) -> io::Result<()> {
 /// Every RTO change of every destination of every SCTP association's sending end (spec 3 §4:
 /// "time series of RTO for each destination"), or `None` when the world has no SCTP flow.
 pub fn sctp_rto_csv(world: &World) -> Option<String> {
-    let mut s = String::from("time_s,flow,destination,address,rto_s\n");
+    let mut c = CsvText::new();
+    c.row(["time_s", "flow", "destination", "address", "rto_s"]);
     let mut any = false;
     for f in &world.flows {
         let Some(a) = world.agents[f.sender.idx()].agent.sctp() else {
@@ -975,18 +1045,17 @@ pub fn sctp_rto_csv(world: &World) -> Option<String> {
         any = true;
         for (i, p) in a.paths().iter().enumerate() {
             for (t, rto) in &p.rto_history {
-                let _ = writeln!(
-                    s,
-                    "{},{},{i},{},{}",
-                    t.as_secs_f64(),
-                    f.name,
-                    p.addr.0,
-                    rto.as_secs_f64()
-                );
+                c.row([
+                    t.as_secs_f64().to_string(),
+                    f.name.clone(),
+                    i.to_string(),
+                    p.addr.0.to_string(),
+                    rto.as_secs_f64().to_string(),
+                ]);
             }
         }
     }
-    any.then_some(s)
+    any.then(|| c.finish())
 }
 
 /// Writes summary.json, flows.csv, queues.csv, (when sampled) timeseries_flows.csv,

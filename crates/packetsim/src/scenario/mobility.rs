@@ -60,6 +60,8 @@ pub(crate) struct RawMobility {
     #[serde(default)]
     pub delay_device: Option<bool>,
     #[serde(default, with = "units::dur::opt")]
+    pub crossover_delay: Option<Dur>,
+    #[serde(default, with = "units::dur::opt")]
     pub refresh: Option<Dur>,
     #[serde(default, with = "units::dur::opt")]
     pub unf_linger: Option<Dur>,
@@ -204,6 +206,16 @@ impl Ctx<'_> {
         cfg.mip_lifetime = positive("mip_lifetime", m.mip_lifetime, cfg.mip_lifetime)?;
         cfg.semisoft_delay = m.semisoft_delay.unwrap_or(cfg.semisoft_delay);
         cfg.delay_device = m.delay_device.unwrap_or(cfg.delay_device);
+        if let Some(d) = m.crossover_delay {
+            if protocol != Protocol::Cip(CipHandoff::Semisoft) {
+                return Err(self.err(
+                    &path.key("crossover_delay"),
+                    "crossover_delay is Cellular IP semisoft's delay device (protocol = \
+                     \"cip_semisoft\")",
+                ));
+            }
+            cfg.crossover_delay = Some(positive("crossover_delay", Some(d), d)?);
+        }
         cfg.unf_linger = m.unf_linger.unwrap_or(cfg.unf_linger);
         cfg.gap = m.gap.unwrap_or(cfg.gap);
         cfg.hold_time = m.hold_time.unwrap_or(cfg.hold_time);

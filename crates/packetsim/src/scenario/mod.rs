@@ -59,8 +59,9 @@ pub(crate) mod topology;
 
 pub use crate::queue::QueueLimit;
 pub use build::{
-    build, check, check_budget, check_flows, memory_estimate, run, run_traced, series_samples,
-    trace_config, BuildError, Outcome, FLOW_BYTES, SERIES_SAMPLE_BYTES,
+    build, check, check_budget, check_flows, memory_estimate, run, run_traced,
+    run_traced_with_progress, series_samples, trace_config, BuildError, Outcome, FLOW_BYTES,
+    PROGRESS_STEPS, SERIES_SAMPLE_BYTES,
 };
 pub use cost::Limits;
 pub use error::{KeyLines, Location, ScenarioError};

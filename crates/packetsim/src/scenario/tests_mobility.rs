@@ -318,3 +318,64 @@ fn a_base_station_off_the_domain_is_refused_when_building() {
         "{msg}"
     );
 }
+
+/// `crossover_delay` (issue 34 item 3): Cellular IP semisoft's delay device as the Cellular
+/// IP papers and CIMS place it, a fixed delay on the new path at the crossover
+/// (`MobilityConfig::crossover_delay`), beside the spec's ideal device at the new base
+/// station (`delay_device`). The file's run with the key is the builder's run with that
+/// setting, packet for packet; a protocol without semisoft bicasting and a zero delay are
+/// refused with the key.
+#[test]
+fn crossover_delay_is_semisofts_fixed_delay_on_the_new_path() {
+    let text = scenario_file();
+    let sets = [
+        "flows.ftp.start_jitter=\"0s\"",
+        "mobility.handoffs=7",
+        "mobility.delay_device=false",
+        "mobility.crossover_delay=\"100ms\"",
+    ];
+    let sc = load(&text, &sets).unwrap();
+    let spec = sc.mobility.as_ref().expect("[mobility]");
+    assert_eq!(spec.config.crossover_delay, Some(Dur::from_millis(100)));
+    assert!(!spec.config.delay_device);
+    let out = run(&sc, 1).unwrap();
+    let from_file = MobilityReport::of_world(&out.world).expect("mobility elements");
+
+    let mut cfg = MobilityConfig::new(Protocol::Cip(CipHandoff::Semisoft));
+    cfg.delay_device = false;
+    cfg.crossover_delay = Some(Dur::from_millis(100));
+    let schedule = HandoffSchedule::ping_pong(7, Dur::from_secs(30), 4, 0.0);
+    let (mut w, d) = build_tree(&TreeParams::default(), &cfg, &[schedule], 1);
+    let FlowKind::Tcp { tcp, .. } = &sc.flow_tables[0].first.kind else {
+        panic!("a tcp flow")
+    };
+    let at = FlowPlacement {
+        from: d.cn,
+        to: d.mhs[0],
+        start: Time::ZERO,
+        stop: None,
+        dscp: 0,
+    };
+    w.add_tcp_flow("ftp", at, tcp, AppData::Unlimited);
+    w.run();
+    assert_eq!(out.world.flows[0].delivered, w.flows[0].delivered);
+    assert_eq!(from_file, d.report(&w));
+    // Without the key the default stays: no delay at the crossover.
+    let plain = load(&text, &sets[..3]).unwrap();
+    assert_eq!(plain.mobility.unwrap().config.crossover_delay, None);
+
+    refused(
+        &text,
+        &["mobility.protocol=\"hawaii_msf\"", "mobility.crossover_delay=\"100ms\""],
+        0,
+        "mobility.crossover_delay",
+        "Cellular IP semisoft's delay device",
+    );
+    refused(
+        &text,
+        &["mobility.crossover_delay=\"0s\""],
+        0,
+        "mobility.crossover_delay",
+        "expected a positive duration",
+    );
+}

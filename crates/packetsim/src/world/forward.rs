@@ -11,40 +11,44 @@ use crate::transport::Notice;
 use packetsim_kernel::Time;
 
 impl World {
-    /// A packet reached the far end of `via`.
+    /// A packet reached the far end of `via`; `dst` is its destination, carried in the event
+    /// so that forwarding need not wait for the packet's arena slot.
     #[inline(always)]
-    pub(super) fn arrive(&mut self, now: Time, pkt: u32, via: EgressId) {
+    pub(super) fn arrive(&mut self, now: Time, pkt: u32, via: EgressId, dst: Addr) {
         if self.tracer.is_some() {
-            return self.arrive_traced(now, pkt, via);
+            return self.arrive_traced(now, pkt, via, dst);
         }
-        self.arrive_as::<false>(now, pkt, via);
+        self.arrive_as::<false>(now, pkt, via, dst);
     }
 
     /// [`World::arrive`] with a tracer attached: the tracer sees the arrival and the next
     /// queue's verdict.
     #[cold]
     #[inline(never)]
-    fn arrive_traced(&mut self, now: Time, pkt: u32, via: EgressId) {
+    fn arrive_traced(&mut self, now: Time, pkt: u32, via: EgressId, dst: Addr) {
         self.trace_arrive(now, pkt, via);
-        self.arrive_as::<true>(now, pkt, via);
+        self.arrive_as::<true>(now, pkt, via, dst);
     }
 
     /// The arrival itself; `TRACED` picks the traced enqueue at compile time, so the untraced
     /// run's code is what it was.
     #[inline(always)]
-    fn arrive_as<const TRACED: bool>(&mut self, now: Time, pkt: u32, via: EgressId) {
+    fn arrive_as<const TRACED: bool>(&mut self, now: Time, pkt: u32, via: EgressId, dst: Addr) {
         let egress = &mut self.net.egresses[via.idx()];
         egress.stats.delivered += 1;
         let node = egress.to;
         let n = &self.net.nodes[node.idx()];
+        let mut dst = dst;
         if !n.is_plain() && !n.elements().is_empty() {
             match self.show_elements(now, node, via, pkt) {
                 Disposition::Pass => {}
                 Disposition::Consume => return,
                 Disposition::Redirect(next) => return self.forward(now, node, pkt, next),
             }
+            // An element that passes the packet on may have rewritten its destination.
+            dst = self.packets.get(pkt).dst;
         }
-        let dst = self.packets.get(pkt).dst;
+        debug_assert_eq!(dst, self.packets.get(pkt).dst, "the event's destination");
         match self.net.next_hop(now, node, dst) {
             Next::Deliver if TRACED => self.deliver_traced(now, pkt),
             Next::Deliver => self.deliver(now, pkt),
@@ -219,7 +223,8 @@ impl World {
                 Ok(at) => {
                     admitted(tracer, p);
                     tracer.event(lazy_start(egress, p), EventKind::Dequeue, e, p);
-                    self.queue.schedule(at, Event::Arrive { pkt, via: e });
+                    let dst = p.dst;
+                    self.queue.schedule(at, Event::Arrive { pkt, via: e, dst });
                 }
                 Err(r) => {
                     if egress.stats.transmitted != sent_before {
@@ -248,8 +253,9 @@ impl World {
                 }
             }
         } else {
+            let dst = p.dst;
             match egress.send(now, p) {
-                Ok(at) => self.queue.schedule(at, Event::Arrive { pkt, via: e }),
+                Ok(at) => self.queue.schedule(at, Event::Arrive { pkt, via: e, dst }),
                 Err(r) => self.drop_held(pkt, r),
             }
         }
@@ -272,9 +278,17 @@ impl World {
             }
             self.queue.schedule(s.free_at, Event::TxDone { egress: e });
             match s.fate {
-                Ok(at) => self
-                    .queue
-                    .schedule(at, Event::Arrive { pkt: s.pkt, via: e }),
+                Ok(at) => {
+                    let dst = self.packets.get(s.pkt).dst;
+                    self.queue.schedule(
+                        at,
+                        Event::Arrive {
+                            pkt: s.pkt,
+                            via: e,
+                            dst,
+                        },
+                    )
+                }
                 Err(r) => self.drop_held(s.pkt, r),
             }
         }
@@ -325,7 +339,7 @@ impl World {
                         // The frame's last cell left the switch in this slot.
                         t.event(now, EventKind::Dequeue, e, p);
                     }
-                    let size = p.size;
+                    let (size, dst) = (p.size, p.dst);
                     egress.queue.departures += 1;
                     egress.stats.transmitted += 1;
                     egress.stats.transmitted_bytes += size as u64;
@@ -337,7 +351,7 @@ impl World {
                         egress.name
                     );
                     self.queue
-                        .schedule(at.max(now), Event::Arrive { pkt, via: e });
+                        .schedule(at.max(now), Event::Arrive { pkt, via: e, dst });
                 }
                 Settled::Lost { pkt } => {
                     if let Some(t) = self.tracer.as_deref_mut() {

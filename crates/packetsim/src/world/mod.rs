@@ -24,7 +24,7 @@ pub use element::ElementSlot;
 pub use flow::{Flow, FlowKind, FlowPlacement, WorkloadFlows};
 pub use sample::{DeliverySample, FlowSample, PathSample, QueueSample, Series};
 
-use crate::ids::{AgentId, EgressId, ElementId, FlowId};
+use crate::ids::{Addr, AgentId, EgressId, ElementId, FlowId};
 use crate::net::{ElementCtx, LinkChange, Net};
 use crate::packet::Packet;
 use crate::queue::DropReason;
@@ -34,8 +34,9 @@ use packetsim_kernel::{EventQueue, Slab, Time};
 /// What can happen. Small and `Copy`: packets travel by slab index.
 #[derive(Clone, Copy, Debug)]
 enum Event {
-    /// A packet reaches the far end of an egress.
-    Arrive { pkt: u32, via: EgressId },
+    /// A packet reaches the far end of an egress; `dst` is the packet's destination (what
+    /// forwarding it needs, carried here so that the arrival does not wait for its slot).
+    Arrive { pkt: u32, via: EgressId, dst: Addr },
     /// A pull-mode transmitter may be free: it may start the next packet.
     TxDone { egress: EgressId },
     /// An endpoint may be due for `on_timer`.
@@ -279,7 +280,7 @@ impl World {
 
     fn handle(&mut self, now: Time, ev: Event) {
         match ev {
-            Event::Arrive { pkt, via } => self.arrive(now, pkt, via),
+            Event::Arrive { pkt, via, dst } => self.arrive(now, pkt, via, dst),
             Event::TxDone { egress } => self.start_tx(now, egress),
             Event::Timer { agent } => self.agent_timer(now, agent),
             Event::ElementTimer { element } => self.element_timer(now, element),
@@ -352,5 +353,19 @@ impl World {
             ));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    // Issue 36 (speed per packet): an arrival carries its packet's destination, so that
+    // forwarding does not wait for the packet's arena slot; the event stays 16 bytes (a
+    // queue entry with its time 24), as it was without it.
+    #[test]
+    fn events_stay_small() {
+        let e = std::mem::size_of::<super::Event>();
+        assert!(e <= 16, "Event {e} B");
+        let entry = std::mem::size_of::<(packetsim_kernel::Time, super::Event)>();
+        assert!(entry <= 24, "queue entry {entry} B");
     }
 }
