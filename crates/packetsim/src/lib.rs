@@ -11,9 +11,11 @@
 //!                    sequence numbers
 //! app                applications (bulk, file, CBR, frame sources, on-off) behind one
 //!                    interface the transports use
-//! transport          sans-IO endpoints: TCP (sender, receiver, cc, recovery), SCTP, UDP
-//! queue              queue disciplines (DropTail, RED, RIO, CoDel, FQ-CoDel, PIE, class queues
-//!                    under WRR or priority), meters and markers; drop reasons; queue statistics
+//! transport          sans-IO endpoints: TCP (sender, receiver, cc, recovery), SCTP, UDP;
+//!                    congestion controls are a registry (`transport::tcp::cc`)
+//! queue              queue disciplines (DropTail; the registry of RED, RIO, CoDel, FQ-CoDel,
+//!                    PIE, head-drop; class queues under WRR or priority), meters and markers;
+//!                    drop reasons; queue statistics
 //! net                transmitters (lazy FIFO, pull and slotted cell modes; rate changes,
 //!                    outage policies, hooks), forwarding (static table, run-time host
 //!                    routes), node elements, routing, per-packet host processing
@@ -42,6 +44,12 @@
 //! behaviour plugs in (endpoints, transmitters, queue disciplines, forwarding, node
 //! elements, applications), a packet's path through a run, a study's path from its grid to
 //! its report, and where a new kind goes; `docs/extending.md` walks through adding one.
+//!
+//! The kinds a scenario names are registries, one file and one row each: link kinds
+//! (`scenario/link/`), flow kinds (`scenario/flow/`), queue disciplines
+//! (`queue::queue_disciplines!`, a file in `queue/`) and congestion controls
+//! (`transport::tcp::cc::congestion_controls!`, a file in `transport/tcp/cc/`). The last two
+//! generate their closed enums from the table, so the packet path keeps enum dispatch.
 
 pub use packetsim_kernel as kernel;
 

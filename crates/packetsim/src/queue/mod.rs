@@ -15,6 +15,11 @@
 //! runs in the pull model. Packets such a discipline drops at dequeue are handed back to the
 //! caller ([`DequeueEffects`]) to free and count.
 //!
+//! The disciplines with keys of their own (RED, RIO, CoDel, FQ-CoDel, PIE, head-drop) are a
+//! registry: one file here and one row in `queue_disciplines!` each, from which the enums
+//! above and the scenario's queue keys are generated (`docs/extending.md`, "How to add a
+//! queue discipline").
+//!
 //! Bookkeeping identity, checked in debug builds and by tests:
 //! `arrivals = drops (all reasons) + departures + waiting`.
 
@@ -247,8 +252,12 @@ pub trait DequeueDisc {
     ) -> Verdict;
     /// The packet to send at `now` (id and size), after the discipline's drops and marks
     /// (in `fx`; marks are set in `packets`).
-    fn dequeue(&mut self, now: Time, packets: &mut Slab<Packet>, fx: &mut DequeueEffects)
-        -> Option<Held>;
+    fn dequeue(
+        &mut self,
+        now: Time,
+        packets: &mut Slab<Packet>,
+        fx: &mut DequeueEffects,
+    ) -> Option<Held>;
     /// Packets and bytes waiting.
     fn len(&self) -> QueueLen;
 }

@@ -975,7 +975,10 @@ impl Ctx<'_> {
             return Ok(());
         }
         use crate::queue::AqmConfig;
-        let fifo: Vec<&str> = ["droptail"].into_iter().chain(AqmConfig::FIFO.iter().copied()).collect();
+        let fifo: Vec<&str> = ["droptail"]
+            .into_iter()
+            .chain(AqmConfig::FIFO.iter().copied())
+            .collect();
         Err(self.err(
             &path.key("kind"),
             format!(

@@ -3136,11 +3136,18 @@ fn a_misspelt_key_or_value_gets_a_suggestion() {
         &BASE.replace("to = \"c\"", "to = \"c\"\ntcp = { variant = \"cubik\" }"),
         &[],
     );
+    // Every registered variant, in registry order (`cc::congestion_controls!`).
+    let variants = crate::transport::tcp::Variant::EVERY
+        .iter()
+        .map(|v| format!("`{}`", v.name()))
+        .collect::<Vec<_>>()
+        .join(", ");
+    assert!(variants.starts_with("`tahoe`, `reno`, `newreno`, `sack`, `cubic`, `dctcp`, `bbr`"));
     assert_eq!(
         e.to_string(),
         format!(
-            "{ORIGIN}:23: flows.f.tcp.variant: unknown value `cubik`; expected one of `tahoe`, \
-             `reno`, `newreno`, `sack`, `cubic`, `dctcp`, `bbr`, `vegas`; did you mean `cubic`?"
+            "{ORIGIN}:23: flows.f.tcp.variant: unknown value `cubik`; expected one of \
+             {variants}; did you mean `cubic`?"
         )
     );
     // Nothing close: the message is as before, with no guess.

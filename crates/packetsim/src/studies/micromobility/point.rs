@@ -243,5 +243,7 @@ pub(super) fn vname(v: Variant) -> &'static str {
         Variant::Dctcp => "DCTCP",
         Variant::Bbr => "BBR",
         Variant::Vegas => "Vegas",
+        // A variant added to the registry later is labelled by its scenario spelling.
+        other => other.name(),
     }
 }

@@ -91,6 +91,7 @@
 //! - ECN is ignored (BBR v1 does not use it).
 
 use super::{AckInfo, CcState, Congestion, CongestionControl, Phase};
+use crate::transport::tcp::{BbrRecovery, BbrSendQuantum, BbrTimeoutFullBw, TcpConfig};
 use packetsim_kernel::{Dur, Time};
 use std::collections::VecDeque;
 use std::fmt;
@@ -675,7 +676,36 @@ impl Bbr {
     }
 }
 
+impl super::Controller for Bbr {
+    fn build(cfg: &TcpConfig) -> super::StatefulCc {
+        super::StatefulCc::Bbr(
+            Bbr::new(cfg.initial_cwnd.saturating_mul(cfg.mss))
+                .with_options(
+                    cfg.bbr_send_quantum == BbrSendQuantum::Segment,
+                    cfg.bbr_inflight_quanta,
+                )
+                .with_timeout_reset(cfg.bbr_timeout_full_bw == BbrTimeoutFullBw::Reset)
+                .with_linux_recovery(cfg.bbr_recovery == BbrRecovery::Linux),
+        )
+    }
+}
+
 impl CongestionControl for Bbr {
+    fn on_ack_sample(&mut self, st: &CcState, ack: &AckInfo) {
+        Bbr::on_ack_sample(self, st, ack);
+    }
+    fn on_send(&mut self, now: Time, off: u64, len: u32, new_data: bool, in_flight: u32) {
+        self.on_send_at(now, off, len, new_data, in_flight);
+    }
+    fn pacing_allows(&mut self, now: Time, mss: u32) -> bool {
+        Bbr::pacing_allows(self, now, mss)
+    }
+    fn pacing_wakeup(&self) -> Option<Time> {
+        Bbr::pacing_wakeup(self)
+    }
+    fn pacing_unblock(&mut self) {
+        self.unblock();
+    }
     /// Draft §4.2.3 (BBRSetCwnd), outside loss recovery; the model was updated first.
     fn on_ack(&mut self, st: &mut CcState, _ack: &AckInfo) {
         let mss = st.mss;

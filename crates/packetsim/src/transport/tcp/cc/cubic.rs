@@ -49,6 +49,18 @@
 //!   a timeout forgetting W_max; growth on the ACK that ends fast recovery.
 
 use super::{AckInfo, CcState, Congestion, CongestionControl};
+use crate::transport::tcp::CubicModel;
+/// The second type of CUBIC's row (`tcp.cubic_model = "ns3"`).
+pub use super::cubic_ns3::CubicNs3;
+
+impl super::Controller for Cubic {
+    fn build(cfg: &crate::transport::tcp::TcpConfig) -> super::StatefulCc {
+        match cfg.cubic_model {
+            CubicModel::Rfc9438 => super::StatefulCc::Cubic(Cubic::default()),
+            CubicModel::Ns3 => super::StatefulCc::CubicNs3(CubicNs3::default()),
+        }
+    }
+}
 
 /// β_cubic, as the exact fraction 7/10 for ssthresh (RFC 9438 §4.1.1).
 const BETA_NUM: u64 = 7;

@@ -75,6 +75,12 @@ impl Dctcp {
     }
 }
 
+impl super::Controller for Dctcp {
+    fn build(cfg: &crate::transport::tcp::TcpConfig) -> super::StatefulCc {
+        super::StatefulCc::Dctcp(Dctcp::new(cfg.dctcp_g))
+    }
+}
+
 impl CongestionControl for Dctcp {
     fn on_ack(&mut self, st: &mut CcState, ack: &AckInfo) {
         Reno.on_ack(st, ack);

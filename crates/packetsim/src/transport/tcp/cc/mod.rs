@@ -3,19 +3,19 @@
 //! [`Phase`] machine); how the window behaves during loss recovery is `recovery/`'s.
 //!
 //! Policies share one plain [`CcState`] passed `&mut` (STYLE habit 4). Built-ins are rows of
-//! [`AnyCc`] (enum dispatch). Controllers with state of their own are rows of [`StatefulCc`],
-//! boxed once in `AnyCc::Stateful`, so `AnyCc` stays one pointer wide and the sender compact
-//! (the classic variants' Reno row has no state and no allocation). All windows are in bytes.
+//! [`AnyCc`] (enum dispatch). Controllers with state of their own are a registry: one file
+//! here and one row in `congestion_controls!` each, from which [`StatefulCc`] (boxed once in
+//! `AnyCc::Stateful`, so `AnyCc` stays one pointer wide and the sender compact) and
+//! [`super::Variant`] are generated; the classic variants' Reno row has no state and no
+//! allocation. A controller's own state is reached by [`AnyCc::controller`] (a downcast).
+//! `docs/extending.md` ("How to add a congestion control") walks through one. All windows
+//! are in bytes.
 //!
 //! Invariant: `cwnd >= mss` after every hook (checked by the sender in debug builds).
 
-pub mod bbr;
-mod cubic;
 mod cubic_ns3;
-pub mod dctcp;
 pub mod hystart;
 mod reno;
-pub mod vegas;
 
 pub use bbr::{Bbr, BbrState};
 pub use cubic::Cubic;
@@ -24,6 +24,7 @@ pub use dctcp::Dctcp;
 pub use reno::Reno;
 pub use vegas::Vegas;
 
+use super::{LossRecoveryKind, TcpConfig};
 use crate::packet::Seq;
 use packetsim_kernel::{Dur, Time};
 use std::fmt;
@@ -166,7 +167,74 @@ pub trait CongestionControl {
     /// An ACK during SACK recovery, with `pipe` bytes in flight after it and `lost` bytes it
     /// newly marked lost: the controller may set the window.
     fn sack_recovery_ack(&mut self, _st: &mut CcState, _pipe: u32, _lost: u32) {}
+    /// An ACK of new data in any phase, before the phase's own handling, for a model that
+    /// samples without SACK ([`Bbr::on_ack_sample`]).
+    fn on_ack_sample(&mut self, _st: &CcState, _ack: &AckInfo) {}
+
+    // ---- sending (pacing, per-segment records) --------------------------------------------
+
+    /// A data segment `[off, off + len)` (stream offsets) left at `now` (`new_data`: not a
+    /// retransmission), with `in_flight` bytes outstanding before it ([`Bbr::on_send_at`],
+    /// [`Vegas::on_send`]).
+    fn on_send(&mut self, _now: Time, _off: u64, _len: u32, _new_data: bool, _in_flight: u32) {}
+    /// Whether pacing lets a segment leave at `now` (always, without pacing); see
+    /// [`Bbr::pacing_allows`].
+    fn pacing_allows(&mut self, _now: Time, _mss: u32) -> bool {
+        true
+    }
+    /// When a sender that pacing stopped may send again (None: not stopped, or no pacing).
+    fn pacing_wakeup(&self) -> Option<Time> {
+        None
+    }
+    /// The pacing wake-up came.
+    fn pacing_unblock(&mut self) {}
 }
+
+/// How a row of `congestion_controls!` is built: the `variant = "..."` that names it pairs
+/// the controller with a loss recovery and builds it from the `[tcp]` configuration.
+/// Implemented, in the controller's own file, by the row's first type.
+pub trait Controller {
+    /// The loss recovery of the variant's pair, unless `tcp.loss_recovery` replaces it.
+    const RECOVERY: LossRecoveryKind = LossRecoveryKind::NewReno;
+    /// The controller of a sender configured by `cfg` (validated).
+    fn build(cfg: &TcpConfig) -> StatefulCc;
+}
+
+/// The congestion controllers with state of their own: the registry. One row each, read
+/// `Variant file => Type, ..;`: the [`super::Variant`] and its scenario spelling
+/// (`variant = "file"`, which is also the name of its file in `cc/`, declared as a module by
+/// the row), then the controller types the row may build (boxed in [`AnyCc::Stateful`] as
+/// rows of [`StatefulCc`]); the first implements [`Controller`] (loss recovery,
+/// construction) and every one [`CongestionControl`] (the hooks, with defaults for those it
+/// does not take).
+///
+/// The table is a macro that hands the rows to another macro (`$then`), so that each place
+/// generates its closed enum from the one list: [`StatefulCc`] and its dispatch here,
+/// [`super::Variant`] in `variant.rs`. Dispatch stays an enum `match` (no `Box<dyn>`, no
+/// allocation per segment). The RFC 5681 family (tahoe, reno, newreno, sack) is not a row:
+/// they share the stateless [`Reno`], inline in [`AnyCc`].
+macro_rules! congestion_controls {
+    ($then:ident) => {
+        $then! {
+            /// CUBIC congestion control (RFC 9438) with NewReno loss recovery (RFC 6582);
+            /// `tcp.cubic_model = "ns3"` builds ns-3.37's `TcpCubic` instead.
+            Cubic cubic => Cubic, CubicNs3;
+            /// DCTCP congestion control (RFC 8257) with NewReno loss recovery (RFC 6582); needs
+            /// `ecn = true` and `ecn_echo = "per_segment"` (validated).
+            Dctcp dctcp => Dctcp;
+            /// BBR v1 (Cardwell et al. 2016; draft-cardwell-iccrg-bbr-congestion-control-00)
+            /// with pacing, and NewReno loss recovery (RFC 6582).
+            Bbr bbr => Bbr;
+            /// TCP Vegas (Brakmo & Peterson 1995; ns-2 `tcp-vegas.cc`: α = 1, β = 3, γ = 1)
+            /// with NewReno loss recovery (RFC 6582).
+            Vegas vegas => Vegas;
+            /// Scalable TCP (Kelly 2003; Linux `tcp_scalable.c`): +1 segment per 100 ACKed
+            /// segments, ×7/8 on congestion, with NewReno loss recovery (RFC 6582).
+            Scalable scalable => Scalable;
+        }
+    };
+}
+pub(crate) use congestion_controls;
 
 /// The built-in congestion controllers. Two levels keep the sender compact: the stateless
 /// RFC 5681 row inline, every controller with state of its own behind one box, so `AnyCc` is
@@ -179,20 +247,110 @@ pub enum AnyCc {
     Stateful(Box<StatefulCc>),
 }
 
-/// The built-in controllers that keep state of their own (boxed in [`AnyCc::Stateful`]).
-#[derive(Clone, Debug, PartialEq)]
-pub enum StatefulCc {
-    /// RFC 9438 CUBIC.
-    Cubic(Cubic),
-    /// CUBIC as ns-3.37's `TcpCubic` (`tcp.cubic_model = "ns3"`).
-    CubicNs3(CubicNs3),
-    /// RFC 8257 DCTCP.
-    Dctcp(Dctcp),
-    /// BBR v1 (with pacing).
-    Bbr(Bbr),
-    /// TCP Vegas (Brakmo & Peterson 1995).
-    Vegas(Vegas),
+/// `match` over the rows of [`StatefulCc`] (listed by the generated code), binding `$c`.
+macro_rules! each_row {
+    ($self:expr, [$($C:ident)*], $c:ident => $e:expr) => {
+        match $self {
+            $( StatefulCc::$C($c) => $e, )*
+        }
+    };
 }
+
+/// Generates [`StatefulCc`], its module declarations and its dispatch from the rows of
+/// `congestion_controls!`.
+macro_rules! stateful_cc {
+    ( $( $(#[$m:meta])* $V:ident $file:ident => $($C:ident),+ ; )* ) => {
+        $( pub mod $file; )*
+
+        /// The built-in controllers that keep state of their own (boxed in
+        /// [`AnyCc::Stateful`]): the types of the rows of `congestion_controls!`.
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum StatefulCc {
+            $( $(
+                #[doc = concat!("`cc::", stringify!($file), "::", stringify!($C), "`.")]
+                $C($file::$C),
+            )+ )*
+        }
+
+        impl StatefulCc {
+            /// The controller as `Any`, to be downcast to its type ([`AnyCc::controller`]).
+            pub fn as_any(&self) -> &dyn std::any::Any {
+                each_row!(self, [$($($C)+)*], c => c as &dyn std::any::Any)
+            }
+        }
+
+        // Out of line: the RFC 5681 variants' path through `AnyCc` stays a tag test, and
+        // the sender's hot functions do not carry every row's code inlined.
+        impl CongestionControl for StatefulCc {
+            #[inline(never)]
+            fn on_ack(&mut self, st: &mut CcState, ack: &AckInfo) {
+                each_row!(self, [$($($C)+)*], c => c.on_ack(st, ack))
+            }
+            #[inline(never)]
+            fn on_ecn_ack(&mut self, ack: &EcnAck) {
+                each_row!(self, [$($($C)+)*], c => c.on_ecn_ack(ack))
+            }
+            fn on_recovery_exit_ack(&mut self, st: &mut CcState, ack: &AckInfo) {
+                each_row!(self, [$($($C)+)*], c => c.on_recovery_exit_ack(st, ack))
+            }
+            #[inline(never)]
+            fn on_congestion(&mut self, st: &mut CcState, cause: Congestion) {
+                each_row!(self, [$($($C)+)*], c => c.on_congestion(st, cause))
+            }
+            fn ssthresh_after(&self, st: &CcState) -> u32 {
+                each_row!(self, [$($($C)+)*], c => c.ssthresh_after(st))
+            }
+            fn name(&self) -> &'static str {
+                each_row!(self, [$($($C)+)*], c => c.name())
+            }
+            fn samples_deliveries(&self) -> bool {
+                each_row!(self, [$($($C)+)*], c => c.samples_deliveries())
+            }
+            #[inline(never)]
+            fn begin_ack(&mut self) {
+                each_row!(self, [$($($C)+)*], c => c.begin_ack())
+            }
+            #[inline(never)]
+            fn on_delivered(&mut self, now: Time, l: u64, r: u64) {
+                each_row!(self, [$($($C)+)*], c => c.on_delivered(now, l, r))
+            }
+            #[inline(never)]
+            fn on_ack_delivered(&mut self, st: &CcState, ack: &AckInfo, cum: u64) {
+                each_row!(self, [$($($C)+)*], c => c.on_ack_delivered(st, ack, cum))
+            }
+            fn enter_sack_recovery(&mut self, st: &mut CcState, pipe: u32) {
+                each_row!(self, [$($($C)+)*], c => c.enter_sack_recovery(st, pipe))
+            }
+            fn sack_recovery_ack(&mut self, st: &mut CcState, pipe: u32, lost: u32) {
+                each_row!(self, [$($($C)+)*], c => c.sack_recovery_ack(st, pipe, lost))
+            }
+            #[inline(never)]
+            fn on_ack_sample(&mut self, st: &CcState, ack: &AckInfo) {
+                each_row!(self, [$($($C)+)*], c => CongestionControl::on_ack_sample(c, st, ack))
+            }
+            #[inline(never)]
+            fn on_send(&mut self, now: Time, off: u64, len: u32, new_data: bool, in_flight: u32) {
+                each_row!(self, [$($($C)+)*], c => CongestionControl::on_send(c, now, off, len, new_data, in_flight))
+            }
+            #[inline(never)]
+            fn pacing_allows(&mut self, now: Time, mss: u32) -> bool {
+                each_row!(self, [$($($C)+)*], c => CongestionControl::pacing_allows(c, now, mss))
+            }
+            // Inline: a field read for BBR, and a call here would make the sender's
+            // `next_timeout` set up a frame on every call.
+            #[inline(always)]
+            fn pacing_wakeup(&self) -> Option<Time> {
+                each_row!(self, [$($($C)+)*], c => CongestionControl::pacing_wakeup(c))
+            }
+            #[inline(never)]
+            fn pacing_unblock(&mut self) {
+                each_row!(self, [$($($C)+)*], c => CongestionControl::pacing_unblock(c))
+            }
+        }
+    };
+}
+
+congestion_controls!(stateful_cc);
 
 impl AnyCc {
     /// The boxed row for `c`.
@@ -200,140 +358,66 @@ impl AnyCc {
         AnyCc::Stateful(Box::new(c))
     }
 
+    /// The controller, if it is a `T` (its state, for tests, traces and metrics): a
+    /// downcast, so a new controller needs no accessor of its own.
+    pub fn controller<T: 'static>(&self) -> Option<&T> {
+        match self {
+            AnyCc::Reno(c) => (c as &dyn std::any::Any).downcast_ref(),
+            AnyCc::Stateful(b) => b.as_any().downcast_ref(),
+        }
+    }
+
     /// The DCTCP controller, if this is one (its α, for tests and metrics).
     pub fn as_dctcp(&self) -> Option<&Dctcp> {
-        match self {
-            AnyCc::Stateful(b) => match &**b {
-                StatefulCc::Dctcp(c) => Some(c),
-                StatefulCc::Cubic(_)
-                | StatefulCc::CubicNs3(_)
-                | StatefulCc::Bbr(_)
-                | StatefulCc::Vegas(_) => None,
-            },
-            AnyCc::Reno(_) => None,
-        }
+        self.controller()
     }
 
     /// The BBR controller, if this is one (its state, for tests and metrics).
     pub fn as_bbr(&self) -> Option<&Bbr> {
-        match self {
-            AnyCc::Stateful(b) => match &**b {
-                StatefulCc::Bbr(c) => Some(c),
-                StatefulCc::Cubic(_)
-                | StatefulCc::CubicNs3(_)
-                | StatefulCc::Dctcp(_)
-                | StatefulCc::Vegas(_) => None,
-            },
-            AnyCc::Reno(_) => None,
-        }
-    }
-
-    /// The pacing controller, if this is one (only BBR paces).
-    #[inline]
-    fn pacer(&mut self) -> Option<&mut Bbr> {
-        match self {
-            AnyCc::Stateful(b) => match &mut **b {
-                StatefulCc::Bbr(c) => Some(c),
-                StatefulCc::Cubic(_)
-                | StatefulCc::CubicNs3(_)
-                | StatefulCc::Dctcp(_)
-                | StatefulCc::Vegas(_) => None,
-            },
-            AnyCc::Reno(_) => None,
-        }
-    }
-
-    /// Whether pacing lets a segment leave at `now` (always, without pacing); see
-    /// [`Bbr::pacing_allows`].
-    #[inline]
-    pub fn pacing_allows(&mut self, now: Time, mss: u32) -> bool {
-        self.pacer().is_none_or(|c| c.pacing_allows(now, mss))
-    }
-
-    /// When a sender that pacing stopped may send again (None: not stopped, or no pacing).
-    #[inline]
-    pub fn pacing_wakeup(&self) -> Option<Time> {
-        match self {
-            AnyCc::Stateful(b) => match &**b {
-                StatefulCc::Bbr(c) => c.pacing_wakeup(),
-                StatefulCc::Cubic(_)
-                | StatefulCc::CubicNs3(_)
-                | StatefulCc::Dctcp(_)
-                | StatefulCc::Vegas(_) => None,
-            },
-            AnyCc::Reno(_) => None,
-        }
-    }
-
-    /// The pacing wake-up came.
-    #[inline]
-    pub fn pacing_unblock(&mut self) {
-        if let Some(c) = self.pacer() {
-            c.unblock();
-        }
-    }
-
-    /// A data segment of `len` bytes left (see [`Bbr::on_send`], [`Vegas::on_send`]); a
-    /// no-op for the others.
-    #[inline]
-    pub fn on_send(&mut self, now: Time, off: u64, len: u32, new_data: bool, in_flight: u32) {
-        if let AnyCc::Stateful(b) = self {
-            match &mut **b {
-                StatefulCc::Bbr(c) => c.on_send_at(now, off, len, new_data, in_flight),
-                StatefulCc::Vegas(c) => c.on_send(now, len, new_data),
-                StatefulCc::Cubic(_) | StatefulCc::CubicNs3(_) | StatefulCc::Dctcp(_) => {}
-            }
-        }
+        self.controller()
     }
 
     /// The Vegas controller, if this is one (its BaseRTT and Diff, for tests and metrics).
     pub fn as_vegas(&self) -> Option<&Vegas> {
-        match self {
-            AnyCc::Stateful(b) => match &**b {
-                StatefulCc::Vegas(c) => Some(c),
-                StatefulCc::Cubic(_)
-                | StatefulCc::CubicNs3(_)
-                | StatefulCc::Dctcp(_)
-                | StatefulCc::Bbr(_) => None,
-            },
-            AnyCc::Reno(_) => None,
-        }
-    }
-
-    /// An ACK of new data in any phase, before the phase's own handling (see
-    /// [`Bbr::on_ack_sample`]); a no-op for the others.
-    #[inline]
-    pub fn on_ack_sample(&mut self, st: &CcState, ack: &AckInfo) {
-        if let Some(c) = self.pacer() {
-            c.on_ack_sample(st, ack);
-        }
+        self.controller()
     }
 }
 
-/// Applies `$e` to the controller `$c` inside `$self` (an `AnyCc`), by reference or mutably.
+/// Applies `$e` to the controller inside `$self` (an `AnyCc`): the inline Reno or the boxed
+/// row (whose own dispatch is [`StatefulCc`]'s).
 macro_rules! dispatch {
     ($self:expr, $c:ident => $e:expr) => {
         match $self {
             AnyCc::Reno($c) => $e,
-            AnyCc::Stateful(b) => match &mut **b {
-                StatefulCc::Cubic($c) => $e,
-                StatefulCc::CubicNs3($c) => $e,
-                StatefulCc::Dctcp($c) => $e,
-                StatefulCc::Bbr($c) => $e,
-                StatefulCc::Vegas($c) => $e,
-            },
+            AnyCc::Stateful(b) => {
+                let $c = &mut **b;
+                $e
+            }
         }
     };
     (ref $self:expr, $c:ident => $e:expr) => {
         match $self {
             AnyCc::Reno($c) => $e,
-            AnyCc::Stateful(b) => match &**b {
-                StatefulCc::Cubic($c) => $e,
-                StatefulCc::CubicNs3($c) => $e,
-                StatefulCc::Dctcp($c) => $e,
-                StatefulCc::Bbr($c) => $e,
-                StatefulCc::Vegas($c) => $e,
-            },
+            AnyCc::Stateful(b) => {
+                let $c = &**b;
+                $e
+            }
+        }
+    };
+}
+
+/// Calls a hook that only the boxed rows take: [`Reno`] keeps the trait's default for it
+/// (a no-op, or `$default`), so the RFC 5681 variants pay one tag test and no call.
+macro_rules! stateful_only {
+    ($self:expr, $c:ident => $e:expr) => {
+        if let AnyCc::Stateful($c) = $self {
+            $e
+        }
+    };
+    ($self:expr, $c:ident => $e:expr, else $default:expr) => {
+        match $self {
+            AnyCc::Stateful($c) => $e,
+            AnyCc::Reno(_) => $default,
         }
     };
 }
@@ -342,21 +426,6 @@ impl CongestionControl for AnyCc {
     #[inline]
     fn on_ack(&mut self, st: &mut CcState, ack: &AckInfo) {
         dispatch!(self, c => c.on_ack(st, ack))
-    }
-    #[inline]
-    fn on_ecn_ack(&mut self, ack: &EcnAck) {
-        if let AnyCc::Stateful(b) = self {
-            if let StatefulCc::Dctcp(c) = &mut **b {
-                c.on_ecn_ack(ack);
-            }
-        }
-    }
-    fn on_recovery_exit_ack(&mut self, st: &mut CcState, ack: &AckInfo) {
-        if let AnyCc::Stateful(b) = self {
-            if let StatefulCc::CubicNs3(c) = &mut **b {
-                c.on_recovery_exit_ack(st, ack);
-            }
-        }
     }
     #[inline]
     fn on_congestion(&mut self, st: &mut CcState, cause: Congestion) {
@@ -368,44 +437,53 @@ impl CongestionControl for AnyCc {
     fn name(&self) -> &'static str {
         dispatch!(ref self, c => c.name())
     }
+    // The hooks below are the trait's defaults for `Reno` (it takes only the four above).
+    #[inline]
+    fn on_ecn_ack(&mut self, ack: &EcnAck) {
+        stateful_only!(self, c => c.on_ecn_ack(ack))
+    }
+    fn on_recovery_exit_ack(&mut self, st: &mut CcState, ack: &AckInfo) {
+        stateful_only!(self, c => c.on_recovery_exit_ack(st, ack))
+    }
     fn samples_deliveries(&self) -> bool {
-        match self {
-            AnyCc::Stateful(b) => match &**b {
-                StatefulCc::Bbr(c) => c.samples_deliveries(),
-                StatefulCc::Cubic(_)
-                | StatefulCc::CubicNs3(_)
-                | StatefulCc::Dctcp(_)
-                | StatefulCc::Vegas(_) => false,
-            },
-            AnyCc::Reno(_) => false,
-        }
+        stateful_only!(self, c => c.samples_deliveries(), else false)
     }
     #[inline]
     fn begin_ack(&mut self) {
-        if let Some(c) = self.pacer() {
-            c.begin_ack();
-        }
+        stateful_only!(self, c => c.begin_ack())
     }
     #[inline]
     fn on_delivered(&mut self, now: Time, l: u64, r: u64) {
-        if let Some(c) = self.pacer() {
-            c.on_delivered(now, l, r);
-        }
+        stateful_only!(self, c => c.on_delivered(now, l, r))
     }
     #[inline]
     fn on_ack_delivered(&mut self, st: &CcState, ack: &AckInfo, cum: u64) {
-        if let Some(c) = self.pacer() {
-            c.on_ack_delivered(st, ack, cum);
-        }
+        stateful_only!(self, c => c.on_ack_delivered(st, ack, cum))
     }
     fn enter_sack_recovery(&mut self, st: &mut CcState, pipe: u32) {
-        if let Some(c) = self.pacer() {
-            c.enter_sack_recovery(st, pipe);
-        }
+        stateful_only!(self, c => c.enter_sack_recovery(st, pipe))
     }
     fn sack_recovery_ack(&mut self, st: &mut CcState, pipe: u32, lost: u32) {
-        if let Some(c) = self.pacer() {
-            c.sack_recovery_ack(st, pipe, lost);
-        }
+        stateful_only!(self, c => c.sack_recovery_ack(st, pipe, lost))
+    }
+    #[inline]
+    fn on_ack_sample(&mut self, st: &CcState, ack: &AckInfo) {
+        stateful_only!(self, c => c.on_ack_sample(st, ack))
+    }
+    #[inline]
+    fn on_send(&mut self, now: Time, off: u64, len: u32, new_data: bool, in_flight: u32) {
+        stateful_only!(self, c => c.on_send(now, off, len, new_data, in_flight))
+    }
+    #[inline]
+    fn pacing_allows(&mut self, now: Time, mss: u32) -> bool {
+        stateful_only!(self, c => c.pacing_allows(now, mss), else true)
+    }
+    #[inline]
+    fn pacing_wakeup(&self) -> Option<Time> {
+        stateful_only!(self, c => c.pacing_wakeup(), else None)
+    }
+    #[inline]
+    fn pacing_unblock(&mut self) {
+        stateful_only!(self, c => c.pacing_unblock())
     }
 }

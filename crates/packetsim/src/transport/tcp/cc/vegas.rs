@@ -216,7 +216,16 @@ impl Vegas {
     }
 }
 
+impl super::Controller for Vegas {
+    fn build(_cfg: &crate::transport::tcp::TcpConfig) -> super::StatefulCc {
+        super::StatefulCc::Vegas(Vegas::default())
+    }
+}
+
 impl CongestionControl for Vegas {
+    fn on_send(&mut self, now: Time, _off: u64, len: u32, new_data: bool, _in_flight: u32) {
+        Vegas::on_send(self, now, len, new_data);
+    }
     fn on_ack(&mut self, st: &mut CcState, ack: &AckInfo) {
         let now = ack.now;
         let delivered = self.sent.saturating_sub(st.bytes_in_flight as u64);

@@ -63,7 +63,8 @@ pub const fn for_variant(variant: Variant) -> Dialect {
             d.rto.rearm = RtoRearm::HeadRetransmit;
             d.recovery.entry = RecoveryEntry::LostOut;
         }
-        Variant::Tahoe | Variant::Reno | Variant::NewReno | Variant::Sack | Variant::Vegas => {}
+        // The classic variants, Vegas and every other row: Linux's rules as they are.
+        _ => {}
     }
     d
 }
@@ -238,6 +239,6 @@ pub fn variant_options(variant: Variant) -> &'static [ProfileOption] {
         Variant::Cubic => CUBIC_OPTIONS,
         Variant::Dctcp => DCTCP_OPTIONS,
         Variant::Bbr => BBR_OPTIONS,
-        Variant::Tahoe | Variant::Reno | Variant::NewReno | Variant::Sack | Variant::Vegas => &[],
+        _ => &[],
     }
 }
