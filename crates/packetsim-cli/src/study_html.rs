@@ -6,12 +6,15 @@
 //!
 //! The pages are `minijinja` templates ([`TEMPLATES`]), which escape every value they insert;
 //! only the SVG figures and the HTML that pulldown-cmark renders from report.md are inserted as
-//! they are (`|safe`). The one fragment built here, a figure's caption inside the rendered
-//! report, is escaped by minijinja's own [`minijinja::HtmlEscape`].
+//! they are (`|safe`). The report's HTML is never edited as a string: its figures, the scroll
+//! wrapper of its tables and the classes of its verdict cells are events put into
+//! pulldown-cmark's event stream before it writes the HTML ([`style_tables`]); the one
+//! fragment with a value in it, a figure's caption, is escaped by minijinja's own
+//! [`minijinja::HtmlEscape`].
 
 use minijinja::HtmlEscape;
 use packetsim::studies::{Paper, Study, StudyOutcome};
-use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{Alignment, CowStr, Event, Options, Parser, Tag, TagEnd};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -362,24 +365,77 @@ fn render_report(md: &str, dir: &Path) -> Result<(String, Vec<PathBuf>), String>
         i += 1;
     }
     let mut h = String::new();
-    pulldown_cmark::html::push_html(&mut h, out.into_iter());
-    // Colour the verdict cells of the report's own tables.
-    for (word, class) in [
-        ("holds", "holds"),
-        ("DOES NOT HOLD", "nothold"),
-        ("does not hold", "nothold"),
-        ("not decidable", "undecided"),
-    ] {
-        h = h.replace(
-            &format!("<td>{word}</td>"),
-            &format!("<td class=\"{class}\">{word}</td>"),
-        );
-    }
-    // Wide tables scroll instead of widening the page.
-    h = h
-        .replace("<table>", "<div class=\"scroll\"><table>")
-        .replace("</table>", "</table></div>");
+    pulldown_cmark::html::push_html(&mut h, style_tables(out).into_iter());
     Ok((h, used))
+}
+
+/// The verdict words of a report's own tables and the CSS class that colours their cell (the
+/// words as the studies write them in report.md, case included).
+const CELL_VERDICTS: [(&str, &str); 4] = [
+    ("holds", "holds"),
+    ("DOES NOT HOLD", "nothold"),
+    ("does not hold", "nothold"),
+    ("not decidable", "undecided"),
+];
+
+/// The report's tables in the event stream, styled: each table wrapped in a
+/// `<div class="scroll">` (wide tables scroll instead of widening the page), and each body cell
+/// without an alignment whose whole text is a verdict word of [`CELL_VERDICTS`] opened as
+/// `<td class="...">` so the stylesheet colours it. Only the opening and closing tags the
+/// wrapper and the classes need become `Event::Html`; every text stays an event that
+/// pulldown-cmark escapes.
+fn style_tables(events: Vec<Event<'_>>) -> Vec<Event<'_>> {
+    let mut out = Vec::with_capacity(events.len() + 8);
+    let mut aligns: Vec<Alignment> = Vec::new();
+    let mut in_body = false;
+    let mut cell = 0;
+    for (i, e) in events.iter().enumerate() {
+        match e {
+            Event::Start(Tag::Table(a)) => {
+                aligns.clone_from(a);
+                in_body = false;
+                out.push(Event::Html(CowStr::Borrowed("<div class=\"scroll\">")));
+            }
+            Event::Start(Tag::TableHead) | Event::Start(Tag::TableRow) => cell = 0,
+            Event::End(TagEnd::TableHead) => in_body = true,
+            Event::End(TagEnd::TableCell) => cell += 1,
+            Event::End(TagEnd::Table) => {
+                // What pulldown-cmark writes for the end of a table (its html.rs, 0.13), with
+                // the wrapper closed before the newline.
+                out.push(Event::Html(CowStr::Borrowed("</tbody></table></div>\n")));
+                continue;
+            }
+            Event::Start(Tag::TableCell)
+                if in_body && matches!(aligns.get(cell), None | Some(Alignment::None)) =>
+            {
+                let text = cell_text(&events[i + 1..]);
+                if let Some((_, class)) = CELL_VERDICTS
+                    .iter()
+                    .find(|(w, _)| text.as_deref() == Some(*w))
+                {
+                    out.push(Event::Html(CowStr::from(format!("<td class=\"{class}\">"))));
+                    continue;
+                }
+            }
+            _ => {}
+        }
+        out.push(e.clone());
+    }
+    out
+}
+
+/// The text of a table cell whose events (from just after its start) up to its end are all
+/// plain text; `None` if anything else (emphasis, code, a link...) is in it.
+fn cell_text(rest: &[Event<'_>]) -> Option<String> {
+    let mut s = String::new();
+    for e in rest {
+        match e {
+            Event::Text(t) => s.push_str(t),
+            Event::End(TagEnd::TableCell) => return Some(s),
+            _ => return None,
+        }
+    }
+    None
 }
 
 /// The SVG files of a study folder and its direct subfolders, sorted.
@@ -659,6 +715,35 @@ mod tests {
             "{h}"
         );
         assert!(h.contains("<div class=\"scroll\"><table>"));
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn report_tables_are_wrapped_and_verdict_cells_coloured_in_the_event_stream() {
+        let d = std::env::temp_dir().join(format!("packetsim-shtml-t-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        // A header cell, a right-aligned cell, emphasis and code keep their plain tags; only
+        // whole-text verdict cells of the body get a class. Two tables: the state resets.
+        let md = "| holds | verdict | n |\n|---|---|--:|\n| S1 | holds | holds |\n\
+                  | S2 | *holds* | 3 |\n| S3 | `holds` | 4 |\n| S4 | not decidable | 5 |\n\n\
+                  a <b>x</b> & holds\n\n| v |\n|---|\n| does not hold |\n| holds now |\n";
+        let (h, used) = render_report(md, &d).unwrap();
+        assert!(used.is_empty());
+        let want = "<div class=\"scroll\"><table><thead><tr><th>holds</th><th>verdict</th>\
+                    <th style=\"text-align: right\">n</th></tr></thead><tbody>\n\
+                    <tr><td>S1</td><td class=\"holds\">holds</td>\
+                    <td style=\"text-align: right\">holds</td></tr>\n\
+                    <tr><td>S2</td><td><em>holds</em></td><td style=\"text-align: right\">3</td></tr>\n\
+                    <tr><td>S3</td><td><code>holds</code></td><td style=\"text-align: right\">4</td></tr>\n\
+                    <tr><td>S4</td><td class=\"undecided\">not decidable</td>\
+                    <td style=\"text-align: right\">5</td></tr>\n\
+                    </tbody></table></div>\n\
+                    <p>a <b>x</b> &amp; holds</p>\n\
+                    <div class=\"scroll\"><table><thead><tr><th>v</th></tr></thead><tbody>\n\
+                    <tr><td class=\"nothold\">does not hold</td></tr>\n\
+                    <tr><td>holds now</td></tr>\n\
+                    </tbody></table></div>\n";
+        assert_eq!(h, want);
         let _ = std::fs::remove_dir_all(&d);
     }
 }
