@@ -171,6 +171,24 @@ struct Row {
 pub const EVENT_COLUMNS: &str =
     "time_s,event,reason,link,flow,uid,proto,seq,ack,size_bytes,dscp,precedence,ecn";
 
+/// The column names of `events.csv` one by one (the header row the writer writes; the same
+/// as [`EVENT_COLUMNS`]).
+pub const EVENT_COLUMN_NAMES: [&str; 13] = [
+    "time_s",
+    "event",
+    "reason",
+    "link",
+    "flow",
+    "uid",
+    "proto",
+    "seq",
+    "ack",
+    "size_bytes",
+    "dscp",
+    "precedence",
+    "ecn",
+];
+
 /// Records a run's packets as it goes (see the module doc).
 pub struct Tracer {
     filter: TraceFilter,
@@ -328,30 +346,41 @@ impl Tracer {
             .push((t, mobile.to_string(), from.to_string(), to.to_string()));
     }
 
-    /// The event trace as CSV text, rows sorted by time (ties in the order they were made;
-    /// a handoff before the packet rows of its instant).
-    fn events_csv(&mut self) -> String {
+    /// Writes the event trace to `out` with the `csv` crate (RFC 4180: a name holding a
+    /// comma, quote or line break is quoted), rows sorted by time (ties in the order they
+    /// were made; a handoff before the packet rows of its instant). Numbers are formatted
+    /// here, as `Display` writes them, and handed to the writer as finished fields.
+    fn write_events<W: io::Write>(&mut self, out: W) -> csv::Result<()> {
         self.rows.sort_by_key(|r| r.time);
         self.handoffs.sort_by_key(|h| h.0);
-        let mut s = String::with_capacity(64 * self.rows.len() + 128);
-        s.push_str(EVENT_COLUMNS);
-        s.push('\n');
-        let opt = |v: Option<u64>| v.map(|x| x.to_string()).unwrap_or_default();
+        let mut w = csv::WriterBuilder::new()
+            .buffer_capacity(1 << 16)
+            .from_writer(out);
+        w.write_record(EVENT_COLUMN_NAMES)?;
+        // One scratch buffer for every number; the writer copies each field at once.
+        let mut num = String::with_capacity(32);
+        fn field<W: io::Write>(
+            w: &mut csv::Writer<W>,
+            num: &mut String,
+            v: impl std::fmt::Display,
+        ) -> csv::Result<()> {
+            num.clear();
+            let _ = write!(num, "{v}");
+            w.write_field(num.as_bytes())
+        }
         let mut hs = self.handoffs.iter().peekable();
-        let handoff_row = |s: &mut String, h: &(Time, String, String, String)| {
+        let handoff_row = |w: &mut csv::Writer<W>,
+                           num: &mut String,
+                           h: &(Time, String, String, String)|
+         -> csv::Result<()> {
             // time_s, event, reason = FROM->TO, link = the mobile, nine empty columns.
-            let _ = writeln!(
-                s,
-                "{},handoff,{}->{},{},,,,,,,,,",
-                h.0.as_secs_f64(),
-                h.2,
-                h.3,
-                h.1
-            );
+            field(w, num, h.0.as_secs_f64())?;
+            let reason = format!("{}->{}", h.2, h.3);
+            w.write_record(["handoff", &reason, &h.1, "", "", "", "", "", "", "", "", ""])
         };
         for r in &self.rows {
             while let Some(h) = hs.next_if(|h| h.0 <= r.time) {
-                handoff_row(&mut s, h);
+                handoff_row(&mut w, &mut num, h)?;
             }
             let reason = match r.kind {
                 EventKind::Drop(d) => d.name(),
@@ -362,34 +391,40 @@ impl Tracer {
                 .and_then(|f| self.flow_names.get(f.idx()))
                 .map(String::as_str)
                 .unwrap_or("");
-            let _ = writeln!(
-                s,
-                "{},{},{reason},{},{flow},{},{},{},{},{},{},{},{}",
-                r.time.as_secs_f64(),
-                r.kind.name(),
-                self.names[r.egress.idx()],
-                r.uid,
-                r.proto,
-                opt(r.seq),
-                opt(r.ack.map(u64::from)),
-                r.size,
-                r.dscp,
-                match r.precedence {
-                    Precedence::In => "in",
-                    Precedence::Out => "out",
-                },
-                match r.ecn {
-                    Ecn::NotEct => "not_ect",
-                    Ecn::Ect0 => "ect0",
-                    Ecn::Ect1 => "ect1",
-                    Ecn::Ce => "ce",
-                }
-            );
+            field(&mut w, &mut num, r.time.as_secs_f64())?;
+            w.write_field(r.kind.name())?;
+            w.write_field(reason)?;
+            w.write_field(&self.names[r.egress.idx()])?;
+            w.write_field(flow)?;
+            field(&mut w, &mut num, r.uid)?;
+            w.write_field(r.proto)?;
+            match r.seq {
+                Some(v) => field(&mut w, &mut num, v)?,
+                None => w.write_field("")?,
+            }
+            match r.ack {
+                Some(v) => field(&mut w, &mut num, v)?,
+                None => w.write_field("")?,
+            }
+            field(&mut w, &mut num, r.size)?;
+            field(&mut w, &mut num, r.dscp)?;
+            w.write_field(match r.precedence {
+                Precedence::In => "in",
+                Precedence::Out => "out",
+            })?;
+            w.write_field(match r.ecn {
+                Ecn::NotEct => "not_ect",
+                Ecn::Ect0 => "ect0",
+                Ecn::Ect1 => "ect1",
+                Ecn::Ce => "ce",
+            })?;
+            w.write_record(None::<&[u8]>)?;
         }
         for h in hs {
-            handoff_row(&mut s, h);
+            handoff_row(&mut w, &mut num, h)?;
         }
-        s
+        w.flush()?;
+        Ok(())
     }
 
     /// Packet `p` reached the far end of `via` at `now`; `forward` when it goes from its
@@ -425,9 +460,9 @@ impl Tracer {
         let mut out = TraceSummary::default();
         if let Some(dir) = self.events_dir.clone() {
             let path = dir.join("events.csv");
-            let text = self.events_csv();
             let tmp = path.with_extension("csv.tmp");
-            let written = std::fs::write(&tmp, text)
+            let written = File::create(&tmp)
+                .and_then(|f| self.write_events(f).map_err(io::Error::from))
                 .and_then(|()| std::fs::rename(&tmp, &path))
                 .map_err(|e| io::Error::other(format!("{}: {e}", path.display())));
             crate::experiment::manifest::remove_tmp_on_error(&tmp, written)?;
@@ -462,4 +497,114 @@ fn open_pcap(path: &Path, snaplen: u32) -> io::Result<PcapSink> {
         w,
         packets: 0,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    //! The event trace's writer, driven by a scripted sequence of events: the exact bytes of
+    //! `events.csv`, and RFC 4180 §2 quoting (rule 6: a field holding a comma, quote or line
+    //! break is enclosed in double quotes; rule 7: a quote inside it is doubled) of the names
+    //! a scenario chooses (links, nodes, flows), which are the only free-text fields.
+    use super::*;
+    use crate::ids::Addr;
+    use crate::packet::dscp;
+
+    /// A fresh folder under the system's temp dir, removed when dropped.
+    struct TempDir(PathBuf);
+    impl TempDir {
+        fn new(tag: &str) -> TempDir {
+            let p = std::env::temp_dir().join(format!("packetsim-{tag}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&p);
+            std::fs::create_dir_all(&p).unwrap();
+            TempDir(p)
+        }
+        fn path(&self) -> &Path {
+            &self.0
+        }
+    }
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn datagram(uid: u64, seq: u64, flow: u32) -> Packet {
+        let mut p = Packet::new(Addr(0), Addr(1), Body::Udp { seq, payload: 960 });
+        p.uid = uid;
+        p.flow = FlowId(flow);
+        p.size = 1000;
+        p.dscp = dscp::BE;
+        p.ecn = Ecn::NotEct;
+        p
+    }
+
+    /// A tracer writing only the event trace, for two directions and two flows whose names
+    /// need quoting or not, fed a drop, a handoff and a receive out of time order.
+    fn scripted(t: &TempDir) -> Tracer {
+        let cfg = TraceConfig {
+            events_dir: Some(t.path().to_owned()),
+            ..TraceConfig::default()
+        };
+        let names = [
+            "bottleneck:r1->r2".to_string(),
+            "odd,link:\"r1\"->r2".to_string(),
+        ];
+        let flows = ["f,1".to_string(), "plain".to_string()];
+        let mut tr = Tracer::new(&cfg, &names, &flows).unwrap();
+        let mut a = datagram(7, 3, 0);
+        a.dscp = dscp::AF12;
+        a.ecn = Ecn::Ect0;
+        tr.event(
+            Time::from_nanos(1_500_000),
+            EventKind::Drop(DropReason::Overflow),
+            EgressId(1),
+            &a,
+        );
+        tr.event(
+            Time::from_nanos(2_000_000),
+            EventKind::Receive,
+            EgressId(0),
+            &datagram(8, 4, 1),
+        );
+        tr.handoff(Time::from_nanos(1_000_000), "m\"1", "ap,1", "");
+        tr
+    }
+
+    const EXPECTED: &str = "\
+time_s,event,reason,link,flow,uid,proto,seq,ack,size_bytes,dscp,precedence,ecn
+0.001,handoff,\"ap,1->\",\"m\"\"1\",,,,,,,,,
+0.0015,drop,overflow,\"odd,link:\"\"r1\"\"->r2\",\"f,1\",7,udp,3,,1000,12,out,ect0
+0.002,receive,,bottleneck:r1->r2,plain,8,udp,4,,1000,0,in,not_ect
+";
+
+    #[test]
+    fn names_holding_a_comma_or_quote_are_quoted_per_rfc_4180() {
+        let t = TempDir::new("trace-quote");
+        let mut tr = scripted(&t);
+        let mut out = Vec::new();
+        tr.write_events(&mut out).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), EXPECTED);
+    }
+
+    #[test]
+    fn events_csv_reads_back_to_the_names_and_thirteen_columns() {
+        let t = TempDir::new("trace-read");
+        let summary = scripted(&t).finish().unwrap();
+        let path = t.path().join("events.csv");
+        assert_eq!(summary.events_file, Some((path.clone(), 2)));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), EXPECTED);
+        assert!(!path.with_extension("csv.tmp").exists());
+        let mut r = csv::Reader::from_path(&path).unwrap();
+        let header: Vec<String> = r.headers().unwrap().iter().map(str::to_owned).collect();
+        assert_eq!(header, EVENT_COLUMN_NAMES);
+        assert_eq!(header.join(","), EVENT_COLUMNS);
+        let rows: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
+        assert_eq!(rows.len(), 3);
+        assert!(rows.iter().all(|row| row.len() == 13));
+        assert_eq!(&rows[0][2], "ap,1->");
+        assert_eq!(&rows[0][3], "m\"1");
+        assert_eq!(&rows[1][3], "odd,link:\"r1\"->r2");
+        assert_eq!(&rows[1][4], "f,1");
+        assert_eq!(&rows[2][3], "bottleneck:r1->r2");
+    }
 }
