@@ -378,6 +378,44 @@ fn fail<E: std::error::Error + Send + Sync>(e: DrawingAreaErrorKind<E>) -> Strin
     format!("drawing: {e}")
 }
 
+/// The span `v ± e` of a whisker, cut at `floor`; a missing or non-positive `e` gives none.
+fn whisker_span(v: f64, e: f64, floor: f64) -> (f64, f64) {
+    let e = if e.is_finite() && e > 0.0 { e } else { 0.0 };
+    ((v - e).max(floor), v + e)
+}
+
+/// Value `v` at x = `mid` as its series' marker over its whisker `(a, b)` (data coordinates),
+/// the whisker left out when it has no length.
+fn draw_point_whisker(
+    plot: &Area,
+    chart: &Chart,
+    mid: f64,
+    v: f64,
+    (a, b): (f64, f64),
+    style: SeriesStyle,
+) -> Result<(), String> {
+    if b > a {
+        let (pa, pb) = (
+            chart.backend_coord(&(mid, a)),
+            chart.backend_coord(&(mid, b)),
+        );
+        let ink = RGBColor(34, 34, 34).stroke_width(1);
+        for seg in [
+            vec![pa, pb],
+            vec![(pa.0 - 4, pa.1), (pa.0 + 4, pa.1)],
+            vec![(pb.0 - 4, pb.1), (pb.0 + 4, pb.1)],
+        ] {
+            plot.draw(&PathElement::new(seg, ink)).map_err(fail)?;
+        }
+    }
+    draw_marker(
+        plot,
+        chart.backend_coord(&(mid, v)),
+        style.marker,
+        style.colour,
+    )
+}
+
 /// A marker of `shape` centred at backend pixel `c`.
 fn draw_marker(area: &Area, c: (i32, i32), shape: Marker, colour: RGBColor) -> Result<(), String> {
     let fill = colour.filled();
@@ -700,10 +738,7 @@ impl BarChart {
 
     fn draw(&self) -> Result<String, String> {
         let floor = floor(self.non_negative);
-        let whisker = |v: f64, e: f64| {
-            let e = if e.is_finite() && e > 0.0 { e } else { 0.0 };
-            ((v - e).max(floor), v + e)
-        };
+        let whisker = |v: f64, e: f64| whisker_span(v, e, floor);
         let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
         for &(v, e) in self.series.iter().flat_map(|s| s.1.iter()) {
             if v.is_finite() {
@@ -774,27 +809,7 @@ impl BarChart {
                             )))
                             .map_err(fail)?;
                     }
-                    let (a, b) = whisker(v, e);
-                    if b > a {
-                        let (pa, pb) = (
-                            chart.backend_coord(&(mid, a)),
-                            chart.backend_coord(&(mid, b)),
-                        );
-                        let ink = RGBColor(34, 34, 34).stroke_width(1);
-                        for seg in [
-                            vec![pa, pb],
-                            vec![(pa.0 - 4, pa.1), (pa.0 + 4, pa.1)],
-                            vec![(pb.0 - 4, pb.1), (pb.0 + 4, pb.1)],
-                        ] {
-                            plot.draw(&PathElement::new(seg, ink)).map_err(fail)?;
-                        }
-                    }
-                    draw_marker(
-                        &plot,
-                        chart.backend_coord(&(mid, v)),
-                        style.marker,
-                        style.colour,
-                    )?;
+                    draw_point_whisker(&plot, &chart, mid, v, whisker(v, e), style)?;
                 }
                 legend_entry(&legend, si, name, style, !points)?;
             }
@@ -867,10 +882,7 @@ impl BarChart {
 
     fn draw_by_category(&self) -> Result<String, String> {
         let floor = floor(self.non_negative);
-        let whisker = |v: f64, e: f64| {
-            let e = if e.is_finite() && e > 0.0 { e } else { 0.0 };
-            ((v - e).max(floor), v + e)
-        };
+        let whisker = |v: f64, e: f64| whisker_span(v, e, floor);
         let panels: Vec<CategoryPanel> = self
             .categories
             .iter()
@@ -917,27 +929,7 @@ impl BarChart {
                     let Some((v, e)) = *value else { continue };
                     let style = SeriesStyle::of(si);
                     let mid = si as f64 + 0.5;
-                    let (a, b) = whisker(v, e);
-                    if b > a {
-                        let (pa, pb) = (
-                            chart.backend_coord(&(mid, a)),
-                            chart.backend_coord(&(mid, b)),
-                        );
-                        let ink = RGBColor(34, 34, 34).stroke_width(1);
-                        for seg in [
-                            vec![pa, pb],
-                            vec![(pa.0 - 4, pa.1), (pa.0 + 4, pa.1)],
-                            vec![(pb.0 - 4, pb.1), (pb.0 + 4, pb.1)],
-                        ] {
-                            plot.draw(&PathElement::new(seg, ink)).map_err(fail)?;
-                        }
-                    }
-                    draw_marker(
-                        &plot,
-                        chart.backend_coord(&(mid, v)),
-                        style.marker,
-                        style.colour,
-                    )?;
+                    draw_point_whisker(&plot, &chart, mid, v, whisker(v, e), style)?;
                 }
             }
             for (si, (name, _)) in self.series.iter().enumerate() {
