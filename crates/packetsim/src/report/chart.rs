@@ -374,19 +374,16 @@ fn y_range(lo: f64, hi: f64, axis: YAxis, zoomed: bool) -> (f64, f64, bool) {
 /// An SVG saying why a figure could not be drawn (no font): the figure's file is still
 /// written, and a reader of the page sees what to do.
 fn not_drawn(title: &str, why: &str) -> String {
-    let esc = |s: &str| {
-        s.replace('&', "&amp;")
-            .replace('<', "&lt;")
-            .replace('>', "&gt;")
-    };
-    format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{PLOT_W}\" height=\"80\">\n\
-         <text x=\"10\" y=\"30\" font-family=\"sans-serif\" font-size=\"15\">{}</text>\n\
+    // The note goes through minijinja's HTML auto-escaping (XML-safe), not an escape of our own.
+    const NOTE: &str = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{{ width }}\" height=\"80\">\n\
+         <text x=\"10\" y=\"30\" font-family=\"sans-serif\" font-size=\"15\">{{ title }}</text>\n\
          <text x=\"10\" y=\"56\" font-family=\"sans-serif\" font-size=\"12\">figure not drawn: \
-         {}</text>\n</svg>\n",
-        esc(title),
-        esc(why)
-    )
+         {{ why }}</text>\n</svg>\n";
+    let mut env = minijinja::Environment::new();
+    env.set_auto_escape_callback(|_| minijinja::AutoEscape::Html);
+    env.set_keep_trailing_newline(true);
+    env.render_str(NOTE, minijinja::context! { width => PLOT_W, title, why })
+        .unwrap_or_else(|e| format!("<svg xmlns=\"http://www.w3.org/2000/svg\"/><!-- {e} -->\n"))
 }
 
 type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;

@@ -378,9 +378,10 @@ fn long_category_labels_are_turned() {
 
 #[test]
 fn without_a_font_a_figure_says_why() {
-    let s = not_drawn("Fig 1 <a>", "no TrueType font found");
+    let s = not_drawn("Fig 1 <a> & \"b\"", "no TrueType font found");
     assert!(s.starts_with("<svg "));
-    assert!(s.contains("Fig 1 &lt;a&gt;"));
+    assert!(s.ends_with("</svg>\n"));
+    assert!(s.contains(">Fig 1 &lt;a&gt; &amp; &quot;b&quot;</text>"));
     assert!(s.contains("figure not drawn: no TrueType font found"));
 }
 
