@@ -375,7 +375,8 @@ fn y_range(lo: f64, hi: f64, axis: YAxis, zoomed: bool) -> (f64, f64, bool) {
 /// written, and a reader of the page sees what to do.
 fn not_drawn(title: &str, why: &str) -> String {
     // The note goes through minijinja's HTML auto-escaping (XML-safe), not an escape of our own.
-    const NOTE: &str = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{{ width }}\" height=\"80\">\n\
+    const NOTE: &str =
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{{ width }}\" height=\"80\">\n\
          <text x=\"10\" y=\"30\" font-family=\"sans-serif\" font-size=\"15\">{{ title }}</text>\n\
          <text x=\"10\" y=\"56\" font-family=\"sans-serif\" font-size=\"12\">figure not drawn: \
          {{ why }}</text>\n</svg>\n";
