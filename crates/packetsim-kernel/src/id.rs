@@ -41,6 +41,23 @@ impl<T> Slab<T> {
             (self.slots.len() - 1) as u32
         }
     }
+    /// Stores `v` and returns its index and the stored value (to finish it in place).
+    #[inline(always)]
+    pub fn insert_mut(&mut self, v: T) -> (u32, &mut T) {
+        self.live += 1;
+        let i = if let Some(i) = self.free.pop() {
+            debug_assert!(self.slots[i as usize].is_none());
+            self.slots[i as usize] = Some(v);
+            i
+        } else {
+            self.slots.push(Some(v));
+            (self.slots.len() - 1) as u32
+        };
+        let held = self.slots[i as usize]
+            .as_mut()
+            .unwrap_or_else(|| unreachable!("just stored"));
+        (i, held)
+    }
     /// Removes and returns the value at `i`. Removing an empty slot is a bug.
     #[inline(always)]
     pub fn remove(&mut self, i: u32) -> T {
@@ -111,6 +128,13 @@ mod tests {
         s.discard(b);
         assert_eq!(s.len(), 1);
         assert_eq!(s.insert(4), b, "a discarded slot is reused");
+        let (d, held) = s.insert_mut(7);
+        *held += 1;
+        assert_eq!(
+            (d, *s.get(d), s.len()),
+            (2, 8, 3),
+            "a new slot, finished in place"
+        );
     }
 
     #[test]

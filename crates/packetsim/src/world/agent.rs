@@ -198,7 +198,9 @@ impl World {
     #[inline(never)]
     pub(super) fn deliver_to(&mut self, now: Time, id: AgentId, pkt: u32) {
         let mut out = std::mem::take(&mut self.outbox);
-        out.clear();
+        // `after_agent_sends` leaves the outbox drained: only the byte count is stale.
+        debug_assert!(out.packets.is_empty(), "the outbox is left drained");
+        out.delivered_bytes = 0;
         let p = self.packets.get(pkt);
         match &mut self.agents[id.idx()].agent {
             Agent::TcpSender(a) => a.on_packet(now, p, &mut out),
@@ -237,18 +239,30 @@ impl World {
                 self.transfer_finished(now);
             }
         }
-        for mut p in out.packets.drain(..) {
+        // The adapter's fields are filled in in the outbox, and each packet is then moved
+        // into the arena whole (one block copy; filling them in on the way cost a copy
+        // field by field through the stack). The uid is the run's count when the packet is
+        // sent, after the packets sent before it (a delivery within `send_held` may create
+        // some), so it is written in the arena.
+        for p in out.packets.iter_mut() {
             p.flow = flow;
             p.to = peer;
             p.dscp = dscp;
-            p.uid = self.books.created;
             p.size = IP_HEADER_BYTES + p.body.transport_len();
-            self.books.created += 1;
+        }
+        for p in out.packets.drain(..) {
             let dst = p.dst;
-            let pkt = self.packets.insert(p);
+            let (pkt, held) = self.packets.insert_mut(p);
+            held.uid = self.books.created;
+            self.books.created += 1;
             self.send_held(now, node, dst, pkt);
         }
-        self.outbox = out;
+        let spare = std::mem::replace(&mut self.outbox, out);
+        if spare.packets.capacity() == 0 {
+            // The placeholder `mem::take` left: no allocation and no packet, nothing to free
+            // (a nested call's outbox, which may hold an allocation, is dropped).
+            std::mem::forget(spare);
+        }
     }
 
     pub(super) fn retarget(&mut self, now: Time, id: AgentId) {
