@@ -174,6 +174,7 @@ fn one_connection_scenario_and_driver_agree() {
     let slots = 100_000; // 2 s
     let b = compare(1, "discard = \"plain\"", Discard::Plain, slots);
     let (w, d) = (b.world[0], b.drv[0]);
+    eprintln!("RECORD one: world {:?} cells {:?} cell_loss {}", b.world, b.cells, b.cell_loss);
     assert_eq!(
         &w[..3],
         &d[..3],
@@ -218,7 +219,7 @@ fn two_connections_lose_cells_and_the_scenario_path_gives_the_drivers_counters()
     ] {
         let b = compare(2, key, discard, slots);
         eprintln!(
-            "{key}: world {:?} driver {:?} cells {:?} cell_loss {}",
+            "RECORD two {key}: world {:?} driver {:?} cells {:?} cell_loss {}",
             b.world, b.drv, b.cells, b.cell_loss
         );
         assert!(
@@ -260,7 +261,7 @@ fn frame_sources_scenario_and_driver_agree() {
         true,
         None,
     );
-    eprintln!("world {:?} driver {:?} cells {:?}", b.world, b.drv, b.cells);
+    eprintln!("RECORD frames: world {:?} driver {:?} cells {:?} cell_loss {}", b.world, b.drv, b.cells, b.cell_loss);
     assert!(b.cells[1] > 0 && b.cell_loss > 0, "cells {:?}", b.cells);
     for (w, d) in b.world.iter().zip(&b.drv) {
         assert!(w[0] > 300_000, "the flows must run: {w:?}");
@@ -532,7 +533,7 @@ fn processing_and_per_vc_ack_path_scenario_and_driver_agree() {
     };
     let d = Dur::from_micros(307);
     let b = compare_with(2, key, discard, 250_000, true, Some(d));
-    eprintln!("world {:?} driver {:?} cells {:?}", b.world, b.drv, b.cells);
+    eprintln!("RECORD proc: world {:?} driver {:?} cells {:?} cell_loss {}", b.world, b.drv, b.cells, b.cell_loss);
     assert!(b.cells[1] > 0 && b.cell_loss > 0, "cells {:?}", b.cells);
     for (w, d) in b.world.iter().zip(&b.drv) {
         // The second flow loses its first windows and backs off from the 3 s initial RTO.
@@ -714,7 +715,7 @@ fn slotted_world_gives_the_study_drivers_statistics() {
     for (ms, seed) in [(450, 1), (100, 1), (450, 2)] {
         let w = world_run("slotted", ms, seed, slots);
         let d = driver_slotted(ms, seed, slots, sim::Draws::World);
-        eprintln!("rto {ms} seed {seed}: world {w:?} driver {d:?}");
+        eprintln!("RECORD slotted rto {ms} seed {seed}: world {w:?} driver {d:?}");
         assert!(
             w.lost > 0 && w.flows.iter().all(|f| f[0] > 0 && f[2] > 0),
             "{w:?}"
@@ -723,7 +724,7 @@ fn slotted_world_gives_the_study_drivers_statistics() {
         let c = world_run("continuous", ms, seed, slots);
         assert_ne!(c, d, "continuous world, RTOmin {ms} ms, seed {seed}");
         let shared = driver_slotted(ms, seed, slots, sim::Draws::Shared);
-        eprintln!("  continuous world {c:?}\n  study's draws {shared:?}");
+        eprintln!("RECORD continuous rto {ms} seed {seed}: {c:?}\n  study's draws {shared:?}");
     }
 }
 
@@ -741,7 +742,7 @@ fn the_scenario_file_gives_the_studys_main_statistics() {
         let mut c = AtmNetConfig::paper(Dur::from_millis(ms));
         c.seed = seed;
         c.trace_bin = 0;
-        let r = scenario::run_on_world(&c).unwrap();
+        let r = packetsim::studies::atm_tcp::run_on_world(&c).unwrap();
         let study = Main {
             sent: r.switch.sent,
             lost: r.switch.dropped(),
