@@ -6,7 +6,7 @@
 //! by [`at_pause`]) and run to the end; [`record`] turns that into the study's statistics.
 //! [`run_on_world`] makes the same run outside the driver (tests, the cell benchmark).
 
-use super::config::{AtmNetConfig, AtmRunResult, ConnResult, TimeBase, TracePoint};
+use super::config::{AtmNetConfig, AtmRunResult, ConnResult, TracePoint};
 use crate::atm::port::{ArrivalOrder, CellLinkConfig, CellPort, Output};
 use crate::atm::CELL_BYTES;
 use crate::queue::DropReason;
@@ -43,10 +43,7 @@ pub fn scenario_of(cfg: &AtmNetConfig) -> Result<Scenario, String> {
         .map_err(|e| format!("atm-tcp: the base scenario: {e}"))?;
     sc.simulation.duration = Dur(cfg.slot.0 * cfg.slots);
     sc.simulation.seed = cfg.seed;
-    sc.simulation.time_base = match cfg.time_base {
-        TimeBase::Slotted => scenario::TimeBase::Slotted,
-        TimeBase::Continuous => scenario::TimeBase::Continuous,
-    };
+    sc.simulation.time_base = cfg.time_base;
     let link = &mut sc.links[0];
     // The cell rate whose 53-byte cell takes one slot (the slot itself is set below).
     link.rate = Rate(((CELL_BYTES as u128 * 8 * 1_000_000_000) / cfg.slot.0 as u128) as u64);
@@ -213,9 +210,8 @@ fn from_pauses(
 /// The run's statistics from the finished world, its summary and the values read at the
 /// pauses: the switch's counters (a→b), per connection the bytes delivered (also after the
 /// warm-up), sent, retransmits, timeouts, spurious segments (the receiver's duplicates),
-/// source pauses, aborted, data frames; the frames lost to cell loss; the trace and the idle
-/// intervals. Not filled (zero): per-connection `corrupted_frames` and the rest of
-/// `reassembly`: the port counts frame losses per direction, not per VC.
+/// source pauses, aborted, data frames; the frames lost to cell loss (per direction: the port
+/// does not count them per VC); the trace and the idle intervals.
 pub fn record(
     cfg: &AtmNetConfig,
     world: &World,
@@ -261,17 +257,15 @@ pub fn record(
             .map_or(0, |f| f.data_packets_delivered);
     }
     let ab = &world.net.egresses[world.net.links[0].ab.idx()];
-    let mut result = AtmRunResult {
+    Ok(AtmRunResult {
         slots: cfg.slots,
         slot: cfg.slot,
         switch: *port.switch_stats(),
         conns,
         trace,
         idle_gaps: port.idle_gaps().to_vec(),
-        ..AtmRunResult::default()
-    };
-    result.reassembly.frames_corrupted = ab.queue.drops_for(DropReason::CellLoss);
-    Ok(result)
+        frames_lost: ab.queue.drops_for(DropReason::CellLoss),
+    })
 }
 
 /// The run the driver makes of `cfg`, outside the driver: built from [`scenario_of`],
