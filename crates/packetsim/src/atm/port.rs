@@ -85,8 +85,9 @@ struct Frame {
 
 #[derive(Clone, Debug, Default)]
 struct Adapter {
-    /// Frames waiting or being segmented, front first.
-    frames: VecDeque<u32>,
+    /// Frames waiting or being segmented, front first: the frame's number and its cells
+    /// (kept here so that emitting a cell needs no look-up of the frame).
+    frames: VecDeque<(u32, u16)>,
     /// Cells of the front frame already emitted.
     next_cell: u16,
 }
@@ -348,7 +349,7 @@ impl CellPort {
         if a.frames.is_empty() {
             self.active += 1;
         }
-        a.frames.push_back(f);
+        a.frames.push_back((f, cells));
     }
 
     /// Processes every slot whose instant (its start, plus the phase) is at or before `now`
@@ -390,10 +391,9 @@ impl CellPort {
         // (1) The adapters emit.
         self.arrivals.clear();
         for (v, a) in self.adapters.iter_mut().enumerate() {
-            let Some(&f) = a.frames.front() else {
+            let Some(&(f, cells)) = a.frames.front() else {
                 continue;
             };
-            let cells = self.frames[&f].cells;
             let eof = a.next_cell + 1 == cells;
             self.arrivals.push(Cell {
                 vci: Vci(v as u16),
