@@ -67,7 +67,6 @@ pub use build::{
 pub use builder::{FlowKeys, LinkKeys, ScenarioBuilder, Sends, TcpKeys};
 pub use cost::Limits;
 pub use error::{KeyLines, Location, ScenarioError};
-pub use link::run_on_world;
 pub use link::wifi::{WifiRadio, WifiSpec};
 pub use load::{
     load_file, load_file_with, load_str, load_str_with, DEFAULT_CBR_PACKET_SIZE,
