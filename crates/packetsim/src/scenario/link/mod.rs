@@ -25,7 +25,6 @@ mod point_to_point;
 mod radio;
 pub(crate) mod wifi;
 
-
 use super::error::ScenarioError;
 use super::kinds::KindRow;
 use super::load::Ctx;

@@ -5,10 +5,10 @@
 
 use super::config::TracePoint;
 use super::measure::*;
+use crate::experiment::aggregate::CsvText;
 use crate::report::chart::{Curve, LineChart};
 use crate::report::write_atomic;
 use crate::studies::checks::Estimate;
-use std::fmt::Write as _;
 use std::path::Path;
 
 pub(super) fn write(root: &Path, name: &str, s: &str) -> Result<(), String> {
@@ -33,32 +33,53 @@ fn curve(label: String, pts: Vec<(f64, Estimate)>) -> Curve {
     }
 }
 
-fn run_row(d: &Done) -> String {
+/// One row of runs.csv (the csv crate quotes a group holding a comma,
+/// `sens/B=2000,T=1200/100`).
+fn run_row(d: &Done) -> Vec<String> {
     let r = &d.r;
     let s = &r.switch;
-    format!(
-        "{},{},{},{:.6},{},{},{},{},{},{:.0},{:.0},{},{},{},{},{:.0}\n",
-        // Quoted when it holds a comma (`sens/B=2000,T=1200/100`).
-        crate::studies::csv_field(&d.group),
-        d.x,
-        d.rep,
-        r.load(),
-        s.dropped(),
-        s.overflow,
-        s.ppd_tail,
-        s.epd_refusal,
-        s.useless,
-        thr1_bps(r),
-        thr_bps(r),
-        r.conns.iter().map(|c| c.timeouts).sum::<u64>(),
-        r.conns.iter().map(|c| c.retransmits).sum::<u64>(),
-        spurious(r),
-        r.idle_gaps.len(),
-        median_gap(r)
-    )
+    vec![
+        d.group.clone(),
+        d.x.to_string(),
+        d.rep.to_string(),
+        format!("{:.6}", r.load()),
+        s.dropped().to_string(),
+        s.overflow.to_string(),
+        s.ppd_tail.to_string(),
+        s.epd_refusal.to_string(),
+        s.useless.to_string(),
+        format!("{:.0}", thr1_bps(r)),
+        format!("{:.0}", thr_bps(r)),
+        r.conns.iter().map(|c| c.timeouts).sum::<u64>().to_string(),
+        r.conns
+            .iter()
+            .map(|c| c.retransmits)
+            .sum::<u64>()
+            .to_string(),
+        spurious(r).to_string(),
+        r.idle_gaps.len().to_string(),
+        format!("{:.0}", median_gap(r)),
+    ]
 }
 
-const RUN_HEADER: &str = "group,x,rep,load,loss_cells,overflow,ppd_tail,epd_refusal,useless_cells,goodput1_bps,goodput_bps,timeouts,retransmits,spurious,idle_gaps,median_gap_slots\n";
+const RUN_HEADER: [&str; 16] = [
+    "group",
+    "x",
+    "rep",
+    "load",
+    "loss_cells",
+    "overflow",
+    "ppd_tail",
+    "epd_refusal",
+    "useless_cells",
+    "goodput1_bps",
+    "goodput_bps",
+    "timeouts",
+    "retransmits",
+    "spurious",
+    "idle_gaps",
+    "median_gap_slots",
+];
 
 /// Writes every CSV and figure of the study under `root`.
 pub fn write_outputs(root: &Path, cx: &Ctx) -> Result<(), String> {
@@ -71,41 +92,46 @@ pub fn write_outputs(root: &Path, cx: &Ctx) -> Result<(), String> {
 
 /// runs.csv: every run but E1-E4's.
 fn runs_csv(root: &Path, cx: &Ctx) -> Result<(), String> {
-    let done = cx.done;
-    // Every run.
-    let mut csv = String::from(RUN_HEADER);
-    for d in done
+    let mut csv = CsvText::new();
+    csv.row(RUN_HEADER);
+    for d in cx
+        .done
         .iter()
         .filter(|d| !d.group.starts_with('e') && !d.group.starts_with("trace/"))
     {
-        csv.push_str(&run_row(d));
+        csv.row(run_row(d));
     }
-    write(root, "runs.csv", &csv)?;
-    Ok(())
+    write(root, "runs.csv", &csv.finish())
 }
 
 /// efficiency.csv: E1-E4.
 fn efficiency_csv(root: &Path, cx: &Ctx) -> Result<(), String> {
     let done = cx.done;
     // Efficiency (E1-E4).
-    let mut csv = String::from(
-        "figure,mode,packet_bytes,buffer_cells,rep,efficiency,loss_cells,useless_cells\n",
-    );
+    let mut csv = CsvText::new();
+    csv.row([
+        "figure",
+        "mode",
+        "packet_bytes",
+        "buffer_cells",
+        "rep",
+        "efficiency",
+        "loss_cells",
+        "useless_cells",
+    ]);
     for d in done.iter().filter(|d| d.group.starts_with('e')) {
-        let _ = writeln!(
-            csv,
-            "{},{},{},{},{},{:.6},{},{}",
-            &d.group[..2],
-            d.cfg.switch.discard.name(),
-            d.group[3..].parse::<u32>().unwrap_or(0),
-            d.x,
-            d.rep,
-            efficiency(d),
-            d.r.switch.dropped(),
-            d.r.switch.useless
-        );
+        csv.row([
+            d.group[..2].to_string(),
+            d.cfg.switch.discard.name().to_string(),
+            d.group[3..].parse::<u32>().unwrap_or(0).to_string(),
+            d.x.to_string(),
+            d.rep.to_string(),
+            format!("{:.6}", efficiency(d)),
+            d.r.switch.dropped().to_string(),
+            d.r.switch.useless.to_string(),
+        ]);
     }
-    write(root, "efficiency.csv", &csv)?;
+    write(root, "efficiency.csv", &csv.finish())?;
     Ok(())
 }
 
@@ -151,17 +177,24 @@ fn trace_figures(root: &Path, cx: &Ctx) -> Result<(), String> {
             .iter()
             .find(|d| d.group == format!("trace/{rto}") && d.rep == 0)
             .ok_or("missing canonical run")?;
-        let mut csv = String::from(
-            "slot,queue_max_cells,queue_mean_cells,sender1_bytes_sent,sender1_bytes_in_bin\n",
-        );
+        let mut csv = CsvText::new();
+        csv.row([
+            "slot",
+            "queue_max_cells",
+            "queue_mean_cells",
+            "sender1_bytes_sent",
+            "sender1_bytes_in_bin",
+        ]);
         for p in &d.r.trace {
-            let _ = writeln!(
-                csv,
-                "{},{},{:.2},{},{}",
-                p.slot, p.q_max, p.q_mean, p.sent1, p.sent1_bin
-            );
+            csv.row([
+                p.slot.to_string(),
+                p.q_max.to_string(),
+                format!("{:.2}", p.q_mean),
+                p.sent1.to_string(),
+                p.sent1_bin.to_string(),
+            ]);
         }
-        write(root, &format!("fig{fig}.csv"), &csv)?;
+        write(root, &format!("fig{fig}.csv"), &csv.finish())?;
         let pts = |f: &dyn Fn(&TracePoint) -> f64| {
             d.r.trace
                 .iter()
