@@ -39,6 +39,7 @@ pub mod motion;
 pub mod phy;
 pub mod propagation;
 pub mod report;
+pub mod stations;
 
 #[cfg(test)]
 mod tests;
