@@ -570,28 +570,33 @@ impl RadioDomain {
     }
 }
 
-/// The tree of [`super::build_tree`] (same nodes, wired links and protocol elements) on the
-/// radio of the module doc: one mobile per path, handoffs from the beacons. `cfg.radio_mac`
-/// is set here.
-pub fn build_radio_tree(
-    p: &TreeParams,
-    cfg: &MobilityConfig,
-    cells: &Cells,
-    paths: &[Path],
-    seed: u64,
-) -> (World, RadioDomain) {
-    let mut cfg = *cfg;
-    cfg.radio_mac = true;
-    let mut net = Net::default();
-    let w = add_wired(&mut net, p, paths.len(), seed);
+/// The air of a radio domain before the protocol is installed: the `AIR` hub node, a pair of
+/// instantaneous links per (base station, mobile) through it ([`add_air`]), and the ports
+/// that map a packet at the hub to its stations.
+#[derive(Clone, Debug)]
+pub struct AirLinks {
+    /// The `AIR` hub node.
+    pub air_node: NodeId,
+    /// Per mobile, per base station: the base station's (sends, hears) egresses.
+    pub bs_side: Vec<Vec<(EgressId, EgressId)>>,
+    /// Per mobile, per base station: the mobile's (hears, sends) egresses.
+    pub mh_side: Vec<Vec<(EgressId, EgressId)>>,
+    ports: Vec<Port>,
+    /// The stations' nodes: the base stations, then the mobiles.
+    nodes: Vec<NodeId>,
+}
+
+/// Adds the `AIR` hub node and, per mobile, per base station, the links `air_bs<i>_mh<j>`
+/// (base station → hub) and `air_mh<j>_bs<i>` (hub → mobile), instantaneous and of cost 1000
+/// (no wired route crosses the air). Call before [`Net::compute_routes`].
+pub fn add_air(net: &mut Net, bss: &[NodeId], mhs: &[NodeId], seed: u64) -> AirLinks {
     let air_node = net.add_node("AIR");
-    let fixed = bs_positions(w.bss.len(), cells.spacing);
     let mut bs_side = Vec::new();
     let mut mh_side = Vec::new();
     let mut ports = Vec::new();
-    for (j, &m) in w.mhs.iter().enumerate() {
+    for (j, &m) in mhs.iter().enumerate() {
         let (mut bs_per, mut mh_per) = (Vec::new(), Vec::new());
-        for (i, &b) in w.bss.iter().enumerate() {
+        for (i, &b) in bss.iter().enumerate() {
             let a = net.add_link(
                 &format!("air_bs{}_mh{}", i + 1, j + 1),
                 b,
@@ -617,7 +622,7 @@ pub fn build_radio_tree(
             // The mobile's: hears the base station on air → mh, sends on mh → air.
             mh_per.push((c_ab, c_ba));
             let bs_sta = Sta(i as u16);
-            let mh_sta = Sta((w.bss.len() + j) as u16);
+            let mh_sta = Sta((bss.len() + j) as u16);
             ports.push(Port {
                 inbound: a_ab,
                 from: bs_sta,
@@ -638,40 +643,84 @@ pub fn build_radio_tree(
         bs_side.push(bs_per);
         mh_side.push(mh_per);
     }
-    net.compute_routes();
-    let until = Time::ZERO + p.duration;
-    let schedules: Vec<HandoffSchedule> = paths
+    AirLinks {
+        air_node,
+        bs_side,
+        mh_side,
+        ports,
+        nodes: bss.iter().chain(mhs).copied().collect(),
+    }
+}
+
+/// Each mobile's schedule at the start of a run on the air: with beacons on the air, empty
+/// (decided during the run; until the first beacon, at the nearest base station); without,
+/// computed from the motion and the beacons ([`beacon_schedule`]) up to `until`.
+pub fn air_schedules(
+    cells: &Cells,
+    bss: &[Pos],
+    paths: &[Path],
+    until: Time,
+    lead: Dur,
+) -> Vec<HandoffSchedule> {
+    paths
         .iter()
         .map(|path| {
             if cells.beacons_on_air {
-                // Decided during the run; until the first beacon, at the nearest base station.
                 let at = path.position(Time::ZERO);
-                let first = (0..fixed.len())
-                    .min_by(|&a, &b| fixed[a].dist(at).total_cmp(&fixed[b].dist(at)))
+                let first = (0..bss.len())
+                    .min_by(|&a, &b| bss[a].dist(at).total_cmp(&bss[b].dist(at)))
                     .unwrap_or(0);
                 HandoffSchedule::explicit(first, &[])
             } else {
-                beacon_schedule(path, &fixed, cells, until, cfg.lead())
+                beacon_schedule(path, bss, cells, until, lead)
             }
         })
-        .collect();
-    let layout = Layout {
-        gw: w.gw,
-        bss: w.bss.clone(),
-        mhs: w.mhs.clone(),
-        ha: w.ha,
-        radios: bs_side,
-    };
+        .collect()
+}
+
+/// The protocol on the air: [`super::install`] with the mobiles' ends of the radios on the
+/// hub's links, `cfg.radio_mac` set, and the air element ready to be put at the hub
+/// ([`AirInstalled::place`]).
+pub struct AirInstalled {
+    /// The protocol's elements, to be placed after the air's.
+    pub parts: super::Parts,
+    air_node: NodeId,
+    air: AirElement,
+}
+
+/// Installs the protocol `cfg` of `layout` (whose `radios` are `links.bs_side`) on the air of
+/// `links`, with base stations at `bss` and mobiles moving along `paths` under `cells`; the
+/// handoffs start from `schedules` ([`air_schedules`]).
+#[allow(clippy::too_many_arguments)]
+pub fn install_air(
+    net: &mut Net,
+    layout: Layout,
+    links: AirLinks,
+    cfg: &MobilityConfig,
+    cells: &Cells,
+    bss: Vec<Pos>,
+    paths: &[Path],
+    schedules: &[HandoffSchedule],
+    seed: u64,
+) -> Result<AirInstalled, String> {
+    let mut cfg = *cfg;
+    cfg.radio_mac = true;
+    let AirLinks {
+        air_node,
+        mh_side,
+        ports,
+        nodes,
+        ..
+    } = links;
     let parts = install_with(
-        &mut net,
+        net,
         layout,
         Some(mh_side),
         &cfg,
-        &schedules,
+        schedules,
         Rate::mbps(2),
         seed,
-    )
-    .expect("the canonical tree is a valid domain");
+    )?;
     let live: Vec<Live> = parts
         .schedules()
         .iter()
@@ -688,11 +737,54 @@ pub fn build_radio_tree(
             }
         })
         .collect();
+    let air = AirElement::new(cells, bss, paths.to_vec(), ports, nodes, live, seed);
+    Ok(AirInstalled {
+        parts,
+        air_node,
+        air,
+    })
+}
+
+impl AirInstalled {
+    /// Puts the air's element at its hub, then the protocol's elements: the domain and the
+    /// air's element.
+    pub fn place(self, world: &mut World) -> (super::Domain, ElementId) {
+        let air = world.add_element(self.air_node, Box::new(self.air), true);
+        (self.parts.place(world), air)
+    }
+}
+
+/// The tree of [`super::build_tree`] (same nodes, wired links and protocol elements) on the
+/// radio of the module doc: one mobile per path, handoffs from the beacons. `cfg.radio_mac`
+/// is set here.
+pub fn build_radio_tree(
+    p: &TreeParams,
+    cfg: &MobilityConfig,
+    cells: &Cells,
+    paths: &[Path],
+    seed: u64,
+) -> (World, RadioDomain) {
+    let mut net = Net::default();
+    let w = add_wired(&mut net, p, paths.len(), seed);
+    let links = add_air(&mut net, &w.bss, &w.mhs, seed);
+    let air_node = links.air_node;
+    let fixed = bs_positions(w.bss.len(), cells.spacing);
+    net.compute_routes();
+    let until = Time::ZERO + p.duration;
+    let schedules = air_schedules(cells, &fixed, paths, until, cfg.lead());
+    let layout = Layout {
+        gw: w.gw,
+        bss: w.bss.clone(),
+        mhs: w.mhs.clone(),
+        ha: w.ha,
+        radios: links.bs_side.clone(),
+    };
+    let installed = install_air(
+        &mut net, layout, links, cfg, cells, fixed, paths, &schedules, seed,
+    )
+    .expect("the canonical tree is a valid domain");
     let mut world = World::new(net, until);
-    let nodes = w.bss.iter().chain(&w.mhs).copied().collect();
-    let air = AirElement::new(cells, fixed, paths.to_vec(), ports, nodes, live, seed);
-    let air = world.add_element(air_node, Box::new(air), true);
-    let mut domain = parts.place(&mut world);
+    let (mut domain, air) = installed.place(&mut world);
     domain.cn = w.cn;
     (
         world,
