@@ -257,6 +257,8 @@ pub struct AirElement {
     stats: AirStats,
     /// Per mobile, with beacons on the air.
     live: Vec<Live>,
+    /// The channel's outputs being carried out (kept to reuse its allocation).
+    outs: Vec<Out<usize>>,
 }
 
 impl std::fmt::Debug for AirElement {
@@ -317,6 +319,7 @@ impl AirElement {
                 ..AirStats::default()
             },
             live: if cells.beacons_on_air { live } else { Vec::new() },
+            outs: Vec::new(),
         }
     }
 
@@ -442,7 +445,9 @@ impl AirElement {
     }
 
     fn flush(&mut self, ctx: &mut ElementCtx) {
-        for o in self.st.take() {
+        let mut outs = std::mem::take(&mut self.outs);
+        self.st.take_into(&mut outs);
+        for o in outs.drain(..) {
             match o {
                 Out::Beacon { at, sta, from } => {
                     // Weighed at its power then, in range or not (hearing follows the
@@ -484,6 +489,7 @@ impl AirElement {
                 }
             }
         }
+        self.outs = outs;
     }
 
     /// What it counted, with the channel's counters.

@@ -48,6 +48,8 @@ pub struct ChannelElement {
     lost: [u64; 2],
     /// Each station's gateway: where its packets for nodes off the channel go.
     gw: Vec<u16>,
+    /// The channel's outputs being carried out (kept to reuse its allocation).
+    outs: Vec<Out<()>>,
 }
 
 impl std::fmt::Debug for ChannelElement {
@@ -83,13 +85,16 @@ impl ChannelElement {
                 .map(|i| i as u16);
         }
         let n = ports.len();
+        let mut st = Stations::new(ports.iter().map(|p| p.node).collect(), cfg, seed);
+        st.release_on_delivery();
         ChannelElement {
-            st: Stations::new(ports.iter().map(|p| p.node).collect(), cfg, seed),
+            st,
             ports,
             station_of_addr,
             mac_drops: 0,
             lost: [0; 2],
             gw: vec![gateway as u16; n],
+            outs: Vec::new(),
         }
     }
 
@@ -157,7 +162,9 @@ impl ChannelElement {
     /// beacon feeds the mobile's rule; a delivered packet counts as an exchange for the
     /// outage.
     fn flush(&mut self, ctx: &mut ElementCtx) {
-        for o in self.st.take() {
+        let mut outs = std::mem::take(&mut self.outs);
+        self.st.take_into(&mut outs);
+        for o in outs.drain(..) {
             match o {
                 Out::Beacon { at, sta, from } => {
                     let d = self.st.beacon_heard(at, sta, from, |radio, a, b| {
@@ -190,6 +197,7 @@ impl ChannelElement {
                 Out::Dropped { pkt: None, .. } | Out::Sent { .. } => {}
             }
         }
+        self.outs = outs;
     }
 
     /// Runs the channel and the air to `now` and carries out what they did.

@@ -92,6 +92,8 @@ pub struct Stations<T> {
     told: usize,
     /// Every MAC output, when kept ([`Stations::keep_trace`]).
     trace: Option<Vec<Logged>>,
+    /// A packet is let go at its first delivery ([`Stations::release_on_delivery`]).
+    release_on_delivery: bool,
 }
 
 impl<T: Copy> Stations<T> {
@@ -109,7 +111,14 @@ impl<T: Copy> Stations<T> {
             nodes,
             told: 0,
             trace: None,
+            release_on_delivery: false,
         }
+    }
+
+    /// Lets a packet go at its first delivery: no [`Out::Sent`] and no [`Out::Dropped`]
+    /// follows for it (for an element that acts on neither once the packet got through).
+    pub fn release_on_delivery(&mut self) {
+        self.release_on_delivery = true;
     }
 
     /// Places the stations (one position and one path or none each) and runs their motion,
@@ -298,13 +307,13 @@ impl<T: Copy> Stations<T> {
         self.trace.as_deref().unwrap_or(&[])
     }
 
-    /// The channel's outputs since the last call, in its order (module doc).
-    pub fn take(&mut self) -> Vec<Out<T>> {
+    /// The channel's outputs since the last call, in its order (module doc), appended to
+    /// `out` (an element keeps one such buffer, so that no output allocates).
+    pub fn take_into(&mut self, out: &mut Vec<Out<T>>) {
         let log = self.ch.take_log();
         if let Some(t) = &mut self.trace {
             t.extend_from_slice(&log);
         }
-        let mut out = Vec::with_capacity(log.len());
         for l in log {
             match l.out {
                 MacOut::Deliver { msdu, from } if msdu.id & BEACON != 0 => {
@@ -315,9 +324,16 @@ impl<T: Copy> Stations<T> {
                     });
                 }
                 MacOut::Deliver { msdu, from } => {
-                    let (pkt, tag) = match self.held.get_mut(&msdu.id) {
-                        Some((pkt, tag)) => (pkt.take(), Some(*tag)),
-                        None => (None, None),
+                    let (pkt, tag) = if self.release_on_delivery {
+                        match self.held.remove(&msdu.id) {
+                            Some((pkt, tag)) => (pkt, Some(tag)),
+                            None => (None, None),
+                        }
+                    } else {
+                        match self.held.get_mut(&msdu.id) {
+                            Some((pkt, tag)) => (pkt.take(), Some(*tag)),
+                            None => (None, None),
+                        }
                     };
                     out.push(Out::Delivered {
                         at: l.at,
@@ -345,7 +361,6 @@ impl<T: Copy> Stations<T> {
                 MacOut::Transmit(_) => {}
             }
         }
-        out
     }
 
     /// Packets held while their frames are on the air.
