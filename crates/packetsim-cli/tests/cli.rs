@@ -1825,6 +1825,13 @@ fn report_writes_a_self_contained_page_that_renders_in_chromium() {
     // The flows and queues tables, with the run's flow and its goodput column.
     assert!(html.contains("<h2>Flows</h2>") && html.contains("<th>goodput_bps</th>"));
     assert!(html.contains("<td>f</td>") && html.contains("<h2>Queues</h2>"));
+    // Issue 37 item 6: a wide table scrolls in its own box instead of overflowing the page.
+    let tables = html.matches("<table>").count();
+    assert!(tables >= 2);
+    assert_eq!(
+        html.matches("<div class=\"scroll\">\n<table>").count(),
+        tables
+    );
     // Four figures, each an inline SVG; nothing loaded from elsewhere.
     assert_eq!(html.matches("<figure").count(), 4);
     assert_eq!(html.matches("<svg").count(), 4);

@@ -25,7 +25,7 @@
 use super::host::MobileHost;
 use super::node::{DomainNode, Radio, Tunnel};
 use super::schedule::{HandoffSchedule, SharedSchedule};
-use super::{kind, DiscardReason, MobilityConfig, Protocol};
+use super::{kind, DiscardReason, MobilityConfig};
 use crate::ids::{Addr, EgressId, ElementId, NodeId};
 use crate::net::{DirectionParams, ErrorModel, Net};
 use crate::queue::{AnyAdmission, DropTail, QueueDisc, QueueLimit};
@@ -477,7 +477,7 @@ pub(super) fn install_with(
         })
         .collect();
     let bs_element = |i: usize| 1 + routers.len() + i;
-    let mip = cfg.protocol == Protocol::MobileIp;
+    let mip = cfg.protocol.home_agent();
     let ha_addr = ha.map_or(gw_addr, |h| net.addr_of(h));
     let tunnel: Tunnel = Rc::new(RefCell::new(HashMap::new()));
     let mut ha_element = None;
@@ -521,14 +521,11 @@ pub(super) fn install_with(
         }
         ha_element = home;
     }
-    // The time-0 path: first base station up to the gateway.
-    let until = Time::ZERO
-        + match cfg.protocol {
-            Protocol::Cip(_) => cfg.route_timeout,
-            Protocol::Hawaii(_) => cfg.entry_timeout(),
-            Protocol::MobileIp => Dur::ZERO,
-        };
-    for (j, s) in schedules.iter().enumerate().filter(|_| !mip) {
+    // The time-0 path: first base station up to the gateway, for a protocol with hop-by-hop
+    // state.
+    let life = cfg.protocol.initial_path(cfg);
+    let until = Time::ZERO + life.unwrap_or(Dur::ZERO);
+    for (j, s) in schedules.iter().enumerate().filter(|_| life.is_some()) {
         let s = s.snapshot();
         let mut at = bss[s.first];
         let mut via = radios[j][s.first].0;

@@ -3,7 +3,8 @@
 //! HAWAII registration, spec 5 §2.4; Mobile IP registration through the new foreign agent,
 //! RFC 5944 §3.3, and again when half the lifetime has passed, §3.6.1.2), Cellular IP's
 //! periodic route-update, and what arrives
-//! (duplicates, reordering, the copies received, for handoff-loss accounting).
+//! (duplicates, reordering, the copies received, for handoff-loss accounting). What each
+//! protocol does at those instants is in its own file ([`super::MobilityProtocol`]).
 //!
 //! The mobile's own packets leave its node by host routes this element installs toward its
 //! current base station's radio, for every address it talks to. An element sees only packets
@@ -12,7 +13,7 @@
 //! (spec 5 §2.6), so a TCP packet handed to them is an uplink packet sent at that instant.
 
 use super::schedule::{HandoffSchedule, SharedSchedule};
-use super::{kind, CipHandoff, Discard, DiscardReason, MobilityConfig, Protocol};
+use super::{Discard, DiscardReason, MobilityConfig, Protocol};
 use crate::ids::{Addr, EgressId, NodeId};
 use crate::net::{Disposition, Element, ElementCtx, HostRoute, NextHops, Via};
 use crate::packet::{Body, ControlHeader, Packet};
@@ -24,8 +25,9 @@ use std::sync::Arc;
 /// Something the mobile does at a scheduled instant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Action {
-    /// Cellular IP semisoft packet through base station `to`.
-    Semisoft { to: usize },
+    /// The protocol's announcement of the switch to base station `to`, `lead` before it
+    /// (Cellular IP semisoft's semisoft packet).
+    Announce { to: usize },
     /// Attach to `to` (leaving `from`): uplink routes, route-update or registration.
     Attach { from: usize, to: usize },
 }
@@ -61,11 +63,11 @@ pub struct HostStats {
 pub struct MobileHost {
     index: usize,
     node: NodeId,
-    addr: Addr,
-    cfg: MobilityConfig,
-    schedule: SharedSchedule,
-    gateway: Addr,
-    bs_addrs: Arc<Vec<Addr>>,
+    pub(super) addr: Addr,
+    pub(super) cfg: MobilityConfig,
+    pub(super) schedule: SharedSchedule,
+    pub(super) gateway: Addr,
+    pub(super) bs_addrs: Arc<Vec<Addr>>,
     /// Per base station: (mobile → base station, base station → mobile).
     radios: Vec<(EgressId, EgressId)>,
     /// Addresses the mobile's uplink packets go to.
@@ -73,14 +75,16 @@ pub struct MobileHost {
     actions: VecDeque<(Time, Action)>,
     /// Handoffs of the schedule already turned into actions.
     known: usize,
-    attached: usize,
-    last_uplink: Time,
+    /// The base station it attached to last.
+    pub(super) attached: usize,
+    /// Cellular IP: when it last sent something uplink (data or a route-update).
+    pub(super) last_uplink: Time,
     /// Cellular IP paging: whether the mobile is active (always, without paging).
-    active: bool,
+    pub(super) active: bool,
     /// Cellular IP paging: when a packet last reached its endpoints.
-    last_data: Time,
+    pub(super) last_data: Time,
     /// Mobile IP: when it last sent a Registration Request.
-    last_registration: Time,
+    pub(super) last_registration: Time,
     rng: Rng,
     /// Per flow (by sender address and flow id): the sequence numbers seen and the highest.
     seen: HashMap<u32, (HashSet<u64>, u64)>,
@@ -133,16 +137,16 @@ impl MobileHost {
 
     /// Turns the handoffs its schedule gained since the last call into actions (all of them
     /// at construction; on the air, each one the air decided, when its notice arrives): the
-    /// Cellular IP semisoft packet `semisoft_delay` before the switch, the attachment after
-    /// the gap. An action whose time has passed (a loss of the base station, pushed when the
-    /// mobile attaches again) is done now.
+    /// protocol's announcement `lead` before the switch (Cellular IP semisoft's semisoft
+    /// packet, `semisoft_delay`), the attachment after the gap. An action whose time has
+    /// passed (a loss of the base station, pushed when the mobile attaches again) is done now.
     fn sync(&mut self, now: Time) {
         let s = self.schedule.read();
         for (k, h) in s.handoffs.iter().enumerate().skip(self.known) {
-            if self.cfg.protocol == Protocol::Cip(CipHandoff::Semisoft) {
-                let at = Time(h.at.0.saturating_sub(self.cfg.semisoft_delay.0));
+            if let Some(lead) = self.cfg.protocol.lead(&self.cfg) {
+                let at = Time(h.at.0.saturating_sub(lead.0));
                 self.actions
-                    .push_back((at.max(now), Action::Semisoft { to: h.to }));
+                    .push_back((at.max(now), Action::Announce { to: h.to }));
             }
             self.actions.push_back((
                 (h.at + s.gap_of(k)).max(now),
@@ -186,10 +190,6 @@ impl MobileHost {
         self.active
     }
 
-    fn paging(&self) -> bool {
-        self.cfg.paging && matches!(self.cfg.protocol, Protocol::Cip(_))
-    }
-
     /// Per handoff made, its outage as the mobile saw it: from the last new data packet that
     /// arrived before the switch (`t_k`) to the first one after it (a handoff with no data
     /// after it yet is left out).
@@ -219,12 +219,16 @@ impl MobileHost {
             .count()
     }
 
-    /// Mobile IP: when it next registers without a handoff.
-    fn reregistration(&self) -> Time {
-        self.last_registration + packetsim_kernel::Dur(self.cfg.mip_lifetime.0 / 2)
-    }
-
-    fn send_control(&mut self, ctx: &mut ElementCtx, k: u16, dst: Addr, args: [u32; 4], bs: usize) {
+    /// Sends a control message of its protocol's family to `dst` over its radio to base
+    /// station `bs`.
+    pub(super) fn send_control(
+        &mut self,
+        ctx: &mut ElementCtx,
+        k: u16,
+        dst: Addr,
+        args: [u32; 4],
+        bs: usize,
+    ) {
         self.stats.control_sent[k as usize] += 1;
         let p = Packet::new(
             self.addr,
@@ -301,116 +305,33 @@ impl Element for MobileHost {
             return Disposition::Consume;
         }
         self.record(now, pkt);
-        if pkt.tcp().is_some() {
-            // The receiver acknowledges it now: uplink data (see the module doc).
-            self.last_uplink = now;
-        }
-        if self.paging() {
-            // Any packet for its endpoints (a SYN too) makes it active.
-            self.last_data = now;
-            if !self.active {
-                // Paged (spec 5 §2.3): active again, and a route-update builds the routing
-                // caches from here to the gateway.
-                self.active = true;
-                let args = [self.addr.0, 0, 0, 0];
-                let (gw, bs) = (self.gateway, self.attached);
-                self.send_control(ctx, kind::ROUTE_UPDATE, gw, args, bs);
-                self.last_uplink = now;
-            }
-        }
+        let protocol = self.cfg.protocol;
+        protocol.on_delivered(self, now, pkt, ctx);
         Disposition::Pass
     }
 
     fn on_timer(&mut self, now: Time, ctx: &mut ElementCtx) {
-        if self.paging() && self.active && now >= self.last_data + self.cfg.active_timeout {
-            // No data for active_timeout: idle; paging-updates from now on.
-            self.active = false;
-        }
+        let protocol = self.cfg.protocol;
+        protocol.wake(self, now);
         while self.actions.front().is_some_and(|a| a.0 <= now) {
             let (_, action) = self.actions.pop_front().expect("due");
-            let mh = self.addr.0;
             match action {
-                Action::Semisoft { to } => {
-                    // An idle mobile has no route to hand over; it reports the new cell at
-                    // the attachment.
-                    if self.active {
-                        self.send_control(ctx, kind::SEMISOFT, self.gateway, [mh, 0, 0, 0], to);
-                    }
-                }
+                Action::Announce { to } => protocol.announce(self, now, to, ctx),
                 Action::Attach { from, to } => {
                     self.attached = to;
                     for r in self.uplink_routes(to) {
                         ctx.install_route(self.node, r);
                     }
-                    match self.cfg.protocol {
-                        Protocol::Cip(_) => {
-                            // An idle mobile's cell change is a paging-update (spec 5 §2.3).
-                            let k = if self.active {
-                                kind::ROUTE_UPDATE
-                            } else {
-                                kind::PAGING_UPDATE
-                            };
-                            self.send_control(ctx, k, self.gateway, [mh, 0, 0, 0], to);
-                            self.last_uplink = now;
-                        }
-                        Protocol::Hawaii(_) => {
-                            let dst = self.bs_addrs[to];
-                            let args = [mh, from as u32 + 1, 0, 0];
-                            self.send_control(ctx, kind::REGISTER, dst, args, to);
-                        }
-                        Protocol::MobileIp => {
-                            // The agent advertisement is taken as heard at attachment.
-                            let dst = self.bs_addrs[to];
-                            let args = [mh, to as u32, 0, 0];
-                            self.send_control(ctx, kind::REG_REQUEST, dst, args, to);
-                            self.last_registration = now;
-                        }
-                    }
+                    protocol.on_attach(self, now, from, to, ctx);
                 }
             }
         }
-        let (k, every) = if self.active {
-            (kind::ROUTE_UPDATE, self.cfg.route_update_time)
-        } else {
-            (kind::PAGING_UPDATE, self.cfg.paging_update_time)
-        };
-        if matches!(self.cfg.protocol, Protocol::Cip(_)) && now >= self.last_uplink + every {
-            // Silent for route_update_time: a route-update (spec 5 §2.3); idle, silent for
-            // paging_update_time: a paging-update. Inside a layer-2 gap it cannot send; it
-            // will at the attachment.
-            if self.schedule.read().serving(now).is_some() {
-                let mh = self.addr.0;
-                let bs = self.attached;
-                self.send_control(ctx, k, self.gateway, [mh, 0, 0, 0], bs);
-            }
-            self.last_uplink = now;
-        }
-        if self.cfg.protocol == Protocol::MobileIp && now >= self.reregistration() {
-            // Half the lifetime gone: register again through the serving foreign agent (a
-            // mobile inside a layer-2 gap registers at its attachment).
-            if self.schedule.read().serving(now).is_some() {
-                let bs = self.attached;
-                let args = [self.addr.0, bs as u32, 0, 0];
-                self.send_control(ctx, kind::REG_REQUEST, self.bs_addrs[bs], args, bs);
-            }
-            self.last_registration = now;
-        }
+        protocol.on_host_timer(self, now, ctx);
     }
 
     fn next_timeout(&self) -> Option<Time> {
         let action = self.actions.front().map(|a| a.0);
-        let update = match self.cfg.protocol {
-            Protocol::Cip(_) if !self.active => {
-                Some(self.last_uplink + self.cfg.paging_update_time)
-            }
-            Protocol::Cip(_) if self.paging() => Some(
-                (self.last_uplink + self.cfg.route_update_time)
-                    .min(self.last_data + self.cfg.active_timeout),
-            ),
-            Protocol::Cip(_) => Some(self.last_uplink + self.cfg.route_update_time),
-            Protocol::Hawaii(_) => None,
-            Protocol::MobileIp => Some(self.reregistration()),
-        };
+        let update = self.cfg.protocol.next_update(self);
         match (action, update) {
             (Some(a), Some(u)) => Some(a.min(u)),
             (a, u) => a.or(u),

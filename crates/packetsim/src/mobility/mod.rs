@@ -27,6 +27,13 @@
 //! node of its own between the correspondent and the gateway, [`TreeParams::home_agent_delay`])
 //! holds each mobile's binding and tunnels its downlink to the foreign agent of that binding.
 //!
+//! Each protocol is one file and one row of `mobility_protocols!` (below): `cip.rs`,
+//! `hawaii.rs`, `mobile_ip.rs`, each implementing [`MobilityProtocol`], what the protocol
+//! does at a node and at the mobile. The elements keep the state the protocols share and
+//! call the protocol of their [`MobilityConfig`] through [`Protocol`], the enum generated
+//! from the rows (enum dispatch), which also gives every protocol's scenario name and
+//! label.
+//!
 //! Control messages are real packets ([`crate::packet::Body::Control`]) of `control_bytes`
 //! above IP, on the same links as data; they are never lost (spec 5 assumption 1: radio errors
 //! apply to TCP packets only) and take no processing time. Every element counts the messages
@@ -44,6 +51,8 @@ mod tests_paging;
 #[cfg(test)]
 mod tests_radio;
 #[cfg(test)]
+mod tests_registry;
+#[cfg(test)]
 mod tests_tcp;
 
 pub use domain::{
@@ -53,7 +62,10 @@ pub use host::{HostStats, MobileHost};
 pub use node::{DomainNode, NodeStats};
 pub use schedule::{Handoff, HandoffSchedule, Listen, SharedSchedule};
 
-use packetsim_kernel::Dur;
+use crate::ids::EgressId;
+use crate::net::{Disposition, ElementCtx};
+use crate::packet::{ControlHeader, Packet};
+use packetsim_kernel::{Dur, Time};
 
 /// The control-message family of Cellular IP ([`crate::packet::ControlHeader::family`]).
 pub const FAMILY_CIP: u16 = 0x5c1;
@@ -100,73 +112,392 @@ pub mod kind {
     /// Number of kinds per family, for counters (kinds are 1-based).
     pub const COUNT: usize = 5;
 
-    /// The name of kind `k` of `family` in reports.
+    /// The name of kind `k` of `family` in reports (from the rows of
+    /// `mobility_protocols!`: [`super::MobilityProtocol::kind_name`]).
     pub fn name(family: u16, k: u16) -> &'static str {
-        match (family, k) {
-            (super::FAMILY_CIP, ROUTE_UPDATE) => "route_update",
-            (super::FAMILY_CIP, SEMISOFT) => "semisoft",
-            (super::FAMILY_CIP, PAGING_UPDATE) => "paging_update",
-            (super::FAMILY_HAWAII, REGISTER) => "register",
-            (super::FAMILY_HAWAII, PATH_SETUP) => "path_setup",
-            (super::FAMILY_HAWAII, PATH_SETUP_UNF) => "path_setup_unf",
-            (super::FAMILY_HAWAII, REFRESH) => "refresh",
-            (super::FAMILY_MIP, REG_REQUEST) => "reg_request",
-            (super::FAMILY_MIP, REG_REPLY) => "reg_reply",
-            _ => "other",
-        }
+        super::Protocol::kind_name(family, k)
     }
 }
 
-/// Cellular IP's handoff (spec 5 §2.3).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CipHandoff {
-    /// Switch, then a route-update through the new base station.
-    Hard,
-    /// A semisoft packet `semisoft_delay` before the switch: the crossover bicasts.
-    Semisoft,
-}
-
-/// HAWAII's path-setup scheme (spec 5 §2.4).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum HawaiiScheme {
-    /// Multiple Stream Forwarding: the old base station forwards to the new one.
-    Msf,
-    /// Unicast Non-Forwarding: entries re-pointed from the new base station toward the old.
-    Unf,
-}
-
-/// The micro-mobility protocol of a domain.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Protocol {
-    /// Cellular IP with this handoff.
-    Cip(CipHandoff),
-    /// HAWAII with this path-setup scheme.
-    Hawaii(HawaiiScheme),
-    /// Mobile IP (RFC 5944): every base station a foreign agent, one home agent.
-    MobileIp,
-}
-
-impl Protocol {
-    /// Short name for reports: `cip_semisoft`, `cip_hard`, `hawaii_msf`, `hawaii_unf`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Protocol::Cip(CipHandoff::Semisoft) => "cip_semisoft",
-            Protocol::Cip(CipHandoff::Hard) => "cip_hard",
-            Protocol::Hawaii(HawaiiScheme::Msf) => "hawaii_msf",
-            Protocol::Hawaii(HawaiiScheme::Unf) => "hawaii_unf",
-            Protocol::MobileIp => "mobile_ip",
+/// The mobility protocols, one row each (issue 35 item 3): a protocol is one file in
+/// `mobility/` holding the type of its row, which implements [`MobilityProtocol`], and one
+/// row here. A row with variants (a handoff or path-setup scheme) names the enum of its file
+/// and each variant's `protocol` value (the scenario key, the reports' name) and label (the
+/// study's figures and tables); a row without is a unit struct. From the rows come
+/// [`Protocol`] (enum dispatch: no allocation, no trait object), its names, labels and
+/// parsing ([`Protocol::from_name`], [`Protocol::NAMES`]) and the names of the control
+/// messages ([`kind::name`]). docs/extending.md, "How to add a mobility protocol".
+macro_rules! mobility_protocols {
+    ($then:ident) => {
+        $then! {
+            with_variants {
+                /// Cellular IP with this handoff (spec 5 §2.3; `cip.rs`).
+                Cip cip: CipHandoff {
+                    Semisoft "cip_semisoft" "CIP semisoft",
+                    Hard "cip_hard" "CIP hard",
+                }
+                /// HAWAII with this path-setup scheme (spec 5 §2.4; `hawaii.rs`).
+                Hawaii hawaii: HawaiiScheme {
+                    Msf "hawaii_msf" "HAWAII MSF",
+                    Unf "hawaii_unf" "HAWAII UNF",
+                }
+            }
+            single {
+                /// Mobile IP (RFC 5944; `mobile_ip.rs`): every base station a foreign agent,
+                /// one home agent.
+                MobileIp mobile_ip: MobileIp "mobile_ip" "Mobile IP",
+            }
         }
+    };
+}
+
+/// What one mobility protocol does, implemented by the type of its row of
+/// `mobility_protocols!` (the protocol's own file). The elements keep what every protocol
+/// shares — at a node ([`DomainNode`]) each mobile's downlink soft state (`routes`, followed
+/// by `downlink`), its radio queue and the counters; at the mobile ([`MobileHost`]) its
+/// schedule, uplink routes and what arrives — and call these at the protocol's decision
+/// points: its control messages and data at a node, the periodic refresh of a base station,
+/// and at the mobile the announcement before a switch, the attachment after it, the packets
+/// it receives and its own timers.
+pub trait MobilityProtocol: Copy {
+    /// Its control-message family ([`crate::packet::ControlHeader::family`]).
+    const FAMILY: u16;
+
+    /// The name of its message kind `k` in reports (None: not one of its kinds).
+    fn kind_name(k: u16) -> Option<&'static str>;
+
+    /// How long before each switch the mobile announces the new cell through it (Cellular IP
+    /// semisoft's semisoft packet, `S`); the new base station receives the mobile's packets
+    /// from then on. None: no announcement.
+    fn lead(self, _cfg: &MobilityConfig) -> Option<Dur> {
+        None
     }
 
-    /// The control family of this protocol.
-    pub fn family(self) -> u16 {
-        match self {
-            Protocol::Cip(_) => FAMILY_CIP,
-            Protocol::Hawaii(_) => FAMILY_HAWAII,
-            Protocol::MobileIp => FAMILY_MIP,
-        }
+    /// How long the mobile still hears the old base station after a switch (0).
+    fn linger(self, _cfg: &MobilityConfig) -> Dur {
+        Dur::ZERO
+    }
+
+    /// Whether it has paging ([`MobilityConfig::paging`] allowed; false).
+    fn pages(self) -> bool {
+        false
+    }
+
+    /// Whether the crossover bicasts during a handoff, so that a fixed delay device there
+    /// ([`MobilityConfig::crossover_delay`]) applies (false).
+    fn bicasts(self) -> bool {
+        false
+    }
+
+    /// Whether the mobile's downlink goes through a home agent (set up at build, with every
+    /// node told of it; false).
+    fn home_agent(self) -> bool {
+        false
+    }
+
+    /// The life of the hop-by-hop downlink state the domain holds at time 0 from the first
+    /// base station up to the gateway (spec 5 §2.4: power-up is out of scope). None: no such
+    /// state (a home agent's binding instead).
+    fn initial_path(self, cfg: &MobilityConfig) -> Option<Dur>;
+
+    /// Base station `bs`'s (or, `None`, another node's) refresh period: its
+    /// [`MobilityProtocol::on_refresh`] runs every period from time 0 + period (none).
+    fn refresh_period(self, _cfg: &MobilityConfig, _bs: Option<usize>) -> Option<Dur> {
+        None
+    }
+
+    /// A control message of a mobility family at `node`, arrived over `via`.
+    fn on_control(
+        self,
+        node: &mut DomainNode,
+        now: Time,
+        via: EgressId,
+        pkt: &Packet,
+        c: ControlHeader,
+        ctx: &mut ElementCtx,
+    ) -> Disposition;
+
+    /// Any other packet at `node`, arrived over `via` (uplink data from a mobile, downlink
+    /// data for one, anything else).
+    fn on_data(
+        self,
+        node: &mut DomainNode,
+        now: Time,
+        via: EgressId,
+        pkt: &mut Packet,
+        ctx: &mut ElementCtx,
+    ) -> Disposition;
+
+    /// `node`'s periodic refresh ([`MobilityProtocol::refresh_period`]).
+    fn on_refresh(self, _node: &mut DomainNode, _now: Time, _ctx: &mut ElementCtx) {}
+
+    /// At the mobile, [`MobilityProtocol::lead`] before the switch to base station `to`.
+    fn announce(self, _host: &mut MobileHost, _now: Time, _to: usize, _ctx: &mut ElementCtx) {}
+
+    /// The mobile attached to base station `to`, leaving `from` (its uplink routes already
+    /// point at `to`).
+    fn on_attach(
+        self,
+        host: &mut MobileHost,
+        now: Time,
+        from: usize,
+        to: usize,
+        ctx: &mut ElementCtx,
+    );
+
+    /// A packet the mobile heard and handed to its endpoints (counted already).
+    fn on_delivered(
+        self,
+        _host: &mut MobileHost,
+        _now: Time,
+        _pkt: &Packet,
+        _ctx: &mut ElementCtx,
+    ) {
+    }
+
+    /// The mobile's timer fired at `now`, before the due handoff actions run.
+    fn wake(self, _host: &mut MobileHost, _now: Time) {}
+
+    /// The mobile's timer fired at `now`, after the due handoff actions ran.
+    fn on_host_timer(self, _host: &mut MobileHost, _now: Time, _ctx: &mut ElementCtx) {}
+
+    /// When the mobile's [`MobilityProtocol::on_host_timer`] next has something to do.
+    fn next_update(self, _host: &MobileHost) -> Option<Time> {
+        None
     }
 }
+
+/// `match` over the rows of [`Protocol`] (listed by the generated code), binding `$p` to the
+/// row's value (a unit row's struct for a variant without data).
+macro_rules! each_row {
+    ($self:expr, [$($TV:ident)*], [$($UV:ident $UT:ident)*], $p:ident => $e:expr) => {
+        match $self {
+            $( Protocol::$TV($p) => $e, )*
+            $( Protocol::$UV => {
+                let $p = $UT;
+                $e
+            } )*
+        }
+    };
+}
+
+/// Generates [`Protocol`], its module declarations and its dispatch from the rows of
+/// `mobility_protocols!`.
+macro_rules! protocol_enum {
+    (
+        with_variants { $(
+            $(#[$tm:meta])* $TV:ident $tf:ident: $TT:ident {
+                $( $S:ident $sname:literal $slabel:literal, )+
+            }
+        )* }
+        single { $(
+            $(#[$um:meta])* $UV:ident $uf:ident: $UT:ident $uname:literal $ulabel:literal,
+        )* }
+    ) => {
+        $( mod $tf; pub use $tf::$TT; )*
+        $( mod $uf; pub use $uf::$UT; )*
+
+        /// The mobility protocol of a domain: a row of `mobility_protocols!`.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum Protocol {
+            $( $(#[$tm])* $TV($TT), )*
+            $( $(#[$um])* $UV, )*
+        }
+
+        impl Protocol {
+            /// Every protocol and variant, in registry order.
+            pub const ALL: &'static [Protocol] = &[
+                $( $( Protocol::$TV($TT::$S), )+ )*
+                $( Protocol::$UV, )*
+            ];
+
+            /// Their `protocol` values, in the order of [`Protocol::ALL`].
+            pub const NAMES: &'static [&'static str] = &[
+                $( $( $sname, )+ )*
+                $( $uname, )*
+            ];
+
+            /// Short name for scenarios and reports: `cip_semisoft`, `cip_hard`,
+            /// `hawaii_msf`, `hawaii_unf`, `mobile_ip`.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $( $( Protocol::$TV($TT::$S) => $sname, )+ )*
+                    $( Protocol::$UV => $uname, )*
+                }
+            }
+
+            /// Its label in the study's figures and tables (`CIP semisoft`, ...).
+            pub fn label(self) -> &'static str {
+                match self {
+                    $( $( Protocol::$TV($TT::$S) => $slabel, )+ )*
+                    $( Protocol::$UV => $ulabel, )*
+                }
+            }
+
+            /// The protocol whose [`Protocol::name`] is `name`.
+            pub fn from_name(name: &str) -> Option<Protocol> {
+                Self::NAMES
+                    .iter()
+                    .position(|n| *n == name)
+                    .map(|i| Self::ALL[i])
+            }
+
+            /// The control family of this protocol.
+            pub fn family(self) -> u16 {
+                each_row!(self, [$($TV)*], [$($UV $UT)*], p => family_of(p))
+            }
+
+            /// Whether `family` is a row's control family.
+            pub fn is_family(family: u16) -> bool {
+                $( family == <$TT as MobilityProtocol>::FAMILY || )*
+                $( family == <$UT as MobilityProtocol>::FAMILY || )*
+                false
+            }
+
+            /// The name of kind `k` of control family `family` in reports ("other" if no
+            /// row has it).
+            pub fn kind_name(family: u16, k: u16) -> &'static str {
+                $( if family == <$TT as MobilityProtocol>::FAMILY {
+                    return <$TT as MobilityProtocol>::kind_name(k).unwrap_or("other");
+                } )*
+                $( if family == <$UT as MobilityProtocol>::FAMILY {
+                    return <$UT as MobilityProtocol>::kind_name(k).unwrap_or("other");
+                } )*
+                "other"
+            }
+
+            /// [`MobilityProtocol::lead`].
+            pub fn lead(self, cfg: &MobilityConfig) -> Option<Dur> {
+                each_row!(self, [$($TV)*], [$($UV $UT)*], p => p.lead(cfg))
+            }
+
+            /// [`MobilityProtocol::linger`].
+            pub fn linger(self, cfg: &MobilityConfig) -> Dur {
+                each_row!(self, [$($TV)*], [$($UV $UT)*], p => p.linger(cfg))
+            }
+
+            /// [`MobilityProtocol::pages`].
+            pub fn pages(self) -> bool {
+                each_row!(self, [$($TV)*], [$($UV $UT)*], p => p.pages())
+            }
+
+            /// [`MobilityProtocol::bicasts`].
+            pub fn bicasts(self) -> bool {
+                each_row!(self, [$($TV)*], [$($UV $UT)*], p => p.bicasts())
+            }
+
+            /// [`MobilityProtocol::home_agent`].
+            pub fn home_agent(self) -> bool {
+                each_row!(self, [$($TV)*], [$($UV $UT)*], p => p.home_agent())
+            }
+
+            /// [`MobilityProtocol::initial_path`].
+            pub fn initial_path(self, cfg: &MobilityConfig) -> Option<Dur> {
+                each_row!(self, [$($TV)*], [$($UV $UT)*], p => p.initial_path(cfg))
+            }
+
+            /// [`MobilityProtocol::refresh_period`].
+            pub fn refresh_period(self, cfg: &MobilityConfig, bs: Option<usize>) -> Option<Dur> {
+                each_row!(self, [$($TV)*], [$($UV $UT)*], p => p.refresh_period(cfg, bs))
+            }
+
+            /// [`MobilityProtocol::on_control`].
+            pub(crate) fn on_control(
+                self,
+                node: &mut DomainNode,
+                now: Time,
+                via: EgressId,
+                pkt: &Packet,
+                c: ControlHeader,
+                ctx: &mut ElementCtx,
+            ) -> Disposition {
+                each_row!(self, [$($TV)*], [$($UV $UT)*], p => {
+                    p.on_control(node, now, via, pkt, c, ctx)
+                })
+            }
+
+            /// [`MobilityProtocol::on_data`].
+            pub(crate) fn on_data(
+                self,
+                node: &mut DomainNode,
+                now: Time,
+                via: EgressId,
+                pkt: &mut Packet,
+                ctx: &mut ElementCtx,
+            ) -> Disposition {
+                each_row!(self, [$($TV)*], [$($UV $UT)*], p => p.on_data(node, now, via, pkt, ctx))
+            }
+
+            /// [`MobilityProtocol::on_refresh`].
+            pub(crate) fn on_refresh(self, node: &mut DomainNode, now: Time, ctx: &mut ElementCtx) {
+                each_row!(self, [$($TV)*], [$($UV $UT)*], p => p.on_refresh(node, now, ctx))
+            }
+
+            /// [`MobilityProtocol::announce`].
+            pub(crate) fn announce(
+                self,
+                host: &mut MobileHost,
+                now: Time,
+                to: usize,
+                ctx: &mut ElementCtx,
+            ) {
+                each_row!(self, [$($TV)*], [$($UV $UT)*], p => p.announce(host, now, to, ctx))
+            }
+
+            /// [`MobilityProtocol::on_attach`].
+            pub(crate) fn on_attach(
+                self,
+                host: &mut MobileHost,
+                now: Time,
+                from: usize,
+                to: usize,
+                ctx: &mut ElementCtx,
+            ) {
+                each_row!(self, [$($TV)*], [$($UV $UT)*], p => {
+                    p.on_attach(host, now, from, to, ctx)
+                })
+            }
+
+            /// [`MobilityProtocol::on_delivered`].
+            pub(crate) fn on_delivered(
+                self,
+                host: &mut MobileHost,
+                now: Time,
+                pkt: &Packet,
+                ctx: &mut ElementCtx,
+            ) {
+                each_row!(self, [$($TV)*], [$($UV $UT)*], p => p.on_delivered(host, now, pkt, ctx))
+            }
+
+            /// [`MobilityProtocol::wake`].
+            pub(crate) fn wake(self, host: &mut MobileHost, now: Time) {
+                each_row!(self, [$($TV)*], [$($UV $UT)*], p => p.wake(host, now))
+            }
+
+            /// [`MobilityProtocol::on_host_timer`].
+            pub(crate) fn on_host_timer(
+                self,
+                host: &mut MobileHost,
+                now: Time,
+                ctx: &mut ElementCtx,
+            ) {
+                each_row!(self, [$($TV)*], [$($UV $UT)*], p => p.on_host_timer(host, now, ctx))
+            }
+
+            /// [`MobilityProtocol::next_update`].
+            pub(crate) fn next_update(self, host: &MobileHost) -> Option<Time> {
+                each_row!(self, [$($TV)*], [$($UV $UT)*], p => p.next_update(host))
+            }
+        }
+    };
+}
+
+/// The family of a row's value.
+fn family_of<P: MobilityProtocol>(_: P) -> u16 {
+    P::FAMILY
+}
+
+mobility_protocols!(protocol_enum);
 
 /// What the old base station does with the mobile's packets once it has left (spec 5 §2.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -288,18 +619,12 @@ impl MobilityConfig {
     /// How long before a switch the new base station starts to receive the mobile's packets:
     /// Cellular IP semisoft's `S` (the semisoft packet's lead), 0 otherwise.
     pub fn lead(&self) -> Dur {
-        match self.protocol {
-            Protocol::Cip(CipHandoff::Semisoft) => self.semisoft_delay,
-            _ => Dur::ZERO,
-        }
+        self.protocol.lead(self).unwrap_or(Dur::ZERO)
     }
 
     /// How long the mobile hears the old base station after a switch under this protocol.
     pub fn linger(&self) -> Dur {
-        match self.protocol {
-            Protocol::Hawaii(HawaiiScheme::Unf) => self.unf_linger,
-            _ => Dur::ZERO,
-        }
+        self.protocol.linger(self)
     }
 }
 

@@ -9,18 +9,15 @@
 //! queue, or dropped ([`DropReason::NoRoute`]) when no live state exists. Uplink packets pass
 //! and follow the static routes toward the gateway.
 //!
-//! Under Mobile IP (RFC 5944) the nodes between the home agent and the foreign agents are
-//! plain routers: the home agent rewrites a downlink packet's destination to the foreign
-//! agent of the mobile's binding (the outer header of the tunnel, `tunnel_bytes` more on the
-//! wire) and the foreign agent restores it and puts the packet in its radio queue. The inner
-//! header travels beside the packet in a [`Tunnel`] table keyed by the packet's uid, shared by
-//! the home agent and the foreign agents of one domain.
+//! What a protocol does with its control messages and data is in its own file (`cip.rs`,
+//! `hawaii.rs`, `mobile_ip.rs`: [`super::MobilityProtocol`]); this element keeps the state
+//! they share and calls the protocol of its [`MobilityConfig`]. Under Mobile IP (RFC 5944)
+//! the nodes between the home agent and the foreign agents are plain routers; the inner
+//! header of a tunnelled packet travels beside it in a [`Tunnel`] table keyed by the
+//! packet's uid, shared by the home agent and the foreign agents of one domain.
 
 use super::schedule::{Listen, SharedSchedule};
-use super::{
-    kind, Departure, Discard, DiscardReason, HawaiiScheme, MobilityConfig, Protocol, FAMILY_CIP,
-    FAMILY_HAWAII, FAMILY_MIP,
-};
+use super::{kind, Departure, Discard, DiscardReason, MobilityConfig, Protocol};
 use crate::ids::{Addr, EgressId};
 use crate::net::{Disposition, Element, ElementCtx, Next, NextHops, Via};
 use crate::packet::{Body, ControlHeader, Packet};
@@ -47,7 +44,7 @@ pub struct Radio {
     pub up: EgressId,
     /// The radio rate (the `down` egress's rate).
     pub rate: Rate,
-    queue: VecDeque<Packet>,
+    pub(super) queue: VecDeque<Packet>,
     busy_until: Time,
 }
 
@@ -66,20 +63,20 @@ impl Radio {
 
 /// One mobile as a node sees it.
 #[derive(Debug)]
-struct Mobile {
-    addr: Addr,
-    schedule: SharedSchedule,
+pub(super) struct Mobile {
+    pub(super) addr: Addr,
+    pub(super) schedule: SharedSchedule,
     /// Live-until downlink egresses: several for a Cellular IP cache, at most one for HAWAII.
-    routes: Vec<(EgressId, Time)>,
+    pub(super) routes: Vec<(EgressId, Time)>,
     /// At a base station: the radio toward this mobile.
-    radio: Option<Radio>,
+    pub(super) radio: Option<Radio>,
     /// Mobile IP, at the home agent: the binding (foreign agent's base-station index, expiry).
-    binding: Option<(usize, Time)>,
+    pub(super) binding: Option<(usize, Time)>,
     /// Cellular IP paging cache: live-until downlink egresses.
-    paging: Vec<(EgressId, Time)>,
+    pub(super) paging: Vec<(EgressId, Time)>,
     /// Cellular IP semisoft: the routing-cache egresses a semisoft packet refreshed last (the
     /// new path, until a route-update or uplink data confirms it).
-    semisoft: Vec<EgressId>,
+    pub(super) semisoft: Vec<EgressId>,
 }
 
 /// What a node counted.
@@ -112,27 +109,28 @@ pub struct NodeStats {
 /// The element at one node of the domain (see the module doc).
 #[derive(Debug)]
 pub struct DomainNode {
-    addr: Addr,
-    cfg: MobilityConfig,
+    pub(super) addr: Addr,
+    pub(super) cfg: MobilityConfig,
     /// This node's index among the base stations, if it is one.
-    bs: Option<usize>,
+    pub(super) bs: Option<usize>,
     /// The gateway's (domain root's) address.
-    gateway: Addr,
+    pub(super) gateway: Addr,
     /// For every egress of the network (by index), the other direction of its link.
-    back: Arc<Vec<EgressId>>,
+    pub(super) back: Arc<Vec<EgressId>>,
     /// Addresses of the base stations, by index.
-    bs_addrs: Arc<Vec<Addr>>,
+    pub(super) bs_addrs: Arc<Vec<Addr>>,
     /// This node's static next egress toward each base station (by index; `None` at itself).
-    toward: Vec<Option<EgressId>>,
-    mobiles: Vec<Mobile>,
+    pub(super) toward: Vec<Option<EgressId>>,
+    pub(super) mobiles: Vec<Mobile>,
     rng: Rng,
+    /// When the protocol's periodic refresh next runs ([`super::MobilityProtocol::on_refresh`]).
     next_refresh: Option<Time>,
     wake: Option<Time>,
     /// Mobile IP: the home agent's address and the domain's tunnel table.
-    mip: Option<(Addr, Tunnel)>,
+    pub(super) mip: Option<(Addr, Tunnel)>,
     /// Its downlink interfaces (toward the base stations below it; at a base station, none:
     /// its radios), where Cellular IP paging floods.
-    children: Vec<EgressId>,
+    pub(super) children: Vec<EgressId>,
     /// Cellular IP semisoft's fixed delay device at the crossover
     /// ([`MobilityConfig::crossover_delay`]): (release time, mobile, packet, egress), in
     /// release order (one delay for every copy).
@@ -141,18 +139,8 @@ pub struct DomainNode {
     pub stats: NodeStats,
 }
 
-fn is_data(p: &Packet) -> bool {
+pub(super) fn is_data(p: &Packet) -> bool {
     p.payload() > 0
-}
-
-/// Soft state: drops the lapsed mappings, then `via`'s lives `life` from `now`.
-fn refresh(map: &mut Vec<(EgressId, Time)>, now: Time, via: EgressId, life: packetsim_kernel::Dur) {
-    let until = now + life;
-    map.retain(|r| r.1 > now);
-    match map.iter_mut().find(|r| r.0 == via) {
-        Some(r) => r.1 = until,
-        None => map.push((via, until)),
-    }
 }
 
 impl DomainNode {
@@ -169,10 +157,10 @@ impl DomainNode {
         toward: Vec<Option<EgressId>>,
         rng: Rng,
     ) -> DomainNode {
-        let next_refresh = match (cfg.protocol, bs) {
-            (Protocol::Hawaii(_), Some(_)) => Some(Time::ZERO + cfg.refresh),
-            _ => None,
-        };
+        let next_refresh = cfg
+            .protocol
+            .refresh_period(&cfg, bs)
+            .map(|p| Time::ZERO + p);
         DomainNode {
             addr,
             cfg,
@@ -283,7 +271,7 @@ impl DomainNode {
             .chain(self.delayed.iter().map(|d| d.2.uid))
     }
 
-    fn mobile_by_addr(&self, a: Addr) -> Option<usize> {
+    pub(super) fn mobile_by_addr(&self, a: Addr) -> Option<usize> {
         self.mobiles.iter().position(|m| m.addr == a)
     }
 
@@ -300,7 +288,7 @@ impl DomainNode {
         )
     }
 
-    fn send_control(
+    pub(super) fn send_control(
         &mut self,
         ctx: &mut ElementCtx,
         kind: u16,
@@ -313,49 +301,27 @@ impl DomainNode {
         ctx.send(p, via);
     }
 
-    /// Cellular IP: a mapping for mobile `j` on `via` lives `route_timeout` from now (with
-    /// paging, its paging-cache mapping `paging_timeout`: every uplink packet refreshes both,
-    /// spec 5 §2.3).
-    fn cip_refresh(&mut self, now: Time, j: usize, via: EgressId) {
-        // Any uplink packet but a semisoft one confirms the path it came up (see
-        // `semisoft_refresh`).
-        self.mobiles[j].semisoft.retain(|&e| e != via);
-        refresh(
-            &mut self.mobiles[j].routes,
-            now,
-            via,
-            self.cfg.route_timeout,
-        );
-        if self.cfg.paging {
-            self.pc_refresh(now, j, via);
+    /// A control message addressed to this node ends here; one on its way passes.
+    pub(super) fn consume_if_mine(&self, pkt: &Packet) -> Disposition {
+        if pkt.dst == self.addr {
+            Disposition::Consume
+        } else {
+            Disposition::Pass
         }
     }
 
-    /// Cellular IP: a semisoft packet came up from `via`: its mapping is refreshed and marked as
-    /// the new path (spec 5 §2.3), whose copies the crossover's fixed delay device holds back.
-    fn semisoft_refresh(&mut self, now: Time, j: usize, via: EgressId) {
-        self.cip_refresh(now, j, via);
-        self.mobiles[j].semisoft.push(via);
+    /// Sends the packets held in the radio queue toward mobile `j` on over `via` (HAWAII
+    /// MSF's old base station).
+    pub(super) fn forward_held(&mut self, j: usize, via: EgressId, ctx: &mut ElementCtx) {
+        if let Some(r) = self.mobiles[j].radio.as_mut() {
+            for p in r.queue.drain(..) {
+                self.stats.forwarded += 1;
+                ctx.resend(p, Via::Egress(via));
+            }
+        }
     }
 
-    /// Cellular IP paging: mobile `j`'s paging-cache mapping on `via` lives `paging_timeout`
-    /// from now.
-    fn pc_refresh(&mut self, now: Time, j: usize, via: EgressId) {
-        refresh(
-            &mut self.mobiles[j].paging,
-            now,
-            via,
-            self.cfg.paging_timeout,
-        );
-    }
-
-    /// HAWAII: mobile `j`'s single entry points at `via` for `3·T_ref` from now.
-    fn hawaii_set(&mut self, now: Time, j: usize, via: EgressId) {
-        let until = now + self.cfg.entry_timeout();
-        self.mobiles[j].routes = vec![(via, until)];
-    }
-
-    fn discard(&mut self, now: Time, j: usize, p: &Packet, reason: DiscardReason) {
+    pub(super) fn discard(&mut self, now: Time, j: usize, p: &Packet, reason: DiscardReason) {
         if is_data(p) {
             let handoff = self.mobiles[j].schedule.read().done_by(now);
             self.stats.discards.push(Discard {
@@ -367,9 +333,16 @@ impl DomainNode {
         }
     }
 
-    /// A downlink packet for mobile `j`: forwarded by the live soft state.
-    fn downlink(&mut self, now: Time, j: usize, pkt: &Packet, ctx: &mut ElementCtx) -> Disposition {
-        let paging = self.cfg.paging && matches!(self.cfg.protocol, Protocol::Cip(_));
+    /// A downlink packet for mobile `j`: forwarded by the live soft state (with Cellular IP
+    /// paging, by the paging cache where there is none).
+    pub(super) fn downlink(
+        &mut self,
+        now: Time,
+        j: usize,
+        pkt: &Packet,
+        ctx: &mut ElementCtx,
+    ) -> Disposition {
+        let paging = self.cfg.paging && self.cfg.protocol.pages();
         let m = &mut self.mobiles[j];
         m.routes.retain(|r| r.1 > now);
         if paging && m.routes.is_empty() {
@@ -440,56 +413,7 @@ impl DomainNode {
         }
     }
 
-    /// Cellular IP paging (spec 5 §2.3): a downlink packet (data, a SYN, an ACK) for mobile
-    /// `j`, which has no
-    /// routing-cache mapping here, follows the live paging-cache mappings, or where there are
-    /// none every downlink interface. A base station broadcasts it in its cell: it reaches the
-    /// mobile's radio queue if the mobile hears the cell and is lost otherwise.
-    fn page(&mut self, now: Time, j: usize, pkt: &Packet, ctx: &mut ElementCtx) -> Disposition {
-        let m = &mut self.mobiles[j];
-        m.paging.retain(|r| r.1 > now);
-        if let Some(bs) = self.bs {
-            if m.schedule.read().listen(now, bs) == Listen::Hears {
-                if m.paging.is_empty() {
-                    self.stats.flooded += 1;
-                } else {
-                    self.stats.paged += 1;
-                }
-                self.radio_enqueue(now, j, pkt.clone(), ctx);
-                return Disposition::Consume;
-            }
-            self.discard(now, j, pkt, DiscardReason::PageMiss);
-            return Disposition::Redirect(Next::Drop(DropReason::NoRoute));
-        }
-        let mut hops = [EgressId(0); NextHops::CAPACITY];
-        let mut n = 0;
-        let from: Vec<EgressId> = if m.paging.is_empty() {
-            self.stats.flooded += 1;
-            self.children.clone()
-        } else {
-            self.stats.paged += 1;
-            m.paging.iter().map(|r| r.0).collect()
-        };
-        for e in from {
-            if n < hops.len() && !hops[..n].contains(&e) {
-                hops[n] = e;
-                n += 1;
-            }
-        }
-        match n {
-            0 => {
-                self.stats.no_state += is_data(pkt) as u64;
-                self.discard(now, j, pkt, DiscardReason::NoState);
-                Disposition::Redirect(Next::Drop(DropReason::NoRoute))
-            }
-            1 => Disposition::Redirect(Next::Egress(hops[0])),
-            _ => Disposition::Redirect(Next::Many(
-                NextHops::many(&hops[..n]).expect("at most CAPACITY hops"),
-            )),
-        }
-    }
-
-    fn radio_enqueue(&mut self, now: Time, j: usize, pkt: Packet, ctx: &mut ElementCtx) {
+    pub(super) fn radio_enqueue(&mut self, now: Time, j: usize, pkt: Packet, ctx: &mut ElementCtx) {
         let limit = self.cfg.radio_queue;
         let r = self.mobiles[j]
             .radio
@@ -584,185 +508,6 @@ impl DomainNode {
         }
         self.wake = wake;
     }
-
-    /// A control message of this node's protocol family.
-    fn on_control(
-        &mut self,
-        now: Time,
-        via: EgressId,
-        pkt: &Packet,
-        c: ControlHeader,
-        ctx: &mut ElementCtx,
-    ) -> Disposition {
-        let mine = pkt.dst == self.addr;
-        let Some(j) = self.mobile_by_addr(Addr(c.args[0])) else {
-            return Disposition::Pass;
-        };
-        let back = self.back[via.idx()];
-        match (self.cfg.protocol, c.kind) {
-            (Protocol::Cip(_), kind::ROUTE_UPDATE) => {
-                self.cip_refresh(now, j, back);
-            }
-            (Protocol::Cip(_), kind::SEMISOFT) => {
-                self.semisoft_refresh(now, j, back);
-            }
-            (Protocol::Cip(_), kind::PAGING_UPDATE) if self.cfg.paging => {
-                self.pc_refresh(now, j, back);
-            }
-            (Protocol::Hawaii(scheme), kind::REGISTER) if mine => {
-                // The new base station: its entry points at the radio; the path setup leaves
-                // for the old base station (spec 5 §2.4, MSF step 2 / UNF).
-                let radio = self.mobiles[j].radio.as_ref().expect("a base station").down;
-                self.hawaii_set(now, j, radio);
-                let me = self.bs.expect("registration at a base station") as u32;
-                if c.args[1] > 0 {
-                    let old = self.bs_addrs[c.args[1] as usize - 1];
-                    let k = match scheme {
-                        HawaiiScheme::Msf => kind::PATH_SETUP,
-                        HawaiiScheme::Unf => kind::PATH_SETUP_UNF,
-                    };
-                    self.send_control(ctx, k, old, [c.args[0], me, 1, 0], Via::Route);
-                }
-            }
-            (Protocol::Hawaii(_), kind::PATH_SETUP) => {
-                let new = c.args[1] as usize;
-                if c.args[2] == 1 {
-                    if mine {
-                        // MSF step 3: the old base station points at the new one, sends the
-                        // path setup on, then its held packets behind it (the message goes
-                        // first so that each router is re-pointed before they reach it).
-                        let up = self.toward[new].expect("a route to the new base station");
-                        self.hawaii_set(now, j, up);
-                        let dst = self.bs_addrs[new];
-                        self.send_control(
-                            ctx,
-                            kind::PATH_SETUP,
-                            dst,
-                            [c.args[0], c.args[1], 2, 0],
-                            Via::Egress(up),
-                        );
-                        if let Some(r) = self.mobiles[j].radio.as_mut() {
-                            for p in r.queue.drain(..) {
-                                self.stats.forwarded += 1;
-                                ctx.resend(p, Via::Egress(up));
-                            }
-                        }
-                    }
-                    // On its way to the old base station: entries untouched (MSF step 2).
-                } else if !mine {
-                    // MSF step 4: every node from the old base station to the new one.
-                    let e = self.toward[new].expect("a route to the new base station");
-                    self.hawaii_set(now, j, e);
-                }
-            }
-            (Protocol::Hawaii(_), kind::PATH_SETUP_UNF) if !mine => {
-                // UNF: every node on the way, crossover included, points back toward the new
-                // base station; the old base station keeps its entry (what is below the
-                // crossover reaches the mobile only if it still hears the old cell).
-                self.hawaii_set(now, j, back);
-            }
-            (Protocol::Hawaii(_), kind::REFRESH) => self.hawaii_set(now, j, back),
-            _ => {}
-        }
-        if mine {
-            Disposition::Consume
-        } else {
-            Disposition::Pass
-        }
-    }
-}
-
-impl DomainNode {
-    fn is_home_agent(&self) -> bool {
-        self.mip.as_ref().is_some_and(|m| m.0 == self.addr)
-    }
-
-    /// Mobile IP registration messages (RFC 5944 §3).
-    fn on_mip_control(
-        &mut self,
-        now: Time,
-        pkt: &Packet,
-        c: ControlHeader,
-        ctx: &mut ElementCtx,
-    ) -> Disposition {
-        if pkt.dst != self.addr {
-            return Disposition::Pass;
-        }
-        let Some(j) = self.mobile_by_addr(Addr(c.args[0])) else {
-            return Disposition::Consume;
-        };
-        let fa = c.args[1] as usize;
-        let until = now + self.cfg.mip_lifetime;
-        let args = [c.args[0], c.args[1], 0, 0];
-        match c.kind {
-            kind::REG_REQUEST if self.is_home_agent() => {
-                // §3.8.3: the home agent accepts, records the care-of address (the foreign
-                // agent) with the lifetime, and replies to the foreign agent.
-                self.mobiles[j].binding = Some((fa, until));
-                let dst = self.bs_addrs[fa];
-                self.send_control(ctx, kind::REG_REPLY, dst, args, Via::Route);
-            }
-            kind::REG_REQUEST if self.bs.is_some() => {
-                // §3.7.2: the foreign agent relays the request to the home agent.
-                let ha = self.mip.as_ref().expect("a Mobile IP node").0;
-                self.send_control(ctx, kind::REG_REQUEST, ha, args, Via::Route);
-            }
-            kind::REG_REPLY if self.bs.is_some() => {
-                // §3.7.3: a successful reply makes the visitor-list entry (delivery over this
-                // radio for the lifetime) and is relayed to the mobile.
-                let radio = self.mobiles[j].radio.as_ref().expect("a base station").down;
-                self.mobiles[j].routes = vec![(radio, until)];
-                self.stats.control_sent[kind::REG_REPLY as usize] += 1;
-                let p = self.control(kind::REG_REPLY, self.mobiles[j].addr, args);
-                ctx.send(p, Via::Egress(radio));
-            }
-            _ => {}
-        }
-        Disposition::Consume
-    }
-
-    /// Mobile IP data: the home agent tunnels what is addressed to a mobile, a foreign agent
-    /// detunnels what is addressed to it; nothing else reaches a mobile.
-    fn mip_data(&mut self, now: Time, pkt: &mut Packet, ctx: &mut ElementCtx) -> Disposition {
-        let (_, tunnel) = self.mip.as_ref().expect("a Mobile IP node");
-        if pkt.dst == self.addr && self.bs.is_some() {
-            let inner = tunnel.borrow_mut().remove(&pkt.uid);
-            let Some(j) = inner else {
-                return Disposition::Pass;
-            };
-            pkt.dst = self.mobiles[j].addr;
-            pkt.size -= self.cfg.tunnel_bytes;
-            let radio = self.mobiles[j].radio.as_ref().expect("a base station").down;
-            if self.mobiles[j]
-                .routes
-                .iter()
-                .any(|r| r.0 == radio && r.1 > now)
-            {
-                self.radio_enqueue(now, j, pkt.clone(), ctx);
-                return Disposition::Consume;
-            }
-            self.stats.no_state += is_data(pkt) as u64;
-            self.discard(now, j, pkt, DiscardReason::NoState);
-            return Disposition::Redirect(Next::Drop(DropReason::NoRoute));
-        }
-        let Some(j) = self.mobile_by_addr(pkt.dst) else {
-            return Disposition::Pass;
-        };
-        let binding = self.mobiles[j].binding.filter(|b| b.1 > now);
-        match binding {
-            Some((fa, _)) if self.is_home_agent() => {
-                tunnel.borrow_mut().insert(pkt.uid, j);
-                pkt.dst = self.bs_addrs[fa];
-                pkt.size += self.cfg.tunnel_bytes;
-                Disposition::Pass
-            }
-            _ => {
-                self.stats.no_state += is_data(pkt) as u64;
-                self.discard(now, j, pkt, DiscardReason::NoState);
-                Disposition::Redirect(Next::Drop(DropReason::NoRoute))
-            }
-        }
-    }
 }
 
 impl Element for DomainNode {
@@ -812,36 +557,18 @@ impl Element for DomainNode {
                 }
             }
         }
+        let protocol = self.cfg.protocol;
         let d = match &pkt.body {
-            Body::Control(c) if c.family == FAMILY_CIP || c.family == FAMILY_HAWAII => {
+            Body::Control(c) if Protocol::is_family(c.family) => {
                 let c = *c;
-                self.on_control(now, via, pkt, c, ctx)
-            }
-            Body::Control(c) if c.family == FAMILY_MIP => {
-                let c = *c;
-                self.on_mip_control(now, pkt, c, ctx)
-            }
-            _ if self.mip.is_some() => {
-                if self.mobile_by_addr(pkt.src).is_some() {
-                    Disposition::Pass
+                if c.family == protocol.family() {
+                    protocol.on_control(self, now, via, pkt, c, ctx)
                 } else {
-                    self.mip_data(now, pkt, ctx)
-                }
-            }
-            _ => {
-                if let Some(j) = self.mobile_by_addr(pkt.src) {
-                    // Uplink data refreshes a Cellular IP cache (spec 5 §2.3).
-                    if matches!(self.cfg.protocol, Protocol::Cip(_)) {
-                        let back = self.back[via.idx()];
-                        self.cip_refresh(now, j, back);
-                    }
-                    Disposition::Pass
-                } else if let Some(j) = self.mobile_by_addr(pkt.dst) {
-                    self.downlink(now, j, pkt, ctx)
-                } else {
+                    // Another protocol's message: none of this domain's elements sends one.
                     Disposition::Pass
                 }
             }
+            _ => protocol.on_data(self, now, via, pkt, ctx),
         };
         self.plan(now);
         d
@@ -849,22 +576,10 @@ impl Element for DomainNode {
 
     fn on_timer(&mut self, now: Time, ctx: &mut ElementCtx) {
         if self.next_refresh.is_some_and(|t| t <= now) {
-            let bs = self.bs.expect("refreshes at base stations");
-            for j in 0..self.mobiles.len() {
-                let radio = self.mobiles[j].radio.as_ref().expect("a radio").down;
-                let registered = self.mobiles[j]
-                    .routes
-                    .iter()
-                    .any(|r| r.0 == radio && r.1 > now);
-                if registered && self.mobiles[j].schedule.read().serving(now) == Some(bs) {
-                    // HAWAII soft state: the base station serving a registered mobile refreshes
-                    // its own entry and sends a refresh toward the domain root.
-                    self.hawaii_set(now, j, radio);
-                    let args = [self.mobiles[j].addr.0, 0, 0, 0];
-                    self.send_control(ctx, kind::REFRESH, self.gateway, args, Via::Route);
-                }
-            }
-            self.next_refresh = Some(now + self.cfg.refresh);
+            let protocol = self.cfg.protocol;
+            protocol.on_refresh(self, now, ctx);
+            let period = protocol.refresh_period(&self.cfg, self.bs);
+            self.next_refresh = period.map(|p| now + p);
         }
         self.release_delayed(now, ctx);
         for j in 0..self.mobiles.len() {

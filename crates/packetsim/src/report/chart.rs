@@ -13,6 +13,10 @@
 //!   not a solid block; several such curves, which would cross, get a panel each on the
 //!   same axes; markers on every point of a sparse curve (at most [`MARKERS_UP_TO`] points),
 //!   about 12 along a dense one;
+//! - curves several times above the others would flatten the others' differences on one
+//!   axis: the caller chooses panels ([`LineChart::to_svg_in_panels`]), stacked on the same x
+//!   axis, each on its own y axis (chosen by the rule below), one legend for every curve;
+//!   each panel's caption says what it shows (SCTP Figure 3's RTO-floor curves);
 //! - the y axis ([`YAxis`]): by default a line chart leaves 0 out only when that does not
 //!   exaggerate (the data all on one side of 0, the nearest at least a third of the way out,
 //!   and the curves spanning at least [`ZOOM_SPAN`] of their level); a 4% drop is drawn from
@@ -69,6 +73,17 @@ pub struct LineChart {
     pub non_negative: bool,
 }
 
+/// A panel of a line chart drawn by [`LineChart::to_svg_in_panels`]: its caption and the
+/// curves it shows (indices into [`LineChart::curves`]; a curve may be in several panels and
+/// is drawn in the same style in each).
+#[derive(Clone, Debug)]
+pub struct Panel {
+    /// Text above the panel: what it shows and why it is apart.
+    pub caption: String,
+    /// The curves, by index.
+    pub curves: Vec<usize>,
+}
+
 /// A grouped bar chart: for each category on the x axis, one bar per series, with an error bar.
 #[derive(Clone, Debug)]
 pub struct BarChart {
@@ -99,6 +114,8 @@ pub const ZOOM_SPAN: f64 = 0.15;
 /// The plot's width and the figure's height, px; the legend column comes on the right.
 const PLOT_W: u32 = 720;
 const HEIGHT: u32 = 520;
+/// Height of each panel of [`LineChart::to_svg_in_panels`], px.
+const PANEL_H: u32 = 330;
 /// Width per character of legend text (16-point sans-serif, generous), px.
 const CHAR_W: u32 = 8;
 /// Most points [`decimate`] keeps by default (`packetsim plot`'s series): two per pixel
@@ -357,19 +374,17 @@ fn y_range(lo: f64, hi: f64, axis: YAxis, zoomed: bool) -> (f64, f64, bool) {
 /// An SVG saying why a figure could not be drawn (no font): the figure's file is still
 /// written, and a reader of the page sees what to do.
 fn not_drawn(title: &str, why: &str) -> String {
-    let esc = |s: &str| {
-        s.replace('&', "&amp;")
-            .replace('<', "&lt;")
-            .replace('>', "&gt;")
-    };
-    format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{PLOT_W}\" height=\"80\">\n\
-         <text x=\"10\" y=\"30\" font-family=\"sans-serif\" font-size=\"15\">{}</text>\n\
+    // The note goes through minijinja's HTML auto-escaping (XML-safe), not an escape of our own.
+    const NOTE: &str =
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{{ width }}\" height=\"80\">\n\
+         <text x=\"10\" y=\"30\" font-family=\"sans-serif\" font-size=\"15\">{{ title }}</text>\n\
          <text x=\"10\" y=\"56\" font-family=\"sans-serif\" font-size=\"12\">figure not drawn: \
-         {}</text>\n</svg>\n",
-        esc(title),
-        esc(why)
-    )
+         {{ why }}</text>\n</svg>\n";
+    let mut env = minijinja::Environment::new();
+    env.set_auto_escape_callback(|_| minijinja::AutoEscape::Html);
+    env.set_keep_trailing_newline(true);
+    env.render_str(NOTE, minijinja::context! { width => PLOT_W, title, why })
+        .unwrap_or_else(|e| format!("<svg xmlns=\"http://www.w3.org/2000/svg\"/><!-- {e} -->\n"))
 }
 
 type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
@@ -491,7 +506,16 @@ fn legend_entry(
 
 /// The figure's areas: the plot on the left, the legend column on the right.
 fn areas(s: &mut String, legend_w: u32) -> Result<(Area<'_>, Area<'_>), String> {
-    let root = SVGBackend::with_string(s, (PLOT_W + legend_w, HEIGHT)).into_drawing_area();
+    areas_of_height(s, legend_w, HEIGHT)
+}
+
+/// [`areas`] in a figure `height` px high.
+fn areas_of_height(
+    s: &mut String,
+    legend_w: u32,
+    height: u32,
+) -> Result<(Area<'_>, Area<'_>), String> {
+    let root = SVGBackend::with_string(s, (PLOT_W + legend_w, height)).into_drawing_area();
     root.fill(&WHITE).map_err(fail)?;
     Ok(root.split_horizontally(PLOT_W))
 }
@@ -559,32 +583,134 @@ fn chart<'a, 'b>(
     Ok(chart)
 }
 
+/// Curve `c` (series `i`'s style) on `chart`, drawn on `plot`: its band, its line and its
+/// markers; binned when it has more than [`BINS`] points. Returns the bin width if binned.
+fn draw_curve(
+    plot: &Area,
+    chart: &mut Chart,
+    c: &Curve,
+    i: usize,
+    non_negative: bool,
+) -> Result<Option<f64>, String> {
+    let floor = floor(non_negative);
+    let band = |lo: f64, hi: f64| (lo.max(floor), hi.max(floor));
+    let mut binned = None;
+    let style = SeriesStyle::of(i);
+    let pts: Vec<_> = c
+        .points
+        .iter()
+        .filter(|p| p.0.is_finite() && p.1.is_finite())
+        .copied()
+        .collect();
+    let kept: Vec<_> = if pts.len() > BINS {
+        let xy: Vec<(f64, f64)> = pts.iter().map(|p| (p.0, p.1)).collect();
+        binned = Some((xy[xy.len() - 1].0 - xy[0].0) / BINS as f64);
+        bin(&xy, BINS)
+    } else {
+        pts
+    };
+    let banded: Vec<(f64, f64)> = kept
+        .iter()
+        .filter(|p| p.2.is_finite() && p.3.is_finite())
+        .map(|p| (p.0, band(p.2, p.3)))
+        .map(|(x, (lo, _))| (x, lo))
+        .collect();
+    if banded.len() >= 2 && kept.iter().any(|p| p.3 > p.2) {
+        let top = kept
+            .iter()
+            .rev()
+            .filter(|p| p.2.is_finite() && p.3.is_finite())
+            .map(|p| (p.0, band(p.2, p.3).1));
+        let poly: Vec<(f64, f64)> = banded.iter().copied().chain(top).collect();
+        chart
+            .draw_series(std::iter::once(Polygon::new(
+                poly,
+                style.colour.mix(0.15).filled(),
+            )))
+            .map_err(fail)?;
+    }
+    let px: Vec<(i32, i32)> = kept
+        .iter()
+        .map(|p| chart.backend_coord(&(p.0, p.1)))
+        .collect();
+    draw_path(plot, &px, style, 2)?;
+    // A marker on every point of a sparse curve, on about 12 of a dense one.
+    let every = if px.len() <= MARKERS_UP_TO {
+        1
+    } else {
+        px.len().div_ceil(12)
+    };
+    for (k, &c) in px.iter().enumerate() {
+        if k % every == (i * 3) % every {
+            draw_marker(plot, c, style.marker, style.colour)?;
+        }
+    }
+    Ok(binned)
+}
+
+/// The legend column's note on binned curves (`w`: the widest bin), below `n` entries.
+fn binned_note(legend: &Area, n: usize, w: f64, note: &str) -> Result<(), String> {
+    let y = 44 + 22 * n as i32 + 10;
+    for (k, note) in [
+        format!("binned: {} of x per bin;", tick(&((w * 1e4).round() / 1e4))),
+        note.to_string(),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        legend
+            .draw(&Text::new(
+                note,
+                (4, y + 20 * k as i32),
+                ("sans-serif", 15)
+                    .into_font()
+                    .color(&RGBColor(85, 85, 85))
+                    .pos(Pos::new(HPos::Left, VPos::Center)),
+            ))
+            .map_err(fail)?;
+    }
+    Ok(())
+}
+
 impl LineChart {
     /// The chart as an SVG document (a note instead of the chart when no font is installed).
     pub fn to_svg(&self) -> String {
         svg_or_note(&self.title, || self.draw())
     }
 
-    fn draw(&self) -> Result<String, String> {
+    /// The chart as `panels`, one above the other, on the same x axis, each on its own y
+    /// axis over its curves (chosen as [`to_svg`](Self::to_svg) chooses it, from 0 unless
+    /// leaving 0 out does not exaggerate, and then saying so), one legend for every curve.
+    /// For curves on very different scales: a few far above the rest would flatten the
+    /// others' differences on one axis.
+    pub fn to_svg_in_panels(&self, panels: &[Panel]) -> String {
+        svg_or_note(&self.title, || self.draw_panels(panels))
+    }
+
+    /// The x range of every curve and the y range (bands included) of `curves`.
+    fn ranges(&self, curves: &[usize]) -> ((f64, f64), (f64, f64)) {
         let floor = floor(self.non_negative);
-        let band = |lo: f64, hi: f64| (lo.max(floor), hi.max(floor));
         let (mut x0, mut x1, mut y0, mut y1) = (
             f64::INFINITY,
             f64::NEG_INFINITY,
             f64::INFINITY,
             f64::NEG_INFINITY,
         );
-        for &(x, y, lo, hi) in self.curves.iter().flat_map(|c| c.points.iter()) {
-            let (lo, hi) = band(lo, hi);
-            for v in [y, lo, hi] {
-                if v.is_finite() {
-                    y0 = y0.min(v);
-                    y1 = y1.max(v);
+        for (i, c) in self.curves.iter().enumerate() {
+            let spans_y = curves.contains(&i);
+            for &(x, y, lo, hi) in &c.points {
+                if x.is_finite() {
+                    x0 = x0.min(x);
+                    x1 = x1.max(x);
                 }
-            }
-            if x.is_finite() {
-                x0 = x0.min(x);
-                x1 = x1.max(x);
+                if spans_y {
+                    for v in [y, lo.max(floor), hi.max(floor)] {
+                        if v.is_finite() {
+                            y0 = y0.min(v);
+                            y1 = y1.max(v);
+                        }
+                    }
+                }
             }
         }
         if !x0.is_finite() {
@@ -593,6 +719,75 @@ impl LineChart {
         if x1 <= x0 {
             x1 = x0 + 1.0;
         }
+        ((x0, x1), (y0, y1))
+    }
+
+    fn draw_panels(&self, panels: &[Panel]) -> Result<String, String> {
+        if let Some(bad) = panels
+            .iter()
+            .flat_map(|p| &p.curves)
+            .find(|&&i| i >= self.curves.len())
+        {
+            return Err(format!(
+                "panel curve {bad} of a chart with {} curves",
+                self.curves.len()
+            ));
+        }
+        let n = panels.len().max(1);
+        let note = "line = mean, band = min to max";
+        let dense = self.curves.iter().any(|c| c.points.len() > BINS);
+        let legend_w = legend_width(
+            self.curves
+                .iter()
+                .map(|c| c.label.as_str())
+                .chain(dense.then_some(note)),
+        );
+        let height = HEIGHT.max(60 + PANEL_H * n as u32);
+        let mut s = String::new();
+        {
+            let (plot, legend) = areas_of_height(&mut s, legend_w, height)?;
+            let areas = plot
+                .titled(&self.title, ("sans-serif", 20))
+                .map_err(fail)?
+                .split_evenly((n, 1));
+            let mut binned: Option<f64> = None;
+            for (k, (area, p)) in areas.iter().zip(panels).enumerate() {
+                let ((x0, x1), (lo, hi)) = self.ranges(&p.curves);
+                let (y0, y1, off_zero) = y_range(lo, hi, YAxis::Auto, true);
+                let y_label = if off_zero {
+                    format!("{}{NOT_FROM_ZERO}", self.y_label)
+                } else {
+                    self.y_label.clone()
+                };
+                let last = k + 1 == n;
+                let frame = Frame {
+                    caption: (&p.caption, 15),
+                    x_desc: Some(if last { &self.x_label } else { "" }),
+                    y_desc: &y_label,
+                    x_area: if last { 46 } else { 22 },
+                };
+                let mut chart = chart(area, (x0..x1, y0..y1), &frame)?;
+                for &i in &p.curves {
+                    let c = &self.curves[i];
+                    if let Some(w) = draw_curve(&plot, &mut chart, c, i, self.non_negative)? {
+                        binned = Some(binned.unwrap_or(0.0).max(w));
+                    }
+                }
+            }
+            for (i, c) in self.curves.iter().enumerate() {
+                legend_entry(&legend, i, &c.label, SeriesStyle::of(i), false)?;
+            }
+            if let Some(w) = binned {
+                binned_note(&legend, self.curves.len(), w, note)?;
+            }
+            plot.present().map_err(fail)?;
+        }
+        Ok(s)
+    }
+
+    fn draw(&self) -> Result<String, String> {
+        let all: Vec<usize> = (0..self.curves.len()).collect();
+        let ((x0, x1), (y0, y1)) = self.ranges(&all);
         let (y0, y1, off_zero) = y_range(y0, y1, YAxis::Auto, true);
         let y_label = if off_zero {
             format!("{}{NOT_FROM_ZERO}", self.y_label)
@@ -646,83 +841,14 @@ impl LineChart {
             // The widest bin of a binned curve, if any (for the legend's note).
             let mut binned: Option<f64> = None;
             for (i, c) in self.curves.iter().enumerate() {
-                let style = SeriesStyle::of(i);
                 let chart = &mut charts[if panels { i } else { 0 }];
-                let pts: Vec<_> = c
-                    .points
-                    .iter()
-                    .filter(|p| p.0.is_finite() && p.1.is_finite())
-                    .copied()
-                    .collect();
-                let kept: Vec<_> = if pts.len() > BINS {
-                    let xy: Vec<(f64, f64)> = pts.iter().map(|p| (p.0, p.1)).collect();
-                    binned = Some(
-                        binned
-                            .unwrap_or(0.0)
-                            .max((xy[xy.len() - 1].0 - xy[0].0) / BINS as f64),
-                    );
-                    bin(&xy, BINS)
-                } else {
-                    pts
-                };
-                let banded: Vec<(f64, f64)> = kept
-                    .iter()
-                    .filter(|p| p.2.is_finite() && p.3.is_finite())
-                    .map(|p| (p.0, band(p.2, p.3)))
-                    .map(|(x, (lo, _))| (x, lo))
-                    .collect();
-                if banded.len() >= 2 && kept.iter().any(|p| p.3 > p.2) {
-                    let top = kept
-                        .iter()
-                        .rev()
-                        .filter(|p| p.2.is_finite() && p.3.is_finite())
-                        .map(|p| (p.0, band(p.2, p.3).1));
-                    let poly: Vec<(f64, f64)> = banded.iter().copied().chain(top).collect();
-                    chart
-                        .draw_series(std::iter::once(Polygon::new(
-                            poly,
-                            style.colour.mix(0.15).filled(),
-                        )))
-                        .map_err(fail)?;
+                if let Some(w) = draw_curve(&plot, chart, c, i, self.non_negative)? {
+                    binned = Some(binned.unwrap_or(0.0).max(w));
                 }
-                let px: Vec<(i32, i32)> = kept
-                    .iter()
-                    .map(|p| chart.backend_coord(&(p.0, p.1)))
-                    .collect();
-                draw_path(&plot, &px, style, 2)?;
-                // A marker on every point of a sparse curve, on about 12 of a dense one.
-                let every = if px.len() <= MARKERS_UP_TO {
-                    1
-                } else {
-                    px.len().div_ceil(12)
-                };
-                for (k, &c) in px.iter().enumerate() {
-                    if k % every == (i * 3) % every {
-                        draw_marker(&plot, c, style.marker, style.colour)?;
-                    }
-                }
-                legend_entry(&legend, i, &c.label, style, false)?;
+                legend_entry(&legend, i, &c.label, SeriesStyle::of(i), false)?;
             }
             if let Some(w) = binned {
-                let y = 44 + 22 * self.curves.len() as i32 + 10;
-                for (k, note) in [
-                    format!("binned: {} of x per bin;", tick(&((w * 1e4).round() / 1e4))),
-                    note.to_string(),
-                ]
-                .into_iter()
-                .enumerate()
-                {
-                    legend
-                        .draw(&Text::new(
-                            note,
-                            (4, y + 20 * k as i32),
-                            ("sans-serif", 15)
-                                .into_font()
-                                .color(&RGBColor(85, 85, 85))
-                                .pos(Pos::new(HPos::Left, VPos::Center)),
-                        ))
-                        .map_err(fail)?;
-                }
+                binned_note(&legend, self.curves.len(), w, note)?;
             }
             plot.present().map_err(fail)?;
         }

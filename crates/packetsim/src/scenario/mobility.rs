@@ -9,13 +9,13 @@ use super::error::ScenarioError;
 use super::load::Ctx;
 use super::locate::KeyPath;
 use super::LinkSpec;
-use crate::mobility::{
-    CipHandoff, Departure, HandoffSchedule, HawaiiScheme, MobilityConfig, Protocol,
-};
+use crate::mobility::{Departure, HandoffSchedule, MobilityConfig, Protocol};
 use crate::units;
 use packetsim_kernel::{Dur, Rate, Time};
+use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
 use std::collections::HashSet;
+use std::fmt;
 
 /// `[mobility]` as serde reads it.
 #[derive(Debug, Deserialize)]
@@ -105,15 +105,26 @@ pub(crate) struct RawMove {
     pub to: String,
 }
 
-/// `protocol = ...`.
-#[derive(Clone, Copy, Debug, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub(crate) enum RawProtocol {
-    CipSemisoft,
-    CipHard,
-    HawaiiMsf,
-    HawaiiUnf,
-    MobileIp,
+/// `protocol = ...`: a name of [`Protocol::NAMES`] (the rows of `mobility_protocols!`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RawProtocol(pub Protocol);
+
+impl<'de> Deserialize<'de> for RawProtocol {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = RawProtocol;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("the mobility protocol as a string")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<RawProtocol, E> {
+                Protocol::from_name(s)
+                    .map(RawProtocol)
+                    .ok_or_else(|| E::unknown_variant(s, Protocol::NAMES))
+            }
+        }
+        d.deserialize_str(V)
+    }
 }
 
 /// `departure = ...`.
@@ -160,13 +171,7 @@ impl Ctx<'_> {
     ) -> Result<MobilitySpec, ScenarioError> {
         let path = KeyPath::keys(&["mobility"]);
         let wifi = self.mobility_wifi(&m, duration)?;
-        let protocol = match m.protocol {
-            RawProtocol::CipSemisoft => Protocol::Cip(CipHandoff::Semisoft),
-            RawProtocol::CipHard => Protocol::Cip(CipHandoff::Hard),
-            RawProtocol::HawaiiMsf => Protocol::Hawaii(HawaiiScheme::Msf),
-            RawProtocol::HawaiiUnf => Protocol::Hawaii(HawaiiScheme::Unf),
-            RawProtocol::MobileIp => Protocol::MobileIp,
-        };
+        let protocol = m.protocol.0;
         self.check_node(&path.key("gateway"), &m.gateway, nodes, node_set)?;
         let mut named: HashSet<&str> = HashSet::from([m.gateway.as_str()]);
         for (key, list, what) in [
@@ -224,7 +229,7 @@ impl Ctx<'_> {
         cfg.semisoft_delay = m.semisoft_delay.unwrap_or(cfg.semisoft_delay);
         cfg.delay_device = m.delay_device.unwrap_or(cfg.delay_device);
         if let Some(d) = m.crossover_delay {
-            if protocol != Protocol::Cip(CipHandoff::Semisoft) {
+            if !protocol.bicasts() {
                 return Err(self.err(
                     &path.key("crossover_delay"),
                     "crossover_delay is Cellular IP semisoft's delay device (protocol = \
@@ -242,7 +247,7 @@ impl Ctx<'_> {
         };
         cfg.loss_uplink = m.loss_uplink.unwrap_or(cfg.loss_uplink);
         cfg.paging = m.paging.unwrap_or(false);
-        if cfg.paging && !matches!(protocol, Protocol::Cip(_)) {
+        if cfg.paging && !protocol.pages() {
             return Err(self.err(
                 &path.key("paging"),
                 "paging belongs to Cellular IP (protocol = \"cip_semisoft\" or \"cip_hard\")",
@@ -416,7 +421,7 @@ impl Ctx<'_> {
             .collect();
         if let Some(ha) = &m.home_agent {
             let p = path.key("home_agent");
-            if protocol != Protocol::MobileIp {
+            if !protocol.home_agent() {
                 return Err(self.err(&p, "a home agent belongs to protocol = \"mobile_ip\""));
             }
             self.check_node(&p, ha, nodes, node_set)?;

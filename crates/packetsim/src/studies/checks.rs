@@ -92,6 +92,16 @@
 //! refuses (returns `None`) to pair samples whose seeds differ; [`Estimate::difference`]
 //! pairs when the seeds match and falls back to Welch when they do not, and says which it
 //! used.
+//!
+//! # Library and formula
+//!
+//! The Student-t quantile behind every interval is statrs' (`packetsim_kernel::stats::t95`),
+//! and means and variances are the kernel's `RunningStats`. The Welch-Satterthwaite degrees
+//! of freedom of a difference or a sum of independent estimates ([`Estimate::combine`], which
+//! [`Estimate::welch`] uses) stay a formula here, ν = (Σ wᵢ²sᵢ²)² / Σ ((wᵢ²sᵢ²)² / νᵢ) rounded
+//! down: statrs has no Welch test and no function for these degrees of freedom (the tests
+//! `combine_of_independent_estimates_adds_variances` and
+//! `welch_degrees_of_freedom_of_unequal_samples` check the formula).
 
 use packetsim_kernel::stats::{t95, RunningStats};
 use std::fmt;
@@ -746,40 +756,39 @@ pub fn table(checks: &[Check]) -> String {
 /// check that has none).
 pub fn csv(checks: &[Check]) -> String {
     let ns2 = has_ns2(checks);
-    let mut s = String::from("id,kind,verdict,claim,tolerance,statistic,measured,note");
-    s.push_str(if ns2 {
-        ",ns2_verdict,ns2_measured\n"
-    } else {
-        "\n"
-    });
+    let mut out = crate::experiment::aggregate::CsvText::new();
+    let header = [
+        "id",
+        "kind",
+        "verdict",
+        "claim",
+        "tolerance",
+        "statistic",
+        "measured",
+        "note",
+    ];
+    let ns2_header = ["ns2_verdict", "ns2_measured"];
+    out.row(header.iter().chain(if ns2 { &ns2_header[..] } else { &[] }));
     for c in checks {
-        let f = |t: &str| {
-            if t.contains([',', '"', '\n']) {
-                format!("\"{}\"", t.replace('"', "\"\""))
-            } else {
-                t.to_string()
-            }
-        };
-        s.push_str(&format!(
-            "{},{},{},{},{},{},{},{}\n",
-            f(&c.id),
+        let mut row = vec![
+            c.id.as_str(),
             c.kind.word(),
             c.verdict.word(),
-            f(&c.claim),
-            f(&c.tolerance),
-            f(&c.statistic),
-            f(&c.measured),
-            f(&c.note)
-        ));
+            &c.claim,
+            &c.tolerance,
+            &c.statistic,
+            &c.measured,
+            &c.note,
+        ];
         if ns2 {
-            s.pop();
             match &c.as_ns2 {
-                Some(n) => s.push_str(&format!(",{},{}\n", n.verdict.word(), f(&n.measured))),
-                None => s.push_str(",,\n"),
+                Some(n) => row.extend([n.verdict.word(), n.measured.as_str()]),
+                None => row.extend(["", ""]),
             }
         }
+        out.row(row);
     }
-    s
+    out.finish()
 }
 
 #[cfg(test)]
@@ -1023,5 +1032,19 @@ mod tests {
         assert_eq!(c.mean, 0.0);
         assert!((c.se - a.se * 2f64.sqrt()).abs() < 1e-12);
         assert_eq!(c.df, 8, "Welch-Satterthwaite with equal variances: 2(n-1)");
+    }
+
+    /// Welch's t for 1..5 against 2, 4, .., 14: s² = 2.5 (n 5) and 18.67 (n 7), standard
+    /// errors squared 0.5 and 2.667, so ν = (0.5 + 2.667)² / (0.5² / 4 + 2.667² / 6) = 8.037
+    /// (Welch 1947, Satterthwaite 1946), rounded down to 8.
+    #[test]
+    fn welch_degrees_of_freedom_of_unequal_samples() {
+        let a = [1.0, 2.0, 3.0, 4.0, 5.0];
+        let b = [2.0, 4.0, 6.0, 8.0, 10.0, 12.0, 14.0];
+        let d = Estimate::welch(&a, &b);
+        assert_eq!(d.mean, -5.0);
+        let se = (0.5f64 + 56.0 / 21.0).sqrt();
+        assert!((d.se - se).abs() < 1e-12, "{}", d.se);
+        assert_eq!(d.df, 8);
     }
 }

@@ -54,25 +54,12 @@ fn mean_half(xs: &[f64], t: impl Fn(usize) -> f64) -> (f64, f64) {
     (m, t(xs.len() - 1) * var.sqrt() / n.sqrt())
 }
 
-/// Splits one CSV line (RFC 4180 quoting).
-fn csv_line(line: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut quoted = false;
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (c, quoted) {
-            ('"', true) if chars.peek() == Some(&'"') => {
-                cur.push('"');
-                chars.next();
-            }
-            ('"', _) => quoted = !quoted,
-            (',', false) => out.push(std::mem::take(&mut cur)),
-            _ => cur.push(c),
-        }
-    }
-    out.push(cur);
-    out
+/// The records of a CSV file's text after its header row, read by the csv crate.
+fn csv_records(text: &str) -> Vec<Vec<String>> {
+    csv::Reader::from_reader(text.as_bytes())
+        .records()
+        .map(|r| r.expect("CSV record").iter().map(str::to_string).collect())
+        .collect()
 }
 
 fn json_lines(text: &str) -> Vec<serde_json::Value> {
@@ -114,17 +101,14 @@ fn tcp_path_results_md_regenerates_from_its_data() {
     }
     // (loss as printed, variant, metric) -> (mean, half, n).
     let mut ps: BTreeMap<(String, String, String), (f64, f64, u64)> = BTreeMap::new();
-    for line in ps_csv.lines().skip(1) {
-        let f = csv_line(line);
+    for f in csv_records(ps_csv) {
         let loss: f64 = f[0].parse().unwrap();
         let mean: f64 = f[5].parse().unwrap();
         let lo: f64 = f[7].parse().unwrap_or(mean);
+        // The variant is the TOML string the sweep set (`"reno"`, quotes included).
+        let variant = f[1].trim_matches('"').to_string();
         ps.insert(
-            (
-                format!("{loss}"),
-                f[1].trim_matches('"').to_string(),
-                f[2].clone(),
-            ),
+            (format!("{loss}"), variant, f[2].clone()),
             (mean, mean - lo, f[3].parse().unwrap()),
         );
     }
@@ -204,8 +188,7 @@ fn sctp_results_md_regenerates_from_its_data() {
         }
     }
     let mut ps: BTreeMap<(String, i64, i64, i64), f64> = BTreeMap::new();
-    for line in ps_csv.lines().skip(1) {
-        let f = csv_line(line);
+    for f in csv_records(ps_csv) {
         ps.insert(
             (
                 f[0].clone(),

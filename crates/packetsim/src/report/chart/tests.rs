@@ -378,9 +378,10 @@ fn long_category_labels_are_turned() {
 
 #[test]
 fn without_a_font_a_figure_says_why() {
-    let s = not_drawn("Fig 1 <a>", "no TrueType font found");
+    let s = not_drawn("Fig 1 <a> & \"b\"", "no TrueType font found");
     assert!(s.starts_with("<svg "));
-    assert!(s.contains("Fig 1 &lt;a&gt;"));
+    assert!(s.ends_with("</svg>\n"));
+    assert!(s.contains(">Fig 1 &lt;a&gt; &amp; &quot;b&quot;</text>"));
     assert!(s.contains("figure not drawn: no TrueType font found"));
 }
 
@@ -420,6 +421,77 @@ fn a_chart_by_category_gives_each_category_its_own_axis() {
     assert!(ticks.iter().all(|&v| v > 400.0), "{ticks:?}");
     // Every value has its series' marker (dot, square, triangle) in both panels, one legend.
     assert_eq!(svg.matches("<circle").count(), 2 + 1);
+    let legend: Vec<_> = t.iter().filter(|x| x.0 >= PLOT_W as f64).collect();
+    assert_eq!(legend.len(), 3, "{legend:?}");
+}
+
+#[test]
+fn panels_give_curves_far_above_the_rest_their_own_axis() {
+    // Issue 37: in SCTP Fig 3 two curves near 600 s set the y scale and the other eight
+    // bunched near the bottom. In panels, each panel's y axis spans its own curves; a curve
+    // may be in several panels (same style), the legend lists each curve once.
+    let xs = [0.0, 4.0, 8.0, 12.0, 16.0];
+    let low = |k: f64| -> Points { flat(&xs.map(|x| (x, 17.0 + k * x))) };
+    let chart = line(
+        vec![
+            ("a".into(), low(8.0)),
+            ("b".into(), low(10.0)),
+            ("far".into(), flat(&xs.map(|x| (x, 17.0 + 36.0 * x)))),
+        ],
+        true,
+    );
+    let panels = [
+        Panel {
+            caption: "near".into(),
+            curves: vec![0, 1],
+        },
+        Panel {
+            caption: "far apart".into(),
+            curves: vec![0, 2],
+        },
+    ];
+    // A panel naming a curve the chart does not have: a note, not a panic.
+    let bad = [Panel {
+        caption: "x".into(),
+        curves: vec![3],
+    }];
+    assert!(chart
+        .to_svg_in_panels(&bad)
+        .contains("figure not drawn: panel curve 3 of a chart with 3 curves"));
+    if !drawn("panels_give_curves_far_above_the_rest_their_own_axis") {
+        return;
+    }
+    let svg = chart.to_svg_in_panels(&panels);
+    let t = texts(&svg);
+    for caption in ["near", "far apart"] {
+        assert_eq!(t.iter().filter(|x| x.2 == caption).count(), 1, "{caption}");
+    }
+    assert_eq!(t.iter().filter(|x| x.2 == "t").count(), 1, "one title");
+    assert_eq!(
+        t.iter().filter(|x| x.2 == "y (s)").count(),
+        2,
+        "a y label per panel"
+    );
+    assert_eq!(
+        t.iter().filter(|x| x.2 == "x").count(),
+        1,
+        "x label under the last"
+    );
+    // The upper panel's ticks stop near its curves' top (177 s), the lower one's reach 593 s.
+    let caption_y = |c: &str| t.iter().find(|x| x.2 == c).unwrap().1;
+    let split = caption_y("far apart");
+    let ticks = |upper: bool| -> Vec<f64> {
+        t.iter()
+            .filter(|x| x.0 < PLOT_W as f64 && (x.1 < split) == upper)
+            .filter_map(|x| x.2.parse::<f64>().ok())
+            .collect()
+    };
+    let (up, down) = (ticks(true), ticks(false));
+    let max = |v: &[f64]| v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    assert!((150.0..=200.0).contains(&max(&up)), "{up:?}");
+    assert!(max(&down) >= 500.0, "{down:?}");
+    // Curve a (dots) in both panels, every point, and once in the legend.
+    assert_eq!(svg.matches("<circle").count(), 2 * xs.len() + 1);
     let legend: Vec<_> = t.iter().filter(|x| x.0 >= PLOT_W as f64).collect();
     assert_eq!(legend.len(), 3, "{legend:?}");
 }

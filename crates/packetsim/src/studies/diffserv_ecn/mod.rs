@@ -16,7 +16,8 @@
 
 use super::checks::{self, above, all, below, exceeds, Check, Estimate, Tolerance, Verdict};
 use super::shape::{param, Metrics, Pass, Setting, Shape, Sweep, Swept};
-use super::{csv_field, ReproduceOptions, StudyOutcome};
+use super::{ReproduceOptions, StudyOutcome};
+use crate::experiment::aggregate::CsvText;
 use crate::experiment::{self, GridPoint, PointSummary, StoredRun};
 use crate::report::chart::{BarChart, YAxis};
 use crate::report::write_atomic;

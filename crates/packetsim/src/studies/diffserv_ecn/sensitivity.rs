@@ -47,9 +47,17 @@ pub(super) const SENSITIVITY_STATS: [&str; 3] = ["out_in_pct", "out_early_pct", 
 /// sensitivity/tables.csv (one row per setting, simulation, scenario and statistic, the
 /// paper's number beside it) and the sensitivity checks.
 pub(super) fn sensitivity_tables(sens: &Swept<Def>) -> (String, Vec<Check>) {
-    let mut csv = String::from(
-        "marking,depth_bytes,sim,scenario,statistic,packetsim_mean,packetsim_ci95,paper\n",
-    );
+    let mut csv = CsvText::new();
+    csv.row([
+        "marking",
+        "depth_bytes",
+        "sim",
+        "scenario",
+        "statistic",
+        "packetsim_mean",
+        "packetsim_ci95",
+        "paper",
+    ]);
     for (marking, depth) in settings() {
         let r = Results::sensitivity(sens, marking, depth);
         for sim in [1u32, 2] {
@@ -58,17 +66,21 @@ pub(super) fn sensitivity_tables(sens: &Swept<Def>) -> (String, Vec<Check>) {
                     let (label, _, p1, p2) = table_row(metric);
                     let paper = if sim == 1 { p1[i] } else { p2[i] };
                     let (mean, ci) = r.get(sim, k, metric);
-                    let _ = writeln!(
-                        csv,
-                        "{marking},{depth},{sim},{},{},{mean:?},{ci:?},{paper}",
-                        csv_field(l),
-                        csv_field(label)
-                    );
+                    csv.row([
+                        marking.to_string(),
+                        depth.to_string(),
+                        sim.to_string(),
+                        l.to_string(),
+                        label.to_string(),
+                        format!("{mean:?}"),
+                        format!("{ci:?}"),
+                        paper.to_string(),
+                    ]);
                 }
             }
         }
     }
-    (csv, sensitivity_checks(sens))
+    (csv.finish(), sensitivity_checks(sens))
 }
 
 /// The report's section on the sensitivities.

@@ -48,7 +48,14 @@ pub(super) fn paper_tables(r: &Results) -> (String, Vec<(String, String)>) {
     let mut md_tables = String::new();
     let mut files = Vec::new();
     for (sim, table) in [(1u32, "table3"), (2, "table4")] {
-        let mut csv = String::from("statistic,scenario,packetsim_mean,packetsim_ci95,paper\n");
+        let mut csv = CsvText::new();
+        csv.row([
+            "statistic",
+            "scenario",
+            "packetsim_mean",
+            "packetsim_ci95",
+            "paper",
+        ]);
         let _ = writeln!(
             md_tables,
             "### {} (Sim {sim}, AF queue at the ingress router)\n",
@@ -66,19 +73,19 @@ pub(super) fn paper_tables(r: &Results) -> (String, Vec<(String, String)>) {
             let mut cells = Vec::new();
             for (i, (k, l)) in SCENARIOS.iter().enumerate() {
                 let (mean, ci) = r.get(sim, k, metric);
-                let _ = writeln!(
-                    csv,
-                    "{},{},{mean:?},{ci:?},{}",
-                    csv_field(label),
-                    csv_field(l),
-                    paper[i]
-                );
+                csv.row([
+                    label.to_string(),
+                    l.to_string(),
+                    format!("{mean:?}"),
+                    format!("{ci:?}"),
+                    paper[i].to_string(),
+                ]);
                 cells.push(format!("{mean:.3} ± {ci:.3} / {}", paper[i]));
             }
             let _ = writeln!(md_tables, "| {label} | {} |", cells.join(" | "));
         }
         let _ = writeln!(md_tables);
-        files.push((format!("{table}.csv"), csv));
+        files.push((format!("{table}.csv"), csv.finish()));
     }
     (md_tables, files)
 }

@@ -29,7 +29,8 @@ use super::checks::{
 };
 use super::shape::NS2_DIR;
 use super::shape::{param, Pass, Setting, Shape, Sweep, Swept};
-use super::{csv_field, ReproduceOptions, StudyOutcome};
+use super::{ReproduceOptions, StudyOutcome};
+use crate::experiment::aggregate::CsvText;
 use crate::experiment::{self, GridPoint, PointSummary, StoredRun};
 use crate::report::chart::{Curve, LineChart};
 use crate::report::write_atomic;

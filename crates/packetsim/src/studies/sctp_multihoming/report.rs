@@ -107,9 +107,10 @@ pub(super) fn report(results: &[Results], checks: &[Check], runs: u32, quick: bo
         crossing("alt_2", "same_2"),
     );
     for r in results {
+        let caption = panels(r).map_or(String::new(), |(_, c)| format!("{c}\n\n"));
         let _ = writeln!(
             md,
-            "## {}\n\n![{}]({}/figure.svg)\n\n{}",
+            "## {}\n\n![{}]({}/figure.svg)\n\n{caption}{}",
             r.spec.title,
             r.spec.dir,
             r.spec.dir,

@@ -57,34 +57,40 @@ pub(super) fn rate_chart(
     }
 }
 
-/// A CSV header: `first`, then each metric and its CI half-width.
-pub(super) fn csv_header(first: &str, metrics: &[&str]) -> String {
-    let mut s = String::from(first);
-    for m in metrics {
-        let _ = write!(s, ",{m},{m}_ci95");
-    }
-    s.push('\n');
-    s
+/// A CSV text whose header is `first`, then each metric and its CI half-width.
+pub(super) fn csv_with_header(first: &[&str], metrics: &[&str]) -> CsvText {
+    let mut c = CsvText::new();
+    c.row(
+        first.iter().map(|f| f.to_string()).chain(
+            metrics
+                .iter()
+                .flat_map(|m| [m.to_string(), format!("{m}_ci95")]),
+        ),
+    );
+    c
+}
+
+/// A row's mean and CI half-width fields of `metrics`, from `e`.
+pub(super) fn mean_ci_fields(metrics: &[&str], e: impl Fn(&str) -> Estimate) -> Vec<String> {
+    metrics
+        .iter()
+        .flat_map(|m| {
+            let e = e(m);
+            [format!("{:.4}", e.mean), format!("{:.4}", e.half())]
+        })
+        .collect()
 }
 
 pub(super) fn rate_csv(f: &Data, rates: &[u32], windows: &[&str], metrics: &[&str]) -> String {
-    let mut s = csv_header("rate_mbps,window", metrics);
+    let mut c = csv_with_header(&["rate_mbps", "window"], metrics);
     for &r in rates {
         for w in windows {
-            let _ = write!(
-                s,
-                "{},{}",
-                r as f64 / 1000.0,
-                crate::studies::csv_field(&window_label(w))
-            );
-            for m in metrics {
-                let e = f.est(&at_rw(r, w), m);
-                let _ = write!(s, ",{:.4},{:.4}", e.mean, e.half());
-            }
-            s.push('\n');
+            let fields = [(r as f64 / 1000.0).to_string(), window_label(w)];
+            let stats = mean_ci_fields(metrics, |m| f.est(&at_rw(r, w), m));
+            c.row(fields.into_iter().chain(stats));
         }
     }
-    s
+    c.finish()
 }
 
 /// A file to write: its name under the study's folder and its text.
@@ -174,9 +180,20 @@ pub(super) fn fig8_files(d: &AllData) -> Result<Vec<File>, String> {
     let g = &d.g;
     let mut files = Files::default();
     let mut curves = Vec::new();
-    let mut csv = String::from(
-        "outage_s,window,policy,lost,lost_ci95,lost_queued,dup,dup_ci95,waste,waste_ci95,recovery_s\n",
-    );
+    let mut csv = CsvText::new();
+    csv.row([
+        "outage_s",
+        "window",
+        "policy",
+        "lost",
+        "lost_ci95",
+        "lost_queued",
+        "dup",
+        "dup_ci95",
+        "waste",
+        "waste_ci95",
+        "recovery_s",
+    ]);
     for policy in ["blind", "hold"] {
         for w in ["16", "p16"] {
             curves.push(curve(
@@ -188,10 +205,7 @@ pub(super) fn fig8_files(d: &AllData) -> Result<Vec<File>, String> {
             ));
             for &o in &g.outages {
                 let e = |m: &str| d.fig8.est(&at_fig8(o, w, policy), m);
-                let _ = writeln!(
-                    csv,
-                    "{o},{},{policy},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3}",
-                    crate::studies::csv_field(&window_label(w)),
+                let numbers = [
                     e("lost").mean,
                     e("lost").half(),
                     e("lost_queued").mean,
@@ -199,12 +213,17 @@ pub(super) fn fig8_files(d: &AllData) -> Result<Vec<File>, String> {
                     e("dup").half(),
                     e("waste").mean,
                     e("waste").half(),
-                    e("recovery_s").mean
+                    e("recovery_s").mean,
+                ];
+                csv.row(
+                    [o.to_string(), window_label(w), policy.to_string()]
+                        .into_iter()
+                        .chain(numbers.map(|x| format!("{x:.3}"))),
                 );
             }
         }
     }
-    files.write("fig8.csv", &csv)?;
+    files.write("fig8.csv", &csv.finish())?;
     files.write(
         "fig8.svg",
         &LineChart {
@@ -228,14 +247,21 @@ pub(super) fn bse5_files(study: &Wireless, d: &AllData) -> Result<Vec<File>, Str
         .first()
         .and_then(|r| r.first())
         .map_or(BASE_SEED, |r| r.seed);
-    let mut csv = String::from("sched,alpha,t_s,q_kb,rwnd_kb\n");
+    let mut csv = CsvText::new();
+    csv.row(["sched", "alpha", "t_s", "q_kb", "rwnd_kb"]);
     for (sched, cycle) in [("fixed", false), ("cycle", true)] {
         let mut qc = Vec::new();
         let mut wc = Vec::new();
         for a in [1.0, 0.5, 0.25] {
             let s = series(study, &d.g, seed0, a, cycle)?;
             for &(t, q, w) in &s {
-                let _ = writeln!(csv, "{sched},{a},{t:.1},{q:.3},{w:.3}");
+                csv.row([
+                    sched.to_string(),
+                    a.to_string(),
+                    format!("{t:.1}"),
+                    format!("{q:.3}"),
+                    format!("{w:.3}"),
+                ]);
             }
             let pts = |k: usize| -> Vec<(f64, f64, f64, f64)> {
                 s.iter()
@@ -282,7 +308,7 @@ pub(super) fn bse5_files(study: &Wireless, d: &AllData) -> Result<Vec<File>, Str
             .to_svg(),
         )?;
     }
-    files.write("bs-e5-series.csv", &csv)?;
+    files.write("bs-e5-series.csv", &csv.finish())?;
     Ok(files.0)
 }
 
@@ -346,7 +372,16 @@ pub(super) fn ext_sections(
 /// The two-state random radio rate.
 pub(super) fn ext_random(random: &Data, md: &mut String) -> Result<Vec<File>, String> {
     let mut files = Files::default();
-    let mut csv = String::from("window,occ_kb,thr_kbps,frac,delay_ms,delay_p95_ms,timeouts\n");
+    let mut csv = CsvText::new();
+    csv.row([
+        "window",
+        "occ_kb",
+        "thr_kbps",
+        "frac",
+        "delay_ms",
+        "delay_p95_ms",
+        "timeouts",
+    ]);
     let _ = writeln!(
         md,
         "\n## Extension: two-state random radio rate\n\nThe downlink rate switches between \
@@ -369,19 +404,18 @@ pub(super) fn ext_random(random: &Data, md: &mut String) -> Result<Vec<File>, St
             e("delay_ms").show(0),
             e("delay_p95_ms").show(0)
         );
-        let _ = writeln!(
-            csv,
-            "{},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4}",
-            crate::studies::csv_field(&window_label(w)),
-            e("occ_kb").mean,
-            e("thr_kbps").mean,
-            e("frac").mean,
-            e("delay_ms").mean,
-            e("delay_p95_ms").mean,
-            e("timeouts").mean
-        );
+        let means = [
+            "occ_kb",
+            "thr_kbps",
+            "frac",
+            "delay_ms",
+            "delay_p95_ms",
+            "timeouts",
+        ]
+        .map(|m| format!("{:.4}", e(m).mean));
+        csv.row([window_label(w)].into_iter().chain(means));
     }
-    files.write("ext-random.csv", &csv)?;
+    files.write("ext-random.csv", &csv.finish())?;
     Ok(files.0)
 }
 
@@ -437,7 +471,17 @@ pub(super) fn ext_window(wmax: &Data, g: &Grid, md: &mut String) -> Result<Vec<F
 /// Random radio loss.
 pub(super) fn ext_loss(loss: &Data, g: &Grid, md: &mut String) -> Result<Vec<File>, String> {
     let mut files = Files::default();
-    let mut csv = String::from("loss,rate_mbps,window,occ_kb,thr_kbps,frac,delay_ms,timeouts\n");
+    let mut csv = CsvText::new();
+    csv.row([
+        "loss",
+        "rate_mbps",
+        "window",
+        "occ_kb",
+        "thr_kbps",
+        "frac",
+        "delay_ms",
+        "timeouts",
+    ]);
     let _ = writeln!(md, "\n## Extension: random radio loss (both directions; mean over runs)\n\n| loss | W (Mb/s) | window | occupancy (KB) | throughput (kb/s) | fraction of W | timeouts |\n|---|---|---|---|---|---|---|");
     for l in ["0.01", "0.05"] {
         let mut curves = Vec::new();
@@ -456,16 +500,16 @@ pub(super) fn ext_loss(loss: &Data, g: &Grid, md: &mut String) -> Result<Vec<Fil
             ));
             for &r in &g.rates {
                 let e = |m: &str| loss.est(&at(r), m).mean;
-                let _ = writeln!(
-                    csv,
-                    "{l},{},{},{:.4},{:.4},{:.4},{:.4},{:.4}",
-                    r as f64 / 1000.0,
-                    crate::studies::csv_field(&window_label(w)),
-                    e("occ_kb"),
-                    e("thr_kbps"),
-                    e("frac"),
-                    e("delay_ms"),
-                    e("timeouts")
+                let means = ["occ_kb", "thr_kbps", "frac", "delay_ms", "timeouts"]
+                    .map(|m| format!("{:.4}", e(m)));
+                csv.row(
+                    [
+                        l.to_string(),
+                        (r as f64 / 1000.0).to_string(),
+                        window_label(w),
+                    ]
+                    .into_iter()
+                    .chain(means),
                 );
                 let _ = writeln!(
                     md,
@@ -491,7 +535,7 @@ pub(super) fn ext_loss(loss: &Data, g: &Grid, md: &mut String) -> Result<Vec<Fil
             .to_svg(),
         )?;
     }
-    files.write("ext-loss.csv", &csv)?;
+    files.write("ext-loss.csv", &csv.finish())?;
     Ok(files.0)
 }
 

@@ -23,6 +23,7 @@ use super::checks::{
 };
 use super::shape::{self, param, Metrics, Pass, Setting, Shape, Sweep, Swept, Watch, Watched};
 use super::{ReproduceOptions, StudyOutcome};
+use crate::experiment::aggregate::CsvText;
 use crate::experiment::{self, GridPoint, PointSummary, StoredRun};
 use crate::net::Element;
 use crate::report::chart::{Curve, LineChart};

@@ -181,7 +181,7 @@ pub(super) fn shared_table(rr: &Data, mobiles: &[usize], md: &mut String) -> (St
         "delay_p95_ms",
         "timeouts",
     ];
-    let mut csv = csv_header("mobiles,window", &metrics);
+    let mut csv = csv_with_header(&["mobiles", "window"], &metrics);
     for &n in mobiles {
         for w in WINDOWS {
             let e = |m: &str| rr.est(&at_nw(n, w), m);
@@ -200,14 +200,11 @@ pub(super) fn shared_table(rr: &Data, mobiles: &[usize], md: &mut String) -> (St
                 e("delay_ms").mean,
                 e("delay_p95_ms").mean,
             );
-            let _ = write!(csv, "{n},{}", crate::studies::csv_field(&window_label(w)));
-            for m in metrics {
-                let _ = write!(csv, ",{:.4},{:.4}", e(m).mean, e(m).half());
-            }
-            csv.push('\n');
+            let stats = mean_ci_fields(&metrics, e);
+            csv.row([n.to_string(), window_label(w)].into_iter().chain(stats));
         }
     }
-    ("ext-mobiles.csv".to_string(), csv)
+    ("ext-mobiles.csv".to_string(), csv.finish())
 }
 
 /// What the table shows, from its own numbers.
@@ -275,8 +272,18 @@ pub(super) fn shared_queues(
         .filter(|&n| n <= 4)
         .max()
         .unwrap_or(1);
-    let mut qcsv =
-        String::from("scheduler,mobiles,window,mobile,occ_kb,drops,sent,goodput_kbps,report_kb\n");
+    let mut qcsv = CsvText::new();
+    qcsv.row([
+        "scheduler",
+        "mobiles",
+        "window",
+        "mobile",
+        "occ_kb",
+        "drops",
+        "sent",
+        "goodput_kbps",
+        "report_kb",
+    ]);
     let _ = writeln!(
         md,
         "\nPer-queue report at N = {n_q} (mean over runs; sent = packets the mobile's queue gave the \
@@ -297,15 +304,17 @@ pub(super) fn shared_queues(
                 e("kbps"),
                 e("report_kb")
             );
-            let _ = writeln!(
-                qcsv,
-                "{sched},{n_q},{},ms{k},{:.4},{:.4},{:.4},{:.4},{:.4}",
-                crate::studies::csv_field(&window_label(w)),
-                e("occ_kb"),
-                e("drops"),
-                e("sent"),
-                e("kbps"),
-                e("report_kb")
+            let means =
+                ["occ_kb", "drops", "sent", "kbps", "report_kb"].map(|m| format!("{:.4}", e(m)));
+            qcsv.row(
+                [
+                    sched.to_string(),
+                    n_q.to_string(),
+                    window_label(w),
+                    format!("ms{k}"),
+                ]
+                .into_iter()
+                .chain(means),
             );
         }
     };
@@ -335,7 +344,7 @@ pub(super) fn shared_queues(
             e("p16", "agg_kbps"),
         );
     }
-    ("ext-mobiles-queues.csv".to_string(), qcsv)
+    ("ext-mobiles-queues.csv".to_string(), qcsv.finish())
 }
 
 /// The section's three charts over N (linked from `md`).
