@@ -158,20 +158,6 @@ pub trait Shape: Sync {
     fn measure(&self, _def: &Self::Def, _point: &GridPoint, out: &Outcome) -> Metrics {
         out.summary.metrics()
     }
-    /// The run of `point` with `seed` made by the study itself, for a study whose worlds the
-    /// scenario format cannot state yet (default: `None`: the point's [`Shape::scenario`] run
-    /// by [`scenario::run`] and measured by [`Shape::measure`]). The driver still owns the
-    /// sweep, the resumable store, the seeds and everything after the run. Study 5's tree
-    /// on the 802.11 radio with moving mobiles is the one user: `[mobility]` states only the
-    /// point-to-point radios of spec 5 Q2.
-    fn own_run(
-        &self,
-        _def: &Self::Def,
-        _point: &GridPoint,
-        _seed: u64,
-    ) -> Option<Result<RunOutput, String>> {
-        None
-    }
     /// What the driver should watch in the runs of `point` beyond the summary (default:
     /// nothing; the run is [`scenario::run`] and [`Shape::measure`] measures it).
     fn watch(&self, _def: &Self::Def, _point: &GridPoint) -> Option<Watch> {
@@ -363,9 +349,6 @@ pub fn run_point<S: Shape>(
     point: &GridPoint,
     seed: u64,
 ) -> Result<RunOutput, String> {
-    if let Some(run) = study.own_run(def, point, seed) {
-        return run;
-    }
     let (out, metrics) = if study.watch(def, point).is_some() {
         let run = watched_run(study, def, point, seed)?;
         let metrics = study.measure_watched(def, point, &run);

@@ -58,7 +58,8 @@ pub(super) const SPACING_M: u32 = 200;
 pub(super) const BEACON_MS: u32 = 100;
 
 impl Point {
-    pub(super) fn base(protocol: Protocol, variant: Variant) -> Point {
+    /// The paper's default point of `protocol` and `variant` (H = 3, N = 1, e = 0, on the radio).
+    pub fn base(protocol: Protocol, variant: Variant) -> Point {
         Point {
             protocol,
             variant,
