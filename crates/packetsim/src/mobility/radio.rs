@@ -318,7 +318,11 @@ impl AirElement {
                 mac_drops_down: vec![0; n_mh],
                 ..AirStats::default()
             },
-            live: if cells.beacons_on_air { live } else { Vec::new() },
+            live: if cells.beacons_on_air {
+                live
+            } else {
+                Vec::new()
+            },
             outs: Vec::new(),
         }
     }
@@ -452,10 +456,12 @@ impl AirElement {
                 Out::Beacon { at, sta, from } => {
                     // Weighed at its power then, in range or not (hearing follows the
                     // motion steps).
-                    let d = self.st.beacon_heard(at, sta, from, |radio, a, b| match radio {
-                        Radio::Propagation(p) => p.received_power(a.dist(b)),
-                        Radio::Range(_) => radio.power(a, b).unwrap_or(0.0),
-                    });
+                    let d = self
+                        .st
+                        .beacon_heard(at, sta, from, |radio, a, b| match radio {
+                            Radio::Propagation(p) => p.received_power(a.dist(b)),
+                            Radio::Range(_) => radio.power(a, b).unwrap_or(0.0),
+                        });
                     if let Some((m, d, _)) = d {
                         self.decide(at, m, d, ctx);
                     }

@@ -445,15 +445,8 @@ fn mobility_parts(
             )
             .map(MobilityParts::Air)
         }
-        _ => crate::mobility::install(
-            net,
-            layout,
-            &m.config,
-            &m.schedules,
-            m.radio_rate,
-            seed,
-        )
-        .map(MobilityParts::Links),
+        _ => crate::mobility::install(net, layout, &m.config, &m.schedules, m.radio_rate, seed)
+            .map(MobilityParts::Links),
     }
 }
 

@@ -217,7 +217,8 @@ impl ScenarioBuilder {
 
     /// `[mobility]`: the keys set in `m` (`scenario/mobility.rs`, docs/scenario-format.md).
     pub fn mobility(&mut self, m: &MobilityKeys) -> &mut Self {
-        let names = |v: &[String]| Value::Array(v.iter().map(|x| Value::from(x.as_str())).collect());
+        let names =
+            |v: &[String]| Value::Array(v.iter().map(|x| Value::from(x.as_str())).collect());
         let mut t = Table::new();
         t["protocol"] = toml_edit::value(m.protocol.name());
         t["gateway"] = toml_edit::value(m.gateway.as_str());

@@ -132,7 +132,11 @@ impl Ctx<'_> {
         };
         if !(speed.is_finite() && speed > 0.0) || period == Dur::ZERO {
             return Err(self.err(
-                &path.key(if m.speed.is_some() { "speed" } else { "handoffs" }),
+                &path.key(if m.speed.is_some() {
+                    "speed"
+                } else {
+                    "handoffs"
+                }),
                 format!(
                     "expected the mobiles to move: a positive `speed` in m/s, or `handoffs` \
                      above 0 in a positive `period`; got a speed of {speed}"

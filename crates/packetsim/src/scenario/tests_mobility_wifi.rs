@@ -81,14 +81,22 @@ fn the_wifi_scenario_file_is_the_studys_default_point() {
             "seed {seed}"
         );
         let drops: u64 = air.mac_drops_down.iter().sum();
-        assert_eq!(metric(&study, "mac_drops"), Some(drops as f64), "seed {seed}");
+        assert_eq!(
+            metric(&study, "mac_drops"),
+            Some(drops as f64),
+            "seed {seed}"
+        );
         assert_eq!(
             metric(&study, "mac_retries"),
             Some(air.retries as f64),
             "seed {seed}"
         );
         let outage = (!report.outages.is_empty()).then(|| {
-            report.outages.iter().map(|o| o.as_secs_f64() * 1e3).sum::<f64>()
+            report
+                .outages
+                .iter()
+                .map(|o| o.as_secs_f64() * 1e3)
+                .sum::<f64>()
                 / report.outages.len() as f64
         });
         assert_eq!(metric(&study, "outage_ms"), outage, "seed {seed}");
@@ -108,14 +116,26 @@ fn the_wifi_keys_set_the_cells_and_the_motion() {
         ],
     )
     .unwrap();
-    let w = sc.mobility.as_ref().unwrap().wifi.as_ref().expect("radio = wifi");
+    let w = sc
+        .mobility
+        .as_ref()
+        .unwrap()
+        .wifi
+        .as_ref()
+        .expect("radio = wifi");
     assert_eq!(w.cells.spacing, 500.0);
     assert_eq!(w.cells.beacons.interval, Dur::from_secs(1));
-    assert_eq!(w.cells.channel.dcf.phy.data_rate, packetsim_kernel::Rate::mbps(11));
+    assert_eq!(
+        w.cells.channel.dcf.phy.data_rate,
+        packetsim_kernel::Rate::mbps(11)
+    );
     assert!(!w.cells.beacons_on_air);
     // Three crossings of 500 m in 30 s.
     assert_eq!(w.paths[0].speed, 50.0);
-    let sc = load(&scenario_file(), &["mobility.handoffs=0", "mobility.speed=12.5"]);
+    let sc = load(
+        &scenario_file(),
+        &["mobility.handoffs=0", "mobility.speed=12.5"],
+    );
     assert!(sc.is_err(), "handoffs and speed together");
     let text = scenario_file().replace("handoffs = 3 ", "speed = 12.5");
     let sc = load(&text, &[]).unwrap();
@@ -141,7 +161,13 @@ fn bad_wifi_mobility_keys_are_located() {
         "positive distance",
     );
     let rate = text.replace("data_rate = \"2Mbps\"", "data_rate = \"3Mbps\"");
-    refused(&rate, &[], at("data_rate = "), "mobility.data_rate", "802.11b rate");
+    refused(
+        &rate,
+        &[],
+        at("data_rate = "),
+        "mobility.data_rate",
+        "802.11b rate",
+    );
     let beacon = text.replace("beacon_interval = \"100ms\"", "beacon_interval = \"0s\"  ");
     refused(
         &beacon,
@@ -186,12 +212,25 @@ fn bad_wifi_mobility_keys_are_located() {
     let q2 = text
         .lines()
         .filter(|l| {
-            !["radio = ", "spacing", "beacon", "data_rate", "delay_device", "crossover"]
-                .iter()
-                .any(|k| l.starts_with(k))
+            ![
+                "radio = ",
+                "spacing",
+                "beacon",
+                "data_rate",
+                "delay_device",
+                "crossover",
+            ]
+            .iter()
+            .any(|k| l.starts_with(k))
         })
         .collect::<Vec<_>>()
         .join("\n");
     load(&q2, &[]).expect("without the radio's keys, spec 5 Q2's radio links");
-    refused(&q2, &["mobility.speed=3"], 0, "mobility.speed", "needs `radio");
+    refused(
+        &q2,
+        &["mobility.speed=3"],
+        0,
+        "mobility.speed",
+        "needs `radio",
+    );
 }

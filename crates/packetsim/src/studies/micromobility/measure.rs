@@ -91,7 +91,11 @@ pub fn point_scenario(p: &Point, seed: u64, secs: f64) -> Result<Scenario, Strin
     if p.ha_ms.is_some() {
         b.node("HA");
     }
-    for n in ["GW", "R1", "R2"].iter().map(|x| x.to_string()).chain(bss.clone()) {
+    for n in ["GW", "R1", "R2"]
+        .iter()
+        .map(|x| x.to_string())
+        .chain(bss.clone())
+    {
         b.node(&n);
     }
     for m in &mobiles {
@@ -115,7 +119,10 @@ pub fn point_scenario(p: &Point, seed: u64, secs: f64) -> Result<Scenario, Strin
         }
     }
     for r in 1..=2 {
-        b.link(&format!("gw_r{r}"), &wired("GW", &format!("R{r}"), tree.domain_delay))?;
+        b.link(
+            &format!("gw_r{r}"),
+            &wired("GW", &format!("R{r}"), tree.domain_delay),
+        )?;
     }
     for i in 1..=4 {
         let r = (i - 1) / 2 + 1;

@@ -34,19 +34,19 @@ use super::checks::{
     self, all, below, equivalent, exceeds, within, Check, Estimate, Tolerance, Verdict,
 };
 use super::shape::{self, Pass, Setting, Shape, Sweep, Swept};
-use super::{csv_field, ReproduceOptions, StudyOutcome};
+use super::{ReproduceOptions, StudyOutcome};
 use crate::experiment::{self, GridPoint, Param, RunOutput, StoredRun};
 use crate::ids::FlowId;
 use crate::mobility::radio::{AirElement, AirStats};
 use crate::mobility::{
-    CipHandoff, Departure, DiscardReason, HawaiiScheme, MobilityConfig, MobilityReport,
-    Protocol, TreeParams,
+    CipHandoff, Departure, DiscardReason, HawaiiScheme, MobilityConfig, MobilityReport, Protocol,
+    TreeParams,
 };
 use crate::report::chart::{Curve, LineChart};
 use crate::report::write_atomic;
 use crate::scenario::{
-    FlowKeys, FlowKind, LinkKeys, MobilityKeys, Outcome, Profile, QueueLimit, QueueSpec,
-    Scenario, ScenarioBuilder, Sends, TcpKeys,
+    FlowKeys, FlowKind, LinkKeys, MobilityKeys, Outcome, Profile, QueueLimit, QueueSpec, Scenario,
+    ScenarioBuilder, Sends, TcpKeys,
 };
 use crate::transport::tcp::{FullAckCwnd, PartialAckTimer, RecoverGuard, TcpConfig, Variant};
 use crate::world::World;
