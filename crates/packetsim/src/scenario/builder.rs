@@ -155,6 +155,17 @@ impl ScenarioBuilder {
         }
     }
 
+    /// The scenario written in `text` (a shipped file, as the loader reads it), to set keys
+    /// on in code before it is loaded; `origin` names it in messages. Keys set later replace
+    /// the text's; its other keys, comments and order are kept.
+    pub fn from_text(text: &str, origin: &str) -> Result<ScenarioBuilder, String> {
+        let doc: DocumentMut = text.parse().map_err(|e| format!("{origin}: {e}"))?;
+        Ok(ScenarioBuilder {
+            origin: origin.into(),
+            doc,
+        })
+    }
+
     /// `profile`.
     pub fn profile(&mut self, p: Profile) -> &mut Self {
         let name = match p {

@@ -12,7 +12,8 @@
 //! transmitter, round robin, each mobile's window driven by its own queue).
 //!
 //! The study is on the one driver ([`super::shape`]): [`Wireless`] states its grid, each
-//! point's scenario (the shipped scenario with overrides), what the driver watches in a run
+//! point's scenario (the shipped scenario, loaded once, with the point's values set on it as
+//! typed values), what the driver watches in a run
 //! (two watching elements at the base station and the mobile, a pause at the end of the
 //! warm-up), and measures the watched run. Files: `measure.rs` (spec §2.7's measurements),
 //! `claims.rs` (the paper's claims as checks), `figures.rs` (figures, CSVs, report),
@@ -25,14 +26,19 @@ use super::shape::{self, param, Metrics, Pass, Setting, Shape, Sweep, Swept, Wat
 use super::{ReproduceOptions, StudyOutcome};
 use crate::experiment::aggregate::CsvText;
 use crate::experiment::{self, GridPoint, PointSummary, StoredRun};
-use crate::net::Element;
+use crate::net::{Element, OutagePolicy};
 use crate::report::chart::{Curve, LineChart};
 use crate::report::{write_atomic, Summary};
-use crate::scenario::{self, Override, Scenario};
+use crate::scenario::{
+    self, ErrorDirection, LinkKind, LinkSpec, Profile, RateCycle, Scenario, ScenarioBuilder,
+};
+use crate::transport::tcp::{BsBufferConfig, BsBufferMode};
+use crate::wireless::TwoStateRateConfig;
 use crate::world::RunInfo;
-use packetsim_kernel::{Rng, Time};
+use packetsim_kernel::{Dur, Rate, Rng, Time};
 use std::fmt::Write as _;
 use std::path::Path;
+use std::sync::OnceLock;
 
 mod claims;
 mod figures;
@@ -93,7 +99,7 @@ struct Cfg {
     /// The radio rate follows a two-state good/bad process (extension).
     random: bool,
     /// The scenario's `profile` (the sweep parameter `profile`; absent: the file's own).
-    profile: Option<String>,
+    profile: Option<Profile>,
 }
 
 impl Cfg {
@@ -112,7 +118,7 @@ impl Cfg {
             loss: num("loss", "0")?,
             cycle: get("sched", "fixed") == "cycle",
             random: get("sched", "fixed") == "random",
-            profile: p.value("profile").map(str::to_owned),
+            profile: p.value("profile").map(profile_named).transpose()?,
         })
     }
 }
@@ -130,56 +136,120 @@ fn draws(c: &Cfg, seed: u64) -> (f64, Option<(f64, f64)>, f64) {
     (start, outage, end_s)
 }
 
-/// Parses overrides written as `path=value`.
-fn overrides(sets: &[String]) -> Result<Vec<Override>, String> {
-    sets.iter()
-        .map(|s| s.parse().map_err(|e| format!("{s}: {e:?}")))
-        .collect()
+/// The profile named `name` (`standard`, `ns2` or `linux`).
+fn profile_named(name: &str) -> Result<Profile, String> {
+    [Profile::Standard, Profile::Ns2, Profile::Linux]
+        .into_iter()
+        .find(|p| p.name() == name)
+        .ok_or_else(|| format!("profile: unknown profile {name:?}"))
 }
 
-/// The scenario of one single-mobile run: the shipped scenario with the point's overrides.
+/// The shipped scenario as the loader reads it, under `profile` when a point names one (the
+/// profile changes how `[tcp]`'s and the links' defaults resolve, so it is the loader's
+/// input, given through [`ScenarioBuilder::profile`]); loaded once per profile.
+fn shipped(profile: Option<Profile>) -> Result<Scenario, String> {
+    static LOADED: [OnceLock<Result<Scenario, String>>; 4] = [
+        OnceLock::new(),
+        OnceLock::new(),
+        OnceLock::new(),
+        OnceLock::new(),
+    ];
+    let i = match profile {
+        None => 0,
+        Some(Profile::Standard) => 1,
+        Some(Profile::Ns2) => 2,
+        Some(Profile::Linux) => 3,
+    };
+    LOADED[i]
+        .get_or_init(|| {
+            let mut b = ScenarioBuilder::from_text(SCENARIO, ORIGIN)?;
+            if let Some(p) = profile {
+                b.profile(p);
+            }
+            b.build().map_err(|e| e.to_string())
+        })
+        .clone()
+}
+
+/// The shipped scenario's name in messages.
+const ORIGIN: &str = "scenarios/wireless-bs-buffer.toml";
+
+/// `x` seconds (x >= 0) in whole microseconds, rounded as a decimal print of it with six
+/// places rounds it ([`shape::micros`] on the fraction; the whole seconds add an even number
+/// of microseconds, so ties still go to even): the times the study wrote as `"{x:.6}s"`
+/// before it set them as typed values (issue 35), so a drawn time stays the same time.
+fn at_micros(x: f64) -> Dur {
+    let whole = x.floor();
+    // Exact: `x` and its floor share the binade's grid.
+    let frac = x - whole;
+    Dur::from_micros(whole as u64 * 1_000_000 + shape::micros(frac))
+}
+
+/// The scenario of one single-mobile run: the shipped scenario with the point's values (the
+/// radio link's rate, outage and its policy, loss, rate cycle or process; the flow's start;
+/// the run's end; the receive window) set on it.
 fn single_scenario(c: &Cfg, seed: u64) -> Result<Scenario, String> {
     let (start, outage, end_s) = draws(c, seed);
-    let mut sets = vec![
-        format!("simulation.duration=\"{end_s:.6}s\""),
-        format!("links.radio.rate={}kbps", c.rate_kbps),
-        format!("flows.ftp.start=\"{start:.6}s\""),
-        match outage {
-            Some((t0, d)) => format!(
-                "links.radio.outages=[{{ from = \"{t0:.6}s\", to = \"{:.6}s\" }}]",
-                t0 + d
-            ),
-            None => "links.radio.outages=[]".into(),
-        },
-    ];
+    let mut sc = shipped(c.profile)?;
+    // Every outage begins within the run (the loader's check): t0 <= 30 s < t0 + D + 40 s.
+    sc.simulation.duration = at_micros(end_s);
+    let radio = link_mut(&mut sc, "radio")?;
+    radio.rate = Rate(u64::from(c.rate_kbps) * 1000);
+    radio.outages = outage
+        .map(|(t0, d)| {
+            (
+                Time(at_micros(t0).as_nanos()),
+                Time(at_micros(t0 + d).as_nanos()),
+            )
+        })
+        .into_iter()
+        .collect();
     if c.hold {
-        sets.push("links.radio.outage_policy=hold".into());
-    }
-    if c.loss > 0.0 {
-        sets.push(format!("links.radio.radio_loss={}", c.loss));
-    }
-    if c.cycle {
-        sets.push(
-            "links.radio.rate_cycle={ rates = [\"400kbps\", \"1600kbps\"], every = \"20s\" }"
-                .into(),
-        );
+        radio.outage_policy = OutagePolicy::Hold;
     }
     if c.random {
-        sets.push(format!(
-            "links.radio.rate_process={{ good_rate = \"{GOOD_KBPS}kbps\", bad_rate = \"{BAD_KBPS}kbps\", \
-             mean_good = \"{MEAN_STATE_S}s\", mean_bad = \"{MEAN_STATE_S}s\", direction = \"a_to_b\" }}"
+        radio.rate_process = Some((
+            TwoStateRateConfig {
+                good_rate: Rate(u64::from(GOOD_KBPS) * 1000),
+                bad_rate: Rate(u64::from(BAD_KBPS) * 1000),
+                mean_good: Dur::from_secs(u64::from(MEAN_STATE_S)),
+                mean_bad: Dur::from_secs(u64::from(MEAN_STATE_S)),
+            },
+            ErrorDirection::AToB,
         ));
     }
-    if let Some(profile) = &c.profile {
-        sets.push(format!("profile=\"{profile}\""));
+    let LinkKind::Radio(r) = &mut radio.kind else {
+        return Err(format!("{ORIGIN}: links.radio is not a radio link"));
+    };
+    if c.loss > 0.0 {
+        r.loss = c.loss;
     }
-    sets.extend(window_sets(&c.window, c.alpha));
-    scenario::load_str(
-        SCENARIO,
-        "scenarios/wireless-bs-buffer.toml",
-        &overrides(&sets)?,
-    )
-    .map_err(|e| e.to_string())
+    if c.cycle {
+        // spec 2 BS-E5: 0.4 -> 1.6 -> 0.4 Mb/s, each for 20 s.
+        r.rate_cycle = Some(RateCycle {
+            rates: vec![Rate(400_000), Rate(1_600_000)],
+            every: Dur::from_secs(20),
+        });
+    }
+    // The radio's loss becomes the link's, as the loader folds it.
+    radio.fold_kind();
+    let ftp = sc
+        .flow_tables
+        .iter_mut()
+        .find(|t| t.table == "ftp")
+        .ok_or_else(|| format!("{ORIGIN}: no flow `ftp`"))?;
+    ftp.first.start = Time(at_micros(start).as_nanos());
+    set_window(&mut sc, &c.window, c.alpha)?;
+    Ok(sc)
+}
+
+/// The link named `name` of `sc`.
+fn link_mut<'a>(sc: &'a mut Scenario, name: &str) -> Result<&'a mut LinkSpec, String> {
+    let origin = sc.origin.clone();
+    sc.links
+        .iter_mut()
+        .find(|l| l.name == name)
+        .ok_or_else(|| format!("{origin}: no link `{name}`"))
 }
 
 /// A shared-channel point: its mobile count, window and scheduler.
@@ -196,23 +266,44 @@ fn shared_point(p: &GridPoint) -> Result<(usize, &str, &str), String> {
     ))
 }
 
-/// The `tcp` overrides of a window label ("4".."64" fixed KiB, "pN" proposal, "rN" rate mode).
-fn window_sets(w: &str, alpha: f64) -> Vec<String> {
-    let mut sets = Vec::new();
-    if let Some(k) = w.strip_prefix('p').or_else(|| w.strip_prefix('r')) {
-        let mode = if w.starts_with('r') {
-            "rate"
-        } else {
-            "occupancy"
-        };
-        sets.push(format!("tcp.rcv_window={k}KiB"));
-        sets.push(format!(
-            "tcp.bs_buffer={{ w_max = \"{k}KiB\", alpha = {alpha}, mode = \"{mode}\" }}"
-        ));
-    } else {
-        sets.push(format!("tcp.rcv_window={w}KiB"));
+/// Sets the receive window of every TCP flow of `sc` to the `window` label's ("4".."64"
+/// fixed KiB; "pN" the proposal with W_max N KiB and filter weight `alpha`, "rN" its rate
+/// mode), as `[tcp]`'s `rcv_window` and `bs_buffer` keys would, and validates the flows'
+/// TCP settings as the loader does ([`TcpConfig::validate`]).
+///
+/// [`TcpConfig::validate`]: crate::transport::tcp::TcpConfig::validate
+fn set_window(sc: &mut Scenario, window: &str, alpha: f64) -> Result<(), String> {
+    let (kib, bs_buffer) = match window
+        .strip_prefix('p')
+        .map(|k| (k, BsBufferMode::Occupancy))
+    {
+        Some((k, mode)) => (k, Some(mode)),
+        None => match window.strip_prefix('r') {
+            Some(k) => (k, Some(BsBufferMode::Rate)),
+            None => (window, None),
+        },
+    };
+    let bytes = kib
+        .parse::<u64>()
+        .map_err(|e| format!("window {window:?}: {e}"))?
+        * 1024;
+    for t in &mut sc.flow_tables {
+        if let scenario::FlowKind::Tcp { tcp, .. } = &mut t.first.kind {
+            tcp.rcv_window = bytes;
+            if let Some(mode) = bs_buffer {
+                tcp.bs_buffer = Some(BsBufferConfig {
+                    w_max: bytes,
+                    alpha,
+                    mode,
+                    ..BsBufferConfig::default()
+                });
+            }
+            tcp.validate().map_err(|(key, msg)| {
+                format!("{}: flows.{}: tcp.{key}: {msg}", sc.origin, t.table)
+            })?;
+        }
     }
-    sets
+    Ok(())
 }
 
 /// One sweep's results: per-point statistics and the per-seed values behind them.
@@ -251,8 +342,7 @@ impl Data {
     }
 }
 
-/// Runs one sweep named `name` over `params`; every point shares the seeds of a
-
+/// `xs` as strings (a sweep parameter's values).
 fn strs<T: ToString>(xs: &[T]) -> Vec<String> {
     xs.iter().map(|x| x.to_string()).collect()
 }

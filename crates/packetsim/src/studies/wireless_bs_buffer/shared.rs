@@ -99,7 +99,7 @@ pub(super) fn shared_scenario(
 
 /// The scenario of one shared-channel run: [`shared_scenario`] of `n` with the flows' starts
 /// drawn from `seed` (uniform in [0, 1] s, to the microsecond), `scheduler` ("round_robin"
-/// or "priority") and the `window` label's `tcp` overrides.
+/// or "priority") and the `window` label's receive window set on every flow ([`set_window`]).
 pub(super) fn shared_run_scenario(
     n: usize,
     window: &str,
@@ -115,9 +115,11 @@ pub(super) fn shared_run_scenario(
         "priority" => SchedulerSpec::Priority,
         other => return Err(format!("unknown shared-channel scheduler {other:?}")),
     };
-    shared_scenario(n, &starts, scheduler)?
-        .build_with(&overrides(&window_sets(window, 0.5))?)
-        .map_err(|e| e.to_string())
+    let mut sc = shared_scenario(n, &starts, scheduler)?
+        .build()
+        .map_err(|e| e.to_string())?;
+    set_window(&mut sc, window, 0.5)?;
+    Ok(sc)
 }
 
 pub(super) fn at_nw(n: usize, w: &str) -> Vec<(&'static str, String)> {

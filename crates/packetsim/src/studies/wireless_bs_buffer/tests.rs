@@ -208,10 +208,9 @@ fn built_shared_scenarios_are_the_ones_the_text_gave() {
                             mobiles.join(", ")
                         ));
                     }
-                    sets.extend(window_sets(w, 0.5));
+                    sets.extend(old_window_sets(w, 0.5));
                     let loaded =
-                        scenario::load_str(&shared_text(n), "text", &overrides(&sets).unwrap())
-                            .unwrap();
+                        scenario::load_str(&shared_text(n), "text", &old_overrides(&sets)).unwrap();
                     assert_eq!(
                         comparable(built),
                         comparable(loaded),
@@ -389,4 +388,153 @@ fn shared_text(n: usize) -> String {
         );
     }
     s
+}
+
+// What follows until the next test is how the study wrote each point's scenario before it set
+// the point's values as typed values (issue 35 item 1): override strings in TOML syntax,
+// parsed and applied to the shipped file's text. Kept here only as the source of the
+// expected scenarios the typed ones are checked against.
+
+/// Parses overrides written as `path=value` (the study's former `overrides`).
+fn old_overrides(sets: &[String]) -> Vec<scenario::Override> {
+    sets.iter()
+        .map(|s| s.parse().unwrap_or_else(|e| panic!("{s}: {e:?}")))
+        .collect()
+}
+
+/// The `tcp` overrides of a window label (the study's former `window_sets`).
+fn old_window_sets(w: &str, alpha: f64) -> Vec<String> {
+    let mut sets = Vec::new();
+    if let Some(k) = w.strip_prefix('p').or_else(|| w.strip_prefix('r')) {
+        let mode = if w.starts_with('r') {
+            "rate"
+        } else {
+            "occupancy"
+        };
+        sets.push(format!("tcp.rcv_window={k}KiB"));
+        sets.push(format!(
+            "tcp.bs_buffer={{ w_max = \"{k}KiB\", alpha = {alpha}, mode = \"{mode}\" }}"
+        ));
+    } else {
+        sets.push(format!("tcp.rcv_window={w}KiB"));
+    }
+    sets
+}
+
+/// A single-mobile point's scenario as the study loaded it from override strings (the
+/// study's former `single_scenario`).
+fn old_single_scenario(c: &Cfg, seed: u64) -> Scenario {
+    let (start, outage, end_s) = draws(c, seed);
+    let mut sets = vec![
+        format!("simulation.duration=\"{end_s:.6}s\""),
+        format!("links.radio.rate={}kbps", c.rate_kbps),
+        format!("flows.ftp.start=\"{start:.6}s\""),
+        match outage {
+            Some((t0, d)) => format!(
+                "links.radio.outages=[{{ from = \"{t0:.6}s\", to = \"{:.6}s\" }}]",
+                t0 + d
+            ),
+            None => "links.radio.outages=[]".into(),
+        },
+    ];
+    if c.hold {
+        sets.push("links.radio.outage_policy=hold".into());
+    }
+    if c.loss > 0.0 {
+        sets.push(format!("links.radio.radio_loss={}", c.loss));
+    }
+    if c.cycle {
+        sets.push(
+            "links.radio.rate_cycle={ rates = [\"400kbps\", \"1600kbps\"], every = \"20s\" }"
+                .into(),
+        );
+    }
+    if c.random {
+        sets.push(format!(
+            "links.radio.rate_process={{ good_rate = \"{GOOD_KBPS}kbps\", bad_rate = \"{BAD_KBPS}kbps\", \
+             mean_good = \"{MEAN_STATE_S}s\", mean_bad = \"{MEAN_STATE_S}s\", direction = \"a_to_b\" }}"
+        ));
+    }
+    if let Some(profile) = c.profile {
+        sets.push(format!("profile=\"{}\"", profile.name()));
+    }
+    sets.extend(old_window_sets(&c.window, c.alpha));
+    scenario::load_str(SCENARIO, ORIGIN, &old_overrides(&sets)).unwrap()
+}
+
+// Issue 35 item 1: each single-mobile point's scenario, the shipped one with the point's
+// values set as typed values, is the one the override strings gave: outages under both
+// policies, radio loss, the BS-E5 rate cycle, the random rate process, the ns-2 profile,
+// and each window kind (fixed, proposal pN, rate mode rN), over 20 seeds (each draws the
+// flow's start, the outage's start and the run's end).
+#[test]
+fn typed_point_scenarios_are_the_ones_the_override_strings_gave() {
+    let points: &[&[(&str, &str)]] = &[
+        &[("rate", "400"), ("window", "4")],
+        &[("rate", "2000"), ("window", "64")],
+        &[("outage", "4"), ("window", "16"), ("policy", "blind")],
+        &[("outage", "0.5"), ("window", "p16"), ("policy", "hold")],
+        &[("loss", "0.05"), ("rate", "1400"), ("window", "8")],
+        &[("loss", "0.01"), ("rate", "100"), ("window", "p16")],
+        &[("alpha", "0.25"), ("sched", "cycle")],
+        &[("alpha", "1"), ("sched", "fixed")],
+        &[("sched", "random"), ("window", "p16")],
+        &[("sched", "random"), ("window", "4")],
+        &[("rate", "600"), ("window", "r16")],
+        &[("rate", "1800"), ("window", "p32")],
+        &[
+            ("outage", "10"),
+            ("window", "p16"),
+            ("policy", "hold"),
+            ("profile", "ns2"),
+        ],
+        &[
+            ("outage", "2"),
+            ("window", "16"),
+            ("policy", "blind"),
+            ("profile", "ns2"),
+        ],
+        &[("alpha", "0.5"), ("sched", "cycle"), ("profile", "ns2")],
+        &[("rate", "200"), ("window", "64"), ("profile", "ns2")],
+    ];
+    for pairs in points {
+        let point = GridPoint {
+            index: 0,
+            assignments: pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        };
+        let c = Cfg::from_point(&point).unwrap();
+        for seed in 1..=20 {
+            let typed = single_scenario(&c, seed).unwrap();
+            let old = old_single_scenario(&c, seed);
+            assert_eq!(typed.origin, old.origin);
+            assert_eq!(comparable(typed), comparable(old), "{pairs:?} seed {seed}");
+        }
+    }
+}
+
+// The typed times are the times the study printed with six decimals and the loader parsed
+// (`at_micros`), for starts in [0, 1] s, outage ends and run ends up to 80 s.
+#[test]
+fn typed_times_are_the_six_decimal_prints() {
+    let mut rng = Rng::for_component(9, "test.at_micros");
+    for i in 0..20_000 {
+        let x = rng.uniform() * [1.0, 30.0, 80.0][i % 3];
+        let printed = crate::units::parse_dur(&format!("{x:.6}s")).unwrap();
+        assert_eq!(at_micros(x), printed, "{x:e}");
+    }
+}
+
+// A window label that is not a number of KiB is an error naming it, not a default.
+#[test]
+fn a_bad_window_label_is_an_error() {
+    let mut sc = shipped(None).unwrap();
+    let e = set_window(&mut sc, "pX", 0.5).unwrap_err();
+    assert!(e.contains("window \"pX\""), "{e}");
+    let e = set_window(&mut sc, "16", 1.5).map(|_| ());
+    assert!(e.is_ok(), "a fixed window ignores alpha");
+    let e = set_window(&mut sc, "p16", 1.5).unwrap_err();
+    assert!(e.contains("tcp.bs_buffer.alpha"), "{e}");
 }
