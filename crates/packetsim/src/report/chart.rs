@@ -317,6 +317,22 @@ pub fn decimate(p: &[(f64, f64)], max: usize) -> Vec<(f64, f64)> {
 }
 
 /// The legend column's width for these entries: a sample and the longest text.
+impl LineChart {
+    /// The legend column: the note on binned curves, whether any curve is binned (then the
+    /// column also holds the note) and the column's width.
+    fn legend_layout(&self) -> (&'static str, bool, u32) {
+        let note = "line = mean, band = min to max";
+        let dense = self.curves.iter().any(|c| c.points.len() > BINS);
+        let legend_w = legend_width(
+            self.curves
+                .iter()
+                .map(|c| c.label.as_str())
+                .chain(dense.then_some(note)),
+        );
+        (note, dense, legend_w)
+    }
+}
+
 fn legend_width<'a>(entries: impl Iterator<Item = &'a str>) -> u32 {
     let chars = entries.map(|e| e.chars().count()).max().unwrap_or(0) as u32;
     (56 + CHAR_W * chars).max(90)
@@ -734,14 +750,7 @@ impl LineChart {
             ));
         }
         let n = panels.len().max(1);
-        let note = "line = mean, band = min to max";
-        let dense = self.curves.iter().any(|c| c.points.len() > BINS);
-        let legend_w = legend_width(
-            self.curves
-                .iter()
-                .map(|c| c.label.as_str())
-                .chain(dense.then_some(note)),
-        );
+        let (note, _, legend_w) = self.legend_layout();
         let height = HEIGHT.max(60 + PANEL_H * n as u32);
         let mut s = String::new();
         {
@@ -794,15 +803,7 @@ impl LineChart {
         } else {
             self.y_label.clone()
         };
-        // The legend column also holds the note on binned curves, when there are any.
-        let note = "line = mean, band = min to max";
-        let dense = self.curves.iter().any(|c| c.points.len() > BINS);
-        let legend_w = legend_width(
-            self.curves
-                .iter()
-                .map(|c| c.label.as_str())
-                .chain(dense.then_some(note)),
-        );
+        let (note, dense, legend_w) = self.legend_layout();
         let mut s = String::new();
         {
             let (plot, legend) = areas(&mut s, legend_w)?;
