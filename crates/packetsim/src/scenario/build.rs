@@ -796,3 +796,109 @@ pub fn run_traced_with_progress(
         written,
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::{load_str, Override};
+
+    /// Links whose schedules and markings are read after routing: an outage, rate steps, a
+    /// random rate process, a DiffServ edge with a metered flow.
+    const SCHEDULED: &str = r#"
+[simulation]
+duration = "3s"
+
+[nodes.s]
+[nodes.r]
+[nodes.d]
+
+[links.access]
+a = "s"
+b = "r"
+rate = "10Mbps"
+delay = "1ms"
+outages = [ { from = "500ms", to = "800ms" } ]
+diffserv_edge = "a_to_b"
+
+[links.radio]
+a = "r"
+b = "d"
+rate = "5Mbps"
+delay = "10ms"
+rate_process = { good_rate = "4Mbps", bad_rate = "500kbps", mean_good = "400ms", mean_bad = "200ms" }
+
+[links.tail]
+a = "s"
+b = "d"
+rate = "2Mbps"
+delay = "30ms"
+cost = 5
+rate_steps = [ { at = "1s", rate = "1Mbps" }, { at = "2s", rate = "3Mbps" } ]
+
+[flows.af]
+from = "s"
+to = "d"
+dscp = 10
+diffserv = { class = "af", marker = { kind = "token_bucket", rate = "500kbps", depth = 2080 } }
+"#;
+
+    /// What a run of `world` did: events, each flow's bytes and data packets delivered, and
+    /// every link direction's packets sent and lost.
+    fn outcome(mut world: World) -> (u64, Vec<(u64, u64)>, Vec<String>) {
+        let info = world.run();
+        let flows = world
+            .flows
+            .iter()
+            .map(|f| (f.delivered, f.data_packets_delivered))
+            .collect();
+        let links = world
+            .net
+            .egresses
+            .iter()
+            .map(|e| format!("{}: {:?}", e.name, e.stats))
+            .collect();
+        (info.events, flows, links)
+    }
+
+    fn load(text: &str) -> Scenario {
+        load_str(text, "t.toml", &[] as &[Override]).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// `build_owned` frees the link specs before routing; the passes after it (schedules,
+    /// DiffServ edges, the slotted time base) must still see every link: the run is the one
+    /// `build` gives, event for event.
+    #[test]
+    fn build_owned_runs_as_build_does() {
+        let sc = load(SCHEDULED);
+        let by_ref = outcome(build(&sc, 3).unwrap());
+        let owned = outcome(build_owned(sc.clone(), 3).unwrap());
+        assert_eq!(owned, by_ref);
+        // The comparison sees the schedules: without them the run differs.
+        let mut plain = sc.clone();
+        for l in &mut plain.links {
+            l.outages.clear();
+            l.rate_process = None;
+        }
+        assert_ne!(outcome(build(&plain, 3).unwrap()), by_ref);
+        // Study 1's slotted world (its slot read from the atm links before they are freed).
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../scenarios/atm-two-senders.toml"
+        );
+        let mut sc = load(&std::fs::read_to_string(path).unwrap());
+        sc.simulation.duration = Dur::from_millis(300);
+        let by_ref = outcome(build(&sc, 1).unwrap());
+        assert_eq!(outcome(build_owned(sc, 1).unwrap()), by_ref);
+    }
+
+    /// The vectors whose length is known before the build are made at that length.
+    #[test]
+    fn known_lengths_are_reserved_exactly() {
+        let w = build_owned(load(SCHEDULED), 1).unwrap();
+        assert_eq!(w.net.egresses.capacity(), 6);
+        assert_eq!(w.net.links.capacity(), 3);
+        assert_eq!(w.net.nodes.capacity(), 3);
+        assert_eq!(w.flows.capacity(), 1);
+        assert_eq!(w.agents.capacity(), 2);
+    }
+}
