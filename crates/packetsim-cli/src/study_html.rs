@@ -206,7 +206,7 @@ fn verdict_class(s: &str) -> Option<&'static str> {
     }
 }
 
-/// The records of a CSV text, header included (RFC 4180 quoting, as `studies::csv_field`
+/// The records of a CSV text, header included (RFC 4180 quoting, as the studies' `CsvText`
 /// writes it), read with the `csv` crate; rows may differ in length (callers check). A record
 /// the reader cannot parse (invalid UTF-8) ends the list there.
 pub(crate) fn csv_records(text: &str) -> Vec<Vec<String>> {

@@ -1,5 +1,6 @@
-//! Study 1's main experiment (spec 1 §3.1, `AtmNetConfig::paper`) with a propagation delay of
-//! D slots on the switch-to-receiver path and on each ACK path: the packetsim side of the
+//! Study 1's main experiment (spec 1 §3.1, `AtmNetConfig::paper`) on the world, as `reproduce
+//! atm-tcp` runs it (`studies::atm_tcp::run_on_world`), with a propagation delay of D slots on
+//! the switch-to-receiver path and on each ACK path (the atm link's delay, both directions): the packetsim side of the
 //! delay-line sweep in bench/validate/yats/README.md ("A delay line fitted to the printed
 //! statistics?"), to compare with the YATS harness's `DELAY=D`.
 //!
@@ -11,12 +12,12 @@
 //! (idle gaps: runs of at least 1000 slots with no cell queued or arriving at the switch;
 //! seeds are `reproduce atm-tcp`'s: seed k is its repetition k − 1).
 
-use packetsim::atm::sim::{self, AtmNetConfig};
 use packetsim::atm::Discard;
+use packetsim::studies::atm_tcp::{config::AtmNetConfig, run_on_world};
 use packetsim_kernel::rng::mix_seed;
 use packetsim_kernel::Dur;
 
-/// `reproduce atm-tcp`'s base seed (studies/atm_tcp.rs).
+/// `reproduce atm-tcp`'s base seed (studies/atm_tcp/mod.rs).
 const BASE_SEED: u64 = 0x1A7;
 
 fn arg<T: std::str::FromStr>(s: &str, what: &str) -> T {
@@ -48,7 +49,10 @@ fn main() {
                     keep_eof: false,
                 };
                 c.prop = Dur(c.slot.0 * d);
-                let r = sim::run(&c);
+                let r = run_on_world(&c).unwrap_or_else(|e| {
+                    eprintln!("atm_delay: {e}");
+                    std::process::exit(1)
+                });
                 let mut gaps = r.idle_gaps.clone();
                 gaps.sort_unstable();
                 let median = gaps.get(gaps.len() / 2).copied().unwrap_or(0);

@@ -136,23 +136,25 @@ pub fn goodput_over(summary: &crate::report::Summary, duration_s: f64) -> f64 {
     bytes as f64 * 8.0 / duration_s
 }
 
-/// The cell-level workload (study 1's main experiment, `crate::atm::sim`): two CBRFrame-fed
-/// TCP senders through one EPD switch, RTOmin 100 ms, 20 µs slots (10^6 slots = 20 s).
+/// The cell-level workload (study 1's main experiment on the world, as `reproduce atm-tcp`
+/// runs it: `studies::atm_tcp::run_on_world`): two CBRFrame-fed TCP senders through one EPD
+/// switch, RTOmin 100 ms, 20 µs slots (10^6 slots = 20 s).
 /// Requested by name only; its "events" are the cells that reached the switch, so
 /// `events_per_s` is cells per wall-second.
 pub const CELL_WORKLOAD: &str = "atm-cells";
 
-fn run_cells(duration_s: f64) -> BenchResult {
-    let mut c = crate::atm::sim::AtmNetConfig::paper(packetsim_kernel::Dur::from_millis(100));
+fn run_cells(duration_s: f64) -> Result<BenchResult, String> {
+    use crate::studies::atm_tcp::{config::AtmNetConfig, run_on_world};
+    let mut c = AtmNetConfig::paper(packetsim_kernel::Dur::from_millis(100));
     c.slots = (duration_s / 20e-6).round() as u64;
     c.trace_bin = 0;
     let t0 = std::time::Instant::now();
-    let r = crate::atm::sim::run(&c);
+    let r = run_on_world(&c)?;
     let wall = t0.elapsed().as_secs_f64().max(1e-9);
     let cells = r.switch.arrived;
-    let delivered = r.reassembly.frames_ok;
+    let delivered: u64 = r.conns.iter().map(|c| c.data_frames).sum();
     let bytes: u64 = r.conns.iter().map(|c| c.delivered).sum();
-    BenchResult {
+    Ok(BenchResult {
         sim: "packetsim",
         workload: CELL_WORKLOAD.to_string(),
         flows: c.connections as u32,
@@ -165,13 +167,13 @@ fn run_cells(duration_s: f64) -> BenchResult {
         goodput_bps: bytes as f64 * 8.0 / duration_s,
         events_per_packet: cells as f64 / delivered.max(1) as f64,
         peak_rss_kib: peak_rss_kib(),
-    }
+    })
 }
 
 /// Runs workload `name` for `duration_s` simulated seconds.
 pub fn run_workload(name: &str, duration_s: f64) -> Result<BenchResult, String> {
     if name == CELL_WORKLOAD {
-        return Ok(run_cells(duration_s));
+        return run_cells(duration_s);
     }
     let n = workload_flows(name).ok_or_else(|| {
         format!(

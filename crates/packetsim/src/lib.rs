@@ -23,8 +23,7 @@
 //! wifi               an 802.11 channel: the DCF MAC (sans-IO), the DSSS PHY's timing, the shared
 //!                    medium with collisions, propagation (issue 34)
 //! atm                ATM cells, AAL5, the cell switch (plain, PPD, EPD), the cell port that is
-//!                    a slotted link direction; and study 1's own cell-level driver (`atm::sim`,
-//!                    which drives transport endpoints without a world)
+//!                    a slotted link direction
 //! trace              packet captures (pcap, bytes synthesised from typed headers), event trace
 //! world              the assembled simulation: dispatch, agent and element adapters, flows,
 //!                    sampling

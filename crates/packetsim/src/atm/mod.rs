@@ -6,9 +6,9 @@
 //! packet becomes; reassembly: a frame with a missing cell is discarded and counted),
 //! `switch.rs` (the output queue of B cells with per-VC frame state and drop counters split
 //! by cause), `port.rs` (a slotted cell link direction: the transmitter mode behind
-//! scenario links of `kind = "atm"`), `sim.rs` (the slotted cell-level network of spec §3.1
-//! driving sans-IO TCP endpoints: the engine study 1 ran before it ran on the world, kept as
-//! the reference the world's slotted time base matches draw for draw, `sim::Draws::World`).
+//! scenario links of `kind = "atm"`). Study 1 runs on the world with these links
+//! (`studies::atm_tcp`); its former cell-level engine, `sim.rs`, was removed after commit
+//! ff13d99.
 //!
 //! Cells carry no bytes: a cell is its VC, the number of the frame it belongs to and the
 //! end-of-frame bit. The frame number is the simulator's knowledge of frame boundaries (spec
@@ -18,13 +18,12 @@
 //! Performance: nothing here allocates per cell. The switch queue is a ring of fixed capacity
 //! B, per-VC state is a small vector sized at build.
 //!
-//! Layering: `cell`, `aal5` and `switch` use the kernel only; `sim` drives the sans-IO TCP
-//! endpoints (`crate::transport`) and a frame source (`crate::app`) itself, without `world`.
+//! Layering: `cell`, `aal5` and `switch` use the kernel only; `port` implements
+//! `net::SlottedPort`.
 
 pub mod aal5;
 pub mod cell;
 pub mod port;
-pub mod sim;
 pub mod switch;
 
 pub use aal5::{cells_for, Reassembler, ReassemblyStats};

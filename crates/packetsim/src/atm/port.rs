@@ -7,20 +7,20 @@
 //! it. A packet offered to the direction becomes an AAL5 frame of `cells_for(size)` cells on
 //! its virtual circuit (one VC per flow, numbered in order of first appearance); each VC's
 //! adapter puts one cell per slot into the switch, frames of one VC back to back, so cells of
-//! different VCs interleave as in `atm/sim.rs`. The switch ([`CellSwitch`]) holds B cells and
+//! different VCs interleave as in YATS. The switch ([`CellSwitch`]) holds B cells and
 //! applies the discard policy; its output sends one cell per slot. A packet reaches the far
 //! end at (slot its end-of-frame cell leaves) × slot + propagation delay if none of its cells
 //! was dropped, and is lost (`DropReason::CellLoss`) otherwise: when its end-of-frame cell
 //! leaves (a damaged frame whose last cell was kept, PPD's end-of-frame option) or when its
 //! end-of-frame cell is dropped.
 //!
-//! Timing, slot by slot (the same order as `atm/sim.rs`): in slot `s`, (1) each adapter emits
+//! Timing, slot by slot (spec 1 §2.1's order): in slot `s`, (1) each adapter emits
 //! its next cell, (2) the switch output sends its head cell (queued in an earlier slot), (3)
 //! the cells emitted in this slot are enqueued (or dropped), in an order drawn from the
 //! direction's seeded stream ([`ArrivalOrder::Random`], YATS) or in VC order
 //! ([`ArrivalOrder::Port`]). A packet offered at time `x` has its first cell in slot
 //! `floor(x / slot) + 1` (or later, behind its VC's earlier frames). Endpoint times stay
-//! exact (the world is continuous): this is `atm/sim.rs`'s `TimeBase::Continuous` for the
+//! exact (the world is continuous): this is the continuous time base of study 1's former engine (`atm/sim.rs`, removed after commit ff13d99) for the
 //! endpoints, with the cell path on the slot grid.
 //!
 //! The world calls [`CellPort::advance`] at the start of every slot in which the port has
@@ -85,8 +85,9 @@ struct Frame {
 
 #[derive(Clone, Debug, Default)]
 struct Adapter {
-    /// Frames waiting or being segmented, front first.
-    frames: VecDeque<u32>,
+    /// Frames waiting or being segmented, front first: the frame's number and its cells
+    /// (kept here so that emitting a cell needs no look-up of the frame).
+    frames: VecDeque<(u32, u16)>,
     /// Cells of the front frame already emitted.
     next_cell: u16,
 }
@@ -127,7 +128,7 @@ pub struct CellPort {
 }
 
 /// The switch statistics the study reads beyond the counters: idle intervals and the largest
-/// queue per trace bin (`atm/sim.rs`'s `idle_gaps` and trace `q_max`).
+/// queue per trace bin (the study's `idle_gaps` and trace `q_max`).
 #[derive(Clone, Debug, Default)]
 struct Extra {
     /// Idle intervals of at least this many slots are recorded.
@@ -168,7 +169,7 @@ impl CellPort {
 
     /// Keeps, from now on, the lengths of the switch's idle intervals (no cell arriving or
     /// queued after a slot's arrivals) of at least `gap_min` slots (0: none), an interval
-    /// being recorded when the slot that ends it comes (as `atm/sim.rs`), and the largest
+    /// being recorded when the slot that ends it comes (as the study's former engine did), and the largest
     /// queue (after each slot's arrivals) in each bin of `bin` slots over the first
     /// `bin_slots` slots (`bin` = 0: none).
     pub fn keep_statistics(&mut self, gap_min: u64, bin: u64, bin_slots: u64) {
@@ -200,7 +201,7 @@ impl CellPort {
     /// not run yet), and what the slot settles reaches the far end `phase` after the slot's
     /// start: the world's slotted time base (`world/slotted.rs`) runs every port 1 ns into the
     /// slot, after the endpoints and processing servers that act at the slot's start, as in
-    /// spec 1 §2.1 and `atm/sim.rs` (endpoints, then cells). Set before the first offer.
+    /// spec 1 §2.1 (endpoints, then cells). Set before the first offer.
     pub fn set_phase(&mut self, phase: Dur) {
         debug_assert!(phase < self.cfg.slot, "the phase lies inside the slot");
         self.phase = phase;
@@ -348,7 +349,7 @@ impl CellPort {
         if a.frames.is_empty() {
             self.active += 1;
         }
-        a.frames.push_back(f);
+        a.frames.push_back((f, cells));
     }
 
     /// Processes every slot whose instant (its start, plus the phase) is at or before `now`
@@ -390,10 +391,9 @@ impl CellPort {
         // (1) The adapters emit.
         self.arrivals.clear();
         for (v, a) in self.adapters.iter_mut().enumerate() {
-            let Some(&f) = a.frames.front() else {
+            let Some(&(f, cells)) = a.frames.front() else {
                 continue;
             };
-            let cells = self.frames[&f].cells;
             let eof = a.next_cell + 1 == cells;
             self.arrivals.push(Cell {
                 vci: Vci(v as u16),
@@ -434,7 +434,7 @@ impl CellPort {
         }
         // (3) This slot's cells reach the queue.
         if self.cfg.order == ArrivalOrder::Random && self.arrivals.len() > 1 {
-            super::sim::shuffle(&mut self.arrivals, &mut self.rng);
+            shuffle(&mut self.arrivals, &mut self.rng);
         }
         for k in 0..self.arrivals.len() {
             let c = self.arrivals[k];
@@ -561,6 +561,15 @@ impl CellPort {
     }
 }
 
+/// Shuffles one slot's arrivals with the port's stream (Fisher-Yates, from the last cell
+/// down; spec 1 §2.1's same-slot order, as YATS draws it).
+fn shuffle(cells: &mut [Cell], rng: &mut Rng) {
+    for k in (1..cells.len()).rev() {
+        let j = rng.below(k as u64 + 1) as usize;
+        cells.swap(k, j);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -614,6 +623,48 @@ mod tests {
         assert_eq!(p.pending(), 0);
         assert_eq!(p.switch_stats().sent, 3);
         assert_eq!(p.next_tick(), None, "idle: no more ticks");
+    }
+
+    /// Spec 1 §2.1: the cells reaching the switch in one slot are queued in an order drawn from
+    /// the port's seeded stream (`ArrivalOrder::Random`), in VC order with `Port`. Three
+    /// one-cell frames (40 B + 8 B trailer) on three VCs offered at 0 enter together in slot 1
+    /// and leave one per slot in slots 2-4 in the drawn order: over 600 seeds every one of the
+    /// 3! orders occurs, each VC first about a third of the time; the same seed gives the same
+    /// order; port order is always VC order. (Until commit ff13d99 the study's former engine
+    /// `atm/sim.rs` had this test for its own shuffle.)
+    #[test]
+    fn same_slot_arrivals_in_a_seeded_random_order() {
+        let order = |seed: u64, order: ArrivalOrder| -> Vec<u32> {
+            let mut p = port(10, Discard::Plain, order);
+            p.rng = Rng::from_seed(seed);
+            for pkt in 0..3 {
+                p.offer(Time::ZERO, pkt, FlowId(pkt), 40);
+            }
+            let mut out = run_to(&mut p, Time::from_millis(1));
+            out.sort_by_key(|s| match s {
+                Settled::Sent { slot, .. } => *slot,
+                Settled::Lost { .. } => u64::MAX,
+            });
+            out.iter()
+                .map(|s| match s {
+                    Settled::Sent { pkt, slot, cells } => {
+                        assert_eq!(*cells, 1);
+                        assert!((2..=4).contains(slot), "slot {slot}");
+                        *pkt
+                    }
+                    Settled::Lost { .. } => panic!("nothing is lost"),
+                })
+                .collect()
+        };
+        let orders: Vec<Vec<u32>> = (0..600).map(|s| order(s, ArrivalOrder::Random)).collect();
+        assert_eq!(orders[5], order(5, ArrivalOrder::Random), "seeded");
+        let mut distinct = orders.clone();
+        distinct.sort();
+        distinct.dedup();
+        assert_eq!(distinct.len(), 6, "all 3! orders occur");
+        let first0 = orders.iter().filter(|o| o[0] == 0).count();
+        assert!((150..250).contains(&first0), "about a third: {first0}");
+        assert!((0..20).all(|s| order(s, ArrivalOrder::Port) == vec![0, 1, 2]));
     }
 
     /// spec 1 §3.1's ACK path, "separate, uncongested, 1 cell/slot" ([`Output::PerVc`]): the

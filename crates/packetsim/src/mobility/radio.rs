@@ -52,14 +52,14 @@ use crate::ids::{Addr, EgressId, ElementId, NodeId};
 use crate::net::{DirectionParams, Disposition, Element, ElementCtx, ErrorModel, Net, Via};
 use crate::packet::{Body, ControlHeader, Packet};
 use crate::queue::{AnyAdmission, DropTail, QueueDisc, QueueLimit};
-use crate::wifi::air::{Air, AirState, HandoffEvent, Radio, BEACON};
+use crate::wifi::air::{Air, HandoffEvent, Radio};
 use crate::wifi::motion::{Beacons, Decision, HandoffConfig, HandoffMonitor, Path, Traversal};
 use crate::wifi::propagation::{Pos, Propagation};
-use crate::wifi::{Channel, ChannelConfig, MacOut, Msdu, Sta};
+use crate::wifi::stations::{Decided, Out, Stations};
+use crate::wifi::{Channel, ChannelConfig, Sta};
 use crate::world::World;
 use packetsim_kernel::{Dur, Rate, Time};
 use std::any::Any;
-use std::collections::HashMap;
 
 /// The cells: where the base stations are, the radio, the beacons and the handoff rule.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -240,172 +240,102 @@ struct Live {
     attached: bool,
 }
 
-/// The shared 802.11 channel of a radio domain as a node element at its `AIR` hub.
+/// The shared 802.11 channel of a radio domain as a node element at its `AIR` hub: the
+/// stations of `wifi::stations` (the base stations, then the mobiles) and the ports that map
+/// a packet arriving at the hub to its (sender, receiver) pair.
 pub struct AirElement {
-    ch: Channel,
+    /// The stations (`wifi::stations`, shared with the `wifi` link kind's element); each held
+    /// packet tagged with its port.
+    st: Stations<usize>,
     ports: Vec<Port>,
-    /// Station positions: base stations fixed, mobiles moving.
-    fixed: Vec<Pos>,
-    paths: Vec<Path>,
-    prop: Propagation,
+    /// Base stations (the first stations).
+    n_bs: usize,
+    /// Mobiles (the stations after the base stations).
+    n_mh: usize,
     step: Dur,
     next_move: Time,
-    /// MSDU id → (the packet until delivered, its port).
-    held: HashMap<u64, (Option<Packet>, usize)>,
-    next_id: u64,
     stats: AirStats,
-    /// Beacons on the air: the beacon times, the mobiles' rules and their decisions
-    /// (stations 0..n are the base stations, then the mobiles).
-    beacons: Option<Box<AirState>>,
     /// Per mobile, with beacons on the air.
     live: Vec<Live>,
-    /// Each station's node (the base stations, then the mobiles), for the event trace.
-    nodes: Vec<NodeId>,
-    /// Handoff decisions already handed to the world's event trace.
-    told: usize,
+    /// The channel's outputs being carried out (kept to reuse its allocation).
+    outs: Vec<Out<usize>>,
 }
 
 impl std::fmt::Debug for AirElement {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("AirElement")
             .field("ports", &self.ports.len())
-            .field("held", &self.held.len())
+            .field("held", &self.st.held())
             .finish()
     }
 }
 
 impl AirElement {
-    fn new(cells: &Cells, fixed: Vec<Pos>, paths: Vec<Path>, ports: Vec<Port>, seed: u64) -> Self {
-        let n = fixed.len() + paths.len();
-        let mut ch = Channel::new(n as u16, cells.channel, seed);
-        ch.keep_log(true);
-        let mut el = AirElement {
-            ch,
-            ports,
-            stats: AirStats {
-                mac_drops: vec![0; paths.len()],
-                mac_drops_down: vec![0; paths.len()],
-                ..AirStats::default()
-            },
-            fixed,
-            paths,
-            prop: cells.propagation,
-            step: cells.motion_step,
-            next_move: Time::ZERO,
-            held: HashMap::new(),
-            next_id: 0,
-            beacons: None,
-            live: Vec::new(),
-            nodes: Vec::new(),
-            told: 0,
+    /// The air of base stations at `fixed` (nodes `nodes[..fixed.len()]`) and mobiles moving
+    /// along `paths` (the rest of `nodes`). With beacons on the air the base stations beacon
+    /// and each mobile's rule decides its handoffs, handed to `live`; without, no station
+    /// beacons (the handoffs were computed before the run, [`beacon_schedule`]).
+    fn new(
+        cells: &Cells,
+        fixed: Vec<Pos>,
+        paths: Vec<Path>,
+        ports: Vec<Port>,
+        nodes: Vec<NodeId>,
+        live: Vec<Live>,
+        seed: u64,
+    ) -> Self {
+        let (n_bs, n_mh) = (fixed.len(), paths.len());
+        let mut st = Stations::new(nodes, cells.channel, seed);
+        let mut positions = fixed;
+        positions.extend(paths.iter().map(|p| p.position(Time::ZERO)));
+        let mut moving: Vec<Option<Path>> = vec![None; n_bs];
+        moving.extend(paths.into_iter().map(Some));
+        let base_stations = match cells.beacons_on_air {
+            true => (0..n_bs as u16).map(Sta).collect(),
+            false => Vec::new(),
         };
-        el.move_to(Time::ZERO);
-        el
-    }
-
-    /// Sends the beacons on the channel and hands the mobiles' decisions to `live`.
-    fn with_beacons(mut self, cells: &Cells, live: Vec<Live>, nodes: Vec<NodeId>) -> Self {
-        let nb = self.fixed.len();
-        let n = nb + self.paths.len();
-        let mut positions = self.fixed.clone();
-        positions.extend(self.paths.iter().map(|p| p.position(Time::ZERO)));
-        let mut paths: Vec<Option<Path>> = vec![None; nb];
-        paths.extend(self.paths.iter().cloned().map(Some));
-        let air = Air {
+        st.with_air(Air {
             radio: Radio::Propagation(cells.propagation),
             positions,
-            paths,
-            base_stations: (0..nb as u16).map(Sta).collect(),
+            paths: moving,
+            base_stations,
             beacons: cells.beacons,
             handoff: HandoffConfig {
                 interval: cells.beacons.interval,
                 ..cells.handoff
             },
             follow_attachment: false,
-        };
-        debug_assert_eq!(air.positions.len(), n);
-        self.beacons = Some(Box::new(AirState::new(air)));
-        self.live = live;
-        self.nodes = nodes;
-        self
-    }
-
-    /// Hands the handoff decisions made since the last call to the world's event trace.
-    fn tell_handoffs(&mut self, ctx: &mut ElementCtx) {
-        let Some(st) = &self.beacons else { return };
-        for e in &st.events[self.told..] {
-            let node = |s: Sta| self.nodes[s.0 as usize];
-            ctx.handoff(node(e.mobile), e.from.map(node), e.to.map(node));
+        });
+        AirElement {
+            st,
+            ports,
+            n_bs,
+            n_mh,
+            step: cells.motion_step,
+            next_move: Time::ZERO,
+            stats: AirStats {
+                mac_drops: vec![0; n_mh],
+                mac_drops_down: vec![0; n_mh],
+                ..AirStats::default()
+            },
+            live: if cells.beacons_on_air {
+                live
+            } else {
+                Vec::new()
+            },
+            outs: Vec::new(),
         }
-        self.told = st.events.len();
     }
 
     /// The mobiles' handoff decisions (beacons on the air; empty otherwise): when, which
     /// mobile (station `n_bs + j`), from and to which base station (station `i` is BS i+1).
     pub fn handoffs(&self) -> &[HandoffEvent] {
-        self.beacons.as_ref().map_or(&[], |b| &b.events[..])
+        self.st.handoffs()
     }
 
-    /// The next instant the air must act at by itself: a beacon due or a loss deadline.
-    fn next_air_event(&self) -> Option<Time> {
-        let b = self.beacons.as_ref()?;
-        [b.next_beacon().map(|(t, _)| t), b.next_deadline()]
-            .into_iter()
-            .flatten()
-            .min()
-    }
-
-    /// At `now` (the channel run to it): the beacons due go to their MACs ahead of their
-    /// queues (`Dcf::enqueue_first`), the loss deadlines passed are decided.
-    fn beacons_due(&mut self, now: Time, ctx: &mut ElementCtx) {
-        let Some(mut st) = self.beacons.take() else {
-            return;
-        };
-        while let Some((t, i)) = st.next_beacon().filter(|&(t, _)| t <= now) {
-            let _ = t;
-            let k = st.next_beacon[i];
-            st.next_beacon[i] += 1;
-            self.ch.enqueue_first(
-                st.air.base_stations[i],
-                Msdu {
-                    id: BEACON | ((i as u64) << 40) | k,
-                    dst: Sta::BROADCAST,
-                    bytes: st.air.beacons.bytes,
-                },
-            );
-        }
-        let mut decided = Vec::new();
-        for m in 0..st.mobiles.len() {
-            if let Some(d) = st.mobiles[m].as_mut().and_then(|x| x.monitor.on_timer(now)) {
-                st.apply(now, m, d);
-                decided.push((m, d));
-            }
-        }
-        self.beacons = Some(st);
-        for (m, d) in decided {
-            self.decide(now, m, d, ctx);
-        }
-    }
-
-    /// A beacon of base station `from` decoded at station `to` at `at`: the mobile's rule.
-    fn beacon_heard(&mut self, at: Time, to: Sta, from: Sta, ctx: &mut ElementCtx) {
-        let Some(mut st) = self.beacons.take() else {
-            return;
-        };
-        let m = to.0 as usize;
-        let mut decided = None;
-        if let (Some(j), true) = (st.bs_index(from), st.mobiles[m].is_some()) {
-            let power = self
-                .prop
-                .received_power(st.pos(from.0 as usize, at).dist(st.pos(m, at)));
-            let mob = st.mobiles[m].as_mut().expect("a mobile");
-            if let Some(d) = mob.monitor.on_beacon(at, j, power) {
-                st.apply(at, m, d);
-                decided = Some(d);
-            }
-        }
-        self.beacons = Some(st);
-        if let Some(d) = decided {
+    /// The beacon rule decided `d` for station `m`: see [`AirElement::decide`].
+    fn decided(&mut self, at: Time, decided: Vec<Decided>, ctx: &mut ElementCtx) {
+        for (m, d, _) in decided {
             self.decide(at, m, d, ctx);
         }
     }
@@ -413,7 +343,7 @@ impl AirElement {
     /// Station `m`'s rule decided `d` at `at`: the handoff goes into the mobile's schedule
     /// (see [`SharedSchedule`]) and the mobile and its base stations are told.
     fn decide(&mut self, at: Time, m: usize, d: Decision, ctx: &mut ElementCtx) {
-        let j = m - self.fixed.len();
+        let j = m - self.n_bs;
         let live = &mut self.live[j];
         let first = live.schedule.read().first;
         let pushed = match d {
@@ -473,50 +403,33 @@ impl AirElement {
 
     /// The channel (MAC counters).
     pub fn channel(&self) -> &Channel {
-        &self.ch
+        self.st.channel()
     }
 
-    fn position(&self, s: usize, t: Time) -> Pos {
-        match self.fixed.get(s) {
-            Some(p) => *p,
-            None => self.paths[s - self.fixed.len()].position(t),
-        }
-    }
-
-    /// Who hears whom at `t` (every pair, from the positions then).
-    fn move_to(&mut self, t: Time) {
-        let n = self.fixed.len() + self.paths.len();
-        let pos: Vec<Pos> = (0..n).map(|s| self.position(s, t)).collect();
-        for r in 0..n {
-            for s in 0..n {
-                let on = self.prop.received_power(pos[r].dist(pos[s])) >= self.prop.rx_threshold;
-                self.ch.set_hears(Sta(r as u16), Sta(s as u16), on);
-            }
-        }
-    }
-
-    /// Runs the channel, the motion and the beacons up to `now`.
+    /// Runs the channel, the motion and the beacons up to `now`: who hears whom is
+    /// re-computed every motion step.
     fn advance(&mut self, now: Time, ctx: &mut ElementCtx) {
         loop {
-            let air = self.next_air_event().filter(|&t| t <= now);
+            let air = self.st.next_air_event().filter(|&t| t <= now);
             let step = air.map_or(self.next_move, |t| t.min(self.next_move));
             if step > now {
                 break;
             }
-            self.ch.run_until(step);
+            self.st.channel_mut().run_until(step);
             self.flush(ctx);
             if self.next_move == step {
-                self.move_to(step);
+                self.st.place(step);
                 self.next_move += self.step;
             }
             if air == Some(step) {
-                self.beacons_due(step, ctx);
+                let decided = self.st.beacons_due(step);
+                self.decided(step, decided, ctx);
                 self.flush(ctx);
             }
         }
-        self.ch.run_until(now);
+        self.st.channel_mut().run_until(now);
         self.flush(ctx);
-        self.tell_handoffs(ctx);
+        self.st.tell_handoffs(ctx);
     }
 
     fn notice(&self, port: &Port, ctx: &mut ElementCtx) {
@@ -536,50 +449,62 @@ impl AirElement {
     }
 
     fn flush(&mut self, ctx: &mut ElementCtx) {
-        for l in self.ch.take_log() {
-            match l.out {
-                MacOut::Deliver { msdu, from } if msdu.id & BEACON != 0 => {
-                    self.beacon_heard(l.at, l.sta, from, ctx);
-                }
-                MacOut::Deliver { msdu, .. } => {
-                    if let Some((pkt, port)) = self.held.get_mut(&msdu.id) {
-                        if let Some(p) = pkt.take() {
-                            ctx.resend(p, Via::Egress(self.ports[*port].out));
-                        }
+        let mut outs = std::mem::take(&mut self.outs);
+        self.st.take_into(&mut outs);
+        for o in outs.drain(..) {
+            match o {
+                Out::Beacon { at, sta, from } => {
+                    // Weighed at its power then, in range or not (hearing follows the
+                    // motion steps).
+                    let d = self
+                        .st
+                        .beacon_heard(at, sta, from, |radio, a, b| match radio {
+                            Radio::Propagation(p) => p.received_power(a.dist(b)),
+                            Radio::Range(_) => radio.power(a, b).unwrap_or(0.0),
+                        });
+                    if let Some((m, d, _)) = d {
+                        self.decide(at, m, d, ctx);
                     }
                 }
-                MacOut::Sent { msdu, .. } => {
-                    if let Some((_, port)) = self.held.remove(&msdu.id) {
-                        let port = self.ports[port];
-                        self.notice(&port, ctx);
-                    }
+                Out::Delivered {
+                    pkt: Some(p),
+                    tag: Some(port),
+                    ..
+                } => {
+                    ctx.resend(p, Via::Egress(self.ports[port].out));
                 }
-                MacOut::Dropped { msdu, reason } => {
-                    if let Some((pkt, port)) = self.held.remove(&msdu.id) {
-                        let port = self.ports[port];
-                        if let Some(p) = pkt {
-                            if p.payload() > 0 {
-                                self.stats.mac_drops[port.mh] += 1;
-                                if port.notice.is_some() {
-                                    self.stats.mac_drops_down[port.mh] += 1;
-                                }
+                Out::Delivered { .. } => {}
+                Out::Sent { tag } => {
+                    let port = self.ports[tag];
+                    self.notice(&port, ctx);
+                }
+                Out::Dropped {
+                    pkt, tag, reason, ..
+                } => {
+                    let port = self.ports[tag];
+                    if let Some(p) = pkt {
+                        if p.payload() > 0 {
+                            self.stats.mac_drops[port.mh] += 1;
+                            if port.notice.is_some() {
+                                self.stats.mac_drops_down[port.mh] += 1;
                             }
-                            ctx.drop(p, port.inbound, crate::wifi::report::drop_reason(reason));
                         }
-                        self.notice(&port, ctx);
+                        ctx.drop(p, port.inbound, crate::wifi::report::drop_reason(reason));
                     }
+                    self.notice(&port, ctx);
                 }
-                MacOut::Transmit(_) => {}
             }
         }
+        self.outs = outs;
     }
 
     /// What it counted, with the channel's counters.
     pub fn stats(&self) -> AirStats {
-        let n = (self.fixed.len() + self.paths.len()) as u16;
+        let n = (self.n_bs + self.n_mh) as u16;
+        let ch = self.st.channel();
         AirStats {
-            retries: (0..n).map(|s| self.ch.mac(Sta(s)).stats().retries).sum(),
-            collided: self.ch.stats().collided,
+            retries: (0..n).map(|s| ch.mac(Sta(s)).stats().retries).sum(),
+            collided: ch.stats().collided,
             ..self.stats.clone()
         }
     }
@@ -598,19 +523,9 @@ impl Element for AirElement {
         };
         self.advance(now, ctx);
         let port = self.ports[k];
-        let id = self.next_id;
-        self.next_id += 1;
-        self.held.insert(id, (Some(pkt.clone()), k));
-        self.ch.enqueue(
-            port.from,
-            Msdu {
-                id,
-                dst: port.to,
-                bytes: pkt.size,
-            },
-        );
+        self.st.enqueue(port.from, port.to, pkt, k);
         self.flush(ctx);
-        self.tell_handoffs(ctx);
+        self.st.tell_handoffs(ctx);
         Disposition::Consume
     }
 
@@ -619,7 +534,7 @@ impl Element for AirElement {
     }
 
     fn next_timeout(&self) -> Option<Time> {
-        [self.ch.next_event(), self.next_air_event()]
+        [self.st.channel().next_event(), self.st.next_air_event()]
             .into_iter()
             .flatten()
             .fold(self.next_move, Time::min)
@@ -667,28 +582,33 @@ impl RadioDomain {
     }
 }
 
-/// The tree of [`super::build_tree`] (same nodes, wired links and protocol elements) on the
-/// radio of the module doc: one mobile per path, handoffs from the beacons. `cfg.radio_mac`
-/// is set here.
-pub fn build_radio_tree(
-    p: &TreeParams,
-    cfg: &MobilityConfig,
-    cells: &Cells,
-    paths: &[Path],
-    seed: u64,
-) -> (World, RadioDomain) {
-    let mut cfg = *cfg;
-    cfg.radio_mac = true;
-    let mut net = Net::default();
-    let w = add_wired(&mut net, p, paths.len(), seed);
+/// The air of a radio domain before the protocol is installed: the `AIR` hub node, a pair of
+/// instantaneous links per (base station, mobile) through it ([`add_air`]), and the ports
+/// that map a packet at the hub to its stations.
+#[derive(Clone, Debug)]
+pub struct AirLinks {
+    /// The `AIR` hub node.
+    pub air_node: NodeId,
+    /// Per mobile, per base station: the base station's (sends, hears) egresses.
+    pub bs_side: Vec<Vec<(EgressId, EgressId)>>,
+    /// Per mobile, per base station: the mobile's (hears, sends) egresses.
+    pub mh_side: Vec<Vec<(EgressId, EgressId)>>,
+    ports: Vec<Port>,
+    /// The stations' nodes: the base stations, then the mobiles.
+    nodes: Vec<NodeId>,
+}
+
+/// Adds the `AIR` hub node and, per mobile, per base station, the links `air_bs<i>_mh<j>`
+/// (base station → hub) and `air_mh<j>_bs<i>` (hub → mobile), instantaneous and of cost 1000
+/// (no wired route crosses the air). Call before [`Net::compute_routes`].
+pub fn add_air(net: &mut Net, bss: &[NodeId], mhs: &[NodeId], seed: u64) -> AirLinks {
     let air_node = net.add_node("AIR");
-    let fixed = bs_positions(w.bss.len(), cells.spacing);
     let mut bs_side = Vec::new();
     let mut mh_side = Vec::new();
     let mut ports = Vec::new();
-    for (j, &m) in w.mhs.iter().enumerate() {
+    for (j, &m) in mhs.iter().enumerate() {
         let (mut bs_per, mut mh_per) = (Vec::new(), Vec::new());
-        for (i, &b) in w.bss.iter().enumerate() {
+        for (i, &b) in bss.iter().enumerate() {
             let a = net.add_link(
                 &format!("air_bs{}_mh{}", i + 1, j + 1),
                 b,
@@ -714,7 +634,7 @@ pub fn build_radio_tree(
             // The mobile's: hears the base station on air → mh, sends on mh → air.
             mh_per.push((c_ab, c_ba));
             let bs_sta = Sta(i as u16);
-            let mh_sta = Sta((w.bss.len() + j) as u16);
+            let mh_sta = Sta((bss.len() + j) as u16);
             ports.push(Port {
                 inbound: a_ab,
                 from: bs_sta,
@@ -735,40 +655,84 @@ pub fn build_radio_tree(
         bs_side.push(bs_per);
         mh_side.push(mh_per);
     }
-    net.compute_routes();
-    let until = Time::ZERO + p.duration;
-    let schedules: Vec<HandoffSchedule> = paths
+    AirLinks {
+        air_node,
+        bs_side,
+        mh_side,
+        ports,
+        nodes: bss.iter().chain(mhs).copied().collect(),
+    }
+}
+
+/// Each mobile's schedule at the start of a run on the air: with beacons on the air, empty
+/// (decided during the run; until the first beacon, at the nearest base station); without,
+/// computed from the motion and the beacons ([`beacon_schedule`]) up to `until`.
+pub fn air_schedules(
+    cells: &Cells,
+    bss: &[Pos],
+    paths: &[Path],
+    until: Time,
+    lead: Dur,
+) -> Vec<HandoffSchedule> {
+    paths
         .iter()
         .map(|path| {
             if cells.beacons_on_air {
-                // Decided during the run; until the first beacon, at the nearest base station.
                 let at = path.position(Time::ZERO);
-                let first = (0..fixed.len())
-                    .min_by(|&a, &b| fixed[a].dist(at).total_cmp(&fixed[b].dist(at)))
+                let first = (0..bss.len())
+                    .min_by(|&a, &b| bss[a].dist(at).total_cmp(&bss[b].dist(at)))
                     .unwrap_or(0);
                 HandoffSchedule::explicit(first, &[])
             } else {
-                beacon_schedule(path, &fixed, cells, until, cfg.lead())
+                beacon_schedule(path, bss, cells, until, lead)
             }
         })
-        .collect();
-    let layout = Layout {
-        gw: w.gw,
-        bss: w.bss.clone(),
-        mhs: w.mhs.clone(),
-        ha: w.ha,
-        radios: bs_side,
-    };
+        .collect()
+}
+
+/// The protocol on the air: [`super::install`] with the mobiles' ends of the radios on the
+/// hub's links, `cfg.radio_mac` set, and the air element ready to be put at the hub
+/// ([`AirInstalled::place`]).
+pub struct AirInstalled {
+    /// The protocol's elements, to be placed after the air's.
+    pub parts: super::Parts,
+    air_node: NodeId,
+    air: AirElement,
+}
+
+/// Installs the protocol `cfg` of `layout` (whose `radios` are `links.bs_side`) on the air of
+/// `links`, with base stations at `bss` and mobiles moving along `paths` under `cells`; the
+/// handoffs start from `schedules` ([`air_schedules`]).
+#[allow(clippy::too_many_arguments)]
+pub fn install_air(
+    net: &mut Net,
+    layout: Layout,
+    links: AirLinks,
+    cfg: &MobilityConfig,
+    cells: &Cells,
+    bss: Vec<Pos>,
+    paths: &[Path],
+    schedules: &[HandoffSchedule],
+    seed: u64,
+) -> Result<AirInstalled, String> {
+    let mut cfg = *cfg;
+    cfg.radio_mac = true;
+    let AirLinks {
+        air_node,
+        mh_side,
+        ports,
+        nodes,
+        ..
+    } = links;
     let parts = install_with(
-        &mut net,
+        net,
         layout,
         Some(mh_side),
         &cfg,
-        &schedules,
+        schedules,
         Rate::mbps(2),
         seed,
-    )
-    .expect("the canonical tree is a valid domain");
+    )?;
     let live: Vec<Live> = parts
         .schedules()
         .iter()
@@ -785,14 +749,54 @@ pub fn build_radio_tree(
             }
         })
         .collect();
-    let mut world = World::new(net, until);
-    let mut air = AirElement::new(cells, fixed, paths.to_vec(), ports, seed);
-    if cells.beacons_on_air {
-        let nodes = w.bss.iter().chain(&w.mhs).copied().collect();
-        air = air.with_beacons(cells, live, nodes);
+    let air = AirElement::new(cells, bss, paths.to_vec(), ports, nodes, live, seed);
+    Ok(AirInstalled {
+        parts,
+        air_node,
+        air,
+    })
+}
+
+impl AirInstalled {
+    /// Puts the air's element at its hub, then the protocol's elements: the domain and the
+    /// air's element.
+    pub fn place(self, world: &mut World) -> (super::Domain, ElementId) {
+        let air = world.add_element(self.air_node, Box::new(self.air), true);
+        (self.parts.place(world), air)
     }
-    let air = world.add_element(air_node, Box::new(air), true);
-    let mut domain = parts.place(&mut world);
+}
+
+/// The tree of [`super::build_tree`] (same nodes, wired links and protocol elements) on the
+/// radio of the module doc: one mobile per path, handoffs from the beacons. `cfg.radio_mac`
+/// is set here.
+pub fn build_radio_tree(
+    p: &TreeParams,
+    cfg: &MobilityConfig,
+    cells: &Cells,
+    paths: &[Path],
+    seed: u64,
+) -> (World, RadioDomain) {
+    let mut net = Net::default();
+    let w = add_wired(&mut net, p, paths.len(), seed);
+    let links = add_air(&mut net, &w.bss, &w.mhs, seed);
+    let air_node = links.air_node;
+    let fixed = bs_positions(w.bss.len(), cells.spacing);
+    net.compute_routes();
+    let until = Time::ZERO + p.duration;
+    let schedules = air_schedules(cells, &fixed, paths, until, cfg.lead());
+    let layout = Layout {
+        gw: w.gw,
+        bss: w.bss.clone(),
+        mhs: w.mhs.clone(),
+        ha: w.ha,
+        radios: links.bs_side.clone(),
+    };
+    let installed = install_air(
+        &mut net, layout, links, cfg, cells, fixed, paths, &schedules, seed,
+    )
+    .expect("the canonical tree is a valid domain");
+    let mut world = World::new(net, until);
+    let (mut domain, air) = installed.place(&mut world);
     domain.cn = w.cn;
     (
         world,

@@ -90,7 +90,7 @@ impl Processing {
     /// `world/slotted.rs`): a packet offered in slot `k` (its start, or a few nanoseconds into
     /// it, where a slotted world delivers) starts at `s = max(k × slot, free)` and leaves at
     /// the start of slot `floor(s / slot) + max(1, floor(d / slot))`; the server is free again
-    /// at the exact `s + d` (as `atm/sim.rs`'s slotted time base does).
+    /// at the exact `s + d` (as the ATM study's former engine, `atm/sim.rs`, removed after ff13d99, did).
     pub fn set_grid(&mut self, slot: Dur) {
         self.grid = Some(slot);
     }

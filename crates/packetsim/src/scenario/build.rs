@@ -181,18 +181,30 @@ fn build_unlocated(
     let mobility = sc.mobility.as_ref().map(|m| {
         let bss: Vec<NodeId> = m.base_stations.iter().map(|b| ids[b.as_str()]).collect();
         let mhs: Vec<NodeId> = m.mobiles.iter().map(|x| ids[x.as_str()]).collect();
-        let radio = crate::mobility::RadioParams {
-            rate: m.radio_rate,
-            delay: m.radio_delay,
+        // `radio = "wifi"`: the 802.11 air through a hub (`mobility::radio`), else a
+        // point-to-point radio link per pair.
+        let air = m
+            .wifi
+            .as_ref()
+            .map(|_| crate::mobility::radio::add_air(&mut net, &bss, &mhs, seed));
+        let radios = match &air {
+            Some(links) => links.bs_side.clone(),
+            None => {
+                let radio = crate::mobility::RadioParams {
+                    rate: m.radio_rate,
+                    delay: m.radio_delay,
+                };
+                crate::mobility::add_radios(&mut net, &bss, &mhs, radio, &m.config, seed)
+            }
         };
-        let radios = crate::mobility::add_radios(&mut net, &bss, &mhs, radio, &m.config, seed);
-        crate::mobility::Layout {
+        let layout = crate::mobility::Layout {
             gw: ids[m.gateway.as_str()],
             bss,
             mhs,
             ha: m.home_agent.as_ref().map(|h| ids[h.as_str()]),
             radios,
-        }
+        };
+        (layout, air)
     });
     // `kind = "wifi"`: the stations' links to the channel's hub, after the file's links.
     super::link::wifi::add_station_links(&mut net, links, &|n: &str| ids[n], seed);
@@ -377,16 +389,8 @@ fn build_unlocated(
     }
     net.enable_ecmp(sc.ecmp, seed);
     let parts = match (&sc.mobility, mobility) {
-        (Some(m), Some(layout)) => Some(
-            crate::mobility::install(
-                &mut net,
-                layout,
-                &m.config,
-                &m.schedules,
-                m.radio_rate,
-                seed,
-            )
-            .map_err(|msg| {
+        (Some(m), Some((layout, air))) => Some(
+            mobility_parts(&mut net, m, layout, air, end, seed).map_err(|msg| {
                 let key = if msg.starts_with("the home agent") {
                     "mobility.home_agent"
                 } else {
@@ -401,8 +405,14 @@ fn build_unlocated(
     if sc.simulation.tie_order == super::TieOrder::Random {
         world.shuffle_ties(Rng::for_component(seed, "simulation.tie_order"));
     }
-    if let Some(parts) = parts {
-        parts.place(&mut world);
+    match parts {
+        Some(MobilityParts::Links(parts)) => {
+            parts.place(&mut world);
+        }
+        Some(MobilityParts::Air(installed)) => {
+            installed.place(&mut world);
+        }
+        None => {}
     }
     super::link::wifi::place_channels(&mut world, links, seed);
     // Schedules as events: outages (both directions) and rate steps, in file order.
@@ -494,6 +504,37 @@ struct LinkLater {
     outages: Vec<(Time, Time)>,
     steps: Vec<super::RateStep>,
     rate_process: Option<(crate::wireless::TwoStateRateConfig, ErrorDirection, String)>,
+}
+
+/// The protocol's elements of `[mobility]`, on point-to-point radio links or on the air.
+enum MobilityParts {
+    Links(crate::mobility::Parts),
+    Air(crate::mobility::radio::AirInstalled),
+}
+
+/// Installs the protocol of `m` on `layout`: on the air of `air` when `m` has `radio =
+/// "wifi"` (its handoffs from the mobiles' motion and the beacons), else under its schedules.
+fn mobility_parts(
+    net: &mut Net,
+    m: &super::MobilitySpec,
+    layout: crate::mobility::Layout,
+    air: Option<crate::mobility::radio::AirLinks>,
+    end: Time,
+    seed: u64,
+) -> Result<MobilityParts, String> {
+    use crate::mobility::radio::{air_schedules, bs_positions, install_air};
+    match (&m.wifi, air) {
+        (Some(w), Some(links)) => {
+            let bss = bs_positions(layout.bss.len(), w.cells.spacing);
+            let schedules = air_schedules(&w.cells, &bss, &w.paths, end, m.config.lead());
+            install_air(
+                net, layout, links, &m.config, &w.cells, bss, &w.paths, &schedules, seed,
+            )
+            .map(MobilityParts::Air)
+        }
+        _ => crate::mobility::install(net, layout, &m.config, &m.schedules, m.radio_rate, seed)
+            .map(MobilityParts::Links),
+    }
 }
 
 /// Adds flow `f` (one copy of a table) to the world.

@@ -54,6 +54,29 @@ pub struct TcpKeys {
     pub reconnection_acks: Option<u32>,
 }
 
+/// The `[mobility]` keys a builder sets; the protocol's settings beyond its name are the
+/// documented defaults (a study sets its typed `MobilityConfig` on the built scenario).
+#[derive(Clone, Debug)]
+pub struct MobilityKeys {
+    /// `protocol`.
+    pub protocol: crate::mobility::Protocol,
+    /// `gateway`.
+    pub gateway: String,
+    /// `base_stations`, in walk order.
+    pub base_stations: Vec<String>,
+    /// `mobiles`.
+    pub mobiles: Vec<String>,
+    /// `handoffs` in the run.
+    pub handoffs: u32,
+    /// `spread`.
+    pub spread: bool,
+    /// `home_agent`.
+    pub home_agent: Option<String>,
+    /// `radio = "wifi"` with `spacing` (metres) and `beacon_interval` (`None`: spec 5 Q2's
+    /// point-to-point radio links).
+    pub wifi: Option<(f64, Dur)>,
+}
+
 /// One full-duplex link's keys.
 #[derive(Clone, Debug)]
 pub struct LinkKeys {
@@ -190,6 +213,31 @@ impl ScenarioBuilder {
         }
         self.table("links")[name] = Item::Table(t);
         Ok(self)
+    }
+
+    /// `[mobility]`: the keys set in `m` (`scenario/mobility.rs`, docs/scenario-format.md).
+    pub fn mobility(&mut self, m: &MobilityKeys) -> &mut Self {
+        let names =
+            |v: &[String]| Value::Array(v.iter().map(|x| Value::from(x.as_str())).collect());
+        let mut t = Table::new();
+        t["protocol"] = toml_edit::value(m.protocol.name());
+        t["gateway"] = toml_edit::value(m.gateway.as_str());
+        t["base_stations"] = toml_edit::value(names(&m.base_stations));
+        t["mobiles"] = toml_edit::value(names(&m.mobiles));
+        if let Some((spacing, beacon_interval)) = m.wifi {
+            t["radio"] = toml_edit::value("wifi");
+            t["spacing"] = toml_edit::value(spacing);
+            t["beacon_interval"] = toml_edit::value(format_dur(beacon_interval));
+        }
+        t["handoffs"] = toml_edit::value(i64::from(m.handoffs));
+        if m.spread {
+            t["spread"] = toml_edit::value(true);
+        }
+        if let Some(ha) = &m.home_agent {
+            t["home_agent"] = toml_edit::value(ha.as_str());
+        }
+        self.doc["mobility"] = Item::Table(t);
+        self
     }
 
     /// `[flows.NAME]`, after the flows added so far.

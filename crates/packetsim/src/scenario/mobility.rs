@@ -81,6 +81,19 @@ pub(crate) struct RawMobility {
     pub paging_timeout: Option<Dur>,
     #[serde(default, with = "units::dur::opt")]
     pub active_timeout: Option<Dur>,
+    /// The 802.11 radio (`radio = "wifi"`; [`super::mobility_wifi`]).
+    #[serde(default)]
+    pub radio: Option<super::mobility_wifi::RawRadio>,
+    #[serde(default)]
+    pub spacing: Option<f64>,
+    #[serde(default)]
+    pub speed: Option<f64>,
+    #[serde(default, with = "units::dur::opt")]
+    pub beacon_interval: Option<Dur>,
+    #[serde(default)]
+    pub beacons_on_air: Option<bool>,
+    #[serde(default, with = "units::rate::opt")]
+    pub data_rate: Option<Rate>,
 }
 
 /// `{ at = "7.5s", to = "bs2" }`: one explicit handoff.
@@ -141,6 +154,9 @@ pub struct MobilitySpec {
     pub schedules: Vec<HandoffSchedule>,
     /// Mobile IP: the home agent's node when it is not the gateway.
     pub home_agent: Option<String>,
+    /// The 802.11 radio with moving mobiles (`radio = "wifi"`), instead of a point-to-point
+    /// radio link per (mobile, base station) under a handoff schedule.
+    pub wifi: Option<super::mobility_wifi::MobilityWifi>,
 }
 
 impl Ctx<'_> {
@@ -154,6 +170,7 @@ impl Ctx<'_> {
         duration: Dur,
     ) -> Result<MobilitySpec, ScenarioError> {
         let path = KeyPath::keys(&["mobility"]);
+        let wifi = self.mobility_wifi(&m, duration)?;
         let protocol = m.protocol.0;
         self.check_node(&path.key("gateway"), &m.gateway, nodes, node_set)?;
         let mut named: HashSet<&str> = HashSet::from([m.gateway.as_str()]);
@@ -425,6 +442,7 @@ impl Ctx<'_> {
             radio_delay: m.radio_delay.unwrap_or(Dur::from_millis(1)),
             schedules,
             home_agent: m.home_agent,
+            wifi,
         })
     }
 }

@@ -40,6 +40,7 @@ mod link;
 mod load;
 mod locate;
 mod mobility;
+mod mobility_wifi;
 mod overrides;
 mod profile;
 mod schema;
@@ -48,6 +49,8 @@ mod suggest;
 mod tests;
 #[cfg(test)]
 mod tests_mobility;
+#[cfg(test)]
+mod tests_mobility_wifi;
 #[cfg(test)]
 mod tests_profile;
 #[cfg(test)]
@@ -64,16 +67,16 @@ pub use build::{
     run_traced_with_progress, series_samples, trace_config, BuildError, Outcome, FLOW_BYTES,
     PROGRESS_STEPS, SERIES_SAMPLE_BYTES,
 };
-pub use builder::{FlowKeys, LinkKeys, ScenarioBuilder, Sends, TcpKeys};
+pub use builder::{FlowKeys, LinkKeys, MobilityKeys, ScenarioBuilder, Sends, TcpKeys};
 pub use cost::Limits;
 pub use error::{KeyLines, Location, ScenarioError};
-pub use link::run_on_world;
 pub use link::wifi::{WifiRadio, WifiSpec};
 pub use load::{
     load_file, load_file_with, load_str, load_str_with, DEFAULT_CBR_PACKET_SIZE,
     DEFAULT_QUEUE_PACKETS, MAX_FLOW_COUNT, MAX_QUEUE_REPORT_BYTES, MAX_UDP_PAYLOAD,
 };
 pub use mobility::MobilitySpec;
+pub use mobility_wifi::MobilityWifi;
 pub use overrides::{Override, OverrideParseError};
 #[cfg(test)]
 pub(crate) use profile::{rows_table as profile_rows_table, TcpProfile};

@@ -257,16 +257,6 @@ pub fn mark_indicative(path: &std::path::Path) -> Result<(), String> {
         .map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// `s` as a CSV field: quoted (with inner quotes doubled) when it holds a comma or a quote,
-/// as labels such as "ecn to AF, BE" do.
-pub fn csv_field(s: &str) -> String {
-    if s.contains([',', '"']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
-
 #[cfg(test)]
 mod quick_tests {
     use super::*;

@@ -109,6 +109,8 @@ pub struct Watched {
     pub probes: Vec<ElementId>,
     /// What [`Shape::at_warmup`] noted at the end of the warm-up (empty without one).
     pub warm: Metrics,
+    /// What [`Shape::at_pause`] noted at each of [`Shape::pauses`], in order.
+    pub paused: Vec<Metrics>,
 }
 
 impl Watched {
@@ -156,20 +158,6 @@ pub trait Shape: Sync {
     fn measure(&self, _def: &Self::Def, _point: &GridPoint, out: &Outcome) -> Metrics {
         out.summary.metrics()
     }
-    /// The run of `point` with `seed` made by the study itself, for a study whose worlds the
-    /// scenario format cannot state yet (default: `None`: the point's [`Shape::scenario`] run
-    /// by [`scenario::run`] and measured by [`Shape::measure`]). The driver still owns the
-    /// sweep, the resumable store, the seeds and everything after the run. Study 5's tree
-    /// on the 802.11 radio with moving mobiles is the one user: `[mobility]` states only the
-    /// point-to-point radios of spec 5 Q2.
-    fn own_run(
-        &self,
-        _def: &Self::Def,
-        _point: &GridPoint,
-        _seed: u64,
-    ) -> Option<Result<RunOutput, String>> {
-        None
-    }
     /// What the driver should watch in the runs of `point` beyond the summary (default:
     /// nothing; the run is [`scenario::run`] and [`Shape::measure`] measures it).
     fn watch(&self, _def: &Self::Def, _point: &GridPoint) -> Option<Watch> {
@@ -184,6 +172,26 @@ pub trait Shape: Sync {
         _info: &RunInfo,
     ) -> Metrics {
         Vec::new()
+    }
+    /// Called on the built world of a watched run before it starts, for what the scenario
+    /// format does not state (atm-tcp: the cell port's idle-gap and per-bin statistics).
+    fn prepare(&self, _def: &Self::Def, _point: &GridPoint, _world: &mut World) {}
+    /// Further instants, in increasing order, at which the driver pauses a watched run and
+    /// gives the world to [`Shape::at_pause`] (default: none). atm-tcp reads its trace bins
+    /// and warm-up this way.
+    fn pauses(&self, _def: &Self::Def, _point: &GridPoint) -> Vec<Time> {
+        Vec::new()
+    }
+    /// Values noted at one of [`Shape::pauses`] (`at`), kept in [`Watched::paused`].
+    fn at_pause(&self, _def: &Self::Def, _point: &GridPoint, _world: &World, _at: Time) -> Metrics {
+        Vec::new()
+    }
+    /// The seed the run of `replication` uses, given the sweep's base seed and the seed the
+    /// driver derived for it (default: that one). atm-tcp keeps the seeds it had before it
+    /// ran on the driver (kernel `mix_seed` over base seed and replication), so that its
+    /// recorded outputs stay the same; the store keys the run by the derived seed.
+    fn run_seed(&self, _base_seed: u64, _replication: u32, derived: u64) -> u64 {
+        derived
     }
     /// The metrics of a watched run (default: [`Shape::measure`] of its outcome).
     fn measure_watched(&self, def: &Self::Def, point: &GridPoint, run: &Watched) -> Metrics {
@@ -313,8 +321,18 @@ pub fn run_sweep<S: Shape>(
         shared_seed_params: sw.shared_seed_params,
     };
     let def = sw.def;
-    let report = experiment::sweep(&spec, |point, seed| run_point(study, &def, point, seed))
-        .map_err(|e| e.to_string())?;
+    let report = experiment::sweep(&spec, |point, seed| {
+        // The replication the driver derived `seed` for (the sweep gives only the seed).
+        let rep = (0..spec.runs)
+            .find(|&r| {
+                experiment::run_seed_sharing(spec.base_seed, point, r, &spec.shared_seed_params)
+                    == seed
+            })
+            .unwrap_or(0);
+        let seed = study.run_seed(spec.base_seed, rep, seed);
+        run_point(study, &def, point, seed)
+    })
+    .map_err(|e| e.to_string())?;
     Ok(Swept {
         def,
         dir,
@@ -331,9 +349,6 @@ pub fn run_point<S: Shape>(
     point: &GridPoint,
     seed: u64,
 ) -> Result<RunOutput, String> {
-    if let Some(run) = study.own_run(def, point, seed) {
-        return run;
-    }
     let (out, metrics) = if study.watch(def, point).is_some() {
         let run = watched_run(study, def, point, seed)?;
         let metrics = study.measure_watched(def, point, &run);
@@ -375,13 +390,24 @@ pub fn watched_run<S: Shape>(
             .ok_or_else(|| format!("{}: no node {node:?} to watch", S::NAME))?;
         probes.push(world.add_element(NodeId(at as u32), el, true));
     }
-    let warm = match watch.warmup {
-        Some(t) => {
-            let info = world.run_until(t);
-            study.at_warmup(def, point, &world, &info)
+    study.prepare(def, point, &mut world);
+    // The pauses, and the warm-up after a pause at the same instant.
+    let mut stops: Vec<(Time, bool)> = study
+        .pauses(def, point)
+        .into_iter()
+        .map(|t| (t, false))
+        .chain(watch.warmup.map(|t| (t, true)))
+        .collect();
+    stops.sort_by_key(|s| s.0);
+    let (mut warm, mut paused) = (Vec::new(), Vec::new());
+    for (t, is_warmup) in stops {
+        let info = world.run_until(t);
+        if is_warmup {
+            warm = study.at_warmup(def, point, &world, &info);
+        } else {
+            paused.push(study.at_pause(def, point, &world, t));
         }
-        None => Vec::new(),
-    };
+    }
     let info = world.run();
     let summary = Summary::new(&world, &info, &sc.origin, seed);
     Ok(Watched {
@@ -393,6 +419,7 @@ pub fn watched_run<S: Shape>(
         seed,
         probes,
         warm,
+        paused,
     })
 }
 

@@ -15,16 +15,15 @@
 //! (`DropReason::MacRetryLimit`, `DropReason::MacQueue`, `ElementCtx::drop`): it is in the
 //! world's drops table and, traced, in events.csv on the sender's link to the hub.
 
-use super::air::{Air, AirState, HandoffEvent, BEACON};
+use super::air::{Air, HandoffEvent};
 use super::channel::{Channel, ChannelConfig, Logged};
-use super::dcf::{MacOut, Msdu, Sta};
-use super::propagation::Pos;
+use super::dcf::Sta;
+use super::stations::{Out, Stations};
 use crate::ids::{EgressId, NodeId};
 use crate::net::{Disposition, Element, ElementCtx, Net, Via};
 use crate::packet::Packet;
 use packetsim_kernel::Time;
 use std::any::Any;
-use std::collections::HashMap;
 
 /// One station's attachment to the hub.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,30 +38,25 @@ pub struct WifiPort {
 
 /// A shared 802.11 channel as a node element at the hub.
 pub struct ChannelElement {
-    ch: Channel,
+    /// The stations on the channel (`wifi::stations`, shared with study 5's air).
+    st: Stations<()>,
     ports: Vec<WifiPort>,
     /// Station of each address (indexed by `Addr`), for the MAC destination.
     station_of_addr: Vec<Option<u16>>,
-    held: HashMap<u64, Packet>,
-    next_id: u64,
     mac_drops: u64,
     /// Packets lost at the retry limit and at a full interface queue (never delivered).
     lost: [u64; 2],
-    /// Every MAC output, when kept ([`ChannelElement::keep_trace`]).
-    trace: Option<Vec<Logged>>,
     /// Each station's gateway: where its packets for nodes off the channel go.
     gw: Vec<u16>,
-    /// Positions, motion, beacons and handoff ([`ChannelElement::with_air`]).
-    air: Option<Box<AirState>>,
-    /// Handoff decisions already handed to the world's event trace.
-    told: usize,
+    /// The channel's outputs being carried out (kept to reuse its allocation).
+    outs: Vec<Out<()>>,
 }
 
 impl std::fmt::Debug for ChannelElement {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ChannelElement")
             .field("ports", &self.ports)
-            .field("held", &self.held.len())
+            .field("held", &self.st.held())
             .finish()
     }
 }
@@ -91,31 +85,27 @@ impl ChannelElement {
                 .map(|i| i as u16);
         }
         let n = ports.len();
-        let mut ch = Channel::new(ports.len() as u16, cfg, seed);
-        ch.keep_log(true);
+        let mut st = Stations::new(ports.iter().map(|p| p.node).collect(), cfg, seed);
+        st.release_on_delivery();
         ChannelElement {
-            ch,
+            st,
             ports,
             station_of_addr,
-            held: HashMap::new(),
-            next_id: 0,
             mac_drops: 0,
             lost: [0; 2],
-            trace: None,
             gw: vec![gateway as u16; n],
-            air: None,
-            told: 0,
+            outs: Vec::new(),
         }
     }
 
     /// The channel (MAC counters, who hears whom).
     pub fn channel(&self) -> &Channel {
-        &self.ch
+        self.st.channel()
     }
 
     /// The channel, to change who hears whom.
     pub fn channel_mut(&mut self) -> &mut Channel {
-        &mut self.ch
+        self.st.channel_mut()
     }
 
     /// Packets the MACs dropped before any receiver got them: (at the retry limit, at a full
@@ -133,25 +123,13 @@ impl ChannelElement {
     /// Places the stations and runs motion, beacons and the handoff rule (`wifi::air`): who
     /// hears whom is set from the positions now and re-computed as stations move.
     pub fn with_air(mut self, air: Air) -> ChannelElement {
-        let n = self.ports.len();
-        assert!(
-            air.positions.len() == n && air.paths.len() == n,
-            "one position and one path (or none) per station"
-        );
-        assert!(
-            air.base_stations.iter().all(|b| (b.0 as usize) < n),
-            "base stations are stations"
-        );
-        let mut st = AirState::new(air);
-        self.place(&mut st, Time::ZERO, true);
-        st.placed_at = Some(Time::ZERO);
-        self.air = Some(Box::new(st));
+        self.st.with_air(air);
         self
     }
 
     /// The handoff decisions so far (empty without [`ChannelElement::with_air`]).
     pub fn handoffs(&self) -> &[HandoffEvent] {
-        self.air.as_ref().map_or(&[], |a| &a.events[..])
+        self.st.handoffs()
     }
 
     /// The station of each port's node, by port order.
@@ -159,151 +137,75 @@ impl ChannelElement {
         &self.ports
     }
 
-    /// Sets who hears whom from the positions at `t`: every pair, or only the pairs with a
-    /// moving station.
-    fn place(&mut self, st: &mut AirState, t: Time, all: bool) {
-        let n = self.ports.len();
-        let at: Vec<Pos> = (0..n).map(|i| st.pos(i, t)).collect();
-        let moves: Vec<bool> = st.air.paths.iter().map(Option::is_some).collect();
-        for r in 0..n {
-            for s in 0..n {
-                if r != s && (all || moves[r] || moves[s]) {
-                    let on = st.air.radio.hears(at[s], at[r]);
-                    self.ch.set_hears(Sta(r as u16), Sta(s as u16), on);
-                }
-            }
-        }
-    }
-
-    /// Before the channel runs at `now`: hearing follows motion, and the beacons and loss
-    /// deadlines due are carried out (the channel's clock must be at `now` for beacons).
-    fn air_before(&mut self, now: Time) {
-        let Some(mut st) = self.air.take() else {
-            return;
-        };
-        if st.moving() && st.placed_at != Some(now) {
-            self.place(&mut st, now, false);
-            st.placed_at = Some(now);
-        }
-        self.air = Some(st);
-    }
-
     /// After the channel ran to `now`: beacons due are handed to their MACs, loss deadlines
-    /// passed are decided.
+    /// passed are decided (a mobile that joins a base station sends through it).
     fn air_after(&mut self, now: Time) {
-        let Some(mut st) = self.air.take() else {
-            return;
-        };
-        while let Some((t, i)) = st.next_beacon() {
-            if t > now {
-                break;
-            }
-            let k = st.next_beacon[i];
-            st.next_beacon[i] += 1;
-            let bs = st.air.base_stations[i];
-            self.ch.enqueue_first(
-                bs,
-                Msdu {
-                    id: BEACON | ((i as u64) << 40) | k,
-                    dst: Sta::BROADCAST,
-                    bytes: st.air.beacons.bytes,
-                },
-            );
-        }
-        for m in 0..st.mobiles.len() {
-            let d = match st.mobiles[m].as_mut() {
-                Some(mob) => mob.monitor.on_timer(now),
-                None => None,
-            };
-            if let Some(d) = d {
-                if let Some(to) = st.apply(now, m, d) {
-                    self.gw[m] = to.0;
-                }
+        for (m, _, to) in self.st.beacons_due(now) {
+            if let Some(to) = to {
+                self.gw[m] = to.0;
             }
         }
-        self.air = Some(st);
-    }
-
-    /// A frame `msdu` from `from` was delivered at station `to` at `at`: a beacon feeds the
-    /// mobile's monitor; a packet counts as an exchange for the outage.
-    fn air_delivered(&mut self, at: Time, to: Sta, from: Sta, msdu: &Msdu) {
-        let Some(mut st) = self.air.take() else {
-            return;
-        };
-        if msdu.id & BEACON != 0 {
-            let m = to.0 as usize;
-            if let (Some(j), true) = (st.bs_index(from), st.mobiles[m].is_some()) {
-                let power = st
-                    .air
-                    .radio
-                    .power(st.pos(from.0 as usize, at), st.pos(m, at))
-                    .unwrap_or(0.0);
-                let d = st.mobiles[m]
-                    .as_mut()
-                    .expect("a mobile")
-                    .monitor
-                    .on_beacon(at, j, power);
-                if let Some(d) = d {
-                    if let Some(b) = st.apply(at, m, d) {
-                        self.gw[m] = b.0;
-                    }
-                }
-            }
-        } else {
-            st.exchanged(at, from, to);
-        }
-        self.air = Some(st);
-    }
-
-    /// Hands the handoff decisions made since the last call to the world's event trace.
-    fn tell_handoffs(&mut self, ctx: &mut ElementCtx) {
-        let Some(st) = &self.air else { return };
-        for e in &st.events[self.told..] {
-            let node = |s: Sta| self.ports[s.0 as usize].node;
-            ctx.handoff(node(e.mobile), e.from.map(node), e.to.map(node));
-        }
-        self.told = st.events.len();
     }
 
     /// Keeps every MAC output (frames put on the air, deliveries, drops) from now on, for
     /// [`ChannelElement::trace`] (tests and validation; off by default).
     pub fn keep_trace(&mut self) {
-        self.trace.get_or_insert_with(Vec::new);
+        self.st.keep_trace();
     }
 
     /// The MAC outputs kept since [`ChannelElement::keep_trace`] (empty if never asked).
     pub fn trace(&self) -> &[Logged] {
-        self.trace.as_deref().unwrap_or(&[])
+        self.st.trace()
     }
 
-    /// Carries out the channel's outputs: deliveries go down the receiver's link.
+    /// Carries out the channel's outputs: deliveries go down the receiver's link; a decoded
+    /// beacon feeds the mobile's rule; a delivered packet counts as an exchange for the
+    /// outage.
     fn flush(&mut self, ctx: &mut ElementCtx) {
-        let log = self.ch.take_log();
-        if let Some(t) = &mut self.trace {
-            t.extend_from_slice(&log);
-        }
-        for l in log {
-            match l.out {
-                MacOut::Deliver { msdu, from } => {
-                    if self.air.is_some() {
-                        self.air_delivered(l.at, l.sta, from, &msdu);
+        let mut outs = std::mem::take(&mut self.outs);
+        self.st.take_into(&mut outs);
+        for o in outs.drain(..) {
+            match o {
+                Out::Beacon { at, sta, from } => {
+                    let d = self.st.beacon_heard(at, sta, from, |radio, a, b| {
+                        radio.power(a, b).unwrap_or(0.0)
+                    });
+                    if let Some((m, _, Some(b))) = d {
+                        self.gw[m] = b.0;
                     }
-                    if let Some(pkt) = self.held.remove(&msdu.id) {
-                        let port = self.ports[l.sta.0 as usize];
+                }
+                Out::Delivered {
+                    at, sta, from, pkt, ..
+                } => {
+                    self.st.exchanged(at, from, sta);
+                    if let Some(pkt) = pkt {
+                        let port = self.ports[sta.0 as usize];
                         ctx.resend(pkt, Via::Egress(port.outbound));
                     }
                 }
-                MacOut::Dropped { msdu, reason } => {
-                    if let Some(pkt) = self.held.remove(&msdu.id) {
-                        self.mac_drops += 1;
-                        self.lost[usize::from(reason == super::dcf::MacDrop::IfqFull)] += 1;
-                        let port = self.ports[l.sta.0 as usize];
-                        ctx.drop(pkt, port.inbound, super::report::drop_reason(reason));
-                    }
+                Out::Dropped {
+                    sta,
+                    pkt: Some(pkt),
+                    reason,
+                    ..
+                } => {
+                    self.mac_drops += 1;
+                    self.lost[usize::from(reason == super::dcf::MacDrop::IfqFull)] += 1;
+                    let port = self.ports[sta.0 as usize];
+                    ctx.drop(pkt, port.inbound, super::report::drop_reason(reason));
                 }
-                MacOut::Sent { .. } | MacOut::Transmit(_) => {}
+                Out::Dropped { pkt: None, .. } | Out::Sent { .. } => {}
             }
         }
+        self.outs = outs;
+    }
+
+    /// Runs the channel and the air to `now` and carries out what they did.
+    fn advance(&mut self, now: Time, ctx: &mut ElementCtx) {
+        self.st.place_if_moved(now);
+        self.st.channel_mut().run_until(now);
+        self.air_after(now);
+        self.flush(ctx);
     }
 }
 
@@ -318,10 +220,7 @@ impl Element for ChannelElement {
         let Some(from) = via.and_then(|v| self.ports.iter().position(|p| p.inbound == v)) else {
             return Disposition::Pass;
         };
-        self.air_before(now);
-        self.ch.run_until(now);
-        self.air_after(now);
-        self.flush(ctx);
+        self.advance(now, ctx);
         let dst = self
             .station_of_addr
             .get(pkt.dst.0 as usize)
@@ -330,7 +229,7 @@ impl Element for ChannelElement {
             .unwrap_or(self.gw[from]);
         // An ideal route update: a base station's packet for a mobile leaves from the
         // mobile's current base station (`wifi::air`, `follow_attachment`).
-        let from = match &self.air {
+        let from = match self.st.air() {
             Some(st) if st.air.follow_attachment && st.bs_index(Sta(from as u16)).is_some() => st
                 .mobiles
                 .get(dst as usize)
@@ -344,39 +243,23 @@ impl Element for ChannelElement {
             // the gateway): ordinary forwarding decides.
             return Disposition::Pass;
         }
-        let id = self.next_id;
-        self.next_id += 1;
-        self.held.insert(id, pkt.clone());
-        self.ch.enqueue(
-            Sta(from as u16),
-            Msdu {
-                id,
-                dst: Sta(dst),
-                bytes: pkt.size,
-            },
-        );
+        self.st.enqueue(Sta(from as u16), Sta(dst), pkt, ());
         self.flush(ctx);
-        self.tell_handoffs(ctx);
+        self.st.tell_handoffs(ctx);
         Disposition::Consume
     }
 
     fn on_timer(&mut self, now: Time, ctx: &mut ElementCtx) {
-        self.air_before(now);
-        self.ch.run_until(now);
-        self.air_after(now);
-        self.flush(ctx);
-        self.tell_handoffs(ctx);
+        self.advance(now, ctx);
+        self.st.tell_handoffs(ctx);
     }
 
     fn next_timeout(&self) -> Option<Time> {
-        let ch = self.ch.next_event();
-        let Some(st) = &self.air else {
+        let ch = self.st.channel().next_event();
+        if self.st.air().is_none() {
             return ch;
-        };
-        [ch, st.next_beacon().map(|(t, _)| t), st.next_deadline()]
-            .into_iter()
-            .flatten()
-            .min()
+        }
+        [ch, self.st.next_air_event()].into_iter().flatten().min()
     }
 
     fn as_any(&self) -> &dyn Any {

@@ -20,6 +20,8 @@
 //!
 //! - `air`: positions, motion, beacons and the handoff rule inside a world (the element's
 //!   [`element::ChannelElement::with_air`]); `report`: the `wifi` section of summary.json.
+//! - `stations`: a station set on one channel in a world, the one packet-to-frame mapping
+//!   shared by the `wifi` link kind's element and study 5's air (`mobility::radio`).
 //!
 //! Scenario keys: `kind = "wifi"` (`scenario/link/wifi.rs`, docs/scenario-format.md).
 //! The Cellular IP / HAWAII handoff driven by the monitor's decisions is `mobility::radio`
@@ -39,6 +41,7 @@ pub mod motion;
 pub mod phy;
 pub mod propagation;
 pub mod report;
+pub mod stations;
 
 #[cfg(test)]
 mod tests;

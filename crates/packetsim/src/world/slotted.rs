@@ -9,13 +9,13 @@
 //!   falls due in slot `f = t + max(1, floor((x − now) / slot))` (YATS's conversion of a time
 //!   to slots). The endpoint is driven in slot `f` with its clock at `x` when `x` lies inside
 //!   that slot, else at the slot's start (then, if `x` is still ahead, its timer is put on
-//!   the grid again from there), as `atm/sim.rs` does.
+//!   the grid again from there), as the study's former engine `atm/sim.rs` (removed after ff13d99) did.
 //! - **Processing ends** on slot boundaries ([`crate::net::processing::Processing::set_grid`]):
 //!   `max(1, floor(d / slot))` slots after the slot processing starts in.
 //! - **Same-slot arrivals** at a cell switch in an order drawn from the link's seeded stream
 //!   (the cell port's `arrival_order = "random"`, its default).
 //!
-//! Within a slot, in this order (`atm/sim.rs`'s order): at the slot's start, processing
+//! Within a slot, in this order (the order of the former engine, `atm/sim.rs`): at the slot's start, processing
 //! servers release what they finished (a packet they hand to a cell link joins this slot);
 //! 1 ns in, each cell link runs the slot (its cells are emitted, sent and queued), and the
 //! packets whose last cell left reach the far end (an ACK reaching its sender); 2 ns in, the

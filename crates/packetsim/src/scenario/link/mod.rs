@@ -25,8 +25,6 @@ mod point_to_point;
 mod radio;
 pub(crate) mod wifi;
 
-pub use atm::run_on_world;
-
 use super::error::ScenarioError;
 use super::kinds::KindRow;
 use super::load::Ctx;

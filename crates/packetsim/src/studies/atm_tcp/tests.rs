@@ -1,6 +1,18 @@
 //! Tests of the atm-tcp study.
 
+use super::config::AtmNetConfig;
 use super::*;
+use crate::atm::Discard;
+use crate::studies::checks::{self, Verdict};
+use packetsim_kernel::Dur;
+
+#[path = "tests_network.rs"]
+mod tests_network;
+
+/// The quick plan without the sensitivities and extensions.
+fn checks_only(p: &mut Plan) {
+    p.extras = false;
+}
 
 // The reduced run (checks module rule 5): the quick plan's grid without the sensitivities
 // and extensions, on two disjoint seed sets of 5 seeds (so the checks are decidable), must
@@ -8,38 +20,53 @@ use super::*;
 // RTOmin = 450 ms) hold in both.
 #[test]
 fn verdicts_agree_on_disjoint_seed_sets() {
-    let run_set = |base| {
-        let mut p = Plan::new(true, Some(5), base);
-        p.extras = false;
-        let done = execute(jobs(&p), 2).expect("runs");
-        checks_all(&Ctx {
-            done: &done,
-            plan: &p,
-        })
+    let study = AtmTcp {
+        adjust: checks_only,
     };
+    let run_set = |base| super::super::shape::seed_set(&study, 5, true, base);
     // The checks that hold on this grid (see report.md for the others and why).
     checks::assert_seed_sets_agree([11, 12], run_set, &["S3", "S5"], &[]);
 }
 
-// The quick plan runs and writes every file; with 2 seeds nothing is decidable.
-#[test]
-fn quick_plan_writes_outputs() {
-    let mut p = Plan::new(true, Some(1), BASE_SEED);
+/// A small plan: 2 buffers, 200,000-slot main runs, one RTOmin in X1/X2.
+fn small(p: &mut Plan) {
     p.bg_buffers = vec![500, 2000];
     p.main_slots = 200_000;
     p.x_rto_ms = vec![100];
-    let done = execute(jobs(&p), 2).expect("runs");
-    let cx = Ctx {
-        done: &done,
-        plan: &p,
-    };
-    let checks = checks_all(&cx);
-    assert_eq!(checks.len(), 7);
-    assert!(checks.iter().all(|c| c.verdict == Verdict::NotDecidable));
+}
+
+fn files(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_file())
+        .map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            (name, std::fs::read(e.path()).unwrap())
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+// A small plan runs through the driver and writes every file; with 1 seed nothing is
+// decidable. Run again into the same folder, it takes every run from the results store
+// (each sweep's results.sqlite) and writes the same CSVs and figures.
+#[test]
+fn small_plan_writes_outputs_and_resumes_from_the_store() {
     let dir = std::env::temp_dir().join(format!("packetsim-atm-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    write_outputs(&dir, &cx).unwrap();
-    super::super::finish(NAME, &dir, checks, None, |c| Ok(report(&cx, c))).unwrap();
+    let opts = ReproduceOptions {
+        out: dir.clone(),
+        runs: Some(1),
+        quick: true,
+        jobs: 2,
+        progress: false,
+    };
+    let study = AtmTcp { adjust: small };
+    super::super::shape::drive(&study, &opts).unwrap();
+    let root = dir.join(NAME);
+    let checks = std::fs::read_to_string(root.join("checks.csv")).unwrap();
+    assert_eq!(checks.lines().count(), 8, "S1-S7");
     for f in [
         "report.md",
         "runs.csv",
@@ -47,60 +74,82 @@ fn quick_plan_writes_outputs() {
         "fig7.csv",
         "fig1.svg",
         "checks.csv",
+        "sweeps/main/results.sqlite",
+        "sweeps/e/results.csv",
     ] {
-        assert!(dir.join(f).exists(), "{f}");
+        assert!(root.join(f).exists(), "{f}");
     }
+    let first = files(&root);
     // Every record of runs.csv has the header's 16 fields: a group with a comma
     // (`sens/B=2000,T=1200/100`) is quoted (RFC 4180).
-    let runs = std::fs::read_to_string(dir.join("runs.csv")).unwrap();
-    let fields = |line: &str| {
-        let mut quoted = false;
-        1 + line
-            .chars()
-            .filter(|&c| {
-                if c == '"' {
-                    quoted = !quoted;
-                }
-                c == ',' && !quoted
-            })
-            .count()
-    };
+    let runs = std::fs::read_to_string(root.join("runs.csv")).unwrap();
+    let mut rd = csv::Reader::from_reader(runs.as_bytes());
+    assert_eq!(rd.headers().unwrap().len(), 16);
+    for r in rd.records() {
+        assert_eq!(r.unwrap().len(), 16);
+    }
     assert!(runs.contains("\n\"sens/B=2000,T=1200/100\",100,"));
-    for line in runs.lines() {
-        assert_eq!(fields(line), 16, "{line}");
+    // Resumed: the same files from the stored runs.
+    std::fs::remove_file(root.join("runs.csv")).unwrap();
+    super::super::shape::drive(&study, &opts).unwrap();
+    let again = files(&root);
+    let names = |v: &[(String, Vec<u8>)]| v.iter().map(|f| f.0.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&again), names(&first));
+    for (a, b) in first.iter().zip(&again) {
+        if a.0 != "report.md" {
+            assert!(a.1 == b.1, "{} differs after resuming", a.0);
+        }
     }
     std::fs::remove_dir_all(&dir).ok();
 }
 
-/// Prints, for the main experiment's seeds (`Plan::seed(rep)`, reps 0-9; quick mode runs
-/// reps 0-1), the study's statistics before it ran on the world (the driver `atm::sim` with
-/// one stream, `Draws::Shared`) and on the world (`run_on_world`): load, cells lost, sender-1
-/// goodput (Mb/s). Not a check: the table of docs/studies/atm-tcp.md (`--ignored
-/// --nocapture`).
+// Every check is "not decidable" with one seed (the quick run's checks stay honest).
 #[test]
-#[ignore]
-fn print_old_and_new_main_statistics() {
-    let plan = Plan::new(false, None, BASE_SEED);
-    for (rto, _, _, _) in PAPER {
-        for rep in 0..10 {
-            let mut c = main_cfg(&plan, rto, rep);
-            c.trace_bin = 0;
-            let old = sim::run(&c);
-            let new = crate::scenario::run_on_world(&c).unwrap();
-            let row = |r: &AtmRunResult| {
-                format!(
-                    "{:.6} | {} | {:.3}",
-                    r.load(),
-                    r.switch.dropped(),
-                    thr1_bps(r) / 1e6
-                )
-            };
-            eprintln!(
-                "| {rto} | {rep} | {} | {} | {} |",
-                c.seed,
-                row(&old),
-                row(&new)
-            );
-        }
-    }
+fn one_seed_decides_nothing() {
+    let study = AtmTcp {
+        adjust: |p| {
+            small(p);
+            checks_only(p);
+        },
+    };
+    let checks = super::super::shape::seed_set(&study, 1, true, 3);
+    assert_eq!(checks.len(), 7);
+    assert!(checks.iter().all(|c| c.verdict == Verdict::NotDecidable));
+}
+
+// A run's statistics come back from the store's metrics as they were: every field the
+// study reads (the switch's counters, per connection, idle gaps, trace).
+#[test]
+fn a_runs_statistics_survive_the_store() {
+    let mut c = AtmNetConfig::paper(Dur::from_millis(100));
+    c.slots = 100_000;
+    c.trace_slots = 20_000;
+    let r = run_on_world(&c).unwrap();
+    assert!(!r.idle_gaps.is_empty() && r.trace.len() == 40);
+    // Through the store's form: f64 values read back.
+    let m: Vec<(String, Option<f64>)> = record::metrics(&r);
+    let back = record::from_metrics(&m);
+    assert_eq!(
+        (back.slots, back.slot, back.switch),
+        (r.slots, r.slot, r.switch)
+    );
+    let key = |r: &config::AtmRunResult| -> Vec<[u64; 5]> {
+        r.conns
+            .iter()
+            .map(|k| {
+                [
+                    k.delivered,
+                    k.delivered_after_warmup,
+                    k.retransmits,
+                    k.timeouts,
+                    k.spurious,
+                ]
+            })
+            .collect()
+    };
+    assert_eq!(key(&back), key(&r));
+    assert_eq!(back.idle_gaps, r.idle_gaps);
+    assert_eq!(back.trace, r.trace);
+    // The packet switch emulation of Fig. 1 is a discard policy of the same link.
+    assert_eq!(plan::policy("packet", 500), Discard::Packet);
 }

@@ -1,6 +1,7 @@
 //! Figs 3-7 (SVG and CSV) and extensions.csv.
 
 use super::*;
+use crate::experiment::aggregate::CsvText;
 
 /// Writes the pass's figures: Figs 3-6 (SVG and CSV), Fig 7 and, with the extensions,
 /// extensions.csv and the sensitivity checks (sensitivity/checks.csv).
@@ -127,11 +128,20 @@ pub(super) fn figures(axes: &Axes) -> Vec<Figure> {
 }
 
 pub(super) fn write_figure(root: &Path, r: &Results, f: &Figure) -> Result<(), String> {
-    let mut csv = String::from("curve,x,n,mean_kbps,ci95_low,ci95_high,thr_min_kbps");
-    for d in DIAG {
-        let _ = write!(csv, ",{d}");
-    }
-    csv.push('\n');
+    let mut csv = CsvText::new();
+    csv.row(
+        [
+            "curve",
+            "x",
+            "n",
+            "mean_kbps",
+            "ci95_low",
+            "ci95_high",
+            "thr_min_kbps",
+        ]
+        .into_iter()
+        .chain(DIAG),
+    );
     let mut chart = LineChart {
         title: f.title.clone(),
         x_label: f.x_label.into(),
@@ -151,31 +161,37 @@ pub(super) fn write_figure(root: &Path, r: &Results, f: &Figure) -> Result<(), S
             }
             let half = if e.half().is_finite() { e.half() } else { 0.0 };
             c.points.push((*x, e.mean, e.mean - half, e.mean + half));
-            let _ = write!(
-                csv,
-                "{},{x},{},{:?},{:?},{:?},{:?}",
-                csv_field(label),
-                e.n,
-                e.mean,
-                e.mean - half,
-                e.mean + half,
-                r.mean(p, "thr_min_kbps")
-            );
-            for d in DIAG {
-                let _ = write!(csv, ",{:?}", r.mean(p, d));
-            }
-            csv.push('\n');
+            let mut row = vec![
+                label.clone(),
+                x.to_string(),
+                e.n.to_string(),
+                format!("{:?}", e.mean),
+                format!("{:?}", e.mean - half),
+                format!("{:?}", e.mean + half),
+                format!("{:?}", r.mean(p, "thr_min_kbps")),
+            ];
+            row.extend(DIAG.iter().map(|d| format!("{:?}", r.mean(p, d))));
+            csv.row(row);
         }
         chart.curves.push(c);
     }
-    write_atomic(&root.join(format!("{}.csv", f.file)), &csv).map_err(|e| e.to_string())?;
+    write_atomic(&root.join(format!("{}.csv", f.file)), &csv.finish())
+        .map_err(|e| e.to_string())?;
     write_atomic(&root.join(format!("{}.svg", f.file)), &chart.to_svg()).map_err(|e| e.to_string())
 }
 
 /// Fig 7: the map of which protocol wins, by handoffs (x) and connections (y): fig7.csv, the
 /// report's table and the chart.
 pub(super) fn fig7(r: &Results, axes: &Axes) -> (String, String, LineChart) {
-    let mut csv = String::from("h,n,hawaii_gain_mean,ci95_low,ci95_high,winner\n");
+    let mut csv = CsvText::new();
+    csv.row([
+        "h",
+        "n",
+        "hawaii_gain_mean",
+        "ci95_low",
+        "ci95_high",
+        "winner",
+    ]);
     let mut md = String::from("| H \\ N | ");
     md.push_str(
         &axes
@@ -216,30 +232,45 @@ pub(super) fn fig7(r: &Results, axes: &Axes) -> (String, String, LineChart) {
                 (g.mean - half) * 100.0,
                 (g.mean + half) * 100.0,
             ));
-            let _ = writeln!(
-                csv,
-                "{h},{n},{:?},{:?},{:?},{winner}",
-                g.mean,
-                g.mean - half,
-                g.mean + half
-            );
+            csv.row([
+                h.to_string(),
+                n.to_string(),
+                format!("{:?}", g.mean),
+                format!("{:?}", g.mean - half),
+                format!("{:?}", g.mean + half),
+                winner.to_string(),
+            ]);
             cells.push(format!("{winner} ({})", pct(&g)));
         }
         chart.curves.push(curve);
         let _ = writeln!(md, "| H = {h} | {} |", cells.join(" | "));
     }
-    (csv, md, chart)
+    (csv.finish(), md, chart)
 }
 
 /// The extension runs as extensions.csv and one table (markdown).
 pub(super) fn extensions(r: &Results, axes: &Axes) -> (String, String) {
-    let mut csv = String::from(
-        "extension,protocol,variant,h,n,size,d_ms,departure,spread,delay_device,ha_ms,runs,thr_kbps,ci95_half",
+    let mut csv = CsvText::new();
+    csv.row(
+        [
+            "extension",
+            "protocol",
+            "variant",
+            "h",
+            "n",
+            "size",
+            "d_ms",
+            "departure",
+            "spread",
+            "delay_device",
+            "ha_ms",
+            "runs",
+            "thr_kbps",
+            "ci95_half",
+        ]
+        .into_iter()
+        .chain(DIAG),
     );
-    for d in DIAG {
-        let _ = write!(csv, ",{d}");
-    }
-    csv.push('\n');
     let mut md = String::from("| ext. | protocol | variant | H | N | size B | D ms | old BS | mobiles | throughput kb/s | handoff loss | duplicates | timeouts | control msgs |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for p in axes.points() {
         if p.q2 || p.sensitivity() {
@@ -265,31 +296,29 @@ pub(super) fn extensions(r: &Results, axes: &Axes) -> (String, String) {
         };
         let _ = b;
         let e = r.est(&p, "thr_kbps");
-        let _ = write!(
-            csv,
-            "{ext},{},{},{},{},{},{},{},{},{},{},{},{:?},{:?}",
-            p.protocol.name(),
-            p.variant.name(),
-            p.h,
-            p.n,
-            p.size,
-            p.d_ms,
-            if p.departure == Departure::Blind {
-                "blind"
-            } else {
-                "hold"
-            },
-            p.spread,
-            p.delay_device,
+        let departure = if p.departure == Departure::Blind {
+            "blind"
+        } else {
+            "hold"
+        };
+        let mut row = vec![
+            ext.to_string(),
+            p.protocol.name().to_string(),
+            p.variant.name().to_string(),
+            p.h.to_string(),
+            p.n.to_string(),
+            p.size.to_string(),
+            p.d_ms.to_string(),
+            departure.to_string(),
+            p.spread.to_string(),
+            p.delay_device.to_string(),
             p.ha_ms.map_or(String::new(), |x| x.to_string()),
-            e.n,
-            e.mean,
-            e.half()
-        );
-        for d in DIAG {
-            let _ = write!(csv, ",{:?}", r.mean(&p, d));
-        }
-        csv.push('\n');
+            e.n.to_string(),
+            format!("{:?}", e.mean),
+            format!("{:?}", e.half()),
+        ];
+        row.extend(DIAG.iter().map(|d| format!("{:?}", r.mean(&p, d))));
+        csv.row(row);
         let _ = writeln!(
             md,
             "| {ext} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.1} | {:.1} | {:.1} | {:.0} |",
@@ -299,7 +328,7 @@ pub(super) fn extensions(r: &Results, axes: &Axes) -> (String, String) {
             p.n,
             p.size,
             p.d_ms,
-            if p.departure == Departure::Blind { "blind" } else { "hold" },
+            departure,
             if p.spread { p.n } else { 1 },
             e.show(0),
             r.mean(&p, "handoff_loss"),
@@ -308,5 +337,5 @@ pub(super) fn extensions(r: &Results, axes: &Axes) -> (String, String) {
             r.mean(&p, "control_msgs")
         );
     }
-    (csv, md)
+    (csv.finish(), md)
 }

@@ -60,30 +60,127 @@ pub fn tcp_config_ns2(variant: Variant, size: u32) -> TcpConfig {
     Profile::Ns2.apply_tcp(&own, &OWN_TCP_KEYS)
 }
 
-/// Runs one point with `seed` for `secs` seconds; the metrics of spec 5 §2.7.
+/// Runs one point with `seed` for `secs` seconds (its scenario, [`point_scenario`], run by
+/// `scenario::run`); the metrics of spec 5 §2.7.
 pub fn run_point(p: &Point, seed: u64, secs: f64) -> RunOutput {
-    let (mut w, d, air) = point_world(p, seed, secs);
+    let sc = point_scenario(p, seed, secs).expect("the study's point is a valid scenario");
+    let out = crate::scenario::run(&sc, seed).expect("the study's point builds");
+    RunOutput {
+        summary_json: out.summary.to_json(),
+        metrics: outcome_metrics(p, &out, secs),
+    }
+}
+
+/// The scenario of a point run with `seed` for `secs` seconds: the spec's tree (`CN`, `HA`
+/// for MM-X6, `GW`, `R1`, `R2`, `BS1`-`BS4`, the mobiles `MH1`.., the wired links of
+/// `mobility::build_tree`), `[mobility]` on the 802.11 radio with moving mobiles
+/// (`radio = "wifi"`) or under spec 5 Q2's simplification, and one bulk TCP flow `ftp<i>`
+/// per connection from CN. Built through the scenario format ([`ScenarioBuilder`]); the
+/// protocol's settings ([`point_config`]), each flow's TCP ([`point_tcp`]) and its start
+/// (drawn from the seed, up to 10 ms, from one stream for all the point's flows) are then
+/// set as typed values.
+pub fn point_scenario(p: &Point, seed: u64, secs: f64) -> Result<Scenario, String> {
+    let tree = TreeParams::default();
+    let mut b = ScenarioBuilder::new(&format!("{NAME}:{}", p.id()));
+    b.duration(Dur::from_secs_f64(secs));
+    let mobiles: Vec<String> = (1..=if p.spread { p.n } else { 1 })
+        .map(|j| format!("MH{j}"))
+        .collect();
+    let bss: Vec<String> = (1..=4).map(|i| format!("BS{i}")).collect();
+    b.node("CN");
+    if p.ha_ms.is_some() {
+        b.node("HA");
+    }
+    for n in ["GW", "R1", "R2"]
+        .iter()
+        .map(|x| x.to_string())
+        .chain(bss.clone())
+    {
+        b.node(&n);
+    }
+    for m in &mobiles {
+        b.node(m);
+    }
+    let wired = |a: &str, z: &str, delay: Dur| LinkKeys {
+        queue: Some(QueueSpec::DropTail {
+            limit: QueueLimit::Packets(tree.wired_queue),
+            ns2_limit: false,
+        }),
+        ..LinkKeys::new(a, z, tree.wired_rate, delay)
+    };
+    let cn = Dur::from_millis(p.d_ms);
+    match p.ha_ms {
+        Some(ms) => {
+            b.link("cn_ha", &wired("CN", "HA", cn))?;
+            b.link("ha_gw", &wired("HA", "GW", Dur::from_millis(ms)))?;
+        }
+        None => {
+            b.link("cn_gw", &wired("CN", "GW", cn))?;
+        }
+    }
+    for r in 1..=2 {
+        b.link(
+            &format!("gw_r{r}"),
+            &wired("GW", &format!("R{r}"), tree.domain_delay),
+        )?;
+    }
+    for i in 1..=4 {
+        let r = (i - 1) / 2 + 1;
+        b.link(
+            &format!("r{r}_bs{i}"),
+            &wired(&format!("R{r}"), &format!("BS{i}"), tree.domain_delay),
+        )?;
+    }
+    b.mobility(&MobilityKeys {
+        protocol: p.protocol,
+        gateway: "GW".into(),
+        base_stations: bss,
+        mobiles: mobiles.clone(),
+        handoffs: p.h,
+        spread: p.spread,
+        home_agent: p.ha_ms.map(|_| "HA".into()),
+        wifi: (!p.q2).then(|| {
+            (
+                f64::from(p.spacing_m),
+                Dur::from_millis(u64::from(p.beacon_ms)),
+            )
+        }),
+    });
+    for i in 0..p.n {
+        let to = &mobiles[if p.spread { i as usize } else { 0 }];
+        let f = FlowKeys {
+            from: "CN".into(),
+            to: to.clone(),
+            start: None,
+            kind: Sends::Tcp(TcpKeys::default()),
+            diffserv: None,
+        };
+        b.flow(&format!("ftp{i}"), &f)?;
+    }
+    let mut sc = b.build().map_err(|e| e.to_string())?;
+    sc.mobility.as_mut().expect("[mobility]").config = point_config(p);
     let tcp = point_tcp(p);
     let mut jitter = Rng::for_component(seed, "flows.start_jitter");
-    let flows: Vec<_> = (0..p.n)
-        .map(|i| {
-            let to = d.mhs[if p.spread { i as usize } else { 0 }];
-            let start = Time::from_nanos((jitter.uniform() * 10e6) as u64);
-            let at = FlowPlacement {
-                from: d.cn,
-                to,
-                start,
-                stop: None,
-                dscp: 0,
-            };
-            w.add_tcp_flow(&format!("ftp{i}"), at, &tcp, AppData::Unlimited)
-        })
-        .collect();
-    w.run();
-    RunOutput {
-        summary_json: String::new(),
-        metrics: point_metrics(&w, &d, air, &flows, secs),
+    for t in &mut sc.flow_tables {
+        t.first.start = Time::from_nanos((jitter.uniform() * 10e6) as u64);
+        if let FlowKind::Tcp { tcp: own, .. } = &mut t.first.kind {
+            *own = tcp.clone();
+        }
     }
+    Ok(sc)
+}
+
+/// The metrics of a point's finished run.
+pub(super) fn outcome_metrics(p: &Point, out: &Outcome, secs: f64) -> shape::Metrics {
+    let w = &out.world;
+    let r = MobilityReport::of_world(w).expect("the point's mobility elements");
+    let air = w
+        .elements
+        .iter()
+        .find_map(|e| e.element.as_any().downcast_ref::<AirElement>())
+        .map(AirElement::stats);
+    let flows: Vec<FlowId> = (0..p.n).map(FlowId).collect();
+    point_metrics(w, &r, air, &flows, secs)
 }
 
 /// The protocol's settings of a point.
@@ -105,52 +202,8 @@ pub(super) fn point_config(p: &Point) -> MobilityConfig {
     cfg
 }
 
-/// The world of a point before its flows: the tree on the 802.11 radio with moving mobiles
-/// (with the air's element), or under spec 5 Q2's simplification.
-fn point_world(p: &Point, seed: u64, secs: f64) -> (World, Domain, Option<ElementId>) {
-    let cfg = point_config(p);
-    let params = TreeParams {
-        cn_delay: Dur::from_millis(p.d_ms),
-        home_agent_delay: p.ha_ms.map(Dur::from_millis),
-        duration: Dur::from_secs_f64(secs),
-        ..TreeParams::default()
-    };
-    let period = Dur::from_secs_f64(secs);
-    let mobiles = if p.spread { p.n } else { 1 };
-    let schedules: Vec<HandoffSchedule> = (0..mobiles)
-        .map(|j| HandoffSchedule::ping_pong(p.h, period, 4, j as f64 / mobiles as f64))
-        .collect();
-    if p.q2 {
-        let (w, d) = build_tree(&params, &cfg, &schedules, seed);
-        (w, d, None)
-    } else {
-        // The mobile crosses a cell border every period / H (`radio::speed_for`); MM-X5's
-        // mobile j starts j/N of a crossing later (it waits at BS1 until then).
-        let mut cells = Cells {
-            spacing: p.spacing_m as f64,
-            ..Cells::default()
-        };
-        cells.beacons.interval = Dur::from_millis(p.beacon_ms as u64);
-        let speed = speed_for(p.h, period, cells.spacing);
-        let paths: Vec<_> = (0..mobiles)
-            .map(|j| {
-                let lag = cells.spacing / speed * j as f64 / mobiles as f64;
-                ping_pong_path(
-                    4,
-                    cells.spacing,
-                    speed,
-                    Time::ZERO + Dur::from_secs_f64(lag),
-                )
-            })
-            .collect();
-        let (w, rd) = build_radio_tree(&params, &cfg, &cells, &paths, seed);
-        let air = rd.air;
-        (w, rd.domain, Some(air))
-    }
-}
-
 /// The TCP of a point: spec 5 §2.6, as ns-2.35 would run it, or Q9's sensitivity.
-fn point_tcp(p: &Point) -> TcpConfig {
+pub(super) fn point_tcp(p: &Point) -> TcpConfig {
     let mut tcp = if p.ns2 {
         tcp_config_ns2(p.variant, p.size)
     } else {
@@ -169,8 +222,8 @@ fn point_tcp(p: &Point) -> TcpConfig {
 /// The metrics of a finished run.
 fn point_metrics(
     w: &World,
-    d: &Domain,
-    air: Option<ElementId>,
+    r: &MobilityReport,
+    air: Option<AirStats>,
     flows: &[FlowId],
     secs: f64,
 ) -> shape::Metrics {
@@ -184,20 +237,11 @@ fn point_metrics(
         frx += m.fast_retransmits;
         rto += m.timeouts;
     }
-    let r = d.report(w);
     let (mac_drops, retries) = match air {
-        Some(a) => {
-            let el: &AirElement = w.elements[a.idx()]
-                .element
-                .as_any()
-                .downcast_ref()
-                .expect("the air element");
-            let s = el.stats();
-            (
-                s.mac_drops_down.iter().sum::<u64>() as f64,
-                s.retries as f64,
-            )
-        }
+        Some(s) => (
+            s.mac_drops_down.iter().sum::<u64>() as f64,
+            s.retries as f64,
+        ),
         None => (0.0, 0.0),
     };
     let handoffs = r.handoffs as f64;

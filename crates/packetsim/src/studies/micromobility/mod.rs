@@ -24,29 +24,32 @@
 //! `measure.rs` (one point's run and its metrics, the runs' results), `claims.rs` (S1-S9),
 //! `figures.rs` (Figs 3-7, extensions.csv), `report.rs` (report.md).
 //!
-//! A point's world is the spec's tree on the 802.11 radio with moving mobiles
-//! (`mobility::radio::build_radio_tree`), or under spec 5 Q2's simplification
-//! (`mobility::build_tree`): the scenario format's `[mobility]` states only the second, so
-//! the study makes its runs itself through the driver's [`Shape::own_run`].
+//! A point is a typed `Scenario` built through the scenario format ([`point_scenario`]): the
+//! spec's tree with `[mobility]` on the 802.11 radio with moving mobiles (`radio = "wifi"`,
+//! `mobility::radio`), or under spec 5 Q2's simplification (point-to-point radio links,
+//! scheduled handoffs); the driver runs it like any study's (`scenario::run`) and
+//! [`Shape::measure`] reads the metrics from the finished world.
 
 use super::checks::{
     self, all, below, equivalent, exceeds, within, Check, Estimate, Tolerance, Verdict,
 };
 use super::shape::{self, Pass, Setting, Shape, Sweep, Swept};
-use super::{csv_field, ReproduceOptions, StudyOutcome};
-use crate::app::AppData;
+use super::{ReproduceOptions, StudyOutcome};
 use crate::experiment::{self, GridPoint, Param, RunOutput, StoredRun};
-use crate::ids::{ElementId, FlowId};
-use crate::mobility::radio::{build_radio_tree, ping_pong_path, speed_for, AirElement, Cells};
+use crate::ids::FlowId;
+use crate::mobility::radio::{AirElement, AirStats};
 use crate::mobility::{
-    build_tree, CipHandoff, Departure, DiscardReason, Domain, HandoffSchedule, HawaiiScheme,
-    MobilityConfig, Protocol, TreeParams,
+    CipHandoff, Departure, DiscardReason, HawaiiScheme, MobilityConfig, MobilityReport, Protocol,
+    TreeParams,
 };
 use crate::report::chart::{Curve, LineChart};
 use crate::report::write_atomic;
-use crate::scenario::{Profile, Scenario};
+use crate::scenario::{
+    FlowKeys, FlowKind, LinkKeys, MobilityKeys, Outcome, Profile, QueueLimit, QueueSpec, Scenario,
+    ScenarioBuilder, Sends, TcpKeys,
+};
 use crate::transport::tcp::{FullAckCwnd, PartialAckTimer, RecoverGuard, TcpConfig, Variant};
-use crate::world::{FlowPlacement, World};
+use crate::world::World;
 use packetsim_kernel::{Dur, Rng, Time};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -64,7 +67,7 @@ use claims::*;
 use figures::*;
 use grid::*;
 use measure::*;
-pub use measure::{run_point, tcp_config, tcp_config_ns2};
+pub use measure::{point_scenario, run_point, tcp_config, tcp_config_ns2};
 pub use point::Point;
 use point::*;
 use report::*;
@@ -144,24 +147,14 @@ impl Shape for Micromobility {
             shared_seed_params: vec!["point".into()],
         }]
     }
-    fn scenario(&self, _def: &Def, point: &GridPoint, _seed: u64) -> Result<Scenario, String> {
-        Err(format!(
-            "{NAME}: point {:?} is run by the study itself (Shape::own_run)",
-            point.value("point").unwrap_or_default()
-        ))
+    fn scenario(&self, _def: &Def, point: &GridPoint, seed: u64) -> Result<Scenario, String> {
+        point_scenario(&grid_point(point)?, seed, T)
     }
-    fn own_run(
-        &self,
-        _def: &Def,
-        point: &GridPoint,
-        seed: u64,
-    ) -> Option<Result<RunOutput, String>> {
-        let id = point.value("point").unwrap_or_default();
-        Some(
-            Point::parse(id)
-                .ok_or_else(|| format!("bad point {id}"))
-                .map(|p| run_point(&p, seed, T)),
-        )
+    fn measure(&self, _def: &Def, point: &GridPoint, out: &Outcome) -> shape::Metrics {
+        match grid_point(point) {
+            Ok(p) => outcome_metrics(&p, out, T),
+            Err(_) => Vec::new(),
+        }
     }
     fn collect(&self, swept: Vec<Swept<Def>>) -> Data {
         let s = swept.into_iter().next().expect("the study's sweep");
@@ -200,6 +193,12 @@ impl Shape for Micromobility {
     fn report(&self, d: &Data, checks: &[Check], set: &Setting) -> String {
         report(checks, &d.r, &d.axes, set)
     }
+}
+
+/// The typed point of a grid point.
+fn grid_point(point: &GridPoint) -> Result<Point, String> {
+    let id = point.value("point").unwrap_or_default();
+    Point::parse(id).ok_or_else(|| format!("{NAME}: bad point {id:?}"))
 }
 
 /// Runs the study and writes `<out>/micromobility/`: figures (SVG and CSV), fig7 map,

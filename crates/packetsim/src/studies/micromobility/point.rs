@@ -58,7 +58,8 @@ pub(super) const SPACING_M: u32 = 200;
 pub(super) const BEACON_MS: u32 = 100;
 
 impl Point {
-    pub(super) fn base(protocol: Protocol, variant: Variant) -> Point {
+    /// The paper's default point of `protocol` and `variant` (H = 3, N = 1, e = 0, on the radio).
+    pub fn base(protocol: Protocol, variant: Variant) -> Point {
         Point {
             protocol,
             variant,
@@ -167,14 +168,7 @@ impl Point {
                 _ => ha_ms = Some(x.strip_prefix("ha")?.parse().ok()?),
             }
         }
-        let protocol = match f[0] {
-            "cip_semisoft" => Protocol::Cip(CipHandoff::Semisoft),
-            "cip_hard" => Protocol::Cip(CipHandoff::Hard),
-            "hawaii_msf" => Protocol::Hawaii(HawaiiScheme::Msf),
-            "hawaii_unf" => Protocol::Hawaii(HawaiiScheme::Unf),
-            "mobile_ip" => Protocol::MobileIp,
-            _ => return None,
-        };
+        let protocol = Protocol::from_name(f[0])?;
         let variant = Variant::ALL.into_iter().find(|v| v.name() == f[1])?;
         let num = |s: &str, p: &str| s.strip_prefix(p)?.parse::<f64>().ok();
         Some(Point {
@@ -208,14 +202,9 @@ impl Point {
 pub(super) const CIP: Protocol = Protocol::Cip(CipHandoff::Semisoft);
 pub(super) const HAW: Protocol = Protocol::Hawaii(HawaiiScheme::Msf);
 
+/// The protocol's label in tables and figures (its registry row's, e.g. "CIP semisoft").
 pub(super) fn pname(p: Protocol) -> &'static str {
-    match p {
-        Protocol::Cip(CipHandoff::Semisoft) => "CIP semisoft",
-        Protocol::Cip(CipHandoff::Hard) => "CIP hard",
-        Protocol::Hawaii(HawaiiScheme::Msf) => "HAWAII MSF",
-        Protocol::Hawaii(HawaiiScheme::Unf) => "HAWAII UNF",
-        Protocol::MobileIp => "Mobile IP",
-    }
+    p.label()
 }
 
 /// The protocol with its options, for tables.
