@@ -194,10 +194,10 @@ pub fn run_workload(name: &str, duration_s: f64) -> Result<BenchResult, String> 
     })?;
     // The run of `scenario::run` without its summary.json (per-flow and per-queue report
     // tables the bench does not read: 3.6 KiB a flow on the dumbbell at 10,000 flows), and
-    // with the scenario dropped once the world is built (nothing reads it afterwards). So the
-    // peak is loading, the world and the loop: what a run of this many flows needs.
-    let mut world = scenario::build(&sc, 1).map_err(|e| e.to_string())?;
-    drop(sc);
+    // with the scenario given up to the build (nothing reads it afterwards), which frees its
+    // link specs before making the flows. So the peak is loading, the world and the loop:
+    // what a run of this many flows needs.
+    let mut world = scenario::build_owned(sc, 1).map_err(|e| e.to_string())?;
     world.stop_when_done(true);
     let info = world.run();
     let wall = info.wall.as_secs_f64();

@@ -5,7 +5,7 @@
 
 use super::flow::FlowBuild;
 use super::link::LinkBuild;
-use super::{ErrorDirection, FlowSpec, Location, QueueSpec, Scenario, SchedulerSpec};
+use super::{ErrorDirection, FlowSpec, LinkSpec, Location, QueueSpec, Scenario, SchedulerSpec};
 use crate::ids::{Addr, LinkId, NodeId};
 use crate::net::{DequeueHook, LinkChange, Net, OutagePolicy};
 use crate::queue::{
@@ -102,15 +102,43 @@ pub fn check(sc: &Scenario) -> Result<(), BuildError> {
     build_copies(sc, sc.simulation.seed, 1).map(drop)
 }
 
-/// Builds with at most `copies` copies of each flow table.
-fn build_copies(sc: &Scenario, seed: u64, copies: u32) -> Result<World, BuildError> {
-    build_unlocated(sc, seed, copies).map_err(|mut e| {
+/// [`build`] for a caller that has no further use for the scenario: the same world, but the
+/// link specs are freed once the links, addresses and static routes are made, before routing
+/// and the flows' state, so that the two are not held together (`packetsim bench` on the
+/// dumbbell: the specs are 1.47 KB a flow; routing's scratch, the agents, endpoints and flow
+/// slots about 1.4 KB). A scenario with wifi links keeps them until the channels are placed.
+pub fn build_owned(mut sc: Scenario, seed: u64) -> Result<World, BuildError> {
+    let links = std::mem::take(&mut sc.links);
+    build_unlocated(&sc, Some(links), seed, u32::MAX).map_err(|mut e| {
         e.at = sc.lines.locate(&e.key);
         e
     })
 }
 
-fn build_unlocated(sc: &Scenario, seed: u64, copies: u32) -> Result<World, BuildError> {
+/// Builds with at most `copies` copies of each flow table.
+fn build_copies(sc: &Scenario, seed: u64, copies: u32) -> Result<World, BuildError> {
+    build_unlocated(sc, None, seed, copies).map_err(|mut e| {
+        e.at = sc.lines.locate(&e.key);
+        e
+    })
+}
+
+/// Builds the world of `sc`, whose links are `owned` when given (then `sc.links` is empty) and
+/// `sc.links` otherwise. The passes after routing read what they need of the links from
+/// [`LinkLater`] and the lists made beside it, not from the specs: `owned` is dropped just
+/// before routing (kept for `place_channels` when a link is wifi), and a pass added after
+/// that point that reads `links` would see none in [`build_owned`].
+///
+/// The vectors whose final length is known before they are filled (nodes, addresses, links,
+/// link directions, flows and their agents) are reserved at that length: grown by doubling,
+/// they held up to twice their bytes at the end of the build, when memory peaks.
+fn build_unlocated(
+    sc: &Scenario,
+    owned: Option<Vec<LinkSpec>>,
+    seed: u64,
+    copies: u32,
+) -> Result<World, BuildError> {
+    let links: &[LinkSpec] = owned.as_deref().unwrap_or(&sc.links);
     let err = |key: String, msg: String| BuildError {
         origin: sc.origin.clone(),
         at: None,
@@ -118,8 +146,14 @@ fn build_unlocated(sc: &Scenario, seed: u64, copies: u32) -> Result<World, Build
         msg,
     };
     let mut net = Net::default();
-    let mut ids: HashMap<&str, NodeId> = HashMap::new();
-    let mut addrs: HashMap<&str, Addr> = HashMap::new();
+    let addresses = sc.nodes.len() + sc.addresses.len();
+    net.nodes.reserve_exact(sc.nodes.len());
+    net.addr_owner.reserve_exact(addresses);
+    net.addr_link.reserve_exact(addresses);
+    net.links.reserve_exact(links.len());
+    net.egresses.reserve_exact(2 * links.len());
+    let mut ids: HashMap<&str, NodeId> = HashMap::with_capacity(sc.nodes.len());
+    let mut addrs: HashMap<&str, Addr> = HashMap::with_capacity(sc.addresses.len());
     for n in &sc.nodes {
         ids.insert(n.as_str(), net.add_node(n));
     }
@@ -128,7 +162,7 @@ fn build_unlocated(sc: &Scenario, seed: u64, copies: u32) -> Result<World, Build
             .copied()
             .ok_or_else(|| err(key, format!("unknown node {name:?}")))
     };
-    for l in &sc.links {
+    for l in links {
         let a = node(&l.a, format!("links.{}.a", l.name))?;
         let b = node(&l.b, format!("links.{}.b", l.name))?;
         let at = LinkBuild {
@@ -173,12 +207,12 @@ fn build_unlocated(sc: &Scenario, seed: u64, copies: u32) -> Result<World, Build
         (layout, air)
     });
     // `kind = "wifi"`: the stations' links to the channel's hub, after the file's links.
-    super::link::wifi::add_station_links(&mut net, &sc.links, &|n: &str| ids[n], seed);
+    super::link::wifi::add_station_links(&mut net, links, &|n: &str| ids[n], seed);
     for a in &sc.addresses {
         let owner = ids[a.node.as_str()];
         let link = a.link.as_ref().map(|l| {
             LinkId(
-                sc.links
+                links
                     .iter()
                     .position(|x| &x.name == l)
                     .expect("the loader checks links") as u32,
@@ -188,7 +222,7 @@ fn build_unlocated(sc: &Scenario, seed: u64, copies: u32) -> Result<World, Build
     }
     // Several mobiles sharing a radio channel: the downlink's queue becomes one queue per
     // mobile, classified by every address the mobile owns (so after the named addresses).
-    for (li, l) in sc.links.iter().enumerate() {
+    for (li, l) in links.iter().enumerate() {
         if let super::LinkKind::Radio(super::RadioSpec {
             shared: Some(sh),
             downlink,
@@ -238,7 +272,7 @@ fn build_unlocated(sc: &Scenario, seed: u64, copies: u32) -> Result<World, Build
     for r in &sc.routes {
         let at = ids[r.node.as_str()];
         let via = LinkId(
-            sc.links
+            links
                 .iter()
                 .position(|x| x.name == r.via)
                 .expect("the loader checks links") as u32,
@@ -262,7 +296,7 @@ fn build_unlocated(sc: &Scenario, seed: u64, copies: u32) -> Result<World, Build
     }
     // Directions whose rate or state will change run in pull mode from the start.
     let end = Time::ZERO + sc.simulation.duration;
-    for (li, l) in sc.links.iter().enumerate() {
+    for (li, l) in links.iter().enumerate() {
         let link = &net.links[li];
         let (ab, ba) = (link.ab, link.ba);
         let mut declare =
@@ -289,6 +323,43 @@ fn build_unlocated(sc: &Scenario, seed: u64, copies: u32) -> Result<World, Build
             }
         }
     }
+    // What the passes after routing need of the links, read now: the schedules, the DiffServ
+    // edges and the slot of a slotted world. Then the owned link specs go (see the doc
+    // above), unless a wifi channel, placed once the world is made, needs them.
+    let later: Vec<LinkLater> = links
+        .iter()
+        .enumerate()
+        .map(|(li, l)| LinkLater {
+            li,
+            outages: l.outages.clone(),
+            steps: l.scheduled_rates(end),
+            rate_process: l
+                .rate_process
+                .map(|(cfg, dir)| (cfg, dir, format!("links.{}.rate_process", l.name))),
+        })
+        .filter(|x| !x.outages.is_empty() || !x.steps.is_empty() || x.rate_process.is_some())
+        .collect();
+    let diffserv_edges: Vec<(usize, ErrorDirection)> = links
+        .iter()
+        .enumerate()
+        .filter_map(|(li, l)| l.diffserv_edge.map(|dir| (li, dir)))
+        .collect();
+    // Checked at load: the atm links share one slot.
+    let slot = match sc.simulation.time_base {
+        super::TimeBase::Slotted => super::TimeBase::atm_slot(links).ok().flatten(),
+        _ => None,
+    };
+    let wifi = links
+        .iter()
+        .any(|l| matches!(l.kind, super::LinkKind::Wifi(_)));
+    let owns = owned.is_some();
+    let (release, kept) = if wifi { (None, owned) } else { (owned, None) };
+    drop(release);
+    let links: &[LinkSpec] = match &kept {
+        Some(v) => v,
+        None if owns => &[],
+        None => &sc.links,
+    };
     net.compute_routes();
     if let Some(lp) = net.find_loop() {
         let owner = net.addr_owner[lp.addr.idx()];
@@ -343,9 +414,10 @@ fn build_unlocated(sc: &Scenario, seed: u64, copies: u32) -> Result<World, Build
         }
         None => {}
     }
-    super::link::wifi::place_channels(&mut world, &sc.links, seed);
+    super::link::wifi::place_channels(&mut world, links, seed);
     // Schedules as events: outages (both directions) and rate steps, in file order.
-    for (li, l) in sc.links.iter().enumerate() {
+    for l in later {
+        let li = l.li;
         let (ab, ba) = (world.net.links[li].ab, world.net.links[li].ba);
         for &(from, to) in &l.outages {
             for e in [ab, ba] {
@@ -355,19 +427,28 @@ fn build_unlocated(sc: &Scenario, seed: u64, copies: u32) -> Result<World, Build
                 world.schedule_link_change(to, e, LinkChange::Up);
             }
         }
-        for step in &l.scheduled_rates(end) {
+        for step in &l.steps {
             for e in directions(step.direction, ab, ba) {
                 world.schedule_link_change(step.at, e, LinkChange::Rate(step.rate));
             }
         }
         // A random rate process: an element at the link's `a` end with its own stream.
-        if let Some((cfg, dir)) = l.rate_process {
-            let rng = Rng::for_component(seed, &format!("links.{}.rate_process", l.name));
+        if let Some((cfg, dir, stream)) = l.rate_process {
+            let rng = Rng::for_component(seed, &stream);
             let process = TwoStateRate::new(cfg, directions(dir, ab, ba), rng);
             let at = world.net.links[li].a;
             world.add_element(at, Box::new(process), false);
         }
     }
+    // Every copy of a table is a flow of two agents (a Poisson table adds one flow per
+    // arrival, more than its count: those grow the vectors).
+    let flows: usize = sc
+        .flow_tables
+        .iter()
+        .map(|t| t.count.min(copies) as usize)
+        .sum();
+    world.flows.reserve_exact(flows);
+    world.agents.reserve_exact(2 * flows);
     // The world's flow ids of each table's flows (a Poisson table adds one flow per arrival).
     let mut table_flows: Vec<std::ops::Range<u32>> = Vec::with_capacity(sc.flow_tables.len());
     for t in &sc.flow_tables {
@@ -387,8 +468,7 @@ fn build_unlocated(sc: &Scenario, seed: u64, copies: u32) -> Result<World, Build
         }
     }
     // DiffServ edges: each marked direction gets its own classifier (and token buckets).
-    for (li, l) in sc.links.iter().enumerate() {
-        let Some(dir) = l.diffserv_edge else { continue };
+    for &(li, dir) in &diffserv_edges {
         let link = &world.net.links[li];
         let egresses = match dir {
             ErrorDirection::AToB => vec![link.ab],
@@ -410,13 +490,20 @@ fn build_unlocated(sc: &Scenario, seed: u64, copies: u32) -> Result<World, Build
     if let Some(iv) = sc.simulation.sample_interval {
         world.enable_sampling(iv);
     }
-    if sc.simulation.time_base == super::TimeBase::Slotted {
-        // Checked at load: the atm links share one slot.
-        if let Ok(Some(slot)) = super::TimeBase::atm_slot(&sc.links) {
-            world.set_slotted(slot);
-        }
+    if let Some(slot) = slot {
+        world.set_slotted(slot);
     }
     Ok(world)
+}
+
+/// What the passes after routing need of one link that has a schedule: its outages, its
+/// scheduled rate steps and its random rate process with that process's stream name.
+struct LinkLater {
+    /// The link's index (its position in the file).
+    li: usize,
+    outages: Vec<(Time, Time)>,
+    steps: Vec<super::RateStep>,
+    rate_process: Option<(crate::wireless::TwoStateRateConfig, ErrorDirection, String)>,
 }
 
 /// The protocol's elements of `[mobility]`, on point-to-point radio links or on the air.
@@ -749,4 +836,110 @@ pub fn run_traced_with_progress(
         },
         written,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::{load_str, Override};
+
+    /// Links whose schedules and markings are read after routing: an outage, rate steps, a
+    /// random rate process, a DiffServ edge with a metered flow.
+    const SCHEDULED: &str = r#"
+[simulation]
+duration = "3s"
+
+[nodes.s]
+[nodes.r]
+[nodes.d]
+
+[links.access]
+a = "s"
+b = "r"
+rate = "10Mbps"
+delay = "1ms"
+outages = [ { from = "500ms", to = "800ms" } ]
+diffserv_edge = "a_to_b"
+
+[links.radio]
+a = "r"
+b = "d"
+rate = "5Mbps"
+delay = "10ms"
+rate_process = { good_rate = "4Mbps", bad_rate = "500kbps", mean_good = "400ms", mean_bad = "200ms" }
+
+[links.tail]
+a = "s"
+b = "d"
+rate = "2Mbps"
+delay = "30ms"
+cost = 5
+rate_steps = [ { at = "1s", rate = "1Mbps" }, { at = "2s", rate = "3Mbps" } ]
+
+[flows.af]
+from = "s"
+to = "d"
+dscp = 10
+diffserv = { class = "af", marker = { kind = "token_bucket", rate = "500kbps", depth = 2080 } }
+"#;
+
+    /// What a run of `world` did: events, each flow's bytes and data packets delivered, and
+    /// every link direction's packets sent and lost.
+    fn outcome(mut world: World) -> (u64, Vec<(u64, u64)>, Vec<String>) {
+        let info = world.run();
+        let flows = world
+            .flows
+            .iter()
+            .map(|f| (f.delivered, f.data_packets_delivered))
+            .collect();
+        let links = world
+            .net
+            .egresses
+            .iter()
+            .map(|e| format!("{}: {:?}", e.name, e.stats))
+            .collect();
+        (info.events, flows, links)
+    }
+
+    fn load(text: &str) -> Scenario {
+        load_str(text, "t.toml", &[] as &[Override]).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// `build_owned` frees the link specs before routing; the passes after it (schedules,
+    /// DiffServ edges, the slotted time base) must still see every link: the run is the one
+    /// `build` gives, event for event.
+    #[test]
+    fn build_owned_runs_as_build_does() {
+        let sc = load(SCHEDULED);
+        let by_ref = outcome(build(&sc, 3).unwrap());
+        let owned = outcome(build_owned(sc.clone(), 3).unwrap());
+        assert_eq!(owned, by_ref);
+        // The comparison sees the schedules: without them the run differs.
+        let mut plain = sc.clone();
+        for l in &mut plain.links {
+            l.outages.clear();
+            l.rate_process = None;
+        }
+        assert_ne!(outcome(build(&plain, 3).unwrap()), by_ref);
+        // Study 1's slotted world (its slot read from the atm links before they are freed).
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../scenarios/atm-two-senders.toml"
+        );
+        let mut sc = load(&std::fs::read_to_string(path).unwrap());
+        sc.simulation.duration = Dur::from_millis(300);
+        let by_ref = outcome(build(&sc, 1).unwrap());
+        assert_eq!(outcome(build_owned(sc, 1).unwrap()), by_ref);
+    }
+
+    /// The vectors whose length is known before the build are made at that length.
+    #[test]
+    fn known_lengths_are_reserved_exactly() {
+        let w = build_owned(load(SCHEDULED), 1).unwrap();
+        assert_eq!(w.net.egresses.capacity(), 6);
+        assert_eq!(w.net.links.capacity(), 3);
+        assert_eq!(w.net.nodes.capacity(), 3);
+        assert_eq!(w.flows.capacity(), 1);
+        assert_eq!(w.agents.capacity(), 2);
+    }
 }

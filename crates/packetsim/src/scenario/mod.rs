@@ -63,7 +63,7 @@ pub(crate) mod topology;
 
 pub use crate::queue::QueueLimit;
 pub use build::{
-    build, check, check_budget, check_flows, memory_estimate, run, run_traced,
+    build, build_owned, check, check_budget, check_flows, memory_estimate, run, run_traced,
     run_traced_with_progress, series_samples, trace_config, BuildError, Outcome, FLOW_BYTES,
     PROGRESS_STEPS, SERIES_SAMPLE_BYTES,
 };
