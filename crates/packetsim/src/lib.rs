@@ -27,13 +27,15 @@
 //! trace              packet captures (pcap, bytes synthesised from typed headers), event trace
 //! world              the assembled simulation: dispatch, agent and element adapters, flows,
 //!                    sampling
-//! mobility           micro-mobility (spec 5): Cellular IP, HAWAII, the handoff model, as node
-//!                    elements, and the access-domain tree built as a world
+//! mobility           micro-mobility (spec 5): the registry of mobility protocols (Cellular
+//!                    IP, HAWAII, Mobile IP, one file each), the handoff model, node elements,
+//!                    the access-domain tree on a point-to-point or 802.11 radio
 //! scenario           TOML schema, validation with file/line/key errors, builder
 //! experiment         sweeps, replications, seeds, confidence intervals, results store
 //! report             summaries, CSV/JSON writers, SVG figures, HTML pages
-//! studies            reproductions of the five published studies: grids, measurements,
-//!                    claims as data, figures, reports
+//! studies            reproductions of the five published studies, each a folder on one
+//!                    driver (`studies::shape`): grids, typed scenarios, measurements, claims
+//!                    as data, figures, reports
 //! ```
 //!
 //! `app` comes before `transport`: a transport holds its application and asks it what to
