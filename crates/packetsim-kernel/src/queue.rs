@@ -460,11 +460,7 @@ mod tests {
         q.schedule(Time(127), 'd');
         q.schedule(Time(200), 'z');
         assert_eq!(q.pop(), Some((Time(70), 'b')));
-        assert_eq!(
-            q.near.len(),
-            3,
-            "the slot's other events are served from near"
-        );
+        assert_eq!(q.near.len(), 3, "the slot's other events are served from near");
         assert_eq!(q.near_last, Time(127));
         // Inside the slot's range: into near, in time order, after the earlier ties.
         q.schedule(Time(100), 'e');
@@ -473,8 +469,8 @@ mod tests {
         // After it: filed in the levels.
         q.schedule(Time(128), 'h');
         assert_eq!(q.peek_time(), Some(Time(70)));
-        let order: Vec<(u64, char)> =
-            std::iter::from_fn(|| q.pop().map(|(t, e)| (t.0, e))).collect();
+        let order: Vec<(u64, char)> = std::iter::from_fn(|| q.pop().map(|(t, e)| (t.0, e)))
+            .collect();
         assert_eq!(
             order,
             vec![
