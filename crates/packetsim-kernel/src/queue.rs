@@ -16,30 +16,9 @@
 //! Popping takes from the front of `due`. When `due` is empty, the lowest occupied slot of the
 //! lowest occupied level (two `trailing_zeros`) holds the earliest events. If it holds one
 //! (most pops on a network), that one is popped directly. Otherwise, on level 0 they all move
-//! to `due`; on a higher level the slot is served in time order (below).
-//!
-//! # Serving a slot
-//!
-//! A slot of level `l` from 1 to `NEAR_LEVELS` (3: at most 262 us wide) that holds several
-//! events is emptied into `near`, a vector sorted latest first (the earliest event, and of
-//! simultaneous ones the first scheduled, at its end, where `Vec::pop` takes it), and
-//! `near_last` is set to the last time of the slot's range. Every pending event up to
-//! `near_last` is then in `near` (the slot was the
-//! lowest occupied one, so the levels below were empty), and every event filed in a level is
-//! later than `near_last`. While `near` is not empty, pops take its end, and an event
-//! scheduled at or before `near_last` is inserted into `near` after every event due no later
-//! than it (so FIFO ties hold); later events are filed in the levels as always. Filing stays
-//! right while `last` moves through the slot's range: a time after `near_last` differs from
-//! every time of the range in a digit of level `l` or above, the same digit as from the
-//! `last` it was filed against. Before, the slot's events were filed again one level down
-//! (and again from there): on the dumbbell about 1.2 re-filings per event, each costing
-//! about as much as the filing itself. A slot of a higher level is still emptied by filing
-//! its events again below: served whole, its range (16.8 ms at level 4) would take in most
-//! of the events scheduled while it is served, each inserted into a long sorted list.
-//!
-//! With [`EventQueue::shuffle_ties`] on, slots are still emptied the earlier way (events due at
-//! the earliest time to `due`, the rest filed again one level down), so the order drawn for a
-//! batch is the one it always was.
+//! to `due`; on a higher level, the slot's earliest time becomes `last`, the events due then
+//! move to `due` and the rest to lower levels (all of which are empty then). An event only
+//! ever moves down, so at most 11 times; on the dumbbell most are filed once.
 //!
 //! FIFO ties need no sequence number: `due` and every slot list their events in scheduling
 //! order. A schedule appends the newest event; emptying a slot moves its events, in order,
@@ -74,11 +53,6 @@ const LEVELS: usize = 64usize.div_ceil(DIGIT as usize);
 /// Room for levels in the masks and slots: a power of two above `LEVELS`, so that an index
 /// masked with `ROOM - 1` needs no bounds check (the levels from `LEVELS` on stay empty).
 const ROOM: usize = LEVELS.next_power_of_two();
-/// The highest level whose slots are served through `near` (module doc, "Serving a slot"): a
-/// slot of level 3 spans 262 us, in which few new events fall on a network (a hop is a
-/// transmission plus a propagation delay); a slot of level 4 spans 16.8 ms, in which most of
-/// a round trip's events would be inserted one by one into a long sorted list.
-const NEAR_LEVELS: usize = 3;
 /// The level of each differing bit (`bit / DIGIT`), looked up instead of divided.
 const LEVEL_OF_BIT: [u8; 64] = {
     let mut t = [0u8; 64];
@@ -100,13 +74,6 @@ fn index(level: usize, slot: usize) -> usize {
 pub struct EventQueue<E> {
     /// Events due exactly at `last`, in scheduling order.
     due: VecDeque<E>,
-    /// The events of the last slot of level 1 or above that was emptied, with every event
-    /// scheduled since at a time up to `near_last`, sorted latest first: the next event is the
-    /// last, and of events due at one time the first scheduled is nearest the end. Empty when
-    /// no such slot is being served (see the module doc, "Serving a slot").
-    near: Vec<(Time, E)>,
-    /// The last time of the slot `near` serves: every pending event up to it is in `near`.
-    near_last: Time,
     /// `slots[index(level, slot)]`, each in scheduling order.
     slots: Box<[Vec<(Time, E)>; ROOM * SLOTS]>,
     /// Per level, bit `slot` set when that slot is occupied.
@@ -142,8 +109,6 @@ impl<E> EventQueue<E> {
     pub fn new() -> Self {
         EventQueue {
             due: VecDeque::with_capacity(64),
-            near: Vec::with_capacity(64),
-            near_last: Time::ZERO,
             slots: (0..ROOM * SLOTS)
                 .map(|_| Vec::new())
                 .collect::<Vec<_>>()
@@ -193,21 +158,11 @@ impl<E> EventQueue<E> {
         // clamp in release builds.
         let time = time.max(self.last);
         self.len += 1;
-        if !self.near.is_empty() && time <= self.near_last {
-            self.insert_near(time, event);
-        } else if time == self.last {
+        if time == self.last {
             self.due.push_back(event);
         } else {
             self.file(time, event);
         }
-    }
-
-    /// Puts a newly scheduled event into `near`, to run after every event there due no later
-    /// than it (FIFO ties): below them, nearer the front.
-    #[inline]
-    fn insert_near(&mut self, time: Time, event: E) {
-        let at = self.near.partition_point(|&(t, _)| t > time);
-        self.near.insert(at, (time, event));
     }
 
     /// The lowest occupied (level, slot), if any.
@@ -231,9 +186,6 @@ impl<E> EventQueue<E> {
 
     /// The time of the earliest pending event.
     pub fn peek_time(&self) -> Option<Time> {
-        if let Some(&(t, _)) = self.near.last() {
-            return Some(t);
-        }
         if !self.due.is_empty() {
             return Some(self.last);
         }
@@ -245,8 +197,8 @@ impl<E> EventQueue<E> {
         })
     }
 
-    /// Refills `due` (or `near`) from the lowest occupied slot if both are empty and that
-    /// slot's earliest time is no later than `until`. Returns whether one is non-empty after.
+    /// Refills `due` from the lowest occupied slot if `due` is empty and that slot's earliest
+    /// time is no later than `until`. Returns whether `due` is non-empty after.
     #[inline]
     fn refill(&mut self, until: Time) -> bool {
         if !self.due.is_empty() {
@@ -272,27 +224,6 @@ impl<E> EventQueue<E> {
         let mut events = std::mem::take(&mut self.slots[idx]);
         if level == 0 {
             self.due.extend(events.drain(..).map(|(_, e)| e));
-        } else if level <= NEAR_LEVELS && self.shuffle.is_none() {
-            // Serve the slot in time order instead of filing its events again one level
-            // down: every pending event of its range is in it, and every later one is above
-            // it (module doc, "Serving a slot").
-            let shift = level as u32 * DIGIT;
-            let low = (1u64 << shift) - 1;
-            self.near_last = Time((min.0 & !low) | low);
-            // Last scheduled first, each to run before the ones already in `near` that are
-            // due at its time (scheduled after it), i.e. above them. On the dumbbell 7 in 10
-            // are pushed on top (a slot's events come mostly in time order).
-            while let Some((t, e)) = events.pop() {
-                match self.near.last() {
-                    Some(&(top, _)) if top < t => {
-                        let at = self.near.partition_point(|&(u, _)| u >= t);
-                        self.near.insert(at, (t, e));
-                    }
-                    _ => self.near.push((t, e)),
-                }
-            }
-            self.slots[idx] = events;
-            return true;
         } else {
             for (t, e) in events.drain(..) {
                 if t == min {
@@ -318,9 +249,6 @@ impl<E> EventQueue<E> {
     /// the clock to its time.
     #[inline]
     pub fn pop_until(&mut self, until: Time) -> Option<(Time, E)> {
-        if let Some(&(time, _)) = self.near.last() {
-            return self.pop_near(time, until);
-        }
         if self.due.is_empty() {
             // The common case on a network: the earliest slot holds one event. Take it
             // directly (no other event is due at its time: it would be in the same slot).
@@ -346,28 +274,11 @@ impl<E> EventQueue<E> {
         if !self.refill(until) {
             return None;
         }
-        if let Some(&(time, _)) = self.near.last() {
-            return self.pop_near(time, until);
-        }
         let e = self.due.pop_front()?;
         self.len -= 1;
         self.now = self.last;
         self.popped += 1;
         Some((self.last, e))
-    }
-
-    /// Pops the next event of `near` (due at `time`) if it is due no later than `until`.
-    #[inline(always)]
-    fn pop_near(&mut self, time: Time, until: Time) -> Option<(Time, E)> {
-        if time > until {
-            return None;
-        }
-        let (_, e) = self.near.pop()?;
-        self.last = time;
-        self.len -= 1;
-        self.now = time;
-        self.popped += 1;
-        Some((time, e))
     }
 
     /// Removes and returns the earliest event, advancing the clock to its time.
@@ -445,46 +356,6 @@ mod tests {
         for (o, n) in &counts {
             assert!((950..=1050).contains(n), "{o}: {n} of 6000");
         }
-    }
-
-    /// A slot of level 1 or above with several events is served in time order (`near`): an
-    /// event scheduled meanwhile inside the slot's range runs in time order, after the events
-    /// due at the same time that were scheduled before it; one after the range waits for it.
-    #[test]
-    fn a_served_slot_keeps_time_order_and_fifo_ties() {
-        let mut q = EventQueue::new();
-        // 100, 70 and 127 differ from 0 first in bit 6: level 1, slot 1 (64..=127).
-        q.schedule(Time(100), 'a');
-        q.schedule(Time(70), 'b');
-        q.schedule(Time(100), 'c');
-        q.schedule(Time(127), 'd');
-        q.schedule(Time(200), 'z');
-        assert_eq!(q.pop(), Some((Time(70), 'b')));
-        assert_eq!(q.near.len(), 3, "the slot's other events are served from near");
-        assert_eq!(q.near_last, Time(127));
-        // Inside the slot's range: into near, in time order, after the earlier ties.
-        q.schedule(Time(100), 'e');
-        q.schedule(Time(80), 'f');
-        q.schedule(Time(70), 'g');
-        // After it: filed in the levels.
-        q.schedule(Time(128), 'h');
-        assert_eq!(q.peek_time(), Some(Time(70)));
-        let order: Vec<(u64, char)> = std::iter::from_fn(|| q.pop().map(|(t, e)| (t.0, e)))
-            .collect();
-        assert_eq!(
-            order,
-            vec![
-                (70, 'g'),
-                (80, 'f'),
-                (100, 'a'),
-                (100, 'c'),
-                (100, 'e'),
-                (127, 'd'),
-                (128, 'h'),
-                (200, 'z')
-            ]
-        );
-        assert!(q.is_empty());
     }
 
     #[test]
