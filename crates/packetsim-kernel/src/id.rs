@@ -31,15 +31,7 @@ impl<T> Slab<T> {
     /// Stores `v` and returns its index.
     #[inline(always)]
     pub fn insert(&mut self, v: T) -> u32 {
-        self.live += 1;
-        if let Some(i) = self.free.pop() {
-            debug_assert!(self.slots[i as usize].is_none());
-            self.slots[i as usize] = Some(v);
-            i
-        } else {
-            self.slots.push(Some(v));
-            (self.slots.len() - 1) as u32
-        }
+        self.insert_mut(v).0
     }
     /// Stores `v` and returns its index and the stored value (to finish it in place).
     #[inline(always)]
