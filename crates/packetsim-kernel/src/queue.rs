@@ -4,21 +4,39 @@
 //! # Design: a monotone multi-level radix heap on the integer time
 //!
 //! Simulated time never goes backwards: every event is scheduled at or after the time of the
-//! event last popped (`last`). A radix heap uses that: no comparison-and-swap walk per pop,
-//! as a binary heap has.
+//! event last popped (`last`, which is also the clock). A radix heap uses that: no
+//! comparison-and-swap walk per pop, as a binary heap has.
 //!
-//! Times are read as 6-bit digits (11 levels of 64 slots; level `l` is bits `6l..6l+6`). An
-//! event due exactly at `last` goes to `due`; any other goes to level `l` = the highest digit
-//! in which its time differs from `last`, slot = its own digit `l`. So level 0's slot `s`
+//! Times are read as 12-bit digits (6 levels of 4,096 slots; level `l` is bits `12l..12l+12`).
+//! An event due exactly at `last` goes to `due`; any other goes to level `l` = the highest
+//! digit in which its time differs from `last`, slot = its own digit `l`. So level 0's slot `s`
 //! holds only events due at `last` with its low digit replaced by `s`; a slot of a higher
-//! level holds a range of times. Scheduling is a few bit operations and a push.
+//! level holds a range of times (level 1: 4.1 us, level 2: 16.8 ms). Each level has an
+//! occupancy bitmap of 64 words and a summary word with a bit per non-empty word, so finding
+//! the lowest occupied slot is three `trailing_zeros`.
+//!
+//! Events live in one pool of entries (time, event, index of the next entry); `due` and each
+//! slot are a list of entries, first and last index (8 bytes a slot). Scheduling takes a free
+//! entry (the one freed last: still in cache), files it with a few bit operations and links it
+//! at the end of its list; popping unlinks it and frees it. Moving a slot's events to a lower
+//! level relinks them; none is copied.
 //!
 //! Popping takes from the front of `due`. When `due` is empty, the lowest occupied slot of the
-//! lowest occupied level (two `trailing_zeros`) holds the earliest events. If it holds one
-//! (most pops on a network), that one is popped directly. Otherwise, on level 0 they all move
-//! to `due`; on a higher level, the slot's earliest time becomes `last`, the events due then
-//! move to `due` and the rest to lower levels (all of which are empty then). An event only
-//! ever moves down, so at most 11 times; on the dumbbell most are filed once.
+//! lowest occupied level holds the earliest events. If it holds one (most pops on a network),
+//! that one is popped directly. Otherwise, on level 0 the slot's list becomes `due` (its events
+//! share one time); on a higher level, the slot's earliest time becomes `last`, the events due
+//! then move to `due` and the rest to lower levels (all of which are empty then). An event only
+//! ever moves down, so at most 5 times, and emptying a slot is linear in its events however
+//! crowded it is (a large fat tree puts thousands in one 4.1 us slot).
+//!
+//! Why 12 bits: each event of a crowded slot of level 1 or above is filed again when the slot is
+//! reached, so a slot should rarely hold more than one. With ns times, events scheduled 0.5-1 ms
+//! ahead (a WAN hop) differ from `last` in bits 19-20: with 6-bit digits (the first version,
+//! one vector a slot) they landed in 262 us slots, about 11 together on dumbbell-10, and were
+//! each filed 1.2 more times on average; in 4.1 us slots they are mostly alone. One vector per
+//! slot with 4,096 slots a level was tried: fewer instructions on the dumbbell, but the slots'
+//! scattered buffers made the fat tree at k = 16 12% slower in wall time (and 150 MB peak
+//! against 62 MB until emptied vectors were freed); the pool keeps the queue's memory compact.
 //!
 //! FIFO ties need no sequence number: `due` and every slot list their events in scheduling
 //! order. A schedule appends the newest event; emptying a slot moves its events, in order,
@@ -36,60 +54,91 @@
 //! scheduled at any time from `now()` on afterwards.
 //!
 //! A plain radix heap (one bucket per bit: 65 buckets) was tried first: it moved each event
-//! about 14 times on the dumbbell. The binary heap keyed on (time, sequence) that this
-//! replaced is the reference in the kernel's criterion bench (`benches/event_queue.rs`), with
-//! a 4-ary heap; the tests compare with a plain sort.
+//! about 14 times on the dumbbell. Serving a crowded slot from one vector kept sorted by
+//! insertion was tried and reverted (150578c): with many hosts a slot holds thousands of
+//! events and each out-of-order insertion moves the rest (quadratic on the fat tree). The
+//! binary heap keyed on (time, sequence) that this replaced is the reference in the kernel's
+//! criterion bench (`benches/event_queue.rs`), with a 4-ary heap; the tests compare with a
+//! plain sort.
 
 use crate::rng::Rng;
 use crate::time::Time;
-use std::collections::VecDeque;
 
 /// Bits per digit.
-const DIGIT: u32 = 6;
+const DIGIT: u32 = 12;
 /// Slots per level.
 const SLOTS: usize = 1 << DIGIT;
+/// Words of a level's occupancy bitmap.
+const WORDS: usize = SLOTS / 64;
 /// Levels: enough digits for 64 bits.
 const LEVELS: usize = 64usize.div_ceil(DIGIT as usize);
-/// Room for levels in the masks and slots: a power of two above `LEVELS`, so that an index
-/// masked with `ROOM - 1` needs no bounds check (the levels from `LEVELS` on stay empty).
+/// Room for levels in the bitmaps: a power of two above `LEVELS`, so that a level masked with
+/// `ROOM - 1` needs no bounds check (the levels from `LEVELS` on stay empty).
 const ROOM: usize = LEVELS.next_power_of_two();
-/// The level of each differing bit (`bit / DIGIT`), looked up instead of divided.
-const LEVEL_OF_BIT: [u8; 64] = {
-    let mut t = [0u8; 64];
-    let mut b = 0;
-    while b < 64 {
-        t[b] = (b / DIGIT as usize) as u8;
-        b += 1;
-    }
-    t
-};
+/// No entry: the end of a list.
+const NIL: u32 = u32::MAX;
 
-/// The index in `slots` of (`level`, `slot`), in bounds by construction.
+/// The index in `lists` of (`level`, `slot`), in bounds by construction (`level` is below
+/// `LEVELS` in every call; the `min` shows the compiler so).
 #[inline(always)]
 fn index(level: usize, slot: usize) -> usize {
-    ((level & (ROOM - 1)) << DIGIT) | (slot & (SLOTS - 1))
+    (level.min(LEVELS - 1) << DIGIT) | (slot & (SLOTS - 1))
+}
+
+/// A pending event in the pool, or a free entry.
+#[derive(Clone, Copy)]
+struct Entry<E> {
+    time: Time,
+    /// The next entry of the same list (a slot's, `due` or the free list), or `NIL`.
+    next: u32,
+    event: E,
+}
+
+/// A list of pool entries, first to last; `tail` is meaningless while `head` is `NIL`.
+#[derive(Clone, Copy)]
+struct List {
+    head: u32,
+    tail: u32,
+}
+
+const EMPTY: List = List {
+    head: NIL,
+    tail: NIL,
+};
+
+/// The state of [`EventQueue::shuffle_ties`].
+struct Shuffle {
+    rng: Rng,
+    /// Scratch: the entries of the batch being shuffled.
+    batch: Vec<u32>,
 }
 
 /// A priority queue of events of type `E`, earliest first, ties in scheduling order.
 pub struct EventQueue<E> {
+    /// Every entry, pending or free.
+    pool: Vec<Entry<E>>,
+    /// The free entries, the one freed last first.
+    free: u32,
     /// Events due exactly at `last`, in scheduling order.
-    due: VecDeque<E>,
-    /// `slots[index(level, slot)]`, each in scheduling order.
-    slots: Box<[Vec<(Time, E)>; ROOM * SLOTS]>,
-    /// Per level, bit `slot` set when that slot is occupied.
-    masks: [u64; ROOM],
+    due: List,
+    /// `lists[index(level, slot)]`, each in scheduling order.
+    lists: Box<[List; LEVELS * SLOTS]>,
+    /// Per level, bit `s % 64` of word `s / 64` set when slot `s` is occupied.
+    words: [[u64; WORDS]; ROOM],
+    /// Per level, bit `w` set when word `w` of `words` is not zero.
+    summary: [u64; ROOM],
     /// Bit `level` set when that level has an occupied slot.
     levels: u32,
-    /// The reference time of the levels: no pending event is earlier.
+    /// The reference time of the levels and the clock: the time of the event last popped
+    /// (zero before the first). No pending event is earlier.
     last: Time,
-    len: usize,
-    now: Time,
+    scheduled: u64,
     popped: u64,
     /// Draws the order of simultaneous events ([`EventQueue::shuffle_ties`]); None: FIFO.
-    shuffle: Option<Box<Rng>>,
+    shuffle: Option<Box<Shuffle>>,
 }
 
-impl<E> Default for EventQueue<E> {
+impl<E: Copy> Default for EventQueue<E> {
     fn default() -> Self {
         Self::new()
     }
@@ -98,28 +147,39 @@ impl<E> Default for EventQueue<E> {
 /// The (level, slot) of `time` relative to `last`, for `time != last`.
 #[inline(always)]
 fn place(time: Time, last: Time) -> (usize, usize) {
-    let bit = 63 - (time.0 ^ last.0).leading_zeros();
-    let level = LEVEL_OF_BIT[bit as usize & 63] as u32;
+    let bit = (63 - (time.0 ^ last.0).leading_zeros()) & 63;
+    let level = bit / DIGIT;
     let slot = (time.0 >> (level * DIGIT)) as usize & (SLOTS - 1);
     (level as usize, slot)
 }
 
-impl<E> EventQueue<E> {
+/// Appends entry `i` to `list`.
+#[inline(always)]
+fn append<E>(pool: &mut [Entry<E>], list: &mut List, i: u32) {
+    if list.head == NIL {
+        list.head = i;
+    } else {
+        pool[list.tail as usize].next = i;
+    }
+    list.tail = i;
+}
+
+impl<E: Copy> EventQueue<E> {
     /// An empty queue at time zero.
     pub fn new() -> Self {
         EventQueue {
-            due: VecDeque::with_capacity(64),
-            slots: (0..ROOM * SLOTS)
-                .map(|_| Vec::new())
-                .collect::<Vec<_>>()
+            pool: Vec::with_capacity(64),
+            free: NIL,
+            due: EMPTY,
+            lists: vec![EMPTY; LEVELS * SLOTS]
                 .into_boxed_slice()
                 .try_into()
-                .unwrap_or_else(|_| unreachable!("ROOM * SLOTS slots")),
-            masks: [0; ROOM],
+                .unwrap_or_else(|_| unreachable!("LEVELS * SLOTS lists")),
+            words: [[0; WORDS]; ROOM],
+            summary: [0; ROOM],
             levels: 0,
             last: Time::ZERO,
-            len: 0,
-            now: Time::ZERO,
+            scheduled: 0,
             popped: 0,
             shuffle: None,
         }
@@ -129,39 +189,73 @@ impl<E> EventQueue<E> {
     /// in scheduling order; events scheduled during an instant for that instant run after
     /// those pending when it began, in scheduling order (see the module doc).
     pub fn shuffle_ties(&mut self, rng: Rng) {
-        self.shuffle = Some(Box::new(rng));
+        self.shuffle = Some(Box::new(Shuffle {
+            rng,
+            batch: Vec::new(),
+        }));
     }
 
     /// The time of the event most recently popped (the simulation clock).
     pub fn now(&self) -> Time {
-        self.now
+        self.last
     }
 
-    /// Files an event due after `last` into its slot.
+    /// Files entry `i`, due at `time` after `last`, at the end of its slot.
     #[inline(always)]
-    fn file(&mut self, time: Time, event: E) {
+    fn file(&mut self, time: Time, i: u32) {
         let (level, slot) = place(time, self.last);
-        self.masks[level & (ROOM - 1)] |= 1 << slot;
+        let level = level & (ROOM - 1);
+        self.words[level][(slot >> 6) & (WORDS - 1)] |= 1 << (slot & 63);
+        self.summary[level] |= 1 << ((slot >> 6) & 63);
         self.levels |= 1 << level;
-        self.slots[index(level, slot)].push((time, event));
+        append(&mut self.pool, &mut self.lists[index(level, slot)], i);
+    }
+
+    /// Empties (`level`, `slot`) and marks it so in the bitmaps.
+    #[inline(always)]
+    fn clear(&mut self, level: usize, slot: usize) {
+        self.lists[index(level, slot)].head = NIL;
+        let level = level & (ROOM - 1);
+        let w = (slot >> 6) & (WORDS - 1);
+        self.words[level][w] &= !(1 << (slot & 63));
+        if self.words[level][w] == 0 {
+            self.summary[level] &= !(1 << w);
+            if self.summary[level] == 0 {
+                self.levels &= !(1 << level);
+            }
+        }
     }
 
     /// Schedules `event` at `time`. Scheduling in the past is a bug in the caller.
     #[inline(always)]
     pub fn schedule(&mut self, time: Time, event: E) {
         debug_assert!(
-            time >= self.now,
+            time >= self.last,
             "event scheduled in the past: {time} < {}",
-            self.now
+            self.last
         );
-        // `last` equals `now` between pops; a time before it would corrupt the levels, so
-        // clamp in release builds.
+        // A time before `last` would corrupt the levels, so clamp in release builds.
         let time = time.max(self.last);
-        self.len += 1;
-        if time == self.last {
-            self.due.push_back(event);
+        self.scheduled += 1;
+        let entry = Entry {
+            time,
+            next: NIL,
+            event,
+        };
+        let i = if self.free != NIL {
+            let i = self.free;
+            let slot = &mut self.pool[i as usize];
+            self.free = slot.next;
+            *slot = entry;
+            i
         } else {
-            self.file(time, event);
+            self.pool.push(entry);
+            u32::try_from(self.pool.len() - 1).expect("fewer than 2^32 - 1 pending events")
+        };
+        if time == self.last {
+            append(&mut self.pool, &mut self.due, i);
+        } else {
+            self.file(time, i);
         }
     }
 
@@ -172,74 +266,88 @@ impl<E> EventQueue<E> {
             return None;
         }
         let level = self.levels.trailing_zeros() as usize & (ROOM - 1);
-        Some((level, self.masks[level].trailing_zeros() as usize))
+        let w = self.summary[level].trailing_zeros() as usize & (WORDS - 1);
+        let slot = (w << 6) | self.words[level][w].trailing_zeros() as usize;
+        Some((level, slot))
     }
 
-    /// The earliest time in a slot of level 1 or above.
+    /// The earliest time in (`level`, `slot`), which is occupied.
     fn slot_min(&self, level: usize, slot: usize) -> Time {
-        self.slots[index(level, slot)]
-            .iter()
-            .map(|&(t, _)| t)
-            .min()
-            .expect("an occupied slot is not empty")
+        if level == 0 {
+            return Time((self.last.0 & !(SLOTS as u64 - 1)) | slot as u64);
+        }
+        let mut min = Time::MAX;
+        let mut i = self.lists[index(level, slot)].head;
+        while i != NIL {
+            let e = &self.pool[i as usize];
+            min = min.min(e.time);
+            i = e.next;
+        }
+        min
     }
 
     /// The time of the earliest pending event.
     pub fn peek_time(&self) -> Option<Time> {
-        if !self.due.is_empty() {
+        if self.due.head != NIL {
             return Some(self.last);
         }
         let (level, slot) = self.lowest()?;
-        Some(if level == 0 {
-            Time((self.last.0 & !(SLOTS as u64 - 1)) | slot as u64)
-        } else {
-            self.slot_min(level, slot)
-        })
+        Some(self.slot_min(level, slot))
     }
 
-    /// Refills `due` from the lowest occupied slot if `due` is empty and that slot's earliest
-    /// time is no later than `until`. Returns whether `due` is non-empty after.
-    #[inline]
-    fn refill(&mut self, until: Time) -> bool {
-        if !self.due.is_empty() {
-            return self.last <= until;
-        }
-        let Some((level, slot)) = self.lowest() else {
-            return false;
-        };
-        let idx = index(level, slot);
-        let min = if level == 0 {
-            Time((self.last.0 & !(SLOTS as u64 - 1)) | slot as u64)
-        } else {
-            self.slot_min(level, slot)
-        };
+    /// Frees entry `i` (just unlinked) and returns its event.
+    #[inline(always)]
+    fn take(&mut self, i: u32) -> E {
+        let e = &mut self.pool[i as usize];
+        e.next = self.free;
+        self.free = i;
+        self.popped += 1;
+        e.event
+    }
+
+    /// Refills `due`, which is empty, from (`level`, `slot`), the lowest occupied slot, if
+    /// that slot's earliest time is no later than `until`. Returns whether it did.
+    fn refill(&mut self, level: usize, slot: usize, until: Time) -> bool {
+        let min = self.slot_min(level, slot);
         if min > until {
             return false;
         }
-        self.masks[level] &= !(1 << slot);
-        if self.masks[level] == 0 {
-            self.levels &= !(1 << level);
-        }
+        let list = self.lists[index(level, slot)];
+        self.clear(level, slot);
         self.last = min;
-        let mut events = std::mem::take(&mut self.slots[idx]);
         if level == 0 {
-            self.due.extend(events.drain(..).map(|(_, e)| e));
+            // All its events are due at `min`.
+            self.due = list;
         } else {
-            for (t, e) in events.drain(..) {
+            let mut i = list.head;
+            while i != NIL {
+                let e = &mut self.pool[i as usize];
+                let (t, next) = (e.time, e.next);
+                e.next = NIL;
                 if t == min {
-                    self.due.push_back(e);
+                    append(&mut self.pool, &mut self.due, i);
                 } else {
                     // Into a lower level: all empty, so order is kept.
-                    self.file(t, e);
+                    self.file(t, i);
                 }
+                i = next;
             }
         }
-        // Keep the emptied vector's allocation for the slot's next events.
-        self.slots[idx] = events;
-        if let Some(rng) = self.shuffle.as_deref_mut() {
-            let batch = self.due.make_contiguous();
-            for i in (1..batch.len()).rev() {
-                batch.swap(i, rng.below(i as u64 + 1) as usize);
+        if let Some(sh) = self.shuffle.as_deref_mut() {
+            let batch = &mut sh.batch;
+            batch.clear();
+            let mut i = self.due.head;
+            while i != NIL {
+                batch.push(i);
+                i = self.pool[i as usize].next;
+            }
+            for k in (1..batch.len()).rev() {
+                batch.swap(k, sh.rng.below(k as u64 + 1) as usize);
+            }
+            self.due = EMPTY;
+            for &i in batch.iter() {
+                self.pool[i as usize].next = NIL;
+                append(&mut self.pool, &mut self.due, i);
             }
         }
         true
@@ -249,36 +357,30 @@ impl<E> EventQueue<E> {
     /// the clock to its time.
     #[inline]
     pub fn pop_until(&mut self, until: Time) -> Option<(Time, E)> {
-        if self.due.is_empty() {
-            // The common case on a network: the earliest slot holds one event. Take it
-            // directly (no other event is due at its time: it would be in the same slot).
+        if self.due.head == NIL {
             let (level, slot) = self.lowest()?;
-            let events = &mut self.slots[index(level, slot)];
-            if events.len() == 1 {
-                let time = events[0].0;
+            let list = self.lists[index(level, slot)];
+            if list.head == list.tail {
+                // The common case on a network: the earliest slot holds one event. Take it
+                // directly (no other event is due at its time: it would be in the same slot).
+                let i = list.head;
+                let time = self.pool[i as usize].time;
                 if time > until {
                     return None;
                 }
-                let (_, e) = events.pop().expect("one event");
-                self.masks[level] &= !(1 << slot);
-                if self.masks[level] == 0 {
-                    self.levels &= !(1 << level);
-                }
+                self.clear(level, slot);
                 self.last = time;
-                self.len -= 1;
-                self.now = time;
-                self.popped += 1;
-                return Some((time, e));
+                return Some((time, self.take(i)));
             }
-        }
-        if !self.refill(until) {
+            if !self.refill(level, slot, until) {
+                return None;
+            }
+        } else if self.last > until {
             return None;
         }
-        let e = self.due.pop_front()?;
-        self.len -= 1;
-        self.now = self.last;
-        self.popped += 1;
-        Some((self.last, e))
+        let i = self.due.head;
+        self.due.head = self.pool[i as usize].next;
+        Some((self.last, self.take(i)))
     }
 
     /// Removes and returns the earliest event, advancing the clock to its time.
@@ -288,12 +390,12 @@ impl<E> EventQueue<E> {
 
     /// The number of pending events.
     pub fn len(&self) -> usize {
-        self.len
+        (self.scheduled - self.popped) as usize
     }
 
     /// Whether no event is pending.
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.scheduled == self.popped
     }
 
     /// The number of events popped so far.
