@@ -9,6 +9,11 @@
 //!   issue 15;
 //! - `quad_heap`: a 4-ary heap keyed on (time, seq), the other candidate tried.
 //!
+//! A second group, `crowded`, holds all N pending events within a few microseconds (delays of
+//! 1-3 us, as on a data-centre fat tree with many hosts): one slot of the radix heap then holds
+//! thousands of events with many ties. The time per event must stay flat as N grows (an
+//! earlier queue change was quadratic there and was reverted: 150578c in the log).
+//!
 //! `cargo bench -p packetsim-kernel --bench event_queue`
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
@@ -158,26 +163,32 @@ impl Delays {
             _ => 200_000_000 + 1_000_000 * b,
         }
     }
+
+    /// A hop in a crowded data centre: 1-3 us in whole ns (many ties among N pending).
+    #[inline]
+    fn crowded(&mut self) -> u64 {
+        1_000 + self.next_u64() % 2_000
+    }
 }
 
-fn hold<Q: Queue>(q: &mut Q, d: &mut Delays, steps: u64) -> u64 {
+fn hold<Q: Queue>(q: &mut Q, d: &mut Delays, steps: u64, delay: fn(&mut Delays) -> u64) -> u64 {
     let mut acc = 0u64;
     for _ in 0..steps {
         let (t, e) = q.pop().expect("hold model never empties");
         acc = acc.wrapping_add(e[0] as u64);
-        q.schedule(t + d.next(), [e[0].wrapping_add(1), e[1], e[2]]);
+        q.schedule(t + delay(d), [e[0].wrapping_add(1), e[1], e[2]]);
     }
     acc
 }
 
-fn filled<Q: Queue>(n: usize) -> (Q, Delays) {
+fn filled<Q: Queue>(n: usize, delay: fn(&mut Delays) -> u64) -> (Q, Delays) {
     let mut q = Q::new();
     let mut d = Delays(0x9e37_79b9_7f4a_7c15);
     for i in 0..n {
-        q.schedule(d.next(), [i as u32, 0, 0]);
+        q.schedule(delay(&mut d), [i as u32, 0, 0]);
     }
     // Warm up to the steady state of the hold model.
-    hold(&mut q, &mut d, 20 * n as u64);
+    hold(&mut q, &mut d, 20 * n as u64, delay);
     (q, d)
 }
 
@@ -185,10 +196,11 @@ fn bench_one<Q: Queue>(
     g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
     name: &str,
     n: usize,
+    delay: fn(&mut Delays) -> u64,
 ) {
-    let (mut q, mut d) = filled::<Q>(n);
+    let (mut q, mut d) = filled::<Q>(n, delay);
     g.bench_with_input(BenchmarkId::new(name, n), &n, |b, _| {
-        b.iter(|| black_box(hold(&mut q, &mut d, STEPS)))
+        b.iter(|| black_box(hold(&mut q, &mut d, STEPS, delay)))
     });
 }
 
@@ -196,9 +208,16 @@ fn event_queue(c: &mut Criterion) {
     let mut g = c.benchmark_group("hold");
     g.throughput(Throughput::Elements(STEPS));
     for n in [300usize, 3_000, 100_000] {
-        bench_one::<EventQueue<Ev>>(&mut g, "radix", n);
-        bench_one::<StdHeap>(&mut g, "binary_heap", n);
-        bench_one::<QuadHeap>(&mut g, "quad_heap", n);
+        bench_one::<EventQueue<Ev>>(&mut g, "radix", n, Delays::next);
+        bench_one::<StdHeap>(&mut g, "binary_heap", n, Delays::next);
+        bench_one::<QuadHeap>(&mut g, "quad_heap", n, Delays::next);
+    }
+    g.finish();
+    let mut g = c.benchmark_group("crowded");
+    g.throughput(Throughput::Elements(STEPS));
+    for n in [1_000usize, 10_000, 100_000] {
+        bench_one::<EventQueue<Ev>>(&mut g, "radix", n, Delays::crowded);
+        bench_one::<StdHeap>(&mut g, "binary_heap", n, Delays::crowded);
     }
     g.finish();
 }

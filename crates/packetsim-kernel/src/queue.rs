@@ -496,6 +496,138 @@ mod tests {
         );
     }
 
+    /// Pops everything, checking each event against the reference order: time, then the
+    /// order in which it was scheduled (`seq`, the event itself).
+    fn drain_in_order(q: &mut EventQueue<u64>, mut pending: Vec<(u64, u64)>) {
+        pending.sort();
+        for (i, &want) in pending.iter().enumerate() {
+            assert_eq!(
+                q.peek_time().map(|t| t.0),
+                Some(want.0),
+                "peek before pop {i}"
+            );
+            assert_eq!(q.pop().map(|(t, s)| (t.0, s)), Some(want), "pop {i}");
+            assert_eq!(q.now(), Time(want.0));
+        }
+        assert_eq!(q.pop(), None);
+        assert!(q.is_empty());
+    }
+
+    /// Events filed on every level (times differing from the clock first in each digit, up
+    /// to the top bits and `u64::MAX`), each time scheduled several times interleaved with
+    /// the others: they come out in time order, ties in scheduling order, and `len` counts
+    /// them.
+    #[test]
+    fn every_level_keeps_time_then_fifo_order() {
+        let mut q = EventQueue::new();
+        // Move the clock off zero so that every level's digit is in play.
+        q.schedule(Time(0x0123_4567_89ab_cdef), u64::MAX);
+        assert_eq!(q.pop().map(|(t, _)| t), Some(Time(0x0123_4567_89ab_cdef)));
+        let now = q.now().0;
+        let mut times = vec![
+            now,
+            now + 1,
+            now + 4_095,
+            now + 4_096,
+            u64::MAX,
+            u64::MAX - 1,
+        ];
+        for bit in 0..64 {
+            times.push(now | (1 << bit));
+            times.push((now | (1 << bit)) & !((1u64 << bit) - 1));
+        }
+        times.retain(|&t| t >= now);
+        let mut pending = Vec::new();
+        let mut seq = 0;
+        for round in 0..3 {
+            for &t in times.iter().rev() {
+                q.schedule(Time(t), seq);
+                pending.push((t, seq));
+                seq += 1;
+            }
+            assert_eq!(q.len(), pending.len(), "after round {round}");
+        }
+        drain_in_order(&mut q, pending);
+    }
+
+    /// One 4.1 us slot of level 1 holding 20,000 events with many ties (as a fat tree with
+    /// many hosts makes): served in time order, ties in scheduling order; events scheduled
+    /// while it is being served, for the current instant or later inside the same window,
+    /// take their places too.
+    #[test]
+    fn a_crowded_slot_keeps_time_then_fifo_order() {
+        let mut q = EventQueue::new();
+        let mut rng = crate::rng::Rng::from_seed(36);
+        let base = 3 * 4_096;
+        let mut pending: Vec<(u64, u64)> = Vec::new();
+        let mut seq = 0;
+        for _ in 0..20_000 {
+            let t = base + rng.below(4_096 / 8) * 8;
+            q.schedule(Time(t), seq);
+            pending.push((t, seq));
+            seq += 1;
+        }
+        pending.sort();
+        let mut done = 0;
+        while let Some((t, s)) = q.pop() {
+            // The next pending event in (time, seq) order is the least of those left.
+            let k = pending
+                .iter()
+                .position(|&p| p == (t.0, s))
+                .expect("popped a pending event");
+            assert_eq!(k, 0, "popped {:?}, expected {:?}", (t.0, s), pending[0]);
+            pending.remove(0);
+            done += 1;
+            // Every 7th pop schedules one at the current instant and one a little later.
+            if done % 7 == 0 {
+                for d in [0, 1 + rng.below(64)] {
+                    let at = t.0 + d;
+                    q.schedule(Time(at), seq);
+                    let pos = pending.partition_point(|&p| p < (at, seq));
+                    pending.insert(pos, (at, seq));
+                    seq += 1;
+                }
+            }
+        }
+        assert!(pending.is_empty());
+        assert!(done > 20_000);
+    }
+
+    /// An event scheduled at the current instant while the instant's ties are being popped
+    /// runs after them, whether the ties came from one slot of level 0 or from a slot of a
+    /// higher level emptied down.
+    #[test]
+    fn scheduled_at_now_during_an_instant_runs_after_its_ties() {
+        for t in [5u64, 70_000] {
+            let mut q = EventQueue::new();
+            q.schedule(Time(t), 'a');
+            q.schedule(Time(t + 3), 'z');
+            q.schedule(Time(t), 'b');
+            q.schedule(Time(t), 'c');
+            assert_eq!(q.pop(), Some((Time(t), 'a')));
+            q.schedule(Time(t), 'n');
+            let order: Vec<char> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
+            assert_eq!(order, vec!['b', 'c', 'n', 'z'], "t = {t}");
+        }
+    }
+
+    /// Freed entries are used again: the pool never holds more entries than were pending at
+    /// once, however many events pass through.
+    #[test]
+    fn the_pool_holds_no_more_than_the_most_pending() {
+        let mut q = EventQueue::new();
+        let mut rng = crate::rng::Rng::from_seed(7);
+        for i in 0..100 {
+            q.schedule(Time(rng.below(1 << 30)), i);
+        }
+        for i in 0..100_000 {
+            let (t, _) = q.pop().expect("100 pending");
+            q.schedule(Time(t.0 + rng.below(1 << 30)), i);
+        }
+        assert_eq!(q.len(), 100);
+        assert_eq!(q.pool.len(), 100);
+    }
+
     /// One step of a random schedule: schedule at now + delay, pop, or pop up to now + h.
     #[derive(Clone, Debug)]
     enum Op {
@@ -555,6 +687,43 @@ mod tests {
             }
             while !reference.is_empty() {
                 check_pop(&mut q, &mut reference, u64::MAX)?;
+            }
+            prop_assert_eq!(q.pop(), None);
+        }
+
+        /// The same against the reference, with delays of every bit length (so every level
+        /// of the queue, and times up to `u64::MAX`) and bursts of ties.
+        #[test]
+        fn pops_in_order_with_delays_of_every_size(
+            ops in prop::collection::vec((0u32..=64, any::<u64>(), 0u8..4), 1..300)
+        ) {
+            let mut q = EventQueue::new();
+            let mut reference: Vec<(u64, u64)> = Vec::new();
+            let mut seq = 0u64;
+            for (bits, r, what) in ops {
+                let now = q.now().0;
+                if what == 0 {
+                    let want = reference.iter().copied().min();
+                    if let Some(w) = want {
+                        reference.retain(|&x| x != w);
+                    }
+                    prop_assert_eq!(q.pop().map(|(t, s)| (t.0, s)), want);
+                } else {
+                    let d = if bits == 0 { 0 } else { r >> (64 - bits) };
+                    let t = now.saturating_add(d);
+                    // A burst: the same time, `what` times.
+                    for _ in 0..what {
+                        q.schedule(Time(t), seq);
+                        reference.push((t, seq));
+                        seq += 1;
+                    }
+                }
+                prop_assert_eq!(q.len(), reference.len());
+                prop_assert_eq!(q.peek_time().map(|t| t.0), reference.iter().map(|x| x.0).min());
+            }
+            reference.sort();
+            for want in reference {
+                prop_assert_eq!(q.pop().map(|(t, s)| (t.0, s)), Some(want));
             }
             prop_assert_eq!(q.pop(), None);
         }
