@@ -802,17 +802,29 @@ impl TcpSender {
     /// something would go (ns-2 `send_much` with `force` 0 and `overhead_` > 0: the
     /// delayed-send timer is set only inside the send loop, and while it is pending nothing
     /// is sent).
+    ///
+    /// Inline: the ACK path calls `transmit_now` directly (a call of its own saved and
+    /// restored six registers).
+    #[inline]
     fn transmit(&mut self, now: Time, out: &mut Outbox) {
         if self.overhead.is_some() {
-            if self.overhead.as_ref().is_some_and(|o| o.at.is_some()) || !self.can_send(now) {
-                return;
-            }
-            let o = self.overhead.as_mut().expect("checked above");
-            let d = Dur((o.rng.uniform() * o.max.0 as f64) as u64);
-            o.at = Some(now + d);
+            self.delay_send(now);
             return;
         }
         self.transmit_now(now, out);
+    }
+
+    /// `transmit` with `send_overhead`: sets the delayed-send timer if something would go
+    /// and none is pending.
+    #[cold]
+    #[inline(never)]
+    fn delay_send(&mut self, now: Time) {
+        if self.overhead.as_ref().is_some_and(|o| o.at.is_some()) || !self.can_send(now) {
+            return;
+        }
+        let o = self.overhead.as_mut().expect("checked above");
+        let d = Dur((o.rng.uniform() * o.max.0 as f64) as u64);
+        o.at = Some(now + d);
     }
 
     /// Whether `transmit_now` would send a segment at `now`: the first step of the same
@@ -842,6 +854,7 @@ impl TcpSender {
         }
     }
 
+    #[inline]
     fn transmit_now(&mut self, now: Time, out: &mut Outbox) {
         if !self.may_transmit() {
             return;
