@@ -50,6 +50,16 @@ impl<T> Slab<T> {
             .unwrap_or_else(|| unreachable!("just stored"));
         (i, held)
     }
+    /// Puts `v` in slot `i` in place of the value there, which is dropped, and returns the
+    /// stored value: what [`Slab::discard`] then [`Slab::insert_mut`] do when no slot is
+    /// freed in between (the insert takes the slot just freed), without the free list.
+    /// Replacing in an empty slot is a bug.
+    #[inline(always)]
+    pub fn replace_mut(&mut self, i: u32, v: T) -> &mut T {
+        let slot = &mut self.slots[i as usize];
+        debug_assert!(slot.is_some(), "slab: replacing in an empty slot");
+        slot.insert(v)
+    }
     /// Removes and returns the value at `i`. Removing an empty slot is a bug.
     #[inline(always)]
     pub fn remove(&mut self, i: u32) -> T {
@@ -126,6 +136,37 @@ mod tests {
             (d, *s.get(d), s.len()),
             (2, 8, 3),
             "a new slot, finished in place"
+        );
+    }
+
+    /// `replace_mut` leaves the slab as `discard` then `insert_mut` do: the same slot, the
+    /// same count, the same free slots taken next.
+    #[test]
+    fn replace_is_discard_then_insert() {
+        let mut s = Slab::default();
+        let mut t = Slab::default();
+        for v in 0..5 {
+            s.insert(v);
+            t.insert(v);
+        }
+        for i in [3, 1] {
+            s.discard(i);
+            t.discard(i);
+        }
+        t.discard(2);
+        let (j, held) = t.insert_mut(20);
+        *held += 1;
+        let held = s.replace_mut(2, 20);
+        *held += 1;
+        assert_eq!(j, 2);
+        assert_eq!(*s.get(2), 21);
+        assert_eq!((s.len(), s.high_water()), (t.len(), t.high_water()));
+        let next: Vec<u32> = (0..3).map(|v| s.insert(v)).collect();
+        assert_eq!(next, (0..3).map(|v| t.insert(v)).collect::<Vec<_>>());
+        assert_eq!(next, vec![1, 3, 5], "the free list untouched: last freed first");
+        assert_eq!(
+            s.iter().copied().collect::<Vec<_>>(),
+            t.iter().copied().collect::<Vec<_>>()
         );
     }
 

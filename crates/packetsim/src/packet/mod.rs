@@ -88,6 +88,20 @@ pub enum Precedence {
     Out = 1,
 }
 
+/// The precedence of every `dscp` byte, from [`dscp::OUT`] at compile time: code points of 64
+/// and up are not AF (their class is 8 or more), so IN.
+static PRECEDENCE: [Precedence; 256] = {
+    let mut t = [Precedence::In; 256];
+    let mut d = 0;
+    while d < 64 {
+        if (dscp::OUT >> d) & 1 == 1 {
+            t[d] = Precedence::Out;
+        }
+        d += 1;
+    }
+    t
+};
+
 /// The transport part of a packet.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Body {
@@ -209,12 +223,9 @@ impl Packet {
     /// IN for everything else.
     #[inline(always)]
     pub fn precedence(&self) -> Precedence {
-        // Code points of 64 and up are not AF (their class is 8 or more): IN.
-        if self.dscp < 64 && (dscp::OUT >> self.dscp) & 1 == 1 {
-            Precedence::Out
-        } else {
-            Precedence::In
-        }
+        // One load: every queue admission asks (the bit test with its range check was 12
+        // instructions).
+        PRECEDENCE[self.dscp as usize]
     }
 
     /// Sets the drop precedence of an AF packet (AFx1 for IN, AFx2 for OUT); other packets

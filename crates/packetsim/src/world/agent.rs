@@ -178,89 +178,88 @@ impl World {
         id
     }
 
-    /// The agent adapter: runs `f` on the agent with a fresh outbox, then accounts delivered
-    /// bytes, sends the outbox's packets from the agent's node and re-arms its timer.
+    /// The agent adapter: runs `f` on the agent with the world's (drained) outbox, then
+    /// accounts delivered bytes, sends the outbox's packets from the agent's node and re-arms
+    /// its timer.
     pub(super) fn with_agent(
         &mut self,
         now: Time,
         id: AgentId,
         f: impl FnOnce(&mut Agent, &mut Outbox),
     ) {
-        let mut out = std::mem::take(&mut self.outbox);
-        out.clear();
-        f(&mut self.agents[id.idx()].agent, &mut out);
-        self.after_agent(now, id, out);
+        self.outbox.clear();
+        f(&mut self.agents[id.idx()].agent, &mut self.outbox);
+        self.after_agent_sends(now, id, None);
+        self.retarget(now, id);
     }
 
-    /// Hands packet `pkt` (in the arena) to endpoint `id`, then frees its slot before the
-    /// endpoint's answer is sent: [`World::with_agent`] for a delivery, without moving the
-    /// packet out of the arena.
+    /// Hands packet `pkt` (in the arena) to endpoint `id`, then sends the endpoint's answer:
+    /// [`World::with_agent`] for a delivery, without moving the packet out of the arena. The
+    /// packet's slot goes to the first packet of the answer (or is freed if there is none).
     #[inline(never)]
     pub(super) fn deliver_to(&mut self, now: Time, id: AgentId, pkt: u32) {
-        let mut out = std::mem::take(&mut self.outbox);
         // `after_agent_sends` leaves the outbox drained: only the byte count is stale.
-        debug_assert!(out.packets.is_empty(), "the outbox is left drained");
+        debug_assert!(self.outbox.packets.is_empty(), "the outbox is left drained");
+        let out = &mut self.outbox;
         out.delivered_bytes = 0;
         let p = self.packets.get(pkt);
         match &mut self.agents[id.idx()].agent {
-            Agent::TcpSender(a) => a.on_packet(now, p, &mut out),
-            Agent::TcpReceiver(a) => a.on_packet(now, p, &mut out),
-            a => a.endpoint().on_packet(now, p, &mut out),
+            Agent::TcpSender(a) => a.on_packet(now, p, out),
+            Agent::TcpReceiver(a) => a.on_packet(now, p, out),
+            a => a.endpoint().on_packet(now, p, out),
         }
-        self.packets.discard(pkt);
-        self.after_agent_sends(now, id, out);
+        self.after_agent_sends(now, id, Some(pkt));
         // Inlined here only: every delivery re-arms, and the other adapters stay small.
         self.retarget_inline(now, id);
     }
 
-    /// The second half of the adapter: delivered bytes, the outbox's packets (each put in the
-    /// arena as it is taken from the outbox, then sent by index) and the timer.
+    /// The second half of the adapter, without the timer: delivered bytes, and the outbox's
+    /// packets, each put in the arena as it is taken from the outbox (into slot `spent`, the
+    /// delivered packet's, for the first), then sent by index. `spent`, if no packet takes
+    /// it, is freed.
     #[inline(always)]
-    fn after_agent(&mut self, now: Time, id: AgentId, out: Outbox) {
-        self.after_agent_sends(now, id, out);
-        self.retarget(now, id);
-    }
-
-    /// [`World::after_agent`] without the timer.
-    #[inline(always)]
-    fn after_agent_sends(&mut self, now: Time, id: AgentId, mut out: Outbox) {
+    fn after_agent_sends(&mut self, now: Time, id: AgentId, mut spent: Option<u32>) {
         let slot = &self.agents[id.idx()];
         let (node, flow, peer) = (slot.node, slot.flow, slot.peer);
-        let dscp = if self.flows[flow.idx()].sender == id {
-            self.flows[flow.idx()].dscp
-        } else {
-            0
-        };
-        if out.delivered_bytes > 0 {
-            let fl = &mut self.flows[flow.idx()];
-            fl.delivered += out.delivered_bytes;
+        let fl = &mut self.flows[flow.idx()];
+        let dscp = if fl.sender == id { fl.dscp } else { 0 };
+        let delivered = self.outbox.delivered_bytes;
+        if delivered > 0 {
+            fl.delivered += delivered;
             if fl.completed_at.is_none() && fl.app_bytes.is_some_and(|n| fl.delivered >= n) {
                 fl.completed_at = Some(now);
                 self.transfer_finished(now);
             }
         }
-        // The adapter's fields are filled in in the outbox, and each packet is then moved
-        // into the arena whole (one block copy; filling them in on the way cost a copy
-        // field by field through the stack). The uid is the run's count when the packet is
-        // sent, after the packets sent before it (a delivery within `send_held` may create
-        // some), so it is written in the arena.
-        for p in out.packets.iter_mut() {
-            p.flow = flow;
-            p.to = peer;
-            p.dscp = dscp;
-            p.size = IP_HEADER_BYTES + p.body.transport_len();
-        }
-        for p in out.packets.drain(..) {
-            let dst = p.dst;
-            let (pkt, held) = self.packets.insert_mut(p);
+        // Taken out of the outbox while they are sent: a delivery within `send_held` uses
+        // the outbox again. Each packet is moved into the arena whole (one block copy) and
+        // the adapter's fields are filled in there. The uid is the run's count when the
+        // packet is sent, after the packets sent before it (a delivery within `send_held`
+        // may create some). A freed slot would be the next one taken, so the first packet
+        // goes straight into `spent` (`replace_mut`), which leaves the arena as freeing it
+        // first would.
+        let mut packets = std::mem::take(&mut self.outbox.packets);
+        for p in packets.drain(..) {
+            let (pkt, held) = match spent.take() {
+                Some(i) => (i, self.packets.replace_mut(i, p)),
+                None => self.packets.insert_mut(p),
+            };
+            held.flow = flow;
+            held.to = peer;
+            held.dscp = dscp;
+            held.size = IP_HEADER_BYTES + held.body.transport_len();
             held.uid = self.books.created;
             self.books.created += 1;
+            let dst = held.dst;
             self.send_held(now, node, dst, pkt);
         }
-        let spare = std::mem::replace(&mut self.outbox, out);
-        if spare.packets.capacity() == 0 {
+        if let Some(i) = spent {
+            self.packets.discard(i);
+        }
+        let spare = std::mem::replace(&mut self.outbox.packets, packets);
+        if spare.capacity() == 0 {
             // The placeholder `mem::take` left: no allocation and no packet, nothing to free
-            // (a nested call's outbox, which may hold an allocation, is dropped).
+            // (a nested call's vector, which may hold an allocation, is dropped).
             std::mem::forget(spare);
         }
     }

@@ -55,6 +55,29 @@ impl RangeSet {
         if l >= r {
             return 0;
         }
+        // At or above the start of the highest range, the common case (segments arriving in
+        // order above a hole, SACK blocks growing at their right end): no earlier range can
+        // touch `[l, r)`, so no search. The same result as the general path below.
+        match self.ranges.back_mut() {
+            None => {}
+            Some(last) if l > last.1 => {}
+            Some(last) if l >= last.0 => {
+                let added = r.max(last.1) - last.1;
+                last.1 = last.1.max(r);
+                self.total += added;
+                self.debug_check();
+                return added;
+            }
+            Some(_) => return self.insert_search(l, r),
+        }
+        self.ranges.push_back((l, r));
+        self.total += r - l;
+        self.debug_check();
+        r - l
+    }
+
+    /// [`RangeSet::insert`] of a non-empty `[l, r)` that starts below the highest range.
+    fn insert_search(&mut self, l: Seq, r: Seq) -> u32 {
         // First range that ends at or after l (may touch or overlap).
         let i = self.ranges.partition_point(|rg| rg.1 < l);
         // First range that starts strictly after r.
@@ -160,5 +183,54 @@ mod tests {
         assert_eq!(s.remove_below(Seq(52)), 42);
         assert_eq!(s.iter().collect::<Vec<_>>(), vec![(Seq(52), Seq(60))]);
         assert_eq!(s.total(), 8);
+    }
+
+    /// Inserts at and above the start of the highest range (the path without a search):
+    /// appended apart, merged when touching or overlapping, nothing added when covered; and
+    /// each result equals the general path's, checked against a brute-force byte set.
+    #[test]
+    fn inserts_at_the_top_merge_as_anywhere() {
+        let mut s = RangeSet::new();
+        assert_eq!(s.insert(Seq(100), Seq(110)), 10);
+        assert_eq!(s.insert(Seq(120), Seq(130)), 10, "apart: a new range");
+        assert_eq!(s.insert(Seq(130), Seq(140)), 10, "touching: merged");
+        assert_eq!(
+            s.insert(Seq(125), Seq(150)),
+            10,
+            "overlapping the top range"
+        );
+        assert_eq!(s.insert(Seq(121), Seq(149)), 0, "inside the top range");
+        assert_eq!(s.insert(Seq(120), Seq(120)), 0, "empty");
+        assert_eq!(
+            s.iter().collect::<Vec<_>>(),
+            vec![(Seq(100), Seq(110)), (Seq(120), Seq(150))]
+        );
+        assert_eq!(s.total(), 40);
+        // Every insert of a small sequence, top or not, against a set of bytes.
+        let mut s = RangeSet::new();
+        let mut bytes = std::collections::BTreeSet::new();
+        let mut x: u32 = 7;
+        for _ in 0..2000 {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            let l = (x >> 8) % 300;
+            let len = (x >> 20) % 12;
+            let new = (l..l + len).filter(|b| bytes.insert(*b)).count() as u32;
+            assert_eq!(s.insert(Seq(l), Seq(l + len)), new, "insert {l}+{len}");
+            assert_eq!(s.total() as usize, bytes.len());
+            if x % 97 == 0 {
+                let cut = (x >> 4) % 300;
+                s.remove_below(Seq(cut));
+                bytes.retain(|b| *b >= cut);
+            }
+        }
+        // The ranges are the maximal runs of the byte set.
+        let mut runs: Vec<(Seq, Seq)> = Vec::new();
+        for &b in &bytes {
+            match runs.last_mut() {
+                Some(r) if r.1 == Seq(b) => r.1 = Seq(b + 1),
+                _ => runs.push((Seq(b), Seq(b + 1))),
+            }
+        }
+        assert_eq!(s.iter().collect::<Vec<_>>(), runs);
     }
 }

@@ -76,9 +76,14 @@ impl RttEstimatorKind {
 #[derive(Clone, Debug)]
 pub struct RttEstimator {
     inner: AnyEstimator,
-    /// k in RTO >= k·SRTT (None: no adaptive floor).
-    srtt_floor: Option<f64>,
+    /// k in RTO >= k·SRTT; 0 when there is no adaptive floor (a configured k is positive).
+    /// A bare f64, not `Option<f64>`, so that `rto` fits in the same 16 bytes.
+    srtt_floor: f64,
     rto_max: Dur,
+    /// The current RTO ([`RttEstimator::rto`]), computed again after every change of the
+    /// estimator: the sender restarts its timer on every ACK of new data and would otherwise
+    /// run the estimator's dispatch and backoff arithmetic each time.
+    rto: Dur,
 }
 
 #[derive(Clone, Debug)]
@@ -98,11 +103,14 @@ impl RttEstimator {
             RttEstimatorKind::Ns2 => AnyEstimator::Ns2(Ns2::new(cfg)),
             RttEstimatorKind::Linux => AnyEstimator::Linux(Linux::new(cfg)),
         };
-        RttEstimator {
+        let mut e = RttEstimator {
             inner,
-            srtt_floor: cfg.rto_min_srtt_factor,
+            srtt_floor: cfg.rto_min_srtt_factor.unwrap_or(0.0),
             rto_max: cfg.rto_max,
-        }
+            rto: Dur::ZERO,
+        };
+        e.update_rto();
+        e
     }
 
     /// A valid RTT measurement `r`, taken as sent at time 0; clears the backoff.
@@ -122,6 +130,7 @@ impl RttEstimator {
             // Without the sequence numbers every sample opens a new window.
             AnyEstimator::Linux(e) => e.on_sample(now - sent, Seq(1), Seq(0)),
         }
+        self.update_rto();
     }
 
     /// [`Self::on_sample_between`] with the cumulative ACK `una` and snd_nxt `nxt` after the
@@ -129,7 +138,10 @@ impl RttEstimator {
     #[inline]
     pub fn on_sample_seq(&mut self, sent: Time, now: Time, una: Seq, nxt: Seq) {
         match &mut self.inner {
-            AnyEstimator::Linux(e) => e.on_sample(now - sent, una, nxt),
+            AnyEstimator::Linux(e) => {
+                e.on_sample(now - sent, una, nxt);
+                self.update_rto();
+            }
             _ => self.on_sample_between(sent, now),
         }
     }
@@ -142,6 +154,7 @@ impl RttEstimator {
             AnyEstimator::Ns2(e) => e.on_timeout(),
             AnyEstimator::Linux(e) => e.on_timeout(),
         }
+        self.update_rto();
     }
 
     /// Clears the backoff without a sample (ns-2 Sack1's partial ACK: `t_backoff_ = 1`).
@@ -152,21 +165,29 @@ impl RttEstimator {
             AnyEstimator::Ns2(e) => e.clear_backoff(),
             AnyEstimator::Linux(e) => e.clear_backoff(),
         }
+        self.update_rto();
     }
 
     /// The current RTO, including backoff and the adaptive floor.
     #[inline]
     pub fn rto(&self) -> Dur {
+        self.rto
+    }
+
+    /// Computes the RTO of the estimator's state into `self.rto`; called by every method that
+    /// changes that state.
+    fn update_rto(&mut self) {
         let rto = match &self.inner {
             AnyEstimator::Rfc6298(e) => e.rto(),
             AnyEstimator::Bsd(e) => e.rto(),
             AnyEstimator::Ns2(e) => e.rto(),
             AnyEstimator::Linux(e) => e.rto(),
         };
-        match (self.srtt_floor, self.srtt()) {
-            (Some(k), Some(s)) => rto.max(Dur((s.0 as f64 * k) as u64)).min(self.rto_max),
+        let k = self.srtt_floor;
+        self.rto = match self.srtt() {
+            Some(s) if k > 0.0 => rto.max(Dur((s.0 as f64 * k) as u64)).min(self.rto_max),
             _ => rto,
-        }
+        };
     }
 
     /// Smoothed RTT, if a sample has been taken.

@@ -89,8 +89,13 @@ impl Scoreboard {
     }
 
     /// The cumulative ACK advanced to `una`.
+    #[inline]
     pub fn advance(&mut self, una: Seq) {
-        self.sacked.remove_below(una);
+        // Inline and tested first: every ACK of new data comes here, and without SACK (or
+        // outside recovery) the set is empty.
+        if !self.sacked.is_empty() {
+            self.sacked.remove_below(una);
+        }
         self.high_rxt = self.high_rxt.max(una);
     }
 
