@@ -250,7 +250,8 @@ impl<E: Copy> EventQueue<E> {
             i
         } else {
             self.pool.push(entry);
-            u32::try_from(self.pool.len() - 1).expect("fewer than 2^32 - 1 pending events")
+            // The new index is len - 1, below u32::MAX (NIL) exactly when len fits in a u32.
+            u32::try_from(self.pool.len()).expect("fewer than 2^32 - 1 pending events") - 1
         };
         if time == self.last {
             append(&mut self.pool, &mut self.due, i);

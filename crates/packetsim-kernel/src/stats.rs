@@ -27,7 +27,11 @@ impl TimeAverage {
     /// The quantity changes to `v` at `now`.
     pub fn set(&mut self, now: Time, v: f64) {
         if now > self.since {
-            self.area += self.value * (now - self.since).as_nanos() as f64;
+            // Through i64, the same value for any span below 292 years: one instruction
+            // instead of five for u64 (a queue's length changes on most packets).
+            let span = (now - self.since).as_nanos();
+            debug_assert!(span <= i64::MAX as u64);
+            self.area += self.value * span as i64 as f64;
             self.since = now;
         }
         self.value = v;

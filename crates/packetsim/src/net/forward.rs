@@ -21,7 +21,7 @@
 //! Forwarding costs nothing extra on the fast path when no host route, interception or element
 //! is set at a node: one emptiness check each.
 
-use super::Net;
+use super::{Net, Node};
 use crate::ids::{Addr, EgressId, ElementId, NodeId};
 use crate::queue::DropReason;
 use packetsim_kernel::Time;
@@ -97,17 +97,32 @@ impl Net {
     /// Where a packet for `dst` at `node` goes at `now` (see the module doc for the order).
     #[inline(always)]
     pub fn next_hop(&mut self, now: Time, node: NodeId, dst: Addr) -> Next {
-        if self.addr_owner[dst.0 as usize] == node {
+        if self.is_local(node, dst) {
             return Next::Deliver;
         }
         let n = &self.nodes[node.idx()];
         if n.plain {
-            return match n.routes.get_remote(dst) {
-                Some(e) => Next::Egress(e),
-                None => Next::Drop(DropReason::NoRoute),
-            };
+            return self.next_hop_remote(n, dst);
         }
         self.next_hop_special(now, node, dst)
+    }
+
+    /// Whether `dst` is an address of `node` (the first question [`Net::next_hop`] asks).
+    #[inline(always)]
+    pub fn is_local(&self, node: NodeId, dst: Addr) -> bool {
+        self.addr_owner[dst.0 as usize] == node
+    }
+
+    /// [`Net::next_hop`] at plain node `n` (no interceptions, host routes or elements) for a
+    /// `dst` that is not its own: the caller has looked the node up and asked
+    /// [`Net::is_local`] already.
+    #[inline(always)]
+    pub fn next_hop_remote(&self, n: &Node, dst: Addr) -> Next {
+        debug_assert!(n.plain);
+        match n.routes.get_remote(dst) {
+            Some(e) => Next::Egress(e),
+            None => Next::Drop(DropReason::NoRoute),
+        }
     }
 
     /// [`Net::next_hop`] at a node with interceptions or host routes.

@@ -186,6 +186,54 @@ mod tests {
         assert_eq!(h.header_len(), 56);
     }
 
+    /// Every combination of the options against RFC 793 §3.1's rule (options padded to a
+    /// multiple of 4 bytes) with RFC 2018 §2-3 (SACK-permitted 2 bytes, SACK 2 + 8n) and RFC
+    /// 7323 §3 (timestamps 10), added up one by one.
+    #[test]
+    fn every_option_combination_is_padded_as_the_rfcs_add_up() {
+        let blocks = [
+            (Seq(1), Seq(2)),
+            (Seq(5), Seq(9)),
+            (Seq(20), Seq(30)),
+            (Seq(40), Seq(50)),
+        ];
+        let mut seen = std::collections::BTreeSet::new();
+        for sp in [false, true] {
+            for ts in [false, true] {
+                for n in 0..=SackBlocks::MAX {
+                    let h = TcpHeader {
+                        payload: 100,
+                        sack_permitted: sp,
+                        sack: SackBlocks::from_slice(&blocks[..n]),
+                        ts: ts.then_some(Timestamps {
+                            val: Time(5),
+                            ecr: Time(3),
+                        }),
+                        ..Default::default()
+                    };
+                    let mut opts = 0;
+                    if sp {
+                        opts += 2;
+                    }
+                    if n > 0 {
+                        opts += 2 + 8 * n as u32;
+                    }
+                    if ts {
+                        opts += 10;
+                    }
+                    let padded = (opts + 3) / 4 * 4;
+                    assert_eq!(h.header_len(), 20 + padded, "sp {sp} ts {ts} blocks {n}");
+                    assert_eq!(h.wire_len(), 120 + padded);
+                    seen.insert(h.header_len());
+                }
+            }
+        }
+        // 20 (none), 24 (SACK-permitted), 32 (TS, 1 block), 36, ... up to 20 + 48 (all four
+        // blocks, timestamps and SACK-permitted: 46 option bytes).
+        assert_eq!(seen.first(), Some(&20));
+        assert_eq!(seen.last(), Some(&68));
+    }
+
     /// ns-2.35's sizes: an ACK of `Agent/TCPSink/Sack1` is `packetSize_` 40 plus 8 per SACK
     /// block (`tcp/tcp-sink.cc` `Sacker::append_ack`), a SYN `tcpip_base_hdr_size_` 40
     /// (`tcp/tcp.cc` `TcpAgent::output`), a data segment 40 + `ts_option_size_` 10 with

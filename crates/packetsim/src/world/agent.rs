@@ -189,7 +189,7 @@ impl World {
     ) {
         self.outbox.clear();
         f(&mut self.agents[id.idx()].agent, &mut self.outbox);
-        self.after_agent_sends(now, id, None);
+        self.after_agent_sends::<false>(now, id, None);
         self.retarget(now, id);
     }
 
@@ -208,7 +208,7 @@ impl World {
             Agent::TcpReceiver(a) => a.on_packet(now, p, out),
             a => a.endpoint().on_packet(now, p, out),
         }
-        self.after_agent_sends(now, id, Some(pkt));
+        self.after_agent_sends::<true>(now, id, Some(pkt));
         // Inlined here only: every delivery re-arms, and the other adapters stay small.
         self.retarget_inline(now, id);
     }
@@ -216,9 +216,14 @@ impl World {
     /// The second half of the adapter, without the timer: delivered bytes, and the outbox's
     /// packets, each put in the arena as it is taken from the outbox (into slot `spent`, the
     /// delivered packet's, for the first), then sent by index. `spent`, if no packet takes
-    /// it, is freed.
+    /// it, is freed. `INLINE_SEND`: the sending inlined too (the delivery path only).
     #[inline(always)]
-    fn after_agent_sends(&mut self, now: Time, id: AgentId, mut spent: Option<u32>) {
+    fn after_agent_sends<const INLINE_SEND: bool>(
+        &mut self,
+        now: Time,
+        id: AgentId,
+        mut spent: Option<u32>,
+    ) {
         let slot = &self.agents[id.idx()];
         let (node, flow, peer) = (slot.node, slot.flow, slot.peer);
         let fl = &mut self.flows[flow.idx()];
@@ -251,7 +256,11 @@ impl World {
             held.uid = self.books.created;
             self.books.created += 1;
             let dst = held.dst;
-            self.send_held(now, node, dst, pkt);
+            if INLINE_SEND {
+                self.send_held_inline(now, node, dst, pkt);
+            } else {
+                self.send_held(now, node, dst, pkt);
+            }
         }
         if let Some(i) = spent {
             self.packets.discard(i);

@@ -38,17 +38,28 @@ impl World {
         egress.stats.delivered += 1;
         let node = egress.to;
         let n = &self.net.nodes[node.idx()];
-        let mut dst = dst;
-        if !n.is_plain() && !n.elements().is_empty() {
-            match self.show_elements(now, node, via, pkt) {
-                Disposition::Pass => {}
-                Disposition::Consume => return,
-                Disposition::Redirect(next) => return self.forward(now, node, pkt, next),
-            }
-            // An element that passes the packet on may have rewritten its destination.
-            dst = self.packets.get(pkt).dst;
-        }
         debug_assert_eq!(dst, self.packets.get(pkt).dst, "the event's destination");
+        if n.is_plain() {
+            // The route is read from the node already looked up, and each answer is acted on
+            // where it is found (a `Next` carried on to one `match` with the other nodes'
+            // answers was kept in memory).
+            if self.net.is_local(node, dst) {
+                return if TRACED {
+                    self.deliver_traced(now, pkt)
+                } else {
+                    self.deliver(now, pkt)
+                };
+            }
+            return match self.net.next_hop_remote(n, dst) {
+                Next::Egress(e) if TRACED => self.enqueue_traced(now, e, pkt),
+                Next::Egress(e) => self.enqueue(now, e, pkt),
+                next => self.forward(now, node, pkt, next),
+            };
+        }
+        if !n.elements().is_empty() {
+            return self.arrive_at_elements(now, node, pkt, via);
+        }
+        // Interceptions, host routes or equal-cost groups (a fat tree's switches).
         match self.net.next_hop(now, node, dst) {
             Next::Deliver if TRACED => self.deliver_traced(now, pkt),
             Next::Deliver => self.deliver(now, pkt),
@@ -56,6 +67,20 @@ impl World {
             Next::Egress(e) => self.enqueue(now, e, pkt),
             next => self.forward(now, node, pkt, next),
         }
+    }
+
+    /// A packet reached `node`, which has elements: they see it first, then it is forwarded
+    /// to its destination, which they may have rewritten (traced if a tracer is attached).
+    #[inline(never)]
+    fn arrive_at_elements(&mut self, now: Time, node: NodeId, pkt: u32, via: EgressId) {
+        match self.show_elements(now, node, via, pkt) {
+            Disposition::Pass => {}
+            Disposition::Consume => return,
+            Disposition::Redirect(next) => return self.forward(now, node, pkt, next),
+        }
+        let dst = self.packets.get(pkt).dst;
+        let next = self.net.next_hop(now, node, dst);
+        self.forward(now, node, pkt, next);
     }
 
     /// Shows the tracer a packet reaching the far end of `via`.
@@ -156,6 +181,13 @@ impl World {
     /// towards `dst` (its destination).
     #[inline]
     pub(super) fn send_held(&mut self, now: Time, node: NodeId, dst: Addr, pkt: u32) {
+        self.send_held_inline(now, node, dst, pkt);
+    }
+
+    /// [`World::send_held`], inlined: for the delivery adapter, which sends almost every
+    /// packet (a call there cost about 20 instructions a packet).
+    #[inline(always)]
+    pub(super) fn send_held_inline(&mut self, now: Time, node: NodeId, dst: Addr, pkt: u32) {
         if self.tracer.is_some() {
             return self.send_held_traced(now, node, dst, pkt);
         }

@@ -16,6 +16,8 @@ const CWND_CAP: u32 = 1 << 30;
 pub struct Reno;
 
 impl CongestionControl for Reno {
+    // Inline: `AnyCc::on_ack` calls it for every ACK of new data of the RFC 5681 variants.
+    #[inline]
     fn on_ack(&mut self, st: &mut CcState, ack: &AckInfo) {
         let inc = if st.in_slow_start() {
             // RFC 5681 §3.1: slow start, cwnd += min(N, SMSS).
