@@ -163,7 +163,11 @@ mod tests {
         assert_eq!((s.len(), s.high_water()), (t.len(), t.high_water()));
         let next: Vec<u32> = (0..3).map(|v| s.insert(v)).collect();
         assert_eq!(next, (0..3).map(|v| t.insert(v)).collect::<Vec<_>>());
-        assert_eq!(next, vec![1, 3, 5], "the free list untouched: last freed first");
+        assert_eq!(
+            next,
+            vec![1, 3, 5],
+            "the free list untouched: last freed first"
+        );
         assert_eq!(
             s.iter().copied().collect::<Vec<_>>(),
             t.iter().copied().collect::<Vec<_>>()
