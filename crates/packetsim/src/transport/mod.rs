@@ -22,7 +22,9 @@ use packetsim_kernel::Time;
 #[derive(Debug, Default)]
 pub struct Outbox {
     /// Packets to send, in order. The endpoint sets src, dst, body (and ecn); the adapter
-    /// fills in flow, recipient, size and uid.
+    /// fills in flow, recipient and uid, and the size from the body (except for the built-in
+    /// TCP ends' answers to a delivery: `Packet::new` sized them, and their bodies are not
+    /// changed after).
     pub packets: Vec<Packet>,
     /// Bytes newly handed, in order, to the receiving application during this call.
     pub delivered_bytes: u64,

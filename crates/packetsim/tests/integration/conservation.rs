@@ -57,3 +57,51 @@ proptest! {
         }
     }
 }
+
+/// Every packet alive has the size of its body plus the IP header (`Body::transport_len`),
+/// whenever the run is stopped: the agent adapter no longer sizes the built-in TCP ends'
+/// answers again (`world/agent.rs` `deliver_to`), so their `Packet::new` size must be the
+/// final one. With SACK blocks, D-SACK, timestamps and ECN on a lossy, marking path, and with
+/// ns-2's header sizes, the options that change a segment's length.
+#[test]
+fn tcp_packets_keep_the_size_of_their_body() {
+    let cases: [&[&str]; 2] = [
+        &[
+            "tcp.variant=\"sack\"",
+            "tcp.timestamps=true",
+            "tcp.dsack=true",
+            "tcp.ecn=true",
+            "links.bottleneck.loss=0.02",
+            "links.bottleneck.errors=\"both\"",
+        ],
+        &[
+            "tcp.variant=\"sack\"",
+            "tcp.ns2_header_sizes=true",
+            "links.bottleneck.loss=0.02",
+        ],
+    ];
+    for sets in cases {
+        let mut sets = sets.to_vec();
+        sets.push("simulation.duration=\"3s\"");
+        let sc = load(
+            &line_scenario("5Mbps", "10ms", 20, "app = \"bulk\"\ncount = 3"),
+            &sets,
+        );
+        let mut w = scenario::build(&sc, 7).unwrap();
+        let (mut checked, mut sacks) = (0u64, 0u64);
+        for ms in (1..3000).step_by(3) {
+            w.run_until(packetsim_kernel::Time::from_millis(ms));
+            for p in w.packets_alive() {
+                let body = packetsim::packet::IP_HEADER_BYTES + p.body.transport_len();
+                assert_eq!(p.size, body, "{sets:?}: packet {} at {ms} ms", p.uid);
+                if let packetsim::packet::Body::Tcp(h) = &p.body {
+                    sacks += u64::from(!h.sack.is_empty());
+                }
+                checked += 1;
+            }
+        }
+        // The check saw many packets, and ACKs with SACK blocks among them.
+        assert!(checked > 1000, "{sets:?}: {checked} packets checked");
+        assert!(sacks > 0, "{sets:?}: no ACK with SACK blocks was in flight");
+    }
+}
