@@ -1238,3 +1238,63 @@ mod cubic {
         assert!(cwnd_c >= ss_c);
     }
 }
+
+// The window loop reads the application once and tells it once what it took
+// (`TcpSender::window_loop`, `AppSource::stream_state`): the segments must be those the
+// per-segment questions gave, at a file's end and after a stop mid-transfer.
+mod app_view {
+    use super::*;
+
+    fn segs(hs: &[crate::packet::TcpHeader]) -> Vec<(u32, u32)> {
+        hs.iter()
+            .filter(|h| h.payload > 0)
+            .map(|h| (h.seq.0, h.payload))
+            .collect()
+    }
+
+    // RFC 793 §3.7 (Data Communication: data are sent in segments of at most the MSS, the
+    // last one short): a 2,500-byte file within the initial window goes as 1000 + 1000 + 500
+    // in one loop, the application has given exactly its 2,500 bytes, and nothing more is
+    // sent; done when all is acknowledged (RFC 6298 §5.2: the timer stops).
+    #[test]
+    fn one_loop_takes_a_file_to_its_end() {
+        let c = cfg(Variant::Reno);
+        let (mut s, sent) = Script::established(&c, AppData::Bytes(2500));
+        assert_eq!(segs(&sent), vec![(1, 1000), (1001, 1000), (2001, 500)]);
+        assert_eq!((s.ep.app().taken(), s.ep.app().available()), (2500, 0));
+        assert!(s.inject(ms(200), ack(seg(1))).is_empty());
+        assert!(s.inject(ms(210), ack(2501)).is_empty());
+        assert!(s.ep.is_done());
+        assert_eq!(s.ep.next_timeout(), None);
+    }
+
+    // DESIGN.md "Events" (App stop) and `TcpSender::stop_app`: after a stop mid-transfer no
+    // new byte is sent, however much the window opens, and the bytes already taken are still
+    // resent in full segments by go-back-N after a timeout (RFC 5681 §3.1: cwnd one SMSS,
+    // then slow start) up to snd_max and not beyond.
+    #[test]
+    fn stop_mid_transfer_resends_only_what_was_taken() {
+        let c = cfg(Variant::Reno);
+        let (mut s, sent) = Script::established(&c, AppData::Unlimited);
+        assert_eq!(data_seqs(&sent), (0..10).map(seg).collect::<Vec<_>>());
+        s.ep.stop_app(ms(150));
+        assert!(
+            s.inject(ms(200), ack(seg(5))).is_empty(),
+            "slow start would send 10 new segments"
+        );
+        assert_eq!((s.ep.app().taken(), s.ep.app().available()), (10_000, 0));
+        let rto = s.ep.next_timeout().expect("data outstanding");
+        assert_eq!(data_seqs(&s.fire(rto)), vec![seg(5)]);
+        let t = rto + Dur::from_millis(10);
+        assert_eq!(data_seqs(&s.inject(t, ack(seg(6)))), vec![seg(6), seg(7)]);
+        // cwnd 3 SMSS from snd_una = segment 8 would reach segment 10, which was never taken.
+        assert_eq!(
+            segs(&s.inject(t + Dur::from_millis(1), ack(seg(8)))),
+            vec![(seg(8), 1000), (seg(9), 1000)]
+        );
+        assert_eq!(s.ep.app().taken(), 10_000);
+        assert!(s.inject(t + Dur::from_millis(2), ack(seg(10))).is_empty());
+        assert!(s.ep.is_done());
+        assert_eq!(s.ep.next_timeout(), None);
+    }
+}
