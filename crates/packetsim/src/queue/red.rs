@@ -442,6 +442,10 @@ impl RedCore {
     pub fn update(&mut self, opts: &RedOptions, now: Time, q: f64, idle_since: Option<Time>) {
         let w = opts.weight;
         match idle_since {
+            // An average of zero decays to zero (the factor is finite): the power, a libm
+            // call, is skipped, and the result is the same bits. Most arrivals at an idle
+            // queue of a fat tree find it so.
+            Some(_) if self.avg == 0.0 => {}
             Some(t) if opts.ns2_idle_decay => {
                 // ns-2.35 `estimator(q, m + 1, ..)` with `m = int(ptc * idle)`, q = 0.
                 let m = now.saturating_since(t).as_nanos() / opts.s.as_nanos();
