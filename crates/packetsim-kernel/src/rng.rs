@@ -42,14 +42,43 @@ pub fn splitmix64(state: &mut u64) -> u64 {
 
 /// Mixes several 64-bit words into one seed (used for (base seed, point, replication)).
 pub fn mix_seed(parts: &[u64]) -> u64 {
-    let mut s = 0x243f_6a88_85a3_08d3u64;
-    let mut out = 0;
-    for &p in parts {
-        s ^= p;
-        out = splitmix64(&mut s);
-        s ^= out;
+    MixPrefix(MIX_START).finish(parts)
+}
+
+/// [`mix_seed`]'s state before any word.
+const MIX_START: u64 = 0x243f_6a88_85a3_08d3;
+
+/// [`mix_seed`] in two steps, for a hash whose first words are the same every time (a run's
+/// salt): `MixPrefix::new(&[a]).finish(&[b, c])` is `mix_seed(&[a, b, c])`, without mixing
+/// `a` again on every call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MixPrefix(u64);
+
+impl MixPrefix {
+    /// The state after mixing `parts`.
+    pub fn new(parts: &[u64]) -> MixPrefix {
+        let mut s = MIX_START;
+        for &p in parts {
+            s ^= p;
+            let out = splitmix64(&mut s);
+            s ^= out;
+        }
+        MixPrefix(s)
     }
-    out
+
+    /// The seed of the prefix's words followed by `parts` (at least one word: with none, 0,
+    /// as [`mix_seed`] of no words).
+    #[inline]
+    pub fn finish(self, parts: &[u64]) -> u64 {
+        let mut s = self.0;
+        let mut out = 0;
+        for &p in parts {
+            s ^= p;
+            out = splitmix64(&mut s);
+            s ^= out;
+        }
+        out
+    }
 }
 
 /// A pseudo-random stream (xoshiro256++). Two streams compare equal when they will give the
@@ -211,5 +240,25 @@ mod tests {
         assert_ne!(mix_seed(&[1, 0, 0]), mix_seed(&[1, 0, 1]));
         assert_ne!(mix_seed(&[1, 1, 0]), mix_seed(&[1, 0, 1]));
         assert_eq!(mix_seed(&[9, 3, 4]), mix_seed(&[9, 3, 4]));
+    }
+
+    /// `MixPrefix` gives `mix_seed` of the words together, whatever the split; the values are
+    /// pinned (computed apart with the SplitMix64 steps), so that every seed of every run
+    /// stays what it was.
+    #[test]
+    fn a_mix_prefix_finishes_as_mix_seed_of_all_the_words() {
+        assert_eq!(mix_seed(&[1, 2, 3]), 7_693_028_972_612_068_673);
+        assert_eq!(mix_seed(&[7]), 12_798_672_463_605_936_454);
+        let words = [0xdead, 1 << 63, 5, u64::MAX];
+        assert_eq!(mix_seed(&words), 11_440_489_144_818_377_204);
+        for split in 0..words.len() {
+            let (a, b) = words.split_at(split);
+            assert_eq!(
+                MixPrefix::new(a).finish(b),
+                mix_seed(&words),
+                "split at {split}"
+            );
+        }
+        assert_eq!(MixPrefix::new(&[1, 2]).finish(&[]), 0);
     }
 }

@@ -28,7 +28,7 @@
 use super::Link;
 use crate::ids::{Addr, EgressId, LinkId, NodeId};
 use crate::packet::Packet;
-use packetsim_kernel::rng::mix_seed;
+use packetsim_kernel::rng::{mix_seed, MixPrefix};
 use packetsim_kernel::Rng;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
@@ -51,8 +51,8 @@ pub enum EcmpMode {
 pub struct Ecmp {
     /// How a packet picks an egress of a group.
     pub mode: EcmpMode,
-    /// Salt of the per-flow hash (from the run seed).
-    salt: u64,
+    /// The per-flow hash's first word, its salt from the run seed, already mixed.
+    salt: MixPrefix,
     /// Per-packet spraying's stream.
     spray: Rng,
     /// Per node: `None` without groups, else by address the group index + 1 (0: none).
@@ -116,11 +116,11 @@ impl Ecmp {
     }
 }
 
-/// The per-flow hash of packet `p` at `node`: (salt, node, source, destination, flow).
+/// The per-flow hash of packet `p` at `node`: `mix_seed` of (salt, node, source and
+/// destination, flow), with the salt mixed once for the run.
 #[inline]
-pub fn flow_hash(salt: u64, node: NodeId, p: &Packet) -> u64 {
-    mix_seed(&[
-        salt,
+pub fn flow_hash(salt: MixPrefix, node: NodeId, p: &Packet) -> u64 {
+    salt.finish(&[
         u64::from(node.0),
         u64::from(p.src.0) << 32 | u64::from(p.dst.0),
         u64::from(p.flow.0),
@@ -244,7 +244,7 @@ pub fn groups(
     }
     Ecmp {
         mode,
-        salt: mix_seed(&[seed, 0x6563_6d70]),
+        salt: MixPrefix::new(&[mix_seed(&[seed, 0x6563_6d70])]),
         spray: Rng::for_component(seed, "routing.spray"),
         tables,
         groups,

