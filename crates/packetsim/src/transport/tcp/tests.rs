@@ -1239,18 +1239,11 @@ mod cubic {
     }
 }
 
-// The window loop reads the application once and tells it once what it took
-// (`TcpSender::window_loop`, `AppSource::stream_state`): the segments must be those the
-// per-segment questions gave, at a file's end and after a stop mid-transfer.
+// The window loop (`TcpSender::window_loop`) against the application it asks for data, per
+// segment: the segments at a file's end and after a stop mid-transfer.
 mod app_view {
+    use super::super::tests_atm::segs;
     use super::*;
-
-    fn segs(hs: &[crate::packet::TcpHeader]) -> Vec<(u32, u32)> {
-        hs.iter()
-            .filter(|h| h.payload > 0)
-            .map(|h| (h.seq.0, h.payload))
-            .collect()
-    }
 
     // RFC 793 §3.7 (Data Communication: data are sent in segments of at most the MSS, the
     // last one short): a 2,500-byte file within the initial window goes as 1000 + 1000 + 500

@@ -138,7 +138,7 @@ fn frame_source_drives_sender_full_segments_only() {
 }
 
 /// (start, length) of each data segment.
-fn segs(hs: &[crate::packet::TcpHeader]) -> Vec<(u32, u32)> {
+pub(super) fn segs(hs: &[crate::packet::TcpHeader]) -> Vec<(u32, u32)> {
     hs.iter()
         .filter(|h| h.payload > 0)
         .map(|h| (h.seq.0, h.payload))
