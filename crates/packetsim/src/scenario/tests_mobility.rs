@@ -12,31 +12,55 @@ use crate::world::FlowPlacement;
 
 const ORIGIN: &str = "mm.toml";
 
+/// The text of `scenarios/<name>`.
+pub(super) fn repository_scenario(name: &str) -> String {
+    let path = format!("{}/../../scenarios/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("scenarios/{name}: {e}"))
+}
+
 fn scenario_file() -> String {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../scenarios/micromobility.toml"
-    );
-    std::fs::read_to_string(path).expect("scenarios/micromobility.toml exists")
+    repository_scenario("micromobility.toml")
+}
+
+/// `text` with `sets` loaded as the file `origin`.
+pub(super) fn load_as(
+    origin: &str,
+    text: &str,
+    sets: &[&str],
+) -> std::result::Result<Scenario, ScenarioError> {
+    let sets: Vec<Override> = sets.iter().map(|s| s.parse().unwrap()).collect();
+    load_str(text, origin, &sets)
 }
 
 fn load(text: &str, sets: &[&str]) -> std::result::Result<Scenario, ScenarioError> {
-    let sets: Vec<Override> = sets.iter().map(|s| s.parse().unwrap()).collect();
-    load_str(text, ORIGIN, &sets)
+    load_as(ORIGIN, text, sets)
 }
 
-/// The error for `text` with `sets`, asserted to name `line` (0: an override) and `key`.
+/// The error for `text` with `sets` loaded as `origin`, asserted to name `line` (0: an
+/// override) and `key`, and to say `what`.
 #[track_caller]
-fn refused(text: &str, sets: &[&str], line: usize, key: &str, what: &str) {
-    let e = load(text, sets).expect_err("an error");
+pub(super) fn refused_as(
+    origin: &str,
+    text: &str,
+    sets: &[&str],
+    line: usize,
+    key: &str,
+    what: &str,
+) {
+    let e = load_as(origin, text, sets).expect_err("an error");
     let msg = e.to_string();
     if line > 0 {
         assert_eq!(e.line(), Some(line), "{msg}");
     } else {
-        assert!(msg.starts_with(&format!("{ORIGIN}: --set ")), "{msg}");
+        assert!(msg.starts_with(&format!("{origin}: --set ")), "{msg}");
     }
     assert_eq!(e.key(), Some(key), "{msg}");
     assert!(msg.contains(what), "expected {what:?} in: {msg}");
+}
+
+#[track_caller]
+fn refused(text: &str, sets: &[&str], line: usize, key: &str, what: &str) {
+    refused_as(ORIGIN, text, sets, line, key, what);
 }
 
 /// The line of the first line of `text` that starts with `prefix`.

@@ -2,6 +2,7 @@
 //! default point on the 802.11 radio (same world, same numbers at the same seed), and every
 //! bad key of the radio is refused with file, line and key.
 
+use super::tests_mobility::{load_as, refused_as, repository_scenario};
 use super::*;
 use crate::mobility::radio::AirElement;
 use crate::mobility::{CipHandoff, MobilityReport, Protocol};
@@ -11,30 +12,16 @@ use crate::transport::tcp::Variant;
 const ORIGIN: &str = "mmw.toml";
 
 fn scenario_file() -> String {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../scenarios/micromobility-wifi.toml"
-    );
-    std::fs::read_to_string(path).expect("scenarios/micromobility-wifi.toml exists")
+    repository_scenario("micromobility-wifi.toml")
 }
 
 fn load(text: &str, sets: &[&str]) -> std::result::Result<Scenario, ScenarioError> {
-    let sets: Vec<Override> = sets.iter().map(|s| s.parse().unwrap()).collect();
-    load_str(text, ORIGIN, &sets)
+    load_as(ORIGIN, text, sets)
 }
 
-/// The error for `text` with `sets`, asserted to name `line` (0: an override) and `key`.
 #[track_caller]
 fn refused(text: &str, sets: &[&str], line: usize, key: &str, what: &str) {
-    let e = load(text, sets).expect_err("an error");
-    let msg = e.to_string();
-    if line > 0 {
-        assert_eq!(e.line(), Some(line), "{msg}");
-    } else {
-        assert!(msg.starts_with(&format!("{ORIGIN}: --set ")), "{msg}");
-    }
-    assert_eq!(e.key(), Some(key), "{msg}");
-    assert!(msg.contains(what), "expected {what:?} in: {msg}");
+    refused_as(ORIGIN, text, sets, line, key, what);
 }
 
 /// The metric `name` of a study run.

@@ -3,16 +3,21 @@
 use super::*;
 use std::collections::HashMap;
 
-/// The run of the single-mobile point `pairs` with `seed`, as the driver watches it, and its
-/// trace.
-fn traced(pairs: &[(&str, &str)], seed: u64) -> (Cfg, Trace) {
-    let point = GridPoint {
+/// The grid point of `pairs` (parameter, value).
+fn point_of(pairs: &[(&str, &str)]) -> GridPoint {
+    GridPoint {
         index: 0,
         assignments: pairs
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect(),
-    };
+    }
+}
+
+/// The run of the single-mobile point `pairs` with `seed`, as the driver watches it, and its
+/// trace.
+fn traced(pairs: &[(&str, &str)], seed: u64) -> (Cfg, Trace) {
+    let point = point_of(pairs);
     let def = Def {
         name: "test",
         shared: false,
@@ -498,14 +503,7 @@ fn typed_point_scenarios_are_the_ones_the_override_strings_gave() {
         &[("rate", "200"), ("window", "64"), ("profile", "ns2")],
     ];
     for pairs in points {
-        let point = GridPoint {
-            index: 0,
-            assignments: pairs
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-        };
-        let c = Cfg::from_point(&point).unwrap();
+        let c = Cfg::from_point(&point_of(pairs)).unwrap();
         for seed in 1..=20 {
             let typed = single_scenario(&c, seed).unwrap();
             let old = old_single_scenario(&c, seed);
