@@ -1077,8 +1077,9 @@ impl Egress {
 /// A FIFO read from `head` of a vector: emptied whenever it has all been read, compacted
 /// when it is full and the read part is at least a quarter of it (so it grows only when more
 /// than three quarters of it are waiting, and its allocation stays within 8/3 of the longest
-/// line; each compaction moves at most three entries per push since the last one). A lazy FIFO pushes, looks at and removes an entry for most packets; with a
-/// `VecDeque` (a wrapping index, an out-of-line push) that cost about 30 instructions more.
+/// line; each compaction moves at most three entries per push since the last one). A lazy
+/// FIFO pushes, looks at and removes an entry for most packets; with a `VecDeque` (a
+/// wrapping index, an out-of-line push) that cost about 30 instructions more.
 #[derive(Debug)]
 struct Line<T> {
     items: Vec<T>,
@@ -1128,6 +1129,8 @@ impl<T> Line<T> {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     /// `Line` gives what a `VecDeque` gives, through runs of pushes and removals that empty
     /// it, keep it long and make it compact the part already read, and its allocation stays
     /// within three times its longest length.
@@ -1159,8 +1162,6 @@ mod tests {
         }
         assert!(compacted, "the compaction path ran");
     }
-
-    use super::*;
 
     // Issue 36 (memory per flow): every link direction has an `Egress`, 4 per flow on a
     // dumbbell. RED's and RIO's state is boxed (`AnyAdmission`), so a DropTail direction does

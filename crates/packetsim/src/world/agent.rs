@@ -266,10 +266,11 @@ impl World {
             held.flow = flow;
             held.to = peer;
             held.dscp = dscp;
-            if !sized {
+            if sized {
+                debug_assert_eq!(held.size, IP_HEADER_BYTES + held.body.transport_len());
+            } else {
                 held.size = IP_HEADER_BYTES + held.body.transport_len();
             }
-            debug_assert_eq!(held.size, IP_HEADER_BYTES + held.body.transport_len());
             held.uid = self.books.created;
             self.books.created += 1;
             let dst = held.dst;
